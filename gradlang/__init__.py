@@ -1,0 +1,33 @@
+"""gradlang: symbolic derivatives with stop_gradient as a first-class builtin.
+
+    from gradlang import Session
+    Session().eval("diff(x * stop_gradient(x), x)")   # stop_gradient(x)
+"""
+
+from .errors import (
+    DiffError,
+    GradlangError,
+    InternalError,
+    LimitError,
+    NameError,
+    ShapeError,
+    SyntaxError,
+    ValueError,
+)
+from .session import Result, Session
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Session",
+    "Result",
+    "GradlangError",
+    "SyntaxError",
+    "NameError",
+    "ShapeError",
+    "DiffError",
+    "ValueError",
+    "LimitError",
+    "InternalError",
+    "__version__",
+]

@@ -1,0 +1,118 @@
+"""Errors are values with a place.
+
+Every error a user can cause is a `GradlangError` subclass named after its kind
+in LANGUAGE.md section 9. Each carries the line and column where it happened
+(1-based) and, once the session has attached it, the text of that source line,
+so the edges (CLI, REPL, notebook) can show a caret. Nothing in the pipeline
+prints errors; it raises them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Span:
+    """A region of source text: 1-based lines and columns, end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def of(cls, meta) -> "Span | None":
+        """The span of a lark tree node or token, or None when it has none."""
+        if getattr(meta, "empty", False):
+            return None
+        line = getattr(meta, "line", None)
+        if line is None:
+            return None
+        return cls(line, meta.column, meta.end_line or line, meta.end_column or meta.column + 1)
+
+
+class GradlangError(Exception):
+    """Base of every error a gradlang program can cause."""
+
+    kind = "Error"
+
+    def __init__(self, message: str, span: Span | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.source_line: str | None = None
+        self.filename: str | None = None
+
+    @property
+    def line(self) -> int | None:
+        return self.span.line if self.span else None
+
+    @property
+    def column(self) -> int | None:
+        return self.span.column if self.span else None
+
+    def located(self, span: Span | None) -> "GradlangError":
+        """Give the error a place if it has none yet; returns self."""
+        if self.span is None and span is not None:
+            self.span = span
+        return self
+
+    def attach_source(self, source: str, filename: str | None = None) -> "GradlangError":
+        """Remember the source line the error points at, for the caret display."""
+        self.filename = filename
+        if self.span is not None:
+            lines = source.splitlines()
+            if 1 <= self.span.line <= len(lines):
+                self.source_line = lines[self.span.line - 1]
+        return self
+
+    def format(self) -> str:
+        """Kind, message, place, the source line and a caret under the place."""
+        where = self.filename or "<input>"
+        if self.span is None:
+            return f"{self.kind}: {self.message}"
+        text = f"{where}:{self.span.line}:{self.span.column}: {self.kind}: {self.message}"
+        if self.source_line is not None:
+            width = 1
+            if self.span.end_line == self.span.line:
+                width = max(1, self.span.end_column - self.span.column)
+            pad = "".join(c if c == "\t" else " " for c in self.source_line[: self.span.column - 1])
+            text += f"\n    {self.source_line}\n    {pad}{'^' * width}"
+        return text
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+class SyntaxError(GradlangError):  # noqa: A001 - the kind's name is part of the language
+    kind = "SyntaxError"
+
+
+class NameError(GradlangError):  # noqa: A001
+    kind = "NameError"
+
+
+class ShapeError(GradlangError):
+    kind = "ShapeError"
+
+
+class DiffError(GradlangError):
+    kind = "DiffError"
+
+
+class ValueError(GradlangError):  # noqa: A001
+    kind = "ValueError"
+
+
+class LimitError(GradlangError):
+    kind = "LimitError"
+
+
+class InternalError(GradlangError):
+    """A bug in gradlang itself, never the user's fault."""
+
+    kind = "InternalError"
+
+
+KINDS = {cls.kind: cls for cls in (SyntaxError, NameError, ShapeError, DiffError, ValueError, LimitError, InternalError)}

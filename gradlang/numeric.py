@@ -1,0 +1,110 @@
+"""Numbers from SymPy values: lambdify to NumPy, with common-subexpression elimination.
+
+One compiled function per (expressions, symbols), cached. Floating point
+follows IEEE 754 (inf, nan) as NumPy does. gradlang's own functions get NumPy
+implementations here: stop_gradient is the identity, max/min reduce over all
+their arguments, their shares split ties equally, where selects (so no NaN
+leaks from the branch not taken), round halves to even.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+
+import numpy as np
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+
+from .functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where  # noqa: F401  (printer names)
+
+
+def _reduce(function, args):
+    return functools.reduce(function, args)
+
+
+def _share(pick, k, *args):
+    arrays = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args])
+    extremum = pick(np.stack(arrays), axis=0)
+    tied = sum((a == extremum).astype(float) for a in arrays)
+    return np.where(arrays[int(k)] == extremum, 1.0 / np.maximum(tied, 1.0), 0.0)
+
+
+HELPERS = {
+    "_gl_max": lambda *args: _reduce(np.maximum, args),
+    "_gl_min": lambda *args: _reduce(np.minimum, args),
+    "_gl_max_share": lambda k, *args: _share(np.max, k, *args),
+    "_gl_min_share": lambda k, *args: _share(np.min, k, *args),
+    "_gl_relu": lambda u: np.maximum(u, 0.0),
+    "_gl_round": np.round,
+}
+
+
+class _Printer(NumPyPrinter):
+    """NumPy code for gradlang's SymPy functions."""
+
+    def _call(self, name, args):
+        return f"{name}({', '.join(self._print(a) for a in args)})"
+
+    def _print_StopGradient(self, expr):
+        return f"({self._print(expr.args[0])})"
+
+    def _print_Maximum(self, expr):
+        return self._call("_gl_max", expr.args)
+
+    def _print_Minimum(self, expr):
+        return self._call("_gl_min", expr.args)
+
+    def _print_MaxShare(self, expr):
+        return self._call("_gl_max_share", expr.args)
+
+    def _print_MinShare(self, expr):
+        return self._call("_gl_min_share", expr.args)
+
+    def _print_Relu(self, expr):
+        return self._call("_gl_relu", expr.args)
+
+    def _print_Round(self, expr):
+        return self._call("_gl_round", expr.args)
+
+    def _print_Where(self, expr):
+        return self._call("numpy.where", expr.args)
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 256
+
+
+def compile_function(exprs: tuple, symbols: tuple):
+    """A NumPy function of `symbols` returning the list of `exprs`, cached."""
+    key = (exprs, symbols)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    function = sp.lambdify(
+        list(symbols), list(exprs), modules=[HELPERS, "numpy"], printer=_Printer, cse=True, dummify=True
+    )
+    _CACHE[key] = function
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return function
+
+
+def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:
+    """Evaluate scalar expressions at NumPy values (broadcast together), IEEE semantics."""
+    function = compile_function(tuple(exprs), tuple(symbols))
+    arrays = [np.asarray(v, dtype=float) for v in values]
+    with np.errstate(all="ignore"):
+        outputs = function(*arrays)
+    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
+    return [np.broadcast_to(np.asarray(o, dtype=float), shape) for o in outputs]
+
+
+def to_sympy_number(x: float) -> sp.Expr:
+    """A float64 as a SymPy number (inf and nan included)."""
+    x = float(x)
+    if np.isnan(x):
+        return sp.nan
+    if np.isinf(x):
+        return sp.oo if x > 0 else -sp.oo
+    return sp.Float(x)

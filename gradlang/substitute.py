@@ -1,0 +1,101 @@
+"""`e at x = v`: substitute values, exactly or through compiled NumPy code.
+
+Three paths, chosen by what is given:
+- exact values for every symbol: SymPy substitution, exact in, exact out
+  (division by zero is an error, a complex result is an error: gradlang is real);
+- a float anywhere and no symbol left over: compiled NumPy evaluation, IEEE 754
+  semantics (inf, nan) as NumPy and the frameworks give;
+- a list given to a scalar symbol: elementwise NumPy evaluation, the lists
+  broadcast together, the batch axis first (as jax.vmap puts it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from . import limits
+from .budget import OutOfTime, budget, is_mine
+from .errors import LimitError, ShapeError, ValueError
+from .numeric import evaluate, to_sympy_number
+from .values import elements, from_elements, is_condition, shape_of, to_symbolic
+
+TIDY_TIME_LIMIT = 0.5
+
+
+def substitute(value, pairs: list, batch: list):
+    """The value with `pairs` (symbol, value) substituted and `batch` (symbol, array) mapped over."""
+    value = to_symbolic(value)
+    if batch:
+        return _batch(value, pairs, batch)
+    mapping = dict(pairs)
+    items = elements(value)
+    if _inexact(mapping.values()) or _inexact(items):
+        return _floating(value, items, mapping)
+    return _exact(value, items, mapping)
+
+
+def _inexact(exprs) -> bool:
+    return any(isinstance(e, sp.Basic) and (e.has(sp.Float) or e.has(sp.oo, -sp.oo, sp.nan)) for e in exprs)
+
+
+def _exact(value, items, mapping):
+    results = [_tidy(e.xreplace(mapping)) for e in items]
+    for result in results:
+        if isinstance(result, sp.Expr) and result.has(sp.zoo, sp.nan):
+            raise ValueError("the result is undefined at this point (division by zero)")
+        if isinstance(result, sp.Expr) and result.is_number and result.has(sp.I):
+            raise ValueError(f"the result {result} is not a real number")
+    return from_elements(shape_of(value), results)
+
+
+def _tidy(expr):
+    """Cancel an exact number into one fraction (cheap, bounded); symbols are left alone."""
+    if not (isinstance(expr, sp.Expr) and expr.is_number) or expr.is_Rational:
+        return expr
+    try:
+        with budget(TIDY_TIME_LIMIT) as token:
+            return sp.cancel(expr)
+    except OutOfTime as expiry:
+        if not is_mine(expiry, token):
+            raise
+    return expr
+
+
+def _floating(value, items, mapping):
+    """Floats involved: IEEE numbers when nothing stays symbolic, else SymPy floats."""
+    symbols = sorted(mapping, key=sp.default_sort_key)
+    leftover = set().union(*(e.free_symbols for e in items if isinstance(e, sp.Basic))) - set(symbols)
+    if leftover or any(is_condition(e) for e in items) or not all(_is_real_number(mapping[s]) for s in symbols):
+        return from_elements(shape_of(value), [_evalf(e.xreplace(mapping)) for e in items])
+    outputs = evaluate(items, symbols, [float(mapping[s]) for s in symbols])
+    return from_elements(shape_of(value), [to_sympy_number(o) for o in outputs])
+
+
+def _evalf(expr):
+    return expr.evalf() if isinstance(expr, sp.Expr) else expr
+
+
+def _is_real_number(expr) -> bool:
+    return isinstance(expr, sp.Expr) and expr.is_number and (expr.is_comparable or expr in (sp.oo, -sp.oo, sp.nan))
+
+
+def _batch(value, pairs: list, batch: list) -> np.ndarray:
+    """Evaluate elementwise over the given lists: shape (batch..., value...)."""
+    try:
+        batch_shape = np.broadcast_shapes(*[array.shape for _, array in batch])
+    except ValueError:
+        shown = " and ".join(str(len(a)) if a.ndim == 1 else str(a.shape) for _, a in batch)
+        raise ShapeError(f"lists of lengths {shown} cannot be evaluated together (equal lengths, or length 1)") from None
+    if int(np.prod(batch_shape)) * max(1, len(elements(value))) > limits.MAX_NUMERIC_POINTS:
+        raise LimitError(f"evaluating at more than {limits.MAX_NUMERIC_POINTS} points is above the limit")
+    mapping = dict(pairs)
+    items = [e.xreplace(mapping) if isinstance(e, sp.Basic) else e for e in elements(value)]
+    symbols = [s for s, _ in batch]
+    leftover = set().union(*(e.free_symbols for e in items if isinstance(e, sp.Basic))) - set(symbols)
+    if leftover:
+        names = ", ".join(sorted(str(s) for s in leftover))
+        raise ValueError(f"a list is given, so every symbol needs a value; {names} has none")
+    outputs = evaluate(items, symbols, [array for _, array in batch])
+    stacked = np.stack([np.broadcast_to(o, batch_shape) for o in outputs], axis=-1)
+    return stacked.reshape(batch_shape + shape_of(value))
