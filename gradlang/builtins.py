@@ -184,7 +184,7 @@ def _softplus(u):
 def _safe_log(u, base=None):
     if u.is_zero and not u.is_Float:
         raise ValueError("log(0) is undefined")
-    return sp.log(u) if base is None else sp.log(u) / sp.log(base)
+    return sp.log(u) if base is None else sp.log(u, base)
 
 
 _ELEMENTWISE = {

@@ -10,6 +10,7 @@ the innermost syntax that caused them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -282,10 +283,11 @@ def _checked(value):
 
 def _power(base, exponent):
     if base.is_Rational and exponent.is_Rational:
-        magnitude = max(abs(base.p).bit_length(), abs(base.q).bit_length())
-        if magnitude > 1 and abs(exponent) * magnitude > limits.MAX_INTEGER_BITS:
+        magnitude = max(math.log2(abs(base.p) or 1), math.log2(base.q))
+        if magnitude > 0 and abs(exponent) * magnitude > limits.MAX_INTEGER_BITS:
             raise LimitError(
-                f"{base}^{exponent} is too large to compute exactly; use a float (e.g. {base}.0) for an approximation"
+                f"this exact power would have about {int(abs(exponent) * magnitude)} bits, above the limit of "
+                f"{limits.MAX_INTEGER_BITS}; write the base as a float for an approximation"
             )
         if base.is_zero and exponent.is_negative:
             raise ValueError("division by zero (0 to a negative power)")

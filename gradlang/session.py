@@ -20,6 +20,7 @@ from .budget import OutOfTime, budget, is_mine
 from .errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
 from .evaluate import Evaluator, FunctionDef, symbol
 from .parse import parse
+from .substitute import settle
 from .values import from_elements
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
@@ -120,13 +121,13 @@ class Session:
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator()
-        value = evaluator.evaluate(statement.children[0])
+        value = settle(evaluator.evaluate(statement.children[0]))
         return self._result(statement, source, "value", value, evaluator.notes)
 
     def _explain(self, statement: Tree, source: str) -> Result:
         derivations: list = []
         evaluator = self._evaluator(derivations)
-        value = evaluator.evaluate(statement.children[0])
+        value = settle(evaluator.evaluate(statement.children[0]))
         steps = _explanations(derivations)
         return self._result(statement, source, "explain", value, evaluator.notes, steps, tuple(derivations))
 

@@ -35,6 +35,13 @@ def substitute(value, pairs: list, batch: list):
     return _exact(value, items, mapping)
 
 
+def settle(value):
+    """A printed value: floats make numbers floating point, exact numbers are tidied."""
+    if isinstance(value, np.ndarray):
+        return value
+    return substitute(value, [], [])
+
+
 def _inexact(exprs) -> bool:
     return any(isinstance(e, sp.Basic) and (e.has(sp.Float) or e.has(sp.oo, -sp.oo, sp.nan)) for e in exprs)
 
