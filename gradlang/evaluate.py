@@ -286,8 +286,8 @@ def _power(base, exponent):
         magnitude = max(math.log2(abs(base.p) or 1), math.log2(base.q))
         if magnitude > 0 and abs(exponent) * magnitude > limits.MAX_INTEGER_BITS:
             raise LimitError(
-                f"this exact power would have about {int(abs(exponent) * magnitude)} bits, above the limit of "
-                f"{limits.MAX_INTEGER_BITS}; write the base as a float for an approximation"
+                f"this exact power would need more than {limits.MAX_INTEGER_BITS} bits; "
+                "write the base as a float (2.0 rather than 2) for an approximation"
             )
         if base.is_zero and exponent.is_negative:
             raise ValueError("division by zero (0 to a negative power)")

@@ -51,7 +51,7 @@ def _exact(value, items, mapping):
     for result in results:
         if isinstance(result, sp.Expr) and result.has(sp.zoo, sp.nan):
             raise ValueError("the result is undefined at this point (division by zero)")
-        if isinstance(result, sp.Expr) and result.is_number and result.has(sp.I):
+        if isinstance(result, sp.Expr) and result.is_number and result.is_extended_real is False:
             raise ValueError(f"the result {result} is not a real number")
     return from_elements(shape_of(value), results)
 
@@ -75,8 +75,14 @@ def _floating(value, items, mapping):
     leftover = set().union(*(e.free_symbols for e in items if isinstance(e, sp.Basic))) - set(symbols)
     if leftover or any(is_condition(e) for e in items) or not all(_is_real_number(mapping[s]) for s in symbols):
         return from_elements(shape_of(value), [_evalf(e.xreplace(mapping)) for e in items])
+    items = [sp.nan if _is_complex_number(e) else e for e in items]
     outputs = evaluate(items, symbols, [float(mapping[s]) for s in symbols])
     return from_elements(shape_of(value), [to_sympy_number(o) for o in outputs])
+
+
+def _is_complex_number(expr) -> bool:
+    """sqrt(-4.0) and the like: NaN in IEEE arithmetic, as NumPy gives."""
+    return isinstance(expr, sp.Expr) and expr.is_number and expr.is_extended_real is False
 
 
 def _evalf(expr):
