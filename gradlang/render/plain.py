@@ -1,0 +1,166 @@
+"""Plain output: every value printed as gradlang source that reads back to it.
+
+`to_plain` is the inverse of the evaluator on values: `Session().eval(to_plain(v))`
+gives `v` again (after declaring the vectors whose components appear). The
+printer is SymPy's StrPrinter with gradlang's spellings: `^` for powers,
+`stop_gradient(u)`, `max`/`min` for the reductions, `abs`, `ceil`, `exp(1)` for
+E, `inf`/`nan` for the IEEE specials, and Floats as Python's shortest
+round-trip `repr`, so that no digit is lost or invented.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+from sympy.printing.precedence import precedence
+from sympy.printing.str import StrPrinter
+
+# SymPy function class name -> gradlang builtin name, where they differ.
+FUNCTION_NAMES = {
+    "StopGradient": "stop_gradient",
+    "Maximum": "max",
+    "Minimum": "min",
+    "MaxShare": "max_share",
+    "MinShare": "min_share",
+    "Relu": "relu",
+    "Round": "round",
+    "Where": "where",
+    "Abs": "abs",
+    "ceiling": "ceil",
+}
+
+# How a condition that SymPy has already decided is written in gradlang,
+# which has no boolean literals: a comparison that evaluates to it.
+TRUE_SOURCE = "0 == 0"
+FALSE_SOURCE = "0 == 1"
+
+
+def format_float(value: float) -> str:
+    """Python's shortest round-trip repr, with gradlang's names for the specials."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(float(value))
+
+
+class PlainPrinter(StrPrinter):
+    """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
+
+    printmethod = "_gradlang_plain"
+
+    def _print_Pow(self, expr, rational=False):
+        prec = precedence(expr)
+        if expr.exp is sp.S.Half:
+            return f"sqrt({self._print(expr.base)})"
+        if -expr.exp is sp.S.Half:
+            return f"1/sqrt({self._print(expr.base)})"
+        if expr.exp is sp.S.NegativeOne:
+            return f"1/{self.parenthesize(expr.base, prec, strict=False)}"
+        base = self.parenthesize(expr.base, prec, strict=False)  # (x^2)^y, not x^2^y
+        exponent = self.parenthesize(expr.exp, prec, strict=False)
+        return f"{base}^{exponent}"
+
+    def _print_Float(self, expr):
+        return format_float(float(expr))
+
+    def _print_Infinity(self, expr):
+        return "inf"
+
+    def _print_NegativeInfinity(self, expr):
+        return "-inf"
+
+    def _print_NaN(self, expr):
+        return "nan"
+
+    def _print_ComplexInfinity(self, expr):
+        # Exact division by zero is an error in gradlang; should SymPy still
+        # produce zoo, the nearest gradlang value is an undefined number.
+        return "nan"
+
+    def _print_Exp1(self, expr):
+        return "exp(1)"
+
+    def _print_ImaginaryUnit(self, expr):
+        return "sqrt(-1)"
+
+    def _print_Pi(self, expr):
+        return "pi"
+
+    def _print_Symbol(self, expr):
+        return expr.name
+
+    _print_Dummy = _print_Symbol
+
+    def _print_Function(self, expr):
+        name = FUNCTION_NAMES.get(type(expr).__name__, expr.func.__name__)
+        return f"{name}({self.stringify(expr.args, ', ')})"
+
+    def _print_Exp(self, expr):
+        return f"exp({self._print(expr.args[0])})"
+
+    _print_exp = _print_Exp
+
+    def _print_log(self, expr):
+        return f"log({self.stringify(expr.args, ', ')})"
+
+    def _print_Relational(self, expr):
+        ops = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+        op = ops[expr.rel_op]
+        lhs = self.parenthesize(expr.lhs, precedence(expr), strict=True)
+        rhs = self.parenthesize(expr.rhs, precedence(expr), strict=True)
+        return f"{lhs} {op} {rhs}"
+
+    def _print_BooleanTrue(self, expr):
+        return TRUE_SOURCE
+
+    def _print_BooleanFalse(self, expr):
+        return FALSE_SOURCE
+
+    def _print_NDimArray(self, expr):
+        if expr.rank() == 0:
+            return self._print(expr[()])
+        if expr.rank() == 1:
+            return "[" + ", ".join(self._print(e) for e in expr) + "]"
+        return self._print(sp.ImmutableMatrix(expr.tomatrix()))
+
+    _print_ImmutableDenseNDimArray = _print_NDimArray
+    _print_ImmutableSparseNDimArray = _print_NDimArray
+
+    def _print_MatrixBase(self, expr):
+        rows = (", ".join(self._print(e) for e in expr.row(i)) for i in range(expr.rows))
+        return "[" + ", ".join(f"[{row}]" for row in rows) + "]"
+
+    _print_ImmutableMatrix = _print_MatrixBase
+    _print_ImmutableDenseMatrix = _print_MatrixBase
+    _print_MutableDenseMatrix = _print_MatrixBase
+
+    def _print_ndarray(self, array):
+        if array.ndim == 0:
+            return format_float(float(array))
+        return "[" + ", ".join(self._print_ndarray(a) for a in array) + "]"
+
+    def _print_bool(self, value):
+        return TRUE_SOURCE if value else FALSE_SOURCE
+
+    def doprint(self, expr):
+        if isinstance(expr, np.ndarray):
+            return self._print_ndarray(expr)
+        if isinstance(expr, (bool, np.bool_)):
+            return self._print_bool(bool(expr))
+        if isinstance(expr, (float, np.floating)):
+            return format_float(float(expr))
+        return super().doprint(expr)
+
+
+_PRINTER = PlainPrinter({"order": None})
+
+
+def to_plain(value) -> str:
+    """The value as gradlang source (one line)."""
+    return _PRINTER.doprint(value)
+
+
+__all__ = ["to_plain", "format_float", "PlainPrinter", "FUNCTION_NAMES"]
