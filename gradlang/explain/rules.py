@@ -1,0 +1,239 @@
+"""The rule table: one small function per SymPy class, each returning a step.
+
+Every rule mirrors the `_eval_derivative` of its class in SymPy (or in
+gradlang.functions), building the result from the children's frozen results
+with the same operations, so that the root result is exactly what `diff`
+returns. Rules also *name* what they see: a quotient is a Mul with a
+reciprocal, sigmoid is `(1 + exp(-u))^(-1)`, softplus is `log(1 + exp(u))`.
+A class without a rule is differentiated by SymPy and says so.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..derive import derivative
+from ..functions import Maximum, Minimum, Where
+from ..stopgrad import StopGradient
+from .text import plain
+
+_U = sp.Symbol("u")
+
+# Display names of the elementary functions handled by the generic rule.
+FUNCTION_NAMES = {
+    "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan",
+    "cot": "cot", "sec": "sec", "csc": "csc", "asin": "asin", "acos": "acos",
+    "atan": "atan", "acot": "acot", "sinh": "sinh", "cosh": "cosh",
+    "tanh": "tanh", "coth": "coth", "asinh": "asinh", "acosh": "acosh",
+    "atanh": "atanh", "Relu": "relu",
+}
+
+
+# --- leaves -------------------------------------------------------------
+
+
+def constant(expr, ctx):
+    """Anything that does not depend on the variable has derivative 0."""
+    return ctx.make("constant", expr, sp.S.Zero)
+
+
+def rule_symbol(expr, ctx):
+    """d/dx x = 1 (another symbol never reaches here: it is a constant)."""
+    return ctx.make("variable", expr, sp.S.One)
+
+
+def rule_placeholder(expr, ctx):
+    """A frozen stop_gradient (or piecewise-constant function): derivative 0."""
+    stopped = ctx.stopped(expr)
+    if stopped is None:
+        return rule_symbol(expr, ctx)
+    if isinstance(stopped, StopGradient):
+        argument = stopped.args[0]
+        lost = derivative(argument, ctx.symbol)
+        note = f"{plain(argument)} is treated as a constant, so its derivative {plain(lost)} does not flow back"
+        return ctx.make("stop_gradient", expr, sp.S.Zero, note=note, blocked=lost)
+    name = plain(stopped.func(*[_U] * len(stopped.args))).split("(")[0]
+    note = f"{name} is constant between its jumps, so its derivative is 0"
+    return ctx.make("piecewise constant", expr, sp.S.Zero, note=note)
+
+
+# --- sums and products --------------------------------------------------
+
+
+def rule_add(expr, ctx):
+    """Sum rule (also sums, means and dot products of vectors): Add.diff."""
+    subs = [ctx.derive(a) for a in expr.args]
+    return ctx.make("sum", expr, sp.Add(*[d.raw for d in subs]), subs)
+
+
+def _leibniz(args, derivs):
+    """Mul's derivative as SymPy computes it (first-order Leibniz rule)."""
+    terms = []
+    for i, d in enumerate(derivs):
+        factors = list(args[:i]) + [d] + list(args[i + 1:])
+        terms.append(1 * sp.Mul(*factors))
+    return sp.Add(*terms)
+
+
+def _is_reciprocal(factor) -> bool:
+    return factor.is_Pow and factor.exp.is_negative is True
+
+
+def rule_mul(expr, ctx):
+    """Constant multiple, product or quotient rule (a/b is a*b^(-1) in SymPy)."""
+    subs = [ctx.derive(a) for a in expr.args]
+    raw = _leibniz(expr.args, [d.raw for d in subs])
+    varying = [(a, d) for a, d in zip(expr.args, subs) if ctx.involves(a)]
+    shown = [d for _, d in varying]
+    if len(varying) == 1:
+        return ctx.make("constant multiple", expr, raw, shown)
+    if any(_is_reciprocal(a) for a, _ in varying) and not all(_is_reciprocal(a) for a, _ in varying):
+        note = "u/v is u*v^(-1): the product rule, with v^(-1) by the power rule"
+        return ctx.make("quotient", expr, raw, shown, note=note)
+    return ctx.make("product", expr, raw, shown)
+
+
+# --- powers -------------------------------------------------------------
+
+
+def _is_sigmoid(expr) -> bool:
+    """(1 + exp(-u))^(-1): how the builtin sigmoid(u) is built."""
+    base = expr.base
+    return (expr.exp == -1 and base.is_Add and len(base.args) == 2 and sp.S.One in base.args
+            and any(isinstance(a, sp.exp) for a in base.args))
+
+
+def _power_name(expr) -> str:
+    if _is_sigmoid(expr):
+        return "sigmoid"
+    return "sqrt" if expr.exp == sp.S.Half else "power"
+
+
+def rule_pow(expr, ctx):
+    """Power rule, a^u, or u^v with both varying: Pow._eval_derivative."""
+    base, exponent = expr.args
+    dbase, dexp = ctx.derive(base), ctx.derive(exponent)
+    raw = expr * (dexp.raw * sp.log(base) + dbase.raw * exponent / base)
+    if ctx.involves(base) and ctx.involves(exponent):
+        note = "d(u^v) = u^v*(v'*log(u) + v*u'/u)"
+        return ctx.make("general power", expr, raw, (dbase, dexp), note=note)
+    if ctx.involves(exponent):
+        return _outer(ctx, "exponential", expr, raw, exponent, dexp)
+    name = _power_name(expr)
+    if name == "sigmoid":
+        note = "sigmoid(u) is (1 + exp(-u))^(-1): the power rule through the denominator"
+        return ctx.make("sigmoid", expr, raw, (dbase,), note=note)
+    return _outer(ctx, name, expr, raw, base, dbase)
+
+
+def _outer(ctx, name, expr, raw, inner, dinner, note=""):
+    """The elementary rule itself when the argument is the variable, else the chain rule."""
+    if inner == ctx.symbol:
+        return ctx.make(name, expr, raw, (dinner,), note=note)
+    return ctx.make("chain", expr, raw, (dinner,), note=note, outer=name)
+
+
+# --- functions ----------------------------------------------------------
+
+
+def _function_name(expr) -> str:
+    return FUNCTION_NAMES.get(type(expr).__name__, type(expr).__name__.lower())
+
+
+def _formula(expr) -> str:
+    """f'(u) in words, computed by the function's own derivative."""
+    generic = expr.func(*[_U] * len(expr.args))
+    if not isinstance(generic, expr.func):
+        return ""
+    return f"{_function_name(expr)}'(u) = {plain(generic.fdiff(1))}"
+
+
+def _is_softplus(expr) -> bool:
+    """log(1 + exp(u)): how the builtin softplus(u) is built."""
+    arg = expr.args[0]
+    return (isinstance(expr, sp.log) and arg.is_Add and len(arg.args) == 2 and sp.S.One in arg.args
+            and any(isinstance(a, sp.exp) for a in arg.args))
+
+
+def rule_function(expr, ctx):
+    """f(u)' = f'(u)*u' for every elementwise function: Function._eval_derivative."""
+    subs, terms = [], []
+    for i, arg in enumerate(expr.args, start=1):
+        d = ctx.derive(arg)
+        if d.raw.is_zero:
+            continue
+        subs.append(d)
+        terms.append(expr.fdiff(i) * d.raw)
+    raw = sp.Add(*terms)
+    if len(expr.args) != 1:
+        return ctx.make(_function_name(expr), expr, raw, subs)
+    if _is_softplus(expr):
+        note = "softplus(u) is log(1 + exp(u)): the log rule through 1 + exp(u)"
+        return ctx.make("softplus", expr, raw, subs, note=note)
+    dinner = subs[0] if subs else ctx.derive(expr.args[0])
+    return _outer(ctx, _function_name(expr), expr, raw, expr.args[0], dinner, _formula(expr))
+
+
+def rule_abs(expr, ctx):
+    """|u|' = sign(u)*u' for real u (0 at 0): Abs._eval_derivative."""
+    arg = expr.args[0]
+    if not (arg.is_extended_real or arg.is_imaginary):
+        return by_sympy(expr, ctx)
+    d = ctx.derive(arg)
+    raw = d.raw * sp.sign(sp.conjugate(arg))
+    return _outer(ctx, "abs", expr, raw, arg, d, "abs'(u) = sign(u), 0 at 0")
+
+
+def rule_extremum(expr, ctx):
+    """max/min of several arguments: tied arguments share the gradient equally."""
+    subs, terms = [], []
+    for k, arg in enumerate(expr.args):
+        d = ctx.derive(arg)
+        if d.raw != 0:
+            terms.append(expr.share_class(sp.Integer(k), *expr.args) * d.raw)
+        if ctx.involves(arg):
+            subs.append(d)
+    name = "max" if isinstance(expr, Maximum) else "min"
+    note = (f"the arguments that attain the {name}imum share its gradient equally: "
+            f"{name}_share(k, ...) is 1/t for each of t tied arguments, else 0")
+    return ctx.make(name, expr, sp.Add(*terms), subs, note=note)
+
+
+def rule_where(expr, ctx):
+    """where(c, a, b)' = where(c, a', b'): the condition is not differentiated."""
+    condition, a, b = expr.args
+    da, db = ctx.derive(a), ctx.derive(b)
+    note = f"the condition {plain(ctx.thaw(condition))} is not differentiated"
+    return ctx.make("where", expr, Where(condition, da.raw, db.raw), (da, db), note=note)
+
+
+def by_sympy(expr, ctx):
+    """No rule of ours applies: SymPy differentiates, and the step says so."""
+    note = "by SymPy's differentiation (no step-by-step rule for this form)"
+    return ctx.make("sympy", expr, sp.diff(expr, ctx.symbol), note=note)
+
+
+RULES = {
+    sp.Symbol: rule_symbol,
+    sp.Dummy: rule_placeholder,
+    sp.Add: rule_add,
+    sp.Mul: rule_mul,
+    sp.Pow: rule_pow,
+    sp.Abs: rule_abs,
+    Maximum: rule_extremum,
+    Minimum: rule_extremum,
+    Where: rule_where,
+}
+
+
+def _generic(cls) -> bool:
+    """A function whose derivative SymPy takes by the plain chain rule."""
+    return issubclass(cls, sp.Function) and cls._eval_derivative is sp.Function._eval_derivative
+
+
+def rule_for(expr):
+    """The rule for an expression's class (elementwise functions share one)."""
+    rule = RULES.get(expr.func)
+    if rule is not None:
+        return rule
+    return rule_function if _generic(expr.func) else by_sympy
