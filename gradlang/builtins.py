@@ -146,7 +146,7 @@ def _wrt(call: Call, operation: str):
         raise error.located(_span(call.nodes[1]))
 
 
-@builtin("grad", 2, 2, "gradient of a scalar, shaped like the variables", "grad(x[0]*x[1], x)", "core")
+@builtin("grad", 2, 2, "gradient of a scalar, shaped like the variables", "grad(x*y, [x, y])", "core")
 def _grad(call: Call):
     wrt = _wrt(call, "grad")
     result = derive.grad(to_symbolic(call.args[0]), wrt)
@@ -154,7 +154,7 @@ def _grad(call: Call):
     return result
 
 
-@builtin("jacobian", 2, 2, "matrix of d v_i / d x_j", "jacobian(softmax(x), x)", "core")
+@builtin("jacobian", 2, 2, "matrix of d v_i / d x_j", "jacobian([x*y, x + y], [x, y])", "core")
 def _jacobian(call: Call):
     wrt = _wrt(call, "jacobian")
     result = derive.jacobian(to_symbolic(call.args[0]), wrt)
@@ -162,7 +162,7 @@ def _jacobian(call: Call):
     return result
 
 
-@builtin("hessian", 2, 2, "matrix of second partials of a scalar", "hessian(x[0]^2*x[1], x)", "core")
+@builtin("hessian", 2, 2, "matrix of second partials of a scalar", "hessian(x^2*y, [x, y])", "core")
 def _hessian(call: Call):
     wrt = _wrt(call, "hessian")
     result = derive.hessian(to_symbolic(call.args[0]), wrt)

@@ -148,12 +148,14 @@ def derivative_like(expr, wrt):
 
 
 def blocked(expr, wrt, simplify):
-    """The part of the true derivative that the stops removed, simplified."""
+    """The part of the true derivative that the stops removed, simplified.
+
+    It is a value, not something to differentiate further, so the stops left in
+    the surrogate derivative are removed too: for x*sg(x) it is 2x - x = x.
+    """
     true = derivative_like(unstopped(expr), wrt)
     surrogate = derivative_like(expr, wrt)
-    if is_scalar(true):
-        return simplify(true - surrogate)
-    difference = [a - b for a, b in zip(elements(true), elements(surrogate))]
+    difference = [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))]
     return simplify(from_elements(shape_of(true), difference))
 
 

@@ -46,6 +46,9 @@ class _Printer(NumPyPrinter):
     def _call(self, name, args):
         return f"{name}({', '.join(self._print(a) for a in args)})"
 
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
     def _print_StopGradient(self, expr):
         return f"({self._print(expr.args[0])})"
 
