@@ -1,0 +1,151 @@
+"""Writing results and errors to streams in one of the four formats.
+
+The CLI and the REPL both hand every Result and error to an `Emitter`, so the
+two shells print alike. In *transcript* mode (running a file) pretty output
+shows each statement above its result and LaTeX output becomes a fragment of
+display equations with the statement as a comment, ready for lecture notes;
+otherwise (`-e`, the REPL) only the results are shown. Results go to `out`,
+errors and warnings to `err`, and with JSON an error object goes to `out` too.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+
+from rich.console import Console
+from rich.text import Text
+
+from . import json as json_render
+from . import pretty
+
+FORMATS = ("pretty", "plain", "latex", "json")
+REPORT_URL = "https://github.com/gradlang/gradlang/issues"
+
+
+def _explain_renderer(name: str):
+    """A renderer of the explain package (to_plain, to_latex, to_rich), if it has one."""
+    try:
+        from .. import explain
+    except ImportError:
+        return None
+    return getattr(explain, name, None)
+
+
+def make_console(out, width: int | None = None) -> Console:
+    """A rich console on `out`; colour only on a terminal and without NO_COLOR."""
+    return Console(file=out, width=width, highlight=False, markup=False, emoji=False, soft_wrap=False)
+
+
+class Emitter:
+    """Renders Results and errors to an output and an error stream."""
+
+    def __init__(self, fmt: str, out, err, transcript: bool = False, console: Console | None = None):
+        self.fmt = fmt
+        self.out = out
+        self.err = err
+        self.transcript = transcript
+        self.console = console or make_console(out)
+        self._cells = 0
+
+    # --- results --------------------------------------------------------------
+
+    def result(self, result) -> None:
+        """Print one result as it comes, then its warnings on the error stream."""
+        getattr(self, "_result_" + self.fmt)(result)
+        self._flush()
+        for warning in getattr(result, "warnings", ()) or ():
+            self.warning(warning, result)
+
+    def _result_plain(self, result) -> None:
+        render = _explain_renderer("to_plain")
+        for step in result.steps if render else ():
+            # Derivations are not values: as comments, the output stays valid source.
+            self._write("".join(f"# {line}\n" for line in render(step).splitlines()))
+        self._write(result.text + "\n")
+
+    def _result_latex(self, result) -> None:
+        render = _explain_renderer("to_latex")
+        if self.transcript:
+            comment = "".join(f"% {line}\n" for line in result.source.splitlines())
+            self._write(f"{self._separator()}% line {result.line}:\n{comment}")
+        for step in result.steps if render else ():
+            self._write(render(step) + "\n")
+        self._write(f"\\[\n{result.latex}\n\\]\n" if self.transcript else result.latex + "\n")
+
+    def _result_json(self, result) -> None:
+        self._write(json_render.dumps(json_render.result_to_json(result)) + "\n")
+
+    def _result_pretty(self, result) -> None:
+        if self.transcript and self._cells:
+            self.console.print()
+        self._cells += 1
+        width = self.console.width
+        self.console.print(pretty.result_renderable(result, width, with_source=self.transcript))
+
+    def _separator(self) -> str:
+        self._cells += 1
+        return "\n" if self._cells > 1 else ""
+
+    # --- messages -------------------------------------------------------------
+
+    def warning(self, text: str, result=None) -> None:
+        where = f"line {result.line}: " if result is not None else ""
+        self.err.write(f"{where}warning: {text}\n")
+        self.err.flush()
+
+    def error(self, error) -> None:
+        """A GradlangError: kind, message, place, source line, caret."""
+        self._flush()
+        text = error.format()
+        if error.kind == "InternalError":
+            text += "\n" + _bug_note() + _debug_traceback(error.__cause__)
+        self.err.write(text + "\n")
+        self.err.flush()
+        if self.fmt == "json":
+            self._write(json_render.dumps(json_render.error_to_json(error)) + "\n")
+            self._flush()
+
+    def internal_error(self, exc: BaseException) -> None:
+        """Any other exception is a bug in gradlang: say so, no traceback unless debugging."""
+        self._flush()
+        text = f"InternalError: {type(exc).__name__}: {exc}\n{_bug_note()}\n{_debug_traceback(exc)}"
+        self.err.write(text)
+        self.err.flush()
+        if self.fmt == "json":
+            data = {"kind": "error", "error": "InternalError", "message": str(exc), "line": None, "column": None}
+            self._write(json_render.dumps(data) + "\n")
+            self._flush()
+
+    def note(self, text: str, style: str | None = None) -> None:
+        """A message for the user (REPL feedback) on the output stream."""
+        if self.fmt == "pretty":
+            self.console.print(Text(text, style=style or ""))
+        else:
+            self._write(text + "\n")
+        self._flush()
+
+    # --- streams --------------------------------------------------------------
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+
+    def _flush(self) -> None:
+        try:
+            self.out.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _bug_note() -> str:
+    return (
+        "This is a bug in gradlang, not in your program. Please report it, with the program "
+        f"that caused it, at {REPORT_URL} (set GRADLANG_DEBUG=1 to see the traceback)."
+    )
+
+
+def _debug_traceback(exc: BaseException | None) -> str:
+    """The traceback of a bug, only when GRADLANG_DEBUG=1."""
+    if exc is None or os.environ.get("GRADLANG_DEBUG") != "1":
+        return ""
+    return "\n" + "".join(traceback.format_exception(exc))
