@@ -57,6 +57,7 @@ class Evaluator:
         self.env = env
         self.notes = notes
         self.derivations = derivations
+        self.attachments: list = []
         self.call_depth = 0
 
     # --- dispatch -------------------------------------------------------

@@ -42,6 +42,7 @@ class Result:
     steps: tuple = ()
     warnings: tuple = ()
     derivations: tuple = ()
+    attachments: tuple = ()
 
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self.latex}$"
@@ -122,14 +123,14 @@ class Session:
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator()
         value = settle(evaluator.evaluate(statement.children[0]))
-        return self._result(statement, source, "value", value, evaluator.notes)
+        return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: Tree, source: str) -> Result:
         derivations: list = []
         evaluator = self._evaluator(derivations)
         value = settle(evaluator.evaluate(statement.children[0]))
         steps = _explanations(derivations)
-        return self._result(statement, source, "explain", value, evaluator.notes, steps, tuple(derivations))
+        return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: Tree, source: str) -> None:
         name_token, body = statement.children
@@ -156,7 +157,7 @@ class Session:
         name = str(name_token)
         self.env[name] = _declared(name, shape)
 
-    def _result(self, statement, source, kind, value, notes, steps=(), derivations=()) -> Result:
+    def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
         meta = statement.meta
         text, latex = _render(value)
         return Result(
@@ -168,8 +169,9 @@ class Session:
             text=text,
             latex=latex,
             steps=steps,
-            warnings=tuple(notes),
+            warnings=tuple(evaluator.notes),
             derivations=derivations,
+            attachments=tuple(evaluator.attachments),
         )
 
 
