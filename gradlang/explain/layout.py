@@ -1,0 +1,110 @@
+"""From step records to what a reader sees: folded, numbered, deduplicated, depth-limited.
+
+All four renderers draw the same `Node` trees, so they cannot disagree:
+trivial steps (d/dx x = 1, d/dx c = 0) are folded into their parent, a
+sub-derivation met before is shown once and referred to by its number, and
+below the depth limit steps are counted, not shown. Long stopped
+subexpressions get short names (`sg`, or `sg₁`, `sg₂`, …) listed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ..stopgrad import StopGradient
+from ..values import elements, to_symbolic
+from .steps import Step, is_trivial, walk
+from .text import plain
+
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_LONG = 12
+# rules that pass a zero from a stop up unchanged (folded when the stop was shown)
+_THROUGH = {"stop_gradient", "sum", "constant multiple", "product", "chain"}  # characters of a stopped expression worth naming
+
+
+@dataclass(frozen=True)
+class Node:
+    """One shown step: its number ("1.2"), nesting level, and what is left out."""
+
+    number: str
+    level: int
+    step: Step
+    children: tuple = ()
+    see: str = ""      # the number of the identical step shown before
+    stopped: str = ""  # zero only through stops already shown: the number of the first one
+    hidden: int = 0    # steps below the depth limit
+
+
+def visible(step: Step) -> list:
+    """The substeps worth a line of their own."""
+    return [s for s in step.substeps if not is_trivial(s)]
+
+
+def _count(step: Step) -> int:
+    return sum(1 + _count(s) for s in visible(step))
+
+
+class _Numberer:
+    def __init__(self, depth):
+        self.depth = depth
+        self.seen: dict = {}
+
+    def node(self, step: Step, number: str, level: int) -> Node:
+        key = (step.expr, step.variable)
+        subs = visible(step)
+        if subs and key in self.seen:
+            return Node(number, level, step, see=self.seen[key])
+        self.seen.setdefault(key, number)
+        stop = self._shown_stop(step)
+        if subs and stop:
+            return Node(number, level, step, stopped=stop)
+        if self.depth is not None and level >= self.depth:
+            return Node(number, level, step, hidden=_count(step))
+        children = tuple(self.node(s, f"{number}.{i}", level + 1) for i, s in enumerate(subs, 1))
+        return Node(number, level, step, children)
+
+
+    def _shown_stop(self, step: Step) -> str:
+        """For a zero step whose only dependence is through stops already shown, the first one."""
+        if step.result != 0 or step.rule == "stop_gradient":
+            return ""
+        stops = [s for s in walk(step) if s.rule == "stop_gradient"]
+        if not stops or any(not is_trivial(s) and s.rule not in _THROUGH for s in walk(step)):
+            return ""
+        numbers = [self.seen.get((s.expr, s.variable)) for s in stops]
+        return numbers[0] if all(numbers) else ""
+
+
+def layout(explanation, depth: int | None = None) -> list[tuple[tuple, Node]]:
+    """(component labels, root Node) for every distinct component derivation."""
+    depth = explanation.depth if depth is None else depth
+    numberer = _Numberer(depth)
+    return [(labels, numberer.node(step, str(i), 0))
+            for i, (labels, step) in enumerate(zip(explanation.components, explanation.steps), 1)]
+
+
+def _long(stop) -> bool:
+    return not stop.args[0].is_Atom and len(plain(stop)) > _LONG
+
+
+def abbreviations(explanation) -> dict:
+    """Short names for long stopped subexpressions: {StopGradient(...): Symbol}."""
+    stops = set()
+    for e in elements(to_symbolic(explanation.request.expr)):
+        stops |= {s for s in e.atoms(StopGradient) if _long(s)}
+    for root in explanation.steps:
+        for step in walk(root):
+            stops |= {s for s in step.expr.atoms(StopGradient) if _long(s)}
+    ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
+    if len(ordered) == 1:
+        return {ordered[0]: sp.Symbol("sg", real=True)}
+    return {s: sp.Symbol("sg" + str(i).translate(_SUBSCRIPTS), real=True) for i, s in enumerate(ordered, 1)}
+
+
+def shorten(value, names: dict):
+    """A value with the named stopped subexpressions replaced by their names."""
+    if not names or not isinstance(value, sp.Basic):
+        return value
+    return value.xreplace(names)
