@@ -18,6 +18,15 @@ from .session import Result, Session
 
 __version__ = "0.1.0"
 
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext gradlang`: the %%gradlang cell magic and %gradlang line magic."""
+    from .notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
 __all__ = [
     "Session",
     "Result",
