@@ -387,6 +387,41 @@ def _numeric(call: Call):
     return elementwise(lambda e: e.evalf(15) if isinstance(e, sp.Expr) else e, value)
 
 
+# --- tools (LANGUAGE.md section 12) ---------------------------------------------
+
+
+@builtin("gradcheck", 2, 2, "check grad(e, x) against finite differences with stops frozen", "gradcheck(x*sg(x), x) at x = 2.0", "tools")
+def _gradcheck_without_point(call: Call):
+    raise ValueError("gradcheck needs a point: write gradcheck(e, x) at x = …")
+
+
+@builtin("plot", 4, None, "plot expressions of t on [a, b]: plot(e1, e2, …, t, a, b)", "plot(relu(t), diff(relu(t), t), t, -2, 2)", "tools")
+def _plot(call: Call):
+    from .plot import make_plot
+
+    *exprs, t, a, b = call.args
+    *expr_nodes, t_node, a_node, b_node = call.nodes
+    t = derive.check_symbol(t, "plot") if is_scalar(t) else None
+    if t is None:
+        raise ValueError("plot(e1, …, t, a, b) needs a scalar symbol t").located(_span(t_node))
+    for value, node in ((a, a_node), (b, b_node)):
+        if not (is_scalar(value) and value.is_number and value.is_comparable):
+            raise ValueError("plot needs numbers for the ends of the interval").located(_span(node))
+    for value, node in zip(exprs, expr_nodes):
+        if not is_scalar(value):
+            raise ShapeError(f"plot draws scalar expressions, not {describe_shape(shape_of(value))}").located(_span(node))
+    labels = [call.evaluator.source_text(node) or _plain(value) for node, value in zip(expr_nodes, exprs)]
+    figure = make_plot(list(exprs), labels, t, float(a), float(b))
+    call.evaluator.attachments.append(figure)
+    return from_elements((len(exprs),), list(exprs))
+
+
+def _plain(value) -> str:
+    from .render.plain import to_plain
+
+    return to_plain(value)
+
+
 def lookup(name: str) -> Builtin | None:
     return TABLE.get(name)
 

@@ -53,8 +53,9 @@ def symbol(name: str) -> sp.Symbol:
 class Evaluator:
     """Evaluates expression trees against the session's bindings."""
 
-    def __init__(self, env: dict, notes: list, derivations: list | None = None):
+    def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = ""):
         self.env = env
+        self.source = source
         self.notes = notes
         self.derivations = derivations
         self.attachments: list = []
@@ -218,16 +219,40 @@ class Evaluator:
     # --- at -------------------------------------------------------------
 
     def _at(self, node, frame):
-        value = self.evaluate(node.children[0], frame)
+        inner = node.children[0]
+        if _calls(inner, "gradcheck") and self.lookup("gradcheck", frame) is None:
+            return self._gradcheck(inner, node.children[1:], frame)
+        value = self.evaluate(inner, frame)
+        pairs, batch = self._bindings(node.children[1:], frame)
+        return substitute(value, pairs, batch, self.notes)
+
+    def _bindings(self, bindings, frame) -> tuple[list, list]:
+        """(symbol, value) pairs and (symbol, array) batches of an at-clause."""
         pairs, batch = [], []
-        for binding in node.children[1:]:
+        for binding in bindings:
             target_node, value_node = binding.children
             given = self.evaluate(value_node, frame)
             try:
                 self._bind_target(target_node, given, frame, pairs, batch)
             except GradlangError as error:
                 raise error.located(Span.of(binding.meta))
-        return substitute(value, pairs, batch)
+        return pairs, batch
+
+    def _gradcheck(self, call_node, bindings, frame):
+        """gradcheck(e, x) at …: the surrogate gradient against frozen finite differences."""
+        from .derive import check_variables
+        from .gradcheck import gradcheck
+
+        argument_nodes = call_node.children[1].children if len(call_node.children) > 1 else []
+        builtins.check_arity(builtins.lookup("gradcheck"), len(argument_nodes))
+        expr, wrt = self._values(argument_nodes, frame)
+        wrt = check_variables(to_symbolic(wrt), "gradcheck")
+        pairs, batch = self._bindings(bindings, frame)
+        if batch:
+            raise ValueError("gradcheck checks one point: give each symbol one value, not a list")
+        report = gradcheck(to_symbolic(expr), wrt, pairs)
+        self.attachments.append(report)
+        return report.value
 
     def _bind_target(self, target, given, frame, pairs, batch):
         name = str(target.children[0])
@@ -249,6 +274,12 @@ class Evaluator:
         if self.derivations is not None and self.call_depth == 0:
             self.derivations.append(DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span))
 
+    def source_text(self, node) -> str | None:
+        """The source of a node written in the statement itself (not inside a function body)."""
+        if self.call_depth or not self.source:
+            return None
+        return self.source[node.meta.start_pos : node.meta.end_pos]
+
     def simplify(self, value):
         return self.bounded(sp.simplify, value, "simplify")
 
@@ -267,6 +298,11 @@ class Evaluator:
 
 
 # --- helpers ------------------------------------------------------------------
+
+
+def _calls(node, name: str) -> bool:
+    """True when the node is a call of `name` (possibly in parentheses)."""
+    return isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == name
 
 
 def _token_span(token) -> Span:

@@ -117,17 +117,17 @@ class Session:
                 raise
             raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
 
-    def _evaluator(self, derivations=None) -> Evaluator:
-        return Evaluator(self.env, [], derivations)
+    def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
+        return Evaluator(self.env, [], derivations, source)
 
     def _show(self, statement: Tree, source: str) -> Result:
-        evaluator = self._evaluator()
+        evaluator = self._evaluator(source=source)
         value = settle(evaluator.evaluate(statement.children[0]))
         return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: Tree, source: str) -> Result:
         derivations: list = []
-        evaluator = self._evaluator(derivations)
+        evaluator = self._evaluator(derivations, source)
         value = settle(evaluator.evaluate(statement.children[0]))
         steps = _explanations(derivations)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))

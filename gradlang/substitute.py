@@ -23,16 +23,41 @@ from .values import elements, from_elements, is_condition, shape_of, to_symbolic
 TIDY_TIME_LIMIT = 0.5
 
 
-def substitute(value, pairs: list, batch: list):
-    """The value with `pairs` (symbol, value) substituted and `batch` (symbol, array) mapped over."""
+def substitute(value, pairs: list, batch: list, notes: list | None = None):
+    """The value with `pairs` (symbol, value) substituted and `batch` (symbol, array) mapped over.
+
+    Warnings about evaluating exactly at a kink or tie go to `notes`.
+    """
     value = to_symbolic(value)
     if batch:
+        _warn_kinks_batch(value, pairs, batch, notes)
         return _batch(value, pairs, batch)
     mapping = dict(pairs)
     items = elements(value)
+    if mapping:
+        _warn_kinks(items, mapping, notes)
     if _inexact(mapping.values()) or _inexact(items):
         return _floating(value, items, mapping)
     return _exact(value, items, mapping)
+
+
+def _warn_kinks(items, mapping, notes) -> None:
+    if notes is None:
+        return
+    from .kinks import kink_warnings
+
+    notes.extend(w for w in kink_warnings([e for e in items if isinstance(e, sp.Expr)], mapping) if w not in notes)
+
+
+def _warn_kinks_batch(value, pairs, batch, notes) -> None:
+    if notes is None:
+        return
+    from .kinks import kink_warnings_batch
+
+    mapping = dict(pairs)
+    items = [e.xreplace(mapping) for e in elements(value) if isinstance(e, sp.Expr)]
+    symbols, arrays = [s for s, _ in batch], [a for _, a in batch]
+    notes.extend(w for w in kink_warnings_batch(items, symbols, arrays) if w not in notes)
 
 
 def settle(value):
