@@ -77,9 +77,12 @@ def _simplified(items):
 
 
 def _blocked(request):
-    """What the stops removed, in the shape of the derivative; and whether it was decided."""
+    """What the stops removed, in the shape of the derivative; and whether it was decided.
+
+    As derive.blocked: a value, so the stops left in it are evaluated (x*sg(x) gives x).
+    """
     true, surrogate = _true_and_surrogate(request)
-    difference = [a - b for a, b in zip(elements(true), elements(surrogate))]
+    difference = [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))]
     items, decided = _simplified(difference)
     shape = shape_of(true)
     return (from_elements(shape, items) if shape else items[0]), decided

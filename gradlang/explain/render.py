@@ -114,7 +114,7 @@ def _latex_text(text: str) -> str:
 def _latex_row(node: Node, show) -> str:
     step = node.step
     lhs = r"\frac{d}{d %s}\left(%s\right)" % (latex(step.variable), show(step.expr))
-    annotation = f"({node.number})\\ {rule_label(step)}"
+    annotation = f"({node.number}) {rule_label(step)}"
     remark = _remark(node)
     if remark:
         annotation += f": {remark}"

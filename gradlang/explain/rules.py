@@ -33,8 +33,9 @@ FUNCTION_NAMES = {
 
 
 def constant(expr, ctx):
-    """Anything that does not depend on the variable has derivative 0."""
-    return ctx.make("constant", expr, sp.S.Zero)
+    """Anything that does not depend on the variable has derivative 0 (and says why)."""
+    note = f"{plain(ctx.symbol)} does not appear" if expr.free_symbols else ""
+    return ctx.make("constant", expr, sp.S.Zero, note=note)
 
 
 def rule_symbol(expr, ctx):

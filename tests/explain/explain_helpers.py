@@ -1,0 +1,29 @@
+"""Requests and expressions shared by the explain tests."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang import derive
+from gradlang.derive import DerivativeRequest
+from gradlang.functions import Maximum
+from gradlang.stopgrad import StopGradient
+
+X = sp.Symbol("x", real=True)
+XS = [sp.Symbol(f"x[{i}]", real=True) for i in range(3)]
+VECTOR = sp.ImmutableDenseNDimArray(XS, (3,))
+
+
+def diff_request(expr, *specs):
+    specs = tuple(specs) or ((X, 1),)
+    return DerivativeRequest("diff", expr, None, specs, derive.diff(expr, list(specs)), None)
+
+
+def grad_request(expr, wrt=VECTOR):
+    return DerivativeRequest("grad", expr, wrt, (), derive.grad(expr, wrt), None)
+
+
+def log_stable_softmax_0():
+    """log(softmax(x)[0]) as gradlang builds it: exp(v - sg(max(v))) / sum(...)."""
+    m = StopGradient(Maximum(*XS))
+    return sp.log(sp.exp(XS[0] - m) / sum(sp.exp(x - m) for x in XS))
