@@ -1,0 +1,141 @@
+"""Which shape each parameter of a user function has, for export.
+
+gradlang functions are untyped: a body is evaluated at each call with whatever
+it is given. An exported function needs concrete SymPy symbols for its
+parameters, so we guess, from the syntax only (never by evaluating user text):
+
+1. a hint: the function is called somewhere (another body, or the script's
+   source if the caller passes it) with a declared vector/matrix or a list
+   literal at that position -> that shape;
+2. a parameter that is indexed, an operand of `@`, or the argument of a
+   reduction (`sum(v)`, `max(v)`, `softmax(exp(v))`) must be an array -> the
+   shapes of the declared vectors and matrices, in declaration order;
+3. otherwise a scalar first, then those shapes.
+
+export tries the combinations in that order and keeps the first whose body
+evaluates without a ShapeError.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy as sp
+from lark import Tree
+
+from ..evaluate import FunctionDef
+from ..parse import parse
+from ..values import elements, shape_of
+
+REDUCTIONS = {
+    "sum", "mean", "prod", "norm", "logsumexp", "dot", "len", "softmax", "transpose",
+    "reduce_sum", "reduce_mean",
+}
+ONE_ARGUMENT_REDUCTIONS = {"max", "min", "reduce_max", "reduce_min"}
+ELEMENTWISE = {
+    "exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+    "sigmoid", "relu", "softplus", "abs", "sign", "floor", "ceil", "round", "stop_gradient", "sg",
+}
+DEFAULT_SHAPE = (3,)
+MAX_TRIES = 256
+
+
+def declared_shapes(names: dict) -> list[tuple]:
+    """Shapes of the declared vectors and matrices, in declaration order, without repeats."""
+    shapes = []
+    for value in names.values():
+        shape = shape_of(value)
+        if shape and isinstance(value, sp.Basic) and all(isinstance(e, sp.Symbol) for e in elements(value)):
+            if shape not in shapes:
+                shapes.append(shape)
+    return shapes
+
+
+def call_hints(names: dict, source: str | None) -> dict:
+    """(function name, parameter index) -> shape, from calls with arrays or list literals."""
+    trees = [v.body for v in names.values() if isinstance(v, FunctionDef)]
+    if source:
+        try:
+            trees.append(parse(source))
+        except Exception:  # noqa: BLE001 - a script that does not parse gives no hints
+            pass
+    hints: dict = {}
+    for tree in trees:
+        for node in tree.iter_subtrees():
+            if node.data == "call" and isinstance(names.get(str(node.children[0])), FunctionDef):
+                for i, argument in enumerate(_arguments(node)):
+                    shape = _literal_shape(argument, names)
+                    if shape:
+                        hints.setdefault((str(node.children[0]), i), shape)
+    return hints
+
+
+def parameter_options(definition: FunctionDef, names: dict, hints: dict) -> list[list[tuple]]:
+    """For each parameter, the shapes to try, most likely first."""
+    shapes = declared_shapes(names) or [DEFAULT_SHAPE]
+    arrays = array_parameters(definition)
+    options = []
+    for i, param in enumerate(definition.params):
+        if (definition.name, i) in hints:
+            options.append([hints[(definition.name, i)]])
+        elif param in arrays:
+            options.append(shapes)
+        else:
+            options.append([()] + shapes)
+    return options
+
+
+def assignments(options: list[list[tuple]]):
+    """Combinations of parameter shapes, fewest arrays first, at most MAX_TRIES."""
+    combos = sorted(itertools.product(*options), key=lambda c: sum(1 for s in c if s))
+    return combos[:MAX_TRIES]
+
+
+def array_parameters(definition: FunctionDef) -> set[str]:
+    """Parameters the body uses as arrays: indexed, in `@`, or given to a reduction."""
+    params, found = set(definition.params), set()
+    for node in definition.body.iter_subtrees():
+        if node.data == "index":
+            found |= _direct_names(node.children[0], params)
+        elif node.data == "product":
+            operands = node.children[0::2]
+            for op, (left, right) in zip(node.children[1::2], zip(operands, operands[1:])):
+                if str(op) == "@":
+                    found |= _direct_names(left, params) | _direct_names(right, params)
+        elif node.data == "call":
+            name, args = str(node.children[0]), _arguments(node)
+            if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
+                for argument in args:
+                    found |= _direct_names(argument, params)
+    return found
+
+
+def _direct_names(node, params: set) -> set[str]:
+    """The parameter a node is, possibly through elementwise calls: v, exp(v), sg(exp(v))."""
+    while isinstance(node, Tree) and node.data == "call" and str(node.children[0]) in ELEMENTWISE:
+        args = _arguments(node)
+        if len(args) != 1:
+            return set()
+        node = args[0]
+    if isinstance(node, Tree) and node.data == "name" and str(node.children[0]) in params:
+        return {str(node.children[0])}
+    return set()
+
+
+def _arguments(call: Tree) -> list:
+    return list(call.children[1].children) if len(call.children) > 1 else []
+
+
+def _literal_shape(node, names: dict):
+    if not isinstance(node, Tree):
+        return None
+    if node.data == "name":
+        value = names.get(str(node.children[0]))
+        return shape_of(value) if isinstance(value, sp.Basic) and shape_of(value) else None
+    if node.data == "brackets":
+        items = node.children[0].children if node.children else []
+        inner = {_literal_shape(i, names) if isinstance(i, Tree) and i.data == "brackets" else () for i in items}
+        if len(inner) == 1:
+            (shape,) = inner
+            return (len(items),) + (shape or ())
+    return None
