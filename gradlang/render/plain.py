@@ -63,6 +63,40 @@ class PlainPrinter(StrPrinter):
         exponent = self.parenthesize(expr.exp, prec, strict=False)
         return f"{base}^{exponent}"
 
+    def _print_Mul(self, expr):
+        coefficient, rest = expr.as_coeff_Mul()
+        if coefficient is sp.S.One or not coefficient.is_Rational and not coefficient.is_Float:
+            return super()._print_Mul(expr)
+        if not any(f.is_Add for f in sp.Mul.make_args(rest)):
+            return super()._print_Mul(expr)
+        return self._print_scaled_sums(coefficient, rest)
+
+    def _print_scaled_sums(self, coefficient, rest) -> str:
+        """A number times a product containing sums, written so that reading it back
+        never multiplies the number into a single sum first: SymPy would distribute
+        it (0.5*(x + 1) -> 0.5*x + 0.5) and the value read back would differ.
+        """
+        prec = precedence(sp.Mul(sp.Symbol("a"), sp.Symbol("b")))
+        factors = sp.Mul.make_args(rest)
+        below = [f for f in factors if f.is_Pow and f.exp.as_coeff_Mul()[0] < 0]
+        above = [f for f in factors if f not in below]
+        above.sort(key=lambda f: f.is_Add)  # a factor that is not a sum goes first
+        numerator = "*".join(self.parenthesize(f, prec, strict=False) for f in above)
+        denominator = [self.parenthesize(1 / f, prec, strict=False) for f in below]
+        sign = "-" if coefficient < 0 else ""
+        magnitude = abs(coefficient)
+        wrapped = above[0].is_Add
+        if magnitude.is_Rational and magnitude.q != 1 and not wrapped:
+            denominator.insert(0, str(magnitude.q))
+        body = numerator + (_over(denominator) if denominator else "")
+        if wrapped:
+            body = f"({body})"
+        if magnitude.is_Float:
+            return f"{sign}{self._print(magnitude)}*{body}"
+        scale = f"{magnitude.p}*" if magnitude.p != 1 else ""
+        tail = f"/{magnitude.q}" if magnitude.q != 1 and wrapped else ""
+        return f"{sign}{scale}{body}{tail}"
+
     def _print_Float(self, expr):
         return format_float(float(expr))
 
@@ -153,6 +187,10 @@ class PlainPrinter(StrPrinter):
         if isinstance(expr, (float, np.floating)):
             return format_float(float(expr))
         return super().doprint(expr)
+
+
+def _over(denominator: list[str]) -> str:
+    return "/" + denominator[0] if len(denominator) == 1 else "/(" + "*".join(denominator) + ")"
 
 
 _PRINTER = PlainPrinter({"order": None})
