@@ -117,9 +117,10 @@ class Plot:
         for number, line in enumerate(self._chart(width, rows)):
             if number:
                 text.append("\n")
+            kept = len("".join(piece for piece, _ in line).rstrip())
             for piece, style in line:
-                text.append(piece, style=style or "")
-        text.rstrip()
+                text.append(piece[: max(kept, 0)], style=style or "")
+                kept -= len(piece)
         return text
 
     def _chart(self, width: int, rows: int) -> list:
