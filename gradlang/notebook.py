@@ -76,7 +76,8 @@ class GradlangMagics(Magics):
             print(f"%%gradlang takes only the option --reset, not {line.strip()!r}", file=sys.stderr)
             return
         session = reset_session(self.shell) if options else session_for(self.shell)
-        run_and_display(session, cell)
+        # A blank first line stands for the %%gradlang line, so error lines match the cell as shown.
+        run_and_display(session, "\n" + cell)
 
 
 def run_and_display(session: Session, source: str) -> None:
