@@ -7,8 +7,8 @@ parameters, so we guess, from the syntax only (never by evaluating user text):
 1. a hint: the function is called somewhere (another body, or the script's
    source if the caller passes it) with a declared vector/matrix or a list
    literal at that position -> that shape;
-2. a parameter that is indexed, an operand of `@`, or the argument of a
-   reduction (`sum(v)`, `max(v)`, `softmax(exp(v))`) must be an array -> the
+2. a parameter that is indexed, an operand of `@`, or in the argument of a
+   reduction (`sum(v)`, `max(v)`, `sum(v + sg(v))`) must be an array -> the
    shapes of the declared vectors and matrices, in declaration order;
 3. otherwise a scalar first, then those shapes.
 
@@ -106,7 +106,7 @@ def array_parameters(definition: FunctionDef) -> set[str]:
             name, args = str(node.children[0]), _arguments(node)
             if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
                 for argument in args:
-                    found |= _direct_names(argument, params)
+                    found |= _direct_names(argument, params) or _operand_names(argument, params)
     return found
 
 
@@ -120,6 +120,20 @@ def _direct_names(node, params: set) -> set[str]:
     if isinstance(node, Tree) and node.data == "name" and str(node.children[0]) in params:
         return {str(node.children[0])}
     return set()
+
+
+def _operand_names(node, params: set) -> set[str]:
+    """Parameters in an elementwise expression given to a reduction, sum(v + sg(v)): not under an index."""
+    found, stack = set(), [node]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, Tree) or node.data == "index":
+            continue
+        if node.data == "name" and str(node.children[0]) in params:
+            found.add(str(node.children[0]))
+        elif node.data != "call" or str(node.children[0]) in ELEMENTWISE:
+            stack.extend(node.children[1:] if node.data == "call" else node.children)
+    return found
 
 
 def _arguments(call: Tree) -> list:

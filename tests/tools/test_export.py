@@ -1,0 +1,150 @@
+"""Export: JAX modules executed, jax.grad equal to gradlang's gradient (ties included); torch run if importable; tf compiled."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from gradlang import Session
+from gradlang.errors import ValueError as GradlangValueError
+from gradlang.export import export_program
+from tests.conftest import as_floats
+
+SCRIPT = """x: R^3
+softmax2(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))
+loss(v) = log(softmax2(v)[0])
+straight(v) = sum(v + sg(round(v) - v) * v)
+target(v) = (v[0] - sg(v[1] * 0.9 + v[2]))^2
+square(v) = v[0] * sg(v[0]) + v[1] * v[2]
+ties(v) = max(v) + min(v[0], v[1], 0) + abs(v[2]) + relu(v[1] - 3) + max(v[0], 0)
+steps(v) = floor(v[0]) * v[1] + ceil(v[1]) * sign(v[2]) * v[2] + where(v[0] > v[1], v[0], v[2])
+lambda(v) = a * dot(v, v) + pi
+"""
+
+# (function, point): ties, kinks, jumps and rounding halves included
+POINTS = [
+    ("loss", [1, 3, 3]),
+    ("loss", [0.5, -1, 2]),
+    ("straight", [0.5, 1.5, -2.3]),
+    ("target", [1, 2, 3]),
+    ("square", [2, -1, 0.5]),
+    ("ties", [3, 3, 0]),
+    ("ties", [0, 3, 3]),
+    ("ties", [2, 2, 2]),
+    ("ties", [-1, 4, -2]),
+    ("steps", [2, 2, 0]),
+    ("steps", [1.5, 0.5, -1]),
+]
+
+
+@pytest.fixture(scope="module")
+def session():
+    s = Session()
+    s.run(SCRIPT)
+    return s
+
+
+def load(code: str, tmp_path, name: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(code)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def gradlang_grad(session, function: str, point) -> np.ndarray:
+    return as_floats(session.eval(f"grad({function}(x), x) at x = {[float(p) for p in point]}"))
+
+
+def gradlang_value(session, function: str, point) -> np.ndarray:
+    return as_floats(session.eval(f"{function}(x) at x = {[float(p) for p in point]}"))
+
+
+@pytest.fixture(scope="module")
+def jax_module(session, tmp_path_factory):
+    pytest.importorskip("jax")
+    return load(export_program(session, "jax", SCRIPT), tmp_path_factory.mktemp("jax"), "exported_jax")
+
+
+@pytest.mark.parametrize("function, point", POINTS)
+def test_jax_grad_equals_gradlang(jax_module, session, function, point):
+    import jax.numpy as jnp
+
+    exported = getattr(jax_module, f"grad_{function}")(jnp.array(point, dtype=jnp.float64))
+    assert np.allclose(np.asarray(exported), gradlang_grad(session, function, point), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("function, point", POINTS)
+def test_jax_values_equal_gradlang(jax_module, session, function, point):
+    import jax.numpy as jnp
+
+    exported = getattr(jax_module, function)(jnp.array(point, dtype=jnp.float64))
+    assert np.allclose(np.asarray(exported), gradlang_value(session, function, point), rtol=1e-12)
+
+
+def test_jax_vector_valued_function(jax_module, session):
+    import jax
+    import jax.numpy as jnp
+
+    point = [1.0, 3.0, 3.0]
+    jac = jax.jacobian(jax_module.softmax2)(jnp.array(point))
+    expected = as_floats(session.eval(f"jacobian(softmax2(x), x) at x = {point}"))
+    assert np.allclose(np.asarray(jac), expected, atol=1e-12)
+
+
+def test_free_symbols_become_keywords_and_names_are_python(jax_module, session):
+    import jax.numpy as jnp
+
+    value = jax_module.lambda_(jnp.array([1.0, 2.0, 3.0]), a=2.0)
+    assert float(value) == pytest.approx(2 * 14 + np.pi)
+
+
+def test_numpy_values(session, tmp_path):
+    module = load(export_program(session, "numpy", SCRIPT), tmp_path, "exported_numpy")
+    for function, point in POINTS:
+        value = getattr(module, function)(np.array(point, dtype=float))
+        assert np.allclose(value, gradlang_value(session, function, point), rtol=1e-12)
+    assert not hasattr(module, "grad_loss")
+
+
+@pytest.mark.parametrize(
+    "target, primitive",
+    [("jax", "jax.lax.stop_gradient("), ("torch", ".detach()"), ("tf", "tf.stop_gradient(")],
+)
+def test_stop_gradient_primitive_and_syntax(session, target, primitive):
+    code = export_program(session, target, SCRIPT)
+    compile(code, f"exported_{target}.py", "exec")
+    body = code[code.index("def loss") :]
+    assert primitive in body.split("def ", 2)[1]
+
+
+def test_torch_grad_equals_gradlang(session, tmp_path):
+    torch = pytest.importorskip("torch")
+    module = load(export_program(session, "torch", SCRIPT), tmp_path, "exported_torch")
+    for function, point in POINTS:
+        exported = getattr(module, f"grad_{function}")(torch.tensor(point, dtype=torch.float64))
+        assert np.allclose(exported.numpy(), gradlang_grad(session, function, point), atol=1e-12), function
+
+
+def test_tf_runs_if_importable(session, tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    module = load(export_program(session, "tf", SCRIPT), tmp_path, "exported_tf")
+    for function, point in POINTS:
+        exported = getattr(module, f"grad_{function}")(tf.constant(point, dtype=tf.float64))
+        assert np.allclose(exported.numpy(), gradlang_grad(session, function, point), atol=1e-12), function
+
+
+def test_shapes_come_from_calls_in_the_source():
+    s = Session()
+    source = "y: R^2\nz: R^4\nf(v) = sum(v^2)\nf(z)"
+    s.run(source)
+    assert "v[3]" in export_program(s, "numpy", source)
+    assert "v[3]" not in export_program(s, "numpy")  # without the source: the first declared vector
+
+
+def test_unknown_target():
+    with pytest.raises(GradlangValueError):
+        export_program(Session(), "mxnet")
