@@ -251,6 +251,7 @@ class Evaluator:
         if batch:
             raise ValueError("gradcheck checks one point: give each symbol one value, not a list")
         report = gradcheck(to_symbolic(expr), wrt, pairs)
+        substitute(expr, pairs, [], self.notes)  # only for its warnings about kinks at the point
         self.attachments.append(report)
         return report.value
 
