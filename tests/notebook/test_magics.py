@@ -15,8 +15,8 @@ from IPython.utils.capture import capture_output  # noqa: E402
 import gradlang  # noqa: E402
 from gradlang import Session, notebook  # noqa: E402
 
-# `%load_ext gradlang` once the package exposes the hook, the module itself until then.
-EXTENSION = "gradlang" if hasattr(gradlang, "load_ipython_extension") else "gradlang.notebook"
+# gradlang/__init__.py forwards load_ipython_extension to gradlang.notebook.
+EXTENSION = "gradlang"
 
 
 @pytest.fixture(scope="module")
