@@ -1,0 +1,19 @@
+"""The DAG derivative engine: reverse accumulation over distinct subexpressions.
+
+See docs/dag.md. Public interface:
+
+- `build_dag`, `dag_size`: the DAG view of SymPy expressions;
+- `reverse_grad(expr, symbols)`: the raw backward pass (shared, unevaluated);
+- `derivative`, `grad`, `jacobian`, `hessian`: counterparts of derive.py's;
+- `tape(expr, symbols)`: forward and backward tables for the teaching view;
+- `named_subexpressions(exprs, min_size)`: t1 = ..., t2 = ... for printers.
+"""
+
+from .api import derivative, grad, gradient_list, hessian, jacobian
+from .graph import Dag, build_dag, dag_edges, dag_size
+from .reverse import Backward, backward, reverse_grad
+
+__all__ = [
+    "Backward", "Dag", "backward", "build_dag", "dag_edges", "dag_size", "derivative", "grad",
+    "gradient_list", "hessian", "jacobian", "reverse_grad",
+]

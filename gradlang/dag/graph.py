@@ -1,0 +1,108 @@
+"""The DAG view of SymPy expressions: each distinct subexpression once.
+
+SymPy expressions are trees in name only: a model built by the evaluator
+shares its subexpressions (the hidden layer of an MLP feeds every output), and
+any recursive walk of such an expression (`free_symbols`, `count_ops`,
+`xreplace`, `sympy.diff`) visits a shared node once per path to it, which is
+exponential in the depth of sharing. Everything here walks the DAG instead:
+distinct subexpressions (by SymPy equality) in topological order, found with
+an explicit stack, since a chain of nested calls can be deeper than Python's
+recursion limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+
+@dataclass(frozen=True)
+class Dag:
+    """Distinct subexpressions of some roots, children before parents.
+
+    nodes[i] is a SymPy object, children[i] the node indices of its args (in
+    order, repeats kept), roots the indices of the expressions it was built from.
+    """
+
+    nodes: tuple
+    children: tuple
+    index: dict
+    roots: tuple
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def parents(self) -> list[list[int]]:
+        """For each node, the nodes that use it (once per use)."""
+        users: list[list[int]] = [[] for _ in self.nodes]
+        for i, kids in enumerate(self.children):
+            for k in kids:
+                users[k].append(i)
+        return users
+
+
+def build_dag(roots) -> Dag:
+    """The DAG of one expression or a sequence of them (iterative post-order)."""
+    roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
+    index: dict = {}
+    nodes: list = []
+    children: list = []
+    for root in roots:
+        _visit(root, index, nodes, children)
+    return Dag(tuple(nodes), tuple(children), index, tuple(index[r] for r in roots))
+
+
+def _visit(root, index, nodes, children) -> None:
+    """Append root and its unseen descendants, each after its args."""
+    if root in index:
+        return
+    stack = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if node in index:
+            continue
+        if expanded:
+            index[node] = len(nodes)
+            nodes.append(node)
+            children.append(tuple(index[a] for a in node.args))
+            continue
+        stack.append((node, True))
+        stack.extend((a, False) for a in reversed(node.args) if a not in index)
+
+
+def dag_size(exprs) -> int:
+    """The number of distinct subexpressions (atoms included) of one or many expressions."""
+    if isinstance(exprs, sp.MatrixBase | sp.NDimArray):
+        exprs = list(exprs)
+    return len(build_dag(exprs))
+
+
+def dag_edges(exprs) -> int:
+    """The number of argument slots of the distinct nodes: the work of evaluating the DAG once."""
+    if isinstance(exprs, sp.MatrixBase | sp.NDimArray):
+        exprs = list(exprs)
+    return sum(len(kids) for kids in build_dag(exprs).children)
+
+
+def tree_sizes(dag: Dag, cap: int | None = None) -> list[int]:
+    """Node count of each node as a printed tree, computed on the DAG (capped to stay small)."""
+    sizes: list[int] = []
+    for kids in dag.children:
+        size = 1 + sum(sizes[k] for k in kids)
+        sizes.append(min(size, cap) if cap is not None else size)
+    return sizes
+
+
+def depends_on(dag: Dag, symbols, cut) -> list[bool]:
+    """Whether each node depends on one of the symbols through uncut edges."""
+    targets = set(symbols)
+    result: list[bool] = []
+    for node, kids in zip(dag.nodes, dag.children):
+        if node in targets:
+            result.append(True)
+        elif cut(node):
+            result.append(False)
+        else:
+            result.append(any(result[k] for k in kids))
+    return result
