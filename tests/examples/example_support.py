@@ -1,0 +1,29 @@
+"""Where the examples live, and one cached CLI run of each (shared by the example tests).
+
+Every example is run once per test session with `--plain` (the golden test and
+the run test share that transcript), so the directory stays well under a
+minute on two cores.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+NAMES = sorted(path.stem for path in EXAMPLES.glob("*.grad"))
+
+
+@lru_cache(maxsize=None)
+def run_example(name: str, fmt: str = "--plain") -> subprocess.CompletedProcess:
+    """Run examples/NAME.grad through the CLI in a subprocess, as a user would."""
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run(
+        [sys.executable, "-m", "gradlang", fmt, str(EXAMPLES / f"{name}.grad")],
+        capture_output=True, text=True, timeout=120, cwd=REPO, env=env,
+    )
