@@ -89,6 +89,7 @@ def run_program(session, source: str, filename: str, emitter: Emitter) -> int:
     """Run a whole program, printing as results come; 0 on success, 1 on error."""
     from .errors import GradlangError
 
+    emitter.filename = filename
     try:
         for result in session.iter_run(source, filename):
             emitter.result(result)

@@ -46,6 +46,7 @@ class Emitter:
         self.err = err
         self.transcript = transcript
         self.console = console or make_console(out)
+        self.filename: str | None = None
         self._cells = 0
 
     # --- results --------------------------------------------------------------
@@ -90,7 +91,9 @@ class Emitter:
     # --- messages -------------------------------------------------------------
 
     def warning(self, text: str, result=None) -> None:
-        where = f"line {result.line}: " if result is not None else ""
+        where = ""
+        if result is not None:
+            where = f"{self.filename}:{result.line}: " if self.filename else f"line {result.line}: "
         self.err.write(f"{where}warning: {text}\n")
         self.err.flush()
 
