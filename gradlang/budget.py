@@ -42,6 +42,9 @@ def _on_alarm(signum, frame) -> None:
     now = time.monotonic()
     expired = [d for d in _deadlines if d <= now]
     if expired:
+        # Fire again soon in case this exception is swallowed (a signal can land
+        # in a garbage-collector callback, where exceptions are ignored).
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
         raise OutOfTime(min(expired))
     _arm()
 

@@ -45,6 +45,11 @@ class _Reduction(sp.Function):
             return cls.pick(args, key=lambda a: a.evalf(30))
         return None
 
+    def _latex(self, printer, exp=None):
+        name = r"\max" if self.pick is max else r"\min"
+        tex = rf"{name}\left({', '.join(printer._print(a) for a in self.args)}\right)"
+        return tex if exp is None else rf"{tex}^{{{exp}}}"
+
     def _eval_derivative(self, symbol):
         terms = []
         for k, arg in enumerate(self.args):

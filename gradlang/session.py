@@ -135,7 +135,7 @@ class Session:
     def _assignment(self, statement: Tree, source: str) -> None:
         name_token, body = statement.children
         _check_bindable(name_token)
-        self.env[str(name_token)] = self._evaluator().evaluate(body)
+        self.env[str(name_token)] = settle(self._evaluator().evaluate(body))
 
     def _definition(self, statement: Tree, source: str) -> None:
         children = statement.children

@@ -39,6 +39,10 @@ class StopGradient(sp.Function):
     def _eval_is_extended_real(self):
         return self.args[0].is_extended_real
 
+    def _latex(self, printer, exp=None):
+        tex = rf"\operatorname{{sg}}\left({printer._print(self.args[0])}\right)"
+        return tex if exp is None else f"{tex}^{{{exp}}}"
+
     def _eval_is_positive(self):
         return self.args[0].is_positive
 
