@@ -30,6 +30,9 @@ file; GRADLANG_DEBUG=1 shows tracebacks of internal errors.
 """
 
 
+EXPORT_TARGETS = ("jax", "torch", "tf", "numpy")
+
+
 def _version() -> str:
     from . import __version__
 
@@ -54,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
         ("json", "one JSON object per result or error, one per line"),
     ):
         group.add_argument(f"--{name}", dest="fmt", action="store_const", const=name, help=text)
+    parser.add_argument("--plot-dir", metavar="DIR", help="also write every plot as a PNG into DIR (needs matplotlib)")
+    parser.add_argument(
+        "--export",
+        choices=EXPORT_TARGETS,
+        metavar="TARGET",
+        help="run FILE, then print its functions as a Python module for TARGET: jax, torch, tf or numpy",
+    )
     parser.add_argument("--version", action="version", version=f"gradlang {_version()}")
     return parser
 
@@ -62,6 +72,8 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     given = [flag for flag, value in (("FILE", args.file), ("-e", args.code), ("-i", args.interactive)) if value is not None]
     if len(given) > 1:
         parser.error(f"{' and '.join(given)} cannot be used together")
+    if args.export and args.file is None:
+        parser.error("--export needs a FILE to export")
 
 
 def _read(parser: argparse.ArgumentParser, path: str) -> str:
@@ -105,6 +117,29 @@ def run_program(session, source: str, filename: str, emitter: Emitter) -> int:
     return 0
 
 
+def _emitter(args, fmt: str, transcript: bool = False) -> Emitter:
+    emitter = Emitter(fmt, sys.stdout, sys.stderr, transcript=transcript)
+    emitter.plot_dir = args.plot_dir
+    return emitter
+
+
+def export(session, source: str, filename: str, target: str, emitter: Emitter) -> int:
+    """Run the script without printing its results, then print it as a Python module."""
+    from .errors import GradlangError
+    from .export import export_program
+
+    emitter.filename = filename
+    try:
+        for _ in session.iter_run(source, filename):
+            pass
+        module = export_program(session, target, source)
+    except GradlangError as error:
+        emitter.error(error)
+        return 1
+    sys.stdout.write(module)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -123,11 +158,13 @@ def _dispatch(parser, args, fmt: str) -> int:
 
     session = Session()
     if args.code is not None:
-        return run_program(session, args.code, "<-e>", Emitter(fmt, sys.stdout, sys.stderr))
+        return run_program(session, args.code, "<-e>", _emitter(args, fmt))
     if args.file is not None:
         source = _read(parser, args.file)
         filename = "<stdin>" if args.file == "-" else args.file
-        return run_program(session, source, filename, Emitter(fmt, sys.stdout, sys.stderr, transcript=True))
+        if args.export:
+            return export(session, source, filename, args.export, _emitter(args, fmt))
+        return run_program(session, source, filename, _emitter(args, fmt, transcript=True))
     from .repl import start
 
     if args.interactive is not None:

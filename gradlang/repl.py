@@ -75,6 +75,7 @@ class Repl:
         self.session = session if session is not None else Session()
         self.emitter = Emitter(fmt, out or sys.stdout, err or sys.stderr, console=console)
         self.running = True
+        self.accepted: list[str] = []  # source that ran without error, for :export
 
     # --- input ----------------------------------------------------------------
 
@@ -106,6 +107,7 @@ class Repl:
             self.emitter.transcript = False
         if last is not None:
             self.session.bind("_", last.value)
+        self.accepted.append(source)
         return True
 
     def _failed(self, state, report, what) -> bool:
@@ -143,6 +145,7 @@ class Repl:
         from .session import Session
 
         self.session = Session(time_limit=self.session.time_limit)
+        self.accepted = []
         self.emitter.note("every definition forgotten")
 
     def cmd_load(self, argument: str) -> None:
@@ -164,6 +167,30 @@ class Repl:
             self.emitter.note(f"output format: {argument}")
         else:
             self.emitter.note(f"unknown format '{argument}': choose one of {', '.join(FORMATS)}")
+
+    def cmd_export(self, argument: str) -> None:
+        """:export TARGET [FILE]: this session's functions as a Python module."""
+        from .errors import GradlangError
+        from .export import export_program
+
+        target, _, path = argument.partition(" ")
+        if target not in ("jax", "torch", "tf", "numpy"):
+            self.emitter.note("usage: :export jax|torch|tf|numpy [FILE]")
+            return
+        try:
+            module = export_program(self.session, target, "\n".join(self.accepted) or None)
+        except GradlangError as error:
+            self.emitter.error(error)
+            return
+        if not path.strip():
+            self.emitter.note(module.rstrip("\n"))
+            return
+        try:
+            Path(path.strip()).expanduser().write_text(module, encoding="utf-8")
+        except OSError as error:
+            self.emitter.note(f"cannot write '{path.strip()}': {error.strerror or error}")
+            return
+        self.emitter.note(f"wrote {path.strip()}")
 
     def cmd_quit(self, argument: str) -> None:
         self.running = False

@@ -47,6 +47,7 @@ class Emitter:
         self.transcript = transcript
         self.console = console or make_console(out)
         self.filename: str | None = None
+        self.plot_dir: str | None = None
         self._cells = 0
 
     # --- results --------------------------------------------------------------
@@ -54,9 +55,44 @@ class Emitter:
     def result(self, result) -> None:
         """Print one result as it comes, then its warnings on the error stream."""
         getattr(self, "_result_" + self.fmt)(result)
+        if self.fmt != "json":
+            for attachment in getattr(result, "attachments", ()) or ():
+                self._attachment(attachment)
         self._flush()
+        self._save_images(result)
         for warning in getattr(result, "warnings", ()) or ():
             self.warning(warning, result)
+
+    def _attachment(self, attachment) -> None:
+        """A gradcheck report or a plot, after the value (comments in plain, to stay valid source)."""
+        if self.fmt == "pretty":
+            self.console.print(attachment.to_rich())
+        elif self.fmt == "latex":
+            self._write(attachment.to_latex() + "\n")
+        else:
+            self._write("".join(f"# {line}\n" for line in attachment.to_plain().splitlines()))
+
+    def _save_images(self, result) -> None:
+        """With --plot-dir, each plot is also written as a PNG."""
+        if not self.plot_dir:
+            return
+        from pathlib import Path
+
+        from ..errors import GradlangError
+
+        images = [a for a in getattr(result, "attachments", ()) or () if hasattr(a, "to_png")]
+        for number, image in enumerate(images, start=1):
+            path = Path(self.plot_dir) / f"plot-line{result.line}-{number}.png"
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                image.to_png(path)
+            except GradlangError as error:
+                self.warning(error.message, result)
+                return
+            except OSError as error:
+                self.warning(f"cannot write {path}: {error.strerror or error}", result)
+                return
+            self.err.write(f"wrote {path}\n")
 
     def _result_plain(self, result) -> None:
         render = _explain_renderer("to_plain")

@@ -1,4 +1,4 @@
-"""JSON lines output: one object per printing statement, as LANGUAGE.md section 8 fixes.
+"""JSON lines output: one object per printing statement, as the language reference (docs/language.md), section 8 fixes.
 
 A result becomes `{"line", "column", "source", "kind", "text", "latex", "value",
 "warnings"}` (and `"steps"` for explain); an error becomes exactly
@@ -105,6 +105,9 @@ def result_to_json(result) -> dict:
     }
     if result.kind == "explain":
         data["steps"] = _steps_json(result)
+    attachments = getattr(result, "attachments", ()) or ()
+    if attachments:
+        data["attachments"] = [attachment.to_json() for attachment in attachments]
     return data
 
 
