@@ -1,4 +1,4 @@
-"""The builtin function table of LANGUAGE.md section 6.
+"""The builtin function table of the language reference (docs/language.md), section 6.
 
 Each builtin is a `Builtin` record: its implementation (a function of a
 `Call`), the number of arguments it takes, and a one-line description and
@@ -387,7 +387,7 @@ def _numeric(call: Call):
     return elementwise(lambda e: e.evalf(15) if isinstance(e, sp.Expr) else e, value)
 
 
-# --- tools (LANGUAGE.md section 12) ---------------------------------------------
+# --- tools (the language reference (docs/language.md), section 12) ---------------------------------------------
 
 
 @builtin("gradcheck", 2, 2, "check grad(e, x) against finite differences with stops frozen", "gradcheck(x*sg(x), x) at x = 2.0", "tools")

@@ -1,7 +1,7 @@
 """Errors are values with a place.
 
 Every error a user can cause is a `GradlangError` subclass named after its kind
-in LANGUAGE.md section 9. Each carries the line and column where it happened
+in the language reference (docs/language.md), section 9. Each carries the line and column where it happened
 (1-based) and, once the session has attached it, the text of that source line,
 so the edges (CLI, REPL, notebook) can show a caret. Nothing in the pipeline
 prints errors; it raises them.

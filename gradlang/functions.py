@@ -1,4 +1,4 @@
-"""gradlang's own SymPy functions for the non-smooth builtins of LANGUAGE.md section 5.
+"""gradlang's own SymPy functions for the non-smooth builtins of the language reference (docs/language.md), section 5.
 
 SymPy's `Max` gives 1/2 to every tied argument whatever their number, its
 `sign`/`floor` differentiate into `DiracDelta`, and its Heaviside terms

@@ -2,7 +2,7 @@
 
 At a tie of max/min, the kink of abs/relu, a jump of sign/floor/ceil/round or
 the boundary of a where, the derivative is not determined by the function:
-gradlang follows LANGUAGE.md section 5 and the frameworks disagree among
+gradlang follows the language reference (docs/language.md), section 5 and the frameworks disagree among
 themselves. This module finds such points and says so, naming gradlang's
 convention and what TensorFlow, JAX and PyTorch give there.
 

@@ -5,7 +5,7 @@ adjoint (`wanted`), and returns the partial derivative of the node by each
 arg (ZERO where not wanted). Reverse accumulation multiplies these by the
 node's adjoint; nothing else about differentiation lives anywhere.
 
-Conventions of LANGUAGE.md section 5: stop_gradient and the piecewise-constant
+Conventions of the language reference (docs/language.md), section 5: stop_gradient and the piecewise-constant
 functions cut the edge to their argument (no adjoint flows through it),
 max/min give each argument its tie-aware share, relu is where(u > 0, 1, 0)
 and where differentiates its branches only.
@@ -14,6 +14,7 @@ and where differentiates its branches only.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.logic.boolalg import Boolean
 
 from ..functions import PIECEWISE_CONSTANT, Maximum, Minimum, Relu, Where
 from ..stopgrad import StopGradient
@@ -26,7 +27,8 @@ RULES: dict = {}
 
 def is_cut(node) -> bool:
     """A node whose argument never receives an adjoint (a cut edge)."""
-    return isinstance(node, CUT_CLASSES) or isinstance(node, sp.logic.boolalg.Boolean)
+    # SymPy's Symbol is also a Boolean; only conditions (relations, and/or) are cut.
+    return isinstance(node, CUT_CLASSES) or (isinstance(node, Boolean) and not node.is_Symbol)
 
 
 def rule(*classes):

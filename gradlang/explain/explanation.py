@@ -1,7 +1,7 @@
 """explain(request): every component derivation of one derivative call.
 
 Components whose derivations are identical are grouped under one step; the
-summary line and what the stops blocked (LANGUAGE.md section 4, `blocked`)
+summary line and what the stops blocked (the language reference (docs/language.md), section 4, `blocked`)
 come with them.
 """
 

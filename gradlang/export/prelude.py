@@ -1,6 +1,6 @@
 '''The fixed head of each exported module: imports and the convention helpers.
 
-Each helper implements one rule of LANGUAGE.md section 5 with the target's
+Each helper implements one rule of the language reference (docs/language.md), section 5 with the target's
 own primitives, chosen so that the framework's gradient equals gradlang's:
 
 - `_max` / `_min` reduce over all arguments at once with the framework's
@@ -13,7 +13,7 @@ own primitives, chosen so that the framework's gradient equals gradlang's:
 
 from __future__ import annotations
 
-_COMMON_NOTE = "# Helpers implementing gradlang's derivative conventions (LANGUAGE.md section 5).\n"
+_COMMON_NOTE = "# Helpers implementing gradlang's derivative conventions (the language reference (docs/language.md), section 5).\n"
 
 NUMPY = '''import numpy as np
 

@@ -1,7 +1,7 @@
 """SymPy code printers for the export targets: one class per framework.
 
 Printers dispatch by class (`_print_<Class>`). Every gradlang function that a
-framework would differentiate differently from LANGUAGE.md section 5 is
+framework would differentiate differently from the language reference (docs/language.md), section 5 is
 printed as a call to a small helper defined in the module's prelude
 (`_max`, `_abs`, ...; see prelude.py), so the exported gradient equals
 gradlang's. Numbers that are constant (pi, sqrt(2)) are printed as floats, so

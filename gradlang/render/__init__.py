@@ -1,4 +1,4 @@
-"""Renderers: one set of results, four ways to show them (LANGUAGE.md section 8).
+"""Renderers: one set of results, four ways to show them (the language reference (docs/language.md), section 8).
 
 - plain  (`to_plain`): gradlang source that reads back to the same value;
 - latex  (`to_latex`): a math-mode fragment, stop_gradient as \\operatorname{sg};
