@@ -27,3 +27,12 @@ def run_example(name: str, fmt: str = "--plain") -> subprocess.CompletedProcess:
         [sys.executable, "-m", "gradlang", fmt, str(EXAMPLES / f"{name}.grad")],
         capture_output=True, text=True, timeout=120, cwd=REPO, env=env,
     )
+
+
+def run_all(workers: int = 2) -> None:
+    """Run every example in both tested formats, two at a time (CI has two cores)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = [(name, fmt) for name in NAMES for fmt in ("--plain", "--json")]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(lambda job: run_example(*job), jobs))
