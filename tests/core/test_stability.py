@@ -1,4 +1,5 @@
-"""softmax, logsumexp and the stable softmax stay finite and right at logits of ±1000."""
+"""softmax, logsumexp and the stable softmax stay finite and right at logits of ±1000;
+floating point overflow and domain errors give IEEE inf and nan, as NumPy does."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+
+import gradlang
 
 jax.config.update("jax_enable_x64", True)
 
@@ -72,3 +75,40 @@ def test_finite_and_right_through_compiled_numpy(program, oracle, values):
     got = values(program)
     assert np.all(np.isfinite(got)), got
     np.testing.assert_allclose(got, np.asarray(oracle(jnp.linspace(-1000.0, 1000.0, 5))), rtol=1e-10, atol=1e-12)
+
+
+# Floating point follows IEEE 754 as NumPy does (LANGUAGE.md section 7): the same
+# number whether the float is written in the expression or given by `at`.
+IEEE = [
+    ("log-of-zero-at", "log(x) at x = 0.0", lambda: np.log(0.0), None),
+    ("log-of-zero-literal", "log(0.0)", lambda: np.log(0.0),
+     "BUG: log(0.0) is a ValueError, not -inf (log(x) at x = 0.0 gives -inf)"),
+    ("log-base-of-zero-literal", "log(0.0, 2)", lambda: np.log(0.0) / np.log(2),
+     "BUG: log(0.0, 2) is a ValueError, not -inf"),
+    ("log-of-negative-at", "log(x) at x = -1.0", lambda: np.log(-1.0), None),
+    ("log-of-negative-literal", "log(-1.0)", lambda: np.log(-1.0),
+     "BUG: log(-1.0) is a ValueError (I*pi not real), not nan (log(x) at x = -1.0 gives nan)"),
+    ("sqrt-of-negative-literal", "sqrt(-1.0)", lambda: np.sqrt(-1.0), None),
+    ("sqrt-of-negative-at", "sqrt(x) at x = -4.0", lambda: np.sqrt(-4.0), None),
+    ("acos-out-of-domain", "acos(2.0)", lambda: np.arccos(2.0), None),
+    ("float-division-by-zero", "x/y at x = 1.0, y = 0.0", lambda: np.float64(1.0) / np.float64(0.0), None),
+    ("zero-over-zero", "0.0/0", lambda: np.float64(0.0) / np.float64(0.0), None),
+    ("exp-overflow", "exp(1000.0)", lambda: np.exp(1000.0), None),
+    ("exp-underflow", "exp(-1000.0)", lambda: np.exp(-1000.0), None),
+    ("multiplication-overflow", "1e308 * 10", lambda: np.float64(1e308) * 10, None),
+    ("derivative-at-pole", "diff(log(x), x) at x = 0.0", lambda: np.float64(1.0) / np.float64(0.0), None),
+    ("compiled-log", "log(t) at t = linspace(0, 1, 3)", lambda: np.log(np.linspace(0, 1, 3)), None),
+    ("compiled-sqrt", "sqrt(t) at t = linspace(-1, 1, 3)", lambda: np.sqrt(np.linspace(-1, 1, 3)), None),
+    ("compiled-reciprocal", "1/t at t = linspace(-1, 1, 3)", lambda: 1 / np.linspace(-1, 1, 3), None),
+    ("vector-log", "x: R^2\nlog(x) at x = [0.0, 1.0]", lambda: np.log([0.0, 1.0]), None),
+]
+
+
+@pytest.mark.parametrize("program, numpy_value", [
+    pytest.param(program, oracle, id=id_, marks=[pytest.mark.xfail(strict=True, raises=gradlang.ValueError, reason=bug)] if bug else [])
+    for id_, program, oracle, bug in IEEE
+])
+def test_floating_point_follows_ieee_like_numpy(program, numpy_value, values):
+    with np.errstate(all="ignore"):
+        expected = numpy_value()
+    np.testing.assert_array_equal(values(program), expected)
