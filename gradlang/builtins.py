@@ -41,6 +41,7 @@ class Call:
     nodes: list
     span: object
     evaluator: object
+    definitions: tuple = ()  # source of the user functions unfolded in the arguments
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class Builtin:
 
 TABLE: dict[str, Builtin] = {}
 CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan}
+BLOCKED_SIMPLIFY_TIME = 1.0  # blocked() simplifies for readability only: give up quietly
 CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
 
 
@@ -99,7 +101,8 @@ def _unstopped(call: Call):
 @builtin("blocked", 2, 2, "the part of the true derivative the stops removed", "blocked(x*sg(x), x)", "core")
 def _blocked(call: Call):
     wrt = _wrt(call, "blocked")
-    result = derive.blocked(to_symbolic(call.args[0]), wrt, call.evaluator.simplify)
+    tidy = lambda value: call.evaluator.bounded(sp.simplify, value, "simplify", BLOCKED_SIMPLIFY_TIME, quiet=True)
+    result = derive.blocked(to_symbolic(call.args[0]), wrt, tidy)
     call.evaluator.record("blocked", call, wrt, (), result)
     return result
 
@@ -213,9 +216,16 @@ _ELEMENTWISE = {
 def _make_elementwise(function):
     def apply(call: Call):
         _scalar_args(call)
-        return elementwise(function, call.args[0])
+        return elementwise(lambda u: _float_in_float_out(u, function(u)), call.args[0])
 
     return apply
+
+
+def _float_in_float_out(argument, result):
+    """sign(1.5) is 1.0, not 1: a float anywhere makes the result a float."""
+    if isinstance(argument, sp.Float) and isinstance(result, sp.Number) and not result.is_Float:
+        return sp.Float(float(result)) if result.is_finite else result
+    return result
 
 
 for _name, (_function, _doc, _example) in _ELEMENTWISE.items():

@@ -171,7 +171,8 @@ class DerivativeRequest:
     operation is "diff", "grad", "jacobian", "hessian" or "blocked"; expr is the
     value differentiated; specs are the (symbol, order) pairs of diff, or wrt the
     variables of the others; result is the value returned; span is where the
-    call stands in the source.
+    call stands in the source; definitions are the source texts of the user
+    functions unfolded while building expr (shown as the definition step).
     """
 
     operation: str
@@ -180,3 +181,4 @@ class DerivativeRequest:
     specs: tuple
     result: object
     span: object
+    definitions: tuple = ()

@@ -59,6 +59,7 @@ class Evaluator:
         self.notes = notes
         self.derivations = derivations
         self.attachments: list = []
+        self.unfolded: list = []  # user functions called, in order (for explain)
         self.call_depth = 0
 
     # --- dispatch -------------------------------------------------------
@@ -187,6 +188,7 @@ class Evaluator:
         name_token = node.children[0]
         name = str(name_token)
         argument_nodes = node.children[1].children if len(node.children) > 1 else []
+        mark = len(self.unfolded)
         args = self._values(argument_nodes, frame)
         bound = self.lookup(name, frame)
         if isinstance(bound, FunctionDef):
@@ -197,7 +199,8 @@ class Evaluator:
         if entry is None:
             raise NameError(f"unknown function '{name}'", _token_span(name_token))
         builtins.check_arity(entry, len(args))
-        call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self)
+        definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
+        call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
         return entry.function(call)
 
     def _call_user(self, definition: FunctionDef, args: list, node):
@@ -211,6 +214,7 @@ class Evaluator:
                 f"calls nest more than {limits.MAX_CALL_DEPTH} deep (is '{definition.name}' recursive?)"
             )
         self.call_depth += 1
+        self.unfolded.append(definition)
         try:
             return self.evaluate(definition.body, dict(zip(definition.params, args)))
         finally:
@@ -273,7 +277,8 @@ class Evaluator:
     def record(self, operation, call, wrt, specs, result) -> None:
         """Remember a derivative written directly inside an explain statement."""
         if self.derivations is not None and self.call_depth == 0:
-            self.derivations.append(DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span))
+            request = DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span, call.definitions)
+            self.derivations.append(request)
 
     def source_text(self, node) -> str | None:
         """The source of a node written in the statement itself (not inside a function body)."""
@@ -284,17 +289,18 @@ class Evaluator:
     def simplify(self, value):
         return self.bounded(sp.simplify, value, "simplify")
 
-    def bounded(self, function, value, name: str):
+    def bounded(self, function, value, name: str, seconds: float = limits.SIMPLIFY_TIME_LIMIT, quiet=False):
         """Apply a SymPy algebra function within its time budget; past it, keep the value."""
         if isinstance(value, np.ndarray):
             return value
         try:
-            with budget(limits.SIMPLIFY_TIME_LIMIT) as token:
+            with budget(seconds) as token:
                 return elementwise(lambda e: function(e) if isinstance(e, sp.Basic) else e, value)
         except OutOfTime as expiry:
             if not is_mine(expiry, token):
                 raise
-        self.notes.append(f"{name} took longer than {limits.SIMPLIFY_TIME_LIMIT:g} s; the result is shown as it was")
+        if not quiet:
+            self.notes.append(f"{name} took longer than {seconds:g} s; the result is shown as it was")
         return value
 
 

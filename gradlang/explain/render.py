@@ -91,6 +91,7 @@ def to_plain(explanation) -> str:
     """Numbered, indented lines with the rule name beside each step."""
     show = _Shown(explanation, plain)
     lines = [f"{call_text(explanation.request, show)}: {explanation.summary}"]
+    lines += [f"definition: {text}" for text in _definitions(explanation)]
     lines += [f"where {name} = {stop}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
         if len(explanation.steps) > 1 or len(labels) > 1:
@@ -103,12 +104,15 @@ def to_plain(explanation) -> str:
 # --- LaTeX ------------------------------------------------------------------
 
 
+_LATEX_TEXT_ESCAPES = str.maketrans({
+    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "#": r"\#", "%": r"\%",
+    "&": r"\&", "$": r"\$", "{": r"\{", "}": r"\}",
+})
+
+
 def _latex_text(text: str) -> str:
-    """Text safe inside \\text{...}."""
-    for char, escaped in (("\\", r"\textbackslash{}"), ("_", r"\_"), ("^", r"\^{}"), ("#", r"\#"),
-                          ("%", r"\%"), ("&", r"\&"), ("$", r"\$"), ("{", r"\{"), ("}", r"\}")):
-        text = text.replace(char, escaped)
-    return text
+    """Text safe inside \\text{...} (one pass, so no escape is escaped again)."""
+    return text.translate(_LATEX_TEXT_ESCAPES)
 
 
 def _latex_row(node: Node, show) -> str:
@@ -126,6 +130,7 @@ def to_latex(explanation) -> str:
     """An align* block: one row per step, the rule as \\text beside it."""
     show = _Shown(explanation, latex)
     rows = [rf"&\text{{{_latex_text(explanation.summary)}}}"]
+    rows += [rf"&\text{{definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
     rows += [rf"&\text{{where }} {name} = {stop}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
         if len(explanation.steps) > 1 or len(labels) > 1:
@@ -160,6 +165,8 @@ def to_rich(explanation) -> Tree:
     """A rich Tree: the summary on top, one branch per step, rule names beside."""
     show = _Shown(explanation, plain)
     tree = Tree(Text(explanation.summary, style=_STYLES["summary"]), guide_style="dim")
+    for text in _definitions(explanation):
+        tree.add(Text(f"definition: {text}", style=_STYLES["note"]))
     for name, stop in show.legend():
         tree.add(Text(f"where {name} = {stop}", style=_STYLES["note"]))
     for labels, root in layout(explanation):
@@ -184,7 +191,7 @@ def _json_node(node: Node) -> dict:
     if step.blocked is not None:
         data["blocked"] = plain(step.blocked)
     if node.stopped:
-        return f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
+        data["note"] = f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
     if node.hidden:
         data["hidden"] = node.hidden
     return data
@@ -198,4 +205,10 @@ def to_json(explanation) -> dict:
         substeps.append({"components": list(labels), **_json_node(root)})
     return {"rule": request.operation, "expr": plain(to_symbolic(request.expr)), "call": call_text(request),
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
-            "blocked": plain(explanation.blocked), "blocked_note": explanation.blocked_note}
+            "blocked": plain(explanation.blocked), "blocked_note": explanation.blocked_note,
+            "definitions": _definitions(explanation)}
+
+
+def _definitions(explanation) -> list[str]:
+    """The user functions unfolded into the differentiated expression, as written."""
+    return [" ".join(text.split()) for text in getattr(explanation.request, "definitions", ())]
