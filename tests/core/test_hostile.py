@@ -16,9 +16,13 @@ import pytest
 
 from gradlang import GradlangError, Session
 
-BUDGET = 5.0  # seconds; ten times what any row needs, far below the 60 s default
+BUDGET = 3.0  # seconds; several times what any row needs, far below the 60 s default
 
 DEEP = 30_000
+
+# f composed with itself 2^6 times: small as a DAG, 2^64 nodes as a tree.
+DOUBLING = "f(x) = sin(x) + cos(x)\ng0(x) = f(f(x))\n" + "".join(
+    f"g{i}(x) = g{i - 1}(g{i - 1}(x))\n" for i in range(1, 6)) + "g5(y)"
 
 HOSTILE = [
     # (id, source, kind, line, column or None when any column on that line will do)
@@ -50,11 +54,16 @@ HOSTILE = [
     ("derivative-order-summed", "diff(x*y, x, 60, y, 60)", "LimitError", 1, None),
     ("derivative-order-negative", "diff(x, x, -1)", "DiffError", 1, None),
     ("hessian-huge", "hessian(exp(x), [" + ", ".join(f"x{i}" for i in range(2000)) + "])", "LimitError", 1, None),
+    ("power-tower-multiline-statement", "y = (1 +\n 3^(3^(3^(3^7))))", "LimitError", 2, None),
+    ("linspace-multiline-statement", "y = [1,\n 2,\n linspace(0, 1, 10^10)]", "LimitError", 3, None),
     ("power-tower-via-at", "x^(10^100) at x = 2", "LimitError", 1, None),
+    ("expression-doubling", DOUBLING, "LimitError", 8, None),
 ]
 
 BUGS = {
     "power-tower-via-at": "BUG: an exact power built by `at` substitution is not size-limited; runs until the time budget",
+    "expression-doubling": "BUG: an expression exponential as a tree (f composed 64 times) has no size limit; "
+                           "runs until the time budget",
 }
 
 
