@@ -224,7 +224,43 @@ ROWS = [
     Row("hessian-x-sg-x-vector", "x: R^3\nhessian(sum(x*sg(x)) + x[0]*x[1]*sg(x[2]) + sg(x[0])*exp(x[1]), x)",
         lambda x: jax.hessian(lambda x: jnp.sum(x * sg(x)) + x[0] * x[1] * sg(x[2]) + sg(x[0]) * jnp.exp(x[1]))(x),
         {"x": [1.0, 2.0, 3.0]}),
+    # reductions, matrices and the TensorFlow names
+    Row("max-of-matrix-ties", "W: R^(2,2)\ngrad(max(W), W)", lambda W: jax.grad(jnp.max)(W),
+        {"W": [[1.0, 3.0], [3.0, 0.0]]}),
+    Row("prod-at-a-zero", "x: R^3\ngrad(prod(x) * sg(prod(x) + 1), x)",
+        lambda x: jax.grad(lambda x: jnp.prod(x) * sg(jnp.prod(x) + 1))(x), {"x": [0.0, 2.0, 3.0]}),
+    Row("transpose-product-stopped", "W: R^(2,2)\ngrad(sum(transpose(W) @ sg(W)), W)",
+        lambda W: jax.grad(lambda W: jnp.sum(W.T @ sg(W)))(W), {"W": [[1.0, 2.0], [3.0, 4.0]]}),
+    Row("rows-dot-mean", "W: R^(2,2)\ngrad(dot(W[1], sg(W[0])) * mean(W), W)",
+        lambda W: jax.grad(lambda W: jnp.dot(W[1], sg(W[0])) * jnp.mean(W))(W), {"W": [[1.0, 2.0], [3.0, 4.0]]}),
+    Row("softmax-builtin-of-surrogate", "x: R^3\njacobian(softmax(x * sg(x)), x)",
+        lambda x: jax.jacobian(lambda x: jax.nn.softmax(x * sg(x)))(x), {"x": [0.5, -1.0, 2.0]}),
+    Row("min-elementwise-stopped-ties", "x: R^3\njacobian(min(x, sg(x)^2), x)",
+        lambda x: jax.jacobian(lambda x: jnp.minimum(x, sg(x) ** 2))(x), {"x": [0.0, 1.0, 2.0]}),
+    Row("norm-of-surrogate", "x: R^3\ngrad(norm(x - sg(x) + x), x)",
+        lambda x: jax.grad(lambda x: jnp.linalg.norm(x - sg(x) + x))(x), {"x": [3.0, 4.0, 0.0]}),
+    Row("tensorflow-reductions-ties", "x: R^2\ngrad(reduce_sum(x^2) + reduce_max(x) + reduce_min(x) + reduce_mean(sg(x)*x), x)",
+        lambda x: jax.grad(lambda x: jnp.sum(x**2) + jnp.max(x) + jnp.min(x) + jnp.mean(sg(x) * x))(x),
+        {"x": [1.0, 1.0]}),
+    Row("hessian-logsumexp-sigmoid-softplus", "x: R^3\nhessian(logsumexp(x*sg(x)) + sum(sigmoid(x)*sg(softplus(x))), x)",
+        lambda x: jax.hessian(lambda x: jax.nn.logsumexp(x * sg(x))
+                              + jnp.sum(jax.nn.sigmoid(x) * sg(jax.nn.softplus(x))))(x), {"x": [0.5, -1.0, 2.0]}),
+    Row("log-base-and-stopped-exponent", "x: R^2\ngrad(log(x[0], 2) * sg(x[1]) + x[1]^sg(x[0]), x)",
+        lambda x: jax.grad(lambda x: jnp.log(x[0]) / jnp.log(2.0) * sg(x[1]) + x[1] ** sg(x[0]))(x),
+        {"x": [3.0, 2.0]}),
+    Row("where-condition-on-a-tie", "x: R^2\ngrad(where(x[0] >= x[1], x[0]*sg(x[1]), x[1]^2), x)",
+        lambda x: jax.grad(lambda x: jnp.where(x[0] >= x[1], x[0] * sg(x[1]), x[1] ** 2))(x), {"x": [2.0, 2.0]}),
+    Row("matrix-of-expressions-squared", "x: R^2\nM = [[x[0], sg(x[1])], [x[1]^2, x[0]*x[1]]]\n"
+        "grad(sum(M @ M @ [1.0, 2.0]), x)",
+        lambda x: jax.grad(lambda x: jnp.sum(_m(x) @ _m(x) @ jnp.array([1.0, 2.0])))(x), {"x": [0.5, -1.5]}),
+    Row("jacobian-of-a-list", "x: R^2\njacobian([sg(x[0])*x[1], x[0]^2, tanh(x[1])], x)",
+        lambda x: jax.jacobian(lambda x: jnp.stack([sg(x[0]) * x[1], x[0] ** 2, jnp.tanh(x[1])]))(x),
+        {"x": [0.5, -1.5]}),
 ]
+
+
+def _m(x):
+    return jnp.array([[x[0], sg(x[1])], [x[1] ** 2, x[0] * x[1]]])
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
