@@ -10,7 +10,12 @@ derivatives). The properties:
 3. for e with stops, grad matches finite differences of e with every stopped
    subexpression frozen at its value at the point (LANGUAGE.md section 12);
 4. second and mixed derivatives of stopped expressions match JAX's
-   grad(grad(...)) with lax.stop_gradient, and diff(x*sg(v), x, 2) is exactly 0.
+   grad(grad(...)) with lax.stop_gradient, and diff(x*sg(v), x, 2) is exactly 0;
+and two more: blocked(e, x) is the unstopped minus the frozen finite
+differences, and an exact integer point gives the exact form of the float answer.
+
+Examples are derandomized so CI is reproducible; the trees are small (up to 8
+leaves a side) so each property runs in a few seconds.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import mpmath as mp
 import numpy as np
+import sympy as sp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -33,14 +39,14 @@ OPERATORS = ("+", "-", "*", "/")
 POWERS = (2, 3)
 LIMIT = 1e6  # values and derivatives beyond this are not compared (float64 loses the oracle's digits)
 
-SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
+SETTINGS = settings(max_examples=80, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 # ---- trees ------------------------------------------------------------------------------------
 
 
-def trees(stops: bool, max_leaves: int = 8):
-    leaves = st.sampled_from([("sym", s) for s in SYMBOLS * 3] + [("const", c) for c in CONSTANTS])
+def trees(stops: bool, max_leaves: int = 8, constants=CONSTANTS):
+    leaves = st.sampled_from([("sym", s) for s in SYMBOLS * 3] + [("const", c) for c in constants])
 
     def extend(children):
         options = [
@@ -55,10 +61,16 @@ def trees(stops: bool, max_leaves: int = 8):
     return st.recursive(leaves, extend, max_leaves=max_leaves)
 
 
-def stopped_trees():
+def stopped_trees(**kwargs):
     """Trees that contain at least one stop: e op sg(f)."""
-    return st.tuples(st.sampled_from(OPERATORS), trees(True), trees(True)).map(
+    return st.tuples(st.sampled_from(OPERATORS), trees(True, **kwargs), trees(True, **kwargs)).map(
         lambda t: ("bin", t[0], t[1], ("sg", t[2])))
+
+
+def joined_trees(stops: bool):
+    """e op f: two trees joined, so that even the smallest examples involve several symbols."""
+    return st.tuples(st.sampled_from(OPERATORS), trees(stops), trees(stops)).map(
+        lambda t: ("bin", t[0], t[1], t[2]))
 
 
 points = st.tuples(*[st.floats(-2, 2, allow_nan=False).map(lambda v: round(v, 3))] * 3)
@@ -170,7 +182,7 @@ def usable(t, point) -> bool:
 
 
 @SETTINGS
-@given(trees(stops=True), points)
+@given(joined_trees(stops=True), points)
 def test_value_equals_value_of_unstopped(t, point):
     assume(usable(t, point))
     value = run(f"{source(t)} at {at(point)}")
@@ -179,7 +191,7 @@ def test_value_equals_value_of_unstopped(t, point):
 
 
 @SETTINGS
-@given(trees(stops=False), points)
+@given(joined_trees(stops=False), points)
 def test_grad_of_stop_free_expression_matches_finite_differences(t, point):
     assume(usable(t, point))
     expected = finite_differences(t, point, freeze=False)
@@ -230,3 +242,28 @@ def test_products_with_stopped_factors_match_jax_grad_grad(t, point):
 @given(trees(stops=True))
 def test_x_times_stopped_anything_has_zero_second_derivative(v):
     assert Session().eval(f"diff(x * sg({source(v)}), x, 2)") == 0
+
+
+@SETTINGS
+@given(stopped_trees(), points)
+def test_blocked_is_what_the_stops_removed(t, point):
+    """blocked(e, [x, y, z]) = grad of unstopped(e) minus grad of e: plain minus frozen finite differences."""
+    assume(usable(t, point))
+    expected = finite_differences(t, point, freeze=False) - finite_differences(t, point, freeze=True)
+    assume(np.all(np.abs(expected) < LIMIT))
+    got = np.array([run(f"blocked({source(t)}, {name}) at {at(point)}") for name in SYMBOLS])
+    assert_close(got, expected)
+
+
+@SETTINGS
+@given(stopped_trees(max_leaves=6, constants=("1", "2", "3")), st.tuples(*[st.integers(-3, 3)] * 3))
+def test_exact_point_agrees_with_float_point(t, point):
+    """Exact in, exact out: the exact derivative at an integer point, rounded, is the float one."""
+    assume(usable(t, point))
+    floats = tuple(float(v) for v in point)
+    expected = finite_differences(t, floats, freeze=True)
+    assume(np.all(np.abs(expected) < LIMIT))
+    exact = Session().eval(f"grad({source(t)}, [x, y, z]) at " + ", ".join(
+        f"{name} = {value}" for name, value in zip(SYMBOLS, point)))
+    assert not any(v.has(sp.Float) for v in exact), exact
+    assert_close(np.array([float(v) for v in exact]), run(f"grad({source(t)}, [x, y, z]) at {at(floats)}"), rtol=1e-9)
