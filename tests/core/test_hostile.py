@@ -135,6 +135,8 @@ def _usages(name: str) -> list[tuple[str, str, object]]:
         ("parameter", f"f({name}) = {name} * sg({name})\ndiff(f(y), y) at y = 5.0", 5.0),
         ("vector", f"{name}: R^2\ngrad(sum({name}^3), {name}) at {name} = [1.0, 2.0]", [3.0, 12.0]),
         ("component", f"{name}: R^2\ngrad({name}[0] * {name}[1], [{name}[1]]) at {name}[0] = 4.0", [4.0]),
+        ("explain", f"explain diff({name}^3 * sg({name}), {name}) at {name} = 2.0", 24.0),
+        ("hessian", f"hessian({name}^2 * q, [{name}, q]) at {name} = 1.0, q = 3.0", [[6.0, 2.0], [2.0, 0.0]]),
     ]
 
 
