@@ -185,7 +185,9 @@ def _softplus(u):
 
 
 def _safe_log(u, base=None):
-    if u.is_zero and not u.is_Float:
+    if u.is_Float and u <= 0:
+        return -sp.oo if u.is_zero else sp.nan  # IEEE, as numpy.log gives
+    if u.is_zero:
         raise ValueError("log(0) is undefined")
     return sp.log(u) if base is None else sp.log(u, base)
 

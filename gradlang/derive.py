@@ -20,6 +20,7 @@ from .errors import DiffError, LimitError, ShapeError
 from .functions import PIECEWISE_CONSTANT
 from .stopgrad import StopGradient, unstopped
 from .values import elements, from_elements, is_scalar, shape_of, describe_shape
+from .walk import dag_atoms, dag_has, rebuild
 
 _CONSTANT_CLASSES = (StopGradient,) + PIECEWISE_CONSTANT
 
@@ -32,22 +33,30 @@ class Frozen:
     thaw_map: dict
 
     def thaw(self, expr: sp.Expr) -> sp.Expr:
-        return expr.xreplace(self.thaw_map) if self.thaw_map else expr
+        return rebuild(expr, self.thaw_map) if self.thaw_map else expr
 
 
 def freeze(expr: sp.Expr) -> Frozen:
     """Swap stopped and piecewise-constant subexpressions for constant symbols."""
-    constants = [e for e in expr.atoms(*_CONSTANT_CLASSES)] if expr.has(*_CONSTANT_CLASSES) else []
+    constants = _outermost(dag_atoms(expr, *_CONSTANT_CLASSES))
     if not constants:
         return Frozen(expr, {})
     placeholders = {e: sp.Dummy("c", real=True) for e in constants}
-    return Frozen(expr.xreplace(placeholders), {d: e for e, d in placeholders.items()})
+    return Frozen(rebuild(expr, placeholders), {d: e for e, d in placeholders.items()})
+
+
+def _outermost(constants: set) -> list:
+    """Constant subexpressions not inside another (those vanish with their container)."""
+    inner = set()
+    for constant in constants:
+        inner.update(c for c in dag_atoms(list(constant.args), *_CONSTANT_CLASSES) if c in constants)
+    return [c for c in constants if c not in inner]
 
 
 def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
     """The order-th derivative of a scalar expression, stops treated as constants."""
     for _ in range(order):
-        if not expr.has(symbol):
+        if not dag_has(expr, symbol):
             return sp.S.Zero
         frozen = freeze(expr)
         expr = frozen.thaw(sp.diff(frozen.expr, symbol))
@@ -57,7 +66,8 @@ def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
 def _derivative_many(expr: sp.Expr, symbols) -> list[sp.Expr]:
     """First derivatives with respect to many symbols, freezing once."""
     frozen = freeze(expr)
-    return [frozen.thaw(sp.diff(frozen.expr, s)) if frozen.expr.has(s) else sp.S.Zero for s in symbols]
+    present = dag_atoms(frozen.expr, sp.Symbol)
+    return [frozen.thaw(sp.diff(frozen.expr, s)) if s in present else sp.S.Zero for s in symbols]
 
 
 def check_symbol(value, operation: str) -> sp.Symbol:

@@ -10,7 +10,6 @@ the innermost syntax that caused them.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,8 +20,10 @@ from . import builtins, limits
 from .budget import OutOfTime, budget, is_mine
 from .derive import DerivativeRequest
 from .errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
+from .exact import checked as _checked, power as _power
 from .substitute import substitute
 from .values import (
+    check_count,
     describe_shape,
     elements,
     elementwise,
@@ -108,6 +109,7 @@ class Evaluator:
         return self.env.get(name)
 
     def _brackets(self, node, frame):
+        check_count(len(node.children[0].children))
         items = [to_symbolic(v) for v in self._values(node.children[0].children, frame)]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
@@ -262,6 +264,8 @@ class Evaluator:
     def _bind_target(self, target, given, frame, pairs, batch):
         name = str(target.children[0])
         bound = self.lookup(name, frame)
+        if bound is None and name in builtins.CONSTANTS:
+            raise ValueError(f"'{name}' is a constant, not a symbol, so there is nothing to substitute")
         if bound is None:
             bound = symbol(name)
         if isinstance(bound, FunctionDef):
@@ -314,28 +318,6 @@ def _calls(node, name: str) -> bool:
 
 def _token_span(token) -> Span:
     return Span(token.line, token.column, token.end_line or token.line, token.end_column or token.column + 1)
-
-
-def _checked(value):
-    """Bound the size of exact integers and rationals, which Python would grow without end."""
-    if isinstance(value, sp.Rational):
-        bits = max(abs(value.p).bit_length(), abs(value.q).bit_length())
-        if bits > limits.MAX_INTEGER_BITS:
-            raise LimitError(f"an exact number of {bits} bits is above the limit of {limits.MAX_INTEGER_BITS}")
-    return value
-
-
-def _power(base, exponent):
-    if base.is_Rational and exponent.is_Rational:
-        magnitude = max(math.log2(abs(base.p) or 1), math.log2(base.q))
-        if magnitude > 0 and abs(exponent) * magnitude > limits.MAX_INTEGER_BITS:
-            raise LimitError(
-                f"this exact power would need more than {limits.MAX_INTEGER_BITS} bits; "
-                "write the base as a float (2.0 rather than 2) for an approximation"
-            )
-        if base.is_zero and exponent.is_negative:
-            raise ValueError("division by zero (0 to a negative power)")
-    return _checked(sp.Pow(base, exponent))
 
 
 def _divide(a, b):

@@ -16,6 +16,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
+from .dag.graph import build_dag
 from .functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where  # noqa: F401  (printer names)
 
 
@@ -78,14 +79,53 @@ _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 256
 
 
+def dag_cse(exprs, symbols) -> tuple[list, list, list]:
+    """Common subexpressions from the DAG: (argument names, assignments, outputs).
+
+    Every distinct compound subexpression becomes one assignment, computed once,
+    so the code is as large as the DAG, never as the tree (SymPy's own `cse`
+    walks the tree, which is exponential for expressions that share deeply).
+    """
+    dag = build_dag(list(exprs))
+    arguments = [sp.Symbol(f"_a{j}") for j in range(len(symbols))]
+    given = dict(zip(symbols, arguments))
+    names: list = []
+    assignments: list = []
+    for i, (node, kids) in enumerate(zip(dag.nodes, dag.children)):
+        if node in given:
+            names.append(given[node])
+        elif not kids or isinstance(node, _INLINE):
+            names.append(node)
+        else:
+            name = sp.Symbol(f"_t{i}")
+            args = [names[k] for k in kids]
+            assignments.append((name, node.func(*args, evaluate=False) if _UNEVALUATED(node) else node.func(*args)))
+            names.append(name)
+    return arguments, assignments, [names[r] for r in dag.roots]
+
+
+_INLINE = (sp.Number, sp.NumberSymbol)
+
+
+def _UNEVALUATED(node) -> bool:
+    """Add, Mul and Pow rebuilt from stand-in names must not be re-canonicalised."""
+    return isinstance(node, (sp.Add, sp.Mul, sp.Pow))
+
+
 def compile_function(exprs: tuple, symbols: tuple):
     """A NumPy function of `symbols` returning the list of `exprs`, cached."""
     key = (exprs, symbols)
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
+    arguments, assignments, outputs = dag_cse(exprs, symbols)
     function = sp.lambdify(
-        list(symbols), list(exprs), modules=[HELPERS, "numpy"], printer=_Printer, cse=True, dummify=True
+        arguments,
+        outputs,
+        modules=[HELPERS, "numpy"],
+        printer=_Printer,
+        cse=lambda reduced: (assignments, reduced),
+        dummify=False,
     )
     _CACHE[key] = function
     if len(_CACHE) > _CACHE_SIZE:

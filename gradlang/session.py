@@ -21,7 +21,8 @@ from .errors import GradlangError, InternalError, LimitError, NameError, Span, S
 from .evaluate import Evaluator, FunctionDef, symbol
 from .parse import parse
 from .substitute import settle
-from .values import from_elements
+from .values import elements, from_elements
+from .walk import tree_size
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 if hasattr(sys, "set_int_max_str_digits"):
@@ -159,6 +160,7 @@ class Session:
 
     def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
         meta = statement.meta
+        _check_printable(value)
         text, latex = _render(value)
         return Result(
             line=meta.line,
@@ -214,6 +216,17 @@ def _declared(name: str, shape: tuple):
     if rows * columns > limits.MAX_ELEMENTS:
         raise LimitError(f"{rows}×{columns} components is above the limit of {limits.MAX_ELEMENTS}")
     return from_elements(shape, [symbol(f"{name}[{i}, {j}]") for i in range(rows) for j in range(columns)])
+
+
+def _check_printable(value) -> None:
+    """A value shared as a DAG can be astronomically large as a printed tree: refuse it."""
+    if isinstance(value, sp.Basic) or hasattr(value, "shape") and not hasattr(value, "dtype"):
+        size = sum(tree_size(e) for e in elements(value) if isinstance(e, sp.Basic))
+        if size > limits.MAX_PRINTED_NODES:
+            raise LimitError(
+                f"the result has about {size:.3g} nodes when written out, above the limit of "
+                f"{limits.MAX_PRINTED_NODES}; evaluate it at a point with `at` instead"
+            )
 
 
 def _render(value) -> tuple[str, str]:

@@ -17,8 +17,10 @@ import sympy as sp
 from . import limits
 from .budget import OutOfTime, budget, is_mine
 from .errors import LimitError, ShapeError, ValueError
+from .exact import combine
 from .numeric import evaluate, to_sympy_number
 from .values import elements, from_elements, is_condition, shape_of, to_symbolic
+from .walk import dag_atoms, dag_has, rebuild
 
 TIDY_TIME_LIMIT = 0.5
 
@@ -55,7 +57,7 @@ def _warn_kinks_batch(value, pairs, batch, notes) -> None:
     from .kinks import kink_warnings_batch
 
     mapping = dict(pairs)
-    items = [e.xreplace(mapping) for e in elements(value) if isinstance(e, sp.Expr)]
+    items = [rebuild(e, mapping) for e in elements(value) if isinstance(e, sp.Expr)]
     symbols, arrays = [s for s, _ in batch], [a for _, a in batch]
     notes.extend(w for w in kink_warnings_batch(items, symbols, arrays) if w not in notes)
 
@@ -68,13 +70,17 @@ def settle(value):
 
 
 def _inexact(exprs) -> bool:
-    return any(isinstance(e, sp.Basic) and (e.has(sp.Float) or e.has(sp.oo, -sp.oo, sp.nan)) for e in exprs)
+    return any(isinstance(e, sp.Basic) and dag_has(e, sp.Float, sp.oo, -sp.oo, sp.nan) for e in exprs)
+
+
+def _free_symbols(items) -> set:
+    return set().union(*(dag_atoms(e, sp.Symbol) for e in items if isinstance(e, sp.Basic)))
 
 
 def _exact(value, items, mapping):
-    results = [_tidy(e.xreplace(mapping)) for e in items]
+    results = [_tidy(rebuild(e, mapping, combine)) for e in items]
     for result in results:
-        if isinstance(result, sp.Expr) and result.has(sp.zoo, sp.nan):
+        if isinstance(result, sp.Expr) and dag_has(result, sp.zoo, sp.nan):
             raise ValueError("the result is undefined at this point (division by zero)")
         if isinstance(result, sp.Expr) and result.is_number and result.is_extended_real is False:
             raise ValueError(f"the result {result} is not a real number")
@@ -97,9 +103,9 @@ def _tidy(expr):
 def _floating(value, items, mapping):
     """Floats involved: IEEE numbers when nothing stays symbolic, else SymPy floats."""
     symbols = sorted(mapping, key=sp.default_sort_key)
-    leftover = set().union(*(e.free_symbols for e in items if isinstance(e, sp.Basic))) - set(symbols)
+    leftover = _free_symbols(items) - set(symbols)
     if leftover or any(is_condition(e) for e in items) or not all(_is_real_number(mapping[s]) for s in symbols):
-        return from_elements(shape_of(value), [_evalf(e.xreplace(mapping)) for e in items])
+        return from_elements(shape_of(value), [_evalf(rebuild(e, mapping)) for e in items])
     items = [sp.nan if _is_complex_number(e) else e for e in items]
     outputs = evaluate(items, symbols, [float(mapping[s]) for s in symbols])
     return from_elements(shape_of(value), [to_sympy_number(o) for o in outputs])
@@ -128,9 +134,9 @@ def _batch(value, pairs: list, batch: list) -> np.ndarray:
     if int(np.prod(batch_shape)) * max(1, len(elements(value))) > limits.MAX_NUMERIC_POINTS:
         raise LimitError(f"evaluating at more than {limits.MAX_NUMERIC_POINTS} points is above the limit")
     mapping = dict(pairs)
-    items = [e.xreplace(mapping) if isinstance(e, sp.Basic) else e for e in elements(value)]
+    items = [rebuild(e, mapping) if isinstance(e, sp.Basic) else e for e in elements(value)]
     symbols = [s for s, _ in batch]
-    leftover = set().union(*(e.free_symbols for e in items if isinstance(e, sp.Basic))) - set(symbols)
+    leftover = _free_symbols(items) - set(symbols)
     if leftover:
         names = ", ".join(sorted(str(s) for s in leftover))
         raise ValueError(f"a list is given, so every symbol needs a value; {names} has none")
