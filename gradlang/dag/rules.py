@@ -39,6 +39,18 @@ def rule(*classes):
     return register
 
 
+def call(function, *args):
+    """function(*args), unevaluated unless all args are atoms.
+
+    SymPy's eval of sin, cos, comparisons and the shares asks assumptions of
+    its argument, which on a first meeting walks it: quadratic along a deep
+    chain. Small results are evaluated afterwards anyway (canonical.py).
+    """
+    if all(a.is_Atom for a in args):
+        return function(*args)
+    return function(*args, evaluate=False)
+
+
 def unary(derivative):
     """A rule for a one-argument function from its derivative in terms of (node, u)."""
     return lambda node, wanted: [derivative(node, node.args[0])]
@@ -96,7 +108,7 @@ def _pow(node, wanted):
         by_base = mul(exponent, power(base, add(exponent, sp.S.NegativeOne)))
     elif wanted[0]:
         by_base = mul(exponent, node, reciprocal(base))
-    by_exponent = mul(node, sp.log(base)) if wanted[1] else ZERO
+    by_exponent = mul(node, call(sp.log, base)) if wanted[1] else ZERO
     return [by_base, by_exponent]
 
 
@@ -106,24 +118,24 @@ def _one_minus_square(u):
 
 RULES[sp.exp] = unary(lambda node, u: node)
 RULES[sp.log] = unary(lambda node, u: reciprocal(u))
-RULES[sp.sin] = unary(lambda node, u: sp.cos(u))
-RULES[sp.cos] = unary(lambda node, u: neg(sp.sin(u)))
+RULES[sp.sin] = unary(lambda node, u: call(sp.cos, u))
+RULES[sp.cos] = unary(lambda node, u: neg(call(sp.sin, u)))
 RULES[sp.tan] = unary(lambda node, u: add(power(node, sp.Integer(2)), ONE))
 RULES[sp.asin] = unary(lambda node, u: power(_one_minus_square(u), -sp.S.Half))
 RULES[sp.acos] = unary(lambda node, u: neg(power(_one_minus_square(u), -sp.S.Half)))
 RULES[sp.atan] = unary(lambda node, u: reciprocal(add(power(u, sp.Integer(2)), ONE)))
-RULES[sp.sinh] = unary(lambda node, u: sp.cosh(u))
-RULES[sp.cosh] = unary(lambda node, u: sp.sinh(u))
+RULES[sp.sinh] = unary(lambda node, u: call(sp.cosh, u))
+RULES[sp.cosh] = unary(lambda node, u: call(sp.sinh, u))
 RULES[sp.tanh] = unary(lambda node, u: _one_minus_square(node))
-RULES[sp.Abs] = unary(lambda node, u: sp.sign(u))
-RULES[Relu] = unary(lambda node, u: Where(sp.StrictGreaterThan(u, 0), ONE, ZERO))
+RULES[sp.Abs] = unary(lambda node, u: call(sp.sign, u))
+RULES[Relu] = unary(lambda node, u: Where(call(sp.StrictGreaterThan, u, ZERO), ONE, ZERO))
 
 
 @rule(Maximum, Minimum)
 def _reduction(node, wanted):
     """Each argument gets its share of the extremum (1/t for t tied arguments)."""
     share = node.share_class
-    return [share(sp.Integer(k), *node.args) if w else ZERO for k, w in enumerate(wanted)]
+    return [call(share, sp.Integer(k), *node.args) if w else ZERO for k, w in enumerate(wanted)]
 
 
 class Branch(Where):
