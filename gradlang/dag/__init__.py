@@ -11,9 +11,12 @@ See docs/dag.md. Public interface:
 
 from .api import derivative, grad, gradient_list, hessian, jacobian
 from .graph import Dag, build_dag, dag_edges, dag_size
+from .names import lambdify_cse, named_subexpressions
 from .reverse import Backward, backward, reverse_grad
+from .tape import Tape, tape
 
 __all__ = [
     "Backward", "Dag", "backward", "build_dag", "dag_edges", "dag_size", "derivative", "grad",
-    "gradient_list", "hessian", "jacobian", "reverse_grad",
+    "gradient_list", "hessian", "jacobian", "lambdify_cse", "named_subexpressions", "reverse_grad",
+    "Tape", "tape",
 ]
