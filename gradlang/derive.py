@@ -15,12 +15,14 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from . import limits
+from . import dag, limits
 from .errors import DiffError, LimitError, ShapeError
 from .functions import PIECEWISE_CONSTANT
 from .stopgrad import StopGradient, unstopped
 from .values import elements, from_elements, is_scalar, shape_of, describe_shape
-from .walk import dag_atoms, dag_has, rebuild
+from .walk import dag_atoms, dag_has, rebuild, tree_size
+
+DAG_THRESHOLD = 2_000  # tree nodes above which derivatives are taken on the DAG
 
 _CONSTANT_CLASSES = (StopGradient,) + PIECEWISE_CONSTANT
 
@@ -38,19 +40,11 @@ class Frozen:
 
 def freeze(expr: sp.Expr) -> Frozen:
     """Swap stopped and piecewise-constant subexpressions for constant symbols."""
-    constants = _outermost(dag_atoms(expr, *_CONSTANT_CLASSES))
+    constants = dag_atoms(expr, *_CONSTANT_CLASSES)
     if not constants:
         return Frozen(expr, {})
     placeholders = {e: sp.Dummy("c", real=True) for e in constants}
     return Frozen(rebuild(expr, placeholders), {d: e for e, d in placeholders.items()})
-
-
-def _outermost(constants: set) -> list:
-    """Constant subexpressions not inside another (those vanish with their container)."""
-    inner = set()
-    for constant in constants:
-        inner.update(c for c in dag_atoms(list(constant.args), *_CONSTANT_CLASSES) if c in constants)
-    return [c for c in constants if c not in inner]
 
 
 def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
@@ -58,6 +52,9 @@ def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
     for _ in range(order):
         if not dag_has(expr, symbol):
             return sp.S.Zero
+        if _large(expr):
+            expr = dag.gradient_list(expr, [symbol])[0]
+            continue
         frozen = freeze(expr)
         expr = frozen.thaw(sp.diff(frozen.expr, symbol))
     return expr
@@ -65,9 +62,21 @@ def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
 
 def _derivative_many(expr: sp.Expr, symbols) -> list[sp.Expr]:
     """First derivatives with respect to many symbols, freezing once."""
+    if _large(expr):
+        return dag.gradient_list(expr, list(symbols))
     frozen = freeze(expr)
     present = dag_atoms(frozen.expr, sp.Symbol)
     return [frozen.thaw(sp.diff(frozen.expr, s)) if s in present else sp.S.Zero for s in symbols]
+
+
+def _large(expr) -> bool:
+    """Too large as a tree for sympy.diff: reverse accumulation over the DAG instead.
+
+    Small expressions keep SymPy's own differentiation, so their derivatives read
+    exactly as the step-by-step derivations of explain build them; large ones
+    (shared subexpressions, long products) would swell exponentially as trees.
+    """
+    return tree_size(expr) > DAG_THRESHOLD
 
 
 def check_symbol(value, operation: str) -> sp.Symbol:

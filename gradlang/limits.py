@@ -11,7 +11,8 @@ MAX_ELEMENTS = 100_000          # components of one vector or matrix value
 MAX_NUMERIC_POINTS = 1_000_000  # points of linspace / elementwise evaluation
 MAX_INTEGER_BITS = 100_000      # size of an exact integer power (about 30 000 digits)
 MAX_DERIVATIVE_ORDER = 100      # n in diff(e, x, n), summed over all variables
-MAX_PRINTED_NODES = 200_000     # nodes of a result written out as a tree
+NAMED_PARTS_ABOVE = 2_000       # tree nodes above which a result is shown as t1 = …, t2 = …
+MAX_PRINTED_NODES = 200_000     # nodes of a result written out, with its shared parts named
 MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
 STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be set
 SIMPLIFY_TIME_LIMIT = 5.0       # seconds for simplify/factor before giving up

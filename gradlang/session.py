@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterator
 
+import numpy as np
 import sympy as sp
 from lark import Tree
 
@@ -21,7 +22,8 @@ from .errors import GradlangError, InternalError, LimitError, NameError, Span, S
 from .evaluate import Evaluator, FunctionDef, symbol
 from .parse import parse
 from .substitute import settle
-from .values import elements, from_elements
+from .dag.names import named_subexpressions
+from .values import elements, from_elements, shape_of
 from .walk import tree_size
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
@@ -44,6 +46,7 @@ class Result:
     warnings: tuple = ()
     derivations: tuple = ()
     attachments: tuple = ()
+    named: tuple = ()  # (t_k, expr) pairs when a large value is shown with named subexpressions
 
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self.latex}$"
@@ -160,8 +163,8 @@ class Session:
 
     def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
         meta = statement.meta
-        _check_printable(value)
-        text, latex = _render(value)
+        named, shown = _name_shared_parts(value)
+        text, latex = _render_named(named, shown)
         return Result(
             line=meta.line,
             column=meta.column,
@@ -174,6 +177,7 @@ class Session:
             warnings=tuple(evaluator.notes),
             derivations=derivations,
             attachments=tuple(evaluator.attachments),
+            named=tuple(named),
         )
 
 
@@ -218,15 +222,37 @@ def _declared(name: str, shape: tuple):
     return from_elements(shape, [symbol(f"{name}[{i}, {j}]") for i in range(rows) for j in range(columns)])
 
 
-def _check_printable(value) -> None:
-    """A value shared as a DAG can be astronomically large as a printed tree: refuse it."""
-    if isinstance(value, sp.Basic) or hasattr(value, "shape") and not hasattr(value, "dtype"):
-        size = sum(tree_size(e) for e in elements(value) if isinstance(e, sp.Basic))
-        if size > limits.MAX_PRINTED_NODES:
-            raise LimitError(
-                f"the result has about {size:.3g} nodes when written out, above the limit of "
-                f"{limits.MAX_PRINTED_NODES}; evaluate it at a point with `at` instead"
-            )
+def _name_shared_parts(value) -> tuple[list, object]:
+    """A large value is shown as t1 = …, t2 = …, then the value in terms of them.
+
+    An expression that shares subexpressions can be astronomically large as a
+    tree; with its shared parts named, the printout grows with the DAG instead.
+    """
+    if isinstance(value, np.ndarray) or not (isinstance(value, sp.Basic) or hasattr(value, "shape")):
+        return [], value
+    items = [e for e in elements(value)]
+    if sum(tree_size(e) for e in items if isinstance(e, sp.Basic)) <= limits.NAMED_PARTS_ABOVE:
+        return [], value
+    named, reduced = named_subexpressions(items, min_size=8)
+    size = sum(tree_size(e) for _, e in named) + sum(tree_size(e) for e in reduced)
+    if size > limits.MAX_PRINTED_NODES:
+        raise LimitError(
+            f"the result has about {size:.3g} nodes even with its shared parts named, above the limit of "
+            f"{limits.MAX_PRINTED_NODES}; evaluate it at a point with `at` instead"
+        )
+    return named, from_elements(shape_of(value), reduced)
+
+
+def _render_named(named: list, shown) -> tuple[str, str]:
+    """Plain and LaTeX text, with the named parts first (t1 = … reads back as gradlang)."""
+    text, latex = _render(shown)
+    if not named:
+        return text, latex
+    parts = [_render(expr) for _, expr in named]
+    text = "\n".join(f"{name} = {plain}" for (name, _), (plain, _) in zip(named, parts)) + "\n" + text
+    rows = [f"{sp.latex(name)} &= {tex}" for (name, _), (_, tex) in zip(named, parts)]
+    latex = "\\begin{aligned}\n" + " \\\\\n".join(rows + [f"&{latex}"]) + "\n\\end{aligned}"
+    return text, latex
 
 
 def _render(value) -> tuple[str, str]:

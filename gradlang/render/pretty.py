@@ -233,5 +233,9 @@ def result_renderable(result, width: int | None = None, with_source: bool = True
     gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
     parts = [source_text(result)] if with_source else []
     parts.extend(steps_renderables(result))
-    parts.append(value_text(result.value, width, gutter))
+    if getattr(result, "named", ()):
+        # A large value with named shared parts: the lines t1 = … read better than a 2-D layout.
+        parts.append(Text(result.text))
+    else:
+        parts.append(value_text(result.value, width, gutter))
     return Group(*parts)
