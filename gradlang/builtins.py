@@ -157,6 +157,14 @@ def _grad(call: Call):
     return result
 
 
+@builtin("backward", 2, 2, "grad(e, x); inside explain, the forward and backward tables of reverse mode", "backward(x*sg(x)*y, [x, y])", "core")
+def _backward(call: Call):
+    wrt = _wrt(call, "backward")
+    result = derive.grad(to_symbolic(call.args[0]), wrt)
+    call.evaluator.record("backward", call, wrt, (), result)
+    return result
+
+
 @builtin("jacobian", 2, 2, "matrix of d v_i / d x_j", "jacobian([x*y, x + y], [x, y])", "core")
 def _jacobian(call: Call):
     wrt = _wrt(call, "jacobian")

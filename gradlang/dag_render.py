@@ -72,19 +72,20 @@ def to_latex(tape: Tape) -> str:
 def to_rich(tape: Tape):
     """Two rich Tables (forward, backward) in a Group, cut edges in red."""
     from rich.console import Group
-    from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
+    # Text objects, not markup strings: consoles may have markup turned off.
     forward = Table(title="forward", show_lines=False)
     for column in ("value", "operation", "computes", "note"):
         forward.add_column(column)
     for name, operation, local, note in _forward_lines(tape):
-        forward.add_row(name, operation, escape(local), f"[red]{note}[/red]" if note else "")
+        forward.add_row(name, operation, Text(local), Text(note, style="red") if note else "")
     backward = Table(title="backward (adjoints, last value first)")
     for column in ("adjoint", "sum of", "from"):
         backward.add_column(column)
     for row in tape.backward:
-        backward.add_row(f"v̄{row.index}", escape(expr_plain(row.local)), _sources(row))
+        backward.add_row(f"v̄{row.index}", Text(expr_plain(row.local)), _sources(row))
     return Group(forward, backward)
 
 

@@ -267,8 +267,7 @@ def _render(value) -> tuple[str, str]:
 
 def _explanations(derivations: list) -> tuple:
     """Step-by-step derivations of the derivative calls inside an explain statement."""
-    try:
-        from .explain import explain
-    except ImportError:  # pragma: no cover - only while the engine is being built
-        return ()
-    return tuple(explain(request) for request in derivations)
+    from .backward import backward_view
+    from .explain import explain
+
+    return tuple(backward_view(r) if r.operation == "backward" else explain(r) for r in derivations)
