@@ -158,6 +158,29 @@ def main(argv=None) -> None:
         if args.family not in family.name:
             continue
         print("| " + " | ".join(row(family, timeout, budget, use_jax)) + " |", flush=True)
+    print_startup()
+
+
+def _command_seconds(command: list[str], repeats: int = 5) -> float:
+    """Median wall time of a whole command, start-up included."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def print_startup() -> None:
+    """gradlang's start-up beside SymPy's import, the floor any SymPy tool pays."""
+    ours = _command_seconds([sys.executable, "-m", "gradlang", "--plain", "-e", "1 + 1"])
+    sympy = _command_seconds([sys.executable, "-c", "import sympy"])
+    print()
+    print("| start-up | seconds |")
+    print("|---|---|")
+    print(f"| `gradlang --plain -e '1 + 1'` | {ours:.2f} |")
+    print(f"| `python -c 'import sympy'` | {sympy:.2f} |")
+    print(f"| ratio | {ours / sympy:.2f} |")
 
 
 if __name__ == "__main__":

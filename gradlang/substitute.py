@@ -18,7 +18,6 @@ from . import limits
 from .budget import OutOfTime, budget, is_mine
 from .errors import LimitError, ShapeError, ValueError
 from .exact import combine
-from .numeric import evaluate, to_sympy_number
 from .values import elements, from_elements, is_condition, shape_of, to_symbolic
 from .walk import dag_atoms, dag_has, rebuild
 
@@ -107,6 +106,8 @@ def _floating(value, items, mapping):
     if leftover or any(is_condition(e) for e in items) or not all(_is_real_number(mapping[s]) for s in symbols):
         return from_elements(shape_of(value), [_evalf(rebuild(e, mapping)) for e in items])
     items = [sp.nan if _is_complex_number(e) else e for e in items]
+    from .numeric import evaluate, to_sympy_number  # the code printer costs 40 ms at start-up
+
     outputs = evaluate(items, symbols, [float(mapping[s]) for s in symbols])
     return from_elements(shape_of(value), [to_sympy_number(o) for o in outputs])
 
@@ -140,6 +141,8 @@ def _batch(value, pairs: list, batch: list) -> np.ndarray:
     if leftover:
         names = ", ".join(sorted(str(s) for s in leftover))
         raise ValueError(f"a list is given, so every symbol needs a value; {names} has none")
+    from .numeric import evaluate
+
     outputs = evaluate(items, symbols, [array for _, array in batch])
     stacked = np.stack([np.broadcast_to(o, batch_shape) for o in outputs], axis=-1)
     return stacked.reshape(batch_shape + shape_of(value))
