@@ -149,36 +149,26 @@ def _wrt(call: Call, operation: str):
         raise error.located(_span(call.nodes[1]))
 
 
-@builtin("grad", 2, 2, "gradient of a scalar, shaped like the variables", "grad(x*y, [x, y])", "core")
-def _grad(call: Call):
-    wrt = _wrt(call, "grad")
-    result = derive.grad(to_symbolic(call.args[0]), wrt)
-    call.evaluator.record("grad", call, wrt, (), result)
-    return result
+def _differentiation(operation: str, derivative):
+    """A builtin f(e, x) that differentiates e by the variables x and records it for explain."""
+
+    def apply(call: Call):
+        wrt = _wrt(call, operation)
+        result = derivative(to_symbolic(call.args[0]), wrt)
+        call.evaluator.record(operation, call, wrt, (), result)
+        return result
+
+    return apply
 
 
-@builtin("backward", 2, 2, "grad(e, x); inside explain, the forward and backward tables of reverse mode", "backward(x*sg(x)*y, [x, y])", "core")
-def _backward(call: Call):
-    wrt = _wrt(call, "backward")
-    result = derive.grad(to_symbolic(call.args[0]), wrt)
-    call.evaluator.record("backward", call, wrt, (), result)
-    return result
-
-
-@builtin("jacobian", 2, 2, "matrix of d v_i / d x_j", "jacobian([x*y, x + y], [x, y])", "core")
-def _jacobian(call: Call):
-    wrt = _wrt(call, "jacobian")
-    result = derive.jacobian(to_symbolic(call.args[0]), wrt)
-    call.evaluator.record("jacobian", call, wrt, (), result)
-    return result
-
-
-@builtin("hessian", 2, 2, "matrix of second partials of a scalar", "hessian(x^2*y, [x, y])", "core")
-def _hessian(call: Call):
-    wrt = _wrt(call, "hessian")
-    result = derive.hessian(to_symbolic(call.args[0]), wrt)
-    call.evaluator.record("hessian", call, wrt, (), result)
-    return result
+for _name, _derivative, _doc, _example in (
+    ("grad", derive.grad, "gradient of a scalar, shaped like the variables", "grad(x*y, [x, y])"),
+    ("jacobian", derive.jacobian, "matrix of d v_i / d x_j", "jacobian([x*y, x + y], [x, y])"),
+    ("hessian", derive.hessian, "matrix of second partials of a scalar", "hessian(x^2*y, [x, y])"),
+    ("backward", derive.grad, "grad(e, x); inside explain, the forward and backward tables of reverse mode",
+     "backward(x*sg(x)*y, [x, y])"),
+):
+    builtin(_name, 2, 2, _doc, _example, "core")(_differentiation(_name, _derivative))
 
 
 # --- elementwise --------------------------------------------------------------
