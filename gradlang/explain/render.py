@@ -11,6 +11,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ..values import to_symbolic
+from .why import why_zero
 from .layout import Node, abbreviations, layout, shorten
 from .text import latex, plain
 
@@ -66,6 +67,15 @@ def _remark(node: Node) -> str:
     return node.step.note
 
 
+def _why(root: Node) -> list[str]:
+    """The reason an exactly-zero component is zero (at most one sentence)."""
+    step = root.step
+    if step.result != 0:
+        return []
+    reason = why_zero(step.expr, step.variable)
+    return [reason] if reason else []
+
+
 def _walk(node: Node):
     yield node
     for child in node.children:
@@ -97,6 +107,7 @@ def to_plain(explanation) -> str:
         if len(explanation.steps) > 1 or len(labels) > 1:
             lines.append(", ".join(labels) + ":")
         lines.extend(_plain_lines(root, show))
+        lines.extend(f"why zero: {reason}" for reason in _why(root))
     lines.append(f"blocked: {explanation.blocked_note}")
     return "\n".join(lines)
 
@@ -136,6 +147,7 @@ def to_latex(explanation) -> str:
         if len(explanation.steps) > 1 or len(labels) > 1:
             rows.append(rf"&\text{{{_latex_text(', '.join(labels))}:}}")
         rows.extend(_latex_row(node, show) for node in _walk(root))
+        rows.extend(rf"&\text{{why zero: {_latex_text(reason)}}}" for reason in _why(root))
     rows.append(rf"&\text{{blocked: {_latex_text(explanation.blocked_note)}}}")
     return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
@@ -174,6 +186,8 @@ def to_rich(explanation) -> Tree:
         if len(explanation.steps) > 1 or len(labels) > 1:
             parent = tree.add(Text(", ".join(labels), style=_STYLES["summary"]))
         _rich_add(parent, root, show)
+        for reason in _why(root):
+            parent.add(Text(f"why zero: {reason}", style=_STYLES["note"]))
     tree.add(Text(f"blocked: {explanation.blocked_note}"))
     return tree
 
@@ -202,7 +216,8 @@ def to_json(explanation) -> dict:
     request = explanation.request
     substeps = []
     for labels, root in layout(explanation):
-        substeps.append({"components": list(labels), **_json_node(root)})
+        why = _why(root)
+        substeps.append({"components": list(labels), **_json_node(root), **({"why_zero": why[0]} if why else {})})
     return {"rule": request.operation, "expr": plain(to_symbolic(request.expr)), "call": call_text(request),
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
             "blocked": plain(explanation.blocked), "blocked_note": explanation.blocked_note,

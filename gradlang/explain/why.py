@@ -1,0 +1,50 @@
+"""Why a derivative is exactly zero: a stop, a piecewise-constant function, or no dependence.
+
+Asked of the expression the derivative was taken of, never guessed from the
+result: the variable is looked for in the expression with every stop removed
+(no dependence at all?), then outside the stops (only stopped?), then outside
+the piecewise-constant functions too (only through floor, sign, …?).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ..derive import freeze
+from ..functions import PIECEWISE_CONSTANT
+from ..render.plain import to_plain
+from ..stopgrad import StopGradient, unstopped
+from ..walk import dag_atoms, rebuild
+
+
+def why_zero(expr, symbol) -> str | None:
+    """One sentence on why d expr / d symbol is zero, or None if it is not structurally zero."""
+    if not isinstance(expr, sp.Basic) or symbol not in dag_atoms(unstopped(expr), sp.Symbol):
+        return f"no dependence: {to_plain(symbol)} does not appear in the expression"
+    stops = _containing(expr, symbol, StopGradient)
+    outside_stops = _without(expr, (StopGradient,))
+    if symbol not in dag_atoms(outside_stops, sp.Symbol):
+        return f"stopped: {to_plain(symbol)} appears only inside {_listed(stops)}"
+    if symbol not in dag_atoms(freeze(expr).expr, sp.Symbol):
+        pieces = _containing(outside_stops, symbol, *PIECEWISE_CONSTANT)
+        reason = f"piecewise constant: {to_plain(symbol)} enters only through {_listed(pieces)}, whose derivative is 0"
+        return reason + (f" (and inside {_listed(stops)})" if stops else "")
+    return None
+
+
+def _without(expr, classes):
+    """The expression with the given function applications replaced by constants."""
+    return rebuild(expr, {e: sp.Dummy(real=True) for e in dag_atoms(expr, *classes)})
+
+
+def _containing(expr, symbol, *classes) -> list:
+    """The outermost applications of the classes whose argument contains the symbol."""
+    found = [e for e in dag_atoms(expr, *classes) if symbol in dag_atoms(e, sp.Symbol)]
+    return [e for e in found if not any(e != other and e in dag_atoms(other, *classes) for other in found)]
+
+
+def _listed(exprs) -> str:
+    texts = sorted(to_plain(e) for e in exprs)
+    if len(texts) > 3:
+        texts = texts[:3] + [f"{len(exprs) - 3} more"]
+    return ", ".join(texts)
