@@ -19,7 +19,7 @@ BUILTINS = (
     "sum", "mean", "prod", "norm", "logsumexp", "dot", "len", "max", "min",
     "softmax", "transpose", "where", "linspace", "simplify", "expand", "factor", "N",
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "max_share", "min_share",
-    "gradcheck", "plot",
+    "gradcheck", "plot", "backward",
 )  # fmt: skip
 
 CONSTANTS = ("pi", "inf", "nan")
