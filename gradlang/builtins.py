@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-import numpy as np
 import sympy as sp
 
 from . import derive, limits
 from .errors import DiffError, LimitError, NameError, ShapeError, ValueError
 from .functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
+from .lazy import np
 from .stopgrad import StopGradient, unstopped
 from .values import (
     describe_shape,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import sympy as sp
 from lark import Tree
 
@@ -21,6 +20,7 @@ from .budget import OutOfTime, budget, is_mine
 from .derive import DerivativeRequest
 from .errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from .exact import checked as _checked, power as _power
+from .lazy import np
 from .substitute import substitute
 from .values import (
     check_count,

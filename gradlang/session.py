@@ -12,7 +12,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Iterator
 
-import numpy as np
 import sympy as sp
 from lark import Tree
 
@@ -23,6 +22,7 @@ from .evaluate import Evaluator, FunctionDef, symbol
 from .parse import parse
 from .substitute import settle
 from .dag.names import named_subexpressions
+from .lazy import np
 from .values import elements, from_elements, shape_of
 from .walk import tree_size
 

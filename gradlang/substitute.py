@@ -11,13 +11,13 @@ Three paths, chosen by what is given:
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from . import limits
 from .budget import OutOfTime, budget, is_mine
 from .errors import LimitError, ShapeError, ValueError
 from .exact import combine
+from .lazy import np
 from .values import elements, from_elements, is_condition, shape_of, to_symbolic
 from .walk import dag_atoms, dag_has, rebuild
 

@@ -8,12 +8,14 @@ broadcasts scalars only; any other mismatch is a ShapeError naming both shapes
 
 from __future__ import annotations
 
-import numpy as np
+import math
+
 import sympy as sp
 from sympy.logic.boolalg import Boolean
 
 from . import limits
 from .errors import LimitError, ShapeError
+from .lazy import np
 
 Shape = tuple
 
@@ -97,7 +99,7 @@ def elementwise(function, *values):
     shape = broadcast_shape([shape_of(v) for v in values])
     if shape == ():
         return function(*values)
-    count = int(np.prod(shape))
+    count = math.prod(shape)
     columns = [elements(v) if shape_of(v) else [v] * count for v in values]
     return from_elements(shape, [function(*args) for args in zip(*columns)])
 

@@ -13,11 +13,7 @@ from __future__ import annotations
 import os
 import traceback
 
-from rich.console import Console
-from rich.text import Text
-
 from . import json as json_render
-from . import pretty
 
 FORMATS = ("pretty", "plain", "latex", "json")
 REPORT_URL = "https://github.com/gradlang/gradlang/issues"
@@ -32,23 +28,32 @@ def _explain_renderer(name: str):
     return getattr(explain, name, None)
 
 
-def make_console(out, width: int | None = None) -> Console:
+def make_console(out, width: int | None = None):
     """A rich console on `out`; colour only on a terminal and without NO_COLOR."""
+    from rich.console import Console  # rich loads only when pretty output is asked for
+
     return Console(file=out, width=width, highlight=False, markup=False, emoji=False, soft_wrap=False)
 
 
 class Emitter:
     """Renders Results and errors to an output and an error stream."""
 
-    def __init__(self, fmt: str, out, err, transcript: bool = False, console: Console | None = None):
+    def __init__(self, fmt: str, out, err, transcript: bool = False, console=None):
         self.fmt = fmt
         self.out = out
         self.err = err
         self.transcript = transcript
-        self.console = console or make_console(out)
+        self._console = console
         self.filename: str | None = None
         self.plot_dir: str | None = None
         self._cells = 0
+
+    @property
+    def console(self):
+        """The rich console, made on first use."""
+        if self._console is None:
+            self._console = make_console(self.out)
+        return self._console
 
     # --- results --------------------------------------------------------------
 
@@ -117,6 +122,8 @@ class Emitter:
         if self.transcript and self._cells:
             self.console.print()
         self._cells += 1
+        from . import pretty
+
         width = self.console.width
         self.console.print(pretty.result_renderable(result, width, with_source=self.transcript))
 
@@ -159,6 +166,8 @@ class Emitter:
     def note(self, text: str, style: str | None = None) -> None:
         """A message for the user (REPL feedback) on the output stream."""
         if self.fmt == "pretty":
+            from rich.text import Text
+
             self.console.print(Text(text, style=style or ""))
         else:
             self._write(text + "\n")

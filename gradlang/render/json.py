@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import math
 
-import numpy as np
 import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from .latex import to_latex
 from .plain import to_plain
+from ..lazy import np
 
 
 def encode_float(value: float):

@@ -8,11 +8,11 @@ the plain form shows (`1 \\cdot 10^{-10}` for `1e-10`).
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from .plain import format_float
+from ..lazy import np
 
 
 def split_component(name: str) -> tuple[str, str] | None:

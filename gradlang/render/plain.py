@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import sympy as sp
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
+
+from ..lazy import np
 
 # SymPy function class name -> gradlang builtin name, where they differ.
 FUNCTION_NAMES = {

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from itertools import groupby
 
-import numpy as np
 import sympy as sp
 from rich.console import Group
 from rich.text import Text
@@ -24,6 +23,7 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from .latex import split_component
 from .plain import format_float
+from ..lazy import np
 
 STOPPED_STYLE = "magenta"
 STOP_LABEL_STYLE = "bold magenta"
