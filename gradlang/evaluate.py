@@ -144,9 +144,11 @@ class Evaluator:
 
     def _product(self, node, frame):
         children = node.children
-        value = self._numeric(children[0], frame)
-        for op, operand_node in zip(children[1::2], children[2::2]):
-            operand = self._numeric(operand_node, frame)
+        operands = [self._numeric(child, frame) for child in children[0::2]]
+        if all(str(op) == "*" for op in children[1::2]) and all(isinstance(v, sp.Expr) for v in operands):
+            return _checked(sp.Mul(*operands))  # one canonicalisation, not one per factor
+        value = operands[0]
+        for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
                 value = _PRODUCT_OPS[str(op)](value, operand)
             except GradlangError as error:
