@@ -69,7 +69,7 @@ def _rows(table):
         yield pytest.param(*row, id=id_, marks=marks)
 
 
-@pytest.mark.parametrize("source, kind, line, column", _rows(HOSTILE))
+@pytest.mark.parametrize("source, kind, line, column", list(_rows(HOSTILE)))
 def test_hostile_input_is_a_located_error(source, kind, line, column):
     with pytest.raises(GradlangError) as caught:
         Session(time_limit=BUDGET).eval(source)

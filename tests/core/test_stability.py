@@ -55,7 +55,7 @@ def _cases():
             yield pytest.param(expression, oracle, point, id=f"{id_}-" + "/".join(f"{v:g}" for v in point))
 
 
-@pytest.mark.parametrize("expression, oracle, point", _cases())
+@pytest.mark.parametrize("expression, oracle, point", list(_cases()))
 def test_finite_and_right_at_extreme_logits(expression, oracle, point, values):
     got = values(f"x: R^3\n{STABLE}{expression} at x = {point}")
     expected = np.asarray(oracle(jnp.array(point)))
