@@ -33,6 +33,17 @@ def float_latex(value: float) -> str:
     return f"{mantissa} \\cdot 10^{{{int(exponent)}}}"
 
 
+_FUNCTION_NAMES = {
+    "StopGradient": r"\operatorname{sg}",
+    "Maximum": r"\max",
+    "Minimum": r"\min",
+    "MaxShare": r"\operatorname{max\_share}",
+    "MinShare": r"\operatorname{min\_share}",
+    "Relu": r"\operatorname{relu}",
+    "Round": r"\operatorname{round}",
+}
+
+
 class GradlangLatexPrinter(LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
 
@@ -58,32 +69,12 @@ class GradlangLatexPrinter(LatexPrinter):
         inner = ", ".join(self._print(a) for a in args)
         return f"{name}\\left({inner}\\right)"
 
-    def _print_StopGradient(self, expr, exp=None):
-        text = self._named(r"\operatorname{sg}", expr.args)
-        return f"{text}^{{{exp}}}" if exp else text
-
-    def _print_Maximum(self, expr, exp=None):
-        text = self._named(r"\max", expr.args)
-        return f"{text}^{{{exp}}}" if exp else text
-
-    def _print_Minimum(self, expr, exp=None):
-        text = self._named(r"\min", expr.args)
-        return f"{text}^{{{exp}}}" if exp else text
-
-    def _print_MaxShare(self, expr, exp=None):
-        text = self._named(r"\operatorname{max\_share}", expr.args)
-        return f"{text}^{{{exp}}}" if exp else text
-
-    def _print_MinShare(self, expr, exp=None):
-        text = self._named(r"\operatorname{min\_share}", expr.args)
-        return f"{text}^{{{exp}}}" if exp else text
-
-    def _print_Relu(self, expr, exp=None):
-        text = self._named(r"\operatorname{relu}", expr.args)
-        return f"{text}^{{{exp}}}" if exp else text
-
-    def _print_Round(self, expr, exp=None):
-        text = self._named(r"\operatorname{round}", expr.args)
+    def _print_Function(self, expr, exp=None):
+        """gradlang's own functions by their LaTeX names; SymPy's through SymPy's printer."""
+        name = _FUNCTION_NAMES.get(type(expr).__name__)
+        if name is None:
+            return super()._print_Function(expr, exp)
+        text = self._named(name, expr.args)
         return f"{text}^{{{exp}}}" if exp else text
 
     def _print_Where(self, expr, exp=None):
