@@ -1,0 +1,62 @@
+"""--plot-dir, --export and the attachments (gradcheck tables, plots) in every format."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from test_cli import gradlang  # pytest puts this folder on sys.path (no __init__.py here)
+
+TOOLS = """\
+x: R^2
+loss(v) = v[0] * sg(v[1]) + v[1]^2
+gradcheck(loss(x), x) at x = [1.0, 2.0]
+plot(relu(t), diff(relu(t), t), t, -1, 1)
+"""
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Path:
+    path = tmp_path / "tools.grad"
+    path.write_text(TOOLS, encoding="utf-8")
+    return path
+
+
+def test_plain_shows_the_gradcheck_table_and_the_chart_as_comments(script):
+    run = gradlang("--plain", str(script), cwd=script.parent)
+    assert run.returncode == 0, run.stderr
+    comments = [line for line in run.stdout.splitlines() if line.startswith("#")]
+    assert any("gradcheck" in line for line in comments)
+    assert any("relu(t)" in line for line in comments)  # the chart's legend
+    values = [line for line in run.stdout.splitlines() if not line.startswith("#")]
+    assert values[1] == "[relu(t), where(t > 0, 1, 0)]"
+
+
+def test_json_carries_attachments(script):
+    run = gradlang("--json", str(script), cwd=script.parent)
+    records = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [len(r.get("attachments", [])) for r in records] == [1, 1]
+
+
+def test_plot_dir_writes_a_png(script, tmp_path):
+    pytest.importorskip("matplotlib")
+    run = gradlang("--plain", "--plot-dir", str(tmp_path / "plots"), str(script), cwd=script.parent)
+    assert run.returncode == 0, run.stderr
+    image = tmp_path / "plots" / "plot-line4-1.png"
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("target, primitive", [("jax", "jax.lax.stop_gradient"), ("torch", ".detach()"),
+                                               ("tf", "tf.stop_gradient"), ("numpy", "def loss")])
+def test_export_prints_a_python_module(script, target, primitive):
+    run = gradlang("--export", target, str(script), cwd=script.parent)
+    assert run.returncode == 0, run.stderr
+    ast.parse(run.stdout)
+    assert "def loss" in run.stdout and primitive in run.stdout
+
+
+def test_export_needs_a_file(tmp_path):
+    run = gradlang("--export", "jax", "-e", "1", cwd=tmp_path)
+    assert run.returncode == 2 and "--export needs a FILE" in run.stderr
