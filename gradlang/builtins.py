@@ -16,7 +16,7 @@ from typing import Callable
 import sympy as sp
 
 from . import derive, limits
-from .errors import DiffError, LimitError, NameError, ShapeError, ValueError
+from .errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
 from .functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from .lazy import np
 from .stopgrad import StopGradient, unstopped
@@ -80,8 +80,6 @@ def _scalar_args(call: Call) -> None:
 
 
 def _span(node):
-    from .errors import Span
-
     return Span.of(node.meta) if node is not None else None
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .render.emit import FORMATS, Emitter
+from .render.emit import Emitter
 
 EXAMPLES = """\
 examples:

@@ -198,10 +198,10 @@ class Evaluator:
         if isinstance(bound, FunctionDef):
             return self._call_user(bound, args, node)
         if bound is not None:
-            raise NameError(f"'{name}' is a value, not a function", _token_span(name_token))
+            raise NameError(f"'{name}' is a value, not a function", Span.of(name_token))
         entry = builtins.lookup(name)
         if entry is None:
-            raise NameError(f"unknown function '{name}'", _token_span(name_token))
+            raise NameError(f"unknown function '{name}'", Span.of(name_token))
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
         call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
@@ -317,9 +317,6 @@ def _calls(node, name: str) -> bool:
     """True when the node is a call of `name` (possibly in parentheses)."""
     return isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == name
 
-
-def _token_span(token) -> Span:
-    return Span(token.line, token.column, token.end_line or token.line, token.end_column or token.column + 1)
 
 
 def _divide(a, b):

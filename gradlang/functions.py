@@ -18,15 +18,11 @@ have derivative zero; derive.py treats them as constants like stop_gradient.
 from __future__ import annotations
 
 import sympy as sp
-from sympy.logic.boolalg import Boolean, BooleanFalse, BooleanTrue
+from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 
 def _comparable(args) -> bool:
     return all(a.is_comparable for a in args)
-
-
-def _ties(args, extremum) -> list[bool]:
-    return [sp.simplify(a - extremum) == 0 if not a.is_Float else a == extremum for a in args]
 
 
 class _Reduction(sp.Function):
@@ -186,11 +182,6 @@ class Where(sp.Function):
     def _eval_is_extended_real(self):
         _, a, b = self.args
         return (a.is_extended_real and b.is_extended_real) or None
-
-
-def is_condition(value) -> bool:
-    """True for a comparison or a boolean (the first argument of where)."""
-    return isinstance(value, Boolean) and not isinstance(value, sp.Expr)
 
 
 # Piecewise-constant functions: derivative zero, treated as constants by derive.py.

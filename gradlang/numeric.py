@@ -17,7 +17,6 @@ import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
 from .dag.graph import build_dag
-from .functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where  # noqa: F401  (printer names)
 
 
 def _reduce(function, args):

@@ -9,7 +9,7 @@ LaTeX, pretty, JSON, notebook) reads; nothing here prints.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator
 
 import sympy as sp
@@ -156,7 +156,7 @@ class Session:
         name_token, kind_token, *sizes = statement.children
         _check_bindable(name_token)
         if str(kind_token) != "R":
-            raise SyntaxError(f"unknown type '{kind_token}': declare R, R^n or R^(m,n)", _token_span(kind_token))
+            raise SyntaxError(f"unknown type '{kind_token}': declare R, R^n or R^(m,n)", Span.of(kind_token))
         shape = tuple(_size(token) for token in sizes)
         name = str(name_token)
         self.env[name] = _declared(name, shape)
@@ -184,13 +184,10 @@ class Session:
 # --- helpers ------------------------------------------------------------------
 
 
-def _token_span(token) -> Span:
-    return Span(token.line, token.column, token.end_line or token.line, token.end_column or token.column + 1)
-
 
 def _check_bindable(token) -> None:
     if str(token) in builtins.CORE:
-        raise NameError(f"'{token}' is a core builtin and cannot be rebound", _token_span(token))
+        raise NameError(f"'{token}' is a core builtin and cannot be rebound", Span.of(token))
 
 
 def _parameter(node) -> str:
@@ -204,9 +201,9 @@ def _parameter(node) -> str:
 def _size(token) -> int:
     text = str(token)
     if not text.isdigit() or int(text) < 1:
-        raise ValueError("a size must be a whole number of at least 1", _token_span(token))
+        raise ValueError("a size must be a whole number of at least 1", Span.of(token))
     if len(text) > 9 or int(text) > limits.MAX_ELEMENTS:
-        raise LimitError(f"{text} components is above the limit of {limits.MAX_ELEMENTS}", _token_span(token))
+        raise LimitError(f"{text} components is above the limit of {limits.MAX_ELEMENTS}", Span.of(token))
     return int(text)
 
 
@@ -257,11 +254,9 @@ def _render_named(named: list, shown) -> tuple[str, str]:
 
 def _render(value) -> tuple[str, str]:
     """Plain and LaTeX text of a value (the renderers live in gradlang.render)."""
-    try:
-        from .render.latex import to_latex
-        from .render.plain import to_plain
-    except ImportError:  # pragma: no cover - only while the renderers are being built
-        return str(value), sp.latex(value) if isinstance(value, sp.Basic) else str(value)
+    from .render.latex import to_latex
+    from .render.plain import to_plain
+
     return to_plain(value), to_latex(value)
 
 

@@ -20,12 +20,10 @@ REPORT_URL = "https://github.com/gradlang/gradlang/issues"
 
 
 def _explain_renderer(name: str):
-    """A renderer of the explain package (to_plain, to_latex, to_rich), if it has one."""
-    try:
-        from .. import explain
-    except ImportError:
-        return None
-    return getattr(explain, name, None)
+    """A renderer of the explain package (to_plain, to_latex), imported when a derivation is shown."""
+    from .. import explain
+
+    return getattr(explain, name)
 
 
 def make_console(out, width: int | None = None):
@@ -100,19 +98,18 @@ class Emitter:
             self.err.write(f"wrote {path}\n")
 
     def _result_plain(self, result) -> None:
-        render = _explain_renderer("to_plain")
-        for step in result.steps if render else ():
-            # Derivations are not values: as comments, the output stays valid source.
-            self._write("".join(f"# {line}\n" for line in render(step).splitlines()))
+        # Derivations are not values: as comments, the output stays valid source.
+        for step in result.steps:
+            text = _explain_renderer("to_plain")(step)
+            self._write("".join(f"# {line}\n" for line in text.splitlines()))
         self._write(result.text + "\n")
 
     def _result_latex(self, result) -> None:
-        render = _explain_renderer("to_latex")
         if self.transcript:
             comment = "".join(f"% {line}\n" for line in result.source.splitlines())
             self._write(f"{self._separator()}% line {result.line}:\n{comment}")
-        for step in result.steps if render else ():
-            self._write(render(step) + "\n")
+        for step in result.steps:
+            self._write(_explain_renderer("to_latex")(step) + "\n")
         self._write(f"\\[\n{result.latex}\n\\]\n" if self.transcript else result.latex + "\n")
 
     def _result_json(self, result) -> None:
