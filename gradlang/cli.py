@@ -35,7 +35,6 @@ environment: NO_COLOR disables colour; GRADLANG_HISTORY sets the REPL history
 file; GRADLANG_DEBUG=1 shows tracebacks of internal errors.
 """
 
-PLOT_INSTALL_HINT = "pip install matplotlib"
 
 
 def _version() -> str:
@@ -180,7 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     _check_usage(parser, args)
     fmt = args.fmt or default_format(sys.stdout)
     if args.plot_dir and not _has_matplotlib():
-        sys.stderr.write(f"gradlang: --plot-dir needs matplotlib, which is not installed: {PLOT_INSTALL_HINT}\n")
+        from .plot import INSTALL_HINT
+
+        sys.stderr.write(f"gradlang: --plot-dir needs matplotlib, which is not installed: {INSTALL_HINT}\n")
         return EXIT_ERROR
     try:
         return _dispatch(parser, args, fmt)
@@ -191,18 +192,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _safe_streams() -> None:
-    """Whatever the locale, never write an undecodable byte raw: every output is valid text."""
+    """Whatever the locale, every output is valid UTF-8 (JSON lines above all), never a raw undecodable byte."""
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
         except (AttributeError, ValueError):  # a replaced stream (tests, embedding) is the caller's
             pass
 
 
 def _has_matplotlib() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("matplotlib") is not None
+    try:
+        from matplotlib.figure import Figure  # noqa: F401 - imported to know that it imports
+    except ImportError:
+        return False
+    return True
 
 
 def _dispatch(parser, args, fmt: str) -> int:

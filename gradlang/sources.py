@@ -25,12 +25,12 @@ def read_file(path: str) -> str:
         fd = os.open(os.path.expanduser(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
         raise SourceError(f"cannot read '{path}': {error.strerror or error}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "it is a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, a pipe or a socket)"
+        raise SourceError(f"cannot read '{path}': {kind}")
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
-        if stat.S_ISDIR(mode):
-            raise SourceError(f"cannot read '{path}': it is a directory")
-        if not stat.S_ISREG(mode):
-            raise SourceError(f"cannot read '{path}': not a regular file")
         return decode(_read_bounded(handle, path), path)
 
 
