@@ -14,15 +14,15 @@ import dataclasses
 import os
 import tempfile
 
-from . import json as json_render
-from ..shell_loop import error_text, safe_text
+from gradlang.render import json as json_render
+from gradlang.render.messages import error_text, safe_text
 
 FORMATS = ("pretty", "plain", "latex", "json")
 
 
 def _explain_renderer(name: str):
     """A renderer of the explain package (to_plain, to_latex), imported when a derivation is shown."""
-    from .. import explain
+    from gradlang import explain
 
     return getattr(explain, name)
 
@@ -117,7 +117,7 @@ class Emitter:
         if self.transcript and self._cells:
             self.console.print()
         self._cells += 1
-        from . import pretty
+        from gradlang.render import pretty
 
         width = self.console.width
         self.console.print(pretty.result_renderable(result, width, with_source=self.transcript))
