@@ -242,3 +242,13 @@ def test_docs_cli_lists_every_flag():
     for action in build_parser()._actions:
         for flag in action.option_strings:
             assert flag in usage, flag
+
+
+# --- at inside a call -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("code, shown", [("N(x^2 at x = 3)", "9.0"), ("f(u) = u^2; f(x at x = 2)", "4"),
+                                         ("N(x*y at x = 3, y = 0.5)", "1.5")])
+def test_a_sole_call_argument_may_carry_its_own_at(tmp_path, code, shown):
+    run = gradlang("--plain", "-e", code, cwd=tmp_path)
+    assert run.returncode == 0 and run.stdout == shown + "\n", run.stderr
