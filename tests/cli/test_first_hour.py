@@ -252,3 +252,11 @@ def test_docs_cli_lists_every_flag():
 def test_a_sole_call_argument_may_carry_its_own_at(tmp_path, code, shown):
     run = gradlang("--plain", "-e", code, cwd=tmp_path)
     assert run.returncode == 0 and run.stdout == shown + "\n", run.stderr
+
+
+def test_the_readme_transcript_is_the_real_output(tmp_path):
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("```\n6 ┃ simplify") + 4
+    shown = readme[start: readme.index("```", start)]
+    run = gradlang("--pretty", str(REPO / "examples" / "stable_softmax.grad"), cwd=tmp_path)
+    assert run.stdout.startswith(shown), run.stdout[: len(shown) + 200]
