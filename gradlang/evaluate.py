@@ -14,12 +14,16 @@ from dataclasses import dataclass
 
 import sympy as sp
 from lark import Tree
+from sympy.core.relational import Relational
+from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from . import builtins, limits
 from .budget import OutOfTime, budget, is_mine
 from .derive import DerivativeRequest
 from .errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from .exact import checked as _checked, power as _power
+from .functions import MaxShare, Maximum, MinShare, Minimum, Relu, Round, Where
+from .stopgrad import StopGradient
 from .lazy import np
 from .substitute import substitute
 from .values import (
@@ -33,6 +37,7 @@ from .values import (
     shape_of,
     to_symbolic,
 )
+from .walk import dag_nodes
 
 
 @dataclass(frozen=True)
@@ -145,7 +150,7 @@ class Evaluator:
     def _product(self, node, frame):
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
-        if all(str(op) == "*" for op in children[1::2]) and all(isinstance(v, sp.Expr) for v in operands):
+        if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
             return _checked(sp.Mul(*operands))  # one canonicalisation, not one per factor
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
@@ -301,7 +306,7 @@ class Evaluator:
             return value
         try:
             with budget(seconds) as token:
-                return elementwise(lambda e: function(e) if isinstance(e, sp.Basic) else e, value)
+                return elementwise(lambda e: _speakable(e, function(e)) if isinstance(e, sp.Basic) else e, value)
         except OutOfTime as expiry:
             if not is_mine(expiry, token):
                 raise
@@ -311,6 +316,34 @@ class Evaluator:
 
 
 # --- helpers ------------------------------------------------------------------
+
+
+def _speakable(before, after):
+    """`after` if gradlang can print, evaluate and export all of it, else `before`.
+
+    SymPy's algebra may answer in forms gradlang has no name for (Piecewise,
+    ExprCondPair, Heaviside, cot, the imaginary unit, ...): those are kept out of
+    gradlang's values, so an algebra function may leave a value as it was but
+    never makes it unusable.
+    """
+    known = {type(node) for node in dag_nodes(before)}
+    for node in dag_nodes(after):
+        if type(node) not in known and not isinstance(node, _SPEAKABLE):
+            return before
+    return after
+
+
+_SPEAKABLE = (
+    sp.Symbol, sp.Rational, sp.Float, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log,
+    sp.sin, sp.cos, sp.tan, sp.asin, sp.acos, sp.atan, sp.sinh, sp.cosh, sp.tanh,
+    sp.Abs, sp.sign, sp.floor, sp.ceiling, StopGradient, Maximum, Minimum, MaxShare, MinShare,
+    Relu, Round, Where, Relational, BooleanTrue, BooleanFalse,
+)
+
+
+def _is_scalar_expr(value) -> bool:
+    """A SymPy scalar: an ImmutableMatrix is an Expr too, and its `*` is the matrix product."""
+    return isinstance(value, sp.Expr) and is_scalar(value)
 
 
 def _calls(node, name: str) -> bool:
@@ -328,10 +361,11 @@ def _divide(a, b):
 
 
 def _ieee_divide(a):
+    """a / 0.0 as IEEE 754 gives it: ±inf, or nan for 0/0 (also once a symbol in a gets a value)."""
     if isinstance(a, sp.Expr) and a.is_number and a.is_comparable:
         numerator = float(a)
         return sp.nan if numerator == 0 else (sp.oo if numerator > 0 else -sp.oo)
-    raise ValueError("division by zero")
+    return _checked(a * sp.oo)
 
 
 def _matmul(a, b):

@@ -186,3 +186,21 @@ class Where(sp.Function):
 
 # Piecewise-constant functions: derivative zero, treated as constants by derive.py.
 PIECEWISE_CONSTANT = (sp.sign, sp.floor, sp.ceiling, Round, MaxShare, MinShare)
+
+
+
+def _real_argument_first(sympy_rule):
+    """tanh of an extended-real argument is real and finite. SymPy's own rules for
+    those facts first split the argument into real and imaginary parts, expanding it
+    as a tree: exponential in the depth of a self-composed function (issue 12, #15)."""
+
+    def rule(self):
+        if self.args[0].is_extended_real:
+            return True
+        return sympy_rule(self)
+
+    return rule
+
+
+for _fact in ("finite", "real"):  # SymPy looks the rules up in a table built with the class
+    sp.tanh._prop_handler[_fact] = _real_argument_first(sp.tanh._prop_handler[_fact])

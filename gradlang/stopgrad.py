@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .walk import dag_has
+
 
 class StopGradient(sp.Function):
     """stop_gradient(u): value u, derivative 0 with respect to every variable."""
@@ -26,7 +28,7 @@ class StopGradient(sp.Function):
     def eval(cls, arg):
         if isinstance(arg, StopGradient):
             return arg
-        if not arg.free_symbols:
+        if not dag_has(arg, sp.Symbol):  # free_symbols walks the tree: exponential when shared
             return arg
         return None
 
