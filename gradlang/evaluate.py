@@ -17,7 +17,7 @@ from lark import Tree
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from . import builtins, limits
+from . import builtins, domains, limits
 from .budget import OutOfTime, budget, is_mine
 from .derive import DerivativeRequest
 from .errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
@@ -145,7 +145,12 @@ class Evaluator:
         base_node, _, exponent_node = node.children
         base = self._numeric(base_node, frame)
         exponent = self._numeric(exponent_node, frame)
-        return elementwise(_power, base, exponent)
+        return elementwise(lambda b, e: self._noted(domains.power_note(b, e, _power(b, e)), _power(b, e)), base, exponent)
+
+    def _noted(self, note, value):
+        if note and note not in self.notes:
+            self.notes.append(note)
+        return value
 
     def _product(self, node, frame):
         children = node.children
@@ -210,7 +215,11 @@ class Evaluator:
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
         call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
-        return entry.function(call)
+        result = entry.function(call)
+        if name == "exp" and shape_of(result) == shape_of(args[0]):
+            for argument, value in zip(elements(to_symbolic(args[0])), elements(to_symbolic(result))):
+                self._noted(domains.exp_note(argument, value), value)
+        return result
 
     def _call_user(self, definition: FunctionDef, args: list, node):
         if len(args) != len(definition.params):

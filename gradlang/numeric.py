@@ -18,6 +18,7 @@ from sympy.core.relational import Relational
 from sympy.printing.numpy import NumPyPrinter
 
 from .dag.graph import build_dag
+from .masking import mask_untaken
 
 
 def _reduce(function, args):
@@ -128,7 +129,7 @@ def compile_function(exprs: tuple, symbols: tuple):
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    arguments, assignments, outputs = dag_cse(exprs, symbols)
+    arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
     function = sp.lambdify(
         arguments,
         outputs,
