@@ -17,14 +17,14 @@ import sympy as sp
 
 from . import dag, limits
 from .errors import DiffError, LimitError, ShapeError
-from .functions import PIECEWISE_CONSTANT
-from .stopgrad import StopGradient, unstopped
+from .primitives import constant_classes
+from .stopgrad import unstopped
 from .values import elements, from_elements, is_scalar, shape_of, describe_shape
 from .walk import dag_atoms, dag_has, rebuild, tree_size
 
 DAG_THRESHOLD = 2_000  # tree nodes above which derivatives are taken on the DAG
 
-_CONSTANT_CLASSES = (StopGradient,) + PIECEWISE_CONSTANT
+_CONSTANT_CLASSES = constant_classes()  # stop_gradient and the piecewise-constant functions
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .primitives.record import ZeroDerivative
 
-class StopGradient(sp.Function):
+
+class StopGradient(ZeroDerivative, sp.Function):
     """stop_gradient(u): value u, derivative 0 with respect to every variable."""
 
     nargs = 1
@@ -29,12 +31,6 @@ class StopGradient(sp.Function):
         if not arg.free_symbols:
             return arg
         return None
-
-    def fdiff(self, argindex=1):
-        return sp.S.Zero
-
-    def _eval_derivative(self, symbol):
-        return sp.S.Zero
 
     def _eval_is_extended_real(self):
         return self.args[0].is_extended_real
