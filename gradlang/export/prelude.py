@@ -2,7 +2,7 @@
 
 The head of each target is fixed (imports, float64, `_share` for the tie
 shares, `_stack`, and for PyTorch and TensorFlow `_t` and `_grad`). The
-helpers after it come from the registry of primitives (gradlang/primitives/):
+helpers after it come from the registry of primitives (gradlang/expr/primitives/):
 a primitive whose framework function would differentiate differently from
 the language reference (docs/language.md), section 5, exports as a helper
 written in its record, chosen so that the framework's gradient equals
@@ -18,7 +18,7 @@ gradlang's (checked in tests/tools/test_export.py):
 
 from __future__ import annotations
 
-from .. import primitives
+from gradlang.expr import primitives
 
 NUMPY = '''import numpy as np
 

@@ -1,7 +1,7 @@
 """SymPy code printers for the export targets: one class per framework.
 
 Arithmetic is PythonCodePrinter's; every function is printed as its record
-in the registry (gradlang/primitives/) spells it for the target: the
+in the registry (gradlang/expr/primitives/) spells it for the target: the
 framework's function (`jnp.exp`), or a helper of the module's prelude
 (`_max`, `_abs`, ...; see prelude.py) where the framework would differentiate
 differently from the language reference (docs/language.md), section 5, so the
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from .. import primitives
-from ..errors import ValueError as GradlangValueError
+from gradlang.errors import ValueError as GradlangValueError
+from gradlang.expr import primitives
 
 class ExportPrinter(PythonCodePrinter):
     """Common part: arithmetic from PythonCodePrinter, every primitive as its record spells it."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from .plain import format_float
-from .. import primitives
-from ..lazy import np
+from gradlang.render.plain import format_float
+from gradlang.expr import primitives
+from gradlang.lazy import np
 
 
 def split_component(name: str) -> tuple[str, str] | None:

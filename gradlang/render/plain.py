@@ -16,8 +16,8 @@ import sympy as sp
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
-from .. import primitives
-from ..lazy import np
+from gradlang.expr import primitives
+from gradlang.lazy import np
 
 # How a condition that SymPy has already decided is written in gradlang,
 # which has no boolean literals: a comparison that evaluates to it.

@@ -14,10 +14,12 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from gradlang import builtins, lexer, primitives
+from gradlang.core import builtins
 from gradlang.export.prelude import HEADS, PRELUDES
-from gradlang.numeric import evaluate
-from gradlang.repl import Repl
+from gradlang.expr import primitives
+from gradlang.expr.numeric import evaluate
+from gradlang.shell import lexer
+from gradlang.shell.repl import Repl
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "language.md"
 RECORDS = primitives.records()
@@ -68,8 +70,8 @@ def test_docs_list_every_registered_name():
 
 
 def test_one_set_of_constant_classes():
-    from gradlang import derive
-    from gradlang.dag import rules
+    from gradlang.derive import derivatives as derive
+    from gradlang.derive.dag import rules
 
     assert derive._CONSTANT_CLASSES == rules.CUT_CLASSES == primitives.constant_classes()
     for cls in primitives.constant_classes():

@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gradlang import Session, primitives
+from gradlang import Session
+from gradlang.expr import primitives
 from gradlang.export import export_program
 from tests.tools.test_export import load
 

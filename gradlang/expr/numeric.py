@@ -1,0 +1,124 @@
+"""Numbers from SymPy values: lambdify to NumPy, with common-subexpression elimination.
+
+One compiled function per (expressions, symbols), cached. Floating point
+follows IEEE 754 (inf, nan) as NumPy does. Every primitive is printed as its
+record in the registry says (gradlang/expr/primitives/): a NumPy function by name,
+or its own NumPy implementation passed to lambdify as a helper (max/min
+reducing over all their arguments, the shares splitting ties equally, relu),
+stop_gradient as the identity.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
+
+from gradlang.expr import primitives
+from gradlang.expr.graph import build_dag
+
+
+def _helpers() -> dict:
+    """NumPy implementations of the primitives that NumPy has no single function for, by helper name."""
+    return {f"_gl_{r.name}": r.numpy for r in primitives.records() if callable(r.numpy)}
+
+
+HELPERS = _helpers()
+
+
+class _Printer(NumPyPrinter):
+    """NumPy code for gradlang's values: every primitive as its record spells it."""
+
+    def _print(self, expr, **kwargs):
+        record = primitives.by_class(type(expr)) if isinstance(expr, sp.Function) else None
+        if record is None or record.numpy is None:
+            return super()._print(expr, **kwargs)
+        args = ", ".join(self._print(a) for a in expr.args)
+        if callable(record.numpy):
+            return f"_gl_{record.name}({args})"
+        if "{args}" in record.numpy:
+            return record.numpy.format(args=args)
+        return f"numpy.{record.numpy}({args})"
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 256
+
+
+def dag_cse(exprs, symbols) -> tuple[list, list, list]:
+    """Common subexpressions from the DAG: (argument names, assignments, outputs).
+
+    Every distinct compound subexpression becomes one assignment, computed once,
+    so the code is as large as the DAG, never as the tree (SymPy's own `cse`
+    walks the tree, which is exponential for expressions that share deeply).
+    """
+    dag = build_dag(list(exprs))
+    arguments = [sp.Symbol(f"_a{j}") for j in range(len(symbols))]
+    given = dict(zip(symbols, arguments))
+    names: list = []
+    assignments: list = []
+    for i, (node, kids) in enumerate(zip(dag.nodes, dag.children)):
+        if node in given:
+            names.append(given[node])
+        elif not kids or isinstance(node, _INLINE):
+            names.append(node)
+        else:
+            name = sp.Symbol(f"_t{i}")
+            args = [names[k] for k in kids]
+            assignments.append((name, node.func(*args, evaluate=False) if _UNEVALUATED(node) else node.func(*args)))
+            names.append(name)
+    return arguments, assignments, [names[r] for r in dag.roots]
+
+
+_INLINE = (sp.Number, sp.NumberSymbol)
+
+
+def _UNEVALUATED(node) -> bool:
+    """Add, Mul and Pow rebuilt from stand-in names must not be re-canonicalised."""
+    return isinstance(node, (sp.Add, sp.Mul, sp.Pow))
+
+
+def compile_function(exprs: tuple, symbols: tuple):
+    """A NumPy function of `symbols` returning the list of `exprs`, cached."""
+    key = (exprs, symbols)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    arguments, assignments, outputs = dag_cse(exprs, symbols)
+    function = sp.lambdify(
+        arguments,
+        outputs,
+        modules=[HELPERS, "numpy"],
+        printer=_Printer,
+        cse=lambda reduced: (assignments, reduced),
+        dummify=False,
+    )
+    _CACHE[key] = function
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return function
+
+
+def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:
+    """Evaluate scalar expressions at NumPy values (broadcast together), IEEE semantics."""
+    function = compile_function(tuple(exprs), tuple(symbols))
+    arrays = [np.asarray(v, dtype=float) for v in values]
+    with np.errstate(all="ignore"):
+        outputs = function(*arrays)
+    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
+    return [np.broadcast_to(np.asarray(o, dtype=float), shape) for o in outputs]
+
+
+def to_sympy_number(x: float) -> sp.Expr:
+    """A float64 as a SymPy number (inf and nan included)."""
+    x = float(x)
+    if np.isnan(x):
+        return sp.nan
+    if np.isinf(x):
+        return sp.oo if x > 0 else -sp.oo
+    return sp.Float(x)
