@@ -13,21 +13,12 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.derivatives import derivative
+from gradlang.expr import primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.explain.text import plain
 
 _U = sp.Symbol("u")
-
-# Display names of the elementary functions handled by the generic rule.
-FUNCTION_NAMES = {
-    "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan",
-    "cot": "cot", "sec": "sec", "csc": "csc", "asin": "asin", "acos": "acos",
-    "atan": "atan", "acot": "acot", "sinh": "sinh", "cosh": "cosh",
-    "tanh": "tanh", "coth": "coth", "asinh": "asinh", "acosh": "acosh",
-    "atanh": "atanh", "Relu": "relu",
-}
-
 
 # --- leaves -------------------------------------------------------------
 
@@ -138,7 +129,9 @@ def _outer(ctx, name, expr, raw, inner, dinner, note=""):
 
 
 def _function_name(expr) -> str:
-    return FUNCTION_NAMES.get(type(expr).__name__, type(expr).__name__.lower())
+    """The gradlang name of a primitive (its record's), else SymPy's in lower case."""
+    record = primitives.by_class(type(expr))
+    return record.name if record is not None else type(expr).__name__.lower()
 
 
 def _formula(expr) -> str:

@@ -9,27 +9,34 @@ only when every class in it is one gradlang speaks or was already in the input.
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from gradlang.expr.functions import MaxShare, Maximum, MinShare, Minimum, Relu, Round, Where
-from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.primitives import records
 from gradlang.expr.walk import dag_nodes
 
 
 def speakable(before, after):
     """`after` if gradlang can print, evaluate and export all of it, else `before`."""
     known = {type(node) for node in dag_nodes(before)}
+    classes = _speakable_classes()
     for node in dag_nodes(after):
-        if type(node) not in known and not isinstance(node, SPEAKABLE):
+        if type(node) not in known and not isinstance(node, classes):
             return before
     return after
 
 
-SPEAKABLE = (
-    sp.Symbol, sp.Rational, sp.Float, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log,
-    sp.sin, sp.cos, sp.tan, sp.asin, sp.acos, sp.atan, sp.sinh, sp.cosh, sp.tanh,
-    sp.Abs, sp.sign, sp.floor, sp.ceiling, StopGradient, Maximum, Minimum, MaxShare, MinShare,
-    Relu, Round, Where, Relational, BooleanTrue, BooleanFalse,
+@functools.cache
+def _speakable_classes() -> tuple:
+    """Arithmetic, numbers, symbols, conditions, and the class of every primitive."""
+    primitives = tuple(record.cls for record in records() if record.cls is not None)
+    return ARITHMETIC + primitives
+
+
+ARITHMETIC = (
+    sp.Symbol, sp.Rational, sp.Float, sp.NumberSymbol, sp.Add, sp.Mul, sp.Pow,
+    Relational, BooleanTrue, BooleanFalse,
 )
