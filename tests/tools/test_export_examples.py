@@ -190,8 +190,8 @@ KNOWN = {
 
 
 UNROLLED = "unrolled for the example's length: a longer vector gives numbers for the first three, no error"
-KNOWN_AT_ANOTHER_LENGTH = {**KNOWN, **{("stable_softmax", name): UNROLLED
-                                       for name in ("softmax", "stable_softmax", "shifted")}}
+KNOWN_AT_ANOTHER_LENGTH = {**KNOWN, ("siamese_stop", "D"): UNROLLED,
+                           **{("stable_softmax", name): UNROLLED for name in ("softmax", "stable_softmax", "shifted")}}
 
 
 def _cases(entries, known=KNOWN):
