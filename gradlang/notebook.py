@@ -21,13 +21,12 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
 from . import explain
-from .errors import GradlangError
+from .errors import BUG_NOTE as _BUG_NOTE, GradlangError
 from .plot import INSTALL_HINT, MissingExtraError
 from .render.latex import to_latex
 from .session import Result, Session
 
 _SESSIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_BUG_NOTE = "This is a bug in gradlang, not in your program; please report it with the cell that caused it."
 
 
 def load_ipython_extension(ipython) -> None:

@@ -74,13 +74,36 @@ _TERMINAL_WORDS = {
 
 def parse(source: str) -> Tree:
     """Parse a whole program; raise SyntaxError or LimitError with a place."""
+    check_size(source)
     _check_brackets(source)
     try:
         tree = PARSER.parse(source)
     except UnexpectedInput as error:
         raise _friendly(error, source) from None
     _check_depth(tree)
+    _check_statements(tree)
     return tree
+
+
+def check_size(source: str) -> None:
+    """Refuse a program too long to read within the limits, before reading it."""
+    limit = limits.MAX_SOURCE_CHARS
+    if len(source) > limit:
+        line = source.count("\n", 0, limit) + 1
+        column = limit - (source.rfind("\n", 0, limit) + 1) + 1
+        raise LimitError(
+            f"the program has {len(source):,} characters, above the limit of {limit:,}",
+            Span(line, column, line, column + 1),
+        )
+
+
+def _check_statements(tree: Tree) -> None:
+    if len(tree.children) > limits.MAX_STATEMENTS:
+        first_over = tree.children[limits.MAX_STATEMENTS]
+        raise LimitError(
+            f"the program has {len(tree.children):,} statements, above the limit of {limits.MAX_STATEMENTS:,}",
+            Span.of(first_over.meta),
+        )
 
 
 def _check_brackets(source: str) -> None:

@@ -64,7 +64,7 @@ class Session:
     def iter_run(self, source: str, filename: str | None = None) -> Iterator[Result]:
         """Run a program, yielding each printing statement's Result as it finishes."""
         try:
-            tree = parse(source)
+            tree = self._parse(source)
         except GradlangError as error:
             raise error.attach_source(source, filename) from None
         for statement in tree.children:
@@ -98,9 +98,24 @@ class Session:
 
     # --- statements -------------------------------------------------------
 
+    def _parse(self, source: str) -> Tree:
+        """The program's tree, read within the size limits and the statement time budget."""
+        token = None
+        try:
+            with budget(self.time_limit) as token:
+                return parse(source)
+        except OutOfTime as expiry:
+            if not is_mine(expiry, token):
+                raise
+            raise LimitError(
+                f"reading the program took longer than {self.time_limit:g} s; split it into smaller programs",
+                Span(1, 1, 1, 2),
+            ) from None
+
     def _run_statement(self, statement: Tree, source: str) -> Result | None:
         saved = dict(self.env)
         span = Span.of(statement.meta)
+        token = None
         try:
             with budget(self.time_limit) as token:
                 return getattr(self, "_" + statement.data)(statement, source)

@@ -16,7 +16,6 @@ import traceback
 from . import json as json_render
 
 FORMATS = ("pretty", "plain", "latex", "json")
-REPORT_URL = "https://github.com/gradlang/gradlang/issues"
 
 
 def _explain_renderer(name: str):
@@ -183,10 +182,9 @@ class Emitter:
 
 
 def _bug_note() -> str:
-    return (
-        "This is a bug in gradlang, not in your program. Please report it, with the program "
-        f"that caused it, at {REPORT_URL} (set GRADLANG_DEBUG=1 to see the traceback)."
-    )
+    from ..errors import BUG_NOTE
+
+    return BUG_NOTE
 
 
 def _debug_traceback(exc: BaseException | None) -> str:

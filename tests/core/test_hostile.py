@@ -57,6 +57,14 @@ HOSTILE = [
     ("power-tower-multiline-statement", "y = (1 +\n 3^(3^(3^(3^7))))", "LimitError", 2, None),
     ("linspace-multiline-statement", "y = [1,\n 2,\n linspace(0, 1, 10^10)]", "LimitError", 3, None),
     ("power-tower-via-at", "x^(10^100) at x = 2", "LimitError", 1, None),
+    # issue 16/12: every stage of a statement is bounded, parsing included
+    ("source-50-megabytes", "x+" * 25_000_000 + "x", "LimitError", 1, None),
+    ("source-million-lines", "y = x + 1\n" * 1_000_000, "LimitError", None, None),
+    ("statements-over-limit", "1;" * 10_001, "LimitError", 1, None),
+    ("arabic-indic-digit", "1\u0660 + 1", "SyntaxError", 1, 2),
+    ("devanagari-digit-alone", "\u0967", "SyntaxError", 1, 1),
+    ("caret-after-line-separator", "# a\u2028b\n1 +* 2", "SyntaxError", 2, 4),
+    ("caret-after-next-line-and-form-feed", "# a\x0cb\x85c\n\n1 +* 2", "SyntaxError", 3, 4),
 ]
 
 BUGS: dict[str, str] = {  # row id -> "BUG: ..." for rows that fail until the core is fixed
@@ -150,3 +158,35 @@ def test_an_expression_exponential_as_a_tree_prints_with_named_parts():
     assert result.named, "the shared parts should be named"
     assert len(result.text) < 20_000
     assert result.text.splitlines()[0].startswith("t1 = ")
+
+
+@pytest.mark.parametrize("source, line_text", [
+    ("# a\u2028b\n1 +* 2", "1 +* 2"),
+    ("# a\x0cb\x85c\u2029\n\n1 +* 2", "1 +* 2"),
+    ("y = 1\r\n1 +* 2\r\n", "1 +* 2"),
+])
+def test_the_caret_shows_the_line_the_parser_counted(source, line_text):
+    """Only \\n ends a line for the parser, so only \\n may end one for the caret display."""
+    with pytest.raises(GradlangError) as caught:
+        Session(time_limit=BUDGET).run(source)
+    assert caught.value.source_line == line_text
+    assert caught.value.format().splitlines()[1].strip() == line_text
+
+
+def test_a_long_line_is_shown_cut_around_the_caret():
+    source = "x + " * 5_000 + "* 2"
+    with pytest.raises(GradlangError) as caught:
+        Session(time_limit=BUDGET).run(source)
+    shown = caught.value.format().splitlines()
+    assert len(shown) == 3 and len(shown[1]) < 200
+    caret = shown[2].index("^")
+    assert shown[1][caret] == "*"
+
+
+def test_ascii_digits_only():
+    """Python's \\d matches every script's digits; gradlang's numbers are ASCII."""
+    assert Session().eval("10 + 1") == 11
+    for digits in ("\u0661\u0660", "\uff11", "\u09e7"):
+        with pytest.raises(GradlangError) as caught:
+            Session().eval(digits + " + 1")
+        assert caught.value.kind == "SyntaxError"
