@@ -15,7 +15,7 @@ from typing import Callable
 
 import sympy as sp
 
-from . import derive, limits
+from . import derive, exact, limits
 from .errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
 from .functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from .lazy import np
@@ -62,12 +62,23 @@ BLOCKED_SIMPLIFY_TIME = 1.0  # blocked() simplifies for readability only: give u
 CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
 
 
-def builtin(name, min_args, max_args, doc, example, group, aliases=()):
-    """Register the decorated function under `name` (and its aliases)."""
+def builtin(name, min_args, max_args, doc, example, group, aliases=(), conditions=()):
+    """Register the decorated function under `name` (and its aliases).
+
+    Arguments take numbers, except the positions listed in `conditions`: a
+    condition anywhere else, even inside a list (`[1 < 2, 3]`), is refused
+    here, once for every builtin, before it can reach SymPy arithmetic.
+    """
 
     def register(function):
+        def numbers_only(call: Call):
+            for index, (value, node) in enumerate(zip(call.args, call.nodes)):
+                if index not in conditions:
+                    _no_condition(call, value, node)
+            return function(call)
+
         for each in (name, *aliases):
-            TABLE[each] = Builtin(each, function, min_args, max_args, doc, example, group, core=each in CORE)
+            TABLE[each] = Builtin(each, numbers_only, min_args, max_args, doc, example, group, core=each in CORE)
         return function
 
     return register
@@ -75,8 +86,15 @@ def builtin(name, min_args, max_args, doc, example, group, aliases=()):
 
 def _scalar_args(call: Call) -> None:
     for value, node in zip(call.args, call.nodes):
-        if is_condition(value):
-            raise ValueError(f"{call.name} takes numbers, not a condition").located(_span(node))
+        _no_condition(call, value, node)
+
+
+def _no_condition(call: Call, value, node=None) -> None:
+    """Numbers only: a condition, or a list holding one ([1 < 2, 3]), is refused by name."""
+    if isinstance(value, np.ndarray):
+        return
+    if any(is_condition(e) for e in elements(to_symbolic(value))):
+        raise ValueError(f"{call.name} takes numbers, not a condition").located(_span(node))
 
 
 def _span(node):
@@ -220,7 +238,13 @@ def _make_elementwise(function):
 
 
 def _float_in_float_out(argument, result):
-    """sign(1.5) is 1.0, not 1: a float anywhere makes the result a float."""
+    """sign(1.5) is 1.0, not 1: a float anywhere makes the result a float.
+
+    SymPy's sin(oo) is an interval, AccumBounds(-1, 1), which no other part of
+    gradlang (or an exported module) can use; IEEE, as NumPy, says nan.
+    """
+    if isinstance(result, sp.AccumBounds):
+        return sp.nan
     if isinstance(argument, sp.Float) and isinstance(result, sp.Number) and not result.is_Float:
         return sp.Float(float(result)) if result.is_finite else result
     return result
@@ -241,8 +265,7 @@ def _log(call: Call):
 
 def _components(call: Call, index: int = 0) -> list:
     value = to_symbolic(call.args[index])
-    if is_condition(value):
-        raise ValueError(f"{call.name} takes numbers, not a condition")
+    _no_condition(call, value, call.nodes[index] if index < len(call.nodes) else None)
     return elements(value)
 
 
@@ -259,7 +282,7 @@ def _mean(call: Call):
 
 @builtin("prod", 1, 1, "product of all components", "prod([1, 2, 3])", "reduction")
 def _prod(call: Call):
-    return sp.Mul(*_components(call))
+    return exact.product(_components(call))
 
 
 @builtin("norm", 1, 1, "Euclidean norm (Frobenius for a matrix)", "norm([3, 4])", "reduction")
@@ -348,7 +371,8 @@ def _transpose(call: Call):
     return value.T if isinstance(value, sp.MatrixBase) else value
 
 
-@builtin("where", 3, 3, "a where the condition holds, else b; differentiates a and b only", "where(x > 0, x, 0)", "vector")
+@builtin("where", 3, 3, "a where the condition holds, else b; differentiates a and b only", "where(x > 0, x, 0)", "vector",
+         conditions=(0,))
 def _where(call: Call):
     condition = to_symbolic(call.args[0])
     if not all(is_condition(c) for c in elements(condition)):

@@ -19,7 +19,7 @@ from . import builtins, limits
 from .budget import OutOfTime, budget, is_mine
 from .derive import DerivativeRequest
 from .errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
-from .exact import checked as _checked, power as _power
+from .exact import check_matmul, checked as _checked, power as _power, product as _product_of
 from .lazy import np
 from .substitute import substitute
 from .values import (
@@ -146,7 +146,7 @@ class Evaluator:
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
         if all(str(op) == "*" for op in children[1::2]) and all(isinstance(v, sp.Expr) for v in operands):
-            return _checked(sp.Mul(*operands))  # one canonicalisation, not one per factor
+            return _product_of(operands)  # one canonicalisation, not one per factor
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
@@ -341,6 +341,7 @@ def _matmul(a, b):
         raise ShapeError(f"@ needs vectors or matrices, got {describe_shape(sa)} and {describe_shape(sb)}")
     if sa[-1] != sb[0]:
         raise ShapeError(f"@ cannot multiply {describe_shape(sa)} by {describe_shape(sb)}")
+    check_matmul(elements(a), elements(b), sb[0])
     left = sp.ImmutableMatrix(1, sa[0], list(a)) if len(sa) == 1 else a
     right = sp.ImmutableMatrix(sb[0], 1, list(b)) if len(sb) == 1 else b
     product = left * right
@@ -357,13 +358,23 @@ _PRODUCT_OPS = {
     "@": _matmul,
 }
 
+def _ieee_comparison(relation):
+    """A comparison with nan is false (and != true) for every other operand, as in IEEE; SymPy raises."""
+
+    def compare(a, b):
+        if a is sp.nan or b is sp.nan:
+            return sp.true if relation is sp.Ne else sp.false
+        return relation(a, b)
+
+    return compare
+
+
 _COMPARISONS = {
-    "<": sp.StrictLessThan,
-    "<=": sp.LessThan,
-    ">": sp.StrictGreaterThan,
-    ">=": sp.GreaterThan,
-    "==": sp.Eq,
-    "!=": sp.Ne,
+    op: _ieee_comparison(relation)
+    for op, relation in {
+        "<": sp.StrictLessThan, "<=": sp.LessThan, ">": sp.StrictGreaterThan,
+        ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
+    }.items()
 }
 
 

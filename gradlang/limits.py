@@ -11,6 +11,7 @@ MAX_SOURCE_NESTING = 200        # open ( and [ at once
 MAX_TREE_DEPTH = 400            # depth of the parse tree after parsing
 MAX_ELEMENTS = 100_000          # components of one vector or matrix value
 MAX_NUMERIC_POINTS = 1_000_000  # points of linspace / elementwise evaluation
+MAX_GRADCHECK_CELLS = 20_000_000  # numbers gradcheck's finite differences evaluate at once (160 MB)
 MAX_INTEGER_BITS = 100_000      # size of an exact integer power (about 30 000 digits)
 MAX_DERIVATIVE_ORDER = 100      # n in diff(e, x, n), summed over all variables
 NAMED_PARTS_ABOVE = 2_000       # tree nodes above which a result is shown as t1 = …, t2 = …

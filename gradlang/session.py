@@ -19,6 +19,7 @@ from . import builtins, limits
 from .budget import OutOfTime, budget, is_mine
 from .errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
 from .evaluate import Evaluator, FunctionDef, symbol
+from .exact import check_sizes
 from .parse import parse
 from .substitute import settle
 from .dag.names import named_subexpressions
@@ -66,12 +67,14 @@ class Session:
         try:
             tree = self._parse(source)
         except GradlangError as error:
-            raise error.attach_source(source, filename) from None
+            error.attach_source(source, filename)
+            raise  # a bare raise keeps an InternalError's cause, for GRADLANG_DEBUG=1
         for statement in tree.children:
             try:
                 result = self._run_statement(statement, source)
             except GradlangError as error:
-                raise error.attach_source(source, filename) from None
+                error.attach_source(source, filename)
+                raise
             if result is not None:
                 yield result
 
@@ -141,20 +144,20 @@ class Session:
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator(source=source)
-        value = settle(evaluator.evaluate(statement.children[0]))
+        value = _settled(evaluator.evaluate(statement.children[0]))
         return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: Tree, source: str) -> Result:
         derivations: list = []
         evaluator = self._evaluator(derivations, source)
-        value = settle(evaluator.evaluate(statement.children[0]))
+        value = _settled(evaluator.evaluate(statement.children[0]))
         steps = _explanations(derivations)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: Tree, source: str) -> None:
         name_token, body = statement.children
         _check_bindable(name_token)
-        self.env[str(name_token)] = settle(self._evaluator().evaluate(body))
+        self.env[str(name_token)] = _settled(self._evaluator().evaluate(body))
 
     def _definition(self, statement: Tree, source: str) -> None:
         children = statement.children
@@ -198,6 +201,14 @@ class Session:
 
 # --- helpers ------------------------------------------------------------------
 
+
+
+def _settled(value):
+    """A statement's value, settled, with every exact number in it within the size limit."""
+    value = settle(value)
+    if not isinstance(value, np.ndarray):
+        check_sizes(elements(value) if shape_of(value) else [value])
+    return value
 
 
 def _check_bindable(token) -> None:

@@ -190,3 +190,66 @@ def test_ascii_digits_only():
         with pytest.raises(GradlangError) as caught:
             Session().eval(digits + " + 1")
         assert caught.value.kind == "SyntaxError"
+
+
+# One-line programs that once ended in an InternalError (issues 12 and 16): each
+# ends in the right answer or a clean error. (id, program, value or error kind)
+INF, NAN = float("inf"), float("nan")
+ONE_LINERS = [
+    ("condition-in-list-tan", "tan([0, 1 < 2])", "ValueError"),
+    ("condition-in-list-sum", "sum([1 < 2, 3])", "ValueError"),
+    ("condition-in-list-softmax", "softmax([x == 1, 2])", "ValueError"),
+    ("condition-in-list-dot", "dot([1 < 2, 1], [1, 2])", "ValueError"),
+    ("condition-in-list-sg", "sg([1 < 2])", "ValueError"),
+    ("condition-in-list-diff", "diff([1 < 2, x], x)", "ValueError"),
+    ("condition-gradcheck", "gradcheck(x > 1, x) at x = 1", "ValueError"),
+    ("condition-vector-where-still-works", "where([x > 1, x < 2], [1, 2], 0) at x = 1.5", [1.0, 2.0]),
+    ("nan-compare-symbol", "where(nan > x, 1, 2)", 2),
+    ("nan-compare-number", "where(nan >= 1, 1, 2)", 2),
+    ("nan-not-equal", "where(nan != x, 1, 2)", 1),
+    ("round-inf", "round(inf)", INF),
+    ("round-minus-inf", "round(-inf)", -INF),
+    ("sin-inf-times-float", "sin(inf) * 1.0", NAN),
+    ("cos-inf-plus-symbol", "cos(inf) + x at x = 1.0", NAN),
+    ("power-chain-huge-float-exponent", "1.5 ^ 2 ^ 1e308", INF),
+    ("float-power-huge-exact-exponent", "2.0^(10^30000)", INF),
+    ("float-power-huge-odd-exponent", "(-2.0)^(10^30000 + 1)", -INF),
+    ("float-power-huge-exponent-small-base", "0.5^(10^30000)", 0.0),
+    ("vector-at-matrix-of-points", "[1, 2] at v = [[1, 2], [3, 4]]", "ShapeError"),
+    ("prod-of-big-integers", "a = 10^30000\nb = prod([a, a, a, a, a, a, a, a, a, a])", "LimitError"),
+    ("product-of-big-integers", "a = 10^20000\na*a*a*a*a*a*a", "LimitError"),
+    ("dot-of-big-integers", "a = 10^30000\ndot([a, a], [a, a])", "LimitError"),
+    ("matmul-squaring", "A = [[10^10, 1], [1, 1]]\n" + "".join(f"A = A @ A\n" for _ in range(16)), "LimitError"),
+    ("gradcheck-too-large", "x: R^30000\ngradcheck(sum(x*x), x) at x = linspace(0, 1, 30000)", "LimitError"),
+    ("plot-interval-too-wide", "plot(t, t, -1e308, 1e308)", "ValueError"),
+    ("plot-interval-subnormal", "plot(t, t, 0, 5e-324)", "ValueError"),
+]
+
+
+@pytest.mark.parametrize("source, expected", list(_rows([(i, s, e) for i, s, e in ONE_LINERS])))
+def test_one_line_programs_end_in_an_answer_or_a_clean_error(source, expected):
+    session = Session(time_limit=30.0)
+    if isinstance(expected, str):
+        with pytest.raises(GradlangError) as caught:
+            session.run(source)
+        assert caught.value.kind == expected, caught.value.format()
+        assert caught.value.line is not None
+        return
+    np.testing.assert_array_equal(np.asarray(_floats(session.eval(source))), np.asarray(expected, dtype=float))
+
+
+def _floats(value):
+    from tests.conftest import as_floats
+
+    return as_floats(value)
+
+
+@pytest.mark.parametrize("program", ["plot(t*1e308, t, -10, 10)", "plot(t*1e300 + 1e300, t, -10, 10)", "plot(exp(t), t, 0, 1000)"])
+def test_plots_of_values_too_large_to_draw_render_in_every_format(program, tmp_path):
+    plot = Session(time_limit=30.0).run(program)[-1].attachments[0]
+    assert "t" in plot.to_plain()
+    plot.to_rich()
+    plot.to_latex()
+    plot.to_json()
+    plot.to_png(tmp_path / "plot.png")
+    assert (tmp_path / "plot.png").stat().st_size > 0
