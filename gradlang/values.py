@@ -52,6 +52,8 @@ def elements(value) -> list:
         return [sp.Float(v) for v in value.ravel()]
     if isinstance(value, sp.MatrixBase):
         return list(value)
+    if isinstance(value, sp.ImmutableDenseNDimArray):
+        return list(value._array)  # iterating the array parses an index per item: 100x slower
     if isinstance(value, sp.NDimArray):
         return list(value)
     return [value]
