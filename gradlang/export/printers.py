@@ -28,6 +28,11 @@ _TF_NAMES = {
 }
 
 
+def float_literal(x: float) -> str:
+    """A float as Python source: repr, except inf and nan, which are not literals."""
+    return repr(x) if x == x and abs(x) != float("inf") else f"float('{x}')"
+
+
 class ExportPrinter(PythonCodePrinter):
     """Common part: arithmetic from PythonCodePrinter, functions through the target's namespace."""
 
@@ -40,7 +45,7 @@ class ExportPrinter(PythonCodePrinter):
 
     def _print(self, expr, **kwargs):
         if isinstance(expr, sp.Expr) and expr.is_number and not expr.is_Rational and expr.is_comparable:
-            return repr(float(expr))
+            return float_literal(float(expr))
         return super()._print(expr, **kwargs)
 
     def _print_Symbol(self, expr):
@@ -51,7 +56,16 @@ class ExportPrinter(PythonCodePrinter):
     _print_Dummy = _print_Symbol
 
     def _print_Float(self, expr):
-        return repr(float(expr))
+        return float_literal(float(expr))
+
+    def _print_NaN(self, expr):
+        return float_literal(float("nan"))
+
+    def _print_Infinity(self, expr):
+        return float_literal(float("inf"))
+
+    def _print_NegativeInfinity(self, expr):
+        return float_literal(float("-inf"))
 
     def _print_Function(self, expr):
         name = self.names.get(type(expr).__name__)
