@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ..errors import GradlangError, InternalError, ShapeError, ValueError
-from ..evaluate import Evaluator, FunctionDef
-from ..values import elements, shape_of, to_symbolic
-from .check import SHAPE_CHECK, check_function, comment, defined_names
-from .names import NameTable, reserved_names
-from .prelude import PRELUDES
-from .printers import PRINTERS
-from .shapes import assignments, call_hints, parameter_options
+from gradlang.errors import GradlangError, InternalError, ShapeError, ValueError
+from gradlang.core.evaluate import Evaluator, FunctionDef
+from gradlang.expr.values import elements, shape_of, to_symbolic
+from gradlang.export.check import SHAPE_CHECK, check_function, comment, defined_names
+from gradlang.export.names import NameTable, reserved_names
+from gradlang.export.prelude import PRELUDES
+from gradlang.export.printers import PRINTERS
+from gradlang.export.shapes import assignments, call_hints, parameter_options
 
 TARGETS = ("jax", "torch", "tf", "numpy")
 _TEMP = "_gl_t"
@@ -230,9 +230,7 @@ def _grad_function(name, grad, params, keywords, target, shape) -> str:
 
 
 def _shown(value) -> str:
-    from ..render.plain import to_plain
-
-    return to_plain(value)
+    return str(value)  # SymPy's spelling: the render package is a sibling layer
 
 
 def _describe(shape: tuple) -> str:

@@ -16,7 +16,7 @@ import builtins
 import symtable
 import unicodedata
 
-from ..errors import source_lines
+from gradlang.errors import source_lines
 
 # Appended to every prelude: exported functions were unrolled for one shape of each array parameter.
 SHAPE_CHECK = '''
