@@ -85,8 +85,10 @@ def check_sizes(items: list) -> None:
     """Every exact number in a statement's value is within the limit (so it can be printed)."""
     from gradlang.expr.walk import dag_atoms
 
-    expressions = [e for e in items if isinstance(e, sp.Basic)]
-    for number in dag_atoms(expressions, sp.Rational) if expressions else ():
+    for item in items:
+        checked(item)
+    compound = [e for e in items if isinstance(e, sp.Basic) and e.args]  # atoms were checked just now
+    for number in dag_atoms(compound, sp.Rational) if compound else ():
         checked(number)
 
 
