@@ -10,6 +10,7 @@ the innermost syntax that caused them.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import sympy as sp
@@ -21,6 +22,7 @@ from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of
+from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
@@ -359,20 +361,9 @@ _PRODUCT_OPS = {
     "@": _matmul,
 }
 
-def _ieee_comparison(relation):
-    """A comparison with nan is false (and != true) for every other operand, as in IEEE; SymPy raises."""
-
-    def compare(a, b):
-        if a is sp.nan or b is sp.nan:
-            return sp.true if relation is sp.Ne else sp.false
-        return relation(a, b)
-
-    return compare
-
-
 _COMPARISONS = {
-    op: _ieee_comparison(relation)
-    for op, relation in {
+    op: functools.partial(relation, func)  # IEEE: a comparison with nan is false
+    for op, func in {
         "<": sp.StrictLessThan, "<=": sp.LessThan, ">": sp.StrictGreaterThan,
         ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
     }.items()

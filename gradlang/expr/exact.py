@@ -98,7 +98,9 @@ def combine(node, args):
         return power(*args)
     if isinstance(node, sp.Mul):
         return product(list(args))
-    return checked(node.func(*args))
+    from gradlang.expr.walk import build
+
+    return checked(build(node, args))
 
 
 def _is_real_number(value) -> bool:

@@ -9,9 +9,11 @@ broadcasts scalars only; any other mismatch is a ShapeError naming both shapes
 from __future__ import annotations
 
 import math
+import warnings
 
 import sympy as sp
 from sympy.logic.boolalg import Boolean
+from sympy.utilities.exceptions import SymPyDeprecationWarning
 
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError
@@ -71,7 +73,9 @@ def from_elements(shape: Shape, items: list):
     check_count(len(items))
     if len(shape) == 1:
         return sp.ImmutableDenseNDimArray(items, shape)
-    return sp.ImmutableMatrix(shape[0], shape[1], items)
+    with warnings.catch_warnings():  # a matrix of conditions (where's first argument) is deprecated in SymPy
+        warnings.simplefilter("ignore", SymPyDeprecationWarning)
+        return sp.ImmutableMatrix(shape[0], shape[1], items)
 
 
 def to_symbolic(value):

@@ -223,6 +223,12 @@ ONE_LINERS = [
     ("gradcheck-too-large", "x: R^30000\ngradcheck(sum(x*x), x) at x = linspace(0, 1, 30000)", "LimitError"),
     ("plot-interval-too-wide", "plot(t, t, -1e308, 1e308)", "ValueError"),
     ("plot-interval-subnormal", "plot(t, t, 0, 5e-324)", "ValueError"),
+    # found by tests/fuzz/test_grammar_fuzz.py
+    ("fuzz-non-real-compared-at-a-point", "g(a, b) = max(a, b) * sg(b)\n"
+     "where(acos(1e3) < -g(x, y), acos(1e3), -g(x, y)) at x = inf, y = 1", -INF),
+    ("fuzz-nan-compared-at-a-point", "where(x < 1, 1, 2) at x = nan", 2.0),
+    ("fuzz-nan-compared-in-a-list-at-a-point", "where([x, 1] < [0.0, 2], [x, 1], 0) at x = nan", [0.0, 1.0]),
+    ("fuzz-non-real-point", "where(x > y, 1, 2) at x = sqrt(-1.0), y = 2", 2.0),
 ]
 
 

@@ -14,8 +14,10 @@ Every bug found becomes a row of tests/core/test_hostile.py.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -53,7 +55,48 @@ def _programs():
         "WS": st.just(" "),
         "COMMENT": st.just(" "),
     }
-    return hypothesis_lark.from_lark(grammar, explicit=explicit).map(lambda body: PRELUDE + body)
+    declared_real = functools.partial(re.sub, r"(:\s*)[A-Za-z_]\w*", r"\1R")  # `x: sin` only tests one message
+    return hypothesis_lark.from_lark(grammar, explicit=explicit).map(lambda body: PRELUDE + declared_real(body))
+
+
+def _calls(inner):
+    """A call of any builtin with an allowed number of arguments (up to 3)."""
+    entries = sorted(builtins.TABLE.values(), key=lambda e: e.name)
+
+    @st.composite
+    def call(draw):
+        entry = draw(st.sampled_from(entries))
+        most = min(entry.max_args if entry.max_args is not None else 3, 3)
+        count = draw(st.integers(entry.min_args, max(entry.min_args, most)))
+        return f"{entry.name}({', '.join(draw(inner) for _ in range(count))})"
+
+    return call()
+
+
+def _typed_programs():
+    """Programs the grammar accepts and that mostly type-check: right arities, declared shapes."""
+    leaves = st.sampled_from(["x", "y", "v", "W", "v[0]", "W[1, 0]", "pi", "inf", "nan", "f(x)", "g(x, y)"] + NUMBERS)
+    expressions = st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            _calls(inner),
+            st.builds(lambda a, op, b: f"({a} {op} {b})", inner, st.sampled_from(["+", "-", "*", "/", "^", "@"]), inner),
+            st.builds(lambda a: f"-{a}", inner),
+            st.builds(lambda a, b: f"[{a}, {b}]", inner, inner),
+            st.builds(lambda a, c, b: f"where({a} {c} {b}, {a}, {b})", inner, st.sampled_from(["<", "==", ">="]), inner),
+        ),
+        max_leaves=10,
+    )
+    points = st.sampled_from(["x = 0.5", "x = 0", "y = -1.5", "x = inf", "v = [1, 2, 3]", "x = [0.5, 1]",
+                              "W = [[1, 2], [3, 4]]", "v[1] = 2.0", "x = nan", "y = 1e308"])
+    at_clause = st.lists(points, max_size=2, unique=True).map(lambda p: f" at {', '.join(p)}" if p else "")
+    statement = st.one_of(
+        st.builds(lambda e, a: e + a, expressions, at_clause),
+        st.builds(lambda e, a: "explain " + e + a, expressions, at_clause),
+        st.builds(lambda e: "h(x) = " + e, expressions),
+        st.builds(lambda e: "z = " + e, expressions),
+    )
+    return st.lists(statement, min_size=1, max_size=4).map(lambda body: PRELUDE + "\n".join(body))
 
 
 def run_in_every_format(source: str) -> dict[str, str]:
@@ -93,6 +136,17 @@ def check_program(source: str) -> None:
 )
 @given(_programs())
 def test_grammar_generated_programs_never_fail_inside_gradlang(source):
+    check_program(source)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
+@given(_typed_programs())
+def test_well_typed_programs_never_fail_inside_gradlang(source):
     check_program(source)
 
 
