@@ -10,6 +10,7 @@ with a friendly message and a place.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -76,12 +77,12 @@ def parse(source: str) -> Tree:
     """Parse a whole program; raise SyntaxError or LimitError with a place."""
     check_size(source)
     _check_brackets(source)
+    _count_statements(source)
     try:
         tree = PARSER.parse(source)
     except UnexpectedInput as error:
         raise _friendly(error, source) from None
     _check_depth(tree)
-    _check_statements(tree)
     return tree
 
 
@@ -97,13 +98,30 @@ def check_size(source: str) -> None:
         )
 
 
-def _check_statements(tree: Tree) -> None:
-    if len(tree.children) > limits.MAX_STATEMENTS:
-        first_over = tree.children[limits.MAX_STATEMENTS]
-        raise LimitError(
-            f"the program has {len(tree.children):,} statements, above the limit of {limits.MAX_STATEMENTS:,}",
-            Span.of(first_over.meta),
-        )
+# comments, brackets, separators, and the first character of anything else
+_STATEMENT_TOKENS = re.compile(r"#[^\n]*|[()\[\]]|[;\n]+|[^\s;#()\[\]]+")
+
+
+def _count_statements(source: str) -> None:
+    """Bound the number of statements before parsing (a statement starts after a separator at depth 0)."""
+    depth, count, fresh = 0, 0, True
+    for match in _STATEMENT_TOKENS.finditer(source):
+        token = match.group()
+        if token[0] == "#":
+            continue
+        if token[0] in ";\n":
+            fresh = fresh or depth == 0
+            continue
+        depth += 1 if token in "([" else -1 if token in ")]" else 0
+        if fresh:
+            count, fresh = count + 1, False
+            if count > limits.MAX_STATEMENTS:
+                line = source.count("\n", 0, match.start()) + 1
+                column = match.start() - (source.rfind("\n", 0, match.start()) + 1) + 1
+                raise LimitError(
+                    f"the program has more than {limits.MAX_STATEMENTS:,} statements, the limit",
+                    Span(line, column, line, column + 1),
+                )
 
 
 def _check_brackets(source: str) -> None:
