@@ -33,6 +33,7 @@ STYLES = ("cyan", "magenta", "yellow", "green", "red", "blue", "bright_white", "
 LINESTYLES = ("-", "--", ":", "-.")  # PNG: overlapping curves stay visible
 MAX_SERIES = 16
 MAX_POINTS = 100_000
+DRAWABLE = 1e300          # values and interval widths beyond this cannot be scaled onto a chart
 INSTALL_HINT = "pip install matplotlib"  # gradlang is installed from a clone, so no extra to name
 
 
@@ -55,6 +56,10 @@ def make_plot(exprs: list, labels: list | None, t: sp.Symbol, a: float, b: float
     a, b = float(a), float(b)
     if not (math.isfinite(a) and math.isfinite(b) and a < b):
         raise ValueError(f"plot needs a finite interval with a < b, got [{a:g}, {b:g}]")
+    if not 1 / DRAWABLE <= b - a <= DRAWABLE:
+        raise ValueError(
+            f"plot draws intervals between {1 / DRAWABLE:g} and {DRAWABLE:g} wide, got [{a:g}, {b:g}]"
+        )
     if not 2 <= int(points) <= MAX_POINTS:
         raise LimitError(f"plot takes between 2 and {MAX_POINTS} points, got {points}")
     labels = list(labels or [])
@@ -218,7 +223,7 @@ class Plot:
         FigureCanvasAgg(figure)
         axes = figure.add_subplot()
         for k, (label, row) in enumerate(zip(self.labels, self.ys)):
-            shown = np.where(np.isfinite(row), row, np.nan)
+            shown = np.where(drawable(row), row, np.nan)
             axes.plot(self.xs, shown, LINESTYLES[k % len(LINESTYLES)], label=label, linewidth=2)
         low, high = y_limits(self.ys)
         axes.set_xlim(self.a, self.b)
@@ -245,9 +250,14 @@ def _matplotlib():
 # --- scales ---------------------------------------------------------------------
 
 
+def drawable(ys: np.ndarray) -> np.ndarray:
+    """Where values can be drawn: finite and small enough that their spread is finite too."""
+    return np.abs(ys) <= DRAWABLE
+
+
 def y_limits(ys: np.ndarray) -> tuple[float, float]:
     """The y range shown: all finite values, unless a few spikes would flatten the rest."""
-    finite = ys[np.isfinite(ys)]
+    finite = ys[drawable(ys)]
     if finite.size == 0:
         return -1.0, 1.0
     low, high = float(finite.min()), float(finite.max())
@@ -308,7 +318,7 @@ class _Chart:
     def _draw(self, series: int, ys: np.ndarray) -> None:
         previous = None
         for x, y in zip(self.plot.xs, ys):
-            if not math.isfinite(y):
+            if not abs(y) <= DRAWABLE:
                 previous = None
                 continue
             point = self._position(x, y)
