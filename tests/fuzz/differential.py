@@ -96,8 +96,14 @@ def _floats(value):
 
 
 def close(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal within RTOL of the larger magnitude (at least 1); nan matches nan, inf the same inf."""
     if a.shape != b.shape:
         return False
+    with np.errstate(all="ignore"):
+        return _close(a, b)
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
     same_special = (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
     finite = np.isfinite(a) & np.isfinite(b)
     scale = np.maximum(1.0, np.maximum(np.abs(np.where(finite, a, 0)), np.abs(np.where(finite, b, 0))))
