@@ -122,8 +122,8 @@ class Round(ZeroDerivative, sp.Function):
 
     @classmethod
     def eval(cls, u):
-        if u.is_Integer:
-            return u
+        if u.is_Integer or u in (sp.oo, -sp.oo, sp.nan):
+            return u  # IEEE: round(±inf) and round(nan) are themselves
         if u.is_Float:
             return sp.Float(round(float(u)))
         if u.is_Rational or (u.is_number and u.is_comparable):
@@ -159,3 +159,20 @@ class Where(sp.Function):
     def _eval_is_extended_real(self):
         _, a, b = self.args
         return (a.is_extended_real and b.is_extended_real) or None
+
+
+def _real_argument_first(sympy_rule):
+    """tanh of an extended-real argument is real and finite. SymPy's own rules for
+    those facts first split the argument into real and imaginary parts, expanding it
+    as a tree: exponential in the depth of a self-composed function (issue 12, #15)."""
+
+    def rule(self):
+        if self.args[0].is_extended_real:
+            return True
+        return sympy_rule(self)
+
+    return rule
+
+
+for _fact in ("finite", "real"):  # SymPy looks the rules up in a table built with the class
+    sp.tanh._prop_handler[_fact] = _real_argument_first(sp.tanh._prop_handler[_fact])

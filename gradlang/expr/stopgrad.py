@@ -17,6 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.primitives.record import ZeroDerivative
+from gradlang.expr.walk import dag_has
 
 
 class StopGradient(ZeroDerivative, sp.Function):
@@ -28,7 +29,7 @@ class StopGradient(ZeroDerivative, sp.Function):
     def eval(cls, arg):
         if isinstance(arg, StopGradient):
             return arg
-        if not arg.free_symbols:
+        if not dag_has(arg, sp.Symbol):  # free_symbols walks the tree: exponential when shared
             return arg
         return None
 
