@@ -186,8 +186,6 @@ def call_exported(module, name: str, target: str, args, point):
 KNOWN = {
     ("contrastive_divergence", "outer"): "the function is not exported (silently)",
     ("reinforce", "surrogate"): "the function is not exported (silently)",
-    ("pitfalls", "safe_sqrt"): "sqrt is written bare: NameError when called",
-    ("siamese_stop", "D"): "norm/sqrt written bare: NameError when called",
 }
 
 
