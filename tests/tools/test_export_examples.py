@@ -189,11 +189,6 @@ KNOWN = {
 }
 
 
-UNROLLED = "unrolled for the example's length: a longer vector gives numbers for the first three, no error"
-KNOWN_AT_ANOTHER_LENGTH = {**KNOWN, **{("stable_softmax", name): UNROLLED
-                                       for name in ("softmax", "stable_softmax", "shifted")}}
-
-
 def _cases(entries, known=KNOWN):
     return [pytest.param(path, name, marks=pytest.mark.xfail(reason=known[(path.stem, name)], strict=True))
             if (path.stem, name) in known else (path, name) for path, name in entries]
@@ -212,7 +207,7 @@ def test_every_function_agrees_at_the_examples_length(path, name, target, folder
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", _cases(functions(), KNOWN_AT_ANOTHER_LENGTH),
+@pytest.mark.parametrize("path, name", _cases(functions()),
                          ids=lambda v: v.stem if isinstance(v, Path) else v)
 def test_every_function_agrees_at_another_length(path, name, target, folder):
     """A longer vector: the right numbers, or a clear error; never numbers for another length."""
