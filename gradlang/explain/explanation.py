@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
-from .. import derive, limits
-from ..budget import OutOfTime, budget, is_mine
-from ..stopgrad import unstopped
-from ..values import elements, from_elements, shape_of, to_symbolic
+from .. import derive
+from ..bounded import tidy_each
+from ..values import elements, to_symbolic
 from .components import component_steps
 from .summary import blocked_note, summarize
 
@@ -48,50 +45,24 @@ def _group(pairs) -> tuple[tuple, tuple]:
     return tuple(groups), tuple(tuple(labels) for labels in groups.values())
 
 
-def _true_and_surrogate(request):
-    expr = to_symbolic(request.expr)
+def _take(request):
+    """The derivative the request takes, as a function of the expression."""
     if request.operation == "diff":
-        specs = list(request.specs)
-        return derive.diff(unstopped_value(expr), specs), derive.diff(expr, specs)
+        return lambda e: derive.diff(e, list(request.specs))
     operation = {"grad": derive.grad, "jacobian": derive.jacobian, "hessian": derive.hessian,
                  "blocked": derive.derivative_like}[request.operation]
-    wrt = to_symbolic(request.wrt)
-    return operation(unstopped_value(expr), wrt), operation(expr, wrt)
+    return lambda e: operation(e, to_symbolic(request.wrt))
 
 
-def unstopped_value(value):
-    """unstopped on every component of a value."""
-    shape = shape_of(value)
-    return from_elements(shape, [unstopped(e) for e in elements(value)]) if shape else unstopped(value)
-
-
-def _simplified(items):
-    """Simplify each component within the simplify budget; (items, decided)."""
-    try:
-        with budget(limits.SIMPLIFY_TIME_LIMIT) as token:
-            return [sp.simplify(e) for e in items], True
-    except OutOfTime as expiry:
-        if not is_mine(expiry, token):
-            raise
-    return items, False
-
-
-def _blocked(request):
-    """What the stops removed, in the shape of the derivative; and whether it was decided.
-
-    As derive.blocked: a value, so the stops left in it are evaluated (x*sg(x) gives x).
-    """
-    true, surrogate = _true_and_surrogate(request)
-    difference = [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))]
-    items, decided = _simplified(difference)
-    shape = shape_of(true)
-    return (from_elements(shape, items) if shape else items[0]), decided
+def blocked_part(request):
+    """What the stops removed, in the shape of the derivative (derive.blocked, bounded by size)."""
+    return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), tidy_each, _take(request))
 
 
 def explain(request, depth: int | None = None) -> Explanation:
     """The step-by-step explanation of a derivative call recorded inside `explain`."""
     steps, components = _group(component_steps(request))
-    blocked, decided = _blocked(request)
-    nothing = decided and all(e == 0 for e in elements(blocked))
-    note = blocked_note(to_symbolic(request.expr), blocked, decided)
+    blocked = blocked_part(request)
+    nothing = all(e == 0 for e in elements(blocked))
+    note = blocked_note(to_symbolic(request.expr), blocked)
     return Explanation(request, summarize(steps, nothing), steps, components, blocked, note, depth)

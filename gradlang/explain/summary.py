@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from ..functions import Maximum, Minimum
 from ..stopgrad import StopGradient, unstopped
-from ..values import elements, from_elements, shape_of
+from ..bounded import tidy_each
+from ..values import elements, elementwise
 from .steps import is_trivial, walk
 from .text import plain
 
@@ -93,13 +94,11 @@ def _what(stopped) -> str:
     return plain(stopped)
 
 
-def blocked_note(expr, blocked, decided: bool = True) -> str:
+def blocked_note(expr, blocked) -> str:
     """A sentence about the contribution the stops blocked."""
     stops = sorted({s.args[0] for e in elements(expr) for s in e.atoms(StopGradient)}, key=str)
     if not stops:
         return "nothing — there is no stop_gradient"
-    if not decided:
-        return f"{plain(blocked)} (not simplified in time; it may be zero)"
     if all(e == 0 for e in elements(blocked)):
         what = ", ".join(_what(s) for s in stops)
         these = "this stop only keeps" if len(stops) == 1 else "these stops only keep"
@@ -113,8 +112,4 @@ def blocked_note(expr, blocked, decided: bool = True) -> str:
 
 def _evaluated(value):
     """unstopped on every component of a value, simplified (what the stops removed at a point)."""
-    import sympy as sp
-
-    shape = shape_of(value)
-    items = [sp.simplify(unstopped(e)) for e in elements(value)]
-    return from_elements(shape, items) if shape else items[0]
+    return tidy_each(elementwise(unstopped, value))
