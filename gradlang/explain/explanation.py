@@ -11,9 +11,10 @@ from dataclasses import dataclass
 
 from .. import derive
 from ..bounded import tidy_each
-from ..values import elements, to_symbolic
+from ..values import to_symbolic
 from .components import component_steps
-from .summary import blocked_note, summarize
+from .ledger import ledger
+from .summary import summarize
 
 
 @dataclass(frozen=True)
@@ -23,9 +24,10 @@ class Explanation:
     steps holds one root Step per distinct component derivation and
     components, at the same index, the labels of the components it gives
     (e.g. ("∂/∂x[0]",)); blocked is the part of the true derivative the
-    stops removed, in the shape of the derivative, and blocked_note says it
-    in words; depth limits how many levels of substeps renderers show
-    (None: all).
+    stops removed, in the shape of the derivative; ledger has one
+    ledger.StopEntry per stop (the path it cuts, the adjoint arriving, what
+    it removes, its verdict); depth limits how many levels of substeps
+    renderers show (None: all).
     """
 
     request: object
@@ -33,7 +35,7 @@ class Explanation:
     steps: tuple
     components: tuple
     blocked: object
-    blocked_note: str
+    ledger: tuple = ()
     depth: int | None = None
 
 
@@ -62,7 +64,5 @@ def blocked_part(request):
 def explain(request, depth: int | None = None) -> Explanation:
     """The step-by-step explanation of a derivative call recorded inside `explain`."""
     steps, components = _group(component_steps(request))
-    blocked = blocked_part(request)
-    nothing = all(e == 0 for e in elements(blocked))
-    note = blocked_note(to_symbolic(request.expr), blocked)
-    return Explanation(request, summarize(steps, nothing), steps, components, blocked, note, depth)
+    entries = ledger(request)
+    return Explanation(request, summarize(steps, entries), steps, components, blocked_part(request), entries, depth)

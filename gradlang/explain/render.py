@@ -12,8 +12,10 @@ from rich.tree import Tree
 
 from ..values import to_symbolic
 from .why import why_zero
+from .ledger import adjoint_value, removed_value
+from .stops import lines as stop_lines, verdict as verdict_words
 from .layout import Node, abbreviations, layout, shorten
-from .text import latex, plain
+from .text import latex, latex_text as _latex_text, plain
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 _STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold", "number": "dim"}
@@ -108,22 +110,12 @@ def to_plain(explanation) -> str:
             lines.append(", ".join(labels) + ":")
         lines.extend(_plain_lines(root, show))
         lines.extend(f"why zero: {reason}" for reason in _why(root))
-    lines.append(f"blocked: {explanation.blocked_note}")
+    for head, verdict in stop_lines(explanation, show):
+        lines += [head, f"   {verdict}"]
     return "\n".join(lines)
 
 
 # --- LaTeX ------------------------------------------------------------------
-
-
-_LATEX_TEXT_ESCAPES = str.maketrans({
-    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "#": r"\#", "%": r"\%",
-    "&": r"\&", "$": r"\$", "{": r"\{", "}": r"\}",
-})
-
-
-def _latex_text(text: str) -> str:
-    """Text safe inside \\text{...} (one pass, so no escape is escaped again)."""
-    return text.translate(_LATEX_TEXT_ESCAPES)
 
 
 def _latex_row(node: Node, show) -> str:
@@ -148,7 +140,8 @@ def to_latex(explanation) -> str:
             rows.append(rf"&\text{{{_latex_text(', '.join(labels))}:}}")
         rows.extend(_latex_row(node, show) for node in _walk(root))
         rows.extend(rf"&\text{{why zero: {_latex_text(reason)}}}" for reason in _why(root))
-    rows.append(rf"&\text{{blocked: {_latex_text(explanation.blocked_note)}}}")
+    for head, verdict in stop_lines(explanation, plain):
+        rows += [rf"&\text{{{_latex_text(head)}}}", rf"&\qquad\text{{{_latex_text(verdict)}}}"]
     return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
 
@@ -188,7 +181,9 @@ def to_rich(explanation) -> Tree:
         _rich_add(parent, root, show)
         for reason in _why(root):
             parent.add(Text(f"why zero: {reason}", style=_STYLES["note"]))
-    tree.add(Text(f"blocked: {explanation.blocked_note}"))
+    for head, verdict in stop_lines(explanation, show):
+        branch = tree.add(Text(head, style=_STYLES["stop"]))
+        branch.add(Text(verdict))
     return tree
 
 
@@ -220,8 +215,17 @@ def to_json(explanation) -> dict:
         substeps.append({"components": list(labels), **_json_node(root), **({"why_zero": why[0]} if why else {})})
     return {"rule": request.operation, "expr": plain(to_symbolic(request.expr)), "call": call_text(request),
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
-            "blocked": plain(explanation.blocked), "blocked_note": explanation.blocked_note,
+            "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],
             "definitions": _definitions(explanation)}
+
+
+def _json_stop(entry, request) -> dict:
+    """One ledger entry as data: the stop, its path, adjoint, removed term and verdict."""
+    data = {"stop": plain(entry.stop), "verdict": entry.verdict, "reaching": [plain(v) for v in entry.reaching],
+            "words": verdict_words(entry, request, plain)}
+    if entry.verdict != "irrelevant":
+        data.update(adjoint=plain(adjoint_value(entry)), removed=plain(removed_value(entry)))
+    return data
 
 
 def _definitions(explanation) -> list[str]:
