@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import derive
-from ..bounded import tidy_each
-from ..values import to_symbolic
-from .components import component_steps
-from .ledger import ledger
-from .summary import summarize
+from gradlang.derive import derivatives as derive
+from gradlang.expr.bounded import tidy_each
+from gradlang.expr.values import to_symbolic
+from gradlang.explain.components import component_steps
+from gradlang.explain.ledger import ledger
+from gradlang.explain.summary import summarize
 
 
 @dataclass(frozen=True)

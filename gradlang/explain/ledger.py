@@ -26,11 +26,11 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from .. import derive
-from ..bounded import tidy
-from ..stopgrad import StopGradient, unstopped
-from ..values import elements, from_elements, is_scalar, shape_of, to_symbolic
-from ..walk import dag_atoms, dag_has, dag_nodes, rebuild, tree_size
+from gradlang.derive import derivatives as derive
+from gradlang.expr.bounded import tidy
+from gradlang.expr.stopgrad import StopGradient, unstopped
+from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
+from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, rebuild, tree_size
 
 LEDGER_SIMPLIFY_NODES = 200  # tree nodes of an adjoint or removed term worth simplifying
 VERDICTS = ("irrelevant", "neutral", "blocking", "inventing", "undecided")

@@ -6,8 +6,8 @@ entries as data), so every format says the same thing about every stop.
 
 from __future__ import annotations
 
-from ..values import is_scalar, to_symbolic
-from .ledger import adjoint_value, removed_value, variables_of
+from gradlang.expr.values import is_scalar, to_symbolic
+from gradlang.explain.ledger import adjoint_value, removed_value, variables_of
 
 _LONG = 72        # characters of an adjoint or removed term shown in full
 _LISTED = 3       # variables named on a path before "and n more"

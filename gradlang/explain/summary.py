@@ -8,8 +8,8 @@ verdicts (ledger.py).
 
 from __future__ import annotations
 
-from .steps import is_trivial, walk
-from .stops import phrase
+from gradlang.explain.steps import is_trivial, walk
+from gradlang.explain.stops import phrase
 
 _COUNTS = {1: "", 2: " twice"}
 _MOST_RULES = 5

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from .plain import format_float
-from ..lazy import np
+from gradlang.render.plain import format_float
+from gradlang.lazy import np
 
 
 def split_component(name: str) -> tuple[str, str] | None:

@@ -16,7 +16,7 @@ import sympy as sp
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
-from ..lazy import np
+from gradlang.lazy import np
 
 # SymPy function class name -> gradlang builtin name, where they differ.
 FUNCTION_NAMES = {

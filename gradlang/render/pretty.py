@@ -21,9 +21,9 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
-from .latex import split_component
-from .plain import format_float
-from ..lazy import np
+from gradlang.render.latex import split_component
+from gradlang.render.plain import format_float
+from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
 STOP_LABEL_STYLE = "bold magenta"
@@ -222,7 +222,7 @@ def steps_renderables(result) -> list:
     if not getattr(result, "steps", None):
         return []
     try:
-        from ..explain import to_rich
+        from gradlang.explain import to_rich
     except ImportError:
         return [Text(str(step)) for step in result.steps]
     return [to_rich(step) for step in result.steps]

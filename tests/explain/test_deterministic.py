@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 
 from gradlang import limits
-from gradlang.session import Session
+from gradlang.core.session import Session
 
 STABLE = """x: R^3
 stable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from gradlang import session as session_module
-from gradlang.bounded import tidy
+from gradlang.core import session as session_module
+from gradlang.expr.bounded import tidy
 from gradlang.explain.explanation import blocked_part
 from gradlang.explain.ledger import ledger
 from gradlang.render.plain import to_plain
-from gradlang.session import Session
-from gradlang.values import elements
+from gradlang.core.session import Session
+from gradlang.expr.values import elements
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
