@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import sympy as sp
+
 from gradlang.derive import derivatives as derive
-from gradlang.expr.bounded import tidy_each
+from gradlang.expr.bounded import tidy, tidy_each
 from gradlang.expr.values import to_symbolic
 from gradlang.explain.components import component_steps
 from gradlang.explain.ledger import ledger
 from gradlang.explain.summary import summarize
+from gradlang.explain.text import plain
+
+SIMPLER_NODES = 200  # tree nodes of a result explain tries to simplify for the reader
 
 
 @dataclass(frozen=True)
@@ -27,7 +32,8 @@ class Explanation:
     stops removed, in the shape of the derivative; ledger has one
     ledger.StopEntry per stop (the path it cuts, the adjoint arriving, what
     it removes, its verdict); depth limits how many levels of substeps
-    renderers show (None: all).
+    renderers show (None: all); simplified[i] is a simpler form of
+    steps[i].result found by a size-bounded simplify, or None.
     """
 
     request: object
@@ -37,6 +43,7 @@ class Explanation:
     blocked: object
     ledger: tuple = ()
     depth: int | None = None
+    simplified: tuple = ()
 
 
 def _group(pairs) -> tuple[tuple, tuple]:
@@ -65,4 +72,15 @@ def explain(request, depth: int | None = None) -> Explanation:
     """The step-by-step explanation of a derivative call recorded inside `explain`."""
     steps, components = _group(component_steps(request))
     entries = ledger(request)
-    return Explanation(request, summarize(steps, entries), steps, components, blocked_part(request), entries, depth)
+    simplified = tuple(simpler(step.result) for step in steps)
+    return Explanation(request, summarize(steps, entries), steps, components, blocked_part(request), entries,
+                       depth, simplified)
+
+
+def simpler(result):
+    """A shorter equal form of a result (log cos x gives -tan(x)), or None; bounded by size."""
+    simplified = tidy(result, limit=SIMPLER_NODES)
+    if simplified == result:
+        return None
+    shortest = min([simplified, tidy(simplified, sp.factor, SIMPLER_NODES)], key=lambda e: len(plain(e)))
+    return shortest if len(plain(shortest)) < len(plain(result)) else None

@@ -110,7 +110,7 @@ def _entry(stop, outputs, variables) -> StopEntry:
 
 def _tidy(expr):
     """Simplified when small (LEDGER_SIMPLIFY_NODES: SymPy's simplify is slow on trig-heavy terms)."""
-    return tidy(expr) if tree_size(expr) <= LEDGER_SIMPLIFY_NODES else expr
+    return tidy(expr, limit=LEDGER_SIMPLIFY_NODES)
 
 
 def is_zero(expr):

@@ -12,6 +12,7 @@ from rich.tree import Tree
 
 from gradlang.expr.values import to_symbolic
 from gradlang.explain.why import why_zero
+from gradlang.explain.components import step_operator
 from gradlang.explain.ledger import adjoint_value, removed_value
 from gradlang.explain.stops import lines as stop_lines, verdict as verdict_words
 from gradlang.explain.layout import Node, abbreviations, layout, shorten
@@ -56,17 +57,23 @@ def _wrapped(text: str, atom: bool) -> str:
 def _equation(node: Node, show) -> str:
     step = node.step
     expr = _wrapped(show(step.expr), step.expr.is_Atom or step.expr.is_Function)
-    return f"d/d{plain(step.variable)} {expr} = {show(step.result)}"
+    return f"{step_operator(step.variable)} {expr} = {show(step.result)}"
 
 
-def _remark(node: Node) -> str:
+def _given(step, show) -> str:
+    """The rule's letters instantiated: u = x^2, v = stop_gradient(x)."""
+    return ", ".join(f"{name} = {show(e)}" for name, e in step.given)
+
+
+def _remark(node: Node, show=plain) -> str:
     if node.see:
         return f"as derived in step {node.see}"
     if node.stopped:
         return f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
     if node.hidden:
         return f"{node.hidden} more step{'s' if node.hidden > 1 else ''} below the depth limit"
-    return node.step.note
+    given = _given(node.step, show)
+    return f"{node.step.note}   {given}" if given and node.step.note else (given or node.step.note)
 
 
 def _why(root: Node) -> list[str]:
@@ -76,6 +83,13 @@ def _why(root: Node) -> list[str]:
         return []
     reason = why_zero(step.expr, step.variable)
     return [reason] if reason else []
+
+
+def _simpler(explanation, root: Node) -> list:
+    """The simpler form of a component's result, if explain found one (at most one)."""
+    forms = dict(zip(explanation.steps, explanation.simplified))
+    simpler = forms.get(root.step)
+    return [simpler] if simpler is not None else []
 
 
 def _walk(node: Node):
@@ -91,7 +105,7 @@ def _plain_lines(node: Node, show) -> list[str]:
     indent = "   " * node.level
     head = f"{indent}{node.number}. {_equation(node, show)}"
     lines = [f"{head.ljust(_RULE_WIDTH)}  [{rule_label(node.step)}]"]
-    remark = _remark(node)
+    remark = _remark(node, show)
     if remark:
         lines.append(f"{indent}{' ' * (len(node.number) + 2)}{remark}")
     for child in node.children:
@@ -109,6 +123,7 @@ def to_plain(explanation) -> str:
         if len(explanation.steps) > 1 or len(labels) > 1:
             lines.append(", ".join(labels) + ":")
         lines.extend(_plain_lines(root, show))
+        lines.extend(f"   = {show(simpler)}   [simplified]" for simpler in _simpler(explanation, root))
         lines.extend(f"why zero: {reason}" for reason in _why(root))
     for head, verdict in stop_lines(explanation, show):
         lines += [head, f"   {verdict}"]
@@ -120,7 +135,8 @@ def to_plain(explanation) -> str:
 
 def _latex_row(node: Node, show) -> str:
     step = node.step
-    lhs = r"\frac{d}{d %s}\left(%s\right)" % (latex(step.variable), show(step.expr))
+    d = r"\partial" if "[" in plain(step.variable) else "d"
+    lhs = r"\frac{%s}{%s %s}\left(%s\right)" % (d, d, latex(step.variable), show(step.expr))
     annotation = f"({node.number}) {rule_label(step)}"
     remark = _remark(node)
     if remark:
@@ -139,8 +155,9 @@ def to_latex(explanation) -> str:
         if len(explanation.steps) > 1 or len(labels) > 1:
             rows.append(rf"&\text{{{_latex_text(', '.join(labels))}:}}")
         rows.extend(_latex_row(node, show) for node in _walk(root))
+        rows.extend(rf"&= {show(simpler)} && \text{{simplified}}" for simpler in _simpler(explanation, root))
         rows.extend(rf"&\text{{why zero: {_latex_text(reason)}}}" for reason in _why(root))
-    for head, verdict in stop_lines(explanation, plain):
+    for head, verdict in stop_lines(explanation, _Shown(explanation, plain)):
         rows += [rf"&\text{{{_latex_text(head)}}}", rf"&\qquad\text{{{_latex_text(verdict)}}}"]
     return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
@@ -154,7 +171,7 @@ def _rich_label(node: Node, show) -> Text:
     text.append(_equation(node, show))
     text.append("   ")
     text.append(rule_label(step), style=_STYLES["stop" if step.rule == "stop_gradient" else "rule"])
-    remark = _remark(node)
+    remark = _remark(node, show)
     if remark:
         text.append("\n" + remark, style=_STYLES["note"])
     return text
@@ -179,6 +196,8 @@ def to_rich(explanation) -> Tree:
         if len(explanation.steps) > 1 or len(labels) > 1:
             parent = tree.add(Text(", ".join(labels), style=_STYLES["summary"]))
         _rich_add(parent, root, show)
+        for simpler in _simpler(explanation, root):
+            parent.add(Text(f"= {show(simpler)}   simplified", style="bold"))
         for reason in _why(root):
             parent.add(Text(f"why zero: {reason}", style=_STYLES["note"]))
     for head, verdict in stop_lines(explanation, show):
@@ -197,6 +216,8 @@ def _json_node(node: Node) -> dict:
     for key, value in (("outer", step.outer), ("note", step.note), ("see", node.see)):
         if value:
             data[key] = value
+    if step.given:
+        data["given"] = {name: plain(e) for name, e in step.given}
     if step.blocked is not None:
         data["blocked"] = plain(step.blocked)
     if node.stopped:
@@ -212,7 +233,9 @@ def to_json(explanation) -> dict:
     substeps = []
     for labels, root in layout(explanation):
         why = _why(root)
-        substeps.append({"components": list(labels), **_json_node(root), **({"why_zero": why[0]} if why else {})})
+        simpler = [{"simplified": plain(e)} for e in _simpler(explanation, root)]
+        substeps.append({"components": list(labels), **_json_node(root), **({"why_zero": why[0]} if why else {}),
+                         **(simpler[0] if simpler else {})})
     return {"rule": request.operation, "expr": plain(to_symbolic(request.expr)), "call": call_text(request),
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
             "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],

@@ -20,14 +20,18 @@ from gradlang.expr.values import elementwise, elements, shape_of
 from gradlang.expr.walk import tree_size
 
 
-def small_enough(expr) -> bool:
+def small_enough(expr, limit=None) -> bool:
     """True when an expression is small enough to simplify (a size bound, not a clock)."""
-    return not isinstance(expr, sp.Basic) or tree_size(expr) <= limits.SIMPLIFY_MAX_NODES
+    return not isinstance(expr, sp.Basic) or tree_size(expr) <= (limit or limits.SIMPLIFY_MAX_NODES)
 
 
-def tidy(expr, function=None):
-    """function(expr) (default sp.simplify) for a small scalar expression; a large one as it is."""
-    if not isinstance(expr, sp.Basic) or not small_enough(expr):
+def tidy(expr, function=None, limit=None):
+    """function(expr) (default sp.simplify) for a small scalar expression; a large one as it is.
+
+    `limit` lowers the size bound where a simplification is only a courtesy
+    to the reader (explain's closing "= −tan(x)", the ledger's terms).
+    """
+    if not isinstance(expr, sp.Basic) or not small_enough(expr, limit):
         return expr
     return (function or sp.simplify)(expr)
 
