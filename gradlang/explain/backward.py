@@ -31,10 +31,13 @@ class BackwardView:
         return "\n".join(lines)
 
     def to_latex(self) -> str:
+        """Each table in its own display (aligned needs math mode), the cuts as text."""
         from gradlang.explain.text import latex_text
 
-        rows = [r"\text{%s}" % latex_text(f"{text}: {verdict}") for _, text, verdict in self.cuts]
-        return dag_render.to_latex(self.tape) + "".join(f"\n{row}" for row in rows)
+        blocks = [b for b in dag_render.to_latex(self.tape).split("\\end{aligned}") if b.strip()]
+        shown = [f"\\[\n{b.strip()}\n\\end{{aligned}}\n\\]" for b in blocks]
+        cuts = [latex_text(f"{text}: {verdict}") for _, text, verdict in self.cuts]
+        return "\n".join(shown + cuts)
 
     def to_rich(self):
         from rich.console import Group
@@ -61,7 +64,8 @@ def _cuts(request, tape_) -> tuple:
         if row is None:
             continue
         arriving = "no adjoint (nothing reaches it)" if entry.verdict == "irrelevant" else brief(adjoint_value(entry), to_plain)
-        cuts.append((row, f"v{row} = {to_plain(entry.stop)}: v̄{row} = {arriving}", verdict(entry, request, to_plain)))
+        text = f"v{row} = {to_plain(entry.stop)}; adjoint arriving (v̄{row}): {arriving}"
+        cuts.append((row, text, verdict(entry, request, to_plain)))
     return tuple(cuts)
 
 

@@ -7,6 +7,7 @@ step, its rule and its note look.
 
 from __future__ import annotations
 
+import sympy as sp
 from rich.text import Text
 from rich.tree import Tree
 
@@ -133,33 +134,113 @@ def to_plain(explanation) -> str:
 # --- LaTeX ------------------------------------------------------------------
 
 
-def _latex_row(node: Node, show) -> str:
+_LATEX_LINE = 48   # characters of gradlang text per LaTeX line: a letter page's text width
+
+
+def _pieces(expr, show) -> list[str]:
+    """An expression as LaTeX lines that fit the page (at most _LATEX_LINE characters
+    of plain text each, where the expression allows): a long sum is broken between
+    its terms, a product between its factors, and a function or power of a long
+    argument inside \\Bigl( \\Bigr), which, unlike \\left( \\right), may span lines."""
+    if len(plain(expr)) <= _LATEX_LINE or not isinstance(expr, sp.Basic):
+        return [show(expr)]
+    if expr.is_Add or expr.is_Mul:
+        return _joined(expr, show)
+    if expr.is_Pow and expr.exp.is_Integer:
+        inner = _pieces(expr.base, show)
+        return _wrapped_lines(r"\Bigl(", inner, r"\Bigr)^{%s}" % show(expr.exp))
+    if isinstance(expr, sp.Function) and len(expr.args) == 1:
+        hole = sp.Symbol("HOLE")
+        prefix, _, suffix = show(expr.func(hole)).partition("HOLE")
+        prefix = prefix.replace(r"{\left(", r"\Bigl(").replace(r"\left(", r"\Bigl(")
+        suffix = suffix.replace(r"\right)}", r"\Bigr)").replace(r"\right)", r"\Bigr)")
+        if r"\left" in prefix or r"\right" in suffix or prefix.count("{") != prefix.count("}"):
+            return [show(expr)]
+        return _wrapped_lines(prefix, _pieces(expr.args[0], show), suffix)
+    return [show(expr)]
+
+
+def _wrapped_lines(prefix: str, lines: list, suffix: str) -> list[str]:
+    lines = list(lines)
+    lines[0] = prefix + lines[0]
+    lines[-1] = lines[-1] + suffix
+    return lines
+
+
+def _joined(expr, show) -> list[str]:
+    """A sum or product broken between its terms or factors, each part broken if long."""
+    parts = list(expr.as_ordered_terms()) if expr.is_Add else list(expr.as_ordered_factors())
+    lines, current, width = [], "", 0
+    for k, part in enumerate(parts):
+        texts = _pieces(part, show) if expr.is_Add or not part.is_Add else _wrapped_lines(
+            r"\Bigl(", _pieces(part, show), r"\Bigr)")
+        glue = "" if k == 0 else (" " if expr.is_Add and texts[0].lstrip().startswith("-") else
+                                  (" + " if expr.is_Add else r" \cdot "))
+        size = len(plain(part))
+        if current and (width + size > _LATEX_LINE or len(texts) > 1):
+            lines.append(current)
+            current, width = "", 0
+        current += glue + texts[0]
+        width += size
+        if len(texts) > 1:
+            lines += [current] + texts[1:-1]
+            current, width = texts[-1], _LATEX_LINE
+    return lines + [current] if current else lines
+
+
+def _latex_rows(node: Node, show, words) -> list[str]:
+    """The step's equation (broken to fit the page), then its rule and remark as text."""
     step = node.step
     d = r"\partial" if "[" in plain(step.variable) else "d"
+    indent = r"\qquad " * node.level
     lhs = r"\frac{%s}{%s %s}\left(%s\right)" % (d, d, latex(step.variable), show(step.expr))
+    rhs = _pieces(step.result, show)
+    if len(plain(step.expr)) + len(plain(step.result)) <= _LATEX_LINE:
+        rows = [rf"{indent}{lhs} &= {rhs[0]} \\"]
+    else:
+        rows = [rf"{indent}{piece} \\" for piece in _pieces_lhs(step, show, d)]
+        rows += [rf"&= {rhs[0]} \\"]
+    rows += [rf"&\quad {piece} \\" for piece in rhs[1:]]
     annotation = f"({node.number}) {rule_label(step)}"
-    remark = _remark(node)
+    remark = _remark(node, words)
     if remark:
         annotation += f": {remark}"
-    indent = r"\qquad " * node.level
-    return rf"{indent}{lhs} &= {show(step.result)} && \text{{{_latex_text(annotation)}}}"
+    return rows + [_intertext(annotation, small=True)]
+
+
+def _pieces_lhs(step, show, d) -> list[str]:
+    """The left side ∂/∂x of a long expression, broken like a result."""
+    pieces = _pieces(step.expr, show)
+    head = r"\frac{%s}{%s %s}\Bigl(" % (d, d, latex(step.variable))
+    if len(pieces) == 1:
+        return [head + pieces[0] + r"\Bigr)"]
+    return [head + pieces[0]] + [r"\quad " + p for p in pieces[1:-1]] + [r"\quad " + pieces[-1] + r"\Bigr)"]
+
+
+def _intertext(text: str, small: bool = False) -> str:
+    """A paragraph between the equations: it wraps, so no note runs off the page."""
+    size = r"\small" if small else ""
+    return rf"\intertext{{\sloppy{size} {_latex_text(text)}}}"
 
 
 def to_latex(explanation) -> str:
-    """An align* block: one row per step, the rule as \\text beside it."""
+    """An align* block: each step's equation, broken to fit, with its rule as text below it."""
     show = _Shown(explanation, latex)
-    rows = [rf"&\text{{{_latex_text(explanation.summary)}}}"]
-    rows += [rf"&\text{{definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
-    rows += [rf"&\text{{where }} {name} = {stop}" for name, stop in show.legend()]
+    rows = [_intertext(explanation.summary)]
+    rows += [rf"\intertext{{\sloppy definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
+    rows += [rf"\intertext{{where ${name} = {stop}$}}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
         if len(explanation.steps) > 1 or len(labels) > 1:
-            rows.append(rf"&\text{{{_latex_text(', '.join(labels))}:}}")
-        rows.extend(_latex_row(node, show) for node in _walk(root))
-        rows.extend(rf"&= {show(simpler)} && \text{{simplified}}" for simpler in _simpler(explanation, root))
-        rows.extend(rf"&\text{{why zero: {_latex_text(reason)}}}" for reason in _why(root))
+            rows.append(_intertext(", ".join(labels) + ":"))
+        for node in _walk(root):
+            rows.extend(_latex_rows(node, show, _Shown(explanation, plain)))
+        rows.extend(rf"&= {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
+        rows.extend(_intertext(f"why zero: {reason}") for reason in _why(root))
     for head, verdict in stop_lines(explanation, _Shown(explanation, plain)):
-        rows += [rf"&\text{{{_latex_text(head)}}}", rf"&\qquad\text{{{_latex_text(verdict)}}}"]
-    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+        rows.append(_intertext(f"{head}; {verdict}"))
+    if rows[-1].endswith(r" \\"):
+        rows[-1] = rows[-1][:-3]
+    return "\\begin{align*}\n" + "\n".join(rows) + "\n\\end{align*}"
 
 
 # --- rich -------------------------------------------------------------------
