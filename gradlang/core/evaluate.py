@@ -10,17 +10,19 @@ the innermost syntax that caused them.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import sympy as sp
 from lark import Tree
 
 from gradlang import limits
-from gradlang.core import builtins
+from gradlang.core import builtins, domains
 from gradlang.expr.bounded import tidy_each, too_large
 from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr.exact import checked as _checked, power as _power
+from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of
+from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
@@ -141,13 +143,18 @@ class Evaluator:
         base_node, _, exponent_node = node.children
         base = self._numeric(base_node, frame)
         exponent = self._numeric(exponent_node, frame)
-        return elementwise(_power, base, exponent)
+        return elementwise(lambda b, e: self._noted(domains.power_note(b, e, _power(b, e)), _power(b, e)), base, exponent)
+
+    def _noted(self, note, value):
+        if note and note not in self.notes:
+            self.notes.append(note)
+        return value
 
     def _product(self, node, frame):
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
-        if all(str(op) == "*" for op in children[1::2]) and all(isinstance(v, sp.Expr) for v in operands):
-            return _checked(sp.Mul(*operands))  # one canonicalisation, not one per factor
+        if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
+            return _product_of(operands)  # one canonicalisation, not one per factor
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
@@ -206,7 +213,11 @@ class Evaluator:
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
         call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
-        return entry.function(call)
+        result = entry.function(call)
+        if name == "exp" and shape_of(result) == shape_of(args[0]):
+            for argument, value in zip(elements(to_symbolic(args[0])), elements(to_symbolic(result))):
+                self._noted(domains.exp_note(argument, value), value)
+        return result
 
     def _call_user(self, definition: FunctionDef, args: list, node):
         if len(args) != len(definition.params):
@@ -313,6 +324,11 @@ class Evaluator:
 # --- helpers ------------------------------------------------------------------
 
 
+def _is_scalar_expr(value) -> bool:
+    """A SymPy scalar: an ImmutableMatrix is an Expr too, and its `*` is the matrix product."""
+    return isinstance(value, sp.Expr) and is_scalar(value)
+
+
 def _calls(node, name: str) -> bool:
     """True when the node is a call of `name` (possibly in parentheses)."""
     return isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == name
@@ -328,10 +344,11 @@ def _divide(a, b):
 
 
 def _ieee_divide(a):
+    """a / 0.0 as IEEE 754 gives it: ±inf, or nan for 0/0 (also once a symbol in a gets a value)."""
     if isinstance(a, sp.Expr) and a.is_number and a.is_comparable:
         numerator = float(a)
         return sp.nan if numerator == 0 else (sp.oo if numerator > 0 else -sp.oo)
-    raise ValueError("division by zero")
+    return _checked(a * sp.oo)
 
 
 def _matmul(a, b):
@@ -341,6 +358,7 @@ def _matmul(a, b):
         raise ShapeError(f"@ needs vectors or matrices, got {describe_shape(sa)} and {describe_shape(sb)}")
     if sa[-1] != sb[0]:
         raise ShapeError(f"@ cannot multiply {describe_shape(sa)} by {describe_shape(sb)}")
+    check_matmul(elements(a), elements(b), sb[0])
     left = sp.ImmutableMatrix(1, sa[0], list(a)) if len(sa) == 1 else a
     right = sp.ImmutableMatrix(sb[0], 1, list(b)) if len(sb) == 1 else b
     product = left * right
@@ -358,12 +376,11 @@ _PRODUCT_OPS = {
 }
 
 _COMPARISONS = {
-    "<": sp.StrictLessThan,
-    "<=": sp.LessThan,
-    ">": sp.StrictGreaterThan,
-    ">=": sp.GreaterThan,
-    "==": sp.Eq,
-    "!=": sp.Ne,
+    op: functools.partial(relation, func)  # IEEE: a comparison with nan is false
+    for op, func in {
+        "<": sp.StrictLessThan, "<=": sp.LessThan, ">": sp.StrictGreaterThan,
+        ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
+    }.items()
 }
 
 

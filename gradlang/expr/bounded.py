@@ -16,6 +16,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.lazy import np
+from gradlang.expr.speakable import speakable
 from gradlang.expr.values import elementwise, elements, shape_of
 from gradlang.expr.walk import tree_size
 
@@ -28,12 +29,13 @@ def small_enough(expr, limit=None) -> bool:
 def tidy(expr, function=None, limit=None):
     """function(expr) (default sp.simplify) for a small scalar expression; a large one as it is.
 
-    `limit` lowers the size bound where a simplification is only a courtesy
+    An answer in a form gradlang cannot print or export (Piecewise, cot, …)
+    is refused (expr.speakable). `limit` lowers the size bound where a simplification is only a courtesy
     to the reader (explain's closing "= −tan(x)", the ledger's terms).
     """
     if not isinstance(expr, sp.Basic) or not small_enough(expr, limit):
         return expr
-    return (function or sp.simplify)(expr)
+    return speakable(expr, (function or sp.simplify)(expr))
 
 
 def tidy_each(value, function=None):

@@ -23,6 +23,9 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from gradlang.render.latex import split_component
 from gradlang.render.plain import format_float
+from gradlang import limits
+from gradlang.expr.values import elements
+from gradlang.expr import primitives
 from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
@@ -85,23 +88,15 @@ class GradlangPrettyPrinter(PrettyPrinter):
         # ATOM, not FUNC: a power goes after the brackets, sg(u)², never sg²(u).
         return prettyForm(*stringPict.next(label, brackets), binding=prettyForm.ATOM)
 
-    def _print_Maximum(self, expr):
-        return self._print_Function(expr, func_name="max")
-
-    def _print_Minimum(self, expr):
-        return self._print_Function(expr, func_name="min")
-
-    def _print_MaxShare(self, expr):
-        return self._print_Function(expr, func_name="max_share")
-
-    def _print_MinShare(self, expr):
-        return self._print_Function(expr, func_name="min_share")
-
-    def _print_Relu(self, expr):
-        return self._print_Function(expr, func_name="relu")
-
-    def _print_Round(self, expr):
-        return self._print_Function(expr, func_name="round")
+    def _print_Function(self, expr, sort=False, func_name=None, **kwargs):
+        """gradlang's own functions by their records' names (softmax's component k as softmaxₖ)."""
+        record = primitives.by_class(type(expr))
+        if func_name is not None or record is None or not type(expr).__module__.startswith("gradlang"):
+            return super()._print_Function(expr, sort, func_name, **kwargs)
+        if record.form == "component":
+            name = record.name + str(expr.args[0]).translate(_SUBSCRIPTS)
+            return self._helper_print_function(expr.func, expr.args[1:], func_name=name)
+        return self._helper_print_function(expr.func, expr.args, func_name=record.name)
 
     def _print_Where(self, expr):
         condition, a, b = expr.args
@@ -193,6 +188,10 @@ def value_text(value, width: int | None = None, prefix: str = "") -> Text:
     return _beside(prefix, styled(art), baseline) if prefix else styled(art)
 
 
+def _components(value) -> int:
+    return int(np.size(value)) if isinstance(value, np.ndarray) else len(elements(value)) if hasattr(value, "shape") else 1
+
+
 def _prepare(value):
     if isinstance(value, np.ndarray):
         return _ndarray_to_sympy(value)
@@ -233,8 +232,9 @@ def result_renderable(result, width: int | None = None, with_source: bool = True
     gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
     parts = [source_text(result)] if with_source else []
     parts.extend(steps_renderables(result))
-    if getattr(result, "named", ()):
-        # A large value with named shared parts: the lines t1 = … read better than a 2-D layout.
+    if getattr(result, "named", ()) or _components(result.value) > limits.MAX_LAID_OUT_COMPONENTS:
+        # A large value with named shared parts, or with many components: one line of text, not a 2-D
+        # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
         parts.append(Text(result.text))
     else:
         parts.append(value_text(result.value, width, gutter))

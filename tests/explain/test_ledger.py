@@ -37,7 +37,7 @@ GALLERY = [
     ("siamese_stop", "blocked(L, P)", {"W": "irrelevant"}),
     ("target_network", "grad(td, W)", {"max(W[0, 1], W[1, 1])": "blocking"}),
     ("em_gaussian_mixture", "grad(Q(mu1, mu2), [mu1, mu2])", {"exp": "blocking"}),
-    ("contrastive_divergence", "grad(cd_loss, W)", {"exp": "blocking"}),
+    ("contrastive_divergence", "grad(cd_loss, W)", {"sigmoid": "blocking"}),
     ("reinforce", "grad(surrogate(2), theta)", {"2 - ": "blocking"}),
     ("adversarial_training", "grad(loss(sg(x_fgsm)), w)", {"sign": "neutral"}),
 ]
