@@ -69,15 +69,10 @@ ROWS = [
                         jnp.array([jnp.nan, 0.0, 0.0])])),
 ]
 
-PENDING = {  # fixed on another branch: the registry makes softmax a primitive with a stable derivative
-    "13-softmax-derivative-at-1e300",
-}
 
 
 @pytest.mark.parametrize("name, program, oracle", ROWS, ids=[row[0] for row in ROWS])
 def test_gives_jax_answer(name, program, oracle, values):
-    if name in PENDING:
-        pytest.xfail("softmax's derivative overflows at 1e300 until softmax is a primitive")
     expected = np.asarray(oracle(), dtype=np.float64)
     got = values(program)
     assert got.shape == expected.shape, (got, expected)
