@@ -2,7 +2,10 @@
 
 Each record states the function's derivative once, as a teacher writes it
 (sin' = cos, tanh' = 1 - tanh^2); SymPy's own classes keep their `fdiff`,
-and tests/core/test_primitives.py checks the record against it.
+and tests/core/test_primitives.py checks the record against it. sigmoid and
+softplus have classes of their own, so they stay whole in values and
+derivatives (section 6 of the language reference): sigmoid(z)' is
+sigmoid(z)*(1 - sigmoid(z)), softplus(z)' is sigmoid(z).
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.errors import ValueError
-from gradlang.expr.primitives import Primitive, register, same, unary
+from gradlang.expr.primitives import Export, GradlangFunction, Primitive, register, same, unary
+from gradlang.lazy import np
 
 _TWO = sp.Integer(2)
 
@@ -62,6 +66,58 @@ _elementary("cosh", sp.cosh, "hyperbolic cosine", "cosh(x)", lambda ops, node, u
 _elementary("tanh", sp.tanh, "hyperbolic tangent", "tanh(x)", lambda ops, node, u: _one_minus_square(ops, node))
 
 
+class Sigmoid(GradlangFunction):
+    """sigmoid(u) = 1/(1 + exp(-u)), kept whole so values and derivatives read as the user wrote them."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_Float or u.is_infinite:
+            return _sigmoid(u)  # float in, float out, the same number as the formula
+        if u.is_zero:
+            return sp.S.Half
+        return None
+
+    def _eval_evalf(self, prec):
+        return _sigmoid(self.args[0])._eval_evalf(prec)
+
+    def _eval_rewrite_as_exp(self, u, **kwargs):
+        return _sigmoid(u)
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+    def _eval_is_positive(self):
+        return self.args[0].is_extended_real
+
+
+class Softplus(GradlangFunction):
+    """softplus(u) = log(1 + exp(u)), kept whole: its derivative is sigmoid(u)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_Float or u.is_infinite:
+            return _softplus(u)
+        if u.is_zero:
+            return sp.log(2)
+        return None
+
+    def _eval_evalf(self, prec):
+        return _softplus(self.args[0])._eval_evalf(prec)
+
+    def _eval_rewrite_as_exp(self, u, **kwargs):
+        return _softplus(u)
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+    def _eval_is_positive(self):
+        return self.args[0].is_extended_real
+
+
 def _sigmoid(u):
     return 1 / (1 + sp.exp(-u))
 
@@ -70,5 +126,19 @@ def _softplus(u):
     return sp.log(1 + sp.exp(u))
 
 
-register(Primitive("sigmoid", None, "1 / (1 + exp(-u))", "sigmoid(0)", build=_sigmoid))
-register(Primitive("softplus", None, "log(1 + exp(u))", "softplus(x)", build=_softplus))
+register(Primitive(
+    "sigmoid", Sigmoid, "1 / (1 + exp(-u))", "sigmoid(0)", build=Sigmoid,
+    partial=unary(lambda ops, node, u: ops.mul(node, ops.sub(sp.S.One, node))),
+    numpy=lambda u: 1 / (1 + np.exp(-u)), latex=r"\sigma",
+    export=same("sigmoid", numpy=Export("_sigmoid", "def _sigmoid(u):\n    return 1 / (1 + np.exp(-u))\n"),
+                jax="jax.nn.sigmoid", tf="tf.math.sigmoid"),
+))
+register(Primitive(
+    "softplus", Softplus, "log(1 + exp(u)), computed stably", "softplus(x)", build=Softplus,
+    partial=unary(lambda ops, node, u: ops.call(Sigmoid, u)),
+    numpy=lambda u: np.logaddexp(0.0, u), latex=r"\operatorname{softplus}",
+    export=same("softplus", numpy=Export("_softplus", "def _softplus(u):\n    return np.logaddexp(0.0, u)\n"),
+                jax="jax.nn.softplus", tf="tf.math.softplus",
+                torch=Export("_softplus", "def _softplus(u):\n    u = _t(u)\n"
+                                          "    return torch.logaddexp(u, torch.zeros_like(u))  # exact, no threshold\n")),
+))
