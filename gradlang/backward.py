@@ -3,14 +3,13 @@
 The value of `backward(e, x)` is `grad(e, x)`. Inside `explain` it shows a
 numbered forward table of the intermediate values and a backward table of
 their adjoints, with each stop_gradient marked as a cut edge (the tape of
-`gradlang.dag.tape`, rendered by `gradlang.dag_render`).
+`gradlang.dag.tape`). The view is data; gradlang.render prints it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import dag_render
 from .dag.tape import Tape, tape
 from .values import elements, is_scalar
 
@@ -19,26 +18,12 @@ from .values import elements, is_scalar
 class BackwardView:
     """The forward and backward tables of one backward(e, x) call."""
 
-    call: str
+    expr: object
+    wrt: object
     tape: Tape
-
-    def to_plain(self) -> str:
-        return f"{self.call}: the reverse-mode computation\n{dag_render.to_plain(self.tape)}"
-
-    def to_latex(self) -> str:
-        return dag_render.to_latex(self.tape)
-
-    def to_rich(self):
-        return dag_render.to_rich(self.tape)
-
-    def to_json(self) -> dict:
-        return {"rule": "backward", "call": self.call, **dag_render.to_json(self.tape)}
 
 
 def backward_view(request) -> BackwardView:
     """The view of a recorded backward(e, x) request."""
-    from .render.plain import to_plain
-
     wrt = [request.wrt] if is_scalar(request.wrt) else elements(request.wrt)
-    call = f"backward({to_plain(request.expr)}, {to_plain(request.wrt)})"
-    return BackwardView(call, tape(request.expr, wrt))
+    return BackwardView(request.expr, request.wrt, tape(request.expr, wrt))

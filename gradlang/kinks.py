@@ -4,7 +4,10 @@ At a tie of max/min, the kink of abs/relu, a jump of sign/floor/ceil/round or
 the boundary of a where, the derivative is not determined by the function:
 gradlang follows the language reference (docs/language.md), section 5 and the frameworks disagree among
 themselves. This module finds such points and says so, naming gradlang's
-convention and what TensorFlow, JAX and PyTorch give there.
+convention and what TensorFlow, JAX and PyTorch give there. Each warning is a
+short line about this point plus a paragraph about the convention
+(`KinkWarning.detail`), which a shell says once per run. A kink reached only
+through stop_gradient is not reported: no gradient can depend on it.
 
 The expression DAG is walked once (iteratively, each distinct subexpression
 once); every candidate node contributes the arguments it needs, and all of
@@ -14,7 +17,7 @@ frameworks see it). So a tie is an exact floating-point tie.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -47,6 +50,20 @@ _EXTREMUM_FRAMEWORKS = {
 }
 
 
+_SECTION = "docs/language.md, section 5"
+
+
+class KinkWarning(str):
+    """The whole warning as text (what JSON and the API keep), with its two parts apart:
+    `short`, what happened at this point, and `detail`, the convention and what the
+    frameworks do, the same for every warning of its kind."""
+
+    def __new__(cls, short: str, detail: str):
+        text = super().__new__(cls, f"{short} {detail}")
+        text.short, text.detail = short, detail
+        return text
+
+
 @dataclass(frozen=True)
 class _Check:
     """One candidate kink: what to evaluate, when it is hit, and what to say."""
@@ -54,24 +71,24 @@ class _Check:
     key: tuple
     exprs: tuple
     hit: Callable  # list of arrays -> boolean array
-    describe: Callable  # list of floats (at the first hit) -> message
+    describe: Callable  # list of floats (at the first hit) -> KinkWarning
 
 
 # --- public API -----------------------------------------------------------------
 
 
-def kink_warnings(exprs, mapping: dict) -> list[str]:
+def kink_warnings(exprs, mapping: dict) -> list[KinkWarning]:
     """Messages for every kink of `exprs` (scalar SymPy expressions) hit at the point `mapping`."""
     symbols, values = _numeric_mapping(mapping)
     return [message for message, _, _ in _run(exprs, symbols, values)]
 
 
-def kink_warnings_batch(exprs, symbols, arrays) -> list[str]:
+def kink_warnings_batch(exprs, symbols, arrays) -> list[KinkWarning]:
     """Messages for kinks hit anywhere in an elementwise evaluation, with how many points hit each."""
     arrays = [np.asarray(a, dtype=float) for a in arrays]
     out = []
     for message, count, total in _run(exprs, list(symbols), arrays):
-        out.append(f"at {count} of {total} points: {message}")
+        out.append(KinkWarning(f"at {count} of {total} points: {message.short}", message.detail))
     return out
 
 
@@ -132,15 +149,7 @@ def _candidates(exprs) -> list[_Check]:
             stopped_only[check.key] = stopped_only.get(check.key, True) and stopped
         inner = stopped or isinstance(node, StopGradient)
         stack.extend((a, inner) for a in node.args if isinstance(a, sp.Basic))
-    return [_noted(c) if stopped_only[k] else c for k, c in checks.items()]
-
-
-def _noted(check: _Check) -> _Check:
-    """A kink met only inside stop_gradient cannot change the gradient; say so."""
-    return replace(check, describe=lambda p: check.describe(p) + _STOPPED_NOTE)
-
-
-_STOPPED_NOTE = " Here it is inside stop_gradient, so the gradient does not depend on the convention."
+    return [c for k, c in checks.items() if not stopped_only[k]]
 
 
 # --- one rule per class ------------------------------------------------------------
@@ -173,10 +182,12 @@ def _extremum_check(name: str, args: tuple) -> _Check:
         tied = [i for i, v in enumerate(point) if v == extremum]
         shown = ", ".join(_show(args[i]) for i in tied)
         share = f"1/{len(tied)}"
-        return (
+        return KinkWarning(
             f"{name}({_show_args(args)}) has a tie: {len(tied)} of its {len(args)} arguments ({shown}) "
-            f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}. "
-            f"gradlang shares the gradient equally ({share} each, section 5). {_EXTREMUM_FRAMEWORKS[name]}."
+            f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}; "
+            f"gradlang shares the gradient equally ({share} each).",
+            f"At a tie of {name} gradlang shares the gradient equally among the tied arguments "
+            f"({_SECTION}). {_EXTREMUM_FRAMEWORKS[name]}.",
         )
 
     return _Check((name, args), tuple(args), hit, describe)
@@ -208,18 +219,20 @@ def _abs(node):
         ("abs", u),
         (u,),
         lambda a: a[0] == 0,
-        lambda p: (
-            f"abs({_show(u)}) is at its kink ({_show(u)} = 0). gradlang's derivative is sign(u) = 0 there "
-            "(section 5), as TensorFlow (tf.abs) and PyTorch (torch.abs) give; JAX (jnp.abs, lax.abs) gives 1."
+        lambda p: KinkWarning(
+            f"abs({_show(u)}) is at its kink ({_show(u)} = 0); gradlang's derivative there is 0.",
+            f"At the kink of abs gradlang's derivative is sign(u) = 0 ({_SECTION}), as TensorFlow (tf.abs) "
+            "and PyTorch (torch.abs) give; JAX (jnp.abs, lax.abs) gives 1.",
         ),
     )
 
 
 def _relu_message(u) -> Callable:
-    return lambda p: (
-        f"relu({_show(u)}) is at its kink ({_show(u)} = 0). gradlang's derivative is 0 there (section 5), "
-        "as TensorFlow (tf.nn.relu), JAX (jax.nn.relu) and PyTorch (torch.relu) also give; "
-        "jnp.maximum(u, 0) in JAX and torch.maximum(u, 0) give 1/2, tf.maximum(u, 0) gives 1."
+    return lambda p: KinkWarning(
+        f"relu({_show(u)}) is at its kink ({_show(u)} = 0); gradlang's derivative there is 0.",
+        f"At the kink of relu gradlang's derivative is 0 ({_SECTION}), as TensorFlow (tf.nn.relu), "
+        "JAX (jax.nn.relu) and PyTorch (torch.relu) also give; "
+        "jnp.maximum(u, 0) in JAX and torch.maximum(u, 0) give 1/2, tf.maximum(u, 0) gives 1.",
     )
 
 
@@ -239,10 +252,10 @@ def _where(node):
         ("where", condition),
         (lhs, rhs),
         lambda a: a[0] == a[1],
-        lambda p: (
-            f"where({_show(condition)}, …) is on the boundary of its condition (both sides are {_num(p[0])}). "
-            "gradlang differentiates only the branch the condition selects, as tf.where, jnp.where and "
-            "torch.where do, so the derivative may jump here."
+        lambda p: KinkWarning(
+            f"where({_show(condition)}, …) is on the boundary of its condition (both sides are {_num(p[0])}).",
+            "On the boundary of a where gradlang differentiates only the branch the condition selects, "
+            "as tf.where, jnp.where and torch.where do, so the derivative may jump there.",
         ),
     )
 
@@ -254,10 +267,10 @@ def _jump(name: str, is_jump: Callable, extra: str):
             (name, u),
             (u,),
             lambda a: is_jump(a[0]),
-            lambda p: (
-                f"{name}({_show(u)}) is at a jump ({_show(u)} = {_num(p[0])}). gradlang's derivative is 0 "
-                f"(section 5){extra}; TensorFlow, JAX and PyTorch also give 0. "
-                "A finite difference across the jump is not 0."
+            lambda p: KinkWarning(
+                f"{name}({_show(u)}) is at a jump ({_show(u)} = {_num(p[0])}); gradlang's derivative there is 0.",
+                f"At a jump of {name} gradlang's derivative is 0 ({_SECTION}){extra}; TensorFlow, JAX and "
+                "PyTorch also give 0. A finite difference across the jump is not 0.",
             ),
         )
 

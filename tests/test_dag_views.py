@@ -13,7 +13,7 @@ import sympy as sp
 from gradlang import dag
 from gradlang.dag.names import lambdify_cse, named_subexpressions
 from gradlang.dag.tape import tape
-from gradlang.dag_render import to_json, to_latex, to_plain
+from gradlang.render import to_json, to_latex, to_plain
 from gradlang.numeric import evaluate
 from gradlang.stopgrad import StopGradient
 

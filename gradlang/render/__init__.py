@@ -1,12 +1,29 @@
-"""Renderers: one set of results, four ways to show them (the language reference (docs/language.md), section 8).
+"""The printers: one class per output format, for values and for gradlang's records alike.
 
-- plain  (`to_plain`): gradlang source that reads back to the same value;
-- latex  (`to_latex`): a math-mode fragment, stop_gradient as \\operatorname{sg};
-- pretty (`pretty.result_renderable`, `pretty.to_pretty`): Unicode mathematics in rich;
-- json   (`json.result_to_json`, `json.error_to_json`): JSON lines.
+Each format is one SymPy-style printer whose `_print_<Class>` methods handle
+SymPy values (expressions, matrices, arrays), NumPy arrays, and gradlang's
+records: `Result`, explain's `Explanation`, `BackwardView` and `Tape`,
+`GradcheckReport`, `Plot` (the language reference, docs/language.md, section 8).
+
+- plain  (`to_plain`, plain.PlainPrinter): gradlang source that reads back to the same value;
+- latex  (`to_latex`, latex.GradlangLatexPrinter): math-mode fragments, stop_gradient as \\operatorname{sg};
+- pretty (`to_rich`, pretty.GradlangPrettyPrinter): Unicode mathematics as rich renderables;
+- json   (`to_json`, json.JsonPrinter): plain data for JSON lines.
+
+Every entry point takes `full=True` to print large arrays whole (shown.py).
+Values and records carry no text: a shell asks a printer when it shows them.
 """
 
+from .json import to_json
 from .latex import to_latex
 from .plain import to_plain
 
-__all__ = ["to_plain", "to_latex"]
+
+def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):
+    """A value or record as a rich renderable; rich is imported only when pretty output is asked for."""
+    from .pretty import to_rich as printed
+
+    return printed(value, width, full, source)
+
+
+__all__ = ["to_json", "to_latex", "to_plain", "to_rich"]

@@ -6,24 +6,27 @@ shows each statement above its result and LaTeX output becomes a fragment of
 display equations with the statement as a comment, ready for lecture notes;
 otherwise (`-e`, the REPL) only the results are shown. Results go to `out`,
 errors and warnings to `err`, and with JSON an error object goes to `out` too.
+
+The Emitter owns no formatting of its own: each Result goes to the format's
+printer (`to_plain`, `to_latex`, `to_rich`, `to_json`), with `full` set when
+the user asked for large values to be printed whole (`--full`, `:full on`).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import textwrap
 import traceback
 
+from ..errors import GradlangError, Span
 from . import json as json_render
+from .latex import to_latex
+from .plain import to_plain
+from .shown import shown
 
 FORMATS = ("pretty", "plain", "latex", "json")
 REPORT_URL = "https://github.com/gradlang/gradlang/issues"
-
-
-def _explain_renderer(name: str):
-    """A renderer of the explain package (to_plain, to_latex), imported when a derivation is shown."""
-    from .. import explain
-
-    return getattr(explain, name)
 
 
 def make_console(out, width: int | None = None):
@@ -36,8 +39,9 @@ def make_console(out, width: int | None = None):
 class Emitter:
     """Renders Results and errors to an output and an error stream."""
 
-    def __init__(self, fmt: str, out, err, transcript: bool = False, console=None):
+    def __init__(self, fmt: str, out, err, transcript: bool = False, console=None, full: bool = False):
         self.fmt = fmt
+        self.full = full
         self.out = out
         self.err = err
         self.transcript = transcript
@@ -45,6 +49,7 @@ class Emitter:
         self.filename: str | None = None
         self.plot_dir: str | None = None
         self._cells = 0
+        self._said: set = set()  # convention paragraphs already given in this run
 
     @property
     def console(self):
@@ -57,23 +62,14 @@ class Emitter:
 
     def result(self, result) -> None:
         """Print one result as it comes, then its warnings on the error stream."""
-        getattr(self, "_result_" + self.fmt)(result)
-        if self.fmt != "json":
-            for attachment in getattr(result, "attachments", ()) or ():
-                self._attachment(attachment)
+        try:
+            getattr(self, "_result_" + self.fmt)(result)
+        except GradlangError as error:  # a value too large to print even with its shared parts named
+            raise error.located(_span(result)) from None
         self._flush()
         self._save_images(result)
-        for warning in getattr(result, "warnings", ()) or ():
+        for warning in result.warnings:
             self.warning(warning, result)
-
-    def _attachment(self, attachment) -> None:
-        """A gradcheck report or a plot, after the value (comments in plain, to stay valid source)."""
-        if self.fmt == "pretty":
-            self.console.print(attachment.to_rich())
-        elif self.fmt == "latex":
-            self._write(attachment.to_latex() + "\n")
-        else:
-            self._write("".join(f"# {line}\n" for line in attachment.to_plain().splitlines()))
 
     def _save_images(self, result) -> None:
         """With --plot-dir, each plot is also written as a PNG."""
@@ -81,14 +77,15 @@ class Emitter:
             return
         from pathlib import Path
 
-        from ..errors import GradlangError
+        from ..plot import Plot
+        from .image import write_png
 
-        images = [a for a in getattr(result, "attachments", ()) or () if hasattr(a, "to_png")]
+        images = [a for a in result.attachments if isinstance(a, Plot)]
         for number, image in enumerate(images, start=1):
             path = Path(self.plot_dir) / f"plot-line{result.line}-{number}.png"
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                image.to_png(path)
+                write_png(image, path)
             except GradlangError as error:
                 self.warning(error.message, result)
                 return
@@ -98,31 +95,29 @@ class Emitter:
             self.err.write(f"wrote {path}\n")
 
     def _result_plain(self, result) -> None:
-        # Derivations are not values: as comments, the output stays valid source.
-        for step in result.steps:
-            text = _explain_renderer("to_plain")(step)
-            self._write("".join(f"# {line}\n" for line in text.splitlines()))
-        self._write(result.text + "\n")
+        # Derivations and attachments are not values: as comments, the output stays valid source.
+        self._write(to_plain(result, self.full))
 
     def _result_latex(self, result) -> None:
         if self.transcript:
             comment = "".join(f"% {line}\n" for line in result.source.splitlines())
             self._write(f"{self._separator()}% line {result.line}:\n{comment}")
-        for step in result.steps:
-            self._write(_explain_renderer("to_latex")(step) + "\n")
-        self._write(f"\\[\n{result.latex}\n\\]\n" if self.transcript else result.latex + "\n")
+        parts = [to_latex(step) for step in result.steps]
+        value = to_latex(shown(result.value, self.full))
+        parts.append(f"\\[\n{value}\n\\]" if self.transcript else value)
+        parts.extend(to_latex(attachment) for attachment in result.attachments)
+        self._write("".join(part + "\n" for part in parts))
 
     def _result_json(self, result) -> None:
-        self._write(json_render.dumps(json_render.result_to_json(result)) + "\n")
+        self._write(json_render.dumps(json_render.to_json(result, self.full)) + "\n")
 
     def _result_pretty(self, result) -> None:
         if self.transcript and self._cells:
             self.console.print()
         self._cells += 1
-        from . import pretty
+        from .pretty import to_rich
 
-        width = self.console.width
-        self.console.print(pretty.result_renderable(result, width, with_source=self.transcript))
+        self.console.print(to_rich(result, self.console.width, self.full, source=self.transcript))
 
     def _separator(self) -> str:
         self._cells += 1
@@ -131,11 +126,25 @@ class Emitter:
     # --- messages -------------------------------------------------------------
 
     def warning(self, text: str, result=None) -> None:
+        """One short line per warning; the paragraph on the convention only the first time (kinks.KinkWarning)."""
         where = ""
         if result is not None:
             where = f"{self.filename}:{result.line}: " if self.filename else f"line {result.line}: "
-        self.err.write(f"{where}warning: {text}\n")
+        width = self._err_width()
+        lines = textwrap.wrap(f"{where}warning: {getattr(text, 'short', text)}", width, subsequent_indent="  ")
+        detail = getattr(text, "detail", "")
+        if detail and detail not in self._said:
+            self._said.add(detail)
+            lines += textwrap.wrap(detail, width, initial_indent="  ", subsequent_indent="  ")
+        self.err.write("".join(line + "\n" for line in lines))
         self.err.flush()
+
+    def _err_width(self) -> int:
+        """The terminal's width when errors go to one; 80 otherwise, so files get the same bytes everywhere."""
+        isatty = getattr(self.err, "isatty", None)
+        if isatty is not None and isatty():
+            return max(40, shutil.get_terminal_size().columns)
+        return 80
 
     def error(self, error) -> None:
         """A GradlangError: kind, message, place, source line, caret."""
@@ -146,7 +155,7 @@ class Emitter:
         self.err.write(text + "\n")
         self.err.flush()
         if self.fmt == "json":
-            self._write(json_render.dumps(json_render.error_to_json(error)) + "\n")
+            self._write(json_render.dumps(json_render.to_json(error)) + "\n")
             self._flush()
 
     def internal_error(self, exc: BaseException) -> None:
@@ -180,6 +189,13 @@ class Emitter:
             self.out.flush()
         except (OSError, ValueError):
             pass
+
+
+def _span(result) -> Span:
+    """Where a result's statement stands, for an error met while printing it."""
+    lines = result.source.splitlines() or [""]
+    end_column = len(lines[-1]) + (result.column if len(lines) == 1 else 1)
+    return Span(result.line, result.column, result.line + len(lines) - 1, end_column)
 
 
 def _bug_note() -> str:

@@ -6,6 +6,11 @@ printer is SymPy's StrPrinter with gradlang's spellings: `^` for powers,
 `stop_gradient(u)`, `max`/`min` for the reductions, `abs`, `ceil`, `exp(1)` for
 E, `inf`/`nan` for the IEEE specials, and Floats as Python's shortest
 round-trip `repr`, so that no digit is lost or invented.
+
+The same printer writes gradlang's own records (Results, derivations, tapes,
+gradcheck reports, plots) through `_print_<Class>` methods. An array of more
+than a thousand components is summarised (`[a, b, c, …, x, y, z]  # R^n`,
+see shown.py) unless the `full` setting is on; only a full printout reads back.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
 from ..lazy import np
+from .shown import MARKS, Shown, THRESHOLD, is_gap_row, shape_text, shown, summarised
 
 # SymPy function class name -> gradlang builtin name, where they differ.
 FUNCTION_NAMES = {
@@ -50,7 +56,7 @@ def format_float(value: float) -> str:
 class PlainPrinter(StrPrinter):
     """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
 
-    printmethod = "_gradlang_plain"
+    _default_settings = {**StrPrinter._default_settings, "full": False}
 
     def _print_Pow(self, expr, rational=False):
         prec = precedence(expr)
@@ -125,7 +131,7 @@ class PlainPrinter(StrPrinter):
         return "pi"
 
     def _print_Symbol(self, expr):
-        return expr.name
+        return "…" if expr in MARKS else expr.name
 
     _print_Dummy = _print_Symbol
 
@@ -155,6 +161,8 @@ class PlainPrinter(StrPrinter):
         return FALSE_SOURCE
 
     def _print_NDimArray(self, expr):
+        if self._large(expr):
+            return self._print_summary(expr)
         if expr.rank() == 0:
             return self._print(expr[()])
         if expr.rank() == 1:
@@ -165,14 +173,34 @@ class PlainPrinter(StrPrinter):
     _print_ImmutableSparseNDimArray = _print_NDimArray
 
     def _print_MatrixBase(self, expr):
-        rows = (", ".join(self._print(e) for e in expr.row(i)) for i in range(expr.rows))
-        return "[" + ", ".join(f"[{row}]" for row in rows) + "]"
+        if self._large(expr):
+            return self._print_summary(expr)
+        rows = [list(expr.row(i)) for i in range(expr.rows)]
+        shown = ("…" if is_gap_row(row) else "[" + ", ".join(self._print(e) for e in row) + "]" for row in rows)
+        return "[" + ", ".join(shown) + "]"
 
     _print_ImmutableMatrix = _print_MatrixBase
     _print_ImmutableDenseMatrix = _print_MatrixBase
     _print_MutableDenseMatrix = _print_MatrixBase
 
+    def _large(self, array) -> bool:
+        return not self._settings["full"] and int(np.prod(array.shape)) > THRESHOLD
+
+    def _print_summary(self, array) -> str:
+        return self._print(Shown((), summarised(array), tuple(array.shape)))
+
+    def _print_Shown(self, shown):
+        """Named shared parts (t1 = …) first, then the value, then the size a summary stands for."""
+        lines = [f"{self._print(name)} = {self._print(expr)}" for name, expr in shown.named]
+        text = self._print(shown.value)
+        if shown.shape:
+            size = shape_text(shown.shape).replace("×", ",")
+            text += f"  # R^{size if len(shown.shape) == 1 else '(' + size + ')'}, summarised"
+        return "\n".join(lines + [text])
+
     def _print_ndarray(self, array):
+        if self._large(array):
+            return self._print_summary(array)
         if array.ndim == 0:
             return format_float(float(array))
         return "[" + ", ".join(self._print_ndarray(a) for a in array) + "]"
@@ -180,14 +208,51 @@ class PlainPrinter(StrPrinter):
     def _print_bool(self, value):
         return TRUE_SOURCE if value else FALSE_SOURCE
 
-    def doprint(self, expr):
-        if isinstance(expr, np.ndarray):
-            return self._print_ndarray(expr)
-        if isinstance(expr, (bool, np.bool_)):
-            return self._print_bool(bool(expr))
-        if isinstance(expr, (float, np.floating)):
-            return format_float(float(expr))
-        return super().doprint(expr)
+    _print_bool_ = _print_bool
+
+    def _print_float(self, value):
+        return format_float(float(value))
+
+    _print_floating = _print_float
+
+    # --- gradlang's records (derivations are comments, so the output stays source) ---
+
+    def _print_Result(self, result):
+        """A whole result as the plain format prints it: derivations, value, attachments."""
+        parts = [_comment(self._print(step)) for step in result.steps]
+        parts.append(self._print(shown(result.value, self._settings["full"])) + "\n")
+        parts.extend(_comment(self._print(attachment)) for attachment in result.attachments)
+        return "".join(parts)
+
+    def _print_Explanation(self, explanation):
+        from . import derivation  # derivation prints its expressions through this module
+
+        return derivation.plain_text(explanation)
+
+    def _print_BackwardView(self, view):
+        from . import tape
+
+        return tape.view_plain(view)
+
+    def _print_Tape(self, value):
+        from . import tape
+
+        return tape.plain_text(value)
+
+    def _print_GradcheckReport(self, report):
+        from . import report as reports
+
+        return reports.gradcheck_plain(report)
+
+    def _print_Plot(self, plot):
+        from .chart import chart_plain
+
+        return chart_plain(plot)
+
+
+def _comment(text: str) -> str:
+    """Lines as gradlang comments."""
+    return "".join(f"# {line}\n" for line in text.splitlines())
 
 
 def _over(denominator: list[str]) -> str:
@@ -195,11 +260,12 @@ def _over(denominator: list[str]) -> str:
 
 
 _PRINTER = PlainPrinter({"order": None})
+_FULL = PlainPrinter({"order": None, "full": True})
 
 
-def to_plain(value) -> str:
-    """The value as gradlang source (one line)."""
-    return _PRINTER.doprint(value)
+def to_plain(value, full: bool = False) -> str:
+    """A value as gradlang source, or a record (Result, Explanation, report, …) as plain text."""
+    return (_FULL if full else _PRINTER).doprint(value)
 
 
 __all__ = ["to_plain", "format_float", "PlainPrinter", "FUNCTION_NAMES"]

@@ -1,19 +1,18 @@
-"""Four renderings of one Explanation: plain text, LaTeX, a rich tree, JSON.
+"""Derivations (explain's Explanation records) in the four formats.
 
-All four draw the Node trees of layout.py, so folding, numbering, references
-and the depth limit are the same everywhere; each format only decides how a
-step, its rule and its note look.
+The printers' `_print_Explanation` methods call these. All four draw the Node
+trees of explain/layout.py, so folding, numbering, references and the depth
+limit are the same everywhere; each format only decides how a step, its rule
+and its note look. rich is imported only when a tree is drawn.
 """
 
 from __future__ import annotations
 
-from rich.text import Text
-from rich.tree import Tree
-
+from ..explain.layout import Node, abbreviations, layout, shorten
+from ..explain.why import why_zero
 from ..values import to_symbolic
-from .why import why_zero
-from .layout import Node, abbreviations, layout, shorten
-from .text import latex, plain
+from .latex import to_latex as latex
+from .plain import to_plain as plain
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 _STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold", "number": "dim"}
@@ -33,7 +32,7 @@ def call_text(request, show=plain) -> str:
     return f"{request.operation}({expr}, {plain(to_symbolic(request.wrt))})"
 
 
-class _Shown:
+class _Abbreviated:
     """Expression text with long stops abbreviated; shared by the text formats."""
 
     def __init__(self, explanation, printer):
@@ -97,9 +96,9 @@ def _plain_lines(node: Node, show) -> list[str]:
     return lines
 
 
-def to_plain(explanation) -> str:
+def plain_text(explanation) -> str:
     """Numbered, indented lines with the rule name beside each step."""
-    show = _Shown(explanation, plain)
+    show = _Abbreviated(explanation, plain)
     lines = [f"{call_text(explanation.request, show)}: {explanation.summary}"]
     lines += [f"definition: {text}" for text in _definitions(explanation)]
     lines += [f"where {name} = {stop}" for name, stop in show.legend()]
@@ -137,9 +136,9 @@ def _latex_row(node: Node, show) -> str:
     return rf"{indent}{lhs} &= {show(step.result)} && \text{{{_latex_text(annotation)}}}"
 
 
-def to_latex(explanation) -> str:
+def latex_text(explanation) -> str:
     """An align* block: one row per step, the rule as \\text beside it."""
-    show = _Shown(explanation, latex)
+    show = _Abbreviated(explanation, latex)
     rows = [rf"&\text{{{_latex_text(explanation.summary)}}}"]
     rows += [rf"&\text{{definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
     rows += [rf"&\text{{where }} {name} = {stop}" for name, stop in show.legend()]
@@ -155,7 +154,9 @@ def to_latex(explanation) -> str:
 # --- rich -------------------------------------------------------------------
 
 
-def _rich_label(node: Node, show) -> Text:
+def _rich_label(node: Node, show):
+    from rich.text import Text
+
     step = node.step
     text = Text(f"{node.number}. ", style=_STYLES["number"])
     text.append(_equation(node, show))
@@ -167,15 +168,18 @@ def _rich_label(node: Node, show) -> Text:
     return text
 
 
-def _rich_add(tree: Tree, node: Node, show) -> None:
+def _rich_add(tree, node: Node, show) -> None:
     branch = tree.add(_rich_label(node, show))
     for child in node.children:
         _rich_add(branch, child, show)
 
 
-def to_rich(explanation) -> Tree:
+def rich_tree(explanation):
     """A rich Tree: the summary on top, one branch per step, rule names beside."""
-    show = _Shown(explanation, plain)
+    from rich.text import Text
+    from rich.tree import Tree
+
+    show = _Abbreviated(explanation, plain)
     tree = Tree(Text(explanation.summary, style=_STYLES["summary"]), guide_style="dim")
     for text in _definitions(explanation):
         tree.add(Text(f"definition: {text}", style=_STYLES["note"]))
@@ -211,7 +215,7 @@ def _json_node(node: Node) -> dict:
     return data
 
 
-def to_json(explanation) -> dict:
+def json_data(explanation) -> dict:
     """The whole call as one step (rule = the operation) whose substeps are the components."""
     request = explanation.request
     substeps = []
