@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derive import freeze
-from .steps import Derived, Step
+from gradlang.derive.derivatives import freeze
+from gradlang.explain.steps import Derived, Step
 
 
 class Context:
@@ -45,7 +45,7 @@ class Context:
         return self.memo[expr]
 
     def _derive(self, expr) -> Derived:
-        from .rules import constant, rule_for
+        from gradlang.explain.rules import constant, rule_for
 
         if not self.involves(expr):
             return constant(expr, self)

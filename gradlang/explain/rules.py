@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derive import derivative
-from ..functions import Maximum, Minimum, Where
-from ..stopgrad import StopGradient
-from .text import plain
+from gradlang.derive.derivatives import derivative
+from gradlang.expr.functions import Maximum, Minimum, Where
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.explain.text import plain
 
 _U = sp.Symbol("u")
 

@@ -1,12 +1,12 @@
-"""Expressions as text inside explain's records (summaries, notes, labels): gradlang plain syntax.
+"""Expressions as text inside explain's records (summaries, notes, labels): gradlang source.
 
-The spelling is the plain printer's own, so a note reads exactly as the
-value it names prints. This is the one import of explain from render, for
-text held in the records; printing the records is render's (render/derivation.py).
+The spelling is syntax/source.py's, the same the plain printer uses, so a note
+reads exactly as the value it names prints. Printing the records themselves
+is render's (render/derivation.py).
 """
 
 from __future__ import annotations
 
-from ..render.plain import to_plain as plain
+from gradlang.syntax.source import to_source as plain
 
 __all__ = ["plain"]

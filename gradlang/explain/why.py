@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derive import freeze
-from ..functions import PIECEWISE_CONSTANT
-from ..render.plain import to_plain
-from ..stopgrad import StopGradient, unstopped
-from ..walk import dag_atoms, rebuild
+from gradlang.derive.derivatives import freeze
+from gradlang.expr.functions import PIECEWISE_CONSTANT
+from gradlang.syntax.source import to_source as to_plain
+from gradlang.expr.stopgrad import StopGradient, unstopped
+from gradlang.expr.walk import dag_atoms, rebuild
 
 
 def why_zero(expr, symbol) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..errors import ValueError as GradlangValueError
+from gradlang.errors import ValueError as GradlangValueError
 
 # SymPy function name -> the framework's name, per target
 _NUMPY_NAMES = {

@@ -14,16 +14,25 @@ Every entry point takes `full=True` to print large arrays whole (shown.py).
 Values and records carry no text: a shell asks a printer when it shows them.
 """
 
-from .json import to_json
-from .latex import to_latex
-from .plain import to_plain
+from gradlang.core import session as _session
+from gradlang.render.json import to_json
+from gradlang.render.latex import to_latex
+from gradlang.render.plain import to_plain
+from gradlang.render.shown import shown as _shown
 
 
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):
     """A value or record as a rich renderable; rich is imported only when pretty output is asked for."""
-    from .pretty import to_rich as printed
+    from gradlang.render.pretty import to_rich as printed
 
     return printed(value, width, full, source)
 
+
+# Result.text, .latex and .named of the Python API, computed on first access.
+_session.TEXT_FORMS.update(
+    plain=lambda value: to_plain(_shown(value)),
+    latex=lambda value: to_latex(_shown(value)),
+    named=lambda value: _shown(value).named,
+)
 
 __all__ = ["to_json", "to_latex", "to_plain", "to_rich"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from ..lazy import np
+from gradlang.lazy import np
 
 CHART_WIDTH = 72          # characters in each line of the Unicode chart, at most
 CHART_ROWS = 21           # rows of the plotting area: five y ticks at the quarters

@@ -8,11 +8,11 @@ and its note look. rich is imported only when a tree is drawn.
 
 from __future__ import annotations
 
-from ..explain.layout import Node, abbreviations, layout, shorten
-from ..explain.why import why_zero
-from ..values import to_symbolic
-from .latex import to_latex as latex
-from .plain import to_plain as plain
+from gradlang.explain.layout import Node, abbreviations, layout, shorten
+from gradlang.explain.why import why_zero
+from gradlang.expr.values import to_symbolic
+from gradlang.render.latex import to_latex as latex
+from gradlang.render.plain import to_plain as plain
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 _STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold", "number": "dim"}

@@ -19,11 +19,11 @@ import shutil
 import textwrap
 import traceback
 
-from ..errors import GradlangError, Span
-from . import json as json_render
-from .latex import to_latex
-from .plain import to_plain
-from .shown import shown
+from gradlang.errors import GradlangError, Span
+from gradlang.render import json as json_render
+from gradlang.render.latex import to_latex
+from gradlang.render.plain import to_plain
+from gradlang.render.shown import shown
 
 FORMATS = ("pretty", "plain", "latex", "json")
 REPORT_URL = "https://github.com/gradlang/gradlang/issues"
@@ -77,8 +77,8 @@ class Emitter:
             return
         from pathlib import Path
 
-        from ..plot import Plot
-        from .image import write_png
+        from gradlang.tools.plot import Plot
+        from gradlang.render.image import write_png
 
         images = [a for a in result.attachments if isinstance(a, Plot)]
         for number, image in enumerate(images, start=1):
@@ -115,7 +115,7 @@ class Emitter:
         if self.transcript and self._cells:
             self.console.print()
         self._cells += 1
-        from .pretty import to_rich
+        from gradlang.render.pretty import to_rich
 
         self.console.print(to_rich(result, self.console.width, self.full, source=self.transcript))
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import io
 
-from ..lazy import np
-from ..plot import INSTALL_HINT, MissingExtraError
-from .chart import padded, y_limits
+from gradlang.lazy import np
+from gradlang.tools.plot import INSTALL_HINT, MissingExtraError
+from gradlang.render.chart import padded, y_limits
 
 LINESTYLES = ("-", "--", ":", "-.")  # overlapping curves stay visible
 

@@ -22,11 +22,11 @@ import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from sympy.printing.printer import Printer
 
-from .latex import to_latex
-from .plain import to_plain
-from .report import json_number as encode_float
-from .shown import shown
-from ..lazy import np
+from gradlang.render.latex import to_latex
+from gradlang.render.plain import to_plain
+from gradlang.render.report import json_number as encode_float
+from gradlang.render.shown import shown
+from gradlang.lazy import np
 
 
 def encode_value(value):
@@ -108,27 +108,27 @@ class JsonPrinter(Printer):
         return data
 
     def _print_Explanation(self, explanation) -> dict:
-        from . import derivation  # derivation prints its expressions through the plain printer
+        from gradlang.render import derivation  # derivation prints its expressions through the plain printer
 
         return derivation.json_data(explanation)
 
     def _print_BackwardView(self, view) -> dict:
-        from . import tape
+        from gradlang.render import tape
 
         return tape.view_json(view)
 
     def _print_Tape(self, value) -> dict:
-        from . import tape
+        from gradlang.render import tape
 
         return tape.json_data(value)
 
     def _print_GradcheckReport(self, report) -> dict:
-        from . import report as reports
+        from gradlang.render import report as reports
 
         return reports.gradcheck_json(report)
 
     def _print_Plot(self, plot) -> dict:
-        from . import report as reports
+        from gradlang.render import report as reports
 
         return reports.plot_json(plot)
 

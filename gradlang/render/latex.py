@@ -16,9 +16,9 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from .plain import format_float
-from .shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, Shown, THRESHOLD, shape_text, shown, summarised
-from ..lazy import np
+from gradlang.render.plain import format_float
+from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, Shown, THRESHOLD, shape_text, shown, summarised
+from gradlang.lazy import np
 
 _GAPS = {ROW_GAP: r"\cdots", COLUMN_GAP: r"\vdots", BOTH_GAP: r"\ddots"}
 
@@ -171,7 +171,7 @@ class GradlangLatexPrinter(LatexPrinter):
         return "\n".join(parts)
 
     def _print_Explanation(self, explanation) -> str:
-        from . import derivation  # derivation prints its expressions through this module
+        from gradlang.render import derivation  # derivation prints its expressions through this module
 
         return derivation.latex_text(explanation)
 
@@ -179,17 +179,17 @@ class GradlangLatexPrinter(LatexPrinter):
         return self._print(view.tape)
 
     def _print_Tape(self, value) -> str:
-        from . import tape
+        from gradlang.render import tape
 
         return tape.latex_text(value)
 
     def _print_GradcheckReport(self, report) -> str:
-        from . import report as reports
+        from gradlang.render import report as reports
 
         return reports.gradcheck_latex(report)
 
     def _print_Plot(self, plot) -> str:
-        from . import report as reports
+        from gradlang.render import report as reports
 
         return reports.plot_latex(plot, self._print)
 

@@ -27,10 +27,10 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
-from .latex import split_component
-from .plain import format_float, to_plain
-from .shown import Shown, THRESHOLD, shape_text, shown, summarised
-from ..lazy import np
+from gradlang.render.latex import split_component
+from gradlang.render.plain import format_float, to_plain
+from gradlang.render.shown import Shown, THRESHOLD, shape_text, shown, summarised
+from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
 STOP_LABEL_STYLE = "bold magenta"
@@ -180,7 +180,7 @@ class GradlangPrettyPrinter(PrettyPrinter):
         return _beside(prefix, styled(art), baseline) if prefix else styled(art)
 
     def _print_Explanation(self, explanation):
-        from . import derivation  # derivation prints its expressions through the plain printer
+        from gradlang.render import derivation  # derivation prints its expressions through the plain printer
 
         return derivation.rich_tree(explanation)
 
@@ -188,17 +188,17 @@ class GradlangPrettyPrinter(PrettyPrinter):
         return self._print(view.tape)
 
     def _print_Tape(self, value):
-        from . import tape
+        from gradlang.render import tape
 
         return tape.rich_tables(value)
 
     def _print_GradcheckReport(self, report):
-        from . import report as reports
+        from gradlang.render import report as reports
 
         return reports.gradcheck_rich(report)
 
     def _print_Plot(self, plot):
-        from .chart import chart_rich
+        from gradlang.render.chart import chart_rich
 
         return chart_rich(plot)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from .chart import tick
+from gradlang.render.chart import tick
 
 HEADINGS = ("component", "symbolic", "frozen finite diff.", "true finite diff.", "rel. error")
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .. import limits
-from ..dag.names import named_subexpressions
-from ..errors import LimitError
-from ..lazy import np
-from ..values import elements, from_elements, shape_of
-from ..walk import tree_size
+from gradlang import limits
+from gradlang.derive.dag.names import named_subexpressions
+from gradlang.errors import LimitError
+from gradlang.lazy import np
+from gradlang.expr.values import elements, from_elements, shape_of
+from gradlang.expr.walk import tree_size
 
 THRESHOLD = 1000      # components above which an array is summarised (NumPy's default)
 EDGE = 3              # components kept at each end of a summarised axis (NumPy's edgeitems)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..dag.tape import Tape
-from .latex import to_latex as expr_latex
-from .plain import to_plain as expr_plain
+from gradlang.derive.dag.tape import Tape
+from gradlang.render.latex import to_latex as expr_latex
+from gradlang.render.plain import to_plain as expr_plain
 
 CUT = "cut: no gradient flows back"
 

@@ -11,8 +11,8 @@ from rich.console import Console
 from gradlang.explain import derivation, explain
 from gradlang.render import to_json, to_latex, to_plain, to_rich
 from gradlang.explain.steps import walk
-from gradlang.functions import Maximum, Minimum, Relu, Where
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.functions import Maximum, Minimum, Relu, Where
+from gradlang.expr.stopgrad import StopGradient
 
 from explain_helpers import X, diff_request
 

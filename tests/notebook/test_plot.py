@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from gradlang import GradlangError, Session
-from gradlang.plot import MissingExtraError, Plot, make_plot
+from gradlang.tools.plot import MissingExtraError, Plot, make_plot
 from gradlang.render import to_json, to_latex, to_plain, to_rich
 from gradlang.render.chart import CHART_ROWS, CHART_WIDTH, MARKERS, OVERLAP, y_limits
 from gradlang.render.image import png_bytes, write_png

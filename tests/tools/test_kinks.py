@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from gradlang import Session
-from gradlang.kinks import kink_warnings, kink_warnings_batch
+from gradlang.tools.kinks import kink_warnings, kink_warnings_batch
 
 
 def warnings_of(source: str) -> tuple:

@@ -1,0 +1,204 @@
+"""Derivatives with stop_gradient: diff, grad, jacobian, hessian and blocked.
+
+The one idea: before SymPy differentiates, every stopped subexpression and
+every piecewise-constant function application is swapped for a fresh constant
+placeholder symbol (`freeze`); after, the placeholders are swapped back
+(`thaw`). So `stop_gradient(u)` contributes nothing and its argument is never
+differentiated (SymPy would otherwise differentiate it and multiply by zero,
+which is ruinously slow on large arguments), while the stop itself survives
+into the result, so higher derivatives come out right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.derive import dag
+from gradlang.errors import DiffError, LimitError, ShapeError
+from gradlang.expr.functions import PIECEWISE_CONSTANT
+from gradlang.expr.stopgrad import StopGradient, unstopped
+from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, describe_shape
+from gradlang.expr.walk import dag_atoms, dag_has, rebuild, tree_size
+
+DAG_THRESHOLD = 2_000  # tree nodes above which derivatives are taken on the DAG
+
+_CONSTANT_CLASSES = (StopGradient,) + PIECEWISE_CONSTANT
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """An expression with its constant parts replaced by placeholder symbols."""
+
+    expr: sp.Expr
+    thaw_map: dict
+
+    def thaw(self, expr: sp.Expr) -> sp.Expr:
+        return rebuild(expr, self.thaw_map) if self.thaw_map else expr
+
+
+def freeze(expr: sp.Expr) -> Frozen:
+    """Swap stopped and piecewise-constant subexpressions for constant symbols."""
+    constants = dag_atoms(expr, *_CONSTANT_CLASSES)
+    if not constants:
+        return Frozen(expr, {})
+    placeholders = {e: sp.Dummy("c", real=True) for e in constants}
+    return Frozen(rebuild(expr, placeholders), {d: e for e, d in placeholders.items()})
+
+
+def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
+    """The order-th derivative of a scalar expression, stops treated as constants."""
+    for _ in range(order):
+        if not dag_has(expr, symbol):
+            return sp.S.Zero
+        if _large(expr):
+            expr = dag.gradient_list(expr, [symbol])[0]
+            continue
+        frozen = freeze(expr)
+        expr = frozen.thaw(sp.diff(frozen.expr, symbol))
+    return expr
+
+
+def _derivative_many(expr: sp.Expr, symbols) -> list[sp.Expr]:
+    """First derivatives with respect to many symbols, freezing once."""
+    if _large(expr):
+        return dag.gradient_list(expr, list(symbols))
+    frozen = freeze(expr)
+    present = dag_atoms(frozen.expr, sp.Symbol)
+    return [frozen.thaw(sp.diff(frozen.expr, s)) if s in present else sp.S.Zero for s in symbols]
+
+
+def _large(expr) -> bool:
+    """Too large as a tree for sympy.diff: reverse accumulation over the DAG instead.
+
+    Small expressions keep SymPy's own differentiation, so their derivatives read
+    exactly as the step-by-step derivations of explain build them; large ones
+    (shared subexpressions, long products) would swell exponentially as trees.
+    """
+    return tree_size(expr) > DAG_THRESHOLD
+
+
+def check_symbol(value, operation: str) -> sp.Symbol:
+    """A scalar symbol or component to differentiate by, or a DiffError."""
+    if isinstance(value, sp.Symbol) and not isinstance(value, sp.Dummy):
+        return value
+    raise DiffError(f"{operation} differentiates with respect to a symbol, not {_show(value)}")
+
+
+def check_variables(value, operation: str):
+    """A scalar symbol, or a vector/matrix whose every component is a symbol."""
+    if is_scalar(value):
+        return check_symbol(value, operation)
+    if hasattr(value, "shape") and all(isinstance(e, sp.Symbol) for e in elements(value)):
+        return value
+    raise DiffError(f"{operation} differentiates with respect to symbols, and {_show(value)} has non-symbols")
+
+
+def _show(value) -> str:
+    if is_scalar(value):
+        return f"'{value}'"
+    return describe_shape(shape_of(value))
+
+
+def diff(expr, specs: list[tuple[sp.Symbol, int]]):
+    """diff(e, x, n, y, ...): mixed partials left to right, elementwise on arrays."""
+    total = sum(n for _, n in specs)
+    if total > limits.MAX_DERIVATIVE_ORDER:
+        raise LimitError(f"derivative order {total} is above the limit of {limits.MAX_DERIVATIVE_ORDER}")
+
+    def one(e):
+        for symbol, n in specs:
+            e = derivative(e, symbol, n)
+        return e
+
+    if is_scalar(expr):
+        return one(expr)
+    return from_elements(shape_of(expr), [one(e) for e in elements(expr)])
+
+
+def grad(expr, wrt):
+    """Gradient of a scalar, shaped like the variables."""
+    if not is_scalar(expr):
+        raise ShapeError(f"grad needs a scalar expression, got {describe_shape(shape_of(expr))}; use jacobian")
+    if is_scalar(wrt):
+        return derivative(expr, wrt)
+    return from_elements(shape_of(wrt), _derivative_many(expr, elements(wrt)))
+
+
+def jacobian(expr, wrt):
+    """Matrix of d expr_i / d x_j (a scalar expr or scalar x gives a vector, as in JAX)."""
+    if len(shape_of(wrt)) == 2 or len(shape_of(expr)) == 2:
+        raise ShapeError(
+            f"jacobian takes a vector or scalar expression and variables, got "
+            f"{describe_shape(shape_of(expr))} and {describe_shape(shape_of(wrt))}"
+        )
+    if is_scalar(expr):
+        return grad(expr, wrt)
+    if is_scalar(wrt):
+        return diff(expr, [(wrt, 1)])
+    symbols = elements(wrt)
+    _check_size(len(elements(expr)) * len(symbols))
+    rows = [_derivative_many(e, symbols) for e in elements(expr)]
+    return sp.ImmutableMatrix(rows)
+
+
+def hessian(expr, wrt):
+    """Matrix of second partials of a scalar expression."""
+    if not is_scalar(expr):
+        raise ShapeError(f"hessian needs a scalar expression, got {describe_shape(shape_of(expr))}")
+    if len(shape_of(wrt)) == 2:
+        raise ShapeError(f"hessian takes a scalar or vector of variables, got {describe_shape(shape_of(wrt))}")
+    if is_scalar(wrt):
+        return derivative(expr, wrt, 2)
+    symbols = elements(wrt)
+    _check_size(len(symbols) ** 2)
+    first = _derivative_many(expr, symbols)
+    return sp.ImmutableMatrix([_derivative_many(d, symbols) for d in first])
+
+
+def derivative_like(expr, wrt):
+    """The derivative in the shape blocked() promises: diff, grad or jacobian."""
+    if is_scalar(wrt):
+        return diff(expr, [(wrt, 1)])
+    if is_scalar(expr):
+        return grad(expr, wrt)
+    return jacobian(expr, wrt)
+
+
+def blocked(expr, wrt, simplify):
+    """The part of the true derivative that the stops removed, simplified.
+
+    It is a value, not something to differentiate further, so the stops left in
+    the surrogate derivative are removed too: for x*sg(x) it is 2x - x = x.
+    """
+    true = derivative_like(unstopped(expr), wrt)
+    surrogate = derivative_like(expr, wrt)
+    difference = [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))]
+    return simplify(from_elements(shape_of(true), difference))
+
+
+def _check_size(count: int) -> None:
+    if count > limits.MAX_ELEMENTS:
+        raise LimitError(f"the result would have {count} components, above the limit of {limits.MAX_ELEMENTS}")
+
+
+@dataclass(frozen=True)
+class DerivativeRequest:
+    """One derivative taken inside an explain statement: what explain shows.
+
+    operation is "diff", "grad", "jacobian", "hessian" or "blocked"; expr is the
+    value differentiated; specs are the (symbol, order) pairs of diff, or wrt the
+    variables of the others; result is the value returned; span is where the
+    call stands in the source; definitions are the source texts of the user
+    functions unfolded while building expr (shown as the definition step).
+    """
+
+    operation: str
+    expr: object
+    wrt: object
+    specs: tuple
+    result: object
+    span: object
+    definitions: tuple = ()

@@ -1,0 +1,52 @@
+"""Walks over SymPy expressions that visit each distinct subexpression once.
+
+The evaluator shares subexpressions (a function applied to itself, a hidden
+layer feeding every output), so an expression can be small as a DAG and
+astronomically large as a tree. SymPy's own `has`, `atoms` and `xreplace` walk
+the tree; these helpers walk the DAG (`gradlang.dag.graph.build_dag`).
+"""
+
+from __future__ import annotations
+
+from gradlang.expr.graph import build_dag, tree_sizes
+
+
+def dag_nodes(exprs) -> tuple:
+    """The distinct subexpressions of one expression or a list of them."""
+    return build_dag(list(exprs) if isinstance(exprs, (list, tuple)) else [exprs]).nodes
+
+
+def dag_atoms(exprs, *classes) -> set:
+    """The distinct subexpressions that are instances of the classes."""
+    return {node for node in dag_nodes(exprs) if isinstance(node, classes)}
+
+
+def dag_has(exprs, *targets) -> bool:
+    """True when a subexpression equals one of the targets or is an instance of a target class."""
+    classes = tuple(t for t in targets if isinstance(t, type))
+    values = {t for t in targets if not isinstance(t, type)}
+    return any((classes and isinstance(n, classes)) or n in values for n in dag_nodes(exprs))
+
+
+def tree_size(expr) -> int:
+    """How many nodes the expression has when printed as a tree (capped at 10^18)."""
+    dag = build_dag([expr])
+    return tree_sizes(dag, cap=10**18)[dag.roots[0]]
+
+
+def rebuild(expr, mapping: dict, combine=None):
+    """`expr.xreplace(mapping)` over the DAG; `combine(node, args)` builds each new node."""
+    dag = build_dag([expr])
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        if node in mapping:
+            built.append(mapping[node])
+        elif not kids:
+            built.append(node)
+        else:
+            args = [built[k] for k in kids]
+            if all(a is b for a, b in zip(args, node.args)):
+                built.append(node)
+            else:
+                built.append(combine(node, args) if combine else node.func(*args))
+    return built[dag.roots[0]]
