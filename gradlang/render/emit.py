@@ -103,7 +103,7 @@ class Emitter:
             comment = "".join(f"% {line}\n" for line in result.source.splitlines())
             self._write(f"{self._separator()}% line {result.line}:\n{comment}")
         parts = [to_latex(step) for step in result.steps]
-        value = to_latex(shown(result.value, self.full))
+        value = to_latex(shown(result.value, self.full), self.full)
         parts.append(f"\\[\n{value}\n\\]" if self.transcript else value)
         parts.extend(to_latex(attachment) for attachment in result.attachments)
         self._write("".join(part + "\n" for part in parts))

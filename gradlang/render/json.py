@@ -90,14 +90,15 @@ class JsonPrinter(Printer):
 
     def _print_Result(self, result) -> dict:
         """The section 8 keys, plus column and warnings (and steps, attachments when there are any)."""
-        value = shown(result.value, self._settings["full"])
+        full = self._settings["full"]
+        value = shown(result.value, full)
         data = {
             "line": result.line,
             "column": result.column,
             "source": result.source,
             "kind": result.kind,
-            "text": to_plain(value),
-            "latex": to_latex(value),
+            "text": to_plain(value, full),
+            "latex": to_latex(value, full),
             "value": encode_value(result.value),
             "warnings": list(result.warnings),
         }
