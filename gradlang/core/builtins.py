@@ -2,10 +2,11 @@
 
 Each builtin is a `Builtin` record: its implementation (a function of a
 `Call`), the number of arguments it takes, and a one-line description and
-example for `:help`. Builtins like softmax and logsumexp are built from
-primitives, so derivations show what happens inside them; softmax and
-logsumexp subtract a *stopped* maximum, exactly as `jax.nn.softmax` does, so
-they stay finite at logits of ±1000 and their gradients are unchanged.
+example for `:help`. The functions of the language (exp, relu, max,
+softmax, ...) come from the registry of primitives (gradlang/expr/primitives/):
+each record says how it is applied (`APPLY`), and its entry is made here.
+The operations written below (diff, sum, simplify, plot, ...) act on whole
+values and are not primitives.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import sympy as sp
 from gradlang import limits
 from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
+from gradlang.expr import primitives
 from gradlang.lazy import np
-from gradlang.expr.stopgrad import StopGradient, unstopped
-from gradlang.syntax.source import to_source
+from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.source import to_source
 from gradlang.expr.values import (
     describe_shape,
     elements,
@@ -86,11 +87,6 @@ def _span(node):
 
 
 # --- core -------------------------------------------------------------------
-
-
-@builtin("stop_gradient", 1, 1, "value of u, derivative zero (tf.stop_gradient)", "diff(x*stop_gradient(x), x)", "core", ("sg",))
-def _stop_gradient(call: Call):
-    return elementwise(StopGradient, call.args[0])
 
 
 @builtin("unstopped", 1, 1, "e with every stop_gradient removed", "unstopped(x*sg(x))", "core")
@@ -171,52 +167,13 @@ for _name, _derivative, _doc, _example in (
     builtin(_name, 2, 2, _doc, _example, "core")(_differentiation(_name, _derivative))
 
 
-# --- elementwise --------------------------------------------------------------
+# --- the primitives: one entry per record of the registry ----------------------
 
 
-def _sigmoid(u):
-    return 1 / (1 + sp.exp(-u))
-
-
-def _softplus(u):
-    return sp.log(1 + sp.exp(u))
-
-
-def _safe_log(u, base=None):
-    if u.is_Float and u <= 0:
-        return -sp.oo if u.is_zero else sp.nan  # IEEE, as numpy.log gives
-    if u.is_zero:
-        raise ValueError("log(0) is undefined")
-    return sp.log(u) if base is None else sp.log(u, base)
-
-
-_ELEMENTWISE = {
-    "exp": (sp.exp, "e to the power u", "exp(1)"),
-    "sqrt": (sp.sqrt, "square root", "sqrt(x^2 + 1)"),
-    "sin": (sp.sin, "sine", "sin(pi/2)"),
-    "cos": (sp.cos, "cosine", "cos(0)"),
-    "tan": (sp.tan, "tangent", "tan(x)"),
-    "asin": (sp.asin, "inverse sine", "asin(1)"),
-    "acos": (sp.acos, "inverse cosine", "acos(0)"),
-    "atan": (sp.atan, "inverse tangent", "atan(1)"),
-    "sinh": (sp.sinh, "hyperbolic sine", "sinh(x)"),
-    "cosh": (sp.cosh, "hyperbolic cosine", "cosh(x)"),
-    "tanh": (sp.tanh, "hyperbolic tangent", "tanh(x)"),
-    "sigmoid": (_sigmoid, "1 / (1 + exp(-u))", "sigmoid(0)"),
-    "relu": (Relu, "max(u, 0), derivative 0 at 0", "relu(x)"),
-    "softplus": (_softplus, "log(1 + exp(u))", "softplus(x)"),
-    "abs": (sp.Abs, "absolute value, derivative sign(u)", "abs(-3)"),
-    "sign": (sp.sign, "-1, 0 or 1; derivative 0", "sign(x)"),
-    "floor": (sp.floor, "largest integer <= u; derivative 0", "floor(7/2)"),
-    "ceil": (sp.ceiling, "smallest integer >= u; derivative 0", "ceil(7/2)"),
-    "round": (Round, "nearest integer, halves to even; derivative 0", "round(5/2)"),
-}
-
-
-def _make_elementwise(function):
+def _elementwise(function):
     def apply(call: Call):
         _scalar_args(call)
-        return elementwise(lambda u: _float_in_float_out(u, function(u)), call.args[0])
+        return elementwise(lambda *args: _float_in_float_out(args[0], function(*args)), *call.args)
 
     return apply
 
@@ -228,24 +185,77 @@ def _float_in_float_out(argument, result):
     return result
 
 
-for _name, (_function, _doc, _example) in _ELEMENTWISE.items():
-    builtin(_name, 1, 1, _doc, _example, "elementwise")(_make_elementwise(_function))
-
-
-@builtin("log", 1, 2, "natural logarithm; log(u, base)", "log(exp(2))", "elementwise")
-def _log(call: Call):
-    _scalar_args(call)
-    return elementwise(_safe_log, *call.args)
-
-
-# --- reductions ---------------------------------------------------------------
-
-
 def _components(call: Call, index: int = 0) -> list:
     value = to_symbolic(call.args[index])
     if is_condition(value):
         raise ValueError(f"{call.name} takes numbers, not a condition")
     return elements(value)
+
+
+def _reduction(function):
+    return lambda call: function(*_components(call))
+
+
+def _extremum(reduction):
+    def apply(call: Call):
+        _scalar_args(call)
+        if len(call.args) == 1:
+            return reduction(*_components(call))
+        return elementwise(reduction, *call.args)
+
+    return apply
+
+
+def _share(share_class):
+    def apply(call: Call):
+        k = call.args[0]
+        if not (is_scalar(k) and k.is_Integer and 0 <= int(k) < len(call.args) - 1):
+            raise ValueError(f"{call.name}(k, a0, …, an) needs k to be an index among the arguments")
+        return share_class(k, *call.args[1:])
+
+    return apply
+
+
+def _rows(function):
+    """A function of all components returning one value per component, applied to each row of a matrix."""
+
+    def apply(call: Call):
+        value = to_symbolic(call.args[0])
+        shape = shape_of(value)
+        if len(shape) == 2:
+            return sp.ImmutableMatrix([function(*value.row(i)) for i in range(shape[0])])
+        return from_elements(shape, function(*elements(value)))
+
+    return apply
+
+
+def _where(function):
+    def apply(call: Call):
+        condition = to_symbolic(call.args[0])
+        if not all(is_condition(c) for c in elements(condition)):
+            raise ValueError("the first argument of where must be a condition such as x > 0").located(_span(call.nodes[0]))
+        return elementwise(function, condition, call.args[1], call.args[2])
+
+    return apply
+
+
+# How a record's `apply` maps its SymPy function over gradlang values.
+APPLY = {
+    "elementwise": _elementwise,
+    "reduction": _reduction,
+    "extremum": _extremum,
+    "share": _share,
+    "rows": _rows,
+    "where": _where,
+}
+
+for _record in primitives.records():
+    builtin(_record.name, *_record.arity, _record.doc, _record.example, _record.group, _record.aliases)(
+        APPLY[_record.apply](_record.build)
+    )
+
+
+# --- reductions that are not primitives ------------------------------------------
 
 
 @builtin("sum", 1, 1, "sum of all components", "sum([1, 2, 3])", "reduction", ("reduce_sum",))
@@ -269,17 +279,6 @@ def _norm(call: Call):
     return sp.sqrt(sp.Add(*[e**2 for e in _components(call)]))
 
 
-def _stable_shift(items: list):
-    return StopGradient(Maximum(*items))
-
-
-@builtin("logsumexp", 1, 1, "log(sum(exp(v))), computed stably", "logsumexp([1, 2, 3])", "reduction")
-def _logsumexp(call: Call):
-    items = _components(call)
-    shift = _stable_shift(items)
-    return shift + sp.log(sp.Add(*[sp.exp(e - shift) for e in items]))
-
-
 @builtin("dot", 2, 2, "dot product of two vectors", "dot([1, 2], [3, 4])", "reduction")
 def _dot(call: Call):
     a, b = (to_symbolic(v) for v in call.args)
@@ -296,66 +295,13 @@ def _len(call: Call):
     return sp.Integer(shape[0])
 
 
-def _extremum(reduction):
-    def apply(call: Call):
-        _scalar_args(call)
-        if len(call.args) == 1:
-            return reduction(*_components(call))
-        return elementwise(reduction, *call.args)
-
-    return apply
-
-
-builtin("max", 1, None, "max of a vector, or elementwise max of several; ties share the gradient", "max(x, 0)", "reduction", ("reduce_max",))(_extremum(Maximum))
-builtin("min", 1, None, "min of a vector, or elementwise min of several; ties share the gradient", "min(x, 0)", "reduction", ("reduce_min",))(_extremum(Minimum))
-
-
-def _share(share_class):
-    def apply(call: Call):
-        k = call.args[0]
-        if not (is_scalar(k) and k.is_Integer and 0 <= int(k) < len(call.args) - 1):
-            raise ValueError(f"{call.name}(k, a0, …, an) needs k to be an index among the arguments")
-        return share_class(k, *call.args[1:])
-
-    return apply
-
-
-builtin("max_share", 3, None, "share of argument k in the derivative of max(a0, …): 1/ties or 0", "max_share(1, 1, 3, 3)", "reduction")(_share(MaxShare))
-builtin("min_share", 3, None, "share of argument k in the derivative of min(a0, …): 1/ties or 0", "min_share(0, 1, 3, 3)", "reduction")(_share(MinShare))
-
-
 # --- vectors ------------------------------------------------------------------
-
-
-@builtin("softmax", 1, 1, "exp(v - sg(max(v))) / sum(exp(v - sg(max(v)))), rows of a matrix", "softmax([1, 2, 3])", "vector")
-def _softmax(call: Call):
-    value = to_symbolic(call.args[0])
-    shape = shape_of(value)
-    if len(shape) == 2:
-        rows = [_softmax_items(list(value.row(i))) for i in range(shape[0])]
-        return sp.ImmutableMatrix(rows)
-    return from_elements(shape, _softmax_items(elements(value)))
-
-
-def _softmax_items(items: list) -> list:
-    shift = _stable_shift(items)
-    exps = [sp.exp(e - shift) for e in items]
-    total = sp.Add(*exps)
-    return [e / total for e in exps]
 
 
 @builtin("transpose", 1, 1, "matrix transpose (a vector is unchanged)", "transpose([[1, 2], [3, 4]])", "vector")
 def _transpose(call: Call):
     value = to_symbolic(call.args[0])
     return value.T if isinstance(value, sp.MatrixBase) else value
-
-
-@builtin("where", 3, 3, "a where the condition holds, else b; differentiates a and b only", "where(x > 0, x, 0)", "vector")
-def _where(call: Call):
-    condition = to_symbolic(call.args[0])
-    if not all(is_condition(c) for c in elements(condition)):
-        raise ValueError("the first argument of where must be a condition such as x > 0").located(_span(call.nodes[0]))
-    return elementwise(Where, condition, call.args[1], call.args[2])
 
 
 @builtin("linspace", 3, 3, "n evenly spaced floats from a to b", "linspace(-3, 3, 7)", "vector")

@@ -16,11 +16,12 @@ import sympy as sp
 from lark import Tree
 
 from gradlang import limits
-from gradlang.core import builtins
+from gradlang.core import builtins, domains
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import checked as _checked, power as _power
+from gradlang.expr.speakable import speakable
 from gradlang.lazy import np
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
@@ -141,12 +142,17 @@ class Evaluator:
         base_node, _, exponent_node = node.children
         base = self._numeric(base_node, frame)
         exponent = self._numeric(exponent_node, frame)
-        return elementwise(_power, base, exponent)
+        return elementwise(lambda b, e: self._noted(domains.power_note(b, e, _power(b, e)), _power(b, e)), base, exponent)
+
+    def _noted(self, note, value):
+        if note and note not in self.notes:
+            self.notes.append(note)
+        return value
 
     def _product(self, node, frame):
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
-        if all(str(op) == "*" for op in children[1::2]) and all(isinstance(v, sp.Expr) for v in operands):
+        if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
             return _checked(sp.Mul(*operands))  # one canonicalisation, not one per factor
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
@@ -206,7 +212,11 @@ class Evaluator:
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
         call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
-        return entry.function(call)
+        result = entry.function(call)
+        if name == "exp" and shape_of(result) == shape_of(args[0]):
+            for argument, value in zip(elements(to_symbolic(args[0])), elements(to_symbolic(result))):
+                self._noted(domains.exp_note(argument, value), value)
+        return result
 
     def _call_user(self, definition: FunctionDef, args: list, node):
         if len(args) != len(definition.params):
@@ -302,7 +312,7 @@ class Evaluator:
             return value
         try:
             with budget(seconds) as token:
-                return elementwise(lambda e: function(e) if isinstance(e, sp.Basic) else e, value)
+                return elementwise(lambda e: speakable(e, function(e)) if isinstance(e, sp.Basic) else e, value)
         except OutOfTime as expiry:
             if not is_mine(expiry, token):
                 raise
@@ -312,6 +322,11 @@ class Evaluator:
 
 
 # --- helpers ------------------------------------------------------------------
+
+
+def _is_scalar_expr(value) -> bool:
+    """A SymPy scalar: an ImmutableMatrix is an Expr too, and its `*` is the matrix product."""
+    return isinstance(value, sp.Expr) and is_scalar(value)
 
 
 def _calls(node, name: str) -> bool:
@@ -329,10 +344,11 @@ def _divide(a, b):
 
 
 def _ieee_divide(a):
+    """a / 0.0 as IEEE 754 gives it: ±inf, or nan for 0/0 (also once a symbol in a gets a value)."""
     if isinstance(a, sp.Expr) and a.is_number and a.is_comparable:
         numerator = float(a)
         return sp.nan if numerator == 0 else (sp.oo if numerator > 0 else -sp.oo)
-    raise ValueError("division by zero")
+    return _checked(a * sp.oo)
 
 
 def _matmul(a, b):

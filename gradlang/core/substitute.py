@@ -11,6 +11,8 @@ Three paths, chosen by what is given:
 
 from __future__ import annotations
 
+import builtins
+
 import sympy as sp
 
 from gradlang import limits
@@ -129,7 +131,7 @@ def _batch(value, pairs: list, batch: list) -> np.ndarray:
     """Evaluate elementwise over the given lists: shape (batch..., value...)."""
     try:
         batch_shape = np.broadcast_shapes(*[array.shape for _, array in batch])
-    except ValueError:
+    except builtins.ValueError:  # NumPy's, not gradlang's ValueError imported above
         shown = " and ".join(str(len(a)) if a.ndim == 1 else str(a.shape) for _, a in batch)
         raise ShapeError(f"lists of lengths {shown} cannot be evaluated together (equal lengths, or length 1)") from None
     if int(np.prod(batch_shape)) * max(1, len(elements(value))) > limits.MAX_NUMERIC_POINTS:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.derivatives import freeze
-from gradlang.expr.functions import PIECEWISE_CONSTANT
-from gradlang.syntax.source import to_source as to_plain
+from gradlang.expr.primitives import constant_classes
+from gradlang.expr.source import to_source as to_plain
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.walk import dag_atoms, rebuild
 
@@ -26,7 +26,7 @@ def why_zero(expr, symbol) -> str | None:
     if symbol not in dag_atoms(outside_stops, sp.Symbol):
         return f"stopped: {to_plain(symbol)} appears only inside {_listed(stops)}"
     if symbol not in dag_atoms(freeze(expr).expr, sp.Symbol):
-        pieces = _containing(outside_stops, symbol, *PIECEWISE_CONSTANT)
+        pieces = _containing(outside_stops, symbol, *constant_classes())
         reason = f"piecewise constant: {to_plain(symbol)} enters only through {_listed(pieces)}, whose derivative is 0"
         return reason + (f" (and inside {_listed(stops)})" if stops else "")
     return None

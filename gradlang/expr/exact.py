@@ -35,6 +35,8 @@ def power(base, exponent):
             )
         if base.is_zero and exponent.is_negative:
             raise ValueError("division by zero (0 to a negative power)")
+    if base.is_zero and exponent.is_extended_negative and (base.is_Float or exponent.is_Float):
+        return sp.oo  # IEEE 754: 0.0^(-1) is inf (SymPy would give complex infinity)
     return checked(sp.Pow(base, exponent))
 
 

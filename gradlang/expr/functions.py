@@ -11,8 +11,10 @@ lambdify into slow, fragile `select` calls. gradlang instead uses:
 - `Round` (halves to even, as NumPy and tf.round).
 - `Where(c, a, b)`, which differentiates its branches only.
 
-Piecewise-constant functions (sign, floor, ceiling, round and the shares)
-have derivative zero; derive.py treats them as constants like stop_gradient.
+Each class's derivative is the `partial` rule of its record in the registry
+(gradlang/expr/primitives/); the piecewise-constant ones (round, the shares) take
+the zero-derivative mixin, and derive.py treats them, with sign, floor and
+ceiling, as constants like stop_gradient.
 """
 
 from __future__ import annotations
@@ -20,12 +22,14 @@ from __future__ import annotations
 import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
+from gradlang.expr.primitives.record import GradlangFunction, ZeroDerivative
+
 
 def _comparable(args) -> bool:
     return all(a.is_comparable for a in args)
 
 
-class _Reduction(sp.Function):
+class _Reduction(GradlangFunction):
     """max/min over all arguments at once; the derivative splits ties equally."""
 
     pick = max
@@ -46,22 +50,11 @@ class _Reduction(sp.Function):
         tex = rf"{name}\left({', '.join(printer._print(a) for a in self.args)}\right)"
         return tex if exp is None else rf"{tex}^{{{exp}}}"
 
-    def _eval_derivative(self, symbol):
-        terms = []
-        for k, arg in enumerate(self.args):
-            darg = arg.diff(symbol)
-            if darg != 0:
-                terms.append(self.share_class(sp.Integer(k), *self.args) * darg)
-        return sp.Add(*terms)
-
-    def fdiff(self, argindex=1):
-        return self.share_class(sp.Integer(argindex - 1), *self.args)
-
     def _eval_is_extended_real(self):
         return all(a.is_extended_real for a in self.args) or None
 
 
-class _Share(sp.Function):
+class _Share(ZeroDerivative, sp.Function):
     """The share of argument k in the derivative of a max/min (piecewise constant)."""
 
     pick = max
@@ -74,12 +67,6 @@ class _Share(sp.Function):
         extremum = cls.pick(values)
         tied = [v == extremum for v in values]
         return sp.Rational(1, sum(tied)) if tied[int(k)] else sp.S.Zero
-
-    def fdiff(self, argindex=1):
-        return sp.S.Zero
-
-    def _eval_derivative(self, symbol):
-        return sp.S.Zero
 
     def _eval_is_extended_real(self):
         return True
@@ -106,7 +93,7 @@ class Minimum(_Reduction):
     share_class = MinShare
 
 
-class Relu(sp.Function):
+class Relu(GradlangFunction):
     """relu(u) = max(u, 0) with derivative 1 where u > 0, else 0 (0 at 0)."""
 
     nargs = 1
@@ -121,10 +108,6 @@ class Relu(sp.Function):
             return sp.S.Zero
         return None
 
-    def fdiff(self, argindex=1):
-        u = self.args[0]
-        return Where(sp.StrictGreaterThan(u, 0), sp.S.One, sp.S.Zero)
-
     def _eval_is_extended_real(self):
         return self.args[0].is_extended_real
 
@@ -132,7 +115,7 @@ class Relu(sp.Function):
         return True if self.args[0].is_extended_real else None
 
 
-class Round(sp.Function):
+class Round(ZeroDerivative, sp.Function):
     """round(u): nearest integer, halves to even (NumPy, tf.round)."""
 
     nargs = 1
@@ -146,12 +129,6 @@ class Round(sp.Function):
         if u.is_Rational or (u.is_number and u.is_comparable):
             return sp.Integer(round(sp.Rational(u) if u.is_Rational else sp.Rational(str(u.evalf(40)))))
         return None
-
-    def fdiff(self, argindex=1):
-        return sp.S.Zero
-
-    def _eval_derivative(self, symbol):
-        return sp.S.Zero
 
     def _eval_is_integer(self):
         return self.args[0].is_extended_real or None
@@ -184,5 +161,18 @@ class Where(sp.Function):
         return (a.is_extended_real and b.is_extended_real) or None
 
 
-# Piecewise-constant functions: derivative zero, treated as constants by derive.py.
-PIECEWISE_CONSTANT = (sp.sign, sp.floor, sp.ceiling, Round, MaxShare, MinShare)
+def _real_argument_first(sympy_rule):
+    """tanh of an extended-real argument is real and finite. SymPy's own rules for
+    those facts first split the argument into real and imaginary parts, expanding it
+    as a tree: exponential in the depth of a self-composed function (issue 12, #15)."""
+
+    def rule(self):
+        if self.args[0].is_extended_real:
+            return True
+        return sympy_rule(self)
+
+    return rule
+
+
+for _fact in ("finite", "real"):  # SymPy looks the rules up in a table built with the class
+    sp.tanh._prop_handler[_fact] = _real_argument_first(sp.tanh._prop_handler[_fact])

@@ -1,77 +1,51 @@
 """Numbers from SymPy values: lambdify to NumPy, with common-subexpression elimination.
 
 One compiled function per (expressions, symbols), cached. Floating point
-follows IEEE 754 (inf, nan) as NumPy does. gradlang's own functions get NumPy
-implementations here: stop_gradient is the identity, max/min reduce over all
-their arguments, their shares split ties equally, where selects (so no NaN
-leaks from the branch not taken), round halves to even.
+follows IEEE 754 (inf, nan) as NumPy does. Every primitive is printed as its
+record in the registry says (gradlang/expr/primitives/): a NumPy function by name,
+or its own NumPy implementation passed to lambdify as a helper (max/min
+reducing over all their arguments, the shares splitting ties equally, relu),
+stop_gradient as the identity.
 """
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict
 
 import numpy as np
 import sympy as sp
+from sympy.core.relational import Relational
 from sympy.printing.numpy import NumPyPrinter
 
+from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
+from gradlang.expr.masking import mask_untaken
 
 
-def _reduce(function, args):
-    return functools.reduce(function, args)
+def _helpers() -> dict:
+    """NumPy implementations of the primitives that NumPy has no single function for, by helper name."""
+    return {f"_gl_{r.name}": r.numpy for r in primitives.records() if callable(r.numpy)}
 
 
-def _share(pick, k, *args):
-    arrays = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args])
-    extremum = pick(np.stack(arrays), axis=0)
-    tied = sum((a == extremum).astype(float) for a in arrays)
-    return np.where(arrays[int(k)] == extremum, 1.0 / np.maximum(tied, 1.0), 0.0)
-
-
-HELPERS = {
-    "_gl_max": lambda *args: _reduce(np.maximum, args),
-    "_gl_min": lambda *args: _reduce(np.minimum, args),
-    "_gl_max_share": lambda k, *args: _share(np.max, k, *args),
-    "_gl_min_share": lambda k, *args: _share(np.min, k, *args),
-    "_gl_relu": lambda u: np.maximum(u, 0.0),
-    "_gl_round": np.round,
-}
+HELPERS = _helpers()
 
 
 class _Printer(NumPyPrinter):
-    """NumPy code for gradlang's SymPy functions."""
+    """NumPy code for gradlang's values: every primitive as its record spells it."""
 
-    def _call(self, name, args):
-        return f"{name}({', '.join(self._print(a) for a in args)})"
+    def _print(self, expr, **kwargs):
+        record = primitives.by_class(type(expr)) if isinstance(expr, sp.Function) else None
+        if record is None or record.numpy is None:
+            return super()._print(expr, **kwargs)
+        args = ", ".join(self._print(a) for a in expr.args)
+        if callable(record.numpy):
+            return f"_gl_{record.name}({args})"
+        if "{args}" in record.numpy:
+            return record.numpy.format(args=args)
+        return f"numpy.{record.numpy}({args})"
 
     def _print_Float(self, expr):
         return repr(float(expr))
-
-    def _print_StopGradient(self, expr):
-        return f"({self._print(expr.args[0])})"
-
-    def _print_Maximum(self, expr):
-        return self._call("_gl_max", expr.args)
-
-    def _print_Minimum(self, expr):
-        return self._call("_gl_min", expr.args)
-
-    def _print_MaxShare(self, expr):
-        return self._call("_gl_max_share", expr.args)
-
-    def _print_MinShare(self, expr):
-        return self._call("_gl_min_share", expr.args)
-
-    def _print_Relu(self, expr):
-        return self._call("_gl_relu", expr.args)
-
-    def _print_Round(self, expr):
-        return self._call("_gl_round", expr.args)
-
-    def _print_Where(self, expr):
-        return self._call("numpy.where", expr.args)
 
 
 _CACHE: OrderedDict = OrderedDict()
@@ -93,12 +67,14 @@ def dag_cse(exprs, symbols) -> tuple[list, list, list]:
     for i, (node, kids) in enumerate(zip(dag.nodes, dag.children)):
         if node in given:
             names.append(given[node])
+        elif node is sp.I:
+            names.append(sp.nan)  # gradlang is real: a non-real value is NaN, as in NumPy's float64
         elif not kids or isinstance(node, _INLINE):
             names.append(node)
         else:
             name = sp.Symbol(f"_t{i}")
             args = [names[k] for k in kids]
-            assignments.append((name, node.func(*args, evaluate=False) if _UNEVALUATED(node) else node.func(*args)))
+            assignments.append((name, _rebuilt(node, args)))
             names.append(name)
     return arguments, assignments, [names[r] for r in dag.roots]
 
@@ -106,9 +82,17 @@ def dag_cse(exprs, symbols) -> tuple[list, list, list]:
 _INLINE = (sp.Number, sp.NumberSymbol)
 
 
-def _UNEVALUATED(node) -> bool:
-    """Add, Mul and Pow rebuilt from stand-in names must not be re-canonicalised."""
-    return isinstance(node, (sp.Add, sp.Mul, sp.Pow))
+def _rebuilt(node, args):
+    """A node over stand-in names. Add, Mul and Pow must not be re-canonicalised; a NaN
+    operand (a non-real constant) makes them NaN, and a comparison with NaN is false
+    except `!=`, as in IEEE 754 (SymPy refuses to compare with NaN)."""
+    if sp.nan in args:
+        if isinstance(node, Relational):
+            return sp.true if isinstance(node, sp.Ne) else sp.false
+        return node.func(*args)
+    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
+        return node.func(*args, evaluate=False)
+    return node.func(*args)
 
 
 def compile_function(exprs: tuple, symbols: tuple):
@@ -117,7 +101,7 @@ def compile_function(exprs: tuple, symbols: tuple):
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    arguments, assignments, outputs = dag_cse(exprs, symbols)
+    arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
     function = sp.lambdify(
         arguments,
         outputs,
@@ -139,7 +123,15 @@ def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:
     with np.errstate(all="ignore"):
         outputs = function(*arrays)
     shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
-    return [np.broadcast_to(np.asarray(o, dtype=float), shape) for o in outputs]
+    return [np.broadcast_to(_real(o), shape) for o in outputs]
+
+
+def _real(output) -> np.ndarray:
+    """A float64 array: a non-real component is NaN (IEEE, as numpy.sqrt(-1.0) gives)."""
+    output = np.asarray(output)
+    if np.iscomplexobj(output):
+        output = np.where(output.imag == 0, output.real, np.nan)
+    return np.asarray(output, dtype=float)
 
 
 def to_sympy_number(x: float) -> sp.Expr:

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.primitives.record import ZeroDerivative
+from gradlang.expr.walk import dag_has
 
-class StopGradient(sp.Function):
+
+class StopGradient(ZeroDerivative, sp.Function):
     """stop_gradient(u): value u, derivative 0 with respect to every variable."""
 
     nargs = 1
@@ -26,15 +29,9 @@ class StopGradient(sp.Function):
     def eval(cls, arg):
         if isinstance(arg, StopGradient):
             return arg
-        if not arg.free_symbols:
+        if not dag_has(arg, sp.Symbol):  # free_symbols walks the tree: exponential when shared
             return arg
         return None
-
-    def fdiff(self, argindex=1):
-        return sp.S.Zero
-
-    def _eval_derivative(self, symbol):
-        return sp.S.Zero
 
     def _eval_is_extended_real(self):
         return self.args[0].is_extended_real

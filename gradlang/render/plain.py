@@ -1,6 +1,6 @@
 """Plain output: values as gradlang source, and gradlang's records as plain text.
 
-`PlainPrinter` is the plain format's one printer: syntax/source.py's
+`PlainPrinter` is the plain format's one printer: expr/source.py's
 `SourcePrinter` (values as gradlang source that reads back to them) plus
 `_print_<Class>` methods for gradlang's own records (Results, derivations,
 tapes, gradcheck reports, plots). An array of more than a thousand
@@ -14,7 +14,7 @@ from sympy.printing.str import StrPrinter
 
 from gradlang.lazy import np
 from gradlang.render.shown import MARKS, Shown, THRESHOLD, is_gap_row, shape_text, shown, summarised
-from gradlang.syntax.source import FUNCTION_NAMES, SourcePrinter, format_float
+from gradlang.expr.source import SourcePrinter, format_float
 
 
 class PlainPrinter(SourcePrinter):
@@ -115,4 +115,4 @@ def to_plain(value, full: bool = False) -> str:
     return (_FULL if full else _PRINTER).doprint(value)
 
 
-__all__ = ["to_plain", "format_float", "PlainPrinter", "FUNCTION_NAMES"]
+__all__ = ["to_plain", "format_float", "PlainPrinter"]

@@ -27,6 +27,7 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
+from gradlang.expr import primitives
 from gradlang.render.latex import split_component
 from gradlang.render.plain import format_float, to_plain
 from gradlang.render.shown import Shown, THRESHOLD, shape_text, shown, summarised
@@ -95,10 +96,15 @@ class GradlangPrettyPrinter(PrettyPrinter):
         # ATOM, not FUNC: a power goes after the brackets, sg(u)², never sg²(u).
         return prettyForm(*stringPict.next(label, brackets), binding=prettyForm.ATOM)
 
-    def _print_Function(self, expr, sort=False, func_name=None, left="(", right=")"):
-        """gradlang's own functions by their builtin names (max, relu, …); SymPy's as SymPy prints them."""
-        name = func_name or _BUILTIN_NAMES.get(type(expr).__name__)
-        return super()._print_Function(expr, sort=sort, func_name=name, left=left, right=right)
+    def _print_Function(self, expr, sort=False, func_name=None, **kwargs):
+        """gradlang's own functions by their records' names (softmax's component k as softmaxₖ)."""
+        record = primitives.by_class(type(expr))
+        if func_name is not None or record is None or not type(expr).__module__.startswith("gradlang"):
+            return super()._print_Function(expr, sort, func_name, **kwargs)
+        if record.form == "component":
+            name = record.name + str(expr.args[0]).translate(_SUBSCRIPTS)
+            return self._helper_print_function(expr.func, expr.args[1:], func_name=name)
+        return self._helper_print_function(expr.func, expr.args, func_name=record.name)
 
     def _print_Where(self, expr):
         condition, a, b = expr.args
@@ -201,10 +207,6 @@ class GradlangPrettyPrinter(PrettyPrinter):
         from gradlang.render.chart import chart_rich
 
         return chart_rich(plot)
-
-
-_BUILTIN_NAMES = {"Maximum": "max", "Minimum": "min", "MaxShare": "max_share", "MinShare": "min_share",
-                  "Relu": "relu", "Round": "round"}
 
 
 def _ndarray_to_sympy(array: np.ndarray):

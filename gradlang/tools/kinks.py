@@ -1,13 +1,16 @@
 """Kink warnings: an evaluation that lands where the derivative is a convention.
 
-At a tie of max/min, the kink of abs/relu, a jump of sign/floor/ceil/round or
+At a tie of max/min, the kink of relu, a jump of sign/floor/ceil/round or
 the boundary of a where, the derivative is not determined by the function:
 gradlang follows the language reference (docs/language.md), section 5 and the frameworks disagree among
 themselves. This module finds such points and says so, naming gradlang's
-convention and what TensorFlow, JAX and PyTorch give there. Each warning is a
-short line about this point plus a paragraph about the convention
-(`KinkWarning.detail`), which a shell says once per run. A kink reached only
-through stop_gradient is not reported: no gradient can depend on it.
+convention and what TensorFlow, JAX and PyTorch give there. What each
+primitive's kink is, and what to say about it, is the `kink` of its record in
+the registry (gradlang/expr/primitives/); abs has none of its own: its derivative
+sign(u) is where its convention is met, so a plain value abs(0) is not warned
+about. Each warning is a short line about this point plus a paragraph about
+the convention (`KinkWarning.detail`), which a shell says once per run. A kink
+reached only through stop_gradient is not reported: no gradient can depend on it.
 
 The expression DAG is walked once (iteratively, each distinct subexpression
 once); every candidate node contributes the arguments it needs, and all of
@@ -24,34 +27,13 @@ import numpy as np
 import sympy as sp
 from sympy.core.relational import Relational
 
-from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
+from gradlang.expr import primitives
+from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
 from gradlang.expr.stopgrad import StopGradient
-from gradlang.syntax.source import to_source
+from gradlang.expr.source import to_source
 
 _MAX_TEXT = 60
-
-# What each framework gives at the kink (checked against JAX 0.10 by running it,
-# against PyTorch's derivatives.yaml and TensorFlow's math_grad.py).
-_EXTREMUM_FRAMEWORKS = {
-    "max": (
-        "TensorFlow: tf.reduce_max shares equally, tf.maximum(a, b) gives all to a; "
-        "JAX: jnp.max shares equally, jnp.maximum / lax.max give 1/2 to each side of every pair "
-        "(so nested pairs share unequally); "
-        "PyTorch: torch.amax and torch.max(x) share equally, torch.maximum gives 1/2 to each side, "
-        "torch.max(x, dim) gives all to one index"
-    ),
-    "min": (
-        "TensorFlow: tf.reduce_min shares equally, tf.minimum(a, b) gives all to a; "
-        "JAX: jnp.min shares equally, jnp.minimum / lax.min give 1/2 to each side of every pair "
-        "(so nested pairs share unequally); "
-        "PyTorch: torch.amin and torch.min(x) share equally, torch.minimum gives 1/2 to each side, "
-        "torch.min(x, dim) gives all to one index"
-    ),
-}
-
-
-_SECTION = "docs/language.md, section 5"
 
 
 class KinkWarning(str):
@@ -143,8 +125,9 @@ def _candidates(exprs) -> list[_Check]:
         if (node, stopped) in seen:
             continue
         seen.add((node, stopped))
-        rule = _RULES.get(node.func)
-        check = rule(node) if rule is not None else None
+        record = primitives.by_class(node.func)
+        kink = record.kink if record is not None else None
+        check = _READERS[kink.kind](record, kink, node) if kink is not None else None
         if check is not None:
             checks.setdefault(check.key, check)
             stopped_only[check.key] = stopped_only.get(check.key, True) and stopped
@@ -153,7 +136,7 @@ def _candidates(exprs) -> list[_Check]:
     return [c for k, c in checks.items() if not stopped_only[k]]
 
 
-# --- one rule per class ------------------------------------------------------------
+# --- one reader per kind of kink ------------------------------------------------------
 
 
 def _show(expr) -> str:
@@ -165,7 +148,22 @@ def _num(x: float) -> str:
     return repr(float(x)) if not float(x).is_integer() else str(int(x))
 
 
-def _extremum_check(name: str, args: tuple) -> _Check:
+def _point(record, kink, node) -> _Check:
+    """A one-argument function at its kink or jump."""
+    u = node.args[0]
+    return _Check(
+        (record.name, u), (u,), lambda a: kink.hit(a[0]),
+        lambda p: KinkWarning(
+            f"{record.name}({_show(u)}) is {kink.what} ({_show(u)} = {_num(p[0])}).",
+            f"{record.name} {kink.what}: {kink.convention}",
+        ),
+    )
+
+
+def _tie(record, kink, node) -> _Check:
+    """max/min (or a share of one) with two or more arguments attaining the extremum."""
+    args = node.args[1:] if isinstance(node, (MaxShare, MinShare)) else node.args
+    name = "max" if node.pick is max else "min"
     pick = np.max if name == "max" else np.min
 
     def hit(arrays):
@@ -177,13 +175,12 @@ def _extremum_check(name: str, args: tuple) -> _Check:
         extremum = pick(point)
         tied = [i for i, v in enumerate(point) if v == extremum]
         shown = ", ".join(_show(args[i]) for i in tied)
-        share = f"1/{len(tied)}"
         return KinkWarning(
             f"{name}({_show_args(args)}) has a tie: {len(tied)} of its {len(args)} arguments ({shown}) "
             f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}; "
-            f"gradlang shares the gradient equally ({share} each).",
-            f"At a tie of {name} gradlang shares the gradient equally among the tied arguments "
-            f"({_SECTION}). {_EXTREMUM_FRAMEWORKS[name]}.",
+            f"gradlang shares the gradient equally (1/{len(tied)} each).",
+            f"{name} at a tie: gradlang shares the gradient equally among the tied arguments "
+            f"(docs/language.md, section 5). {kink.convention}.",
         )
 
     return _Check((name, args), tuple(args), hit, describe)
@@ -193,106 +190,21 @@ def _show_args(args) -> str:
     return _show(sp.Tuple(*args))[1:-1] if len(args) > 1 else _show(args[0])
 
 
-def _maximum(node):
-    return _extremum_check("max", node.args)
-
-
-def _minimum(node):
-    return _extremum_check("min", node.args)
-
-
-def _max_share(node):
-    return _extremum_check("max", node.args[1:])
-
-
-def _min_share(node):
-    return _extremum_check("min", node.args[1:])
-
-
-def _abs(node):
-    u = node.args[0]
-    return _Check(
-        ("abs", u),
-        (u,),
-        lambda a: a[0] == 0,
-        lambda p: KinkWarning(
-            f"abs({_show(u)}) is at its kink ({_show(u)} = 0); gradlang's derivative there is 0.",
-            f"At the kink of abs gradlang's derivative is sign(u) = 0 ({_SECTION}), as TensorFlow (tf.abs) "
-            "and PyTorch (torch.abs) give; JAX (jnp.abs, lax.abs) gives 1.",
-        ),
-    )
-
-
-def _relu_message(u) -> Callable:
-    return lambda p: KinkWarning(
-        f"relu({_show(u)}) is at its kink ({_show(u)} = 0); gradlang's derivative there is 0.",
-        f"At the kink of relu gradlang's derivative is 0 ({_SECTION}), as TensorFlow (tf.nn.relu), "
-        "JAX (jax.nn.relu) and PyTorch (torch.relu) also give; "
-        "jnp.maximum(u, 0) in JAX and torch.maximum(u, 0) give 1/2, tf.maximum(u, 0) gives 1.",
-    )
-
-
-def _relu(node):
-    u = node.args[0]
-    return _Check(("relu", u), (u,), lambda a: a[0] == 0, _relu_message(u))
-
-
-def _where(node):
+def _boundary(record, kink, node):
+    """where(c, a, b) with its condition on the boundary; where(u > 0, 1, 0) is relu's derivative."""
     condition = node.args[0]
     if not isinstance(condition, Relational):
         return None
     lhs, rhs = condition.lhs, condition.rhs
     if isinstance(condition, sp.StrictGreaterThan) and rhs == 0 and node.args[1:] == (sp.S.One, sp.S.Zero):
-        return _Check(("relu", lhs), (lhs,), lambda a: a[0] == 0, _relu_message(lhs))  # relu's derivative
+        return _point(primitives.by_class(Relu), primitives.by_class(Relu).kink, Relu(lhs, evaluate=False))
     return _Check(
-        ("where", condition),
-        (lhs, rhs),
-        lambda a: a[0] == a[1],
+        (record.name, condition), (lhs, rhs), lambda a: a[0] == a[1],
         lambda p: KinkWarning(
             f"where({_show(condition)}, …) is on the boundary of its condition (both sides are {_num(p[0])}).",
-            "On the boundary of a where gradlang differentiates only the branch the condition selects, "
-            "as tf.where, jnp.where and torch.where do, so the derivative may jump there.",
+            f"where on the boundary of its condition: {kink.convention}",
         ),
     )
 
 
-def _jump(name: str, is_jump: Callable, extra: str):
-    def rule(node):
-        u = node.args[0]
-        return _Check(
-            (name, u),
-            (u,),
-            lambda a: is_jump(a[0]),
-            lambda p: KinkWarning(
-                f"{name}({_show(u)}) is at a jump ({_show(u)} = {_num(p[0])}); gradlang's derivative there is 0.",
-                f"At a jump of {name} gradlang's derivative is 0 ({_SECTION}){extra}; TensorFlow, JAX and "
-                "PyTorch also give 0. A finite difference across the jump is not 0.",
-            ),
-        )
-
-    return rule
-
-
-def _is_half_integer(a):
-    with np.errstate(invalid="ignore"):
-        return np.isfinite(a) & (a - np.floor(a) == 0.5)
-
-
-def _is_integer(a):
-    with np.errstate(invalid="ignore"):
-        return np.isfinite(a) & (a == np.floor(a))
-
-
-_RULES = {
-    Maximum: _maximum,
-    Minimum: _minimum,
-    MaxShare: _max_share,
-    MinShare: _min_share,
-    sp.Abs: _abs,
-    Relu: _relu,
-    Where: _where,
-    sp.sign: _jump("sign", lambda a: a == 0, "; sign(u) is also the derivative gradlang uses for abs(u)"),
-    sp.floor: _jump("floor", _is_integer, ""),
-    sp.ceiling: _jump("ceil", _is_integer, ""),
-    Round: _jump("round", _is_half_integer, ", and halves round to even as in NumPy, tf.round, jnp.round, torch.round"),
-}
+_READERS = {"point": _point, "tie": _tie, "boundary": _boundary}

@@ -19,7 +19,7 @@ import sympy as sp
 
 from gradlang.expr import numeric
 from gradlang.errors import LimitError, ValueError
-from gradlang.syntax.source import to_source
+from gradlang.expr.source import to_source
 
 MAX_SERIES = 16
 MAX_POINTS = 100_000

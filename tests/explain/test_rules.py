@@ -12,6 +12,7 @@ from gradlang.explain import derivation, explain
 from gradlang.render import to_json, to_latex, to_plain, to_rich
 from gradlang.explain.steps import walk
 from gradlang.expr.functions import Maximum, Minimum, Relu, Where
+from gradlang.expr.primitives.elementwise import Sigmoid, Softplus
 from gradlang.expr.stopgrad import StopGradient
 
 from explain_helpers import X, diff_request
@@ -36,8 +37,8 @@ RULES = [
     (sp.log(X), "log", ""),
     (sp.Abs(X), "abs", ""),
     (Relu(X), "relu", ""),
-    (1 / (1 + sp.exp(-X)), "sigmoid", ""),
-    (sp.log(1 + sp.exp(X)), "softplus", ""),
+    (Sigmoid(X), "sigmoid", ""),
+    (Softplus(X), "softplus", ""),
     (Maximum(X, Y, 0), "max", ""),
     (Minimum(X, X**2), "min", ""),
     (Where(X > 0, X**2, X), "where", ""),

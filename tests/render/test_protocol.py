@@ -41,11 +41,11 @@ def test_pi_is_pi_in_latex():
 def test_the_convention_paragraph_is_said_once_per_run_and_lines_are_wrapped():
     err = io.StringIO()
     emitter = Emitter("plain", io.StringIO(), err)
-    for result in Session().iter_run("t: R\nrelu(t) at t = 0\nrelu(2*t) at t = 0\nabs(t) at t = 0"):
+    for result in Session().iter_run("t: R\nrelu(t) at t = 0\nrelu(2*t) at t = 0\nsign(t) at t = 0"):
         emitter.result(result)
     text = err.getvalue()
-    assert text.count("tf.nn.relu") == 1 and text.count("tf.abs") == 1
-    assert text.count("warning: ") == 3 and "docs/language.md, section 5" in text
+    assert text.count("tf.nn.relu") == 1 and text.count("sign at a jump:") == 1
+    assert text.count("warning: ") == 3 and "(docs/language.md," in text
     assert max(len(line) for line in text.splitlines()) <= 80
 
 

@@ -5,10 +5,13 @@ adjoint (`wanted`), and returns the partial derivative of the node by each
 arg (ZERO where not wanted). Reverse accumulation multiplies these by the
 node's adjoint; nothing else about differentiation lives anywhere.
 
-Conventions of the language reference (docs/language.md), section 5: stop_gradient and the piecewise-constant
-functions cut the edge to their argument (no adjoint flows through it),
-max/min give each argument its tie-aware share, relu is where(u > 0, 1, 0)
-and where differentiates its branches only.
+The functions of the language take their partials from their records in
+the registry (gradlang/expr/primitives/), written once against `Ops` and built
+here with the sharing-preserving constructors of build.py. What stays here is
+structural: sums, products, powers and where. Conventions of the language
+reference (docs/language.md), section 5: stop_gradient and the
+piecewise-constant functions cut the edge to their argument (no adjoint flows
+through it), and where differentiates its branches only.
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ from __future__ import annotations
 import sympy as sp
 from sympy.logic.boolalg import Boolean
 
-from gradlang.expr.functions import PIECEWISE_CONSTANT, Maximum, Minimum, Relu, Where
-from gradlang.expr.stopgrad import StopGradient
-from gradlang.derive.dag.build import ONE, ZERO, add, mul, neg, power, reciprocal
+from gradlang.expr import primitives
+from gradlang.expr.functions import Where
+from gradlang.derive.dag.build import ONE, ZERO, add, mul, power, reciprocal
 
-CUT_CLASSES = (StopGradient,) + PIECEWISE_CONSTANT
+CUT_CLASSES = primitives.constant_classes()
 
 RULES: dict = {}
 
@@ -51,9 +54,12 @@ def call(function, *args):
     return function(*args, evaluate=False)
 
 
-def unary(derivative):
-    """A rule for a one-argument function from its derivative in terms of (node, u)."""
-    return lambda node, wanted: [derivative(node, node.args[0])]
+DAG = primitives.Ops(add=add, mul=mul, power=power, call=call)
+
+
+def _record_rule(record):
+    """The partials of a primitive from its record, built with the DAG's constructors."""
+    return lambda node, wanted: [record.partial(DAG, node, k) if w else ZERO for k, w in enumerate(wanted)]
 
 
 def local_partials(node, wanted) -> list:
@@ -112,30 +118,9 @@ def _pow(node, wanted):
     return [by_base, by_exponent]
 
 
-def _one_minus_square(u):
-    return add(ONE, neg(power(u, sp.Integer(2))))
-
-
-RULES[sp.exp] = unary(lambda node, u: node)
-RULES[sp.log] = unary(lambda node, u: reciprocal(u))
-RULES[sp.sin] = unary(lambda node, u: call(sp.cos, u))
-RULES[sp.cos] = unary(lambda node, u: neg(call(sp.sin, u)))
-RULES[sp.tan] = unary(lambda node, u: add(power(node, sp.Integer(2)), ONE))
-RULES[sp.asin] = unary(lambda node, u: power(_one_minus_square(u), -sp.S.Half))
-RULES[sp.acos] = unary(lambda node, u: neg(power(_one_minus_square(u), -sp.S.Half)))
-RULES[sp.atan] = unary(lambda node, u: reciprocal(add(power(u, sp.Integer(2)), ONE)))
-RULES[sp.sinh] = unary(lambda node, u: call(sp.cosh, u))
-RULES[sp.cosh] = unary(lambda node, u: call(sp.sinh, u))
-RULES[sp.tanh] = unary(lambda node, u: _one_minus_square(node))
-RULES[sp.Abs] = unary(lambda node, u: call(sp.sign, u))
-RULES[Relu] = unary(lambda node, u: Where(call(sp.StrictGreaterThan, u, ZERO), ONE, ZERO))
-
-
-@rule(Maximum, Minimum)
-def _reduction(node, wanted):
-    """Each argument gets its share of the extremum (1/t for t tied arguments)."""
-    share = node.share_class
-    return [call(share, sp.Integer(k), *node.args) if w else ZERO for k, w in enumerate(wanted)]
+for _record in primitives.records():
+    if _record.cls is not None and _record.partial is not None:
+        RULES[_record.cls] = _record_rule(_record)
 
 
 class Branch(Where):

@@ -7,10 +7,11 @@ StrPrinter with gradlang's spellings: `^` for powers, `stop_gradient(u)`,
 the IEEE specials, and Floats as Python's shortest round-trip `repr`, so that
 no digit is lost or invented.
 
-It lives with the parser because every stage names expressions in messages
-and records (explain's notes, kink warnings, plot legends) and may import
-syntax/; the plain output format (render/plain.py) is this printer plus
-gradlang's records and the summaries of large arrays.
+It lives with the expressions because every stage names them in messages and
+records (explain's notes, kink warnings, plot legends) and may import expr/;
+primitives are spelled as their registry records say. The plain output format
+(render/plain.py) is this printer plus gradlang's records and the summaries of
+large arrays.
 """
 
 from __future__ import annotations
@@ -21,21 +22,8 @@ import sympy as sp
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
+from gradlang.expr import primitives
 from gradlang.lazy import np
-
-# SymPy function class name -> gradlang builtin name, where they differ.
-FUNCTION_NAMES = {
-    "StopGradient": "stop_gradient",
-    "Maximum": "max",
-    "Minimum": "min",
-    "MaxShare": "max_share",
-    "MinShare": "min_share",
-    "Relu": "relu",
-    "Round": "round",
-    "Where": "where",
-    "Abs": "abs",
-    "ceiling": "ceil",
-}
 
 # How a condition that SymPy has already decided is written in gradlang,
 # which has no boolean literals: a comparison that evaluates to it.
@@ -133,8 +121,15 @@ class SourcePrinter(StrPrinter):
     _print_Dummy = _print_Symbol
 
     def _print_Function(self, expr):
-        name = FUNCTION_NAMES.get(type(expr).__name__, expr.func.__name__)
-        return f"{name}({self.stringify(expr.args, ', ')})"
+        """A primitive by its gradlang name and form (from its record); other functions by SymPy's name."""
+        record = primitives.by_class(type(expr))
+        if record is None:
+            return f"{expr.func.__name__}({self.stringify(expr.args, ', ')})"
+        if record.form == "vector":
+            return f"{record.name}([{self.stringify(expr.args, ', ')}])"
+        if record.form == "component":
+            return f"{record.name}([{self.stringify(expr.args[1:], ', ')}])[{self._print(expr.args[0])}]"
+        return f"{record.name}({self.stringify(expr.args, ', ')})"
 
     def _print_Exp(self, expr):
         return f"exp({self._print(expr.args[0])})"
@@ -203,4 +198,4 @@ def to_source(value) -> str:
     return _PRINTER.doprint(value)
 
 
-__all__ = ["FALSE_SOURCE", "FUNCTION_NAMES", "SourcePrinter", "TRUE_SOURCE", "format_float", "to_source"]
+__all__ = ["FALSE_SOURCE", "SourcePrinter", "TRUE_SOURCE", "format_float", "to_source"]
