@@ -19,7 +19,7 @@ import shutil
 import textwrap
 import traceback
 
-from gradlang.errors import GradlangError, Span
+from gradlang.errors import GradlangError, Span, Warning
 from gradlang.render import json as json_render
 from gradlang.render.latex import to_latex
 from gradlang.render.plain import to_plain
@@ -131,8 +131,8 @@ class Emitter:
         if result is not None:
             where = f"{self.filename}:{result.line}: " if self.filename else f"line {result.line}: "
         width = self._err_width()
-        lines = textwrap.wrap(f"{where}warning: {getattr(text, 'short', text)}", width, subsequent_indent="  ")
-        detail = getattr(text, "detail", "")
+        short, detail = (text.short, text.detail) if isinstance(text, Warning) else (text, "")
+        lines = textwrap.wrap(f"{where}warning: {short}", width, subsequent_indent="  ")
         if detail and detail not in self._said:
             self._said.add(detail)
             lines += textwrap.wrap(detail, width, initial_indent="  ", subsequent_indent="  ")

@@ -30,21 +30,14 @@ from sympy.core.relational import Relational
 from gradlang.expr import primitives
 from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
+from gradlang.errors import Warning
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.source import to_source
 
 _MAX_TEXT = 60
 
 
-class KinkWarning(str):
-    """The whole warning as text (what JSON and the API keep), with its two parts apart:
-    `short`, what happened at this point, and `detail`, the convention and what the
-    frameworks do, the same for every warning of its kind."""
-
-    def __new__(cls, short: str, detail: str):
-        text = super().__new__(cls, f"{short} {detail}")
-        text.short, text.detail = short, detail
-        return text
+KinkWarning = Warning  # short: this point; detail: gradlang's convention and the frameworks'
 
 
 @dataclass(frozen=True)
