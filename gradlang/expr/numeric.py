@@ -16,6 +16,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.relational import Relational
 from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import precedence
 
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
@@ -30,8 +31,32 @@ def _helpers() -> dict:
 HELPERS = _helpers()
 
 
+_FLAT_TERMS = 256  # a longer sum or product is printed as a balanced tree of parentheses
+
+
+def _balanced(operator: str, parts: list) -> str:
+    """a + b + c + … as ((a + b) + (c + d)) + …: Python's compiler recurses once per level of a flat chain."""
+    while len(parts) > 1:
+        pairs = [f"({parts[i]}{operator}{parts[i + 1]})" for i in range(0, len(parts) - 1, 2)]
+        parts = pairs + parts[len(parts) - len(parts) % 2 :]
+    return parts[0]
+
+
 class _Printer(NumPyPrinter):
     """NumPy code for gradlang's values: every primitive as its record spells it."""
+
+    # Terms in SymPy's own order: sorting a sum for display costs O(n^2) in its number of terms.
+    _default_settings = dict(NumPyPrinter._default_settings, order="none")
+
+    def _print_Add(self, expr, order=None):
+        if len(expr.args) <= _FLAT_TERMS:
+            return super()._print_Add(expr, order)
+        return _balanced(" + ", [self.parenthesize(a, precedence(expr)) for a in expr.args])
+
+    def _print_Mul(self, expr):
+        if len(expr.args) <= _FLAT_TERMS:
+            return super()._print_Mul(expr)
+        return _balanced("*", [self.parenthesize(a, precedence(expr)) for a in expr.args])
 
     def _print(self, expr, **kwargs):
         record = primitives.by_class(type(expr)) if isinstance(expr, sp.Function) else None

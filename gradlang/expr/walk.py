@@ -8,6 +8,8 @@ the tree; these helpers walk the DAG (`gradlang.dag.graph.build_dag`).
 
 from __future__ import annotations
 
+import sympy as sp
+
 from gradlang.expr.graph import build_dag, tree_sizes
 
 
@@ -48,5 +50,24 @@ def rebuild(expr, mapping: dict, combine=None):
             if all(a is b for a, b in zip(args, node.args)):
                 built.append(node)
             else:
-                built.append(combine(node, args) if combine else node.func(*args))
+                built.append((combine or build)(node, args))
     return built[dag.roots[0]]
+
+
+def build(node, args):
+    """node.func(*args), with comparisons built as IEEE has them (see `relation`)."""
+    if isinstance(node, sp.Rel):
+        return relation(node.func, *args)
+    return node.func(*args)
+
+
+def relation(func, a, b):
+    """A comparison with nan, or with a non-real number (nan in float arithmetic), is false (!= true), as in
+    IEEE; SymPy raises TypeError for both."""
+    if _not_a_number(a) or _not_a_number(b):
+        return sp.true if func is sp.Ne else sp.false
+    return func(a, b)
+
+
+def _not_a_number(u) -> bool:
+    return u is sp.nan or (isinstance(u, sp.Expr) and u.is_number and u.is_extended_real is False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from gradlang.lazy import np
+from gradlang.tools.plot import DRAWABLE, y_limits
 
 CHART_WIDTH = 72          # characters in each line of the Unicode chart, at most
 CHART_ROWS = 21           # rows of the plotting area: five y ticks at the quarters
@@ -45,23 +46,6 @@ def chart_rich(plot, width: int = CHART_WIDTH, rows: int = CHART_ROWS):
 
 
 # --- scales ---------------------------------------------------------------------
-
-
-def y_limits(ys: np.ndarray) -> tuple[float, float]:
-    """The y range shown: all finite values, unless a few spikes would flatten the rest."""
-    finite = ys[np.isfinite(ys)]
-    if finite.size == 0:
-        return -1.0, 1.0
-    low, high = float(finite.min()), float(finite.max())
-    inner_low, inner_high = (float(q) for q in np.percentile(finite, [2, 98]))
-    if inner_high > inner_low and high - low > 20 * (inner_high - inner_low):
-        # Near a pole (1/t at 0) the full range hides the curve; clip as a human would.
-        margin = 0.25 * (inner_high - inner_low)
-        low, high = inner_low - margin, inner_high + margin
-    if high == low:
-        spread = max(abs(low) * 0.1, 1.0)
-        low, high = low - spread, high + spread
-    return low, high
 
 
 def padded(low: float, high: float) -> tuple[float, float]:
@@ -110,7 +94,7 @@ class _Chart:
     def _draw(self, series: int, ys: np.ndarray) -> None:
         previous = None
         for x, y in zip(self.plot.xs, ys):
-            if not math.isfinite(y):
+            if not abs(y) <= DRAWABLE:
                 previous = None
                 continue
             point = self._position(x, y)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import io
 
 from gradlang.lazy import np
-from gradlang.tools.plot import INSTALL_HINT, MissingExtraError
-from gradlang.render.chart import padded, y_limits
+from gradlang.render.chart import padded
+from gradlang.tools.plot import INSTALL_HINT, MissingExtraError, drawable, y_limits
 
 LINESTYLES = ("-", "--", ":", "-.")  # overlapping curves stay visible
 
@@ -34,7 +34,7 @@ def _figure(plot, width_px: int, height_px: int, dpi: int):
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     for k, (label, row) in enumerate(zip(plot.labels, plot.ys)):
-        shown = np.where(np.isfinite(row), row, np.nan)
+        shown = np.where(drawable(row), row, np.nan)
         axes.plot(plot.xs, shown, LINESTYLES[k % len(LINESTYLES)], label=label, linewidth=2)
     low, high = y_limits(plot.ys)
     axes.set_xlim(plot.a, plot.b)

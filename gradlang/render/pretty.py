@@ -27,6 +27,7 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
+from gradlang import limits
 from gradlang.expr import primitives
 from gradlang.render.latex import split_component
 from gradlang.render.plain import format_float, to_plain
@@ -168,9 +169,10 @@ class GradlangPrettyPrinter(PrettyPrinter):
         parts = [source_text(result)] if with_source else []
         parts.extend(self._print(step) for step in result.steps)
         value = shown(result.value, self._settings["full"])
-        if value.named:
-            # A large value with named shared parts: the lines t1 = … read better than a 2-D layout.
-            parts.append(Text(to_plain(value)))
+        if value.named or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
+            # Named shared parts, or many components shown whole (--full): one line of text, not a 2-D
+            # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
+            parts.append(Text(to_plain(value, self._settings["full"])))
         else:
             parts.append(self._value_text(value, gutter))
         parts.extend(self._print(attachment) for attachment in result.attachments)
@@ -207,6 +209,10 @@ class GradlangPrettyPrinter(PrettyPrinter):
         from gradlang.render.chart import chart_rich
 
         return chart_rich(plot)
+
+
+def _components(value) -> int:
+    return int(np.prod(value.shape)) if isinstance(value, (np.ndarray, sp.MatrixBase, sp.NDimArray)) else 1
 
 
 def _ndarray_to_sympy(array: np.ndarray):
