@@ -8,9 +8,9 @@ pieces; the plain printer drops the styles, the pretty printer keeps them.
 
 from __future__ import annotations
 
-import math
 
 from gradlang.lazy import np
+from gradlang.render.report import tick
 from gradlang.tools.plot import DRAWABLE, y_limits
 
 CHART_WIDTH = 72          # characters in each line of the Unicode chart, at most
@@ -51,15 +51,6 @@ def chart_rich(plot, width: int = CHART_WIDTH, rows: int = CHART_ROWS):
 def padded(low: float, high: float) -> tuple[float, float]:
     margin = 0.05 * (high - low)
     return low - margin, high + margin
-
-
-def tick(value: float, spread: float = 0.0) -> str:
-    """A tick label: four significant digits, rounded to a thousandth of the range shown."""
-    if spread > 0:
-        unit = 10.0 ** (math.floor(math.log10(spread)) - 3)
-        value = round(value / unit) * unit
-    text = f"{value:.4g}"
-    return "0" if text == "-0" else text
 
 
 # --- the Unicode chart ------------------------------------------------------------

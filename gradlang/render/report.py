@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import math
 
-from gradlang.render.chart import tick
+
+def tick(value: float, spread: float = 0.0) -> str:
+    """A tick label: four significant digits, rounded to a thousandth of the range shown."""
+    if spread > 0:
+        unit = 10.0 ** (math.floor(math.log10(spread)) - 3)
+        value = round(value / unit) * unit
+    text = f"{value:.4g}"
+    return "0" if text == "-0" else text
+
 
 HEADINGS = ("component", "symbolic", "frozen finite diff.", "true finite diff.", "rel. error")
 
