@@ -8,7 +8,6 @@ pieces; the plain printer drops the styles, the pretty printer keeps them.
 
 from __future__ import annotations
 
-
 from gradlang.lazy import np
 from gradlang.render.report import tick
 from gradlang.tools.plot import DRAWABLE, y_limits
