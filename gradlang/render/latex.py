@@ -42,6 +42,22 @@ def float_latex(value: float) -> str:
     return f"{mantissa} \\cdot 10^{{{int(exponent)}}}"
 
 
+_TEXT_ESCAPES = str.maketrans({
+    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "#": r"\#", "%": r"\%",
+    "&": r"\&", "$": r"\$", "{": r"\{", "}": r"\}",
+    # pdflatex with amsmath knows no Unicode: the symbols explain writes in words, as math
+    "→": r"$\to$", "—": "---", "∂": r"$\partial$", "∇": r"$\nabla$", "Σ": r"$\Sigma$",
+    "≔": ":=", "·": r"$\cdot$", "−": "-", "̄": "", "✓": "ok",
+    **{chr(0x2080 + i): f"$_{i}$" for i in range(10)},
+    **{c: f"$^{i}$" for i, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
+})
+
+
+def text_escape(text: str) -> str:
+    """Text safe inside \\text{...} or \\intertext{...} (one pass, so no escape is escaped again)."""
+    return text.translate(_TEXT_ESCAPES)
+
+
 class GradlangLatexPrinter(LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
 
@@ -169,7 +185,9 @@ class GradlangLatexPrinter(LatexPrinter):
         return derivation.latex_text(explanation)
 
     def _print_BackwardView(self, view) -> str:
-        return self._print(view.tape)
+        from gradlang.render import tape
+
+        return tape.view_latex(view)
 
     def _print_Tape(self, value) -> str:
         from gradlang.render import tape

@@ -193,7 +193,9 @@ class GradlangPrettyPrinter(PrettyPrinter):
         return derivation.rich_tree(explanation)
 
     def _print_BackwardView(self, view):
-        return self._print(view.tape)
+        from gradlang.render import tape
+
+        return tape.view_rich(view)
 
     def _print_Tape(self, value):
         from gradlang.render import tape

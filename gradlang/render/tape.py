@@ -118,8 +118,31 @@ def call_text(view) -> str:
 
 
 def view_plain(view) -> str:
-    return f"{call_text(view)}: the reverse-mode computation\n{plain_text(view.tape)}"
+    lines = [f"{call_text(view)}: the reverse-mode computation", plain_text(view.tape)]
+    if view.cuts:
+        lines.append("at the cuts (what reaches each stop, and is dropped there):")
+        lines += [f"  {text}\n    {verdict}" for _, text, verdict in view.cuts]
+    return "\n".join(lines)
+
+
+def view_latex(view) -> str:
+    """Each table in its own display (aligned needs math mode), the cuts as text."""
+    from gradlang.render.latex import text_escape
+
+    blocks = [b for b in latex_text(view.tape).split("\\end{aligned}") if b.strip()]
+    shown = [f"\\[\n{b.strip()}\n\\end{{aligned}}\n\\]" for b in blocks]
+    cuts = [text_escape(f"{text}: {verdict}") for _, text, verdict in view.cuts]
+    return "\n".join(shown + cuts)
+
+
+def view_rich(view):
+    from rich.console import Group
+    from rich.text import Text
+
+    lines = [Text(f"{text}  {verdict}", style="red") for _, text, verdict in view.cuts]
+    return Group(rich_tables(view.tape), *lines)
 
 
 def view_json(view) -> dict:
-    return {"rule": "backward", "call": call_text(view), **json_data(view.tape)}
+    cuts = [{"row": row, "cut": text, "verdict": verdict} for row, text, verdict in view.cuts]
+    return {"rule": "backward", "call": call_text(view), **json_data(view.tape), "cuts": cuts}

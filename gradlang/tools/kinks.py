@@ -9,8 +9,7 @@ primitive's kink is, and what to say about it, is the `kink` of its record in
 the registry (gradlang/expr/primitives/); abs has none of its own: its derivative
 sign(u) is where its convention is met, so a plain value abs(0) is not warned
 about. Each warning is a short line about this point plus a paragraph about
-the convention (`KinkWarning.detail`), which a shell says once per run. A kink
-reached only through stop_gradient is not reported: no gradient can depend on it.
+the convention (`KinkWarning.detail`), which a shell says once per run.
 
 The expression DAG is walked once (iteratively, each distinct subexpression
 once); every candidate node contributes the arguments it needs, and all of
@@ -20,7 +19,7 @@ frameworks see it). So a tie is an exact floating-point tie.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -126,7 +125,19 @@ def _candidates(exprs) -> list[_Check]:
             stopped_only[check.key] = stopped_only.get(check.key, True) and stopped
         inner = stopped or isinstance(node, StopGradient)
         stack.extend((a, inner) for a in node.args if isinstance(a, sp.Basic))
-    return [c for k, c in checks.items() if not stopped_only[k]]
+    return [_noted(c) if stopped_only[k] else c for k, c in checks.items()]
+
+
+def _noted(check: _Check) -> _Check:
+    """A kink met only inside stop_gradient cannot change the gradient; say so."""
+    def describe(point):
+        warning = check.describe(point)
+        return KinkWarning(warning.short + _STOPPED_NOTE, warning.detail)
+
+    return replace(check, describe=describe)
+
+
+_STOPPED_NOTE = " Here it is inside stop_gradient, so the gradient does not depend on the convention."
 
 
 # --- one reader per kind of kink ------------------------------------------------------
