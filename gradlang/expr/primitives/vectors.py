@@ -125,7 +125,7 @@ register(Primitive(
     "logsumexp", LogSumExp, "log(sum(exp(v))), computed stably; its gradient is softmax(v)",
     "logsumexp([1, 2, 3])", build=LogSumExp, group="reduction", apply="reduction", arity=(1, 1),
     partial=lambda ops, node, k: ops.call(Softmax, sp.Integer(k), *node.args), numpy=_logsumexp_numpy,
-    latex=r"\operatorname{logsumexp}", form="vector",
+    latex=r"\operatorname{logsumexp}", form="vector", rule="the gradient of logsumexp(v) is softmax(v)",
     export=helpers("_logsumexp", {
         "numpy": "def _logsumexp(*args):\n    stacked = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
                  "    shift = np.max(stacked, axis=0)\n    shift = np.where(np.isfinite(shift), shift, 0.0)\n"
@@ -139,6 +139,7 @@ register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
     build=lambda *args: [Softmax(sp.Integer(k), *args) for k in range(len(args))], group="vector", apply="rows",
     partial=_softmax_partial, numpy=_softmax_numpy, latex=r"\operatorname{softmax}", form="component",
+    rule="with s = softmax(v), d s[k] / d v[j] = s[k]*(1 - s[j]) if j = k, else -s[k]*s[j]",
     export=helpers("_softmax", {
         "numpy": "def _softmax(k, *args):\n    exps = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
                  "    exps = np.exp(exps - np.max(exps, axis=0))\n    return exps[k] / np.sum(exps, axis=0)\n",
@@ -177,6 +178,7 @@ register(Primitive(
     build=Norm, group="reduction", apply="reduction", arity=(1, 1),
     partial=lambda ops, node, k: ops.mul(node.args[k], ops.reciprocal(node)),
     numpy=lambda *args: np.sqrt(np.sum(_stacked(args) ** 2, axis=0)), latex=r"\operatorname{norm}", form="vector",
+    rule="the gradient of norm(v) is v/norm(v)",
     export=helpers("_norm", {
         "numpy": "def _norm(*args):\n    return np.sqrt(np.sum(_stack(*args) ** 2, axis=0))\n",
         "jax": "def _norm(*args):\n    return jnp.linalg.norm(_stack(*args), axis=0)\n",
