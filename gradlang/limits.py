@@ -19,4 +19,4 @@ MAX_LAID_OUT_COMPONENTS = 400  # components of a value the pretty format lays ou
 MAX_PRINTED_NODES = 200_000     # nodes of a result written out, with its shared parts named
 MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
 STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be set
-SIMPLIFY_TIME_LIMIT = 5.0       # seconds for simplify/factor before giving up
+SIMPLIFY_MAX_NODES = 500        # tree nodes of a component that simplify/expand/factor will rewrite
