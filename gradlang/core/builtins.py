@@ -277,11 +277,6 @@ def _prod(call: Call):
     return exact.product(_components(call))
 
 
-@builtin("norm", 1, 1, "Euclidean norm (Frobenius for a matrix)", "norm([3, 4])", "reduction")
-def _norm(call: Call):
-    return sp.sqrt(sp.Add(*[e**2 for e in _components(call)]))
-
-
 @builtin("dot", 2, 2, "dot product of two vectors", "dot([1, 2], [3, 4])", "reduction")
 def _dot(call: Call):
     a, b = (to_symbolic(v) for v in call.args)
