@@ -235,6 +235,10 @@ ONE_LINERS = [
     ("fuzz-float-power-overflow-then-floor", "floor(1e308 ^ pi)", INF),
     ("fuzz-round-beyond-float64", "round(1e308^2)", INF),
     ("float-power-overflow", "2.0^1024", INF),
+    ("fuzz-power-overflow-exponent-with-pi", "cos(10 ^ (pi * 1e3))", NAN),
+    ("fuzz-power-overflow-base-and-exponent-with-pi", "(pi * pi) ^ (1e3 ^ pi)", INF),
+    ("fuzz-comparison-sympy-calls-non-real", "W: R^(2,2)\na = where(-x == 2.5/W, -x, 2.5/W)\n"
+     "where(W[1, 0]/0.5 < a @ a, 1, 2) at x = 0.5, W = [[1, 2], [3, 4]]", [[1.0, 2.0], [2.0, 2.0]]),
 ]
 
 
