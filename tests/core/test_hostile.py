@@ -237,6 +237,11 @@ ONE_LINERS = [
     ("float-power-overflow", "2.0^1024", INF),
     ("fuzz-power-overflow-exponent-with-pi", "cos(10 ^ (pi * 1e3))", NAN),
     ("fuzz-power-overflow-base-and-exponent-with-pi", "(pi * pi) ^ (1e3 ^ pi)", INF),
+    ("fuzz-expm1-nan", "expm1(nan)", NAN),
+    ("fuzz-expm1-minus-inf", "expm1(-inf)", -1.0),
+    ("fuzz-log1p-inf", "log1p(inf)", INF),
+    ("fuzz-explain-expm1-nan", "explain [expm1(nan), 1]", [NAN, 1.0]),
+    ("fuzz-wrt-float-overflow-is-a-diff-error", "cos(hessian(20, sinh(1e308))) * -softplus(1e308)", "DiffError"),
     ("fuzz-comparison-sympy-calls-non-real", "W: R^(2,2)\na = where(-x == 2.5/W, -x, 2.5/W)\n"
      "where(W[1, 0]/0.5 < a @ a, 1, 2) at x = 0.5, W = [[1, 2], [3, 4]]", [[1.0, 2.0], [2.0, 2.0]]),
 ]
