@@ -10,6 +10,7 @@ stop_gradient as the identity.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 
 import numpy as np
@@ -127,18 +128,34 @@ def compile_function(exprs: tuple, symbols: tuple):
         _CACHE.move_to_end(key)
         return _CACHE[key]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
-    function = sp.lambdify(
-        arguments,
-        outputs,
-        modules=[HELPERS, "numpy"],
-        printer=_Printer,
-        cse=lambda reduced: (assignments, reduced),
-        dummify=False,
-    )
+    if len(arguments) > _FLAT_TERMS:
+        function = _compiled(arguments, assignments, outputs)
+    else:
+        function = sp.lambdify(
+            arguments,
+            outputs,
+            modules=[HELPERS, "numpy"],
+            printer=_Printer,
+            cse=lambda reduced: (assignments, reduced),
+            dummify=False,
+        )
     _CACHE[key] = function
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return function
+
+
+def _compiled(arguments, assignments, outputs):
+    """What lambdify writes, written directly: lambdify sorts its arguments with SymPy's sort key,
+    which took minutes for the 100,000 symbols of a large vector. The code comes from SymPy objects
+    and generated names only (`_a0`, `_t5`), never from user text."""
+    printer = _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True})
+    lines = [f"def _gl_compiled({', '.join(map(str, arguments))}):"]
+    lines += [f"    {name} = {printer.doprint(expr)}" for name, expr in assignments]
+    lines.append(f"    return [{', '.join(printer.doprint(o) for o in outputs)}]")
+    namespace = {**np.__dict__, **HELPERS, "numpy": np, "functools": functools}
+    exec(compile("\n".join(lines), "<gradlang-compiled>", "exec"), namespace)  # noqa: S102 - generated code
+    return namespace["_gl_compiled"]
 
 
 def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:

@@ -111,3 +111,21 @@ def test_simplify_result_prints_evaluates_and_exports():
     assert "Piecewise" not in str(value) and "ExprCondPair" not in str(value)
     assert float(session.eval("e at y = -2.0")) == float(jnp.sign(-2.0) * jnp.sign(2.0))
 
+
+
+def test_exported_matrix_product_is_elementwise(tmp_path):
+    """Programs 1-3 at the export: `*` of two matrices is elementwise in the JAX module too."""
+    import importlib.util
+
+    from gradlang.export import export_program
+
+    script = "W: R^(2,2)\nh(M) = sum(M*M*sg(M))\nh(W)\n"
+    session = Session()
+    session.run(script)
+    path = tmp_path / "exported_right.py"
+    path.write_text(export_program(session, "jax", script))
+    spec = importlib.util.spec_from_file_location("exported_right", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    expected = jax.grad(lambda W: jnp.sum(W * W * sg(W)))(M)
+    np.testing.assert_allclose(np.asarray(module.grad_h(M)), np.asarray(expected), rtol=1e-12)

@@ -186,14 +186,7 @@ def call_exported(module, name: str, target: str, args, point):
 KNOWN = {
     ("contrastive_divergence", "outer"): "the function is not exported (silently)",
     ("reinforce", "surrogate"): "the function is not exported (silently)",
-    ("pitfalls", "safe_sqrt"): "sqrt is written bare: NameError when called",
-    ("siamese_stop", "D"): "norm/sqrt written bare: NameError when called",
 }
-
-
-UNROLLED = "unrolled for the example's length: a longer vector gives numbers for the first three, no error"
-KNOWN_AT_ANOTHER_LENGTH = {**KNOWN, **{("stable_softmax", name): UNROLLED
-                                       for name in ("softmax", "stable_softmax", "shifted")}}
 
 
 def _cases(entries, known=KNOWN):
@@ -214,7 +207,7 @@ def test_every_function_agrees_at_the_examples_length(path, name, target, folder
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", _cases(functions(), KNOWN_AT_ANOTHER_LENGTH),
+@pytest.mark.parametrize("path, name", _cases(functions()),
                          ids=lambda v: v.stem if isinstance(v, Path) else v)
 def test_every_function_agrees_at_another_length(path, name, target, folder):
     """A longer vector: the right numbers, or a clear error; never numbers for another length."""
