@@ -23,6 +23,7 @@ from gradlang.expr import exact, primitives
 from gradlang.expr.bounded import tidy_each
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.source import to_source
 from gradlang.expr.values import (
     describe_shape,
     elements,
@@ -375,9 +376,7 @@ def _plot(call: Call):
 
 
 def _plain(value) -> str:
-    from gradlang.render.plain import to_plain
-
-    return to_plain(value)
+    return to_source(value)
 
 
 def lookup(name: str) -> Builtin | None:

@@ -29,7 +29,20 @@ def _helpers() -> dict:
     return {f"_gl_{r.name}": r.numpy for r in primitives.records() if callable(r.numpy)}
 
 
-HELPERS = _helpers()
+def _sum(*terms):
+    """A sum of three or more terms with Neumaier's compensation: nearly independent of
+    the order SymPy sorts the terms into, so x*s - x*s^2 + s at x = 1e300, s = 1 is 1
+    as in JAX, not 0 (issue 12, program 13). Where the plain sum is not finite, it is
+    the answer (the compensation would turn inf - inf into nan)."""
+    total, carry = terms[0], 0.0
+    for term in terms[1:]:
+        step = total + term
+        carry = carry + np.where(np.abs(total) >= np.abs(term), (total - step) + term, (term - step) + total)
+        total = step
+    return np.where(np.isfinite(total), total + carry, total)
+
+
+HELPERS = {**_helpers(), "_gl_sum": _sum}
 
 
 _FLAT_TERMS = 256  # a longer sum or product is printed as a balanced tree of parentheses
@@ -72,6 +85,11 @@ class _Printer(NumPyPrinter):
 
     def _print_Float(self, expr):
         return repr(float(expr))
+
+    def _print_Add(self, expr, **kwargs):
+        if len(expr.args) < 3:
+            return super()._print_Add(expr, **kwargs)
+        return f"_gl_sum({', '.join(self._print(a) for a in expr.args)})"
 
 
 _CACHE: OrderedDict = OrderedDict()

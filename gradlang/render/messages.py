@@ -10,12 +10,7 @@ from __future__ import annotations
 import os
 import traceback
 
-from gradlang.errors import GradlangError
-
-INTERNAL_NOTE = (
-    "This is a bug in gradlang, not in your program: please report it to the maintainers, "
-    "with the program that caused it (GRADLANG_DEBUG=1 shows the traceback)."
-)
+from gradlang.errors import BUG_NOTE as INTERNAL_NOTE, GradlangError
 
 
 def error_text(error: GradlangError) -> str:

@@ -11,6 +11,8 @@ expression V: the value, `unstopped`, `diff` by y (orders 1-3 and mixed with z),
 - "ieee-algebra": gradlang finite where JAX is not, all else agreeing: SymPy's
   algebra cancels u/u, u-u or sqrt(u)^2 before any number is seen, and `where`
   never lets the branch it does not take poison a derivative (docs/decisions.md);
+- "overflow": at a point beyond 1e150, apart only where one side overflowed
+  (equal formulas overflow in different places);
 - "documented-error": an error the reference documents (exact division by zero);
 - "bug": anything else, including an InternalError, an undocumented error, or a
   statement slower than SLOW seconds.
@@ -126,7 +128,7 @@ def _masked_by_algebra(got: np.ndarray, raw: np.ndarray) -> bool:
     return close(np.where(finite, got, 0), np.where(finite, raw, 0))
 
 
-def judge(text: str, got, seconds: float, raw: np.ndarray, doc) -> Finding:
+def judge(text: str, got, seconds: float, raw: np.ndarray, doc, huge: bool = False) -> Finding:
     """The verdict on one statement; `doc()` computes the doc reading, only when raw JAX disagrees."""
     if seconds > SLOW:
         return Finding("bug", f"{text}  (took {seconds:.1f} s)", got, raw, None, seconds)
@@ -142,7 +144,16 @@ def judge(text: str, got, seconds: float, raw: np.ndarray, doc) -> Finding:
         return Finding("convention", text, got, raw, doc, seconds)
     if _masked_by_algebra(got, raw) or _masked_by_algebra(got, doc):
         return Finding("ieee-algebra", text, got, raw, doc, seconds)
+    if huge and _apart_only_where_not_finite(got, raw):
+        return Finding("overflow", text, got, raw, doc, seconds)
     return Finding("bug", text, got, raw, doc, seconds)
+
+
+def _apart_only_where_not_finite(got: np.ndarray, raw: np.ndarray) -> bool:
+    """At a point near 1e±300, two equal formulas overflow in different places: they
+    must agree wherever both are finite."""
+    both = np.isfinite(got) & np.isfinite(raw)
+    return got.shape == raw.shape and close(np.where(both, got, 0), np.where(both, raw, 0))
 
 
 def run_program(program) -> list[Finding]:
@@ -161,11 +172,16 @@ def run_program(program) -> list[Finding]:
         seconds = time.perf_counter() - start
         raw = _jax_numbers(compute, False, body, scalar, vector, point)
         doc = lambda compute=compute: _jax_numbers(compute, True, body, scalar, vector, point)  # noqa: E731
-        finding = judge(statement, got, seconds, raw, doc)
+        finding = judge(statement, got, seconds, raw, doc, huge=_huge(point))
         if body is not None:
             finding.statement = f"f(u) = {source(body)}; {finding.statement}"
         findings.append(finding)
     return findings
+
+
+def _huge(point) -> bool:
+    """Some value of the point is beyond 1e150 in magnitude: squares and products overflow."""
+    return bool(np.max(np.abs(np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in point.values()]))) > 1e150)
 
 
 def describe(program) -> str:

@@ -6,7 +6,7 @@ lists, in reverse order, the adjoint of each value (v̄_i = d output / d v_i)
 as the sum of what each consumer sent it. A stop_gradient (and a
 piecewise-constant function) is a cut edge: it appears in the forward table,
 but sends nothing back, so everything only it reaches gets no adjoint.
-The tables are data; dag_render.py prints them.
+The tables are data; render/tape.py prints them.
 """
 
 from __future__ import annotations
