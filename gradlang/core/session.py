@@ -77,8 +77,9 @@ class Result:
 class Session:
     """A gradlang session: bindings plus the statements run so far."""
 
-    def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT):
+    def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT, explain_depth="default"):
         self.time_limit = time_limit
+        self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
         self.env: dict = {}
 
     # --- public API -------------------------------------------------------
@@ -172,7 +173,7 @@ class Session:
         derivations: list = []
         evaluator = self._evaluator(derivations, source)
         value = _settled(evaluator.evaluate(statement.children[0]))
-        steps = _explanations(derivations)
+        steps = _explanations(derivations, self.explain_depth)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: Tree, source: str) -> None:
@@ -261,9 +262,11 @@ def _declared(name: str, shape: tuple):
     return from_elements(shape, [symbol(f"{name}[{i}, {j}]") for i in range(rows) for j in range(columns)])
 
 
-def _explanations(derivations: list) -> tuple:
+def _explanations(derivations: list, depth="default") -> tuple:
     """Step-by-step derivations of the derivative calls inside an explain statement."""
     from gradlang.explain.backward import backward_view
     from gradlang.explain import explain
+    from gradlang.explain.explanation import DEFAULT_DEPTH
 
-    return tuple(backward_view(r) if r.operation == "backward" else explain(r) for r in derivations)
+    depth = DEFAULT_DEPTH if depth == "default" else depth
+    return tuple(backward_view(r) if r.operation == "backward" else explain(r, depth) for r in derivations)

@@ -19,6 +19,7 @@ from gradlang.explain.ledger import ledger
 from gradlang.explain.summary import summarize
 from gradlang.explain.text import plain
 
+DEFAULT_DEPTH = 2    # levels of substeps shown below each component (None: all); issue 14: little by default
 SIMPLER_NODES = 200  # tree nodes of a result explain tries to simplify for the reader
 
 
@@ -68,7 +69,7 @@ def blocked_part(request):
     return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), tidy_each, _take(request))
 
 
-def explain(request, depth: int | None = None) -> Explanation:
+def explain(request, depth: int | None = DEFAULT_DEPTH) -> Explanation:
     """The step-by-step explanation of a derivative call recorded inside `explain`."""
     steps, components = _group(component_steps(request))
     entries = ledger(request)

@@ -87,6 +87,23 @@ def layout(explanation, depth: int | None = None) -> list[tuple[tuple, Node]]:
             for i, (labels, step) in enumerate(zip(explanation.components, explanation.steps), 1)]
 
 
+def more_line(explanation) -> str:
+    """How much the depth limit hides, and how to see it ("" when nothing is hidden)."""
+    hidden = sum(n.hidden for _, root in layout(explanation) for n in walk_nodes(root))
+    if not hidden:
+        return ""
+    depth = explanation.depth
+    return (f"{hidden} more step{'s' if hidden > 1 else ''} below depth {depth}: "
+            f"--explain-depth {depth + 1} (or all) shows them")
+
+
+def walk_nodes(node: Node):
+    """A shown node and every node below it, parents first."""
+    yield node
+    for child in node.children:
+        yield from walk_nodes(child)
+
+
 def _long(stop) -> bool:
     return not stop.args[0].is_Atom and len(plain(stop)) > _LONG
 

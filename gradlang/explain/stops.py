@@ -44,13 +44,13 @@ def _path(entry, show) -> str:
 
 
 def head(entry, request, show) -> str:
-    """stop m: cuts x[0], x[1], x[2] → m; adjoint arriving at m: 0"""
+    """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: 0"""
     stop = show(entry.stop)
     if entry.verdict == "irrelevant":
         return f"stop {stop}: no path from {over(request, show)} reaches it"
     adjoint = adjoint_value(entry)
     zero = all(a == 0 for a in entry.adjoint)
-    return f"stop {stop}: cuts {_path(entry, show)} → {stop}; adjoint arriving: {'0' if zero else brief(adjoint, show)}"
+    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {'0' if zero else brief(adjoint, show)}"
 
 
 def verdict(entry, request, show) -> str:

@@ -15,7 +15,7 @@ from gradlang.explain.why import why_zero
 from gradlang.explain.components import step_operator
 from gradlang.explain.ledger import adjoint_value, removed_value
 from gradlang.explain.stops import lines as stop_lines, verdict as verdict_words
-from gradlang.explain.layout import Node, abbreviations, layout, shorten
+from gradlang.explain.layout import Node, abbreviations, layout, more_line, shorten, walk_nodes
 from gradlang.render.latex import text_escape as _latex_text, to_latex as latex
 from gradlang.render.plain import to_plain as plain
 
@@ -71,10 +71,12 @@ def _remark(node: Node, show=plain) -> str:
         return f"as derived in step {node.see}"
     if node.stopped:
         return f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
-    if node.hidden:
-        return f"{node.hidden} more step{'s' if node.hidden > 1 else ''} below the depth limit"
     given = _given(node.step, show)
-    return f"{node.step.note}   {given}" if given and node.step.note else (given or node.step.note)
+    text = f"{node.step.note}   {given}" if given and node.step.note else (given or node.step.note)
+    if node.hidden:
+        more = f"{node.hidden} more step{'s' if node.hidden > 1 else ''} below the depth limit"
+        return f"{text}; {more}" if text else more
+    return text
 
 
 def _why(root: Node) -> list[str]:
@@ -94,9 +96,7 @@ def _simpler(explanation, root: Node) -> list:
 
 
 def _walk(node: Node):
-    yield node
-    for child in node.children:
-        yield from _walk(child)
+    yield from walk_nodes(node)
 
 
 # --- plain text -------------------------------------------------------------
@@ -128,6 +128,7 @@ def plain_text(explanation) -> str:
         lines.extend(f"why zero: {reason}" for reason in _why(root))
     for head, verdict in stop_lines(explanation, show):
         lines += [head, f"   {verdict}"]
+    lines += [more] if (more := more_line(explanation)) else []
     return "\n".join(lines)
 
 
@@ -238,6 +239,7 @@ def latex_text(explanation) -> str:
         rows.extend(_intertext(f"why zero: {reason}") for reason in _why(root))
     for head, verdict in stop_lines(explanation, _Shown(explanation, plain)):
         rows.append(_intertext(f"{head}; {verdict}"))
+    rows += [_intertext(more, small=True)] if (more := more_line(explanation)) else []
     if rows[-1].endswith(r" \\"):
         rows[-1] = rows[-1][:-3]
     return "\\begin{align*}\n" + "\n".join(rows) + "\n\\end{align*}"
@@ -289,6 +291,8 @@ def rich_tree(explanation):
     for head, verdict in stop_lines(explanation, show):
         branch = tree.add(Text(head, style=_STYLES["stop"]))
         branch.add(Text(verdict))
+    if more := more_line(explanation):
+        tree.add(Text(more, style=_STYLES["note"]))
     return tree
 
 
@@ -325,7 +329,7 @@ def json_data(explanation) -> dict:
     return {"rule": request.operation, "expr": plain(to_symbolic(request.expr)), "call": call_text(request),
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
             "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],
-            "definitions": _definitions(explanation)}
+            "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {})}
 
 
 def _json_stop(entry, request) -> dict:

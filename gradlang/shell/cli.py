@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show a script as a lesson: its comments as prose, every statement, each result under it "
                              "(pretty or plain)")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a gradcheck disagrees (for CI)")
+    parser.add_argument("--explain-depth", type=_depth, default="default", metavar="N",
+                        help="levels of substeps explain shows (default 2; 'all' for every step)")
     parser.add_argument("--plot-dir", metavar="DIR", help="also write every plot as a PNG into DIR (needs matplotlib)")
     parser.add_argument(
         "--export",
@@ -210,10 +212,19 @@ def _has_matplotlib() -> bool:
     return True
 
 
+def _depth(text: str):
+    """--explain-depth: a non-negative integer, or 'all' (the session's default when not given)."""
+    if text in ("all", "default"):
+        return None if text == "all" else text
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a number of levels or 'all', not {text!r}")
+    return int(text)
+
+
 def _dispatch(parser, args, fmt: str) -> int:
     from gradlang.core.session import Session
 
-    session = Session()
+    session = Session(explain_depth=args.explain_depth)
     if args.code is not None:
         return run_program(session, _code(parser, args.code), "<-e>", _emitter(args, fmt), args.strict)
     if args.file is not None:
