@@ -29,6 +29,7 @@ from .errors import ShapeError, ValueError
 from .numeric import evaluate
 from .stopgrad import unstopped
 from .values import elements, is_scalar
+from .walk import dag_atoms
 
 EPS = float(np.finfo(np.float64).eps)
 STEP_SCALE = EPS ** (1 / 3)
@@ -174,7 +175,7 @@ def _point(expr, variables, pairs) -> dict:
         if not (isinstance(value, sp.Expr) and value.is_number and value.is_comparable) and not isinstance(value, (int, float)):
             raise ValueError(f"gradcheck needs a number for {symbol}, got {value}")
         mapping[symbol] = float(value)
-    missing = (expr.free_symbols | set(variables)) - set(mapping)
+    missing = (dag_atoms(expr, sp.Symbol) | set(variables)) - set(mapping)
     if missing:
         names = ", ".join(sorted(str(s) for s in missing))
         raise ValueError(f"gradcheck needs a value for every symbol; {names} has none (give it in `at`)")

@@ -24,6 +24,7 @@ from sympy.core.relational import Relational
 from .functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from .numeric import evaluate
 from .stopgrad import StopGradient
+from .walk import dag_atoms
 
 _MAX_TEXT = 60
 
@@ -113,7 +114,7 @@ def _run(exprs, symbols: list, values: list):
 
 def _known(exprs, symbols) -> bool:
     known = set(symbols)
-    return all(e.free_symbols <= known for e in exprs)
+    return all(dag_atoms(e, sp.Symbol) <= known for e in exprs)
 
 
 def _candidates(exprs) -> list[_Check]:

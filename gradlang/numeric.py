@@ -1,4 +1,4 @@
-"""Numbers from SymPy values: lambdify to NumPy, with common-subexpression elimination.
+"""Numbers from SymPy values: NumPy code, one line per distinct operation of the DAG.
 
 One compiled function per (expressions, symbols), cached. Floating point
 follows IEEE 754 (inf, nan) as NumPy does. gradlang's own functions get NumPy
@@ -16,7 +16,7 @@ import numpy as np
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from .dag.graph import build_dag
+from .dag.names import named_subexpressions
 
 
 def _reduce(function, args):
@@ -78,37 +78,61 @@ _CACHE: OrderedDict = OrderedDict()
 _CACHE_SIZE = 256
 
 
-def dag_cse(exprs, symbols) -> tuple[list, list, list]:
-    """Common subexpressions from the DAG: (argument names, assignments, outputs).
+def function_source(exprs, symbols) -> str:
+    """Python source of `_f(_a0, _a1, ...)` returning the list of exprs, one line per distinct operation.
 
-    Every distinct compound subexpression becomes one assignment, computed once,
-    so the code is as large as the DAG, never as the tree (SymPy's own `cse`
-    walks the tree, which is exponential for expressions that share deeply).
+    The common subexpressions come from the DAG (gradlang.dag.names), so the
+    code is as large as the DAG, never as the tree; sums, products and
+    one-argument functions are printed directly (SymPy's printer costs about a
+    millisecond a line, minutes for a big gradient), in the printer's order of
+    terms and factors (so the floats round as before), the rest by the printer.
     """
-    dag = build_dag(list(exprs))
-    arguments = [sp.Symbol(f"_a{j}") for j in range(len(symbols))]
-    given = dict(zip(symbols, arguments))
-    names: list = []
-    assignments: list = []
-    for i, (node, kids) in enumerate(zip(dag.nodes, dag.children)):
-        if node in given:
-            names.append(given[node])
-        elif not kids or isinstance(node, _INLINE):
-            names.append(node)
-        else:
-            name = sp.Symbol(f"_t{i}")
-            args = [names[k] for k in kids]
-            assignments.append((name, node.func(*args, evaluate=False) if _UNEVALUATED(node) else node.func(*args)))
-            names.append(name)
-    return arguments, assignments, [names[r] for r in dag.roots]
+    arguments = {s: sp.Symbol(f"_a{j}") for j, s in enumerate(symbols)}
+    named, reduced = named_subexpressions(list(exprs), min_size=1, shared_only=False, rename=arguments,
+                                          symbols=lambda i: sp.Symbol(f"_t{i}"))
+    code = _Coder(_Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True}))
+    lines = [f"def _f({', '.join(str(a) for a in arguments.values())}):"]
+    lines += [f"    {t} = {code.node(e)}" for t, e in named]
+    lines.append(f"    return [{', '.join(code.node(e) for e in reduced)}]")
+    return "\n".join(lines) + "\n"
 
 
-_INLINE = (sp.Number, sp.NumberSymbol)
+class _Coder:
+    """Code of one node whose args are atoms (names and numbers)."""
+
+    def __init__(self, printer: _Printer):
+        self.printer = printer
+        self.templates: dict = {}
+
+    def atom(self, atom) -> str:
+        text = self.printer.doprint(atom)
+        return text if atom.is_Symbol else f"({text})"
+
+    def node(self, expr) -> str:
+        if expr.is_Atom:
+            return self.atom(expr)
+        if isinstance(expr, sp.Add) and all(a.is_Atom for a in expr.args):
+            return " + ".join(self.atom(a) for a in self.printer._as_ordered_terms(expr, order=None))
+        if isinstance(expr, sp.Mul) and all(a.is_Atom for a in expr.args):
+            return " * ".join(self.atom(a) for a in expr.as_ordered_factors())
+        template = self._template(expr)
+        if template is not None:
+            return template.replace(_SLOT_CODE, self.atom(expr.args[0]))
+        return self.printer.doprint(expr)
+
+    def _template(self, expr):
+        """`numpy.tanh(#)` for a one-argument function class, printed once per class."""
+        cls = type(expr)
+        if cls not in self.templates:
+            self.templates[cls] = None
+            if isinstance(expr, sp.Function) and len(expr.args) == 1 and expr.args[0].is_Atom:
+                text = self.printer.doprint(cls(_SLOT))
+                self.templates[cls] = text if text.count(_SLOT_CODE) == 1 else None
+        return self.templates[cls]
 
 
-def _UNEVALUATED(node) -> bool:
-    """Add, Mul and Pow rebuilt from stand-in names must not be re-canonicalised."""
-    return isinstance(node, (sp.Add, sp.Mul, sp.Pow))
+_SLOT = sp.Symbol("_slot_")
+_SLOT_CODE = "_slot_"
 
 
 def compile_function(exprs: tuple, symbols: tuple):
@@ -117,15 +141,9 @@ def compile_function(exprs: tuple, symbols: tuple):
     if key in _CACHE:
         _CACHE.move_to_end(key)
         return _CACHE[key]
-    arguments, assignments, outputs = dag_cse(exprs, symbols)
-    function = sp.lambdify(
-        arguments,
-        outputs,
-        modules=[HELPERS, "numpy"],
-        printer=_Printer,
-        cse=lambda reduced: (assignments, reduced),
-        dummify=False,
-    )
+    namespace = {"numpy": np, **HELPERS}
+    exec(compile(function_source(exprs, symbols), "<gradlang>", "exec"), namespace)
+    function = namespace["_f"]
     _CACHE[key] = function
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
@@ -143,7 +161,9 @@ def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:
 
 
 def to_sympy_number(x: float) -> sp.Expr:
-    """A float64 as a SymPy number (inf and nan included)."""
+    """A float64 as a SymPy number (inf and nan included; a complex number is nan, as in NumPy's real functions)."""
+    if np.iscomplexobj(x):
+        x = np.real(x) if np.imag(x) == 0 else np.nan
     x = float(x)
     if np.isnan(x):
         return sp.nan

@@ -24,6 +24,7 @@ import sympy as sp
 
 from . import numeric
 from .errors import LimitError, ValueError
+from .walk import dag_atoms
 
 CHART_WIDTH = 72          # characters in each line of the Unicode chart, at most
 CHART_ROWS = 21           # rows of the plotting area: five y ticks at the quarters
@@ -73,7 +74,7 @@ def _checked(expr, t: sp.Symbol) -> sp.Expr:
         return sp.Float(expr)
     if not isinstance(expr, sp.Expr):
         raise ValueError(f"plot draws numbers, and {_plain(expr)} is not a number")
-    others = sorted(str(s) for s in expr.free_symbols - {t})
+    others = sorted(str(s) for s in dag_atoms(expr, sp.Symbol) - {t})
     if others:
         raise ValueError(
             f"plot draws expressions of {t} alone, and {_plain(expr)} also depends on {', '.join(others)}: "

@@ -26,7 +26,7 @@ class StopGradient(sp.Function):
     def eval(cls, arg):
         if isinstance(arg, StopGradient):
             return arg
-        if not arg.free_symbols:
+        if not _has_symbols(arg):
             return arg
         return None
 
@@ -63,6 +63,13 @@ def stop_gradient(expr: sp.Expr) -> sp.Expr:
 
 def unstopped(expr: sp.Basic) -> sp.Basic:
     """`expr` with every stop_gradient removed: the function it computes."""
-    if not expr.has(StopGradient):
-        return expr
-    return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
+    from .walk import unwrap  # walk imports the DAG engine, which imports this module
+
+    return unwrap(expr, StopGradient)
+
+
+def _has_symbols(expr) -> bool:
+    """Whether a symbol appears (a DAG walk: free_symbols walks the tree, once per path)."""
+    from .walk import dag_has
+
+    return dag_has(expr, sp.Symbol)

@@ -17,6 +17,7 @@ from ..stopgrad import StopGradient
 from ..values import elements, to_symbolic
 from .steps import Step, is_trivial, walk
 from .text import plain
+from ..walk import dag_atoms
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12
@@ -93,10 +94,10 @@ def abbreviations(explanation) -> dict:
     """Short names for long stopped subexpressions: {StopGradient(...): Symbol}."""
     stops = set()
     for e in elements(to_symbolic(explanation.request.expr)):
-        stops |= {s for s in e.atoms(StopGradient) if _long(s)}
+        stops |= {s for s in dag_atoms(e, StopGradient) if _long(s)}
     for root in explanation.steps:
         for step in walk(root):
-            stops |= {s for s in step.expr.atoms(StopGradient) if _long(s)}
+            stops |= {s for s in dag_atoms(step.expr, StopGradient) if _long(s)}
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
     if len(ordered) == 1:
         return {ordered[0]: sp.Symbol("sg", real=True)}

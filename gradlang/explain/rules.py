@@ -16,6 +16,7 @@ from ..derive import derivative
 from ..functions import Maximum, Minimum, Where
 from ..stopgrad import StopGradient
 from .text import plain
+from ..walk import dag_atoms
 
 _U = sp.Symbol("u")
 
@@ -34,7 +35,7 @@ FUNCTION_NAMES = {
 
 def constant(expr, ctx):
     """Anything that does not depend on the variable has derivative 0 (and says why)."""
-    note = f"{plain(ctx.symbol)} does not appear" if expr.free_symbols else ""
+    note = f"{plain(ctx.symbol)} does not appear" if dag_atoms(expr, sp.Symbol) else ""
     return ctx.make("constant", expr, sp.S.Zero, note=note)
 
 

@@ -13,6 +13,7 @@ from ..stopgrad import StopGradient, unstopped
 from ..values import elements, from_elements, shape_of
 from .steps import is_trivial, walk
 from .text import plain
+from ..walk import dag_atoms
 
 _COUNTS = {1: "", 2: " twice"}
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
@@ -95,7 +96,7 @@ def _what(stopped) -> str:
 
 def blocked_note(expr, blocked, decided: bool = True) -> str:
     """A sentence about the contribution the stops blocked."""
-    stops = sorted({s.args[0] for e in elements(expr) for s in e.atoms(StopGradient)}, key=str)
+    stops = sorted({s.args[0] for e in elements(expr) for s in dag_atoms(e, StopGradient)}, key=str)
     if not stops:
         return "nothing — there is no stop_gradient"
     if not decided:

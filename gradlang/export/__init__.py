@@ -17,9 +17,11 @@ import keyword
 
 import sympy as sp
 
+from ..dag.names import named_subexpressions
 from ..errors import GradlangError, ShapeError, ValueError
 from ..evaluate import Evaluator, FunctionDef
 from ..values import elements, shape_of, to_symbolic
+from ..walk import dag_atoms
 from .prelude import PRELUDES
 from .printers import PRINTERS
 from .shapes import assignments, call_hints, parameter_options
@@ -115,7 +117,7 @@ def _parameter(name: str, shape: tuple, symbol_names: dict):
 def _globals(items, symbol_names: dict) -> list[str]:
     """Symbols the body uses besides its parameters become keyword-only arguments (x[0] -> x)."""
     keywords = []
-    for s in sorted(set().union(*(e.free_symbols for e in items)) - set(symbol_names), key=str):
+    for s in sorted(dag_atoms(items, sp.Symbol) - set(symbol_names), key=str):
         base, bracket, rest = s.name.partition("[")
         symbol_names[s] = _name(base) + (bracket + rest if bracket else "")
         if _name(base) not in keywords:
@@ -125,7 +127,7 @@ def _globals(items, symbol_names: dict) -> list[str]:
 
 def _body(items, shape: tuple, printer) -> str:
     temps = sp.numbered_symbols(_TEMP, cls=sp.Dummy)
-    replacements, reduced = sp.cse(items, symbols=temps, order="none")
+    replacements, reduced = named_subexpressions(items, min_size=1, symbols=temps)
     lines = []
     for k, (temp, expr) in enumerate(replacements):
         printer.symbol_names[temp] = f"{_TEMP}{k}"

@@ -19,6 +19,7 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from .latex import to_latex
 from .plain import to_plain
 from ..lazy import np
+from ..walk import dag_atoms
 
 
 def encode_float(value: float):
@@ -63,7 +64,7 @@ def _encode_list(items):
 
 
 def _encode_scalar(expr):
-    if not isinstance(expr, sp.Expr) or expr.free_symbols:
+    if not isinstance(expr, sp.Expr) or dag_atoms(expr, sp.Symbol):
         raise _NotNumeric
     if expr is sp.nan:
         return "nan"
