@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from gradlang.functions import Maximum
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.functions import Maximum
+from gradlang.expr.stopgrad import StopGradient
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
     Session().eval("diff(x * stop_gradient(x), x)")   # stop_gradient(x)
 """
 
-from .errors import (
+from gradlang.errors import (
     DiffError,
     GradlangError,
     InternalError,
@@ -14,7 +14,7 @@ from .errors import (
     SyntaxError,
     ValueError,
 )
-from .session import Result, Session
+from gradlang.core.session import Result, Session
 
 __version__ = "0.1.0"
 
@@ -22,7 +22,7 @@ __version__ = "0.1.0"
 
 def load_ipython_extension(ipython):
     """`%load_ext gradlang`: the %%gradlang cell magic and %gradlang line magic."""
-    from .notebook import load_ipython_extension as load
+    from gradlang.shell.notebook import load_ipython_extension as load
 
     load(ipython)
 

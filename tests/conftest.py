@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # run against the checkout when gradlang is not installed
     sys.path.insert(0, str(REPO))
 
-from gradlang import Session  # noqa: E402
+from gradlang import Session
 
 
 def pytest_configure(config):

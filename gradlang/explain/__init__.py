@@ -7,10 +7,10 @@ component, with a one-line summary and what the stops blocked; `to_plain`,
 `to_latex`, `to_rich` and `to_json` render the same records. See docs/explain.md.
 """
 
-from .engine import derivation
-from .explanation import Explanation, explain
-from . import render as _render
-from .steps import Step
+from gradlang.explain.engine import derivation
+from gradlang.explain.explanation import Explanation, explain
+from gradlang.explain import render as _render
+from gradlang.explain.steps import Step
 
 
 def to_plain(explanation) -> str:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derive import freeze
-from .steps import Derived, Step
-from ..walk import dag_atoms, dag_has
+from gradlang.derive.derivatives import freeze
+from gradlang.explain.steps import Derived, Step
+from gradlang.expr.walk import dag_atoms, dag_has
 
 
 class Context:
@@ -46,7 +46,7 @@ class Context:
         return self.memo[expr]
 
     def _derive(self, expr) -> Derived:
-        from .rules import constant, rule_for
+        from gradlang.explain.rules import constant, rule_for
 
         if not self.involves(expr):
             return constant(expr, self)

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from .. import derive, limits
-from ..budget import OutOfTime, budget, is_mine
-from ..stopgrad import unstopped
-from ..values import elements, from_elements, shape_of, to_symbolic
-from .components import component_steps
-from .summary import blocked_note, summarize
+from gradlang import limits
+from gradlang.derive import derivatives as derive
+from gradlang.budget import OutOfTime, budget, is_mine
+from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.values import elements, from_elements, shape_of, to_symbolic
+from gradlang.explain.components import component_steps
+from gradlang.explain.summary import blocked_note, summarize
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ..stopgrad import StopGradient
-from ..values import elements, to_symbolic
-from .steps import Step, is_trivial, walk
-from .text import plain
-from ..walk import dag_atoms
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.values import elements, to_symbolic
+from gradlang.explain.steps import Step, is_trivial, walk
+from gradlang.explain.text import plain
+from gradlang.expr.walk import dag_atoms
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12

@@ -10,10 +10,10 @@ from __future__ import annotations
 from rich.text import Text
 from rich.tree import Tree
 
-from ..values import to_symbolic
-from .why import why_zero
-from .layout import Node, abbreviations, layout, shorten
-from .text import latex, plain
+from gradlang.expr.values import to_symbolic
+from gradlang.explain.why import why_zero
+from gradlang.explain.layout import Node, abbreviations, layout, shorten
+from gradlang.explain.text import latex, plain
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 _STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold", "number": "dim"}

@@ -4,7 +4,7 @@ Every rule mirrors the `_eval_derivative` of its class in SymPy (or in
 gradlang.functions), building the result from the children's frozen results
 with the same operations, so that the root result is exactly what `diff`
 returns. Rules also *name* what they see: a quotient is a Mul with a
-reciprocal, sigmoid is `(1 + exp(-u))^(-1)`, softplus is `log(1 + exp(u))`.
+reciprocal; a primitive (sigmoid, softplus, relu, ...) goes by its record's name.
 A class without a rule is differentiated by SymPy and says so.
 """
 
@@ -12,23 +12,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derive import derivative
-from ..functions import Maximum, Minimum, Where
-from ..stopgrad import StopGradient
-from .text import plain
-from ..walk import dag_atoms
+from gradlang.derive.derivatives import derivative
+from gradlang.expr import primitives
+from gradlang.expr.functions import Maximum, Minimum, Where
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.explain.text import plain
+from gradlang.expr.walk import dag_atoms
 
 _U = sp.Symbol("u")
-
-# Display names of the elementary functions handled by the generic rule.
-FUNCTION_NAMES = {
-    "exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan",
-    "cot": "cot", "sec": "sec", "csc": "csc", "asin": "asin", "acos": "acos",
-    "atan": "atan", "acot": "acot", "sinh": "sinh", "cosh": "cosh",
-    "tanh": "tanh", "coth": "coth", "asinh": "asinh", "acosh": "acosh",
-    "atanh": "atanh", "Relu": "relu",
-}
-
 
 # --- leaves -------------------------------------------------------------
 
@@ -98,16 +89,7 @@ def rule_mul(expr, ctx):
 # --- powers -------------------------------------------------------------
 
 
-def _is_sigmoid(expr) -> bool:
-    """(1 + exp(-u))^(-1): how the builtin sigmoid(u) is built."""
-    base = expr.base
-    return (expr.exp == -1 and base.is_Add and len(base.args) == 2 and sp.S.One in base.args
-            and any(isinstance(a, sp.exp) for a in base.args))
-
-
 def _power_name(expr) -> str:
-    if _is_sigmoid(expr):
-        return "sigmoid"
     return "sqrt" if expr.exp == sp.S.Half else "power"
 
 
@@ -121,11 +103,7 @@ def rule_pow(expr, ctx):
         return ctx.make("general power", expr, raw, (dbase, dexp), note=note)
     if ctx.involves(exponent):
         return _outer(ctx, "exponential", expr, raw, exponent, dexp)
-    name = _power_name(expr)
-    if name == "sigmoid":
-        note = "sigmoid(u) is (1 + exp(-u))^(-1): the power rule through the denominator"
-        return ctx.make("sigmoid", expr, raw, (dbase,), note=note)
-    return _outer(ctx, name, expr, raw, base, dbase)
+    return _outer(ctx, _power_name(expr), expr, raw, base, dbase)
 
 
 def _outer(ctx, name, expr, raw, inner, dinner, note=""):
@@ -139,7 +117,9 @@ def _outer(ctx, name, expr, raw, inner, dinner, note=""):
 
 
 def _function_name(expr) -> str:
-    return FUNCTION_NAMES.get(type(expr).__name__, type(expr).__name__.lower())
+    """The gradlang name of a primitive (its record's), else SymPy's in lower case."""
+    record = primitives.by_class(type(expr))
+    return record.name if record is not None else type(expr).__name__.lower()
 
 
 def _formula(expr) -> str:
@@ -148,13 +128,6 @@ def _formula(expr) -> str:
     if not isinstance(generic, expr.func):
         return ""
     return f"{_function_name(expr)}'(u) = {plain(generic.fdiff(1))}"
-
-
-def _is_softplus(expr) -> bool:
-    """log(1 + exp(u)): how the builtin softplus(u) is built."""
-    arg = expr.args[0]
-    return (isinstance(expr, sp.log) and arg.is_Add and len(arg.args) == 2 and sp.S.One in arg.args
-            and any(isinstance(a, sp.exp) for a in arg.args))
 
 
 def rule_function(expr, ctx):
@@ -169,9 +142,6 @@ def rule_function(expr, ctx):
     raw = sp.Add(*terms)
     if len(expr.args) != 1:
         return ctx.make(_function_name(expr), expr, raw, subs)
-    if _is_softplus(expr):
-        note = "softplus(u) is log(1 + exp(u)): the log rule through 1 + exp(u)"
-        return ctx.make("softplus", expr, raw, subs, note=note)
     dinner = subs[0] if subs else ctx.derive(expr.args[0])
     return _outer(ctx, _function_name(expr), expr, raw, expr.args[0], dinner, _formula(expr))
 

@@ -8,12 +8,12 @@ what the stops did.
 
 from __future__ import annotations
 
-from ..functions import Maximum, Minimum
-from ..stopgrad import StopGradient, unstopped
-from ..values import elements, from_elements, shape_of
-from .steps import is_trivial, walk
-from .text import plain
-from ..walk import dag_atoms
+from gradlang.expr.functions import Maximum, Minimum
+from gradlang.expr.stopgrad import StopGradient, unstopped
+from gradlang.expr.values import elements, from_elements, shape_of
+from gradlang.explain.steps import is_trivial, walk
+from gradlang.explain.text import plain
+from gradlang.expr.walk import dag_atoms
 
 _COUNTS = {1: "", 2: " twice"}
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..derive import freeze
-from ..functions import PIECEWISE_CONSTANT
-from ..render.plain import to_plain
-from ..stopgrad import StopGradient, unstopped
-from ..walk import dag_atoms, rebuild
+from gradlang.derive.derivatives import freeze
+from gradlang.expr.primitives import constant_classes
+from gradlang.render.plain import to_plain
+from gradlang.expr.stopgrad import StopGradient, unstopped
+from gradlang.expr.walk import dag_atoms, rebuild
 
 
 def why_zero(expr, symbol) -> str | None:
@@ -26,7 +26,7 @@ def why_zero(expr, symbol) -> str | None:
     if symbol not in dag_atoms(outside_stops, sp.Symbol):
         return f"stopped: {to_plain(symbol)} appears only inside {_listed(stops)}"
     if symbol not in dag_atoms(freeze(expr).expr, sp.Symbol):
-        pieces = _containing(outside_stops, symbol, *PIECEWISE_CONSTANT)
+        pieces = _containing(outside_stops, symbol, *constant_classes())
         reason = f"piecewise constant: {to_plain(symbol)} enters only through {_listed(pieces)}, whose derivative is 0"
         return reason + (f" (and inside {_listed(stops)})" if stops else "")
     return None

@@ -17,14 +17,14 @@ import keyword
 
 import sympy as sp
 
-from ..dag.names import named_subexpressions
-from ..errors import GradlangError, ShapeError, ValueError
-from ..evaluate import Evaluator, FunctionDef
-from ..values import elements, shape_of, to_symbolic
-from ..walk import dag_atoms
-from .prelude import PRELUDES
-from .printers import PRINTERS
-from .shapes import assignments, call_hints, parameter_options
+from gradlang.errors import GradlangError, ShapeError, ValueError
+from gradlang.core.evaluate import Evaluator, FunctionDef
+from gradlang.expr.values import elements, shape_of, to_symbolic
+from gradlang.export.prelude import PRELUDES
+from gradlang.export.printers import PRINTERS
+from gradlang.export.shapes import assignments, call_hints, parameter_options
+from gradlang.derive.dag.names import named_subexpressions
+from gradlang.expr.walk import dag_atoms
 
 TARGETS = ("jax", "torch", "tf", "numpy")
 _RESERVED = {"jax", "jnp", "np", "torch", "tf", "functools", "math"}

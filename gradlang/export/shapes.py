@@ -23,9 +23,9 @@ import itertools
 import sympy as sp
 from lark import Tree
 
-from ..evaluate import FunctionDef
-from ..parse import parse
-from ..values import elements, shape_of
+from gradlang.core.evaluate import FunctionDef
+from gradlang.syntax.parse import parse
+from gradlang.expr.values import elements, shape_of
 
 REDUCTIONS = {
     "sum", "mean", "prod", "norm", "logsumexp", "dot", "len", "softmax", "transpose",

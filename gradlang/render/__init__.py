@@ -6,7 +6,7 @@
 - json   (`json.result_to_json`, `json.error_to_json`): JSON lines.
 """
 
-from .latex import to_latex
-from .plain import to_plain
+from gradlang.render.latex import to_latex
+from gradlang.render.plain import to_plain
 
 __all__ = ["to_plain", "to_latex"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import traceback
 
-from . import json as json_render
+from gradlang.render import json as json_render
 
 FORMATS = ("pretty", "plain", "latex", "json")
 REPORT_URL = "https://github.com/gradlang/gradlang/issues"
@@ -21,7 +21,7 @@ REPORT_URL = "https://github.com/gradlang/gradlang/issues"
 
 def _explain_renderer(name: str):
     """A renderer of the explain package (to_plain, to_latex), imported when a derivation is shown."""
-    from .. import explain
+    from gradlang import explain
 
     return getattr(explain, name)
 
@@ -81,7 +81,7 @@ class Emitter:
             return
         from pathlib import Path
 
-        from ..errors import GradlangError
+        from gradlang.errors import GradlangError
 
         images = [a for a in getattr(result, "attachments", ()) or () if hasattr(a, "to_png")]
         for number, image in enumerate(images, start=1):
@@ -119,7 +119,7 @@ class Emitter:
         if self.transcript and self._cells:
             self.console.print()
         self._cells += 1
-        from . import pretty
+        from gradlang.render import pretty
 
         width = self.console.width
         self.console.print(pretty.result_renderable(result, width, with_source=self.transcript))

@@ -16,10 +16,10 @@ import math
 import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from .latex import to_latex
-from .plain import to_plain
-from ..lazy import np
-from ..walk import dag_atoms
+from gradlang.render.latex import to_latex
+from gradlang.render.plain import to_plain
+from gradlang.lazy import np
+from gradlang.expr.walk import dag_atoms
 
 
 def encode_float(value: float):
@@ -81,7 +81,7 @@ def _encode_scalar(expr):
 
 def _steps_json(result) -> list:
     """The derivations of an explain result, through the explain package's encoder."""
-    from ..explain import to_json
+    from gradlang.explain import to_json
 
     steps: list = []
     for explanation in result.steps or ():

@@ -11,8 +11,9 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from .plain import format_float
-from ..lazy import np
+from gradlang.render.plain import format_float
+from gradlang.expr import primitives
+from gradlang.lazy import np
 
 
 def split_component(name: str) -> tuple[str, str] | None:
@@ -31,17 +32,6 @@ def float_latex(value: float) -> str:
         return text
     mantissa, exponent = text.split("e")
     return f"{mantissa} \\cdot 10^{{{int(exponent)}}}"
-
-
-_FUNCTION_NAMES = {
-    "StopGradient": r"\operatorname{sg}",
-    "Maximum": r"\max",
-    "Minimum": r"\min",
-    "MaxShare": r"\operatorname{max\_share}",
-    "MinShare": r"\operatorname{min\_share}",
-    "Relu": r"\operatorname{relu}",
-    "Round": r"\operatorname{round}",
-}
 
 
 class GradlangLatexPrinter(LatexPrinter):
@@ -70,11 +60,14 @@ class GradlangLatexPrinter(LatexPrinter):
         return f"{name}\\left({inner}\\right)"
 
     def _print_Function(self, expr, exp=None):
-        """gradlang's own functions by their LaTeX names; SymPy's through SymPy's printer."""
-        name = _FUNCTION_NAMES.get(type(expr).__name__)
-        if name is None:
+        """gradlang's own functions by the LaTeX names of their records; SymPy's through SymPy's printer."""
+        record = primitives.by_class(type(expr))
+        if record is None or record.latex is None:
             return super()._print_Function(expr, exp)
-        text = self._named(name, expr.args)
+        if record.form == "component":
+            text = self._named(record.latex, expr.args[1:]) + f"_{{{self._print(expr.args[0])}}}"
+        else:
+            text = self._named(record.latex, expr.args)
         return f"{text}^{{{exp}}}" if exp else text
 
     def _print_Where(self, expr, exp=None):

@@ -16,21 +16,8 @@ import sympy as sp
 from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
-from ..lazy import np
-
-# SymPy function class name -> gradlang builtin name, where they differ.
-FUNCTION_NAMES = {
-    "StopGradient": "stop_gradient",
-    "Maximum": "max",
-    "Minimum": "min",
-    "MaxShare": "max_share",
-    "MinShare": "min_share",
-    "Relu": "relu",
-    "Round": "round",
-    "Where": "where",
-    "Abs": "abs",
-    "ceiling": "ceil",
-}
+from gradlang.expr import primitives
+from gradlang.lazy import np
 
 # How a condition that SymPy has already decided is written in gradlang,
 # which has no boolean literals: a comparison that evaluates to it.
@@ -130,8 +117,15 @@ class PlainPrinter(StrPrinter):
     _print_Dummy = _print_Symbol
 
     def _print_Function(self, expr):
-        name = FUNCTION_NAMES.get(type(expr).__name__, expr.func.__name__)
-        return f"{name}({self.stringify(expr.args, ', ')})"
+        """A primitive by its gradlang name and form (from its record); other functions by SymPy's name."""
+        record = primitives.by_class(type(expr))
+        if record is None:
+            return f"{expr.func.__name__}({self.stringify(expr.args, ', ')})"
+        if record.form == "vector":
+            return f"{record.name}([{self.stringify(expr.args, ', ')}])"
+        if record.form == "component":
+            return f"{record.name}([{self.stringify(expr.args[1:], ', ')}])[{self._print(expr.args[0])}]"
+        return f"{record.name}({self.stringify(expr.args, ', ')})"
 
     def _print_Exp(self, expr):
         return f"exp({self._print(expr.args[0])})"
@@ -202,4 +196,4 @@ def to_plain(value) -> str:
     return _PRINTER.doprint(value)
 
 
-__all__ = ["to_plain", "format_float", "PlainPrinter", "FUNCTION_NAMES"]
+__all__ = ["to_plain", "format_float", "PlainPrinter"]

@@ -21,9 +21,10 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
-from .latex import split_component
-from .plain import format_float
-from ..lazy import np
+from gradlang.render.latex import split_component
+from gradlang.render.plain import format_float
+from gradlang.expr import primitives
+from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
 STOP_LABEL_STYLE = "bold magenta"
@@ -85,23 +86,15 @@ class GradlangPrettyPrinter(PrettyPrinter):
         # ATOM, not FUNC: a power goes after the brackets, sg(u)², never sg²(u).
         return prettyForm(*stringPict.next(label, brackets), binding=prettyForm.ATOM)
 
-    def _print_Maximum(self, expr):
-        return self._print_Function(expr, func_name="max")
-
-    def _print_Minimum(self, expr):
-        return self._print_Function(expr, func_name="min")
-
-    def _print_MaxShare(self, expr):
-        return self._print_Function(expr, func_name="max_share")
-
-    def _print_MinShare(self, expr):
-        return self._print_Function(expr, func_name="min_share")
-
-    def _print_Relu(self, expr):
-        return self._print_Function(expr, func_name="relu")
-
-    def _print_Round(self, expr):
-        return self._print_Function(expr, func_name="round")
+    def _print_Function(self, expr, sort=False, func_name=None, **kwargs):
+        """gradlang's own functions by their records' names (softmax's component k as softmaxₖ)."""
+        record = primitives.by_class(type(expr))
+        if func_name is not None or record is None or not type(expr).__module__.startswith("gradlang"):
+            return super()._print_Function(expr, sort, func_name, **kwargs)
+        if record.form == "component":
+            name = record.name + str(expr.args[0]).translate(_SUBSCRIPTS)
+            return self._helper_print_function(expr.func, expr.args[1:], func_name=name)
+        return self._helper_print_function(expr.func, expr.args, func_name=record.name)
 
     def _print_Where(self, expr):
         condition, a, b = expr.args
@@ -222,7 +215,7 @@ def steps_renderables(result) -> list:
     if not getattr(result, "steps", None):
         return []
     try:
-        from ..explain import to_rich
+        from gradlang.explain import to_rich
     except ImportError:
         return [Text(str(step)) for step in result.steps]
     return [to_rich(step) for step in result.steps]

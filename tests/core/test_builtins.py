@@ -3,7 +3,7 @@
 import pytest
 
 from gradlang import Session
-from gradlang import builtins
+from gradlang.core import builtins
 
 ROWS = [
     # stop_gradient, section 4

@@ -47,7 +47,7 @@ def example_session(name: str):
 
 def definitions(source: str) -> str:
     """The example without its printing statements (the CLI tests already run those)."""
-    from gradlang.parse import parse
+    from gradlang.syntax.parse import parse
 
     silent = ("assignment", "definition", "declaration")
     statements = [s for s in parse(source).children if s.data in silent]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang import derive
-from gradlang.derive import DerivativeRequest
-from gradlang.functions import Maximum
-from gradlang.stopgrad import StopGradient
+from gradlang.derive import derivatives as derive
+from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.expr.functions import Maximum
+from gradlang.expr.stopgrad import StopGradient
 
 X = sp.Symbol("x", real=True)
 XS = [sp.Symbol(f"x[{i}]", real=True) for i in range(3)]

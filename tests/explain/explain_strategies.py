@@ -5,8 +5,8 @@ from __future__ import annotations
 import sympy as sp
 from hypothesis import strategies as st
 
-from gradlang.functions import Maximum, Minimum, Relu, Round, Where
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.functions import Maximum, Minimum, Relu, Round, Where
+from gradlang.expr.stopgrad import StopGradient
 
 X = sp.Symbol("x", real=True)
 Y = sp.Symbol("y", real=True)

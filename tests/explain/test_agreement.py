@@ -5,7 +5,7 @@ from __future__ import annotations
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 
-from gradlang.derive import derivative
+from gradlang.derive.derivatives import derivative
 from gradlang.explain import derivation
 from gradlang.explain.steps import walk
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang import derive
-from gradlang.derive import DerivativeRequest
+from gradlang.derive import derivatives as derive
+from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.explain import explain, to_plain
 from gradlang.explain.layout import layout
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.stopgrad import StopGradient
 
 from explain_helpers import VECTOR, X, XS, diff_request, grad_request, log_stable_softmax_0
 

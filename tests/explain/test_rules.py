@@ -10,8 +10,9 @@ from rich.console import Console
 
 from gradlang.explain import derivation, explain, to_json, to_latex, to_plain, to_rich
 from gradlang.explain.steps import walk
-from gradlang.functions import Maximum, Minimum, Relu, Where
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.functions import Maximum, Minimum, Relu, Where
+from gradlang.expr.primitives.elementwise import Sigmoid, Softplus
+from gradlang.expr.stopgrad import StopGradient
 
 from explain_helpers import X, diff_request
 
@@ -35,8 +36,8 @@ RULES = [
     (sp.log(X), "log", ""),
     (sp.Abs(X), "abs", ""),
     (Relu(X), "relu", ""),
-    (1 / (1 + sp.exp(-X)), "sigmoid", ""),
-    (sp.log(1 + sp.exp(X)), "softplus", ""),
+    (Sigmoid(X), "sigmoid", ""),
+    (Softplus(X), "softplus", ""),
     (Maximum(X, Y, 0), "max", ""),
     (Minimum(X, X**2), "min", ""),
     (Where(X > 0, X**2, X), "where", ""),

@@ -62,7 +62,7 @@ def test_the_tour_runs_in_an_ipython_shell():
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
 
-    from gradlang import notebook
+    from gradlang.shell import notebook
 
     shell = InteractiveShell.instance()
     notebook.reset_session(shell)

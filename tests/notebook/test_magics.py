@@ -13,7 +13,8 @@ from IPython.core.interactiveshell import InteractiveShell  # noqa: E402
 from IPython.utils.capture import capture_output  # noqa: E402
 
 import gradlang  # noqa: E402
-from gradlang import Session, notebook  # noqa: E402
+from gradlang import Session
+from gradlang.shell import notebook
 
 # gradlang/__init__.py forwards load_ipython_extension to gradlang.notebook.
 EXTENSION = "gradlang"

@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from gradlang import GradlangError, Session
-from gradlang.plot import CHART_ROWS, CHART_WIDTH, MARKERS, OVERLAP, MissingExtraError, Plot, make_plot, y_limits
+from gradlang.tools.plot import CHART_ROWS, CHART_WIDTH, MARKERS, OVERLAP, MissingExtraError, Plot, make_plot, y_limits
 
 T = sp.Symbol("t", real=True)
 

@@ -7,9 +7,9 @@ import pytest
 import sympy as sp
 from golden_util import GOLDEN, check_golden, transcript
 
-from gradlang.functions import Maximum, MaxShare, Relu, Round, Where
+from gradlang.expr.functions import Maximum, MaxShare, Relu, Round, Where
 from gradlang.render.latex import to_latex
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.stopgrad import StopGradient
 
 x, y = sp.symbols("x y", real=True)
 

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradlang import GradlangError, Session
-from gradlang.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
+from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from gradlang.render.plain import to_plain
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.stopgrad import StopGradient
 
 x, y = sp.symbols("x y", real=True)
 x0, x1, x2 = (sp.Symbol(f"x[{i}]", real=True) for i in range(3))

@@ -10,9 +10,9 @@ import sympy as sp
 from golden_util import GOLDEN, check_golden, transcript
 from rich.console import Console
 
-from gradlang.functions import Maximum, Where
+from gradlang.expr.functions import Maximum, Where
 from gradlang.render.pretty import STOP_LABEL_STYLE, STOPPED_STYLE, format_pretty_float, to_pretty, to_text
-from gradlang.stopgrad import StopGradient
+from gradlang.expr.stopgrad import StopGradient
 
 x, y = sp.symbols("x y", real=True)
 

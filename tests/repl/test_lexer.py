@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pygments.token import Comment, Keyword, Name, Number, Operator
 
-from gradlang.lexer import BUILTINS, CORE, GradlangLexer
+from gradlang.shell.lexer import BUILTINS, CORE, GradlangLexer
 
 
 def tokens(source: str) -> dict[str, object]:
@@ -22,7 +22,7 @@ def test_token_kinds():
 
 
 def test_builtin_names_match_the_builtin_table():
-    from gradlang.builtins import TABLE
+    from gradlang.core.builtins import TABLE
 
     assert set(CORE) | set(BUILTINS) == set(TABLE)
 

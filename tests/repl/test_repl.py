@@ -17,7 +17,7 @@ from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from gradlang.repl import GradlangCompleter, Repl, history_path, is_complete, line_loop, prompt_loop
+from gradlang.shell.repl import GradlangCompleter, Repl, history_path, is_complete, line_loop, prompt_loop
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -74,7 +74,7 @@ def test_an_internal_error_is_reported_as_a_bug_without_traceback(monkeypatch):
 
 
 def test_help_lists_statements_and_every_builtin():
-    from gradlang.builtins import TABLE
+    from gradlang.core.builtins import TABLE
 
     repl, out, _ = make_repl()
     repl.execute(":help")

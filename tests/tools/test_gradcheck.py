@@ -7,10 +7,10 @@ import pytest
 import sympy as sp
 from rich.console import Console
 
-import gradlang.gradcheck as gradcheck_module
+import gradlang.tools.gradcheck as gradcheck_module
 from gradlang import Session
 from gradlang.errors import ValueError as GradlangValueError
-from gradlang.gradcheck import GradcheckReport, gradcheck
+from gradlang.tools.gradcheck import GradcheckReport, gradcheck
 from tests.conftest import as_floats
 
 PRELUDE = """x: R^3

@@ -1,0 +1,1 @@
+"""The interpreter: builtins, evaluation, `at`, and the Session that runs statements."""

@@ -1,0 +1,393 @@
+"""The builtin function table of the language reference (docs/language.md), section 6.
+
+Each builtin is a `Builtin` record: its implementation (a function of a
+`Call`), the number of arguments it takes, and a one-line description and
+example for `:help`. The functions of the language (exp, relu, max,
+softmax, ...) come from the registry of primitives (gradlang/expr/primitives/):
+each record says how it is applied (`APPLY`), and its entry is made here.
+The operations written below (diff, sum, simplify, plot, ...) act on whole
+values and are not primitives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.derive import derivatives as derive
+from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
+from gradlang.expr import primitives
+from gradlang.lazy import np
+from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.values import (
+    describe_shape,
+    elements,
+    elementwise,
+    from_elements,
+    is_condition,
+    is_scalar,
+    shape_of,
+    to_symbolic,
+)
+
+
+@dataclass
+class Call:
+    """One call of a builtin: argument values, their syntax nodes, and where it stands."""
+
+    name: str
+    args: list
+    nodes: list
+    span: object
+    evaluator: object
+    definitions: tuple = ()  # source of the user functions unfolded in the arguments
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    function: Callable
+    min_args: int
+    max_args: int | None
+    doc: str
+    example: str
+    group: str
+    core: bool = False
+
+
+TABLE: dict[str, Builtin] = {}
+CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan}
+BLOCKED_SIMPLIFY_TIME = 1.0  # blocked() simplifies for readability only: give up quietly
+CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
+
+
+def builtin(name, min_args, max_args, doc, example, group, aliases=()):
+    """Register the decorated function under `name` (and its aliases)."""
+
+    def register(function):
+        for each in (name, *aliases):
+            TABLE[each] = Builtin(each, function, min_args, max_args, doc, example, group, core=each in CORE)
+        return function
+
+    return register
+
+
+def _scalar_args(call: Call) -> None:
+    for value, node in zip(call.args, call.nodes):
+        if is_condition(value):
+            raise ValueError(f"{call.name} takes numbers, not a condition").located(_span(node))
+
+
+def _span(node):
+    return Span.of(node.meta) if node is not None else None
+
+
+# --- core -------------------------------------------------------------------
+
+
+@builtin("unstopped", 1, 1, "e with every stop_gradient removed", "unstopped(x*sg(x))", "core")
+def _unstopped(call: Call):
+    return elementwise(unstopped, call.args[0])
+
+
+@builtin("blocked", 2, 2, "the part of the true derivative the stops removed", "blocked(x*sg(x), x)", "core")
+def _blocked(call: Call):
+    wrt = _wrt(call, "blocked")
+    tidy = lambda value: call.evaluator.bounded(sp.simplify, value, "simplify", BLOCKED_SIMPLIFY_TIME, quiet=True)
+    result = derive.blocked(to_symbolic(call.args[0]), wrt, tidy)
+    call.evaluator.record("blocked", call, wrt, (), result)
+    return result
+
+
+@builtin("diff", 2, None, "derivative: diff(e, x), diff(e, x, n), diff(e, x, y)", "diff(x^3, x, 2)", "core")
+def _diff(call: Call):
+    specs = _diff_specs(call)
+    result = derive.diff(to_symbolic(call.args[0]), specs)
+    call.evaluator.record("diff", call, None, tuple(specs), result)
+    return result
+
+
+def _diff_specs(call: Call) -> list:
+    """(symbol, order) pairs: each variable optionally followed by a literal order."""
+    specs: list = []
+    for value, node in zip(call.args[1:], call.nodes[1:]):
+        if node.data == "number" and value.is_Integer:
+            if not specs:
+                raise DiffError("the derivative order must follow a variable").located(_span(node))
+            if specs[-1][1] != 1 or value < 0:
+                raise DiffError("an order is a non-negative integer after a variable").located(_span(node))
+            specs[-1] = (specs[-1][0], int(value))
+            if int(value) > limits.MAX_DERIVATIVE_ORDER:
+                raise LimitError(
+                    f"derivative order {value} is above the limit of {limits.MAX_DERIVATIVE_ORDER}"
+                ).located(_span(node))
+            continue
+        if not is_scalar(value):
+            raise DiffError(
+                f"diff takes scalar symbols and components, not {describe_shape(shape_of(value))}; "
+                "use grad or jacobian for a whole vector"
+            ).located(_span(node))
+        try:
+            specs.append((derive.check_symbol(value, "diff"), 1))
+        except DiffError as error:
+            raise error.located(_span(node))
+    return specs
+
+
+def _wrt(call: Call, operation: str):
+    try:
+        return derive.check_variables(call.args[1], operation)
+    except DiffError as error:
+        raise error.located(_span(call.nodes[1]))
+
+
+def _differentiation(operation: str, derivative):
+    """A builtin f(e, x) that differentiates e by the variables x and records it for explain."""
+
+    def apply(call: Call):
+        wrt = _wrt(call, operation)
+        result = derivative(to_symbolic(call.args[0]), wrt)
+        call.evaluator.record(operation, call, wrt, (), result)
+        return result
+
+    return apply
+
+
+for _name, _derivative, _doc, _example in (
+    ("grad", derive.grad, "gradient of a scalar, shaped like the variables", "grad(x*y, [x, y])"),
+    ("jacobian", derive.jacobian, "matrix of d v_i / d x_j", "jacobian([x*y, x + y], [x, y])"),
+    ("hessian", derive.hessian, "matrix of second partials of a scalar", "hessian(x^2*y, [x, y])"),
+    ("backward", derive.grad, "grad(e, x); inside explain, the forward and backward tables of reverse mode",
+     "backward(x*sg(x)*y, [x, y])"),
+):
+    builtin(_name, 2, 2, _doc, _example, "core")(_differentiation(_name, _derivative))
+
+
+# --- the primitives: one entry per record of the registry ----------------------
+
+
+def _elementwise(function):
+    def apply(call: Call):
+        _scalar_args(call)
+        return elementwise(lambda *args: _float_in_float_out(args[0], function(*args)), *call.args)
+
+    return apply
+
+
+def _float_in_float_out(argument, result):
+    """sign(1.5) is 1.0, not 1: a float anywhere makes the result a float."""
+    if isinstance(argument, sp.Float) and isinstance(result, sp.Number) and not result.is_Float:
+        return sp.Float(float(result)) if result.is_finite else result
+    return result
+
+
+def _components(call: Call, index: int = 0) -> list:
+    value = to_symbolic(call.args[index])
+    if is_condition(value):
+        raise ValueError(f"{call.name} takes numbers, not a condition")
+    return elements(value)
+
+
+def _reduction(function):
+    return lambda call: function(*_components(call))
+
+
+def _extremum(reduction):
+    def apply(call: Call):
+        _scalar_args(call)
+        if len(call.args) == 1:
+            return reduction(*_components(call))
+        return elementwise(reduction, *call.args)
+
+    return apply
+
+
+def _share(share_class):
+    def apply(call: Call):
+        k = call.args[0]
+        if not (is_scalar(k) and k.is_Integer and 0 <= int(k) < len(call.args) - 1):
+            raise ValueError(f"{call.name}(k, a0, …, an) needs k to be an index among the arguments")
+        return share_class(k, *call.args[1:])
+
+    return apply
+
+
+def _rows(function):
+    """A function of all components returning one value per component, applied to each row of a matrix."""
+
+    def apply(call: Call):
+        value = to_symbolic(call.args[0])
+        shape = shape_of(value)
+        if len(shape) == 2:
+            return sp.ImmutableMatrix([function(*value.row(i)) for i in range(shape[0])])
+        return from_elements(shape, function(*elements(value)))
+
+    return apply
+
+
+def _where(function):
+    def apply(call: Call):
+        condition = to_symbolic(call.args[0])
+        if not all(is_condition(c) for c in elements(condition)):
+            raise ValueError("the first argument of where must be a condition such as x > 0").located(_span(call.nodes[0]))
+        return elementwise(function, condition, call.args[1], call.args[2])
+
+    return apply
+
+
+# How a record's `apply` maps its SymPy function over gradlang values.
+APPLY = {
+    "elementwise": _elementwise,
+    "reduction": _reduction,
+    "extremum": _extremum,
+    "share": _share,
+    "rows": _rows,
+    "where": _where,
+}
+
+for _record in primitives.records():
+    builtin(_record.name, *_record.arity, _record.doc, _record.example, _record.group, _record.aliases)(
+        APPLY[_record.apply](_record.build)
+    )
+
+
+# --- reductions that are not primitives ------------------------------------------
+
+
+@builtin("sum", 1, 1, "sum of all components", "sum([1, 2, 3])", "reduction", ("reduce_sum",))
+def _sum(call: Call):
+    return sp.Add(*_components(call))
+
+
+@builtin("mean", 1, 1, "mean of all components", "mean([1, 2, 3])", "reduction", ("reduce_mean",))
+def _mean(call: Call):
+    items = _components(call)
+    return sp.Add(*items) / len(items)
+
+
+@builtin("prod", 1, 1, "product of all components", "prod([1, 2, 3])", "reduction")
+def _prod(call: Call):
+    return sp.Mul(*_components(call))
+
+
+@builtin("norm", 1, 1, "Euclidean norm (Frobenius for a matrix)", "norm([3, 4])", "reduction")
+def _norm(call: Call):
+    return sp.sqrt(sp.Add(*[e**2 for e in _components(call)]))
+
+
+@builtin("dot", 2, 2, "dot product of two vectors", "dot([1, 2], [3, 4])", "reduction")
+def _dot(call: Call):
+    a, b = (to_symbolic(v) for v in call.args)
+    if shape_of(a) != shape_of(b) or len(shape_of(a)) != 1:
+        raise ShapeError(f"dot takes two vectors of one length, got {describe_shape(shape_of(a))} and {describe_shape(shape_of(b))}")
+    return sp.Add(*[x * y for x, y in zip(elements(a), elements(b))])
+
+
+@builtin("len", 1, 1, "number of components of a vector (rows of a matrix)", "len([1, 2, 3])", "reduction")
+def _len(call: Call):
+    shape = shape_of(call.args[0])
+    if not shape:
+        raise ShapeError("len takes a vector or matrix, not a scalar")
+    return sp.Integer(shape[0])
+
+
+# --- vectors ------------------------------------------------------------------
+
+
+@builtin("transpose", 1, 1, "matrix transpose (a vector is unchanged)", "transpose([[1, 2], [3, 4]])", "vector")
+def _transpose(call: Call):
+    value = to_symbolic(call.args[0])
+    return value.T if isinstance(value, sp.MatrixBase) else value
+
+
+@builtin("linspace", 3, 3, "n evenly spaced floats from a to b", "linspace(-3, 3, 7)", "vector")
+def _linspace(call: Call):
+    a, b, n = call.args
+    if not (is_scalar(n) and n.is_Integer and n >= 0):
+        raise ValueError("linspace(a, b, n) needs n to be a non-negative integer").located(_span(call.nodes[2]))
+    if int(n) > limits.MAX_NUMERIC_POINTS:
+        raise LimitError(f"linspace of {n} points is above the limit of {limits.MAX_NUMERIC_POINTS}").located(_span(call.nodes[2]))
+    for value, node in ((a, call.nodes[0]), (b, call.nodes[1])):
+        if not (is_scalar(value) and value.is_number and value.is_comparable):
+            raise ValueError("linspace needs numbers for its end points").located(_span(node))
+    return np.linspace(float(a), float(b), int(n))
+
+
+# --- algebra ------------------------------------------------------------------
+
+
+@builtin("simplify", 1, 1, "simplify (within a time budget)", "simplify(sin(x)^2 + cos(x)^2)", "algebra")
+def _simplify(call: Call):
+    return call.evaluator.simplify(call.args[0])
+
+
+@builtin("expand", 1, 1, "multiply out products and powers", "expand((x + 1)^2)", "algebra")
+def _expand(call: Call):
+    return call.evaluator.bounded(sp.expand, call.args[0], "expand")
+
+
+@builtin("factor", 1, 1, "factor a polynomial", "factor(x^2 - 1)", "algebra")
+def _factor(call: Call):
+    return call.evaluator.bounded(sp.factor, call.args[0], "factor")
+
+
+@builtin("N", 1, 1, "to floating point", "N(pi)", "algebra")
+def _numeric(call: Call):
+    value = call.args[0]
+    if isinstance(value, np.ndarray):
+        return value
+    return elementwise(lambda e: e.evalf(15) if isinstance(e, sp.Expr) else e, value)
+
+
+# --- tools (the language reference (docs/language.md), section 12) ---------------------------------------------
+
+
+@builtin("gradcheck", 2, 2, "check grad(e, x) against finite differences with stops frozen", "gradcheck(x*sg(x), x) at x = 2.0", "tools")
+def _gradcheck_without_point(call: Call):
+    raise ValueError("gradcheck needs a point: write gradcheck(e, x) at x = …")
+
+
+@builtin("plot", 4, None, "plot expressions of t on [a, b]: plot(e1, e2, …, t, a, b)", "plot(relu(t), diff(relu(t), t), t, -2, 2)", "tools")
+def _plot(call: Call):
+    from gradlang.tools.plot import make_plot
+
+    *exprs, t, a, b = call.args
+    *expr_nodes, t_node, a_node, b_node = call.nodes
+    t = derive.check_symbol(t, "plot") if is_scalar(t) else None
+    if t is None:
+        raise ValueError("plot(e1, …, t, a, b) needs a scalar symbol t").located(_span(t_node))
+    for value, node in ((a, a_node), (b, b_node)):
+        if not (is_scalar(value) and value.is_number and value.is_comparable):
+            raise ValueError("plot needs numbers for the ends of the interval").located(_span(node))
+    for value, node in zip(exprs, expr_nodes):
+        if not is_scalar(value):
+            raise ShapeError(f"plot draws scalar expressions, not {describe_shape(shape_of(value))}").located(_span(node))
+    labels = [call.evaluator.source_text(node) or _plain(value) for node, value in zip(expr_nodes, exprs)]
+    figure = make_plot(list(exprs), labels, t, float(a), float(b))
+    call.evaluator.attachments.append(figure)
+    return from_elements((len(exprs),), list(exprs))
+
+
+def _plain(value) -> str:
+    from gradlang.render.plain import to_plain
+
+    return to_plain(value)
+
+
+def lookup(name: str) -> Builtin | None:
+    return TABLE.get(name)
+
+
+def check_arity(entry: Builtin, count: int) -> None:
+    if count < entry.min_args or (entry.max_args is not None and count > entry.max_args):
+        if entry.max_args is None:
+            wanted = f"at least {entry.min_args}"
+        elif entry.min_args == entry.max_args:
+            wanted = str(entry.min_args)
+        else:
+            wanted = f"{entry.min_args} or {entry.max_args}"
+        plural = "s" if wanted != "1" else ""
+        raise NameError(f"{entry.name} takes {wanted} argument{plural}, got {count}")

@@ -1,0 +1,428 @@
+"""The interpreter of expressions: a lark tree and an environment to a SymPy value.
+
+One small method per grammar alias (`_sum`, `_power`, `_call`, ...). Names
+resolve to function parameters first, then the session's bindings, then the
+constants, and otherwise are real scalar symbols. User functions are bodies
+evaluated at each call (late binding). Any gradlang error raised below a node
+without a place is given that node's place on the way up, so errors point at
+the innermost syntax that caused them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+from lark import Tree
+
+from gradlang import limits
+from gradlang.core import builtins, domains
+from gradlang.budget import OutOfTime, budget, is_mine
+from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
+from gradlang.expr.exact import checked as _checked, power as _power
+from gradlang.expr.speakable import speakable
+from gradlang.lazy import np
+from gradlang.core.substitute import substitute
+from gradlang.expr.values import (
+    check_count,
+    describe_shape,
+    elements,
+    elementwise,
+    from_elements,
+    is_condition,
+    is_scalar,
+    shape_of,
+    to_symbolic,
+)
+from .walk import dag_has
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    """A user function: its body is evaluated at each call (late binding)."""
+
+    name: str
+    params: tuple
+    body: Tree
+    span: Span
+    source: str
+
+
+def symbol(name: str) -> sp.Symbol:
+    """The real scalar symbol a name stands for when it is not bound."""
+    return sp.Symbol(name, real=True)
+
+
+class Evaluator:
+    """Evaluates expression trees against the session's bindings."""
+
+    def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = ""):
+        self.env = env
+        self.source = source
+        self.notes = notes
+        self.derivations = derivations
+        self.attachments: list = []
+        self.unfolded: list = []  # user functions called, in order (for explain)
+        self.call_depth = 0
+
+    # --- dispatch -------------------------------------------------------
+
+    def evaluate(self, node: Tree, frame: dict | None = None):
+        method = getattr(self, "_" + node.data)
+        try:
+            return method(node, frame or {})
+        except GradlangError as error:
+            raise error.located(Span.of(node.meta))
+        except RecursionError:
+            raise LimitError("the computation nests too deeply", Span.of(node.meta)) from None
+
+    def _values(self, nodes, frame) -> list:
+        return [self.evaluate(n, frame) for n in nodes]
+
+    # --- atoms ----------------------------------------------------------
+
+    def _number(self, node, frame):
+        text = str(node.children[0])
+        if any(c in text for c in ".eE"):
+            from gradlang.expr.numeric import to_sympy_number
+
+            return to_sympy_number(float(text))
+        if len(text) > limits.MAX_INTEGER_BITS // 3:
+            raise LimitError("this integer literal is too long")
+        return sp.Integer(text)
+
+    def _name(self, node, frame):
+        name = str(node.children[0])
+        value = self.lookup(name, frame)
+        if isinstance(value, FunctionDef):
+            raise NameError(f"'{name}' is a function; call it as {name}(…)")
+        if value is not None:
+            return value
+        if name in builtins.CORE:
+            raise NameError(f"'{name}' is a builtin function; call it as {name}(…)")
+        if name in builtins.CONSTANTS:
+            return builtins.CONSTANTS[name]
+        return symbol(name)
+
+    def lookup(self, name: str, frame: dict):
+        """The binding of a name (parameter, then session), or None."""
+        if name in frame:
+            return frame[name]
+        return self.env.get(name)
+
+    def _brackets(self, node, frame):
+        check_count(len(node.children[0].children))
+        items = [to_symbolic(v) for v in self._values(node.children[0].children, frame)]
+        shapes = {shape_of(v) for v in items}
+        if len(shapes) > 1:
+            shown = " and ".join(sorted(describe_shape(s) for s in shapes))
+            raise ShapeError(f"the entries of a list must have one shape, got {shown}")
+        shape = shapes.pop()
+        if shape == ():
+            return from_elements((len(items),), items)
+        if len(shape) == 1:
+            return from_elements((len(items), shape[0]), [e for v in items for e in elements(v)])
+        raise ShapeError("lists nest at most two deep (a matrix)")
+
+    # --- operators ------------------------------------------------------
+
+    def _neg(self, node, frame):
+        return elementwise(lambda u: -u, self._numeric(node.children[0], frame))
+
+    def _pos(self, node, frame):
+        return self._numeric(node.children[0], frame)
+
+    def _numeric(self, node, frame):
+        value = self.evaluate(node, frame)
+        if any(is_condition(e) for e in elements(to_symbolic(value))):
+            raise ValueError("a condition can only be the first argument of where").located(Span.of(node.meta))
+        return value
+
+    def _power(self, node, frame):
+        base_node, _, exponent_node = node.children
+        base = self._numeric(base_node, frame)
+        exponent = self._numeric(exponent_node, frame)
+        return elementwise(lambda b, e: self._noted(domains.power_note(b, e, _power(b, e)), _power(b, e)), base, exponent)
+
+    def _noted(self, note, value):
+        if note and note not in self.notes:
+            self.notes.append(note)
+        return value
+
+    def _product(self, node, frame):
+        children = node.children
+        operands = [self._numeric(child, frame) for child in children[0::2]]
+        if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
+            return _checked(sp.Mul(*operands))  # one canonicalisation, not one per factor
+        value = operands[0]
+        for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
+            try:
+                value = _PRODUCT_OPS[str(op)](value, operand)
+            except GradlangError as error:
+                raise error.located(Span.of(operand_node.meta))
+        return value
+
+    def _sum(self, node, frame):
+        children = node.children
+        terms = [self._numeric(children[0], frame)]
+        for op, term_node in zip(children[1::2], children[2::2]):
+            term = self._numeric(term_node, frame)
+            terms.append(term if str(op) == "+" else elementwise(lambda u: -u, term))
+        if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
+            return _checked(sp.Add(*terms))
+        return elementwise(lambda *parts: _checked(sp.Add(*parts)), *terms)
+
+    def _compare(self, node, frame):
+        left, op, right = node.children
+        a, b = self._numeric(left, frame), self._numeric(right, frame)
+        return elementwise(_COMPARISONS[str(op)], a, b)
+
+    # --- postfix --------------------------------------------------------
+
+    def _index(self, node, frame):
+        base_node, arguments = node.children
+        base = to_symbolic(self.evaluate(base_node, frame))
+        indices = self._values(arguments.children, frame)
+        shape = shape_of(base)
+        if not shape:
+            raise ShapeError("a scalar cannot be indexed")
+        if len(indices) > len(shape):
+            raise ShapeError(f"{describe_shape(shape)} takes at most {len(shape)} indices, got {len(indices)}")
+        positions = [_index_value(i, n, arg) for i, n, arg in zip(indices, shape, arguments.children)]
+        if len(shape) == 1:
+            return base[positions[0]]
+        if len(positions) == 2:
+            return base[positions[0], positions[1]]
+        return from_elements((shape[1],), list(base.row(positions[0])))
+
+    def _call(self, node, frame):
+        name_token = node.children[0]
+        name = str(name_token)
+        argument_nodes = node.children[1].children if len(node.children) > 1 else []
+        mark = len(self.unfolded)
+        args = self._values(argument_nodes, frame)
+        bound = self.lookup(name, frame)
+        if isinstance(bound, FunctionDef):
+            return self._call_user(bound, args, node)
+        if bound is not None:
+            raise NameError(f"'{name}' is a value, not a function", Span.of(name_token))
+        entry = builtins.lookup(name)
+        if entry is None:
+            raise NameError(f"unknown function '{name}'", Span.of(name_token))
+        builtins.check_arity(entry, len(args))
+        definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
+        call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
+        result = entry.function(call)
+        if name == "exp" and shape_of(result) == shape_of(args[0]):
+            for argument, value in zip(elements(to_symbolic(args[0])), elements(to_symbolic(result))):
+                self._noted(domains.exp_note(argument, value), value)
+        return result
+
+    def _call_user(self, definition: FunctionDef, args: list, node):
+        if len(args) != len(definition.params):
+            plural = "s" if len(definition.params) != 1 else ""
+            raise NameError(
+                f"{definition.name} takes {len(definition.params)} argument{plural}, got {len(args)}"
+            )
+        if self.call_depth >= limits.MAX_CALL_DEPTH:
+            raise LimitError(
+                f"calls nest more than {limits.MAX_CALL_DEPTH} deep (is '{definition.name}' recursive?)"
+            )
+        self.call_depth += 1
+        self.unfolded.append(definition)
+        try:
+            return self.evaluate(definition.body, dict(zip(definition.params, args)))
+        finally:
+            self.call_depth -= 1
+
+    # --- at -------------------------------------------------------------
+
+    def _at(self, node, frame):
+        inner = node.children[0]
+        if _calls(inner, "gradcheck") and self.lookup("gradcheck", frame) is None:
+            return self._gradcheck(inner, node.children[1:], frame)
+        value = self.evaluate(inner, frame)
+        pairs, batch = self._bindings(node.children[1:], frame)
+        return substitute(value, pairs, batch, self.notes)
+
+    def _bindings(self, bindings, frame) -> tuple[list, list]:
+        """(symbol, value) pairs and (symbol, array) batches of an at-clause."""
+        pairs, batch = [], []
+        for binding in bindings:
+            target_node, value_node = binding.children
+            given = self.evaluate(value_node, frame)
+            try:
+                self._bind_target(target_node, given, frame, pairs, batch)
+            except GradlangError as error:
+                raise error.located(Span.of(binding.meta))
+        return pairs, batch
+
+    def _gradcheck(self, call_node, bindings, frame):
+        """gradcheck(e, x) at …: the surrogate gradient against frozen finite differences."""
+        from gradlang.derive.derivatives import check_variables
+        from gradlang.tools.gradcheck import gradcheck
+
+        argument_nodes = call_node.children[1].children if len(call_node.children) > 1 else []
+        builtins.check_arity(builtins.lookup("gradcheck"), len(argument_nodes))
+        expr, wrt = self._values(argument_nodes, frame)
+        wrt = check_variables(to_symbolic(wrt), "gradcheck")
+        pairs, batch = self._bindings(bindings, frame)
+        if batch:
+            raise ValueError("gradcheck checks one point: give each symbol one value, not a list")
+        report = gradcheck(to_symbolic(expr), wrt, pairs)
+        substitute(expr, pairs, [], self.notes)  # only for its warnings about kinks at the point
+        self.attachments.append(report)
+        return report.value
+
+    def _bind_target(self, target, given, frame, pairs, batch):
+        name = str(target.children[0])
+        bound = self.lookup(name, frame)
+        if bound is None and name in builtins.CONSTANTS:
+            raise ValueError(f"'{name}' is a constant, not a symbol, so there is nothing to substitute")
+        if bound is None:
+            bound = symbol(name)
+        if isinstance(bound, FunctionDef):
+            raise ValueError(f"'{name}' is a function; give values to symbols")
+        if target.data == "target_component":
+            bound = _component(bound, name, [int(str(t)) for t in target.children[1:]])
+        if not all(isinstance(e, sp.Symbol) for e in elements(to_symbolic(bound))):
+            raise ValueError(f"'{name}' is bound to a value, not a symbol, so there is nothing to substitute")
+        _pair_up(bound, given, name, pairs, batch)
+
+    # --- services for builtins ---------------------------------------------
+
+    def record(self, operation, call, wrt, specs, result) -> None:
+        """Remember a derivative written directly inside an explain statement."""
+        if self.derivations is not None and self.call_depth == 0:
+            request = DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span, call.definitions)
+            self.derivations.append(request)
+
+    def source_text(self, node) -> str | None:
+        """The source of a node written in the statement itself (not inside a function body)."""
+        if self.call_depth or not self.source:
+            return None
+        return self.source[node.meta.start_pos : node.meta.end_pos]
+
+    def simplify(self, value):
+        return self.bounded(sp.simplify, value, "simplify")
+
+    def bounded(self, function, value, name: str, seconds: float = limits.SIMPLIFY_TIME_LIMIT, quiet=False):
+        """Apply a SymPy algebra function within its time budget; past it, keep the value."""
+        if isinstance(value, np.ndarray):
+            return value
+        try:
+            with budget(seconds) as token:
+                return elementwise(lambda e: speakable(e, function(e)) if isinstance(e, sp.Basic) else e, value)
+        except OutOfTime as expiry:
+            if not is_mine(expiry, token):
+                raise
+        if not quiet:
+            self.notes.append(f"{name} took longer than {seconds:g} s; the result is shown as it was")
+        return value
+
+
+# --- helpers ------------------------------------------------------------------
+
+
+def _is_scalar_expr(value) -> bool:
+    """A SymPy scalar: an ImmutableMatrix is an Expr too, and its `*` is the matrix product."""
+    return isinstance(value, sp.Expr) and is_scalar(value)
+
+
+def _calls(node, name: str) -> bool:
+    """True when the node is a call of `name` (possibly in parentheses)."""
+    return isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == name
+
+
+
+def _divide(a, b):
+    if isinstance(b, sp.Expr) and b.is_zero and b.is_number:
+        if b.is_Float or (isinstance(a, sp.Expr) and dag_has(a, sp.Float)):
+            return _ieee_divide(a)
+        raise ValueError("division by zero")
+    return _checked(a / b)
+
+
+def _ieee_divide(a):
+    """a / 0.0 as IEEE 754 gives it: ±inf, or nan for 0/0 (also once a symbol in a gets a value)."""
+    if isinstance(a, sp.Expr) and a.is_number and a.is_comparable:
+        numerator = float(a)
+        return sp.nan if numerator == 0 else (sp.oo if numerator > 0 else -sp.oo)
+    return _checked(a * sp.oo)
+
+
+def _matmul(a, b):
+    a, b = to_symbolic(a), to_symbolic(b)
+    sa, sb = shape_of(a), shape_of(b)
+    if not sa or not sb:
+        raise ShapeError(f"@ needs vectors or matrices, got {describe_shape(sa)} and {describe_shape(sb)}")
+    if sa[-1] != sb[0]:
+        raise ShapeError(f"@ cannot multiply {describe_shape(sa)} by {describe_shape(sb)}")
+    left = sp.ImmutableMatrix(1, sa[0], list(a)) if len(sa) == 1 else a
+    right = sp.ImmutableMatrix(sb[0], 1, list(b)) if len(sb) == 1 else b
+    product = left * right
+    if len(sa) == 1 and len(sb) == 1:
+        return product[0, 0]
+    if len(sa) == 1 or len(sb) == 1:
+        return from_elements((product.shape[0] * product.shape[1],), list(product))
+    return product
+
+
+_PRODUCT_OPS = {
+    "*": lambda a, b: elementwise(lambda x, y: _checked(x * y), a, b),
+    "/": lambda a, b: elementwise(_divide, a, b),
+    "@": _matmul,
+}
+
+_COMPARISONS = {
+    "<": sp.StrictLessThan,
+    "<=": sp.LessThan,
+    ">": sp.StrictGreaterThan,
+    ">=": sp.GreaterThan,
+    "==": sp.Eq,
+    "!=": sp.Ne,
+}
+
+
+def _index_value(value, length: int, node) -> int:
+    if not (is_scalar(value) and isinstance(value, sp.Expr) and value.is_Integer):
+        raise ShapeError("an index must be an integer").located(Span.of(node.meta))
+    index = int(value)
+    if not -length <= index < length:
+        raise ShapeError(f"index {index} is out of range for length {length}").located(Span.of(node.meta))
+    return index % length
+
+
+def _component(bound, name: str, indices: list):
+    shape = shape_of(bound)
+    if len(indices) != len(shape):
+        raise ShapeError(f"'{name}' is {describe_shape(shape)}, so {name}[…] needs {len(shape)} indices")
+    for index, length in zip(indices, shape):
+        if index >= length:
+            raise ShapeError(f"index {index} is out of range for length {length}")
+    return bound[tuple(indices)] if len(indices) == 2 else bound[indices[0]]
+
+
+def _pair_up(bound, given, name: str, pairs: list, batch: list) -> None:
+    """Match a target with its value: symbol = number, vector = list, or symbol = many numbers."""
+    target_shape, given_shape = shape_of(bound), shape_of(given)
+    if target_shape == ():
+        if given_shape == ():
+            pairs.append((bound, given))
+        else:
+            batch.append((bound, _float_array(given, name)))
+        return
+    if target_shape != given_shape:
+        raise ShapeError(f"'{name}' is {describe_shape(target_shape)} but is given {describe_shape(given_shape)}")
+    given = to_symbolic(given)
+    pairs.extend(zip(elements(bound), elements(given)))
+
+
+def _float_array(given, name: str) -> np.ndarray:
+    if isinstance(given, np.ndarray):
+        return given
+    items = elements(given)
+    if not all(isinstance(e, sp.Expr) and e.is_number and e.is_comparable for e in items):
+        raise ValueError(f"a list given to the scalar '{name}' must hold numbers")
+    return np.array([float(e) for e in items], dtype=float).reshape(shape_of(given))

@@ -1,0 +1,269 @@
+"""The Session: executes statements in an environment and produces Results.
+
+This is the only place that changes bindings. Each statement runs under a
+time budget and is atomic: if it fails, the bindings are as they were before
+it. Printing statements produce `Result` records that every renderer (plain,
+LaTeX, pretty, JSON, notebook) reads; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Iterator
+
+import sympy as sp
+from lark import Tree
+
+from gradlang import limits
+from gradlang.core import builtins
+from gradlang.budget import OutOfTime, budget, is_mine
+from gradlang.errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
+from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
+from gradlang.syntax.parse import parse
+from gradlang.core.substitute import settle
+from gradlang.derive.dag.names import named_subexpressions
+from gradlang.lazy import np
+from gradlang.expr.values import elements, from_elements, shape_of
+from gradlang.expr.walk import tree_size
+
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(max(sys.get_int_max_str_digits(), limits.MAX_INTEGER_BITS // 3 + 100))
+
+
+@dataclass(frozen=True)
+class Result:
+    """What one printing statement produced."""
+
+    line: int
+    column: int
+    source: str
+    kind: str
+    value: object
+    text: str
+    latex: str
+    steps: tuple = ()
+    warnings: tuple = ()
+    derivations: tuple = ()
+    attachments: tuple = ()
+    named: tuple = ()  # (t_k, expr) pairs when a large value is shown with named subexpressions
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {self.latex}$"
+
+
+class Session:
+    """A gradlang session: bindings plus the statements run so far."""
+
+    def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT):
+        self.time_limit = time_limit
+        self.env: dict = {}
+
+    # --- public API -------------------------------------------------------
+
+    def iter_run(self, source: str, filename: str | None = None) -> Iterator[Result]:
+        """Run a program, yielding each printing statement's Result as it finishes."""
+        try:
+            tree = parse(source)
+        except GradlangError as error:
+            raise error.attach_source(source, filename) from None
+        for statement in tree.children:
+            try:
+                result = self._run_statement(statement, source)
+            except GradlangError as error:
+                raise error.attach_source(source, filename) from None
+            if result is not None:
+                yield result
+
+    def run(self, source: str, filename: str | None = None) -> list[Result]:
+        """Run a program; one Result per printing statement."""
+        return list(self.iter_run(source, filename))
+
+    def eval(self, source: str):
+        """The value of the last printing statement (None if there is none)."""
+        results = self.run(source)
+        return results[-1].value if results else None
+
+    def snapshot(self) -> dict:
+        return dict(self.env)
+
+    def restore(self, state: dict) -> None:
+        self.env = dict(state)
+
+    def bind(self, name: str, value) -> None:
+        self.env[name] = value
+
+    def user_names(self) -> dict:
+        return dict(self.env)
+
+    # --- statements -------------------------------------------------------
+
+    def _run_statement(self, statement: Tree, source: str) -> Result | None:
+        saved = dict(self.env)
+        span = Span.of(statement.meta)
+        try:
+            with budget(self.time_limit) as token:
+                return getattr(self, "_" + statement.data)(statement, source)
+        except OutOfTime as expiry:
+            self.env = saved
+            if not is_mine(expiry, token):
+                raise
+            raise LimitError(f"this statement took longer than {self.time_limit:g} s", span) from None
+        except GradlangError as error:
+            self.env = saved
+            raise error.located(span)
+        except RecursionError:
+            self.env = saved
+            raise LimitError("the computation nests too deeply", span) from None
+        except (Exception, KeyboardInterrupt) as error:
+            self.env = saved
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
+
+    def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
+        return Evaluator(self.env, [], derivations, source)
+
+    def _show(self, statement: Tree, source: str) -> Result:
+        evaluator = self._evaluator(source=source)
+        value = settle(evaluator.evaluate(statement.children[0]))
+        return self._result(statement, source, "value", value, evaluator)
+
+    def _explain(self, statement: Tree, source: str) -> Result:
+        derivations: list = []
+        evaluator = self._evaluator(derivations, source)
+        value = settle(evaluator.evaluate(statement.children[0]))
+        steps = _explanations(derivations)
+        return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
+
+    def _assignment(self, statement: Tree, source: str) -> None:
+        name_token, body = statement.children
+        _check_bindable(name_token)
+        self.env[str(name_token)] = settle(self._evaluator().evaluate(body))
+
+    def _definition(self, statement: Tree, source: str) -> None:
+        children = statement.children
+        name_token, body = children[0], children[-1]
+        parameter_nodes = children[1].children if len(children) == 3 else []
+        _check_bindable(name_token)
+        params = tuple(_parameter(node) for node in parameter_nodes)
+        if len(set(params)) != len(params):
+            raise SyntaxError(f"a parameter of '{name_token}' is named twice", Span.of(statement.meta))
+        text = source[statement.meta.start_pos : statement.meta.end_pos]
+        self.env[str(name_token)] = FunctionDef(str(name_token), params, body, Span.of(statement.meta), text)
+
+    def _declaration(self, statement: Tree, source: str) -> None:
+        name_token, kind_token, *sizes = statement.children
+        _check_bindable(name_token)
+        if str(kind_token) != "R":
+            raise SyntaxError(f"unknown type '{kind_token}': declare R, R^n or R^(m,n)", Span.of(kind_token))
+        shape = tuple(_size(token) for token in sizes)
+        name = str(name_token)
+        self.env[name] = _declared(name, shape)
+
+    def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
+        meta = statement.meta
+        named, shown = _name_shared_parts(value)
+        text, latex = _render_named(named, shown)
+        return Result(
+            line=meta.line,
+            column=meta.column,
+            source=source[meta.start_pos : meta.end_pos],
+            kind=kind,
+            value=value,
+            text=text,
+            latex=latex,
+            steps=steps,
+            warnings=tuple(evaluator.notes),
+            derivations=derivations,
+            attachments=tuple(evaluator.attachments),
+            named=tuple(named),
+        )
+
+
+# --- helpers ------------------------------------------------------------------
+
+
+
+def _check_bindable(token) -> None:
+    if str(token) in builtins.CORE:
+        raise NameError(f"'{token}' is a core builtin and cannot be rebound", Span.of(token))
+
+
+def _parameter(node) -> str:
+    if not (isinstance(node, Tree) and node.data == "name"):
+        raise SyntaxError("the parameters of a definition must be plain names", Span.of(node.meta))
+    token = node.children[0]
+    _check_bindable(token)
+    return str(token)
+
+
+def _size(token) -> int:
+    text = str(token)
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError("a size must be a whole number of at least 1", Span.of(token))
+    if len(text) > 9 or int(text) > limits.MAX_ELEMENTS:
+        raise LimitError(f"{text} components is above the limit of {limits.MAX_ELEMENTS}", Span.of(token))
+    return int(text)
+
+
+def _declared(name: str, shape: tuple):
+    """A real symbol, or a vector/matrix of component symbols named x[0] or W[0, 1]."""
+    if not shape:
+        return symbol(name)
+    if len(shape) == 1:
+        return from_elements(shape, [symbol(f"{name}[{i}]") for i in range(shape[0])])
+    rows, columns = shape
+    if rows * columns > limits.MAX_ELEMENTS:
+        raise LimitError(f"{rows}×{columns} components is above the limit of {limits.MAX_ELEMENTS}")
+    return from_elements(shape, [symbol(f"{name}[{i}, {j}]") for i in range(rows) for j in range(columns)])
+
+
+def _name_shared_parts(value) -> tuple[list, object]:
+    """A large value is shown as t1 = …, t2 = …, then the value in terms of them.
+
+    An expression that shares subexpressions can be astronomically large as a
+    tree; with its shared parts named, the printout grows with the DAG instead.
+    """
+    if isinstance(value, np.ndarray) or not (isinstance(value, sp.Basic) or hasattr(value, "shape")):
+        return [], value
+    items = [e for e in elements(value)]
+    if sum(tree_size(e) for e in items if isinstance(e, sp.Basic)) <= limits.NAMED_PARTS_ABOVE:
+        return [], value
+    named, reduced = named_subexpressions(items, min_size=8)
+    size = sum(tree_size(e) for _, e in named) + sum(tree_size(e) for e in reduced)
+    if size > limits.MAX_PRINTED_NODES:
+        raise LimitError(
+            f"the result has about {size:.3g} nodes even with its shared parts named, above the limit of "
+            f"{limits.MAX_PRINTED_NODES}; evaluate it at a point with `at` instead"
+        )
+    return named, from_elements(shape_of(value), reduced)
+
+
+def _render_named(named: list, shown) -> tuple[str, str]:
+    """Plain and LaTeX text, with the named parts first (t1 = … reads back as gradlang)."""
+    text, latex = _render(shown)
+    if not named:
+        return text, latex
+    parts = [_render(expr) for _, expr in named]
+    text = "\n".join(f"{name} = {plain}" for (name, _), (plain, _) in zip(named, parts)) + "\n" + text
+    rows = [f"{sp.latex(name)} &= {tex}" for (name, _), (_, tex) in zip(named, parts)]
+    latex = "\\begin{aligned}\n" + " \\\\\n".join(rows + [f"&{latex}"]) + "\n\\end{aligned}"
+    return text, latex
+
+
+def _render(value) -> tuple[str, str]:
+    """Plain and LaTeX text of a value (the renderers live in gradlang.render)."""
+    from gradlang.render.latex import to_latex
+    from gradlang.render.plain import to_plain
+
+    return to_plain(value), to_latex(value)
+
+
+def _explanations(derivations: list) -> tuple:
+    """Step-by-step derivations of the derivative calls inside an explain statement."""
+    from gradlang.explain.backward import backward_view
+    from gradlang.explain import explain
+
+    return tuple(backward_view(r) if r.operation == "backward" else explain(r) for r in derivations)

@@ -1,0 +1,156 @@
+"""`e at x = v`: substitute values, exactly or through compiled NumPy code.
+
+Three paths, chosen by what is given:
+- exact values for every symbol: SymPy substitution, exact in, exact out
+  (division by zero is an error, a complex result is an error: gradlang is real);
+- a float anywhere and no symbol left over: compiled NumPy evaluation, IEEE 754
+  semantics (inf, nan) as NumPy and the frameworks give;
+- a list given to a scalar symbol: elementwise NumPy evaluation, the lists
+  broadcast together, the batch axis first (as jax.vmap puts it).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.budget import OutOfTime, budget, is_mine
+from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.expr.exact import combine
+from gradlang.core.floats import fold_floats
+from gradlang.lazy import np
+from gradlang.expr.values import elements, from_elements, is_condition, shape_of, to_symbolic
+from gradlang.expr.walk import dag_atoms, dag_has, rebuild, rebuild_all
+
+TIDY_TIME_LIMIT = 0.5
+
+
+def substitute(value, pairs: list, batch: list, notes: list | None = None):
+    """The value with `pairs` (symbol, value) substituted and `batch` (symbol, array) mapped over.
+
+    Warnings about evaluating exactly at a kink or tie go to `notes`.
+    """
+    value = to_symbolic(value)
+    if batch:
+        _warn_kinks_batch(value, pairs, batch, notes)
+        return _batch(value, pairs, batch)
+    mapping = dict(pairs)
+    items = elements(value)
+    if mapping:
+        _warn_kinks(items, mapping, notes)
+    if _inexact(mapping.values()) or _inexact(items):
+        return _floating(value, items, mapping)
+    return _exact(value, items, mapping)
+
+
+def _warn_kinks(items, mapping, notes) -> None:
+    if notes is None:
+        return
+    from gradlang.tools.kinks import kink_warnings
+
+    notes.extend(w for w in kink_warnings([e for e in items if isinstance(e, sp.Expr)], mapping) if w not in notes)
+
+
+def _warn_kinks_batch(value, pairs, batch, notes) -> None:
+    if notes is None:
+        return
+    from gradlang.tools.kinks import kink_warnings_batch
+
+    mapping = dict(pairs)
+    items = [rebuild(e, mapping) for e in elements(value) if isinstance(e, sp.Expr)]
+    symbols, arrays = [s for s, _ in batch], [a for _, a in batch]
+    notes.extend(w for w in kink_warnings_batch(items, symbols, arrays) if w not in notes)
+
+
+def settle(value):
+    """A printed value: floats make numbers floating point, exact numbers are tidied."""
+    if isinstance(value, np.ndarray):
+        return value
+    return substitute(value, [], [])
+
+
+def _inexact(exprs) -> bool:
+    """Whether a float (or an IEEE special) appears anywhere: one walk over the shared DAG of all."""
+    return dag_has([e for e in exprs if isinstance(e, sp.Basic)], sp.Float, sp.oo, -sp.oo, sp.nan)
+
+
+def _free_symbols(items) -> set:
+    return dag_atoms([e for e in items if isinstance(e, sp.Basic)], sp.Symbol)
+
+
+def _exact(value, items, mapping):
+    results = [_tidy(e) for e in _rebuilt(items, mapping, combine)]
+    for result in results:
+        if isinstance(result, sp.Expr) and dag_has(result, sp.zoo, sp.nan):
+            raise ValueError("the result is undefined at this point (division by zero)")
+        if isinstance(result, sp.Expr) and result.is_number and result.is_extended_real is False:
+            raise ValueError(f"the result {result} is not a real number")
+    return from_elements(shape_of(value), results)
+
+
+def _rebuilt(items: list, mapping: dict, combine=None) -> list:
+    """Every SymPy item rebuilt with the mapping in one walk over their shared DAG; others kept."""
+    rebuilt = iter(rebuild_all([e for e in items if isinstance(e, sp.Basic)], mapping, combine))
+    return [next(rebuilt) if isinstance(e, sp.Basic) else e for e in items]
+
+
+def _tidy(expr):
+    """Cancel an exact number into one fraction (cheap, bounded); symbols are left alone."""
+    if not (isinstance(expr, sp.Expr) and expr.is_number) or expr.is_Rational:
+        return expr
+    try:
+        with budget(TIDY_TIME_LIMIT) as token:
+            return sp.cancel(expr)
+    except OutOfTime as expiry:
+        if not is_mine(expiry, token):
+            raise
+    return expr
+
+
+def _floating(value, items, mapping):
+    """Floats involved: IEEE numbers when nothing stays symbolic, else SymPy floats."""
+    symbols = sorted(mapping, key=sp.default_sort_key)
+    leftover = _free_symbols(items) - set(symbols)
+    if leftover or any(is_condition(e) for e in items) or not all(_is_real_number(mapping[s]) for s in symbols):
+        return from_elements(shape_of(value), fold_floats(rebuild_all(items, mapping)))
+    items = [sp.nan if _is_complex_number(e) else e for e in items]
+    if not symbols:
+        return from_elements(shape_of(value), fold_floats(items))
+    from gradlang.expr.numeric import evaluate, to_sympy_number
+
+    outputs = evaluate(items, symbols, [float(mapping[s]) for s in symbols])
+    return from_elements(shape_of(value), [to_sympy_number(o) for o in outputs])
+
+
+def _is_complex_number(expr) -> bool:
+    """sqrt(-4.0) and the like: NaN in IEEE arithmetic, as NumPy gives."""
+    return isinstance(expr, sp.Expr) and expr.is_number and expr.is_extended_real is False
+
+
+def _is_real_number(expr) -> bool:
+    return isinstance(expr, sp.Expr) and expr.is_number and (expr.is_comparable or expr in (sp.oo, -sp.oo, sp.nan))
+
+
+def _batch(value, pairs: list, batch: list) -> np.ndarray:
+    """Evaluate elementwise over the given lists: shape (batch..., value...)."""
+    try:
+        batch_shape = np.broadcast_shapes(*[array.shape for _, array in batch])
+    except builtins.ValueError:  # NumPy's, not gradlang's ValueError imported above
+        shown = " and ".join(str(len(a)) if a.ndim == 1 else str(a.shape) for _, a in batch)
+        raise ShapeError(f"lists of lengths {shown} cannot be evaluated together (equal lengths, or length 1)") from None
+    if int(np.prod(batch_shape)) * max(1, len(elements(value))) > limits.MAX_NUMERIC_POINTS:
+        raise LimitError(f"evaluating at more than {limits.MAX_NUMERIC_POINTS} points is above the limit")
+    mapping = dict(pairs)
+    items = _rebuilt(elements(value), mapping)
+    symbols = [s for s, _ in batch]
+    leftover = _free_symbols(items) - set(symbols)
+    if leftover:
+        names = ", ".join(sorted(str(s) for s in leftover))
+        raise ValueError(f"a list is given, so every symbol needs a value; {names} has none")
+    from gradlang.expr.numeric import evaluate
+
+    outputs = evaluate(items, symbols, [array for _, array in batch])
+    stacked = np.stack([np.broadcast_to(o, batch_shape) for o in outputs], axis=-1)
+    return stacked.reshape(batch_shape + shape_of(value))

@@ -1,0 +1,1 @@
+"""Derivatives: diff, grad, jacobian, hessian, blocked, and the reverse-mode DAG engine."""

@@ -1,0 +1,221 @@
+"""Derivatives with stop_gradient: diff, grad, jacobian, hessian and blocked.
+
+The one idea: before SymPy differentiates, every stopped subexpression and
+every piecewise-constant function application is swapped for a fresh constant
+placeholder symbol (`freeze`); after, the placeholders are swapped back
+(`thaw`). So `stop_gradient(u)` contributes nothing and its argument is never
+differentiated (SymPy would otherwise differentiate it and multiply by zero,
+which is ruinously slow on large arguments), while the stop itself survives
+into the result, so higher derivatives come out right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.derive import dag
+from gradlang.errors import DiffError, LimitError, ShapeError
+from gradlang.expr.primitives import constant_classes
+from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, describe_shape
+from gradlang.expr.walk import dag_atoms, dag_has, rebuild, tree_size
+
+TREE_WORK_LIMIT = 2_000  # tree nodes x variables that sympy.diff may be asked to walk in one call
+BLOCKED_SIMPLIFY_SIZE = 2_000  # tree nodes above which blocked() leaves its difference unsimplified
+
+_CONSTANT_CLASSES = constant_classes()  # stop_gradient and the piecewise-constant functions
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """An expression with its constant parts replaced by placeholder symbols."""
+
+    expr: sp.Expr
+    thaw_map: dict
+
+    def thaw(self, expr: sp.Expr) -> sp.Expr:
+        return rebuild(expr, self.thaw_map) if self.thaw_map else expr
+
+
+def freeze(expr: sp.Expr) -> Frozen:
+    """Swap stopped and piecewise-constant subexpressions for constant symbols."""
+    constants = dag_atoms(expr, *_CONSTANT_CLASSES)
+    if not constants:
+        return Frozen(expr, {})
+    placeholders = {e: sp.Dummy("c", real=True) for e in constants}
+    return Frozen(rebuild(expr, placeholders), {d: e for e, d in placeholders.items()})
+
+
+def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
+    """The order-th derivative of a scalar expression, stops treated as constants."""
+    items = [expr]
+    for _ in range(order):
+        items = _derivatives_by(items, symbol)
+    return items[0]
+
+
+def _derivatives_by(items: list, symbol: sp.Symbol) -> list:
+    """d e / d symbol for each e: sympy.diff when small, else one forward or backward pass on the DAG."""
+    if _on_tree(items, 1):
+        return [tree_derivative(e, symbol) for e in items]
+    if not dag_has(items, symbol):
+        return [sp.S.Zero] * len(items)
+    return [row[0] for row in dag.jacobian_rows(items, [symbol])]
+
+
+def _gradient(expr: sp.Expr, symbols: list) -> list:
+    """First derivatives of a scalar by many symbols: one backward pass unless tiny."""
+    if _on_tree([expr], len(symbols)):
+        return tree_gradient(expr, symbols)
+    return dag.gradient_list(expr, symbols)
+
+
+def _on_tree(items: list, variables: int) -> bool:
+    """Small enough for sympy.diff, whose forms the step-by-step derivations of explain share.
+
+    The tree path differentiates each component by each variable separately and
+    repeats every shared node once per path to it; bounding its whole work (tree
+    nodes times variables) by a constant keeps every derivative linear in the
+    size of the DAG: anything bigger is reverse (or forward) accumulation.
+    """
+    budget = TREE_WORK_LIMIT // max(variables, 1)
+    return tree_size(items, cap=budget + 1) <= budget
+
+
+def tree_derivative(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:
+    """sympy.diff with the stops frozen: the tree path (and the oracle of the DAG engine's tests)."""
+    return tree_gradient(expr, [symbol])[0]
+
+
+def tree_gradient(expr: sp.Expr, symbols) -> list[sp.Expr]:
+    """First derivatives by many symbols on the tree path, freezing once."""
+    frozen = freeze(expr)
+    present = dag_atoms(frozen.expr, sp.Symbol)
+    return [frozen.thaw(sp.diff(frozen.expr, s)) if s in present else sp.S.Zero for s in symbols]
+
+
+def check_symbol(value, operation: str) -> sp.Symbol:
+    """A scalar symbol or component to differentiate by, or a DiffError."""
+    if isinstance(value, sp.Symbol) and not isinstance(value, sp.Dummy):
+        return value
+    raise DiffError(f"{operation} differentiates with respect to a symbol, not {_show(value)}")
+
+
+def check_variables(value, operation: str):
+    """A scalar symbol, or a vector/matrix whose every component is a symbol."""
+    if is_scalar(value):
+        return check_symbol(value, operation)
+    if hasattr(value, "shape") and all(isinstance(e, sp.Symbol) for e in elements(value)):
+        return value
+    raise DiffError(f"{operation} differentiates with respect to symbols, and {_show(value)} has non-symbols")
+
+
+def _show(value) -> str:
+    if is_scalar(value):
+        return f"'{value}'"
+    return describe_shape(shape_of(value))
+
+
+def diff(expr, specs: list[tuple[sp.Symbol, int]]):
+    """diff(e, x, n, y, ...): mixed partials left to right, elementwise on arrays (forward mode)."""
+    total = sum(n for _, n in specs)
+    if total > limits.MAX_DERIVATIVE_ORDER:
+        raise LimitError(f"derivative order {total} is above the limit of {limits.MAX_DERIVATIVE_ORDER}")
+    items = elements(expr)
+    for symbol, n in specs:
+        for _ in range(n):
+            items = _derivatives_by(items, symbol)
+    return items[0] if is_scalar(expr) else from_elements(shape_of(expr), items)
+
+
+def grad(expr, wrt):
+    """Gradient of a scalar, shaped like the variables."""
+    if not is_scalar(expr):
+        raise ShapeError(f"grad needs a scalar expression, got {describe_shape(shape_of(expr))}; use jacobian")
+    if is_scalar(wrt):
+        return derivative(expr, wrt)
+    return from_elements(shape_of(wrt), _gradient(expr, elements(wrt)))
+
+
+def jacobian(expr, wrt):
+    """Matrix of d expr_i / d x_j (a scalar expr or scalar x gives a vector, as in JAX)."""
+    if len(shape_of(wrt)) == 2 or len(shape_of(expr)) == 2:
+        raise ShapeError(
+            f"jacobian takes a vector or scalar expression and variables, got "
+            f"{describe_shape(shape_of(expr))} and {describe_shape(shape_of(wrt))}"
+        )
+    if is_scalar(expr):
+        return grad(expr, wrt)
+    if is_scalar(wrt):
+        return diff(expr, [(wrt, 1)])
+    items, symbols = elements(expr), elements(wrt)
+    _check_size(len(items) * len(symbols))
+    if _on_tree(items, len(symbols)):
+        return sp.ImmutableMatrix([tree_gradient(e, symbols) for e in items])
+    return sp.ImmutableMatrix(dag.jacobian_rows(items, symbols))
+
+
+def hessian(expr, wrt):
+    """Matrix of second partials of a scalar expression (forward over reverse on the DAG)."""
+    if not is_scalar(expr):
+        raise ShapeError(f"hessian needs a scalar expression, got {describe_shape(shape_of(expr))}")
+    if len(shape_of(wrt)) == 2:
+        raise ShapeError(f"hessian takes a scalar or vector of variables, got {describe_shape(shape_of(wrt))}")
+    if is_scalar(wrt):
+        return derivative(expr, wrt, 2)
+    symbols = elements(wrt)
+    _check_size(len(symbols) ** 2)
+    if _on_tree([expr], len(symbols) ** 2):
+        return sp.ImmutableMatrix([tree_gradient(d, symbols) for d in tree_gradient(expr, symbols)])
+    return sp.ImmutableMatrix(dag.hessian_rows(expr, symbols))
+
+
+def derivative_like(expr, wrt):
+    """The derivative in the shape blocked() promises: diff, grad or jacobian."""
+    if is_scalar(wrt):
+        return diff(expr, [(wrt, 1)])
+    if is_scalar(expr):
+        return grad(expr, wrt)
+    return jacobian(expr, wrt)
+
+
+def blocked(expr, wrt, simplify):
+    """The part of the true derivative that the stops removed, simplified.
+
+    It is a value, not something to differentiate further, so the stops left in
+    the surrogate derivative are removed too: for x*sg(x) it is 2x - x = x.
+    """
+    true = derivative_like(unstopped(expr), wrt)
+    surrogate = derivative_like(expr, wrt)
+    difference = from_elements(shape_of(true), [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))])
+    if sum(tree_size(e) for e in elements(difference)) > BLOCKED_SIMPLIFY_SIZE:
+        return difference  # bounded by size, so the printed result does not depend on the machine
+    return simplify(difference)
+
+
+def _check_size(count: int) -> None:
+    if count > limits.MAX_ELEMENTS:
+        raise LimitError(f"the result would have {count} components, above the limit of {limits.MAX_ELEMENTS}")
+
+
+@dataclass(frozen=True)
+class DerivativeRequest:
+    """One derivative taken inside an explain statement: what explain shows.
+
+    operation is "diff", "grad", "jacobian", "hessian" or "blocked"; expr is the
+    value differentiated; specs are the (symbol, order) pairs of diff, or wrt the
+    variables of the others; result is the value returned; span is where the
+    call stands in the source; definitions are the source texts of the user
+    functions unfolded while building expr (shown as the definition step).
+    """
+
+    operation: str
+    expr: object
+    wrt: object
+    specs: tuple
+    result: object
+    span: object
+    definitions: tuple = ()

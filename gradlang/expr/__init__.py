@@ -1,0 +1,1 @@
+"""What an expression is: shapes, primitives, stop_gradient, exact arithmetic, DAG walks, compiled NumPy."""

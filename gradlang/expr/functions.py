@@ -1,0 +1,178 @@
+"""gradlang's own SymPy functions for the non-smooth builtins of the language reference (docs/language.md), section 5.
+
+SymPy's `Max` gives 1/2 to every tied argument whatever their number, its
+`sign`/`floor` differentiate into `DiracDelta`, and its Heaviside terms
+lambdify into slow, fragile `select` calls. gradlang instead uses:
+
+- `Maximum` / `Minimum`: one reduction over any number of arguments whose
+  derivative is a tie-aware share, `MaxShare(k, a_0, ..., a_n)`: 1/t when a_k
+  attains the extremum together with t arguments in all, else 0.
+- `Relu`, whose derivative is `where(u > 0, 1, 0)` (0 at 0).
+- `Round` (halves to even, as NumPy and tf.round).
+- `Where(c, a, b)`, which differentiates its branches only.
+
+Each class's derivative is the `partial` rule of its record in the registry
+(gradlang/expr/primitives/); the piecewise-constant ones (round, the shares) take
+the zero-derivative mixin, and derive.py treats them, with sign, floor and
+ceiling, as constants like stop_gradient.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy.logic.boolalg import BooleanFalse, BooleanTrue
+
+from gradlang.expr.primitives.record import GradlangFunction, ZeroDerivative
+
+
+def _comparable(args) -> bool:
+    return all(a.is_comparable for a in args)
+
+
+class _Reduction(GradlangFunction):
+    """max/min over all arguments at once; the derivative splits ties equally."""
+
+    pick = max
+    share_class: type
+
+    @classmethod
+    def eval(cls, *args):
+        if not args:
+            raise TypeError(f"{cls.__name__} needs at least one argument")
+        if len(args) == 1:
+            return args[0]
+        if _comparable(args):
+            return cls.pick(args, key=lambda a: a.evalf(30))
+        return None
+
+    def _latex(self, printer, exp=None):
+        name = r"\max" if self.pick is max else r"\min"
+        tex = rf"{name}\left({', '.join(printer._print(a) for a in self.args)}\right)"
+        return tex if exp is None else rf"{tex}^{{{exp}}}"
+
+    def _eval_is_extended_real(self):
+        return all(a.is_extended_real for a in self.args) or None
+
+
+class _Share(ZeroDerivative, sp.Function):
+    """The share of argument k in the derivative of a max/min (piecewise constant)."""
+
+    pick = max
+
+    @classmethod
+    def eval(cls, k, *args):
+        if not args or not _comparable(args):
+            return None
+        values = [a.evalf(30) for a in args]
+        extremum = cls.pick(values)
+        tied = [v == extremum for v in values]
+        return sp.Rational(1, sum(tied)) if tied[int(k)] else sp.S.Zero
+
+    def _eval_is_extended_real(self):
+        return True
+
+    def _eval_is_nonnegative(self):
+        return True
+
+
+class MaxShare(_Share):
+    pick = max
+
+
+class MinShare(_Share):
+    pick = min
+
+
+class Maximum(_Reduction):
+    pick = max
+    share_class = MaxShare
+
+
+class Minimum(_Reduction):
+    pick = min
+    share_class = MinShare
+
+
+class Relu(GradlangFunction):
+    """relu(u) = max(u, 0) with derivative 1 where u > 0, else 0 (0 at 0)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_comparable:
+            return u if u > 0 else (u * 0 if u.is_Float else sp.S.Zero)
+        if u.is_nonnegative:
+            return u
+        if u.is_nonpositive:
+            return sp.S.Zero
+        return None
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+    def _eval_is_nonnegative(self):
+        return True if self.args[0].is_extended_real else None
+
+
+class Round(ZeroDerivative, sp.Function):
+    """round(u): nearest integer, halves to even (NumPy, tf.round)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_Integer:
+            return u
+        if u.is_Float:
+            return sp.Float(round(float(u)))
+        if u.is_Rational or (u.is_number and u.is_comparable):
+            return sp.Integer(round(sp.Rational(u) if u.is_Rational else sp.Rational(str(u.evalf(40)))))
+        return None
+
+    def _eval_is_integer(self):
+        return self.args[0].is_extended_real or None
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+
+class Where(sp.Function):
+    """where(c, a, b): a where the condition holds, else b; only a and b are differentiated."""
+
+    nargs = 3
+
+    @classmethod
+    def eval(cls, condition, a, b):
+        if isinstance(condition, BooleanTrue) or condition is True:
+            return a
+        if isinstance(condition, BooleanFalse) or condition is False:
+            return b
+        if a == b:
+            return a
+        return None
+
+    def _eval_derivative(self, symbol):
+        condition, a, b = self.args
+        return Where(condition, a.diff(symbol), b.diff(symbol))
+
+    def _eval_is_extended_real(self):
+        _, a, b = self.args
+        return (a.is_extended_real and b.is_extended_real) or None
+
+
+def _real_argument_first(sympy_rule):
+    """tanh of an extended-real argument is real and finite. SymPy's own rules for
+    those facts first split the argument into real and imaginary parts, expanding it
+    as a tree: exponential in the depth of a self-composed function (issue 12, #15)."""
+
+    def rule(self):
+        if self.args[0].is_extended_real:
+            return True
+        return sympy_rule(self)
+
+    return rule
+
+
+for _fact in ("finite", "real"):  # SymPy looks the rules up in a table built with the class
+    sp.tanh._prop_handler[_fact] = _real_argument_first(sp.tanh._prop_handler[_fact])

@@ -1,0 +1,218 @@
+"""Numbers from SymPy values: NumPy code, one line per distinct operation of the DAG.
+
+One compiled function per (expressions, symbols), cached. Floating point
+follows IEEE 754 (inf, nan) as NumPy does. Every primitive is printed as its
+record in the registry says (gradlang/expr/primitives/): a NumPy function by name,
+or its own NumPy implementation passed to lambdify as a helper (max/min
+reducing over all their arguments, the shares splitting ties equally, relu),
+stop_gradient as the identity.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import sympy as sp
+from sympy.core.relational import Relational
+from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import precedence
+
+from gradlang.expr import primitives
+from gradlang.expr.graph import build_dag
+from gradlang.expr.masking import mask_untaken
+
+
+def _helpers() -> dict:
+    """NumPy implementations of the primitives that NumPy has no single function for, by helper name."""
+    return {f"_gl_{r.name}": r.numpy for r in primitives.records() if callable(r.numpy)}
+
+
+HELPERS = _helpers()
+
+
+_FLAT_TERMS = 256  # a longer sum or product is printed as a balanced tree of parentheses
+
+
+def _balanced(operator: str, parts: list) -> str:
+    """a + b + c + … as ((a + b) + (c + d)) + …: Python's compiler recurses once per level of a flat chain."""
+    while len(parts) > 1:
+        pairs = [f"({parts[i]}{operator}{parts[i + 1]})" for i in range(0, len(parts) - 1, 2)]
+        parts = pairs + parts[len(parts) - len(parts) % 2 :]
+    return parts[0]
+
+
+class _Printer(NumPyPrinter):
+    """NumPy code for gradlang's values: every primitive as its record spells it."""
+
+    # Terms in SymPy's own order: sorting a sum for display costs O(n^2) in its number of terms.
+    _default_settings = dict(NumPyPrinter._default_settings, order="none")
+
+    def _print_Add(self, expr, order=None):
+        if len(expr.args) <= _FLAT_TERMS:
+            return super()._print_Add(expr, order)
+        return _balanced(" + ", [self.parenthesize(a, precedence(expr)) for a in expr.args])
+
+    def _print_Mul(self, expr):
+        if len(expr.args) <= _FLAT_TERMS:
+            return super()._print_Mul(expr)
+        return _balanced("*", [self.parenthesize(a, precedence(expr)) for a in expr.args])
+
+    def _print(self, expr, **kwargs):
+        record = primitives.by_class(type(expr)) if isinstance(expr, sp.Function) else None
+        if record is None or record.numpy is None:
+            return super()._print(expr, **kwargs)
+        args = ", ".join(self._print(a) for a in expr.args)
+        if callable(record.numpy):
+            return f"_gl_{record.name}({args})"
+        if "{args}" in record.numpy:
+            return record.numpy.format(args=args)
+        return f"numpy.{record.numpy}({args})"
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 256
+
+
+def dag_cse(exprs, symbols) -> tuple[list, list, list]:
+    """Common subexpressions from the DAG: (argument names, assignments, outputs).
+
+    Every distinct compound subexpression becomes one assignment, computed once,
+    so the code is as large as the DAG, never as the tree (SymPy's own `cse`
+    walks the tree, which is exponential for expressions that share deeply).
+    """
+    dag = build_dag(list(exprs))
+    arguments = [sp.Symbol(f"_a{j}") for j in range(len(symbols))]
+    given = dict(zip(symbols, arguments))
+    names: list = []
+    assignments: list = []
+    for i, (node, kids) in enumerate(zip(dag.nodes, dag.children)):
+        if node in given:
+            names.append(given[node])
+        elif node is sp.I:
+            names.append(sp.nan)  # gradlang is real: a non-real value is NaN, as in NumPy's float64
+        elif not kids or isinstance(node, _INLINE):
+            names.append(node)
+        else:
+            name = sp.Symbol(f"_t{i}")
+            args = [names[k] for k in kids]
+            assignments.append((name, _rebuilt(node, args)))
+            names.append(name)
+    return arguments, assignments, [names[r] for r in dag.roots]
+
+
+_INLINE = (sp.Number, sp.NumberSymbol)
+
+
+def _rebuilt(node, args):
+    """A node over stand-in names. Add, Mul and Pow must not be re-canonicalised; a NaN
+    operand (a non-real constant) makes them NaN, and a comparison with NaN is false
+    except `!=`, as in IEEE 754 (SymPy refuses to compare with NaN)."""
+    if sp.nan in args:
+        if isinstance(node, Relational):
+            return sp.true if isinstance(node, sp.Ne) else sp.false
+        return node.func(*args)
+    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
+        return node.func(*args, evaluate=False)
+    return node.func(*args)
+
+
+def compile_function(exprs: tuple, symbols: tuple):
+    """A NumPy function of `symbols` returning the list of `exprs`, cached."""
+    key = (exprs, symbols)
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
+    namespace = {"numpy": np, **HELPERS}
+    exec(compile(function_source(arguments, assignments, outputs), "<gradlang>", "exec"), namespace)
+    function = namespace["_f"]
+    _CACHE[key] = function
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return function
+
+
+def function_source(arguments, assignments, outputs) -> str:
+    """Python source of `_f(_a0, ...)`: one line per assignment of dag_cse, then the outputs.
+
+    Sums, products and one-argument functions over names are printed directly,
+    as the printer would print them (SymPy's printer costs about a millisecond
+    a line: minutes for a big gradient); the rest by the printer. Executed in a
+    namespace of NumPy and the helpers, not lambdify's `from numpy import *`
+    (0.2 s of every program that evaluates a float).
+    """
+    code = _Coder(_Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True}))
+    lines = [f"def _f({', '.join(str(a) for a in arguments)}):"]
+    lines += [f"    {name} = {code.node(expr)}" for name, expr in assignments]
+    lines.append(f"    return [{', '.join(code.node(e) for e in outputs)}]")
+    return "\n".join(lines) + "\n"
+
+
+class _Coder:
+    """Code of one node whose args are atoms (names and numbers)."""
+
+    def __init__(self, printer: _Printer):
+        self.printer = printer
+        self.templates: dict = {}
+
+    def atom(self, atom) -> str:
+        text = self.printer.doprint(atom)
+        return text if atom.is_Symbol else f"({text})"
+
+    def node(self, expr) -> str:
+        if expr.is_Atom:
+            return self.atom(expr)
+        if isinstance(expr, (sp.Add, sp.Mul)) and all(a.is_Atom for a in expr.args):
+            operator = " + " if expr.is_Add else "*"
+            parts = [self.atom(a) for a in expr.args]
+            return _balanced(operator, parts) if len(parts) > _FLAT_TERMS else operator.join(parts)
+        template = self._template(expr)
+        if template is not None:
+            return template.replace(_SLOT_CODE, self.atom(expr.args[0]))
+        return self.printer.doprint(expr)
+
+    def _template(self, expr):
+        """`numpy.tanh(_slot_)` for a one-argument function class, printed once per class."""
+        cls = type(expr)
+        if cls not in self.templates:
+            self.templates[cls] = None
+            if isinstance(expr, sp.Function) and len(expr.args) == 1 and expr.args[0].is_Atom:
+                text = self.printer.doprint(cls(_SLOT))
+                self.templates[cls] = text if text.count(_SLOT_CODE) == 1 else None
+        return self.templates[cls]
+
+
+_SLOT = sp.Symbol("_slot_")
+_SLOT_CODE = "_slot_"
+
+
+def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:
+    """Evaluate scalar expressions at NumPy values (broadcast together), IEEE semantics."""
+    function = compile_function(tuple(exprs), tuple(symbols))
+    arrays = [np.asarray(v, dtype=float) for v in values]
+    with np.errstate(all="ignore"):
+        outputs = function(*arrays)
+    shape = np.broadcast_shapes(*[a.shape for a in arrays]) if arrays else ()
+    return [np.broadcast_to(_real(o), shape) for o in outputs]
+
+
+def _real(output) -> np.ndarray:
+    """A float64 array: a non-real component is NaN (IEEE, as numpy.sqrt(-1.0) gives)."""
+    output = np.asarray(output)
+    if np.iscomplexobj(output):
+        output = np.where(output.imag == 0, output.real, np.nan)
+    return np.asarray(output, dtype=float)
+
+
+def to_sympy_number(x: float) -> sp.Expr:
+    """A float64 as a SymPy number (inf and nan included)."""
+    x = float(x)
+    if np.isnan(x):
+        return sp.nan
+    if np.isinf(x):
+        return sp.oo if x > 0 else -sp.oo
+    return sp.Float(x)

@@ -1,0 +1,91 @@
+"""The registry of primitives: every function of the language as one record.
+
+Records are written in the modules of this package (elementwise.py,
+nonsmooth.py, vectors.py), each next to the SymPy class it needs when SymPy
+has none. The registry is filled on first use, so a module that defines one
+of the classes (functions.py) can import the record vocabulary without a
+cycle. Everything that lists primitives asks here: the builtin table, the
+lexer, the NumPy printer, the export printers and preludes, the kink checks,
+the DAG rules and the "constants to differentiation" set.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from gradlang.expr.primitives.record import (
+    SYMPY,
+    TARGETS,
+    Export,
+    GradlangFunction,
+    Kink,
+    Ops,
+    Primitive,
+    ZeroDerivative,
+    helpers,
+    same,
+    unary,
+)
+
+_MODULES = ("elementwise", "nonsmooth", "vectors")
+_BY_NAME: dict = {}
+_BY_CLASS: dict = {}
+_RECORDS: list = []
+_loaded = False
+
+
+def register(record: Primitive) -> Primitive:
+    """Add a record; its names and its class must be new."""
+    for name in record.names:
+        if name in _BY_NAME:
+            raise RuntimeError(f"primitive {name!r} is registered twice")
+        _BY_NAME[name] = record
+    if record.cls is not None:
+        if record.cls in _BY_CLASS:
+            raise RuntimeError(f"class {record.cls.__name__} has two records")
+        _BY_CLASS[record.cls] = record
+    _RECORDS.append(record)
+    return record
+
+
+def _load() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in _MODULES:
+            importlib.import_module(f"{__name__}.{module}")
+
+
+def records() -> tuple:
+    """Every record, in the order of registration."""
+    _load()
+    return tuple(_RECORDS)
+
+
+def lookup(name: str) -> Primitive | None:
+    """The record of a gradlang name or alias."""
+    _load()
+    return _BY_NAME.get(name)
+
+
+def by_class(cls) -> Primitive | None:
+    """The record whose values are instances of `cls` (exactly that class)."""
+    _load()
+    return _BY_CLASS.get(cls)
+
+
+def names() -> set:
+    """Every gradlang name and alias of a primitive."""
+    _load()
+    return set(_BY_NAME)
+
+
+def constant_classes() -> tuple:
+    """Classes whose derivative is zero: stop_gradient and the piecewise-constant functions."""
+    return tuple(r.cls for r in records() if r.zero_derivative)
+
+
+__all__ = [
+    "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "Ops", "Primitive", "ZeroDerivative",
+    "by_class", "constant_classes", "helpers", "lookup", "names", "records", "register", "same", "unary",
+]

@@ -1,0 +1,146 @@
+"""What a primitive is: one frozen record, and the small vocabulary records are written in.
+
+A `Primitive` holds everything gradlang knows about one function of the
+language: its names, how the builtin table applies it, the SymPy class that
+stands for it in values, its derivative (one rule, used by SymPy's `fdiff`,
+by the DAG engine and, through `fdiff`, by explain), its NumPy
+implementation, its LaTeX spelling, its kink and its spelling in each export
+target. Every table that lists primitives is derived from these records
+(JAX keeps `tanh_p` with its rules in the same way).
+
+A derivative rule is written once against `Ops`, a handful of constructors:
+SymPy's evaluated ones here (`SYMPY`), the DAG engine's sharing-preserving
+ones in dag/rules.py. So the rule that SymPy uses and the rule reverse mode
+uses cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import sympy as sp
+
+TARGETS = ("numpy", "jax", "torch", "tf")
+
+
+@dataclass(frozen=True)
+class Ops:
+    """Constructors a derivative rule builds its result with."""
+
+    add: Callable
+    mul: Callable
+    power: Callable
+    call: Callable  # call(function, *args)
+
+    def neg(self, expr):
+        return self.mul(sp.S.NegativeOne, expr)
+
+    def reciprocal(self, expr):
+        return self.power(expr, sp.S.NegativeOne)
+
+    def sub(self, a, b):
+        return self.add(a, self.neg(b))
+
+
+SYMPY = Ops(add=sp.Add, mul=sp.Mul, power=sp.Pow, call=lambda function, *args: function(*args))
+
+
+@dataclass(frozen=True)
+class Kink:
+    """Where the derivative is a convention, for kinks.py.
+
+    `kind` says how kinks.py reads the arguments: "point" (one argument, hit
+    when `hit(u)` holds), "tie" (max/min and their shares: hit when two
+    arguments attain the extremum) or "boundary" (where: its condition holds
+    with equality). `what` names the place ("at its kink", "at a jump"),
+    `convention` is what gradlang and the frameworks give there.
+    """
+
+    kind: str
+    convention: str
+    what: str = ""
+    hit: Callable | None = None  # NumPy: argument array -> boolean mask
+
+
+@dataclass(frozen=True)
+class Export:
+    """How one export target spells a primitive.
+
+    `spelling` is a function name (`"jnp.exp"`) called with the arguments, or
+    a template with `{args}` (`"({args}).detach()"`). `helper` is Python code
+    the module's prelude must define first (for the conventions of section 5
+    that the framework's own function does not follow).
+    """
+
+    spelling: str
+    helper: str = ""
+
+    def call(self, args: str) -> str:
+        return self.spelling.format(args=args) if "{args}" in self.spelling else f"{self.spelling}({args})"
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One function of the language, everything about it in one place."""
+
+    name: str  # the gradlang spelling: builtin name, plain output, lexer word
+    cls: type | None  # the SymPy class of its values (None: it builds another class's value, like sqrt)
+    doc: str
+    example: str
+    build: Callable  # SymPy value from SymPy arguments
+    group: str = "elementwise"  # the row of the builtin table in docs/language.md
+    apply: str = "elementwise"  # how builtins.py maps it over arguments (see builtins.APPLY)
+    aliases: tuple = ()
+    arity: tuple = (1, 1)  # (min, max); max None for any number
+    partial: Callable | None = None  # partial(ops, node, k): d node / d node.args[k]
+    zero_derivative: bool = False  # piecewise constant or stopped: a constant to differentiation
+    numpy: str | Callable | None = None  # a numpy function name, or an implementation
+    latex: str | None = None  # LaTeX name, for SymPy classes whose own LaTeX is not gradlang's
+    form: str = "call"  # plain form: "call" f(a, b), "vector" f([a, b]), "component" f([a, b])[k]
+    kink: Kink | None = None
+    export: dict = field(default_factory=dict)  # target -> Export
+
+    @property
+    def names(self) -> tuple:
+        return (self.name, *self.aliases)
+
+
+def unary(rule: Callable) -> Callable:
+    """A partial rule for a one-argument function, from rule(ops, node, u)."""
+    return lambda ops, node, k: rule(ops, node, node.args[0])
+
+
+def same(name: str, **overrides) -> dict:
+    """The export spelling when every framework has the function under one name."""
+    spelled = {"numpy": f"np.{name}", "jax": f"jnp.{name}", "torch": f"torch.{name}", "tf": f"tf.{name}"}
+    spelled.update(overrides)
+    return {target: Export(spelled[target]) if isinstance(spelled[target], str) else spelled[target] for target in TARGETS}
+
+
+def helpers(name: str, code: dict) -> dict:
+    """Export through a helper `name` whose code is given per target."""
+    return {target: Export(name, code[target]) for target in TARGETS}
+
+
+class ZeroDerivative:
+    """Mixin for a SymPy function whose derivative is zero (stop_gradient, round, the shares).
+
+    Both of SymPy's hooks answer zero, so no argument is ever differentiated
+    (JAX's `ad.defjvp_zero`).
+    """
+
+    def fdiff(self, argindex=1):
+        return sp.S.Zero
+
+    def _eval_derivative(self, symbol):
+        return sp.S.Zero
+
+
+class GradlangFunction(sp.Function):
+    """Base of gradlang's own SymPy functions: the derivative comes from the class's record."""
+
+    def fdiff(self, argindex=1):
+        from gradlang.expr.primitives import by_class
+
+        return by_class(type(self)).partial(SYMPY, self, argindex - 1)

@@ -1,0 +1,63 @@
+"""The stop_gradient primitive: value of its input, derivative zero.
+
+`StopGradient` is a SymPy function with a zero derivative rule, in the spirit
+of JAX's `lax.stop_gradient` with `ad.defjvp_zero`. It survives
+differentiation, so higher derivatives come out right, and numeric evaluation
+treats it as the identity (see numeric.py).
+
+Differentiation does not rely on the zero rule alone: SymPy would still
+differentiate the argument and multiply by zero, which is ruinously slow on
+large arguments. derive.py swaps every stopped subexpression for a constant
+placeholder symbol before differentiating (`freeze`) and swaps it back after
+(`thaw`); the zero rule here is the safety net.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.expr.primitives.record import ZeroDerivative
+from gradlang.expr.walk import dag_has, unwrap
+
+
+class StopGradient(ZeroDerivative, sp.Function):
+    """stop_gradient(u): value u, derivative 0 with respect to every variable."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, arg):
+        if isinstance(arg, StopGradient):
+            return arg
+        if not dag_has(arg, sp.Symbol):  # free_symbols walks the tree: exponential when shared
+            return arg
+        return None
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+    def _latex(self, printer, exp=None):
+        tex = rf"\operatorname{{sg}}\left({printer._print(self.args[0])}\right)"
+        return tex if exp is None else f"{tex}^{{{exp}}}"
+
+    def _eval_is_positive(self):
+        return self.args[0].is_positive
+
+    def _eval_is_negative(self):
+        return self.args[0].is_negative
+
+    def _eval_is_zero(self):
+        return self.args[0].is_zero
+
+    def _eval_is_integer(self):
+        return self.args[0].is_integer
+
+
+def stop_gradient(expr: sp.Expr) -> sp.Expr:
+    """Apply the primitive (constants and stopped values pass through)."""
+    return StopGradient(expr)
+
+
+def unstopped(expr: sp.Basic) -> sp.Basic:
+    """`expr` with every stop_gradient removed: the function it computes."""
+    return unwrap(expr, StopGradient)

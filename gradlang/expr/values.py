@@ -1,0 +1,109 @@
+"""Shapes of gradlang values: scalar, vector, matrix, and the elementwise rules.
+
+Scalars are SymPy expressions, vectors rank-1 `ImmutableDenseNDimArray`s,
+matrices `ImmutableMatrix`es, and many-numbers results NumPy arrays. Arithmetic
+broadcasts scalars only; any other mismatch is a ShapeError naming both shapes
+(stricter than NumPy on purpose: a silent row/column broadcast hides bugs).
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+from sympy.logic.boolalg import Boolean
+
+from gradlang import limits
+from gradlang.errors import LimitError, ShapeError
+from gradlang.lazy import np
+
+Shape = tuple
+
+
+def shape_of(value) -> Shape:
+    if isinstance(value, np.ndarray):
+        return value.shape
+    if isinstance(value, sp.MatrixBase):
+        return tuple(value.shape)
+    if isinstance(value, sp.NDimArray):
+        return tuple(value.shape)
+    return ()
+
+
+def is_scalar(value) -> bool:
+    return shape_of(value) == ()
+
+
+def is_condition(value) -> bool:
+    return isinstance(value, Boolean) and not isinstance(value, sp.Expr)
+
+
+def describe_shape(shape: Shape) -> str:
+    if len(shape) == 0:
+        return "a scalar"
+    if len(shape) == 1:
+        return f"a vector of length {shape[0]}"
+    return f"a {shape[0]}×{shape[1]} matrix"
+
+
+def elements(value) -> list:
+    """The components in row-major order (a scalar is its own single component)."""
+    if isinstance(value, np.ndarray):
+        return [sp.Float(v) for v in value.ravel()]
+    if isinstance(value, sp.MatrixBase):
+        return list(value)
+    if isinstance(value, sp.NDimArray):
+        return list(value)
+    return [value]
+
+
+def check_count(count: int) -> None:
+    if count > limits.MAX_ELEMENTS:
+        raise LimitError(f"{count} components is above the limit of {limits.MAX_ELEMENTS}")
+
+
+def from_elements(shape: Shape, items: list):
+    """Build a value of the given shape from its row-major components."""
+    if len(shape) == 0:
+        return items[0]
+    check_count(len(items))
+    if len(shape) == 1:
+        return sp.ImmutableDenseNDimArray(items, shape)
+    return sp.ImmutableMatrix(shape[0], shape[1], items)
+
+
+def to_symbolic(value):
+    """NumPy arrays become SymPy values (bounded in size); others pass through."""
+    if isinstance(value, np.ndarray):
+        check_count(value.size)
+        return from_elements(value.shape, elements(value))
+    return value
+
+
+def broadcast_shape(shapes: list[Shape]) -> Shape:
+    """The common shape of elementwise operands: scalars broadcast, others must agree."""
+    result: Shape = ()
+    for shape in shapes:
+        if shape == ():
+            continue
+        if result == ():
+            result = shape
+        elif shape != result:
+            raise ShapeError(f"shapes do not match: {describe_shape(result)} and {describe_shape(shape)}")
+    return result
+
+
+def elementwise(function, *values):
+    """Apply a scalar function componentwise, broadcasting scalars."""
+    values = [to_symbolic(v) for v in values]
+    shape = broadcast_shape([shape_of(v) for v in values])
+    if shape == ():
+        return function(*values)
+    count = math.prod(shape)
+    columns = [elements(v) if shape_of(v) else [v] * count for v in values]
+    return from_elements(shape, [function(*args) for args in zip(*columns)])
+
+
+def map_value(function, value):
+    """Apply a function to every component, keeping the shape."""
+    return elementwise(function, value)

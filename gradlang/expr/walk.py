@@ -1,0 +1,82 @@
+"""Walks over SymPy expressions that visit each distinct subexpression once.
+
+The evaluator shares subexpressions (a function applied to itself, a hidden
+layer feeding every output), so an expression can be small as a DAG and
+astronomically large as a tree. SymPy's own `has`, `atoms` and `xreplace` walk
+the tree; these helpers walk the DAG (`gradlang.dag.graph.build_dag`).
+"""
+
+from __future__ import annotations
+
+from sympy import Basic
+
+from gradlang.expr.graph import build_dag, tree_sizes
+
+
+def dag_nodes(exprs) -> tuple:
+    """The distinct subexpressions of one expression or a list of them."""
+    return build_dag(list(exprs) if isinstance(exprs, (list, tuple)) else [exprs]).nodes
+
+
+def dag_atoms(exprs, *classes) -> set:
+    """The distinct subexpressions that are instances of the classes."""
+    return {node for node in dag_nodes(exprs) if isinstance(node, classes)}
+
+
+def dag_has(exprs, *targets) -> bool:
+    """True when a subexpression equals one of the targets or is an instance of a target class."""
+    classes = tuple(t for t in targets if isinstance(t, type))
+    values = {t for t in targets if not isinstance(t, type)}
+    return any((classes and isinstance(n, classes)) or n in values for n in dag_nodes(exprs))
+
+
+def tree_size(exprs, cap: int = 10**18) -> int:
+    """How many nodes one expression or a list of them has when printed as trees (at most `cap`)."""
+    exprs = list(exprs) if isinstance(exprs, (list, tuple)) else [exprs]
+    dag = build_dag(exprs)
+    sizes = tree_sizes(dag, cap=cap)
+    return min(sum(sizes[r] for r in dag.roots), cap)
+
+
+def rebuild(expr, mapping: dict, combine=None):
+    """`expr.xreplace(mapping)` over the DAG; `combine(node, args)` builds each new node."""
+    return rebuild_all([expr], mapping, combine)[0]
+
+
+def rebuild_all(exprs: list, mapping: dict, combine=None) -> list:
+    """`rebuild` of many expressions at once: a node they share is rebuilt once."""
+    if not mapping:
+        return list(exprs)
+    dag = build_dag(list(exprs))
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        if node in mapping:
+            built.append(mapping[node])
+        elif not kids:
+            built.append(node)
+        else:
+            args = [built[k] for k in kids]
+            if all(a is b for a, b in zip(args, node.args)):
+                built.append(node)
+            else:
+                built.append(combine(node, args) if combine else node.func(*args))
+    return [built[r] for r in dag.roots]
+
+
+def unwrap(expr, cls):
+    """expr with every application of the one-argument class `cls` replaced by its argument."""
+    if not isinstance(expr, Basic):
+        return expr
+    dag = build_dag([expr])
+    if not any(isinstance(n, cls) for n in dag.nodes):
+        return expr
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if isinstance(node, cls):
+            built.append(args[0])
+        elif not kids or all(a is b for a, b in zip(args, node.args)):
+            built.append(node)
+        else:
+            built.append(node.func(*args))
+    return built[dag.roots[0]]

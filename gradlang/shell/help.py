@@ -1,0 +1,109 @@
+"""The REPL's help texts: statements, commands, and every builtin from its table entry.
+
+Builtin descriptions and examples live next to their implementations in
+builtins.py (`doc`, `example`); this module only arranges them, so help
+cannot drift from what the language offers.
+"""
+
+from __future__ import annotations
+
+STATEMENTS = (
+    ("x: R  ·  v: R^3  ·  W: R^(2,3)", "declare a real scalar, a vector or a matrix of symbols"),
+    ("name = expr", "evaluate now and bind the name"),
+    ("f(a, b) = expr", "define a function (the body is resolved at each call)"),
+    ("expr", "evaluate and print"),
+    ("explain expr", "the step-by-step derivation of every diff/grad/jacobian/hessian inside"),
+    ("expr at x = 2, v = [1, 2]", "substitute values and evaluate"),
+)
+
+COMMANDS = {
+    "help": (":help [NAME]", "this help, or help on one builtin, command or name"),
+    "vars": (":vars", "the names you have defined and their values"),
+    "reset": (":reset", "forget every definition"),
+    "load": (":load FILE", "run a script in this session"),
+    "format": (":format [NAME]", "show or set the output: pretty, plain, latex or json"),
+    "export": (":export TARGET [FILE]", "this session's functions as Python for jax, torch, tf or numpy"),
+    "quit": (":quit", "leave (Ctrl-D does too)"),
+}
+
+KEYWORDS = {
+    "at": "expr at x = v, y = w: substitute the values and evaluate (derivatives are taken first)",
+    "explain": "explain expr: print the derivation of every derivative inside expr, then its value",
+}
+
+GROUP_TITLES = {
+    "core": "core",
+    "elementwise": "elementwise",
+    "reduction": "reductions",
+    "vector": "vectors",
+    "algebra": "algebra",
+}
+
+
+def _table() -> dict:
+    from gradlang.core.builtins import TABLE
+
+    return TABLE
+
+
+def _constants() -> dict:
+    from gradlang.core.builtins import CONSTANTS
+
+    return CONSTANTS
+
+
+def _aliases(name: str) -> list[str]:
+    table = _table()
+    return [other for other, e in table.items() if e.function is table[name].function and other != name]
+
+
+def _builtin_groups() -> dict[str, list]:
+    """Builtins by group, in the table's order; an alias is listed with its first name."""
+    groups: dict[str, list] = {}
+    seen = set()
+    for entry in _table().values():
+        if entry.function not in seen:
+            seen.add(entry.function)
+            groups.setdefault(entry.group, []).append(entry)
+    return groups
+
+
+def builtin_line(entry) -> str:
+    aliases = _aliases(entry.name)
+    name = entry.name + (f" ({', '.join(aliases)})" if aliases else "")
+    return f"  {name:<26} {entry.doc}   e.g. {entry.example}"
+
+
+def general_help() -> str:
+    """Statements, commands and every builtin with a one-line description and example."""
+    lines = ["Statements (separated by newlines or ';'; newlines inside brackets continue):"]
+    lines += [f"  {form:<32} {text}" for form, text in STATEMENTS]
+    lines.append("\nCommands:")
+    lines += [f"  {form:<16} {text}" for form, text in COMMANDS.values()]
+    for group, entries in _builtin_groups().items():
+        lines.append(f"\nBuiltins, {GROUP_TITLES.get(group, group)}:")
+        lines += [builtin_line(entry) for entry in entries]
+    lines.append("\nConstants: " + ", ".join(_constants()))
+    lines.append("_ is the last result.  :help NAME for one builtin, e.g. :help grad")
+    return "\n".join(lines)
+
+
+def topic_help(name: str, user_names: dict | None = None) -> str:
+    """Help on one builtin, keyword, command, constant or user name."""
+    name = name.strip().lstrip(":")
+    table = _table()
+    if name in table:
+        entry = table[name]
+        aliases = _aliases(name)
+        also = f"\n  also called: {', '.join(aliases)}" if aliases else ""
+        return f"{name}: {entry.doc}\n  example: {entry.example}{also}"
+    if name in KEYWORDS:
+        return f"{name} (keyword): {KEYWORDS[name]}"
+    if name in COMMANDS:
+        form, text = COMMANDS[name]
+        return f"{form}: {text}"
+    if name in _constants():
+        return f"{name}: constant"
+    if user_names and name in user_names:
+        return f"{name}: defined in this session (see :vars)"
+    return f"no help for '{name}'; :help lists every builtin"

@@ -1,0 +1,1 @@
+"""Source text to lark trees: the grammar's parser and its limits."""

@@ -1,0 +1,185 @@
+"""Source text to a lark tree: the one place user text is read.
+
+The LALR parser is built once, at import, from grammar/gradlang.lark with
+positions on. Before parsing, a quick scan checks that brackets match and are
+not nested absurdly deep (the LALR parser itself is iterative, but every later
+stage recurses over the tree); after parsing, the tree's depth is bounded too.
+Lark's exceptions never leave this module: they become gradlang SyntaxErrors
+with a friendly message and a place.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from gradlang import limits
+from gradlang.errors import LimitError, Span, SyntaxError
+
+_OPENERS = {"(": ")", "[": "]"}
+_CLOSERS = {")": "(", "]": "["}
+
+
+def _grammar_text() -> str:
+    """The grammar shipped in the package, or the checkout's top-level copy."""
+    shipped = resources.files("gradlang") / "grammar" / "gradlang.lark"
+    if shipped.is_file():
+        return shipped.read_text(encoding="utf-8")
+    checkout = Path(__file__).resolve().parents[2] / "grammar" / "gradlang.lark"
+    return checkout.read_text(encoding="utf-8")
+
+
+class _BracketNewlines:
+    """Post-lexer: newlines inside ( ) and [ ] do not end a statement."""
+
+    always_accept = ("_NL",)
+
+    def process(self, stream):
+        depth = 0
+        for token in stream:
+            if token.type == "_NL":
+                if depth == 0:
+                    yield token
+                continue
+            if token in _OPENERS:
+                depth += 1
+            elif token in _CLOSERS:
+                depth = max(0, depth - 1)
+            yield token
+
+
+PARSER = Lark(
+    _grammar_text(),
+    parser="lalr",
+    propagate_positions=True,
+    maybe_placeholders=False,
+    postlex=_BracketNewlines(),
+    cache=True,  # the built LALR tables are kept in the temp folder: start-up is 70 ms faster
+)
+
+_TERMINAL_WORDS = {
+    "NAME": "a name",
+    "NUMBER": "a number",
+    "COMPARE": "a comparison",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '/' or '@'",
+    "POW_OP": "'^'",
+    "_NL": "a new line",
+    "$END": "the end of the input",
+}
+
+
+def parse(source: str) -> Tree:
+    """Parse a whole program; raise SyntaxError or LimitError with a place."""
+    _check_brackets(source)
+    try:
+        tree = PARSER.parse(source)
+    except UnexpectedInput as error:
+        raise _friendly(error, source) from None
+    _check_depth(tree)
+    return tree
+
+
+def _check_brackets(source: str) -> None:
+    """Match brackets and bound their nesting, ignoring comments."""
+    stack: list[tuple[str, int, int]] = []
+    line, column, in_comment = 1, 1, False
+    for char in source:
+        if char == "\n":
+            line, column, in_comment = line + 1, 1, False
+            continue
+        if char == "#":
+            in_comment = True
+        if not in_comment:
+            if char in _OPENERS:
+                stack.append((char, line, column))
+                if len(stack) > limits.MAX_SOURCE_NESTING:
+                    raise LimitError(
+                        f"brackets are nested more than {limits.MAX_SOURCE_NESTING} deep",
+                        Span(line, column, line, column + 1),
+                    )
+            elif char in _CLOSERS:
+                if not stack or stack[-1][0] != _CLOSERS[char]:
+                    raise SyntaxError(f"'{char}' has no matching '{_CLOSERS[char]}'", Span(line, column, line, column + 1))
+                stack.pop()
+        column += 1
+    if stack:
+        opener, line, column = stack[-1]
+        raise SyntaxError(f"'{opener}' is never closed", Span(line, column, line, column + 1))
+
+
+def _check_depth(tree: Tree) -> None:
+    """Bound the tree's depth without recursing (chains like - - - x or x^x^x)."""
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limits.MAX_TREE_DEPTH:
+            raise LimitError(
+                f"the expression is nested more than {limits.MAX_TREE_DEPTH} levels deep",
+                Span.of(node.meta),
+            )
+        stack.extend((child, depth + 1) for child in node.children if isinstance(child, Tree))
+
+
+def _describe_terminal(name: str) -> str:
+    if name in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[name]
+    try:
+        pattern = PARSER.get_terminal(name).pattern
+    except KeyError:
+        return name.lower()
+    return f"'{pattern.value}'" if pattern.type == "str" else name.lower()
+
+
+def _describe_token(token: Token) -> str:
+    if token.type == "$END":
+        return "the end of the input"
+    if token.type == "_NL":
+        return "the end of the line"
+    return f"'{token.value}'"
+
+
+def _expected(names) -> str:
+    names = set(names)
+    if {"NAME", "NUMBER"} <= names:
+        return " (expected an expression)"
+    words = sorted({_describe_terminal(n) for n in names if not n.startswith("__")})
+    if len(words) > 6:
+        return ""
+    return " (expected " + ", ".join(words) + ")" if words else ""
+
+
+def _friendly(error: UnexpectedInput, source: str) -> SyntaxError:
+    """Turn a lark exception into a SyntaxError a newcomer can act on."""
+    if isinstance(error, UnexpectedCharacters):
+        char = source[error.pos_in_stream] if error.pos_in_stream < len(source) else "?"
+        span = Span(error.line, error.column, error.line, error.column + 1)
+        return SyntaxError(f"unexpected character '{char}'", span)
+    if isinstance(error, UnexpectedToken):
+        token = error.token
+        if token.type in ("$END", "_NL"):
+            line, column = _end_of_statement(source, token)
+            return SyntaxError(
+                "the statement ends too early" + _expected(error.expected), Span(line, column, line, column + 1)
+            )
+        span = Span(token.line, token.column, token.end_line or token.line, token.end_column or token.column + 1)
+        return SyntaxError(f"unexpected {_describe_token(token)}{_expected(error.expected)}", span)
+    if isinstance(error, UnexpectedEOF):
+        line, column = _last_position(source)
+        return SyntaxError("the program ends too early", Span(line, column, line, column + 1))
+    return SyntaxError(str(error).splitlines()[0])
+
+
+def _end_of_statement(source: str, token: Token) -> tuple[int, int]:
+    """Where an early end happened: the newline token, or just past the text."""
+    if token.type == "_NL" and token.line is not None:
+        return token.line, token.column
+    return _last_position(source)
+
+
+def _last_position(source: str) -> tuple[int, int]:
+    lines = source.rstrip("\n").split("\n") or [""]
+    return len(lines), len(lines[-1]) + 1

@@ -1,0 +1,1 @@
+"""The checking tools of the language reference, section 12: gradcheck, kink warnings, plot."""

@@ -1,0 +1,201 @@
+"""Kink warnings: an evaluation that lands where the derivative is a convention.
+
+At a tie of max/min, the kink of relu, a jump of sign/floor/ceil/round or
+the boundary of a where, the derivative is not determined by the function:
+gradlang follows the language reference (docs/language.md), section 5 and the frameworks disagree among
+themselves. This module finds such points and says so, naming gradlang's
+convention and what TensorFlow, JAX and PyTorch give there. What each
+primitive's kink is, and what to say about it, is the `kink` of its record in
+the registry (gradlang/expr/primitives/); abs has none of its own: its derivative
+sign(u) is where its convention is met, so a plain value abs(0) is not warned
+about.
+
+The expression DAG is walked once (iteratively, each distinct subexpression
+once); every candidate node contributes the arguments it needs, and all of
+them are evaluated together in one compiled NumPy call (float64, as the
+frameworks see it). So a tie is an exact floating-point tie.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+import numpy as np
+import sympy as sp
+from sympy.core.relational import Relational
+
+from gradlang.expr import primitives
+from gradlang.expr.functions import MaxShare, MinShare, Relu
+from gradlang.expr.numeric import evaluate
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.walk import dag_atoms
+
+_MAX_TEXT = 60
+
+@dataclass(frozen=True)
+class _Check:
+    """One candidate kink: what to evaluate, when it is hit, and what to say."""
+
+    key: tuple
+    exprs: tuple
+    hit: Callable  # list of arrays -> boolean array
+    describe: Callable  # list of floats (at the first hit) -> message
+
+
+# --- public API -----------------------------------------------------------------
+
+
+def kink_warnings(exprs, mapping: dict) -> list[str]:
+    """Messages for every kink of `exprs` (scalar SymPy expressions) hit at the point `mapping`."""
+    symbols, values = _numeric_mapping(mapping)
+    return [message for message, _, _ in _run(exprs, symbols, values)]
+
+
+def kink_warnings_batch(exprs, symbols, arrays) -> list[str]:
+    """Messages for kinks hit anywhere in an elementwise evaluation, with how many points hit each."""
+    arrays = [np.asarray(a, dtype=float) for a in arrays]
+    out = []
+    for message, count, total in _run(exprs, list(symbols), arrays):
+        out.append(f"at {count} of {total} points: {message}")
+    return out
+
+
+# --- the walk ----------------------------------------------------------------------
+
+
+def _numeric_mapping(mapping: dict):
+    symbols, values = [], []
+    for symbol, value in mapping.items():
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            continue  # a symbolic value: the symbol stays unknown
+        symbols.append(symbol)
+        values.append(number)
+    return symbols, values
+
+
+def _run(exprs, symbols: list, values: list):
+    checks = [c for c in _candidates(exprs) if _known(c.exprs, symbols)]
+    if not checks:
+        return []
+    needed = list(dict.fromkeys(e for c in checks for e in c.exprs))
+    results = dict(zip(needed, evaluate(needed, symbols, values)))
+    shape = np.broadcast_shapes(*[np.shape(v) for v in values]) if values else ()
+    total = int(np.prod(shape)) if shape else 1
+    found: dict = {}
+    for check in checks:
+        if check.key in found:
+            continue
+        arrays = [np.broadcast_to(results[e], shape) for e in check.exprs]
+        mask = np.broadcast_to(check.hit(arrays), shape)
+        if mask.any():
+            first = np.argwhere(mask)[0] if shape else ()
+            point = [float(a[tuple(first)]) for a in arrays]
+            found[check.key] = (check.describe(point), int(mask.sum()), total)
+    return list(found.values())
+
+
+def _known(exprs, symbols) -> bool:
+    known = set(symbols)
+    return all(dag_atoms(e, sp.Symbol) <= known for e in exprs)
+
+
+def _candidates(exprs) -> list[_Check]:
+    """Walk the DAG iteratively, visiting each distinct subexpression once (per stopped-ness)."""
+    seen, checks, stopped_only = set(), {}, {}
+    stack = [(e, False) for e in exprs if isinstance(e, sp.Basic)]
+    while stack:
+        node, stopped = stack.pop()
+        if (node, stopped) in seen:
+            continue
+        seen.add((node, stopped))
+        record = primitives.by_class(node.func)
+        kink = record.kink if record is not None else None
+        check = _READERS[kink.kind](record, kink, node) if kink is not None else None
+        if check is not None:
+            checks.setdefault(check.key, check)
+            stopped_only[check.key] = stopped_only.get(check.key, True) and stopped
+        inner = stopped or isinstance(node, StopGradient)
+        stack.extend((a, inner) for a in node.args if isinstance(a, sp.Basic))
+    return [_noted(c) if stopped_only[k] else c for k, c in checks.items()]
+
+
+def _noted(check: _Check) -> _Check:
+    """A kink met only inside stop_gradient cannot change the gradient; say so."""
+    return replace(check, describe=lambda p: check.describe(p) + _STOPPED_NOTE)
+
+
+_STOPPED_NOTE = " Here it is inside stop_gradient, so the gradient does not depend on the convention."
+
+
+# --- one reader per kind of kink ------------------------------------------------------
+
+
+def _show(expr) -> str:
+    from gradlang.render.plain import to_plain
+
+    text = to_plain(expr)
+    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…"
+
+
+def _num(x: float) -> str:
+    return repr(float(x)) if not float(x).is_integer() else str(int(x))
+
+
+def _point(record, kink, node) -> _Check:
+    """A one-argument function at its kink or jump."""
+    u = node.args[0]
+    return _Check(
+        (record.name, u), (u,), lambda a: kink.hit(a[0]),
+        lambda p: f"{record.name}({_show(u)}) is {kink.what} ({_show(u)} = {_num(p[0])}). {kink.convention}",
+    )
+
+
+def _tie(record, kink, node) -> _Check:
+    """max/min (or a share of one) with two or more arguments attaining the extremum."""
+    args = node.args[1:] if isinstance(node, (MaxShare, MinShare)) else node.args
+    name = "max" if node.pick is max else "min"
+    pick = np.max if name == "max" else np.min
+
+    def hit(arrays):
+        stacked = np.stack(arrays)
+        with np.errstate(invalid="ignore"):
+            return (stacked == pick(stacked, axis=0)).sum(axis=0) >= 2
+
+    def describe(point):
+        extremum = pick(point)
+        tied = [i for i, v in enumerate(point) if v == extremum]
+        shown = ", ".join(_show(args[i]) for i in tied)
+        return (
+            f"{name}({_show_args(args)}) has a tie: {len(tied)} of its {len(args)} arguments ({shown}) "
+            f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}. "
+            f"gradlang shares the gradient equally (1/{len(tied)} each, section 5). {kink.convention}."
+        )
+
+    return _Check((name, args), tuple(args), hit, describe)
+
+
+def _show_args(args) -> str:
+    return _show(sp.Tuple(*args))[1:-1] if len(args) > 1 else _show(args[0])
+
+
+def _boundary(record, kink, node):
+    """where(c, a, b) with its condition on the boundary; where(u > 0, 1, 0) is relu's derivative."""
+    condition = node.args[0]
+    if not isinstance(condition, Relational):
+        return None
+    lhs, rhs = condition.lhs, condition.rhs
+    if isinstance(condition, sp.StrictGreaterThan) and rhs == 0 and node.args[1:] == (sp.S.One, sp.S.Zero):
+        return _point(primitives.by_class(Relu), primitives.by_class(Relu).kink, Relu(lhs, evaluate=False))
+    return _Check(
+        (record.name, condition), (lhs, rhs), lambda a: a[0] == a[1],
+        lambda p: (
+            f"where({_show(condition)}, …) is on the boundary of its condition (both sides are {_num(p[0])}). "
+            f"{kink.convention}"
+        ),
+    )
+
+
+_READERS = {"point": _point, "tie": _tie, "boundary": _boundary}

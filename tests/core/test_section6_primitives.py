@@ -1,0 +1,53 @@
+"""Builtins are primitives at the level the user wrote them (language reference, section 6)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradlang import Session
+from gradlang.render.plain import to_plain
+from tests.conftest import as_floats, run_values
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("diff(sigmoid(z), z)", "(1 - sigmoid(z))*sigmoid(z)"),
+        ("diff(softplus(z), z)", "sigmoid(z)"),
+        ("sigmoid(z) + softplus(z)", "sigmoid(z) + softplus(z)"),
+        ("sigmoid(0)", "1/2"),
+        ("softplus(0)", "log(2)"),
+    ],
+)
+def test_sigmoid_and_softplus_stay_whole(source, expected):
+    assert to_plain(Session().eval(source)) == expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("sigmoid(t) at t = [-1000.0, 0, 1000]", [0.0, 0.5, 1.0]),
+        ("diff(sigmoid(t), t) at t = [-1000.0, 0, 1000]", [0.0, 0.25, 0.0]),
+        ("softplus(t) at t = [-1000.0, 0, 1000]", [0.0, np.log(2), 1000.0]),
+        ("diff(softplus(t), t) at t = [-1000.0, 0, 1000]", [0.0, 0.5, 1.0]),
+        ("N(sigmoid(1))", 1 / (1 + np.exp(-1))),
+        ("N(softplus(1))", np.log1p(np.e)),
+    ],
+)
+def test_sigmoid_and_softplus_are_stable(source, expected):
+    assert np.allclose(run_values(source), expected, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("source", ["sigmoid(z) * softplus(z^2)", "diff(sigmoid(z)*softplus(3*z), z, 2)"])
+def test_plain_output_reads_back(source):
+    value = Session().eval(source)
+    assert Session().eval(to_plain(value)) == value
+
+
+def test_second_derivative_matches_finite_differences():
+    h = 1e-4
+    z = 0.7
+    s = lambda t: 1 / (1 + np.exp(-t))  # noqa: E731
+    expected = (s(z + h) - 2 * s(z) + s(z - h)) / h**2
+    assert np.isclose(float(as_floats(Session().eval(f"diff(sigmoid(z), z, 2) at z = {z}"))), expected, rtol=1e-6)

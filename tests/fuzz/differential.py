@@ -1,0 +1,169 @@
+"""Run one random program through gradlang and JAX, statement by statement, and judge.
+
+Every program yields these statements about its scalar expression E and vector
+expression V: the value, `unstopped`, `diff` by y (orders 1-3 and mixed with z),
+`grad` by v and by W, `hessian` by v, `blocked` by y and by v, and the value and
+`jacobian` of V. Each is compared with raw JAX and with the doc reading
+(fuzz_programs.Reading). The verdicts:
+
+- "ok": agrees with raw JAX (float64, rtol 1e-6);
+- "convention": agrees with the doc reading only (a documented convention);
+- "ieee-algebra": gradlang finite where JAX is not, all else agreeing: SymPy's
+  algebra cancels u/u, u-u or sqrt(u)^2 before any number is seen, and `where`
+  never lets the branch it does not take poison a derivative (docs/decisions.md);
+- "documented-error": an error the reference documents (exact division by zero);
+- "bug": anything else, including an InternalError, an undocumented error, or a
+  statement slower than SLOW seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import sympy as sp
+
+from fuzz_programs import Reading, VEC3, at, source
+from gradlang import GradlangError, Session
+
+SLOW = 20.0
+RTOL = 1e-6
+DOCUMENTED_ERRORS = ("division by zero", "is not a real number", "undefined at this point", "log(0) is undefined")
+
+
+@dataclass
+class Finding:
+    verdict: str
+    statement: str
+    gradlang: object
+    jax: object
+    doc: object
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        return f"[{self.verdict}] {self.statement}\n  gradlang: {self.gradlang}\n  jax: {self.jax}\n  doc: {self.doc}"
+
+
+def _statements(scalar: str, vector: str):
+    """(gradlang text, JAX computation of a Reading and the scalar/vector functions)."""
+    g, h = jax.grad, jax.hessian
+    return [
+        (scalar, lambda F, V, Fu: F),
+        (f"unstopped({scalar})", lambda F, V, Fu: Fu),
+        (f"diff({scalar}, y)", lambda F, V, Fu: g(F, 0)),
+        (f"diff({scalar}, y, 2)", lambda F, V, Fu: g(g(F, 0), 0)),
+        (f"diff({scalar}, y, 3)", lambda F, V, Fu: g(g(g(F, 0), 0), 0)),
+        (f"diff({scalar}, y, z)", lambda F, V, Fu: g(g(F, 0), 1)),
+        (f"grad({scalar}, v)", lambda F, V, Fu: g(F, 2)),
+        (f"grad({scalar}, W)", lambda F, V, Fu: g(F, 3)),
+        (f"hessian({scalar}, v)", lambda F, V, Fu: h(F, 2)),
+        (f"blocked({scalar}, y)", lambda F, V, Fu: _minus(g(Fu, 0), g(F, 0))),
+        (f"blocked({scalar}, v)", lambda F, V, Fu: _minus(g(Fu, 2), g(F, 2))),
+        (vector, lambda F, V, Fu: V),
+        (f"jacobian({vector}, v)", lambda F, V, Fu: jax.jacrev(V, 2)),
+    ]
+
+
+def _minus(a, b):
+    return lambda *args: a(*args) - b(*args)
+
+
+def _jax_numbers(compute, reading_doc: bool, body, scalar, vector, point) -> np.ndarray:
+    F = Reading(reading_doc, body=body).function(scalar)
+    V = Reading(reading_doc, body=body).function(vector)
+    Fu = Reading(reading_doc, stops=False, body=body).function(scalar)
+    args = (jnp.float64(point["y"]), jnp.float64(point["z"]), jnp.asarray(point["v"], dtype=jnp.float64),
+            jnp.asarray(point["W"], dtype=jnp.float64))
+    with np.errstate(all="ignore"):
+        return np.asarray(compute(F, V, Fu)(*args), dtype=np.float64)
+
+
+def _numbers(value) -> np.ndarray:
+    if isinstance(value, np.ndarray):
+        return value.astype(np.float64)
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    return np.array(_floats(value), dtype=np.float64)
+
+
+def _floats(value):
+    if isinstance(value, (list, tuple)):
+        return [_floats(v) for v in value]
+    return float(sp.sympify(value)) if not isinstance(value, float) else value
+
+
+def close(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.shape != b.shape:
+        return False
+    same_special = (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
+    finite = np.isfinite(a) & np.isfinite(b)
+    scale = np.maximum(1.0, np.maximum(np.abs(np.where(finite, a, 0)), np.abs(np.where(finite, b, 0))))
+    near = finite & (np.abs(np.where(finite, a - b, 0)) <= RTOL * scale)
+    return bool(np.all(same_special | near))
+
+
+def _masked_by_algebra(got: np.ndarray, raw: np.ndarray) -> bool:
+    """Agreeing wherever JAX is finite, and finite at some places where JAX is not.
+
+    JAX's reverse mode multiplies a zero cotangent by an infinite or NaN local
+    derivative (0 * nan = nan leaks into every row of a jacobian); SymPy cancels
+    u - u and u/u before any number is seen; `where` selects after multiplying.
+    """
+    if got.shape != raw.shape:
+        return False
+    finite = np.isfinite(raw)
+    if np.all(finite) or np.any(~np.isfinite(got) & finite):
+        return False
+    return close(np.where(finite, got, 0), np.where(finite, raw, 0))
+
+
+def judge(text: str, got, seconds: float, raw: np.ndarray, doc: np.ndarray) -> Finding:
+    if seconds > SLOW:
+        return Finding("bug", f"{text}  (took {seconds:.1f} s)", got, raw, doc, seconds)
+    if isinstance(got, Exception):
+        message = str(got)
+        documented = isinstance(got, GradlangError) and type(got).__name__ != "InternalError" and any(
+            m in message for m in DOCUMENTED_ERRORS)
+        return Finding("documented-error" if documented else "bug", text, message, raw, doc, seconds)
+    if close(got, raw):
+        return Finding("ok", text, got, raw, doc, seconds)
+    if close(got, doc):
+        return Finding("convention", text, got, raw, doc, seconds)
+    if _masked_by_algebra(got, raw) or _masked_by_algebra(got, doc):
+        return Finding("ieee-algebra", text, got, raw, doc, seconds)
+    return Finding("bug", text, got, raw, doc, seconds)
+
+
+def run_program(program) -> list[Finding]:
+    """Every statement of one random program, judged against JAX."""
+    body, scalar, vector, point = program
+    session = Session(time_limit=SLOW + 5)
+    session.run("v: R^3; W: R^(2,3)" + (f"\nf(u) = {source(body)}" if body is not None else ""))
+    findings = []
+    for text, compute in _statements(source(scalar), source(vector)):
+        statement = f"{text} at {at(point)}"
+        start = time.perf_counter()
+        try:
+            got = _numbers(session.eval(statement))
+        except Exception as error:  # noqa: BLE001 - every failure is a finding
+            got = error
+        seconds = time.perf_counter() - start
+        raw = _jax_numbers(compute, False, body, scalar, vector, point)
+        doc = _jax_numbers(compute, True, body, scalar, vector, point)
+        finding = judge(statement, got, seconds, raw, doc)
+        if body is not None:
+            finding.statement = f"f(u) = {source(body)}; {finding.statement}"
+        findings.append(finding)
+    return findings
+
+
+def describe(program) -> str:
+    body, scalar, vector, point = program
+    head = f"f(u) = {source(body)}\n" if body is not None else ""
+    return f"{head}{source(scalar)}\n{source(vector)}\nat {at(point)}"
+
+
+__all__ = ["Finding", "run_program", "describe", "judge", "close", "VEC3"]
