@@ -30,9 +30,9 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]
 
 import programs  # noqa: E402
-from gradlang.dag import dag_size  # noqa: E402
-from gradlang.session import Session  # noqa: E402
-from gradlang.values import elements  # noqa: E402
+from gradlang.derive.dag import dag_size  # noqa: E402
+from gradlang.core.session import Session  # noqa: E402
+from gradlang.expr.values import elements  # noqa: E402
 
 
 def session_times(program) -> dict:

@@ -35,7 +35,7 @@ from gradlang.expr.values import (
     shape_of,
     to_symbolic,
 )
-from .walk import dag_has
+from gradlang.expr.walk import dag_has
 
 
 @dataclass(frozen=True)
