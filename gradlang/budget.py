@@ -1,77 +1,119 @@
-"""Time budgets: no statement or simplify may run without bound.
+"""Time budgets: no statement or simplify may run without bound, in any thread.
 
-A budget arms the real-time interval timer (SIGALRM); when it expires, the
-handler raises `OutOfTime`, a BaseException so that SymPy's internal
-`except Exception` clauses cannot swallow it. Budgets nest: an inner one (a
-simplify inside a statement) never outlives the outer one, and each budget
-catches only its own expiry. Signals exist only in the main thread; elsewhere
-a budget is a no-op (documented in docs/limits.md).
+A budget is a deadline. One watchdog thread, started on first use, sleeps
+until the earliest deadline of any thread; when it passes, it raises
+`OutOfTime` inside the thread that owns the budget (CPython's
+`PyThreadState_SetAsyncExc`: the exception appears at that thread's next
+bytecode boundary, exactly where a signal handler's would). So budgets hold
+in the main thread and in a web server's worker thread alike, and gradlang
+borrows nothing from its host: no signal handler, no interval timer (a host's
+own `SIGALRM` timer keeps running untouched).
+
+`OutOfTime` is a BaseException so that SymPy's internal `except Exception`
+clauses cannot swallow it. Budgets nest: an inner one (a simplify inside a
+statement) never outlives the outer one, and each catches only its own expiry
+(`is_mine`). While an expired budget is still open, the watchdog raises again
+every 50 ms, in case the first exception landed where Python ignores
+exceptions (a `__del__`, a garbage-collector callback). When a budget closes,
+it removes its deadline and cancels any exception still pending for it under
+the watchdog's lock, so no expiry can escape the `with` that set it.
+
+Like a signal, the exception cannot interrupt one long call into C; every such
+call gradlang makes is bounded by a size limit instead (docs/limits.md).
 """
 
 from __future__ import annotations
 
-import signal
+import ctypes
 import threading
 import time
 from contextlib import contextmanager
 
-_deadlines: list[float] = []
+_RETRY = 0.05  # seconds between repeated expiries of a budget that is still open
+
+_lock = threading.Condition()
+_open: dict[int, list[float]] = {}  # thread id -> deadlines of its open budgets
+_fired: dict[int, float] = {}  # thread id -> when the watchdog last raised in it
+_watchdog: threading.Thread | None = None
 
 
 class OutOfTime(BaseException):
-    """Raised inside the computation when the innermost expired budget ends."""
-
-    def __init__(self, deadline: float):
-        super().__init__(deadline)
-        self.deadline = deadline
+    """Raised inside the computation when a budget of its thread has expired."""
 
 
 def _available() -> bool:
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    return hasattr(ctypes, "pythonapi") and hasattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc")
 
 
-def _arm() -> None:
-    if not _deadlines:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        return
-    remaining = max(min(_deadlines) - time.monotonic(), 0.001)
-    signal.setitimer(signal.ITIMER_REAL, remaining)
+def _raise_in(thread_id: int, exception) -> None:
+    """Make `exception` (a class, or None to cancel) pending in the thread `thread_id`."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None)
 
 
-def _on_alarm(signum, frame) -> None:
-    now = time.monotonic()
-    expired = [d for d in _deadlines if d <= now]
-    if expired:
-        # Fire again soon in case this exception is swallowed (a signal can land
-        # in a garbage-collector callback, where exceptions are ignored).
-        signal.setitimer(signal.ITIMER_REAL, 0.05)
-        raise OutOfTime(min(expired))
-    _arm()
+def _watch() -> None:
+    """The watchdog: raise OutOfTime in every thread whose earliest deadline has passed."""
+    with _lock:
+        while True:
+            now = time.monotonic()
+            wake = now + 3600.0
+            for thread_id, deadlines in _open.items():
+                due = min(deadlines)
+                if due <= now:
+                    if now - _fired.get(thread_id, -_RETRY) >= _RETRY:
+                        _raise_in(thread_id, OutOfTime)
+                        _fired[thread_id] = now
+                    due = _fired[thread_id] + _RETRY
+                wake = min(wake, due)
+            _lock.wait(max(wake - time.monotonic(), 0.001))
+
+
+def _start_watchdog() -> None:
+    global _watchdog
+    if _watchdog is None or not _watchdog.is_alive():  # not alive: first use, or a child after fork()
+        _watchdog = threading.Thread(target=_watch, name="gradlang-budget-watchdog", daemon=True)
+        _watchdog.start()
 
 
 @contextmanager
 def budget(seconds: float | None):
-    """Run the body for at most `seconds`; raises OutOfTime(deadline) on expiry.
+    """Run the body for at most `seconds`; raises OutOfTime on expiry.
 
-    Catch it with `expired(error, token)` to tell your own budget from an outer one.
+    Yields a token; catch the exception with `is_mine(error, token)` to tell
+    your own budget from an outer one.
     """
     if seconds is None or not _available():
         yield None
         return
+    thread_id = threading.get_ident()
     deadline = time.monotonic() + seconds
-    previous = signal.getsignal(signal.SIGALRM)
-    signal.signal(signal.SIGALRM, _on_alarm)
-    _deadlines.append(deadline)
-    _arm()
+    with _lock:
+        _start_watchdog()
+        _open.setdefault(thread_id, []).append(deadline)
+        _lock.notify()
     try:
         yield deadline
     finally:
-        _deadlines.remove(deadline)
-        _arm()
-        if not _deadlines:
-            signal.signal(signal.SIGALRM, previous)
+        _close(thread_id, deadline)
+
+
+def _close(thread_id: int, deadline: float) -> None:
+    """Remove a deadline and cancel an expiry still pending for this thread."""
+    with _lock:
+        deadlines = _open[thread_id]
+        deadlines.remove(deadline)
+        if thread_id in _fired:
+            _raise_in(thread_id, None)  # an outer budget's expiry, if any, is raised again within _RETRY
+            if not deadlines or min(deadlines) > time.monotonic():
+                del _fired[thread_id]
+        if not deadlines:
+            del _open[thread_id]
 
 
 def is_mine(error: OutOfTime, token) -> bool:
-    """True when the expiry belongs to the budget that yielded `token`."""
-    return token is not None and error.deadline == token
+    """True when the expiry belongs to the budget that yielded `token` (its deadline has passed)."""
+    return token is not None and time.monotonic() >= token
+
+
+def remaining(token) -> float | None:
+    """Seconds left of the budget that yielded `token` (None when it is unbounded)."""
+    return None if token is None else max(token - time.monotonic(), 0.0)

@@ -12,6 +12,36 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+BUG_NOTE = (
+    "This is a bug in gradlang, not in your program. Please report it to the maintainers, "
+    "with the program that caused it (set GRADLANG_DEBUG=1 to see the traceback)."
+)  # the one text every shell shows under an InternalError
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of a program as the parser counts them: only \\n ends a line.
+
+    str.splitlines also breaks at a form feed, U+0085, U+2028 and others, which
+    the grammar treats as ordinary characters; a caret placed with it would
+    point at the wrong line.
+    """
+    return [line[:-1] if line.endswith("\r") else line for line in source.split("\n")]
+
+
+SHOWN_LINE = 160  # characters of a long source line shown around the caret
+
+
+def _window(line: str, column: int) -> tuple[str, int]:
+    """A long line cut to SHOWN_LINE characters around `column` (with …), and the column in it."""
+    if len(line) <= SHOWN_LINE:
+        return line, column
+    start = max(0, min(column - 1 - SHOWN_LINE // 2, len(line) - SHOWN_LINE))
+    shown = line[start : start + SHOWN_LINE]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if start + SHOWN_LINE < len(line) else ""
+    return prefix + shown + suffix, column - start + len(prefix)
+
+
 @dataclass(frozen=True)
 class Span:
     """A region of source text: 1-based lines and columns, end exclusive."""
@@ -62,7 +92,7 @@ class GradlangError(Exception):
         """Remember the source line the error points at, for the caret display."""
         self.filename = filename
         if self.span is not None:
-            lines = source.splitlines()
+            lines = source_lines(source)
             if 1 <= self.span.line <= len(lines):
                 self.source_line = lines[self.span.line - 1]
         return self
@@ -77,8 +107,10 @@ class GradlangError(Exception):
             width = 1
             if self.span.end_line == self.span.line:
                 width = max(1, self.span.end_column - self.span.column)
-            pad = "".join(c if c == "\t" else " " for c in self.source_line[: self.span.column - 1])
-            text += f"\n    {self.source_line}\n    {pad}{'^' * width}"
+            line, column = _window(self.source_line, self.span.column)
+            width = min(width, len(line) - column + 2)
+            pad = "".join(c if c == "\t" else " " for c in line[: column - 1])
+            text += f"\n    {line}\n    {pad}{'^' * max(width, 1)}"
         return text
 
     def __str__(self) -> str:

@@ -5,13 +5,17 @@ Each is checked at the place that could blow up, and exceeding it raises a
 teaching-sized programs and documented in docs/limits.md.
 """
 
+MAX_SOURCE_CHARS = 1_000_000    # characters of one program (a file, a cell, a line typed)
+MAX_STATEMENTS = 10_000         # statements of one program
 MAX_SOURCE_NESTING = 200        # open ( and [ at once
 MAX_TREE_DEPTH = 400            # depth of the parse tree after parsing
 MAX_ELEMENTS = 100_000          # components of one vector or matrix value
 MAX_NUMERIC_POINTS = 1_000_000  # points of linspace / elementwise evaluation
+MAX_GRADCHECK_CELLS = 20_000_000  # numbers gradcheck's finite differences evaluate at once (160 MB)
 MAX_INTEGER_BITS = 100_000      # size of an exact integer power (about 30 000 digits)
 MAX_DERIVATIVE_ORDER = 100      # n in diff(e, x, n), summed over all variables
 NAMED_PARTS_ABOVE = 2_000       # tree nodes above which a result is shown as t1 = …, t2 = …
+MAX_LAID_OUT_COMPONENTS = 400  # components of a value the pretty format lays out in 2-D (else one line)
 MAX_PRINTED_NODES = 200_000     # nodes of a result written out, with its shared parts named
 MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
 STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be set

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -48,3 +49,32 @@ def session() -> Session:
 def values():
     """`values(source)`: the last value of a program, as a float64 NumPy array."""
     return run_values
+
+
+# In CI (.ci/run sets GRADLANG_REQUIRE_FRAMEWORKS=1) every framework is installed on
+# purpose, so a test skipped because one of them cannot be imported is a failure:
+# a broken install must not pass as "skipped".
+_REQUIRED = ("jax", "torch", "tensorflow", "IPython", "matplotlib", "nbclient", "nbformat", "ipykernel")
+
+
+def _missing_framework(report) -> bool:
+    if not (report.skipped and os.environ.get("GRADLANG_REQUIRE_FRAMEWORKS") == "1"):
+        return False
+    text = str(report.longrepr)
+    return "could not import" in text and any(f"'{name}" in text for name in _REQUIRED)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if _missing_framework(report):
+        report.outcome = "failed"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    report = outcome.get_result()
+    if _missing_framework(report):
+        report.outcome = "failed"

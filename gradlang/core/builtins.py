@@ -19,7 +19,7 @@ import sympy as sp
 from gradlang import limits
 from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr import primitives
+from gradlang.expr import exact, primitives
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.values import (
@@ -64,21 +64,27 @@ BLOCKED_SIMPLIFY_TIME = 1.0  # blocked() simplifies for readability only: give u
 CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
 
 
-def builtin(name, min_args, max_args, doc, example, group, aliases=()):
-    """Register the decorated function under `name` (and its aliases)."""
+def builtin(name, min_args, max_args, doc, example, group, aliases=(), conditions=()):
+    """Register the decorated function under `name` (and its aliases); arguments are numbers,
+    except at the `conditions` positions: a condition elsewhere, even in a list, is refused here, once."""
 
     def register(function):
+        def numbers_only(call: Call):
+            for value, node in (a for i, a in enumerate(zip(call.args, call.nodes)) if i not in conditions):
+                _no_condition(call, value, node)
+            return function(call)
+
         for each in (name, *aliases):
-            TABLE[each] = Builtin(each, function, min_args, max_args, doc, example, group, core=each in CORE)
+            TABLE[each] = Builtin(each, numbers_only, min_args, max_args, doc, example, group, core=each in CORE)
         return function
 
     return register
 
 
-def _scalar_args(call: Call) -> None:
-    for value, node in zip(call.args, call.nodes):
-        if is_condition(value):
-            raise ValueError(f"{call.name} takes numbers, not a condition").located(_span(node))
+def _no_condition(call: Call, value, node=None) -> None:
+    """Numbers only: a condition, or a list holding one ([1 < 2, 3]), is refused by name."""
+    if not isinstance(value, np.ndarray) and any(is_condition(e) for e in elements(to_symbolic(value))):
+        raise ValueError(f"{call.name} takes numbers, not a condition").located(_span(node))
 
 
 def _span(node):
@@ -171,24 +177,22 @@ for _name, _derivative, _doc, _example in (
 
 def _elementwise(function):
     def apply(call: Call):
-        _scalar_args(call)
         return elementwise(lambda *args: _float_in_float_out(args[0], function(*args)), *call.args)
 
     return apply
 
 
 def _float_in_float_out(argument, result):
-    """sign(1.5) is 1.0, not 1: a float anywhere makes the result a float."""
+    """sign(1.5) is 1.0, not 1: a float anywhere makes the result a float; sin(inf) is nan (IEEE), not AccumBounds."""
+    if isinstance(result, sp.AccumBounds):
+        return sp.nan
     if isinstance(argument, sp.Float) and isinstance(result, sp.Number) and not result.is_Float:
         return sp.Float(float(result)) if result.is_finite else result
     return result
 
 
 def _components(call: Call, index: int = 0) -> list:
-    value = to_symbolic(call.args[index])
-    if is_condition(value):
-        raise ValueError(f"{call.name} takes numbers, not a condition")
-    return elements(value)
+    return elements(to_symbolic(call.args[index]))  # conditions were refused on the way in (builtin)
 
 
 def _reduction(function):
@@ -197,7 +201,6 @@ def _reduction(function):
 
 def _extremum(reduction):
     def apply(call: Call):
-        _scalar_args(call)
         if len(call.args) == 1:
             return reduction(*_components(call))
         return elementwise(reduction, *call.args)
@@ -249,7 +252,8 @@ APPLY = {
 }
 
 for _record in primitives.records():
-    builtin(_record.name, *_record.arity, _record.doc, _record.example, _record.group, _record.aliases)(
+    conditions = (0,) if _record.apply == "where" else ()
+    builtin(_record.name, *_record.arity, _record.doc, _record.example, _record.group, _record.aliases, conditions)(
         APPLY[_record.apply](_record.build)
     )
 
@@ -270,7 +274,7 @@ def _mean(call: Call):
 
 @builtin("prod", 1, 1, "product of all components", "prod([1, 2, 3])", "reduction")
 def _prod(call: Call):
-    return sp.Mul(*_components(call))
+    return exact.product(_components(call))
 
 
 @builtin("norm", 1, 1, "Euclidean norm (Frobenius for a matrix)", "norm([3, 4])", "reduction")

@@ -10,6 +10,7 @@ the innermost syntax that caused them.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import sympy as sp
@@ -20,8 +21,9 @@ from gradlang.core import builtins, domains
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr.exact import checked as _checked, power as _power
+from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of
 from gradlang.expr.speakable import speakable
+from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
@@ -154,7 +156,7 @@ class Evaluator:
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
         if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
-            return _checked(sp.Mul(*operands))  # one canonicalisation, not one per factor
+            return _product_of(operands)  # one canonicalisation, not one per factor
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
@@ -359,6 +361,7 @@ def _matmul(a, b):
         raise ShapeError(f"@ needs vectors or matrices, got {describe_shape(sa)} and {describe_shape(sb)}")
     if sa[-1] != sb[0]:
         raise ShapeError(f"@ cannot multiply {describe_shape(sa)} by {describe_shape(sb)}")
+    check_matmul(elements(a), elements(b), sb[0])
     left = sp.ImmutableMatrix(1, sa[0], list(a)) if len(sa) == 1 else a
     right = sp.ImmutableMatrix(sb[0], 1, list(b)) if len(sb) == 1 else b
     product = left * right
@@ -376,12 +379,11 @@ _PRODUCT_OPS = {
 }
 
 _COMPARISONS = {
-    "<": sp.StrictLessThan,
-    "<=": sp.LessThan,
-    ">": sp.StrictGreaterThan,
-    ">=": sp.GreaterThan,
-    "==": sp.Eq,
-    "!=": sp.Ne,
+    op: functools.partial(relation, func)  # IEEE: a comparison with nan is false
+    for op, func in {
+        "<": sp.StrictLessThan, "<=": sp.LessThan, ">": sp.StrictGreaterThan,
+        ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
+    }.items()
 }
 
 

@@ -14,6 +14,7 @@ import sympy as sp
 
 from gradlang.expr.graph import build_dag, tree_sizes
 from gradlang.expr.values import is_condition
+from gradlang.expr.walk import build
 
 SMALL_TREE = 600  # a result this small as a tree is rebuilt with SymPy's evaluation (its usual form)
 
@@ -101,7 +102,7 @@ def _make(node, args, small: bool):
     if all(a is b for a, b in zip(args, node.args)):
         return node
     if small:
-        return node.func(*args)
+        return build(node, args)
     if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
         return node.func(*args, evaluate=False)
     try:

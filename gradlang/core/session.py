@@ -20,6 +20,7 @@ from gradlang.core import builtins
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
+from gradlang.expr.exact import check_sizes
 from gradlang.syntax.parse import parse
 from gradlang.core.substitute import settle
 from gradlang.derive.dag.names import named_subexpressions
@@ -65,14 +66,16 @@ class Session:
     def iter_run(self, source: str, filename: str | None = None) -> Iterator[Result]:
         """Run a program, yielding each printing statement's Result as it finishes."""
         try:
-            tree = parse(source)
+            tree = self._parse(source)
         except GradlangError as error:
-            raise error.attach_source(source, filename) from None
+            error.attach_source(source, filename)
+            raise  # a bare raise keeps an InternalError's cause, for GRADLANG_DEBUG=1
         for statement in tree.children:
             try:
                 result = self._run_statement(statement, source)
             except GradlangError as error:
-                raise error.attach_source(source, filename) from None
+                error.attach_source(source, filename)
+                raise
             if result is not None:
                 yield result
 
@@ -99,9 +102,24 @@ class Session:
 
     # --- statements -------------------------------------------------------
 
+    def _parse(self, source: str) -> Tree:
+        """The program's tree, read within the size limits and the statement time budget."""
+        token = None
+        try:
+            with budget(self.time_limit) as token:
+                return parse(source)
+        except OutOfTime as expiry:
+            if not is_mine(expiry, token):
+                raise
+            raise LimitError(
+                f"reading the program took longer than {self.time_limit:g} s; split it into smaller programs",
+                Span(1, 1, 1, 2),
+            ) from None
+
     def _run_statement(self, statement: Tree, source: str) -> Result | None:
         saved = dict(self.env)
         span = Span.of(statement.meta)
+        token = None
         try:
             with budget(self.time_limit) as token:
                 return getattr(self, "_" + statement.data)(statement, source)
@@ -127,20 +145,20 @@ class Session:
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator(source=source)
-        value = settle(evaluator.evaluate(statement.children[0]))
+        value = _settled(evaluator.evaluate(statement.children[0]))
         return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: Tree, source: str) -> Result:
         derivations: list = []
         evaluator = self._evaluator(derivations, source)
-        value = settle(evaluator.evaluate(statement.children[0]))
+        value = _settled(evaluator.evaluate(statement.children[0]))
         steps = _explanations(derivations)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: Tree, source: str) -> None:
         name_token, body = statement.children
         _check_bindable(name_token)
-        self.env[str(name_token)] = settle(self._evaluator().evaluate(body))
+        self.env[str(name_token)] = _settled(self._evaluator().evaluate(body))
 
     def _definition(self, statement: Tree, source: str) -> None:
         children = statement.children
@@ -184,6 +202,14 @@ class Session:
 
 # --- helpers ------------------------------------------------------------------
 
+
+
+def _settled(value):
+    """A statement's value, settled, with every exact number in it within the size limit."""
+    value = settle(value)
+    if not isinstance(value, np.ndarray):
+        check_sizes(elements(value) if shape_of(value) else [value])
+    return value
 
 
 def _check_bindable(token) -> None:

@@ -21,7 +21,7 @@ from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.exact import combine
 from gradlang.core.floats import fold_floats
 from gradlang.lazy import np
-from gradlang.expr.values import elements, from_elements, is_condition, shape_of, to_symbolic
+from gradlang.expr.values import describe_shape, elements, from_elements, is_condition, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms, dag_has, rebuild, rebuild_all
 
 TIDY_TIME_LIMIT = 0.5
@@ -140,6 +140,11 @@ def _batch(value, pairs: list, batch: list) -> np.ndarray:
     except builtins.ValueError:  # NumPy's, not gradlang's ValueError imported above
         shown = " and ".join(str(len(a)) if a.ndim == 1 else str(a.shape) for _, a in batch)
         raise ShapeError(f"lists of lengths {shown} cannot be evaluated together (equal lengths, or length 1)") from None
+    if len(batch_shape) + len(shape_of(value)) > 2:
+        raise ShapeError(
+            f"{describe_shape(shape_of(value))} at {'×'.join(map(str, batch_shape))} points would have "
+            f"{len(batch_shape) + len(shape_of(value))} axes; values are at most matrices"
+        )
     if int(np.prod(batch_shape)) * max(1, len(elements(value))) > limits.MAX_NUMERIC_POINTS:
         raise LimitError(f"evaluating at more than {limits.MAX_NUMERIC_POINTS} points is above the limit")
     mapping = dict(pairs)

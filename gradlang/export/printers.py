@@ -18,6 +18,11 @@ from sympy.printing.pycode import PythonCodePrinter
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr import primitives
 
+def float_literal(x: float) -> str:
+    """A float as Python source: repr, except inf and nan, which are not literals."""
+    return repr(x) if x == x and abs(x) != float("inf") else f"float('{x}')"
+
+
 class ExportPrinter(PythonCodePrinter):
     """Common part: arithmetic from PythonCodePrinter, every primitive as its record spells it."""
 
@@ -29,7 +34,7 @@ class ExportPrinter(PythonCodePrinter):
 
     def _print(self, expr, **kwargs):
         if isinstance(expr, sp.Expr) and expr.is_number and not expr.is_Rational and expr.is_comparable:
-            return repr(float(expr))
+            return float_literal(float(expr))
         if isinstance(expr, sp.Function):
             return self._print_primitive(expr)
         return super()._print(expr, **kwargs)
@@ -48,7 +53,16 @@ class ExportPrinter(PythonCodePrinter):
     _print_Dummy = _print_Symbol
 
     def _print_Float(self, expr):
-        return repr(float(expr))
+        return float_literal(float(expr))
+
+    def _print_NaN(self, expr):
+        return float_literal(float("nan"))
+
+    def _print_Infinity(self, expr):
+        return float_literal(float("inf"))
+
+    def _print_NegativeInfinity(self, expr):
+        return float_literal(float("-inf"))
 
     def _print_Pow(self, expr, rational=False):
         """Powers by PythonCodePrinter, square roots spelled as the sqrt record says for this target."""

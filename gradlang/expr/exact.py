@@ -1,9 +1,14 @@
 """Exact arithmetic within bounds: integers and rationals may not grow without end.
 
 Python integers grow until memory runs out, and SymPy evaluates integer powers
-eagerly, so `3^(3^(3^(3^7)))` would never finish. Every exact power and product
-the evaluator or a substitution builds goes through these checks, which raise a
-LimitError before the number is computed.
+and products eagerly, so `3^(3^(3^(3^7)))` or `prod([a, a, …])` with a 30 000
+digit `a` would never finish. Every exact power, product and matrix product
+the evaluator or a substitution builds goes through these checks, which
+estimate the size from the operands' bit lengths and raise a LimitError
+before the number is computed. A power that involves a float and a huge
+exponent (`2.0^(10^30000)`) is computed in IEEE double precision instead,
+as NumPy would: inf, 0 or 1 at once, rather than SymPy's arbitrary-precision
+exponent.
 """
 
 from __future__ import annotations
@@ -15,17 +20,35 @@ import sympy as sp
 from gradlang import limits
 from gradlang.errors import LimitError, ValueError
 
+HUGE_EXPONENT = 2**20  # above this, a float power is computed in IEEE (SymPy's exponentiation is too slow)
+
+
+def bits(value) -> int:
+    """The bit length of an exact number (0 for anything else)."""
+    if isinstance(value, sp.Rational):
+        return max(abs(value.p).bit_length(), abs(value.q).bit_length())
+    return 0
+
+
+def _too_big(size: int, what: str = "an exact number"):
+    return LimitError(
+        f"{what} of about {size} bits, above the limit of {limits.MAX_INTEGER_BITS}; "
+        "write a float (2.0 rather than 2) for an approximation"
+    )
+
 
 def checked(value):
     """Bound the size of exact integers and rationals, which Python would grow without end."""
-    if isinstance(value, sp.Rational):
-        bits = max(abs(value.p).bit_length(), abs(value.q).bit_length())
-        if bits > limits.MAX_INTEGER_BITS:
-            raise LimitError(f"an exact number of {bits} bits is above the limit of {limits.MAX_INTEGER_BITS}")
+    size = bits(value)
+    if size > limits.MAX_INTEGER_BITS:
+        raise _too_big(size)
     return value
 
 
 def power(base, exponent):
+    if _is_real_number(base) and _is_real_number(exponent) and (base.is_Float or exponent.is_Float):
+        if abs(exponent) > HUGE_EXPONENT:
+            return _ieee_power(base, exponent)
     if base.is_Rational and exponent.is_Rational:
         magnitude = max(math.log2(abs(base.p) or 1), math.log2(base.q))
         if magnitude > 0 and abs(exponent) * magnitude > limits.MAX_INTEGER_BITS:
@@ -40,8 +63,73 @@ def power(base, exponent):
     return checked(sp.Pow(base, exponent))
 
 
+def product(factors: list):
+    """sp.Mul of the factors, refused before it is computed when its exact numbers would be too big."""
+    check_product_bits(sum(bits(f) for f in factors))
+    return checked(sp.Mul(*factors))
+
+
+def check_product_bits(size: int, what: str = "this product") -> None:
+    """A product's exact part has at most the sum of its factors' bit lengths: refuse it early."""
+    if size > limits.MAX_INTEGER_BITS:
+        raise _too_big(size, f"{what} would be an exact number")
+
+
+def check_matmul(left_items: list, right_items: list, inner: int) -> None:
+    """Each entry of A @ B sums `inner` products of an entry of A and one of B."""
+    if not left_items or not right_items:
+        return
+    size = max(map(bits, left_items)) + max(map(bits, right_items)) + int(inner).bit_length()
+    check_product_bits(size, "this matrix product")
+
+
+def check_sizes(items: list) -> None:
+    """Every exact number in a statement's value is within the limit (so it can be printed)."""
+    from gradlang.expr.walk import dag_atoms
+
+    for item in items:
+        checked(item)
+    compound = [e for e in items if isinstance(e, sp.Basic) and e.args]  # atoms were checked just now
+    for number in dag_atoms(compound, sp.Rational) if compound else ():
+        checked(number)
+
+
 def combine(node, args):
     """Rebuild a node from new arguments, with exact powers and products bounded."""
     if isinstance(node, sp.Pow):
         return power(*args)
-    return checked(node.func(*args))
+    if isinstance(node, sp.Mul):
+        return product(list(args))
+    from gradlang.expr.walk import build
+
+    return checked(build(node, args))
+
+
+def _is_real_number(value) -> bool:
+    return isinstance(value, sp.Expr) and value.is_number and (value.is_comparable or value in (sp.oo, -sp.oo))
+
+
+def _as_float(value) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an integer beyond float64's range
+        return math.inf if value > 0 else -math.inf
+
+
+def _ieee_power(base, exponent):
+    """base^exponent in float64, as NumPy computes it (overflow is inf, a non-real result nan)."""
+    b, e = _as_float(base), _as_float(exponent)
+    if b < 0 and not exponent.is_Integer and not math.isinf(e):
+        return sp.nan  # a negative base to a fractional power is not real
+    sign = -1.0 if b < 0 and exponent.is_Integer and exponent.p % 2 == 1 else 1.0
+    try:
+        result = sign * abs(b) ** e
+    except OverflowError:
+        result = sign * math.inf
+    except ZeroDivisionError:  # 0.0 to a negative power
+        result = sign * math.inf
+    if math.isnan(result):
+        return sp.nan
+    if math.isinf(result):
+        return sp.oo if result > 0 else -sp.oo
+    return sp.Float(result)

@@ -122,8 +122,8 @@ class Round(ZeroDerivative, sp.Function):
 
     @classmethod
     def eval(cls, u):
-        if u.is_Integer:
-            return u
+        if u.is_Integer or u in (sp.oo, -sp.oo, sp.nan):
+            return u  # IEEE: round(±inf) and round(nan) are themselves
         if u.is_Float:
             return sp.Float(round(float(u)))
         if u.is_Rational or (u.is_number and u.is_comparable):

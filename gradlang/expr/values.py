@@ -9,9 +9,11 @@ broadcasts scalars only; any other mismatch is a ShapeError naming both shapes
 from __future__ import annotations
 
 import math
+import warnings
 
 import sympy as sp
 from sympy.logic.boolalg import Boolean
+from sympy.utilities.exceptions import SymPyDeprecationWarning
 
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError
@@ -52,6 +54,8 @@ def elements(value) -> list:
         return [sp.Float(v) for v in value.ravel()]
     if isinstance(value, sp.MatrixBase):
         return list(value)
+    if isinstance(value, sp.ImmutableDenseNDimArray):
+        return list(value._array)  # iterating the array parses an index per item: 100x slower
     if isinstance(value, sp.NDimArray):
         return list(value)
     return [value]
@@ -69,7 +73,9 @@ def from_elements(shape: Shape, items: list):
     check_count(len(items))
     if len(shape) == 1:
         return sp.ImmutableDenseNDimArray(items, shape)
-    return sp.ImmutableMatrix(shape[0], shape[1], items)
+    with warnings.catch_warnings():  # a matrix of conditions (where's first argument) is deprecated in SymPy
+        warnings.simplefilter("ignore", SymPyDeprecationWarning)
+        return sp.ImmutableMatrix(shape[0], shape[1], items)
 
 
 def to_symbolic(value):

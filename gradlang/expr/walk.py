@@ -8,7 +8,7 @@ the tree; these helpers walk the DAG (`gradlang.dag.graph.build_dag`).
 
 from __future__ import annotations
 
-from sympy import Basic
+import sympy as sp
 
 from gradlang.expr.graph import build_dag, tree_sizes
 
@@ -59,13 +59,13 @@ def rebuild_all(exprs: list, mapping: dict, combine=None) -> list:
             if all(a is b for a, b in zip(args, node.args)):
                 built.append(node)
             else:
-                built.append(combine(node, args) if combine else node.func(*args))
+                built.append((combine or build)(node, args))
     return [built[r] for r in dag.roots]
 
 
 def unwrap(expr, cls):
     """expr with every application of the one-argument class `cls` replaced by its argument."""
-    if not isinstance(expr, Basic):
+    if not isinstance(expr, sp.Basic):
         return expr
     dag = build_dag([expr])
     if not any(isinstance(n, cls) for n in dag.nodes):
@@ -78,5 +78,24 @@ def unwrap(expr, cls):
         elif not kids or all(a is b for a, b in zip(args, node.args)):
             built.append(node)
         else:
-            built.append(node.func(*args))
+            built.append(build(node, args))
     return built[dag.roots[0]]
+
+
+def build(node, args):
+    """node.func(*args), with comparisons built as IEEE has them (see `relation`)."""
+    if isinstance(node, sp.Rel):
+        return relation(node.func, *args)
+    return node.func(*args)
+
+
+def relation(func, a, b):
+    """A comparison with nan, or with a non-real number (nan in float arithmetic), is false (!= true), as in
+    IEEE; SymPy raises TypeError for both."""
+    if _not_a_number(a) or _not_a_number(b):
+        return sp.true if func is sp.Ne else sp.false
+    return func(a, b)
+
+
+def _not_a_number(u) -> bool:
+    return u is sp.nan or (isinstance(u, sp.Expr) and u.is_number and u.is_extended_real is False)

@@ -10,13 +10,14 @@ errors and warnings to `err`, and with JSON an error object goes to `out` too.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import traceback
+import tempfile
 
 from gradlang.render import json as json_render
+from gradlang.render.messages import error_text, safe_text
 
 FORMATS = ("pretty", "plain", "latex", "json")
-REPORT_URL = "https://github.com/gradlang/gradlang/issues"
 
 
 def _explain_renderer(name: str):
@@ -45,6 +46,7 @@ class Emitter:
         self.filename: str | None = None
         self.plot_dir: str | None = None
         self._cells = 0
+        self._images: dict[int, int] = {}  # line -> plots written for it so far, for unique names
 
     @property
     def console(self):
@@ -57,6 +59,8 @@ class Emitter:
 
     def result(self, result) -> None:
         """Print one result as it comes, then its warnings on the error stream."""
+        if self.fmt != "json":
+            result = _shown(result)
         getattr(self, "_result_" + self.fmt)(result)
         if self.fmt != "json":
             for attachment in getattr(result, "attachments", ()) or ():
@@ -76,26 +80,20 @@ class Emitter:
             self._write("".join(f"# {line}\n" for line in attachment.to_plain().splitlines()))
 
     def _save_images(self, result) -> None:
-        """With --plot-dir, each plot is also written as a PNG."""
+        """With --plot-dir, each plot is also written as a PNG: plot-lineN-K.png, K counting the line's plots."""
         if not self.plot_dir:
             return
         from pathlib import Path
 
-        from gradlang.errors import GradlangError
-
-        images = [a for a in getattr(result, "attachments", ()) or () if hasattr(a, "to_png")]
-        for number, image in enumerate(images, start=1):
+        for image in [a for a in getattr(result, "attachments", ()) or () if hasattr(a, "to_png")]:
+            number = self._images[result.line] = self._images.get(result.line, 0) + 1
             path = Path(self.plot_dir) / f"plot-line{result.line}-{number}.png"
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                image.to_png(path)
-            except GradlangError as error:
-                self.warning(error.message, result)
-                return
+                write_new_file(path, image.to_png)
             except OSError as error:
                 self.warning(f"cannot write {path}: {error.strerror or error}", result)
                 return
-            self.err.write(f"wrote {path}\n")
+            self.err.write(safe_text(f"wrote {path}\n"))
 
     def _result_plain(self, result) -> None:
         # Derivations are not values: as comments, the output stays valid source.
@@ -134,40 +132,30 @@ class Emitter:
         where = ""
         if result is not None:
             where = f"{self.filename}:{result.line}: " if self.filename else f"line {result.line}: "
-        self.err.write(f"{where}warning: {text}\n")
+        self.err.write(safe_text(f"{where}warning: {text}") + "\n")
         self.err.flush()
 
     def error(self, error) -> None:
-        """A GradlangError: kind, message, place, source line, caret."""
+        """A GradlangError: kind, message, place, source line, caret (and the bug note for an internal one)."""
         self._flush()
-        text = error.format()
-        if error.kind == "InternalError":
-            text += "\n" + _bug_note() + _debug_traceback(error.__cause__)
-        self.err.write(text + "\n")
+        self.err.write(error_text(error) + "\n")
         self.err.flush()
         if self.fmt == "json":
             self._write(json_render.dumps(json_render.error_to_json(error)) + "\n")
             self._flush()
 
-    def internal_error(self, exc: BaseException) -> None:
-        """Any other exception is a bug in gradlang: say so, no traceback unless debugging."""
-        self._flush()
-        text = f"InternalError: {type(exc).__name__}: {exc}\n{_bug_note()}\n{_debug_traceback(exc)}"
-        self.err.write(text)
+    def interrupted(self) -> None:
+        self.err.write("interrupted\n")
         self.err.flush()
-        if self.fmt == "json":
-            data = {"kind": "error", "error": "InternalError", "message": str(exc), "line": None, "column": None}
-            self._write(json_render.dumps(data) + "\n")
-            self._flush()
 
     def note(self, text: str, style: str | None = None) -> None:
         """A message for the user (REPL feedback) on the output stream."""
         if self.fmt == "pretty":
             from rich.text import Text
 
-            self.console.print(Text(text, style=style or ""))
+            self.console.print(Text(safe_text(text), style=style or ""))
         else:
-            self._write(text + "\n")
+            self._write(safe_text(text) + "\n")
         self._flush()
 
     # --- streams --------------------------------------------------------------
@@ -182,15 +170,36 @@ class Emitter:
             pass
 
 
-def _bug_note() -> str:
-    return (
-        "This is a bug in gradlang, not in your program. Please report it, with the program "
-        f"that caused it, at {REPORT_URL} (set GRADLANG_DEBUG=1 to see the traceback)."
-    )
+def _shown(result):
+    """The result with its source made safe for a terminal (control characters visible, not obeyed)."""
+    source = getattr(result, "source", None)
+    if isinstance(source, str) and safe_text(source) != source:
+        return dataclasses.replace(result, source=safe_text(source))
+    return result
 
 
-def _debug_traceback(exc: BaseException | None) -> str:
-    """The traceback of a bug, only when GRADLANG_DEBUG=1."""
-    if exc is None or os.environ.get("GRADLANG_DEBUG") != "1":
-        return ""
-    return "\n" + "".join(traceback.format_exception(exc))
+def write_new_file(path, write) -> None:
+    """Call write(file) on a fresh file, then move it to `path`.
+
+    The file is created under a random name with O_EXCL (mkstemp) and renamed
+    over `path`: a symlink planted at `path` is replaced, never followed, so a
+    predictable name cannot be used to overwrite another file.
+    """
+    directory = os.path.dirname(os.fspath(path)) or "."
+    os.makedirs(directory, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=".gradlang-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+        os.chmod(temporary, 0o644 & ~_umask())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

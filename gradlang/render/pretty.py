@@ -23,6 +23,8 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from gradlang.render.latex import split_component
 from gradlang.render.plain import format_float
+from gradlang import limits
+from gradlang.expr.values import elements
 from gradlang.expr import primitives
 from gradlang.lazy import np
 
@@ -186,6 +188,10 @@ def value_text(value, width: int | None = None, prefix: str = "") -> Text:
     return _beside(prefix, styled(art), baseline) if prefix else styled(art)
 
 
+def _components(value) -> int:
+    return int(np.size(value)) if isinstance(value, np.ndarray) else len(elements(value)) if hasattr(value, "shape") else 1
+
+
 def _prepare(value):
     if isinstance(value, np.ndarray):
         return _ndarray_to_sympy(value)
@@ -226,8 +232,9 @@ def result_renderable(result, width: int | None = None, with_source: bool = True
     gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
     parts = [source_text(result)] if with_source else []
     parts.extend(steps_renderables(result))
-    if getattr(result, "named", ()):
-        # A large value with named shared parts: the lines t1 = … read better than a 2-D layout.
+    if getattr(result, "named", ()) or _components(result.value) > limits.MAX_LAID_OUT_COMPONENTS:
+        # A large value with named shared parts, or with many components: one line of text, not a 2-D
+        # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
         parts.append(Text(result.text))
     else:
         parts.append(value_text(result.value, width, gutter))

@@ -1,9 +1,11 @@
 """The `gradlang` command: run a script, one line of code, or the REPL.
 
-A thin shell over `Session.iter_run`: it reads the program, hands each Result
-to an Emitter as soon as the statement finishes, and prints the first error
-with its caret. Exit status: 0 on success, 1 when the program has an error,
-2 for a usage error (argparse's own convention).
+A thin shell over the one run-and-report loop (`shell_loop`): it reads the
+program through `sources` (regular files only, a size limit, UTF-8), hands
+each Result to an Emitter as soon as the statement finishes, and prints the
+first error with its caret. Exit status: 0 on success, 1 when the program has
+an error (or, with --strict, when a gradcheck disagrees), 2 for a usage error
+(argparse's own convention).
 """
 
 from __future__ import annotations
@@ -12,25 +14,27 @@ import argparse
 import sys
 
 from gradlang.render.emit import Emitter
+from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
 
 EXAMPLES = """\
 examples:
   gradlang                                  start the REPL
   gradlang softmax.grad                     run a script, pretty on a terminal
   gradlang --plain softmax.grad             results as gradlang source
+  gradlang --annotate softmax.grad          read a script as a lesson: comments as prose
   gradlang --latex notes.grad > notes.tex   a LaTeX fragment for lecture notes
   echo 'diff(x^3, x)' | gradlang -          read the script from standard input
   gradlang -e 'diff(x * stop_gradient(x), x)'
   gradlang --json -e 'x: R^3; grad(log(sum(exp(x))), x) at x = [1, 3, 3]'
   gradlang -i softmax.grad                  run a script, then explore it in the REPL
+  gradlang --export jax softmax.grad > softmax_jax.py
 
-exit status: 0 success, 1 error in the program, 2 usage error.
+exit status: 0 success, 1 error in the program (or a gradcheck that disagrees,
+with --strict), 2 usage error.
 environment: NO_COLOR disables colour; GRADLANG_HISTORY sets the REPL history
 file; GRADLANG_DEBUG=1 shows tracebacks of internal errors.
 """
 
-
-EXPORT_TARGETS = ("jax", "torch", "tf", "numpy")
 
 
 def _version() -> str:
@@ -57,10 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
         ("json", "one JSON object per result or error, one per line"),
     ):
         group.add_argument(f"--{name}", dest="fmt", action="store_const", const=name, help=text)
+    parser.add_argument("--annotate", action="store_true",
+                        help="show a script as a lesson: its comments as prose, every statement, each result under it "
+                             "(pretty or plain)")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a gradcheck disagrees (for CI)")
     parser.add_argument("--plot-dir", metavar="DIR", help="also write every plot as a PNG into DIR (needs matplotlib)")
     parser.add_argument(
         "--export",
-        choices=EXPORT_TARGETS,
         metavar="TARGET",
         help="run FILE, then print its functions as a Python module for TARGET: jax, torch, tf or numpy",
     )
@@ -72,49 +79,40 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     given = [flag for flag, value in (("FILE", args.file), ("-e", args.code), ("-i", args.interactive)) if value is not None]
     if len(given) > 1:
         parser.error(f"{' and '.join(given)} cannot be used together")
+    if args.export:
+        from gradlang.export import TARGETS  # the one list of targets; sympy loads only when exporting
+
+        if args.export not in TARGETS:
+            parser.error(f"argument --export: invalid choice: '{args.export}' (choose from {', '.join(TARGETS)})")
     if args.export and args.file is None:
         parser.error("--export needs a FILE to export")
+    if args.annotate and (args.file is None or args.export):
+        parser.error("--annotate needs a FILE to show (and no --export)")
+    if args.annotate and args.fmt in ("latex", "json"):
+        parser.error(f"--annotate shows a lesson as pretty or plain text, not --{args.fmt}")
 
 
 def _read(parser: argparse.ArgumentParser, path: str) -> str:
     """The text of a script ('-' is standard input); unreadable is a usage error."""
-    if path == "-":
-        return sys.stdin.read()
+    from gradlang.shell.sources import SourceError, read_file, read_stream
+
     try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError) as error:
-        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
-        parser.error(f"cannot read '{path}': {reason}")
+        if path == "-":
+            return read_stream(sys.stdin.buffer)
+        return read_file(path)
+    except SourceError as error:
+        parser.error(str(error))
         raise  # unreachable: parser.error exits
 
 
-def default_format(stream) -> str:
-    """Pretty on a terminal, plain (re-readable source) in a pipe or file."""
+def _code(parser: argparse.ArgumentParser, code: str) -> str:
+    from gradlang.shell.sources import SourceError, from_argument
+
     try:
-        return "pretty" if stream.isatty() else "plain"
-    except (AttributeError, ValueError):
-        return "plain"
-
-
-def run_program(session, source: str, filename: str, emitter: Emitter) -> int:
-    """Run a whole program, printing as results come; 0 on success, 1 on error."""
-    from gradlang.errors import GradlangError
-
-    emitter.filename = filename
-    try:
-        for result in session.iter_run(source, filename):
-            emitter.result(result)
-    except GradlangError as error:
-        emitter.error(error)
-        return 1
-    except KeyboardInterrupt:
-        emitter.err.write("interrupted\n")
-        return 130
-    except Exception as error:  # noqa: BLE001 - anything else is a bug, reported as one
-        emitter.internal_error(error)
-        return 1
-    return 0
+        return from_argument(code)
+    except SourceError as error:
+        parser.error(str(error))
+        raise  # unreachable: parser.error exits
 
 
 def _emitter(args, fmt: str, transcript: bool = False) -> Emitter:
@@ -123,28 +121,68 @@ def _emitter(args, fmt: str, transcript: bool = False) -> Emitter:
     return emitter
 
 
+class ScriptReporter:
+    """Shows a script's results through an emitter and counts the gradchecks that disagree (--strict)."""
+
+    def __init__(self, emitter):
+        self.emitter = emitter
+        self.disagreements = 0
+
+    def result(self, result) -> None:
+        self.emitter.result(result)
+        self.disagreements += sum(getattr(a, "passed", True) is False for a in result.attachments)
+
+    def error(self, error) -> None:
+        self.emitter.error(error)
+
+    def interrupted(self) -> None:
+        self.emitter.err.write("interrupted\n")
+
+
+class _Quiet(ScriptReporter):
+    """Runs a script for its definitions only (--export): errors are shown, results are not."""
+
+    def result(self, result) -> None:
+        pass
+
+
+def run_program(session, source: str, filename: str, emitter, strict: bool = False) -> int:
+    """Run a whole program, printing as results come; 0 on success, 1 on error, 130 on Ctrl-C."""
+    emitter.filename = filename
+    reporter = ScriptReporter(emitter)
+    status = run_and_report(session, source, filename, reporter)
+    if status == EXIT_OK and strict and reporter.disagreements:
+        emitter.err.write(f"{filename}: {reporter.disagreements} gradcheck(s) disagree (--strict)\n")
+        return EXIT_ERROR
+    return status
+
+
 def export(session, source: str, filename: str, target: str, emitter: Emitter) -> int:
     """Run the script without printing its results, then print it as a Python module."""
-    from gradlang.errors import GradlangError
     from gradlang.export import export_program
 
     emitter.filename = filename
-    try:
-        for _ in session.iter_run(source, filename):
-            pass
-        module = export_program(session, target, source)
-    except GradlangError as error:
-        emitter.error(error)
-        return 1
-    sys.stdout.write(module)
-    return 0
+    reporter = _Quiet(emitter)
+    modules: list[str] = []
+    status = run_and_report(session, source, filename, reporter) or guarded(
+        reporter, lambda: modules.append(export_program(session, target, source))
+    )
+    if status == EXIT_OK:
+        sys.stdout.write(modules[0])
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
+    _safe_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     _check_usage(parser, args)
     fmt = args.fmt or default_format(sys.stdout)
+    if args.plot_dir and not _has_matplotlib():
+        from gradlang.tools.plot import INSTALL_HINT
+
+        sys.stderr.write(f"gradlang: --plot-dir needs matplotlib, which is not installed: {INSTALL_HINT}\n")
+        return EXIT_ERROR
     try:
         return _dispatch(parser, args, fmt)
     except BrokenPipeError:
@@ -153,23 +191,45 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def _safe_streams() -> None:
+    """Whatever the locale, every output is valid UTF-8 (JSON lines above all), never a raw undecodable byte."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+        except (AttributeError, ValueError):  # a replaced stream (tests, embedding) is the caller's
+            pass
+
+
+def _has_matplotlib() -> bool:
+    try:
+        from matplotlib.figure import Figure  # noqa: F401 - imported to know that it imports
+    except ImportError:
+        return False
+    return True
+
+
 def _dispatch(parser, args, fmt: str) -> int:
     from gradlang.core.session import Session
 
     session = Session()
     if args.code is not None:
-        return run_program(session, args.code, "<-e>", _emitter(args, fmt))
+        return run_program(session, _code(parser, args.code), "<-e>", _emitter(args, fmt), args.strict)
     if args.file is not None:
         source = _read(parser, args.file)
         filename = "<stdin>" if args.file == "-" else args.file
         if args.export:
             return export(session, source, filename, args.export, _emitter(args, fmt))
-        return run_program(session, source, filename, _emitter(args, fmt, transcript=True))
+        if args.annotate:
+            from gradlang.shell.annotate import Annotated
+
+            annotated = Annotated(_emitter(args, fmt, transcript=True), source)
+            return annotated.finish(run_program(session, source, filename, annotated, args.strict))
+        return run_program(session, source, filename, _emitter(args, fmt, transcript=True), args.strict)
     from gradlang.shell.repl import start
 
     if args.interactive is not None:
         source = _read(parser, args.interactive)
-        run_program(session, source, args.interactive, Emitter(fmt, sys.stdout, sys.stderr, transcript=True))
+        run_program(session, source, args.interactive, _emitter(args, fmt, transcript=True))
     return start(session, fmt=args.fmt)
 
 

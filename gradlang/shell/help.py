@@ -7,6 +7,8 @@ cannot drift from what the language offers.
 
 from __future__ import annotations
 
+import textwrap
+
 STATEMENTS = (
     ("x: R  ·  v: R^3  ·  W: R^(2,3)", "declare a real scalar, a vector or a matrix of symbols"),
     ("name = expr", "evaluate now and bind the name"),
@@ -68,23 +70,40 @@ def _builtin_groups() -> dict[str, list]:
     return groups
 
 
-def builtin_line(entry) -> str:
+def builtin_line(entry) -> tuple[str, str]:
+    """A builtin's name (with its aliases) and its description with an example."""
     aliases = _aliases(entry.name)
     name = entry.name + (f" ({', '.join(aliases)})" if aliases else "")
-    return f"  {name:<26} {entry.doc}   e.g. {entry.example}"
+    return name, f"{entry.doc}\ne.g. {entry.example}"
 
 
-def general_help() -> str:
-    """Statements, commands and every builtin with a one-line description and example."""
+def _rows(pairs, column: int, width: int) -> list[str]:
+    """Two columns; a long description (paragraphs split by newlines) wraps under itself, not under the name."""
+    lines = []
+    for name, text in pairs:
+        head = f"  {name:<{column - 3}} "
+        if len(head) > column:
+            lines.append(head.rstrip())
+            head = " " * column
+        for paragraph in text.split("\n"):
+            lines += textwrap.wrap(paragraph, width=max(width, column + 20), initial_indent=head.ljust(column),
+                                   subsequent_indent=" " * column, break_on_hyphens=False)
+            head = ""
+    return lines
+
+
+def general_help(width: int = 80) -> str:
+    """Statements, commands and every builtin with a one-line description and example, wrapped to `width`."""
     lines = ["Statements (separated by newlines or ';'; newlines inside brackets continue):"]
-    lines += [f"  {form:<32} {text}" for form, text in STATEMENTS]
+    lines += _rows(STATEMENTS, 35, width)
     lines.append("\nCommands:")
-    lines += [f"  {form:<16} {text}" for form, text in COMMANDS.values()]
+    lines += _rows(COMMANDS.values(), 24, width)
     for group, entries in _builtin_groups().items():
         lines.append(f"\nBuiltins, {GROUP_TITLES.get(group, group)}:")
-        lines += [builtin_line(entry) for entry in entries]
+        lines += _rows([builtin_line(entry) for entry in entries], 29, width)
     lines.append("\nConstants: " + ", ".join(_constants()))
-    lines.append("_ is the last result.  :help NAME for one builtin, e.g. :help grad")
+    lines += textwrap.wrap("_ is the last result.  :help NAME (or help(NAME), ?NAME) for one builtin, e.g. :help grad. "
+                           "Leave with :quit, exit or Ctrl-D.", width=max(width, 40))
     return "\n".join(lines)
 
 

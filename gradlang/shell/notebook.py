@@ -5,14 +5,15 @@ in one cell are known in the next. Like the CLI and the REPL this is a thin
 shell over `Session.iter_run`: each Result is shown as it comes, as a display
 bundle that carries plain gradlang text beside the richer form (LaTeX for
 values and derivations, a PNG for plots), so a terminal IPython, a notebook
-and nbconvert each pick what they can show. Errors are printed to standard
-error in the same caret format as the command line, never as a traceback,
-and the session keeps the bindings it had before the failing statement.
+and nbconvert each pick what they can show. A failing cell raises
+`CellError`, which IPython shows in the same caret format as the command line
+(through `_render_traceback_`, never as a Python traceback) and counts as a
+failed cell, so "run all" stops there; the session keeps the bindings it had
+before the failing statement.
 """
 
 from __future__ import annotations
 
-import sys
 import weakref
 
 import sympy as sp
@@ -21,13 +22,20 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
 from gradlang import explain
-from gradlang.errors import GradlangError
 from gradlang.tools.plot import INSTALL_HINT, MissingExtraError
 from gradlang.render.latex import to_latex
 from gradlang.core.session import Result, Session
+from gradlang.render.messages import error_text, safe_text
+from gradlang.shell.loop import EXIT_OK, run_and_report
 
 _SESSIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
-_BUG_NOTE = "This is a bug in gradlang, not in your program; please report it with the cell that caused it."
+
+
+class CellError(Exception):
+    """A gradlang cell failed: IPython marks the cell failed and shows only this text."""
+
+    def _render_traceback_(self) -> list[str]:
+        return str(self).splitlines()
 
 
 def load_ipython_extension(ipython) -> None:
@@ -73,30 +81,33 @@ class GradlangMagics(Magics):
             return
         options = line.split()
         if any(option != "--reset" for option in options):
-            print(f"%%gradlang takes only the option --reset, not {line.strip()!r}", file=sys.stderr)
-            return
+            raise CellError(safe_text(f"%%gradlang takes only the option --reset, not {line.strip()!r}"))
         session = reset_session(self.shell) if options else session_for(self.shell)
         # A blank first line stands for the %%gradlang line, so error lines match the cell as shown.
         run_and_display(session, "\n" + cell)
 
 
+class _Display:
+    """The notebook's side of the run loop: each result displayed, the error kept to raise."""
+
+    def __init__(self):
+        self.failure: str | None = None
+
+    def result(self, result) -> None:
+        display_result(result)
+
+    def error(self, error) -> None:
+        self.failure = error_text(error)
+
+    def interrupted(self) -> None:
+        self.failure = "interrupted (the statement that was running changed nothing)"
+
+
 def run_and_display(session: Session, source: str) -> None:
-    """Run `source`, displaying each Result as it finishes; an error ends the run, printed."""
-    try:
-        for result in session.iter_run(source, filename="<cell>"):
-            display_result(result)
-    except GradlangError as error:
-        text = error.format()
-        if error.kind == "InternalError":
-            text += "\n" + _BUG_NOTE
-        _print_error(text)
-    except Exception as error:  # a bug, shown as one without a traceback
-        _print_error(f"InternalError: {type(error).__name__}: {error}\n{_BUG_NOTE}")
-
-
-def _print_error(text: str) -> None:
-    sys.stderr.write(text + "\n")
-    sys.stderr.flush()
+    """Run `source`, displaying each Result as it finishes; an error ends the run and fails the cell."""
+    shown = _Display()
+    if run_and_report(session, source, "<cell>", shown) != EXIT_OK:
+        raise CellError(shown.failure)
 
 
 def display_result(result) -> None:

@@ -11,19 +11,24 @@ not a terminal, so the REPL can be scripted).
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
 
 from gradlang.shell import help as helptext
-from gradlang.errors import GradlangError
 from gradlang.render.emit import FORMATS, Emitter
 from gradlang.render.plain import to_plain
+from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
+from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
+from gradlang.shell.sources import SourceError, decode, read_file
 
 PROMPT = "gradlang> "
 CONTINUATION = "........ "
 _WORD = re.compile(r"(:?[A-Za-z_][A-Za-z0-9_]*|:)$")
+_HELP_ON = re.compile(r"^(?:help\(\s*([A-Za-z_:][A-Za-z0-9_]*)\s*\)|\?\s*([A-Za-z_:][A-Za-z0-9_]*)|([A-Za-z_:][A-Za-z0-9_]*)\s*\?)$")
+_LEAVE = ("exit", "quit", "exit()", "quit()")
+_HELP = ("help", "help()", "?")
+VARS_WIDTH = 72  # :vars shows a value's first characters, then how big it is
 
 
 def _version() -> str:
@@ -53,19 +58,6 @@ def is_complete(text: str) -> bool:
     return text.lstrip().startswith(":") or open_brackets(text) <= 0
 
 
-def history_path() -> Path:
-    """GRADLANG_HISTORY, else gradlang/history in the user's data directory."""
-    if os.environ.get("GRADLANG_HISTORY"):
-        return Path(os.environ["GRADLANG_HISTORY"])
-    if sys.platform == "win32":
-        base = Path(os.environ.get("APPDATA", Path.home() / "AppData" / "Roaming"))
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "gradlang" / "history"
-
-
 class Repl:
     """Runs one complete input at a time; never lets an error end the session."""
 
@@ -75,6 +67,7 @@ class Repl:
         self.session = session if session is not None else Session()
         self.emitter = Emitter(fmt, out or sys.stdout, err or sys.stderr, console=console)
         self.running = True
+        self.failures = 0  # inputs that ended in an error: a piped REPL exits 1 if there were any
         self.accepted: list[str] = []  # source that ran without error, for :export
 
     # --- input ----------------------------------------------------------------
@@ -84,36 +77,43 @@ class Repl:
         stripped = text.strip()
         if stripped.startswith(":"):
             self.command(stripped)
-        elif stripped:
+        elif not self._python_habit(stripped) and stripped:
             self.run_source(text, "<stdin>")
         return self.running
 
+    def _python_habit(self, text: str) -> bool:
+        """exit, quit, help, help(grad), ?grad and grad? do what a Python user expects (unless they are user names)."""
+        if text in self.session.user_names():
+            return False
+        if text in _LEAVE:
+            self.cmd_quit("")
+            return True
+        if text in _HELP:
+            self.cmd_help("")
+            return True
+        match = _HELP_ON.match(text)
+        if match:
+            self.cmd_help(next(name for name in match.groups() if name))
+            return True
+        return False
+
     def run_source(self, source: str, filename: str, transcript: bool = False) -> bool:
         """Run statements, printing each result; on any failure restore the state."""
+        reporter = _ReplReporter(self.emitter)
         state = self.session.snapshot()
-        last = None
         self.emitter.transcript = transcript
         try:
-            for result in self.session.iter_run(source, filename):
-                self.emitter.result(result)
-                last = result
-        except GradlangError as error:
-            return self._failed(state, self.emitter.error, error)
-        except KeyboardInterrupt:
-            return self._failed(state, self.emitter.note, "interrupted (nothing was changed)")
-        except Exception as error:  # noqa: BLE001 - a bug: reported, the session lives on
-            return self._failed(state, self.emitter.internal_error, error)
+            status = run_and_report(self.session, source, filename, reporter)
         finally:
             self.emitter.transcript = False
-        if last is not None:
-            self.session.bind("_", last.value)
+        if status != EXIT_OK:
+            self.session.restore(state)
+            self.failures += status == EXIT_ERROR  # Ctrl-C is the user's choice, not a failure
+            return False
+        if reporter.last is not None:
+            self.session.bind("_", reporter.last.value)
         self.accepted.append(source)
         return True
-
-    def _failed(self, state, report, what) -> bool:
-        self.session.restore(state)
-        report(what)
-        return False
 
     # --- commands -------------------------------------------------------------
 
@@ -132,7 +132,11 @@ class Repl:
         if argument:
             self.emitter.note(helptext.topic_help(argument, self.session.user_names()))
         else:
-            self.emitter.note(helptext.general_help())
+            self.emitter.note(helptext.general_help(self._width()))
+
+    def _width(self) -> int:
+        """Where help text wraps: the console's width when pretty, else 80 columns."""
+        return self.emitter.console.width if self.emitter.fmt == "pretty" else 80
 
     def cmd_vars(self, argument: str) -> None:
         names = self.session.user_names()
@@ -153,9 +157,10 @@ class Repl:
             self.emitter.note("usage: :load FILE")
             return
         try:
-            source = Path(argument).expanduser().read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            self.emitter.note(f"cannot read '{argument}': {getattr(error, 'strerror', None) or error}")
+            source = read_file(argument)
+        except SourceError as error:
+            self.emitter.note(str(error))
+            self.failures += 1
             return
         self.run_source(source, argument, transcript=True)
 
@@ -170,25 +175,25 @@ class Repl:
 
     def cmd_export(self, argument: str) -> None:
         """:export TARGET [FILE]: this session's functions as a Python module."""
-        from gradlang.errors import GradlangError
-        from gradlang.export import export_program
+        from gradlang.export import TARGETS, export_program
 
         target, _, path = argument.partition(" ")
-        if target not in ("jax", "torch", "tf", "numpy"):
-            self.emitter.note("usage: :export jax|torch|tf|numpy [FILE]")
+        if target not in TARGETS:
+            self.emitter.note(f"usage: :export {'|'.join(TARGETS)} [FILE]")
             return
-        try:
-            module = export_program(self.session, target, "\n".join(self.accepted) or None)
-        except GradlangError as error:
-            self.emitter.error(error)
+        modules: list[str] = []
+        source = "\n".join(self.accepted) or None
+        if guarded(self.emitter, lambda: modules.append(export_program(self.session, target, source))) != EXIT_OK:
+            self.failures += 1
             return
         if not path.strip():
-            self.emitter.note(module.rstrip("\n"))
+            self.emitter.note(modules[0].rstrip("\n"))
             return
         try:
-            Path(path.strip()).expanduser().write_text(module, encoding="utf-8")
+            Path(path.strip()).expanduser().write_text(modules[0], encoding="utf-8")
         except OSError as error:
             self.emitter.note(f"cannot write '{path.strip()}': {error.strerror or error}")
+            self.failures += 1
             return
         self.emitter.note(f"wrote {path.strip()}")
 
@@ -208,28 +213,63 @@ class Repl:
         return sorted(names)
 
 
+class _ReplReporter:
+    """The REPL's side of the run loop: results through the emitter, the last one kept for `_`."""
+
+    def __init__(self, emitter: Emitter):
+        self.emitter = emitter
+        self.last = None
+
+    def result(self, result) -> None:
+        self.emitter.result(result)
+        self.last = result
+
+    def error(self, error) -> None:
+        self.emitter.error(error)
+
+    def interrupted(self) -> None:
+        self.emitter.note("interrupted (nothing was changed)")
+
+
 def describe_binding(name: str, value) -> str:
-    """One line for :vars: a function's definition, or name = value."""
+    """One line for :vars: a function's definition, or name = value, cut short when long."""
     source = getattr(value, "source", None)
     if source is not None and hasattr(value, "params"):
-        return source
+        return _summary(source)
     try:
-        return f"{name} = {to_plain(value)}"
+        text = f"{name} = {to_plain(value)}"
     except Exception:  # noqa: BLE001 - a value the printer cannot show must not end the session
-        return f"{name} = {value!r}"
+        text = f"{name} = {value!r}"
+    return _summary(" ".join(text.split()), getattr(value, "shape", None))
+
+
+def _summary(text: str, shape=None) -> str:
+    """The text if short, else its start, an ellipsis and how big the whole is."""
+    if len(text) <= VARS_WIDTH:
+        return text
+    size = "×".join(str(n) for n in shape) if shape else f"{len(text)} characters"
+    return f"{text[: VARS_WIDTH - 12].rstrip()} … ({size})"
 
 
 # --- front ends ---------------------------------------------------------------
 
 
 def line_loop(repl: Repl, stream) -> int:
-    """Read standard input line by line (not a terminal), continuing open brackets."""
+    """Read input line by line (not a terminal), continuing open brackets; 1 if any input failed.
+
+    A blank line, a :command or the end of input ends an unfinished statement,
+    so an unclosed bracket is reported where it was opened instead of
+    swallowing the lines after it.
+    """
     buffer = ""
     while repl.running:
         try:
-            line = stream.readline()
-            if not line:
+            line = _text_line(repl, stream.readline())
+            if line is None:
                 break
+            if buffer and not is_complete(buffer) and (not line.strip() or line.lstrip().startswith(":")):
+                text, buffer = buffer, ""
+                repl.execute(text)
             buffer += line
             if is_complete(buffer):
                 text, buffer = buffer, ""
@@ -237,16 +277,33 @@ def line_loop(repl: Repl, stream) -> int:
         except KeyboardInterrupt:
             buffer = ""
             repl.emitter.note("interrupted")
-    if buffer.strip():
+    if buffer.strip() and repl.running:
         repl.execute(buffer)
-    return 0
+    return EXIT_ERROR if repl.failures else EXIT_OK
+
+
+def _text_line(repl: Repl, line) -> str | None:
+    """A line of input as text; None at the end; bytes that are not UTF-8 are reported and skipped."""
+    if not line:
+        return None
+    if isinstance(line, str):
+        return line
+    try:
+        return decode(line, "standard input")
+    except SourceError as error:
+        repl.emitter.note(str(error))
+        repl.failures += 1
+        return ""
 
 
 def prompt_loop(repl: Repl, input=None, output=None, history=None, show_banner: bool = True) -> int:
     """The prompt_toolkit REPL; `input`/`output` are injectable (pipe input in tests)."""
+    history, note = (history, None) if history is not None else file_history()
     prompt = make_prompt_session(repl, input=input, output=output, history=history)
     if show_banner:
         repl.emitter.note(banner())
+    if note:
+        repl.emitter.note(note)
     while repl.running:
         try:
             text = prompt.prompt(PROMPT)
@@ -274,7 +331,8 @@ def make_prompt_session(repl: Repl, input=None, output=None, history=None):
     @bindings.add("c-j")
     def _enter(event):
         buffer = event.current_buffer
-        if is_complete(buffer.text):
+        # Enter on an empty line runs an unfinished statement too, so an unclosed bracket is reported.
+        if is_complete(buffer.text) or not buffer.document.current_line.strip():
             buffer.validate_and_handle()
         else:
             buffer.insert_text("\n")
@@ -282,7 +340,7 @@ def make_prompt_session(repl: Repl, input=None, output=None, history=None):
     return PromptSession(
         input=input,
         output=output,
-        history=history if history is not None else _file_history(),
+        history=history if history is not None else file_history()[0],
         completer=GradlangCompleter(repl),
         lexer=PygmentsLexer(GradlangLexer),
         key_bindings=bindings,
@@ -291,19 +349,6 @@ def make_prompt_session(repl: Repl, input=None, output=None, history=None):
         complete_while_typing=False,
         enable_history_search=False,
     )
-
-
-def _file_history():
-    """History kept across sessions; in memory if the data directory is not writable."""
-    from prompt_toolkit.history import FileHistory, InMemoryHistory
-
-    path = history_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
-    except OSError:
-        return InMemoryHistory()
-    return FileHistory(str(path))
 
 
 def _completer_base():
@@ -321,12 +366,16 @@ class GradlangCompleter(_completer_base()):
     def get_completions(self, document, complete_event):
         from prompt_toolkit.completion import Completion
 
-        match = _WORD.search(document.text_before_cursor)
+        before = document.text_before_cursor
+        if before.lstrip().startswith(":load "):
+            yield from self._files(document, complete_event)
+            return
+        match = _WORD.search(before)
         if not match:
             return
         word = match.group(1)
         if word.startswith(":"):
-            if document.text_before_cursor.strip() != word:
+            if before.strip() != word:
                 return
             candidates = [":" + c for c in helptext.COMMANDS]
         else:
@@ -335,12 +384,18 @@ class GradlangCompleter(_completer_base()):
             if name.startswith(word) and name != word:
                 yield Completion(name, start_position=-len(word))
 
+    def _files(self, document, complete_event):
+        """After :load, file names (folders and .grad files first among what matches)."""
+        from prompt_toolkit.completion import PathCompleter
+        from prompt_toolkit.document import Document
+
+        argument = document.text_before_cursor.lstrip()[len(":load "):].lstrip()
+        yield from PathCompleter(expanduser=True).get_completions(Document(argument), complete_event)
+
 
 def start(session=None, fmt: str | None = None) -> int:
     """Start the REPL on the process's standard streams."""
-    from gradlang.shell.cli import default_format
-
     repl = Repl(session, fmt or default_format(sys.stdout))
     if sys.stdin.isatty():
         return prompt_loop(repl)
-    return line_loop(repl, sys.stdin)
+    return line_loop(repl, getattr(sys.stdin, "buffer", sys.stdin))

@@ -10,6 +10,7 @@ with a friendly message and a place.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -74,13 +75,53 @@ _TERMINAL_WORDS = {
 
 def parse(source: str) -> Tree:
     """Parse a whole program; raise SyntaxError or LimitError with a place."""
+    check_size(source)
     _check_brackets(source)
+    _count_statements(source)
     try:
         tree = PARSER.parse(source)
     except UnexpectedInput as error:
         raise _friendly(error, source) from None
     _check_depth(tree)
     return tree
+
+
+def check_size(source: str) -> None:
+    """Refuse a program too long to read within the limits, before reading it."""
+    limit = limits.MAX_SOURCE_CHARS
+    if len(source) > limit:
+        line = source.count("\n", 0, limit) + 1
+        column = limit - (source.rfind("\n", 0, limit) + 1) + 1
+        raise LimitError(
+            f"the program has {len(source):,} characters, above the limit of {limit:,}",
+            Span(line, column, line, column + 1),
+        )
+
+
+# comments, brackets, separators, and the first character of anything else
+_STATEMENT_TOKENS = re.compile(r"#[^\n]*|[()\[\]]|[;\n]+|[^\s;#()\[\]]+")
+
+
+def _count_statements(source: str) -> None:
+    """Bound the number of statements before parsing (a statement starts after a separator at depth 0)."""
+    depth, count, fresh = 0, 0, True
+    for match in _STATEMENT_TOKENS.finditer(source):
+        token = match.group()
+        if token[0] == "#":
+            continue
+        if token[0] in ";\n":
+            fresh = fresh or depth == 0
+            continue
+        depth += 1 if token in "([" else -1 if token in ")]" else 0
+        if fresh:
+            count, fresh = count + 1, False
+            if count > limits.MAX_STATEMENTS:
+                line = source.count("\n", 0, match.start()) + 1
+                column = match.start() - (source.rfind("\n", 0, match.start()) + 1) + 1
+                raise LimitError(
+                    f"the program has more than {limits.MAX_STATEMENTS:,} statements, the limit",
+                    Span(line, column, line, column + 1),
+                )
 
 
 def _check_brackets(source: str) -> None:

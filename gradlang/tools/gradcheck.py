@@ -25,10 +25,11 @@ import numpy as np
 import sympy as sp
 
 from gradlang.derive.derivatives import freeze, grad
-from gradlang.errors import ShapeError, ValueError
+from gradlang import limits
+from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.numeric import evaluate
 from gradlang.expr.stopgrad import unstopped
-from gradlang.expr.values import elements, is_scalar
+from gradlang.expr.values import elements, is_condition, is_scalar
 from gradlang.expr.walk import dag_atoms
 
 EPS = float(np.finfo(np.float64).eps)
@@ -148,9 +149,12 @@ def gradcheck(expr, wrt, pairs) -> GradcheckReport:
     """Compare grad(expr, wrt) at the point `pairs` with frozen and true central finite differences."""
     if not is_scalar(expr):
         raise ShapeError("gradcheck needs a scalar expression")
+    if is_condition(expr):
+        raise ValueError("gradcheck takes numbers, not a condition")
     variables = elements(wrt)
     mapping = _point(expr, variables, pairs)
     symbols = list(mapping)
+    _check_size(expr, len(symbols), len(variables))
     point = np.array([mapping[s] for s in symbols], dtype=float)
 
     surrogate = [float(v) for v in evaluate(elements(grad(expr, wrt)) if not is_scalar(wrt) else [grad(expr, wrt)], symbols, list(point))]
@@ -166,6 +170,24 @@ def gradcheck(expr, wrt, pairs) -> GradcheckReport:
     errors = [r.relative_error for r in rows]
     worst = math.nan if any(math.isnan(e) for e in errors) else max(errors, default=0.0)
     return GradcheckReport(_sympy_float(worst), rows, tuple((str(s), float(mapping[s])) for s in symbols))
+
+
+def _check_size(expr, symbol_count: int, variable_count: int) -> None:
+    """Refuse a check whose finite differences would not fit in memory, before computing any.
+
+    The differences evaluate the expression at 2 points per variable in one
+    compiled call, which holds one column of those points for every symbol
+    and every subexpression.
+    """
+    from gradlang.expr.walk import dag_nodes
+
+    cells = (len(dag_nodes(expr)) + symbol_count) * 2 * variable_count
+    if cells > limits.MAX_GRADCHECK_CELLS:
+        raise LimitError(
+            f"gradcheck of {variable_count} variables here would evaluate about {cells:.3g} numbers at once, "
+            f"above the limit of {limits.MAX_GRADCHECK_CELLS:.3g}; check a few components, as in "
+            "gradcheck(e, [x[0], x[1]])"
+        )
 
 
 def _point(expr, variables, pairs) -> dict:

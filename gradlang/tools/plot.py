@@ -34,7 +34,8 @@ STYLES = ("cyan", "magenta", "yellow", "green", "red", "blue", "bright_white", "
 LINESTYLES = ("-", "--", ":", "-.")  # PNG: overlapping curves stay visible
 MAX_SERIES = 16
 MAX_POINTS = 100_000
-INSTALL_HINT = "pip install 'gradlang[plot]'"
+DRAWABLE = 1e300          # values and interval widths beyond this cannot be scaled onto a chart
+INSTALL_HINT = "pip install matplotlib"  # gradlang is installed from a clone, so no extra to name
 
 
 class MissingExtraError(ValueError):
@@ -56,6 +57,10 @@ def make_plot(exprs: list, labels: list | None, t: sp.Symbol, a: float, b: float
     a, b = float(a), float(b)
     if not (math.isfinite(a) and math.isfinite(b) and a < b):
         raise ValueError(f"plot needs a finite interval with a < b, got [{a:g}, {b:g}]")
+    if not 1 / DRAWABLE <= b - a <= DRAWABLE:
+        raise ValueError(
+            f"plot draws intervals between {1 / DRAWABLE:g} and {DRAWABLE:g} wide, got [{a:g}, {b:g}]"
+        )
     if not 2 <= int(points) <= MAX_POINTS:
         raise LimitError(f"plot takes between 2 and {MAX_POINTS} points, got {points}")
     labels = list(labels or [])
@@ -63,9 +68,50 @@ def make_plot(exprs: list, labels: list | None, t: sp.Symbol, a: float, b: float
     labels = [legend_label(text or _plain(e)) for text, e in zip(labels, exprs)]
     xs = np.linspace(a, b, int(points))
     ys = np.stack(numeric.evaluate(exprs, [t], [xs]))
+    xs, ys = break_at_jumps(exprs, t, xs, ys)
     xs.setflags(write=False)
     ys.setflags(write=False)
     return Plot(tuple(exprs), tuple(labels), t, a, b, xs, ys)
+
+
+JUMP_SHARE = 0.01   # a step between samples smaller than this share of the y range is never a break
+BEND_SHARE = 0.25   # a curve whose thirds stray this far from the chord has jumped between the samples
+
+
+def break_at_jumps(exprs: list, t: sp.Symbol, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Samples with a gap (NaN) wherever a curve jumps or has a pole between two samples.
+
+    Joining consecutive samples would draw one stroke through the pole of 1/t
+    or up the step of sign(t). Each interval is probed at its thirds: a
+    continuous curve sampled this finely stays near the chord between the two
+    samples, a jump or a pole does not. Where any curve breaks, one sample is
+    inserted at the interval's first third: NaN for the curves that break
+    there (both drawings leave a gap at NaN), the probed value for the others.
+    """
+    if len(xs) < 2:
+        return xs, ys
+    step = xs[1:] - xs[:-1]
+    probes = [xs[:-1] + step * share for share in (1 / 3, 2 / 3)]
+    with np.errstate(all="ignore"):
+        first, second = (np.stack(numeric.evaluate(exprs, [t], [p])).reshape(ys.shape[0], -1) for p in probes)
+        breaks = _breaks(ys, first, second)
+    where = np.flatnonzero(breaks.any(axis=0))
+    if where.size == 0:
+        return xs, ys
+    inserted = np.where(breaks[:, where], np.nan, first[:, where])
+    return np.insert(xs, where + 1, probes[0][where]), np.insert(ys, where + 1, inserted, axis=1)
+
+
+def _breaks(ys: np.ndarray, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """(series, intervals) booleans: where the curve leaves the chord between two finite samples."""
+    left, right = ys[:, :-1], ys[:, 1:]
+    jump = np.abs(right - left)
+    low, high = y_limits(ys)
+    chord = [left + (right - left) * share for share in (1 / 3, 2 / 3)]
+    stray = np.maximum(np.abs(first - chord[0]), np.abs(second - chord[1]))
+    finite = np.isfinite(left) & np.isfinite(right)
+    unfinished = ~(np.isfinite(first) & np.isfinite(second))
+    return finite & (jump > JUMP_SHARE * (high - low)) & (unfinished | (stray > BEND_SHARE * jump))
 
 
 def _checked(expr, t: sp.Symbol) -> sp.Expr:
@@ -178,7 +224,7 @@ class Plot:
         FigureCanvasAgg(figure)
         axes = figure.add_subplot()
         for k, (label, row) in enumerate(zip(self.labels, self.ys)):
-            shown = np.where(np.isfinite(row), row, np.nan)
+            shown = np.where(drawable(row), row, np.nan)
             axes.plot(self.xs, shown, LINESTYLES[k % len(LINESTYLES)], label=label, linewidth=2)
         low, high = y_limits(self.ys)
         axes.set_xlim(self.a, self.b)
@@ -205,9 +251,14 @@ def _matplotlib():
 # --- scales ---------------------------------------------------------------------
 
 
+def drawable(ys: np.ndarray) -> np.ndarray:
+    """Where values can be drawn: finite and small enough that their spread is finite too."""
+    return np.abs(ys) <= DRAWABLE
+
+
 def y_limits(ys: np.ndarray) -> tuple[float, float]:
     """The y range shown: all finite values, unless a few spikes would flatten the rest."""
-    finite = ys[np.isfinite(ys)]
+    finite = ys[drawable(ys)]
     if finite.size == 0:
         return -1.0, 1.0
     low, high = float(finite.min()), float(finite.max())
@@ -268,7 +319,7 @@ class _Chart:
     def _draw(self, series: int, ys: np.ndarray) -> None:
         previous = None
         for x, y in zip(self.plot.xs, ys):
-            if not math.isfinite(y):
+            if not abs(y) <= DRAWABLE:
                 previous = None
                 continue
             point = self._position(x, y)

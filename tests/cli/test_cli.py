@@ -180,9 +180,13 @@ def test_dash_i_runs_the_script_then_the_repl(tmp):
 
 def test_no_arguments_with_piped_input_is_the_repl(tmp):
     run = gradlang(stdin="y = 2\n1/0\ny^3\n", cwd=tmp)
-    assert run.returncode == 0
+    assert run.returncode == 1  # the REPL goes on after an error, but a script must be able to tell
     assert run.stdout == "8\n"
     assert "ValueError: division by zero" in run.stderr
+
+
+def test_piped_repl_without_errors_exits_0(tmp):
+    assert gradlang(stdin="y = 2\ny^3\n", cwd=tmp).returncode == 0
 
 
 def test_warnings_go_to_standard_error(tmp):

@@ -57,6 +57,14 @@ HOSTILE = [
     ("power-tower-multiline-statement", "y = (1 +\n 3^(3^(3^(3^7))))", "LimitError", 2, None),
     ("linspace-multiline-statement", "y = [1,\n 2,\n linspace(0, 1, 10^10)]", "LimitError", 3, None),
     ("power-tower-via-at", "x^(10^100) at x = 2", "LimitError", 1, None),
+    # issue 16/12: every stage of a statement is bounded, parsing included
+    ("source-50-megabytes", "x+" * 25_000_000 + "x", "LimitError", 1, None),
+    ("source-million-lines", "y = x + 1\n" * 1_000_000, "LimitError", None, None),
+    ("statements-over-limit", "1;" * 10_001, "LimitError", 1, None),
+    ("arabic-indic-digit", "1\u0660 + 1", "SyntaxError", 1, 2),
+    ("devanagari-digit-alone", "\u0967", "SyntaxError", 1, 1),
+    ("caret-after-line-separator", "# a\u2028b\n1 +* 2", "SyntaxError", 2, 4),
+    ("caret-after-next-line-and-form-feed", "# a\x0cb\x85c\n\n1 +* 2", "SyntaxError", 3, 4),
 ]
 
 BUGS: dict[str, str] = {  # row id -> "BUG: ..." for rows that fail until the core is fixed
@@ -150,3 +158,104 @@ def test_an_expression_exponential_as_a_tree_prints_with_named_parts():
     assert result.named, "the shared parts should be named"
     assert len(result.text) < 20_000
     assert result.text.splitlines()[0].startswith("t1 = ")
+
+
+@pytest.mark.parametrize("source, line_text", [
+    ("# a\u2028b\n1 +* 2", "1 +* 2"),
+    ("# a\x0cb\x85c\u2029\n\n1 +* 2", "1 +* 2"),
+    ("y = 1\r\n1 +* 2\r\n", "1 +* 2"),
+])
+def test_the_caret_shows_the_line_the_parser_counted(source, line_text):
+    """Only \\n ends a line for the parser, so only \\n may end one for the caret display."""
+    with pytest.raises(GradlangError) as caught:
+        Session(time_limit=BUDGET).run(source)
+    assert caught.value.source_line == line_text
+    assert caught.value.format().splitlines()[1].strip() == line_text
+
+
+def test_a_long_line_is_shown_cut_around_the_caret():
+    source = "x + " * 5_000 + "* 2"
+    with pytest.raises(GradlangError) as caught:
+        Session(time_limit=BUDGET).run(source)
+    shown = caught.value.format().splitlines()
+    assert len(shown) == 3 and len(shown[1]) < 200
+    caret = shown[2].index("^")
+    assert shown[1][caret] == "*"
+
+
+def test_ascii_digits_only():
+    """Python's \\d matches every script's digits; gradlang's numbers are ASCII."""
+    assert Session().eval("10 + 1") == 11
+    for digits in ("\u0661\u0660", "\uff11", "\u09e7"):
+        with pytest.raises(GradlangError) as caught:
+            Session().eval(digits + " + 1")
+        assert caught.value.kind == "SyntaxError"
+
+
+# One-line programs that once ended in an InternalError (issues 12 and 16): each
+# ends in the right answer or a clean error. (id, program, value or error kind)
+INF, NAN = float("inf"), float("nan")
+ONE_LINERS = [
+    ("condition-in-list-tan", "tan([0, 1 < 2])", "ValueError"),
+    ("condition-in-list-sum", "sum([1 < 2, 3])", "ValueError"),
+    ("condition-in-list-softmax", "softmax([x == 1, 2])", "ValueError"),
+    ("condition-in-list-dot", "dot([1 < 2, 1], [1, 2])", "ValueError"),
+    ("condition-in-list-sg", "sg([1 < 2])", "ValueError"),
+    ("condition-in-list-diff", "diff([1 < 2, x], x)", "ValueError"),
+    ("condition-gradcheck", "gradcheck(x > 1, x) at x = 1", "ValueError"),
+    ("condition-vector-where-still-works", "where([x > 1, x < 2], [1, 2], 0) at x = 1.5", [1.0, 2.0]),
+    ("nan-compare-symbol", "where(nan > x, 1, 2)", 2),
+    ("nan-compare-number", "where(nan >= 1, 1, 2)", 2),
+    ("nan-not-equal", "where(nan != x, 1, 2)", 1),
+    ("round-inf", "round(inf)", INF),
+    ("round-minus-inf", "round(-inf)", -INF),
+    ("sin-inf-times-float", "sin(inf) * 1.0", NAN),
+    ("cos-inf-plus-symbol", "cos(inf) + x at x = 1.0", NAN),
+    ("power-chain-huge-float-exponent", "1.5 ^ 2 ^ 1e308", INF),
+    ("float-power-huge-exact-exponent", "2.0^(10^30000)", INF),
+    ("float-power-huge-odd-exponent", "(-2.0)^(10^30000 + 1)", -INF),
+    ("float-power-huge-exponent-small-base", "0.5^(10^30000)", 0.0),
+    ("vector-at-matrix-of-points", "[1, 2] at v = [[1, 2], [3, 4]]", "ShapeError"),
+    ("prod-of-big-integers", "a = 10^30000\nb = prod([a, a, a, a, a, a, a, a, a, a])", "LimitError"),
+    ("product-of-big-integers", "a = 10^20000\na*a*a*a*a*a*a", "LimitError"),
+    ("dot-of-big-integers", "a = 10^30000\ndot([a, a], [a, a])", "LimitError"),
+    ("matmul-squaring", "A = [[10^10, 1], [1, 1]]\n" + "".join(f"A = A @ A\n" for _ in range(16)), "LimitError"),
+    ("gradcheck-too-large", "x: R^30000\ngradcheck(sum(x*x), x) at x = linspace(0, 1, 30000)", "LimitError"),
+    ("plot-interval-too-wide", "plot(t, t, -1e308, 1e308)", "ValueError"),
+    ("plot-interval-subnormal", "plot(t, t, 0, 5e-324)", "ValueError"),
+    # found by tests/fuzz/test_grammar_fuzz.py
+    ("fuzz-non-real-compared-at-a-point", "g(a, b) = max(a, b) * sg(b)\n"
+     "where(acos(1e3) < -g(x, y), acos(1e3), -g(x, y)) at x = inf, y = 1", -INF),
+    ("fuzz-nan-compared-at-a-point", "where(x < 1, 1, 2) at x = nan", 2.0),
+    ("fuzz-nan-compared-in-a-list-at-a-point", "where([x, 1] < [0.0, 2], [x, 1], 0) at x = nan", [0.0, 1.0]),
+    ("fuzz-non-real-point", "where(x > y, 1, 2) at x = sqrt(-1.0), y = 2", 2.0),
+]
+
+
+@pytest.mark.parametrize("source, expected", list(_rows([(i, s, e) for i, s, e in ONE_LINERS])))
+def test_one_line_programs_end_in_an_answer_or_a_clean_error(source, expected):
+    session = Session(time_limit=30.0)
+    if isinstance(expected, str):
+        with pytest.raises(GradlangError) as caught:
+            session.run(source)
+        assert caught.value.kind == expected, caught.value.format()
+        assert caught.value.line is not None
+        return
+    np.testing.assert_array_equal(np.asarray(_floats(session.eval(source))), np.asarray(expected, dtype=float))
+
+
+def _floats(value):
+    from tests.conftest import as_floats
+
+    return as_floats(value)
+
+
+@pytest.mark.parametrize("program", ["plot(t*1e308, t, -10, 10)", "plot(t*1e300 + 1e300, t, -10, 10)", "plot(exp(t), t, 0, 1000)"])
+def test_plots_of_values_too_large_to_draw_render_in_every_format(program, tmp_path):
+    plot = Session(time_limit=30.0).run(program)[-1].attachments[0]
+    assert "t" in plot.to_plain()
+    plot.to_rich()
+    plot.to_latex()
+    plot.to_json()
+    plot.to_png(tmp_path / "plot.png")
+    assert (tmp_path / "plot.png").stat().st_size > 0

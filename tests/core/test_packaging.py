@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -44,10 +45,24 @@ def test_wheel_grammar_is_the_checkout_grammar(wheel):
     assert shipped == (REPO / "grammar" / "gradlang.lark").read_bytes()
 
 
+def _dependencies_pth(venv: Path) -> None:
+    """Let `venv` import the running environment's packages (the dependencies), and nothing of the base's.
+
+    `venv --system-site-packages` would give the *base* interpreter's packages,
+    which inside a project venv (.venv, as the README makes) lack lark and
+    sympy. A .pth file appends the running environment's site-packages after
+    the new venv's own, so the wheel installed there is still imported first.
+    """
+    (site,) = venv.glob("lib/python*/site-packages")
+    paths = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
+    (site / "_running_environment.pth").write_text("".join(f"{path}\n" for path in paths))
+
+
 @pytest.mark.slow
 def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    _dependencies_pth(venv)
     python = venv / "bin" / "python"
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
                    check=True, env=_clean_env(), timeout=300)

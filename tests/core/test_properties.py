@@ -20,15 +20,18 @@ leaves a side) so each property runs in a few seconds.
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
 import mpmath as mp
 import numpy as np
+import pytest
+
 import sympy as sp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradlang import Session
+
+jax = pytest.importorskip("jax")  # the test extra installs it; without it these tests skip
+jnp = pytest.importorskip("jax.numpy")
 
 jax.config.update("jax_enable_x64", True)
 

@@ -33,11 +33,22 @@ def fresh(shell):
 
 
 def run(shell, cell: str):
-    """Run a cell; the display bundles it produced and what it wrote to stderr."""
+    """Run a cell that succeeds; the display bundles it produced and what it wrote to stderr."""
     with capture_output() as captured:
         outcome = shell.run_cell(cell)
     assert outcome.success, outcome.error_in_exec
     return [output.data for output in captured.outputs], captured.stderr
+
+
+def run_failing(shell, cell: str):
+    """Run a cell that must fail as IPython counts failure; its bundles and the error text shown."""
+    with capture_output() as captured:
+        outcome = shell.run_cell(cell)
+    assert not outcome.success, "a failing %%gradlang cell must fail for IPython, so run-all stops"
+    assert isinstance(outcome.error_in_exec, notebook.CellError)
+    shown = captured.stdout + captured.stderr
+    assert "Traceback" not in shown and str(outcome.error_in_exec) in shown  # rendered by _render_traceback_
+    return [output.data for output in captured.outputs], str(outcome.error_in_exec)
 
 
 def test_a_cell_shows_its_value_as_latex_with_sg_for_stops(shell):
@@ -92,7 +103,7 @@ def test_without_matplotlib_a_plot_falls_back_to_the_chart_and_says_how_to_insta
     outputs, err = run(shell, "%%gradlang\nplot(t^2, t, -1, 1)\n")
     figure = outputs[-1]
     assert "image/png" not in figure and err == ""
-    assert "pip install 'gradlang[plot]'" in figure["text/markdown"] and "```" in figure["text/markdown"]
+    assert "pip install matplotlib" in figure["text/markdown"] and "```" in figure["text/markdown"]
 
 
 def test_warnings_are_shown_after_the_value(shell):
@@ -102,20 +113,20 @@ def test_warnings_are_shown_after_the_value(shell):
 
 
 def test_an_error_is_printed_with_a_caret_and_no_traceback_and_earlier_results_stay(shell):
-    outputs, err = run(shell, "%%gradlang\nk = 5\nk + 1\nk + [1, 2] @ [1, 2, 3]\nk + 2\n")
+    outputs, err = run_failing(shell, "%%gradlang\nk = 5\nk + 1\nk + [1, 2] @ [1, 2, 3]\nk + 2\n")
     assert [o["text/plain"] for o in outputs] == ["6"]
     assert err.startswith("<cell>:4:") and "ShapeError" in err
     assert "    k + [1, 2] @ [1, 2, 3]\n" in err and "^" in err and "Traceback" not in err
 
 
 def test_a_syntax_error_runs_nothing_of_the_cell(shell):
-    outputs, err = run(shell, "%%gradlang\nk = 5\nk + 1\nk +* 2\n")
+    outputs, err = run_failing(shell, "%%gradlang\nk = 5\nk + 1\nk +* 2\n")
     assert outputs == [] and err.startswith("<cell>:4:") and "SyntaxError" in err and "Traceback" not in err
 
 
 def test_a_failing_statement_leaves_the_bindings_as_they_were(shell):
     run(shell, "%%gradlang\nw = 3\n")
-    _, err = run(shell, "%%gradlang\nw = [1, 2] + [1, 2, 3]\n")
+    _, err = run_failing(shell, "%%gradlang\nw = [1, 2] + [1, 2, 3]\n")
     assert "ShapeError" in err
     outputs, _ = run(shell, "%gradlang w")
     assert outputs[0]["text/plain"] == "3"
@@ -128,8 +139,26 @@ def test_reset_starts_a_fresh_session(shell):
 
 
 def test_an_unknown_cell_option_is_reported(shell):
-    outputs, err = run(shell, "%%gradlang --fast\n1 + 1\n")
+    outputs, err = run_failing(shell, "%%gradlang --fast\n1 + 1\n")
     assert outputs == [] and "--reset" in err and "--fast" in err
+
+
+def test_a_failing_line_magic_fails_too(shell):
+    _, err = run_failing(shell, "%gradlang 1/0")
+    assert "ValueError: division by zero" in err
+
+
+def test_an_internal_error_names_the_maintainers_and_debug_shows_the_traceback(shell, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(notebook.session_for(shell), "iter_run", broken)
+    _, err = run_failing(shell, "%gradlang 1")
+    assert "InternalError" in err and "report it to the maintainers" in err and "Traceback" not in err
+    monkeypatch.setenv("GRADLANG_DEBUG", "1")
+    with capture_output():
+        outcome = shell.run_cell("%gradlang 1")
+    assert "Traceback" in str(outcome.error_in_exec) and "RuntimeError: boom" in str(outcome.error_in_exec)
 
 
 def test_results_of_the_python_api_display_as_latex(shell):

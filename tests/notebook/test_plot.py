@@ -198,6 +198,42 @@ def test_without_matplotlib_png_says_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
     with pytest.raises(MissingExtraError) as caught:
         plot.to_png(tmp_path / "x.png")
-    assert "pip install 'gradlang[plot]'" in caught.value.message and caught.value.kind == "ValueError"
+    assert "pip install matplotlib" in caught.value.message and caught.value.kind == "ValueError"
     assert plot._repr_png_() is None
     assert not (tmp_path / "x.png").exists()
+
+
+# --- jumps and poles break the line -------------------------------------------------------
+
+
+def _gaps(plot) -> list[float]:
+    """The x positions of the gaps (NaN samples) of a one-series plot."""
+    return [float(x) for x, y in zip(plot.xs, plot.ys[0]) if np.isnan(y)]
+
+
+def test_a_pole_breaks_the_line_instead_of_a_stroke_through_it():
+    t = sp.Symbol("t")
+    plot = make_plot([1 / t], None, t, -1, 1)
+    gaps = _gaps(plot)
+    assert any(abs(x) < 0.003 for x in gaps)  # the pole at 0 is between two samples: a gap there
+    # no drawn segment joins a negative value to a positive one across 0
+    finite = [(x, y) for x, y in zip(plot.xs, plot.ys[0])]
+    for (x0, y0), (x1, y1) in zip(finite, finite[1:]):
+        assert not (np.isfinite(y0) and np.isfinite(y1) and y0 < -10 and y1 > 10), (x0, x1)
+
+
+def test_a_jump_breaks_the_line_and_smooth_curves_do_not():
+    t = sp.Symbol("t")
+    assert len(_gaps(make_plot([sp.sign(t)], None, t, -1, 1))) == 1
+    for smooth in (sp.sin(3 * t), sp.Abs(t), sp.exp(4 * t), t**3):
+        plot = make_plot([smooth], None, t, -1, 1)
+        assert _gaps(plot) == [] and len(plot.xs) == 400
+
+
+def test_a_break_in_one_series_keeps_the_others_whole():
+    t = sp.Symbol("t")
+    plot = make_plot([sp.sign(t), t], None, t, -1, 1)
+    assert np.isnan(plot.ys[0]).sum() == 1 and np.isfinite(plot.ys[1]).all()
+    inserted = np.flatnonzero(np.isnan(plot.ys[0]))[0]
+    assert plot.ys[1][inserted] == pytest.approx(plot.xs[inserted])  # the probe's true value
+    assert np.all(np.diff(plot.xs) > 0)

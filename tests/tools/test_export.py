@@ -148,3 +148,186 @@ def test_shapes_come_from_calls_in_the_source():
 def test_unknown_target():
     with pytest.raises(GradlangValueError):
         export_program(Session(), "mxnet")
+
+
+# --- names that must not collide (issue 16) ------------------------------------------
+
+
+def _exported(source: str, target: str, tmp_path, name: str):
+    session = Session()
+    session.run(source)
+    code = export_program(session, target, source)
+    return load(code, tmp_path, name), code
+
+
+def assert_only_definitions(code: str) -> None:
+    """At module level: imports, definitions, assignments; the docstring and jax's float64 switch."""
+    import ast
+
+    body = ast.parse(code).body
+    for node in body:
+        if isinstance(node, ast.Expr):
+            text = ast.unparse(node)
+            assert node is body[0] or text.startswith("jax.config.update("), text
+        else:
+            assert isinstance(node, (ast.Import, ast.FunctionDef, ast.Assign)), ast.unparse(node)
+
+
+def test_underscore_names_do_not_collide_with_their_spelled_out_twins(tmp_path):
+    module, code = _exported("_a: R\nu_a: R\ng(x) = x + _a + u_a", "numpy", tmp_path, "twins")
+    expected = Session().eval("_a: R\nu_a: R\ng(x) = x + _a + u_a\ng(1) at _a = 100, u_a = 5")
+    assert module.g(1.0, u_a=5.0, u_a_=100.0) == float(expected) == 106
+    assert "_a -> u_a_" in code
+
+
+def test_parameters_x_and_u_x_are_two_parameters(tmp_path):
+    module, _ = _exported("h(_x, u_x) = _x * 10 + u_x", "numpy", tmp_path, "params")
+    assert module.h(1.0, 2.0) == 12.0
+
+
+def test_functions_np_and_np_underscore_both_survive(tmp_path):
+    module, code = _exported("np(x) = x + 1\nnp_(x) = x + 2", "numpy", tmp_path, "np_names")
+    assert module.np_(0.0) == 2.0 and module.np__(0.0) == 1.0
+    assert module.np.__name__ == "numpy"
+
+
+def test_a_function_named_float_does_not_break_the_prelude(tmp_path):
+    module, _ = _exported("x: R^2\nfloat(v) = v * 2", "numpy", tmp_path, "float_name")
+    np.testing.assert_array_equal(module.float_(np.array([1.0, 2.0])), [2.0, 4.0])
+
+
+def test_a_generated_gradient_yields_to_the_users_function_of_that_name(tmp_path):
+    pytest.importorskip("jax")
+    module, _ = _exported("grad_f(x) = 42*x\nf(x) = x^2", "jax", tmp_path, "grad_names")
+    assert float(module.grad_f(3.0)) == 126.0
+    assert float(module.grad_f_(3.0)) == 6.0
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax"])
+@pytest.mark.parametrize("source, arguments, expected", [
+    ("f(x) = x + sin(inf)", (1.0,), float("nan")),
+    ("f(x) = max(x, -inf)", (2.0,), 2.0),
+    ("f(inf, x) = x*exp(1000.0)", (2.0, 3.0), float("inf")),
+    ("f(x) = x*pi + nan*0 + 1", (1.0,), float("nan")),
+    ("f(x) = (x + # a NUL \x00, a CR \r, U+2028 \u2028 and U+0085 \x85\n 1)", (1.0,), 2.0),
+])
+def test_special_values_and_hostile_comments_export(source, arguments, expected, target, tmp_path):
+    if target == "jax":
+        pytest.importorskip("jax")
+    module, code = _exported(source, target, tmp_path, f"special_{target}")
+    assert_only_definitions(code)
+    value = float(module.f(*[np.float64(a) for a in arguments]))
+    np.testing.assert_array_equal(value, expected)
+
+
+def test_a_condition_is_not_exported_and_says_why():
+    session = Session()
+    session.run("f(x) = nan > x\ng(x) = 2*x")
+    code = export_program(session, "numpy")
+    assert "# not exported: its value" in code and "def g(x)" in code
+    compile(code, "exported.py", "exec")
+
+
+def test_an_exported_function_refuses_a_vector_of_another_length(tmp_path):
+    module, _ = _exported("x: R^3\nf(v) = sum(v * v)", "numpy", tmp_path, "lengths")
+    assert module.f(np.array([1.0, 2.0, 3.0])) == 14.0
+    with pytest.raises(ValueError, match=r"v must have shape \(3,\), got \(4,\)"):
+        module.f(np.array([1.0, 2.0, 3.0, 4.0]))
+    with pytest.raises(ValueError):
+        module.f([1.0, 2.0])
+
+
+# --- random programs: export, import, run, compare with gradlang (issue 16) -------------
+
+import os  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+EXPORT_EXAMPLES = int(os.environ.get("GRADLANG_FUZZ", "12"))
+# Names that tempt a collision: Python builtins and keywords, framework aliases, _x / u_x twins, grad_*.
+NAME_POOL = ["x", "_a", "u_a", "np", "np_", "float", "lambda", "jnp", "jax", "math", "_x", "u_x", "grad_h",
+             "print", "tf", "torch", "t", "inf_"]
+UNARY = ["exp", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sg", "softplus", "floor", "round", "sign", "atan"]
+POINT_VALUES = [0.5, -1.25, 2.0, 0.0, 3.0, float("inf"), float("-inf"), float("nan")]
+
+
+def _expressions(leaves):
+    return st.recursive(
+        leaves | st.sampled_from(["pi", "inf", "nan", "2", "0.5", "1e3", "-3"]),
+        lambda inner: st.one_of(
+            st.builds(lambda f, a: f"{f}({a})", st.sampled_from(UNARY), inner),
+            st.builds(lambda a, op, b: f"({a} {op} {b})", inner, st.sampled_from(["+", "-", "*"]), inner),
+            st.builds(lambda a, p: f"({a})^{p}", inner, st.sampled_from(["2", "3"])),
+            st.builds(lambda f, a, b: f"{f}({a}, {b})", st.sampled_from(["max", "min"]), inner, inner),
+            st.builds(lambda a, b, c, d: f"where({a} > {b}, {c}, {d})", inner, inner, inner, inner),
+        ),
+        max_leaves=8,
+    )
+
+
+@st.composite
+def _programs(draw):
+    """A few globals and functions with colliding names, plus a point to call each function at."""
+    names = draw(st.lists(st.sampled_from(NAME_POOL), min_size=3, max_size=6, unique=True))
+    globals_, functions = names[:1], names[1:]
+    lines = [f"{g}: R" for g in globals_]
+    calls = []
+    for name in functions:
+        params = draw(st.lists(st.sampled_from([n for n in NAME_POOL if n not in globals_]), min_size=1, max_size=2, unique=True))
+        body = draw(_expressions(st.sampled_from(params + globals_)))
+        lines.append(f"{name}({', '.join(params)}) = {body}")
+        calls.append((name, [draw(st.sampled_from(POINT_VALUES)) for _ in params]))
+    point = {g: draw(st.sampled_from(POINT_VALUES[:5])) for g in globals_}
+    return "\n".join(lines), calls, point
+
+
+def _renames(code: str) -> dict:
+    """gradlang name -> Python name, from the module's header."""
+    header = code.split('"""')[1]
+    pairs = [line.strip().split(" -> ") for line in header.splitlines() if " -> " in line]
+    return {a: b for a, b in pairs}
+
+
+def _literal(value: float) -> str:
+    return {float("inf"): "inf", float("-inf"): "-inf"}.get(value, "nan" if value != value else repr(value))
+
+
+def _gradlang_call(session, name, arguments, point) -> float:
+    """The function's symbolic value at the point, as the exported code computes it (substitution, IEEE)."""
+    symbols = [f"q{i}" for i in range(len(arguments))]
+    bindings = [f"{s} = {_literal(a)}" for s, a in zip(symbols, arguments)] + [f"{g} = {_literal(v)}" for g, v in point.items()]
+    return float(as_floats(session.eval(f"{name}({', '.join(symbols)}) at {', '.join(bindings)}")))
+
+
+def _check_random_program(program, target: str, tmp_path) -> None:
+    source, calls, point = program
+    session = Session()
+    session.run(source)
+    code = export_program(session, target, source)
+    assert "not exported" not in code, code
+    assert_only_definitions(code)
+    module = load(code, tmp_path, f"random_{target}")
+    renamed = _renames(code)
+    python = lambda n: renamed.get(n, n)  # noqa: E731
+    for name, arguments in calls:
+        expected = _gradlang_call(session, name, arguments, point)
+        function = getattr(module, python(name))
+        keywords = {python(g): np.float64(v) for g, v in point.items() if python(g) in function.__code__.co_varnames}
+        with np.errstate(all="ignore"):
+            got = float(function(*[np.float64(a) for a in arguments], **keywords))
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True,
+                                   err_msg=f"{source}\n{name}{tuple(arguments)} at {point}")
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax"])
+def test_random_programs_export_and_agree_with_gradlang(target, tmp_path_factory):
+    if target == "jax":
+        pytest.importorskip("jax")
+
+    @settings(max_examples=EXPORT_EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(_programs())
+    def check(program):
+        _check_random_program(program, target, tmp_path_factory.mktemp(target))
+
+    check()

@@ -1,0 +1,49 @@
+"""The texts every shell prints the same way: an error, the note on an internal error, user text made safe.
+
+The CLI, the REPL and the notebook each show errors, and the Emitter shows
+warnings and transcripts; they all take their text from here, so there is one
+"this is a bug" note and one rule for control characters.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+
+from gradlang.errors import BUG_NOTE as INTERNAL_NOTE, GradlangError
+
+
+def error_text(error: GradlangError) -> str:
+    """An error as every shell prints it: the caret display, plus the bug note for an internal error."""
+    text = safe_text(error.format())
+    if error.kind == "InternalError":
+        text += "\n" + INTERNAL_NOTE + debug_traceback(error)
+    return text
+
+
+def debug_traceback(error: BaseException) -> str:
+    """With GRADLANG_DEBUG=1, the traceback of what went wrong inside gradlang; else nothing.
+
+    The Session re-raises errors `from None` to hide its own frames from users,
+    which clears `__cause__` but keeps `__context__`: either leads to the original.
+    """
+    if os.environ.get("GRADLANG_DEBUG") != "1":
+        return ""
+    origin = error.__cause__ or error.__context__ or error
+    return "\n" + "".join(traceback.format_exception(type(origin), origin, origin.__traceback__)).rstrip("\n")
+
+
+# Control characters would act on the terminal (retitle it, clear it, move the
+# cursor) instead of being shown. Each becomes one visible character of the same
+# width, so a caret under a source line still points at the right place: C0
+# controls and DEL their Unicode "control pictures" (ESC shows as ␛), C1 controls
+# and the line separators the parser does not count as lines U+FFFD.
+_PICTURES = {code: chr(0x2400 + code) for code in range(0x20) if chr(code) not in "\t\n"}
+_PICTURES[0x7F] = "\u2421"
+_PICTURES.update({code: "\ufffd" for code in range(0x80, 0xA0)})
+_PICTURES.update({0x2028: "\ufffd", 0x2029: "\ufffd"})
+
+
+def safe_text(text: str) -> str:
+    """`text` with every control character but tab and newline shown as a visible character."""
+    return text.translate(_PICTURES)

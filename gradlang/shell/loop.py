@@ -1,0 +1,74 @@
+"""The one run-and-report loop of every shell: the CLI, the REPL and the notebook.
+
+Each shell runs a program the same way: hand every Result to its printer as
+soon as the statement finishes, stop at the first error and report it. Only
+how a result or an error is *shown* differs, so the shells pass a `Reporter`
+and share everything else here (the texts they print come from
+gradlang.render.messages).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+from gradlang.errors import GradlangError, InternalError
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+class Reporter(Protocol):
+    """What a shell shows: each result, the error that ended a run, an interruption."""
+
+    def result(self, result) -> None: ...
+
+    def error(self, error: GradlangError) -> None: ...
+
+    def interrupted(self) -> None: ...
+
+
+def run_and_report(session, source: str, filename: str, reporter: Reporter) -> int:
+    """Run `source`, reporting as results come; the exit status (0, 1, or 130 on Ctrl-C)."""
+
+    def run() -> None:
+        for result in session.iter_run(source, filename):
+            reporter.result(result)
+
+    return guarded(reporter, run)
+
+
+def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
+    """Do `action`, reporting what stops it; 0 if it finished, 1 on an error, 130 on Ctrl-C.
+
+    Any exception that is not a GradlangError is a bug in gradlang; it reaches
+    the reporter as an InternalError whose cause is the original exception, so
+    every shell says the same thing about it and GRADLANG_DEBUG can show where.
+    """
+    try:
+        action()
+    except GradlangError as error:
+        reporter.error(error)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        reporter.interrupted()
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported as one
+        reporter.error(as_internal(exc))
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def default_format(stream) -> str:
+    """Pretty on a terminal, plain (re-readable source) in a pipe or file."""
+    try:
+        return "pretty" if stream.isatty() else "plain"
+    except (AttributeError, ValueError):
+        return "plain"
+
+
+def as_internal(exc: BaseException) -> InternalError:
+    """An unexpected exception as the InternalError a user sees, keeping it as the cause."""
+    error = InternalError(f"{type(exc).__name__}: {exc}")
+    error.__cause__ = exc
+    return error

@@ -1,0 +1,71 @@
+"""Reading a program's text, from a file, standard input or the command line.
+
+Every shell reads programs through here so they all refuse the same things
+the same way: a device or a directory instead of a file (`gradlang /dev/zero`
+must not read until memory runs out), a program over MAX_SOURCE_BYTES, and
+bytes that are not UTF-8. A UTF-8 byte-order mark, which some editors write,
+is accepted and dropped; line endings are read as Python reads text files.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+MAX_SOURCE_BYTES = 2 * 1024 * 1024  # 2 MiB: far beyond any teaching program, far below memory
+
+
+class SourceError(Exception):
+    """A program that cannot be read; the message says why, for the user."""
+
+
+def read_file(path: str) -> str:
+    """The program in the regular file `path`."""
+    try:
+        fd = os.open(os.path.expanduser(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise SourceError(f"cannot read '{path}': {error.strerror or error}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = "it is a directory" if stat.S_ISDIR(mode) else "not a regular file (a device, a pipe or a socket)"
+        raise SourceError(f"cannot read '{path}': {kind}")
+    with os.fdopen(fd, "rb") as handle:
+        return decode(_read_bounded(handle, path), path)
+
+
+def read_stream(stream, name: str = "standard input") -> str:
+    """The program on a binary stream (standard input), up to the size limit."""
+    return decode(_read_bounded(stream, name), name)
+
+
+def from_argument(code: str, name: str = "-e") -> str:
+    """A program given on the command line; arguments that were not UTF-8 are refused."""
+    try:
+        data = code.encode("utf-8")
+    except UnicodeEncodeError:
+        # Python keeps undecodable argument bytes as lone surrogates; they are not text.
+        raise SourceError(f"{name}: the program is not valid UTF-8") from None
+    return decode(data, name)
+
+
+def _read_bounded(handle, name: str) -> bytes:
+    try:
+        data = handle.read(MAX_SOURCE_BYTES + 1)
+    except OSError as error:
+        raise SourceError(f"cannot read '{name}': {error.strerror or error}") from None
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SourceError(f"cannot read '{name}': larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB, the limit for a program")
+    return data
+
+
+def decode(data: bytes, name: str) -> str:
+    """UTF-8 text with the byte-order mark dropped and line endings made '\\n'."""
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SourceError(f"{name}: larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB, the limit for a program")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise SourceError(f"'{name}' is not UTF-8 text (byte 0x{data[error.start]:02X} on line {line})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")

@@ -1,0 +1,111 @@
+"""A Session embedded in a host program: budgets hold in any thread, and nothing is borrowed (issue 16).
+
+A web server runs each request in a worker thread, and a host may use its own
+SIGALRM timer; gradlang's time budgets must hold in the first case and leave
+the second alone.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+import pytest
+
+from gradlang import GradlangError, Session
+
+# Each definition doubles the expression; expanding the last one never ends.
+DOUBLING = "f(x) = sin(x) + cos(x)\ng0(x) = f(f(x))\n" + "".join(
+    f"g{i}(x) = g{i - 1}(g{i - 1}(x))\n" for i in range(1, 30)) + "expand(g29(y))"
+
+
+def _run_in_thread(source: str, time_limit: float):
+    """Run `source` in a worker thread; (error or None, seconds taken)."""
+    outcome: dict = {}
+
+    def work():
+        start = time.monotonic()
+        try:
+            Session(time_limit=time_limit).run(source)
+        except GradlangError as error:
+            outcome["error"] = error
+        except BaseException as error:  # noqa: BLE001 - the test reports anything else as a failure
+            outcome["error"] = error
+        outcome["seconds"] = time.monotonic() - start
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert not worker.is_alive(), "the statement ran past its budget in a worker thread"
+    return outcome.get("error"), outcome["seconds"]
+
+
+def test_the_time_budget_holds_in_a_worker_thread():
+    error, seconds = _run_in_thread(DOUBLING, time_limit=1.0)
+    assert isinstance(error, GradlangError) and error.kind == "LimitError", error
+    assert "took longer than 1 s" in error.message
+    assert error.line == DOUBLING.count("\n") + 1
+    assert seconds < 30
+
+
+def test_a_worker_thread_session_still_works_and_keeps_its_bindings():
+    outcome = {}
+
+    def work():
+        session = Session(time_limit=5.0)
+        session.run("a = 2\nf(t) = t^2 * a")
+        outcome["value"] = session.eval("diff(f(x), x) at x = 3")
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join(timeout=60)
+    assert outcome["value"] == 12
+
+
+def test_budgets_of_two_threads_are_independent():
+    """A thread whose statement expires does not stop another thread's statement."""
+    results: dict = {}
+
+    def quick():
+        session = Session(time_limit=30.0)
+        for _ in range(20):
+            results.setdefault("quick", []).append(session.eval("diff(sin(x)^3, x) at x = 0.5"))
+
+    slow = threading.Thread(target=lambda: results.update(slow=_run_in_thread(DOUBLING, 1.0)))
+    fast = threading.Thread(target=quick)
+    slow.start()
+    fast.start()
+    slow.join(timeout=120)
+    fast.join(timeout=120)
+    assert len(results["quick"]) == 20
+    assert results["slow"][0].kind == "LimitError"
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer on this platform")
+def test_the_hosts_alarm_timer_and_handler_are_left_alone():
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 3.0)
+        Session(time_limit=10.0).run("y = diff(sin(x)^2, x)\ny at x = 1.0")
+        remaining, _ = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < remaining <= 3.0, "the host's timer was cancelled"
+        assert signal.getsignal(signal.SIGALRM) is not previous
+        deadline = time.monotonic() + 10
+        while not fired and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert fired == [signal.SIGALRM]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_expired_statement_leaves_the_session_usable():
+    session = Session(time_limit=1.0)
+    session.run("a = 5")
+    with pytest.raises(GradlangError) as caught:
+        session.run(DOUBLING)
+    assert caught.value.kind == "LimitError"
+    time.sleep(0.2)  # no late expiry may escape into the next statement
+    assert session.eval("a + 1") == 6
