@@ -255,7 +255,7 @@ def _name_shared_parts(value) -> tuple[list, object]:
     if isinstance(value, np.ndarray) or not (isinstance(value, sp.Basic) or hasattr(value, "shape")):
         return [], value
     items = [e for e in elements(value)]
-    if sum(tree_size(e) for e in items if isinstance(e, sp.Basic)) <= limits.NAMED_PARTS_ABOVE:
+    if tree_size([e for e in items if isinstance(e, sp.Basic)]) <= limits.NAMED_PARTS_ABOVE:
         return [], value
     named, reduced = named_subexpressions(items, min_size=8)
     size = sum(tree_size(e) for _, e in named) + sum(tree_size(e) for e in reduced)

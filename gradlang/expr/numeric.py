@@ -158,10 +158,14 @@ class _Coder:
     def __init__(self, printer: _Printer):
         self.printer = printer
         self.templates: dict = {}
+        self.numbers: dict = {}
 
     def atom(self, atom) -> str:
-        text = self.printer.doprint(atom)
-        return text if atom.is_Symbol else f"({text})"
+        if atom.is_Symbol:
+            return atom.name  # _a0, _t5: dag_cse's names
+        if atom not in self.numbers:
+            self.numbers[atom] = f"({self.printer.doprint(atom)})"
+        return self.numbers[atom]
 
     def node(self, expr) -> str:
         if expr.is_Atom:

@@ -186,14 +186,10 @@ def call_exported(module, name: str, target: str, args, point):
 KNOWN = {
     ("contrastive_divergence", "outer"): "the function is not exported (silently)",
     ("reinforce", "surrogate"): "the function is not exported (silently)",
-    ("pitfalls", "safe_sqrt"): "sqrt is written bare: NameError when called",
-    ("siamese_stop", "D"): "norm/sqrt written bare: NameError when called",
 }
 
 
-UNROLLED = "unrolled for the example's length: a longer vector gives numbers for the first three, no error"
-KNOWN_AT_ANOTHER_LENGTH = {**KNOWN, **{("stable_softmax", name): UNROLLED
-                                       for name in ("softmax", "stable_softmax", "shifted")}}
+KNOWN_AT_ANOTHER_LENGTH = KNOWN
 
 
 def _cases(entries, known=KNOWN):
