@@ -38,7 +38,7 @@ from gradlang.expr.values import elements  # noqa: E402
 def session_times(program) -> dict:
     """Seconds of the build statements, the gradient statement and the `at` statement, in one Session."""
     sp.core.cache.clear_cache()
-    session = Session(time_limit=None)
+    session = Session(time_limit=LIMIT)
     session.run("\n".join(program.declare))
     times = {}
     start = time.perf_counter()
@@ -53,6 +53,9 @@ def session_times(program) -> dict:
     times["dag"] = dag_size(elements(session.env["g"]))
     times["value"] = np.array([float(v) for v in elements(result.value)])
     return times
+
+
+LIMIT = 300.0  # seconds a statement may take: a LimitError stops the benchmark, as it stops the user
 
 
 def best(function, repeats: int):
