@@ -7,7 +7,9 @@ subprocess; the same gradient written in SymPy by hand (sympy.diff per
 parameter, then subs/evalf) in a subprocess with a time-out; and
 jax.jit(jax.grad(f)) (jax.hessian for the Hessian) in float64: its first call
 (trace and compile) and a later call. gradlang's numbers are checked against
-JAX's. Each time is the minimum of the repeats (the machine is shared). Then a
+JAX's. Times are CPU seconds (user + system; JAX's are wall seconds, it runs
+threads), the minimum of the repeats: the machine is shared, and time spent
+waiting for a core is not the program's. Then a
 log-log slope of the gradient statement's time against the DAG size of its
 result, per family, and start-up beside `python -c "import sympy"`.
 
@@ -17,6 +19,7 @@ result, per family, and start-up beside `python -c "import sympy"`.
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
 import tempfile
@@ -41,20 +44,21 @@ def session_times(program) -> dict:
     session = Session(time_limit=LIMIT)
     session.run("\n".join(program.declare))
     times = {}
-    start = time.perf_counter()
+    start = CLOCK()
     session.run("\n".join(program.build))
-    times["build"] = time.perf_counter() - start
-    start = time.perf_counter()
+    times["build"] = CLOCK() - start
+    start = CLOCK()
     session.run(program.grad)
-    times["grad"] = time.perf_counter() - start
-    start = time.perf_counter()
+    times["grad"] = CLOCK() - start
+    start = CLOCK()
     result = session.run(program.at)[0]
-    times["at"] = time.perf_counter() - start
+    times["at"] = CLOCK() - start
     times["dag"] = dag_size(elements(session.env["g"]))
     times["value"] = np.array([float(v) for v in elements(result.value)])
     return times
 
 
+CLOCK = time.process_time  # CPU seconds: the machine is shared, and waiting for a core is not gradlang's time
 LIMIT = 300.0  # seconds a statement may take: a LimitError stops the benchmark, as it stops the user
 
 
@@ -64,16 +68,21 @@ def best(function, repeats: int):
     return min(runs, key=lambda r: r["build"] + r["grad"] + r["at"])
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def command_seconds(command: list[str], repeats: int, timeout: float | None = None) -> float | None:
-    """Minimum wall time of a whole command (start-up included); None if it timed out."""
+    """Minimum CPU time (user + system) of a whole command, start-up included; None if it timed out."""
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = _children_cpu()
         try:
             subprocess.run(command, check=True, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return None
-        times.append(time.perf_counter() - start)
+        times.append(_children_cpu() - start)
     return min(times)
 
 
@@ -117,7 +126,7 @@ def sympy_seconds(program, timeout: float) -> float | None:
     """The same derivative in SymPy by hand (diff per component, subs, evalf), in a fresh process."""
     body = next(code for key, code in SYMPY_BY_HAND.items() if program.family.startswith(key))
     code = (f"import sys, time; sys.path[:0] = [{str(HERE)!r}]\nimport sympy as sp, programs\n"
-            f"start = time.perf_counter()\n{body.format(n=program.size)}print(time.perf_counter() - start)\n")
+            f"start = time.process_time()\n{body.format(n=program.size)}print(time.process_time() - start)\n")
     try:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
         return float(done.stdout)

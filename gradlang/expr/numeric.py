@@ -121,16 +121,21 @@ def _rebuilt(node, args):
 
 
 def compile_function(exprs: tuple, symbols: tuple):
-    """A NumPy function of `symbols` returning the list of `exprs`, cached."""
-    key = (exprs, symbols)
-    if key in _CACHE:
+    """A NumPy function of `symbols` returning the list of `exprs`, cached by identity.
+
+    Not by SymPy equality: two equal values built separately (a program run
+    twice) have equal hashes, and comparing them walks both as trees, once per
+    path to each shared node (minutes for the depth-16 iterated map).
+    """
+    key = (tuple(map(id, exprs)), tuple(map(id, symbols)))
+    if key in _CACHE and _CACHE[key][0] == tuple(map(id, exprs)):
         _CACHE.move_to_end(key)
-        return _CACHE[key]
+        return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
     namespace = {"numpy": np, **HELPERS}
     exec(compile(function_source(arguments, assignments, outputs), "<gradlang>", "exec"), namespace)
     function = namespace["_f"]
-    _CACHE[key] = function
+    _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return function
