@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 BUG_NOTE = (
-    "This is a bug in gradlang, not in your program. Please report it to the maintainers, "
-    "with the program that caused it (set GRADLANG_DEBUG=1 to see the traceback)."
+    "This is a bug in gradlang, not in your program: please report it to the maintainers, "
+    "with the program that caused it (GRADLANG_DEBUG=1 shows the traceback)."
 )  # the one text every shell shows under an InternalError
-
 
 def source_lines(source: str) -> list[str]:
     """The lines of a program as the parser counts them: only \\n ends a line.

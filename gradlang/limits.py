@@ -16,7 +16,8 @@ MAX_INTEGER_BITS = 100_000      # size of an exact integer power (about 30 000 d
 MAX_DERIVATIVE_ORDER = 100      # n in diff(e, x, n), summed over all variables
 NAMED_PARTS_ABOVE = 2_000       # tree nodes above which a result is shown as t1 = …, t2 = …
 MAX_LAID_OUT_COMPONENTS = 400  # components of a value the pretty format lays out in 2-D (else one line)
+MAX_ORDERED_TERMS = 256        # terms of a sum printed in polynomial order (a longer one keeps its own)
 MAX_PRINTED_NODES = 200_000     # nodes of a result written out, with its shared parts named
 MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
 STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be set
-SIMPLIFY_TIME_LIMIT = 5.0       # seconds for simplify/factor before giving up
+SIMPLIFY_MAX_NODES = 500        # tree nodes of a component that simplify/expand/factor will rewrite

@@ -20,6 +20,7 @@ from gradlang import limits
 from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr import exact, primitives
+from gradlang.expr.bounded import tidy_each
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.values import (
@@ -60,7 +61,6 @@ class Builtin:
 
 TABLE: dict[str, Builtin] = {}
 CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan}
-BLOCKED_SIMPLIFY_TIME = 1.0  # blocked() simplifies for readability only: give up quietly
 CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
 
 
@@ -102,8 +102,7 @@ def _unstopped(call: Call):
 @builtin("blocked", 2, 2, "the part of the true derivative the stops removed", "blocked(x*sg(x), x)", "core")
 def _blocked(call: Call):
     wrt = _wrt(call, "blocked")
-    tidy = lambda value: call.evaluator.bounded(sp.simplify, value, "simplify", BLOCKED_SIMPLIFY_TIME, quiet=True)
-    result = derive.blocked(to_symbolic(call.args[0]), wrt, tidy)
+    result = derive.blocked(to_symbolic(call.args[0]), wrt, tidy_each)
     call.evaluator.record("blocked", call, wrt, (), result)
     return result
 
@@ -323,7 +322,7 @@ def _linspace(call: Call):
 # --- algebra ------------------------------------------------------------------
 
 
-@builtin("simplify", 1, 1, "simplify (within a time budget)", "simplify(sin(x)^2 + cos(x)^2)", "algebra")
+@builtin("simplify", 1, 1, "simplify (components up to a size bound)", "simplify(sin(x)^2 + cos(x)^2)", "algebra")
 def _simplify(call: Call):
     return call.evaluator.simplify(call.args[0])
 

@@ -18,11 +18,10 @@ from lark import Tree
 
 from gradlang import limits
 from gradlang.core import builtins, domains
-from gradlang.budget import OutOfTime, budget, is_mine
+from gradlang.expr.bounded import tidy_each, too_large
 from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of
-from gradlang.expr.speakable import speakable
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.core.substitute import substitute
@@ -309,19 +308,18 @@ class Evaluator:
     def simplify(self, value):
         return self.bounded(sp.simplify, value, "simplify")
 
-    def bounded(self, function, value, name: str, seconds: float = limits.SIMPLIFY_TIME_LIMIT, quiet=False):
-        """Apply a SymPy algebra function within its time budget; past it, keep the value."""
-        if isinstance(value, np.ndarray):
-            return value
-        try:
-            with budget(seconds) as token:
-                return elementwise(lambda e: speakable(e, function(e)) if isinstance(e, sp.Basic) else e, value)
-        except OutOfTime as expiry:
-            if not is_mine(expiry, token):
-                raise
-        if not quiet:
-            self.notes.append(f"{name} took longer than {seconds:g} s; the result is shown as it was")
-        return value
+    def bounded(self, function, value, name: str):
+        """Apply a SymPy algebra function to every component small enough for it.
+
+        The bound is a size (limits.SIMPLIFY_MAX_NODES), never a time, so the
+        printed result is the same on every machine; larger components are kept
+        as they are, with a note.
+        """
+        skipped = too_large(value) if not isinstance(value, np.ndarray) else 0
+        if skipped:
+            self.notes.append(f"{name} kept {skipped} component{'s' if skipped > 1 else ''} as "
+                              f"{'they were' if skipped > 1 else 'it was'}: above {limits.SIMPLIFY_MAX_NODES} nodes")
+        return tidy_each(value, function)
 
 
 # --- helpers ------------------------------------------------------------------

@@ -130,6 +130,8 @@ def _is_complex_number(expr) -> bool:
 
 
 def _is_real_number(expr) -> bool:
+    if isinstance(expr, (sp.Float, sp.Rational)):
+        return True  # is_comparable asks for real and imaginary parts: slow for 100,000 points
     return isinstance(expr, sp.Expr) and expr.is_number and (expr.is_comparable or expr in (sp.oo, -sp.oo, sp.nan))
 
 

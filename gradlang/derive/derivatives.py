@@ -182,14 +182,17 @@ def derivative_like(expr, wrt):
     return jacobian(expr, wrt)
 
 
-def blocked(expr, wrt, simplify):
+def blocked(expr, wrt, simplify, take=None):
     """The part of the true derivative that the stops removed, simplified.
 
     It is a value, not something to differentiate further, so the stops left in
     the surrogate derivative are removed too: for x*sg(x) it is 2x - x = x.
+    `take(e)` is the derivative compared (default: derivative_like(e, wrt));
+    explain passes its own for diff(e, x, y, ...) and hessian.
     """
-    true = derivative_like(unstopped(expr), wrt)
-    surrogate = derivative_like(expr, wrt)
+    take = take or (lambda e: derivative_like(e, wrt))
+    true = take(unstopped(expr))
+    surrogate = take(expr)
     difference = from_elements(shape_of(true), [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))])
     if sum(tree_size(e) for e in elements(difference)) > BLOCKED_SIMPLIFY_SIZE:
         return difference  # bounded by size, so the printed result does not depend on the machine

@@ -21,18 +21,52 @@ class BackwardView:
 
     call: str
     tape: Tape
+    cuts: tuple = ()  # (forward row number, cut text, verdict text) for each stop
 
     def to_plain(self) -> str:
-        return f"{self.call}: the reverse-mode computation\n{dag_render.to_plain(self.tape)}"
+        lines = [f"{self.call}: the reverse-mode computation", dag_render.to_plain(self.tape)]
+        if self.cuts:
+            lines.append("at the cuts (what reaches each stop, and is dropped there):")
+            lines += [f"  {text}\n    {verdict}" for _, text, verdict in self.cuts]
+        return "\n".join(lines)
 
     def to_latex(self) -> str:
-        return dag_render.to_latex(self.tape)
+        """Each table in its own display (aligned needs math mode), the cuts as text."""
+        from gradlang.explain.text import latex_text
+
+        blocks = [b for b in dag_render.to_latex(self.tape).split("\\end{aligned}") if b.strip()]
+        shown = [f"\\[\n{b.strip()}\n\\end{{aligned}}\n\\]" for b in blocks]
+        cuts = [latex_text(f"{text}: {verdict}") for _, text, verdict in self.cuts]
+        return "\n".join(shown + cuts)
 
     def to_rich(self):
-        return dag_render.to_rich(self.tape)
+        from rich.console import Group
+        from rich.text import Text
+
+        lines = [Text(f"{text}  {verdict}", style="red") for _, text, verdict in self.cuts]
+        return Group(dag_render.to_rich(self.tape), *lines)
 
     def to_json(self) -> dict:
-        return {"rule": "backward", "call": self.call, **dag_render.to_json(self.tape)}
+        cuts = [{"row": row, "cut": text, "verdict": verdict} for row, text, verdict in self.cuts]
+        return {"rule": "backward", "call": self.call, **dag_render.to_json(self.tape), "cuts": cuts}
+
+
+def _cuts(request, tape_) -> tuple:
+    """For each stop: its forward row, the adjoint that arrives there (v̄ of the cut) and the verdict."""
+    from gradlang.explain.ledger import adjoint_value, ledger
+    from gradlang.explain.stops import brief, verdict
+    from gradlang.render.plain import to_plain
+
+    rows = {r.expr: r.index for r in tape_.forward}
+    cuts = []
+    for entry in ledger(request):
+        row = rows.get(entry.stop)
+        if row is None:
+            continue
+        arriving = "no adjoint (nothing reaches it)" if entry.verdict == "irrelevant" else brief(adjoint_value(entry), to_plain)
+        text = f"v{row} = {to_plain(entry.stop)}; adjoint arriving (v̄{row}): {arriving}"
+        cuts.append((row, text, verdict(entry, request, to_plain)))
+    return tuple(cuts)
 
 
 def backward_view(request) -> BackwardView:
@@ -41,4 +75,5 @@ def backward_view(request) -> BackwardView:
 
     wrt = [request.wrt] if is_scalar(request.wrt) else elements(request.wrt)
     call = f"backward({to_plain(request.expr)}, {to_plain(request.wrt)})"
-    return BackwardView(call, tape(request.expr, wrt))
+    recorded = tape(request.expr, wrt)
+    return BackwardView(call, recorded, _cuts(request, recorded))

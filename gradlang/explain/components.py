@@ -12,10 +12,25 @@ from gradlang.explain.engine import derivation
 from gradlang.explain.text import plain
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+_SUBSCRIPTS = str.maketrans("0123456789,", "₀₁₂₃₄₅₆₇₈₉,")
 
 
 def _power(n: int) -> str:
     return "" if n == 1 else str(n).translate(_SUPERSCRIPTS)
+
+
+def subscripted(symbol) -> str:
+    """x₀ for the component x[0], W₀,₁ for W[0, 1]; a plain symbol as it is."""
+    name = plain(symbol)
+    if "[" not in name:
+        return name
+    base, index = name.rstrip("]").split("[", 1)
+    return base + index.replace(" ", "").translate(_SUBSCRIPTS)
+
+
+def step_operator(variable) -> str:
+    """d/dx for a scalar variable, ∂/∂x₀ for a component (a partial derivative)."""
+    return f"∂/∂{subscripted(variable)}" if "[" in plain(variable) else f"d/d{plain(variable)}"
 
 
 def operator_label(applied: list, d: str = "∂") -> str:
@@ -26,7 +41,7 @@ def operator_label(applied: list, d: str = "∂") -> str:
             runs[-1][1] += 1
         else:
             runs.append([symbol, 1])
-    below = "".join(f"{d}{plain(s)}{_power(n)}" for s, n in reversed(runs))
+    below = "".join(f"{d}{subscripted(s)}{_power(n)}" for s, n in reversed(runs))
     return f"{d}{_power(len(applied))}/{below}"
 
 

@@ -60,6 +60,8 @@ class Context:
     def make(self, rule, expr, raw, substeps=(), *, substeps_steps=None, **fields) -> Derived:
         """A Derived record whose step shows thawed (readable) forms."""
         steps = substeps_steps if substeps_steps is not None else tuple(d.step for d in substeps)
+        if fields.get("given"):
+            fields["given"] = tuple((name, self.thaw(e)) for name, e in fields["given"])
         step = Step(rule, self.thaw(expr), self.symbol, self.thaw(raw), tuple(steps), **fields)
         return Derived(step, raw)
 

@@ -11,13 +11,15 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from gradlang import limits
 from gradlang.derive import derivatives as derive
-from gradlang.budget import OutOfTime, budget, is_mine
-from gradlang.expr.stopgrad import unstopped
-from gradlang.expr.values import elements, from_elements, shape_of, to_symbolic
+from gradlang.expr.bounded import tidy, tidy_each
+from gradlang.expr.values import to_symbolic
 from gradlang.explain.components import component_steps
-from gradlang.explain.summary import blocked_note, summarize
+from gradlang.explain.ledger import ledger
+from gradlang.explain.summary import summarize
+from gradlang.explain.text import plain
+
+SIMPLER_NODES = 200  # tree nodes of a result explain tries to simplify for the reader
 
 
 @dataclass(frozen=True)
@@ -27,9 +29,11 @@ class Explanation:
     steps holds one root Step per distinct component derivation and
     components, at the same index, the labels of the components it gives
     (e.g. ("∂/∂x[0]",)); blocked is the part of the true derivative the
-    stops removed, in the shape of the derivative, and blocked_note says it
-    in words; depth limits how many levels of substeps renderers show
-    (None: all).
+    stops removed, in the shape of the derivative; ledger has one
+    ledger.StopEntry per stop (the path it cuts, the adjoint arriving, what
+    it removes, its verdict); depth limits how many levels of substeps
+    renderers show (None: all); simplified[i] is a simpler form of
+    steps[i].result found by a size-bounded simplify, or None.
     """
 
     request: object
@@ -37,8 +41,9 @@ class Explanation:
     steps: tuple
     components: tuple
     blocked: object
-    blocked_note: str
+    ledger: tuple = ()
     depth: int | None = None
+    simplified: tuple = ()
 
 
 def _group(pairs) -> tuple[tuple, tuple]:
@@ -49,50 +54,33 @@ def _group(pairs) -> tuple[tuple, tuple]:
     return tuple(groups), tuple(tuple(labels) for labels in groups.values())
 
 
-def _true_and_surrogate(request):
-    expr = to_symbolic(request.expr)
+def _take(request):
+    """The derivative the request takes, as a function of the expression."""
     if request.operation == "diff":
-        specs = list(request.specs)
-        return derive.diff(unstopped_value(expr), specs), derive.diff(expr, specs)
+        return lambda e: derive.diff(e, list(request.specs))
     operation = {"grad": derive.grad, "jacobian": derive.jacobian, "hessian": derive.hessian,
                  "blocked": derive.derivative_like}[request.operation]
-    wrt = to_symbolic(request.wrt)
-    return operation(unstopped_value(expr), wrt), operation(expr, wrt)
+    return lambda e: operation(e, to_symbolic(request.wrt))
 
 
-def unstopped_value(value):
-    """unstopped on every component of a value."""
-    shape = shape_of(value)
-    return from_elements(shape, [unstopped(e) for e in elements(value)]) if shape else unstopped(value)
-
-
-def _simplified(items):
-    """Simplify each component within the simplify budget; (items, decided)."""
-    try:
-        with budget(limits.SIMPLIFY_TIME_LIMIT) as token:
-            return [sp.simplify(e) for e in items], True
-    except OutOfTime as expiry:
-        if not is_mine(expiry, token):
-            raise
-    return items, False
-
-
-def _blocked(request):
-    """What the stops removed, in the shape of the derivative; and whether it was decided.
-
-    As derive.blocked: a value, so the stops left in it are evaluated (x*sg(x) gives x).
-    """
-    true, surrogate = _true_and_surrogate(request)
-    difference = [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))]
-    items, decided = _simplified(difference)
-    shape = shape_of(true)
-    return (from_elements(shape, items) if shape else items[0]), decided
+def blocked_part(request):
+    """What the stops removed, in the shape of the derivative (derive.blocked, bounded by size)."""
+    return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), tidy_each, _take(request))
 
 
 def explain(request, depth: int | None = None) -> Explanation:
     """The step-by-step explanation of a derivative call recorded inside `explain`."""
     steps, components = _group(component_steps(request))
-    blocked, decided = _blocked(request)
-    nothing = decided and all(e == 0 for e in elements(blocked))
-    note = blocked_note(to_symbolic(request.expr), blocked, decided)
-    return Explanation(request, summarize(steps, nothing), steps, components, blocked, note, depth)
+    entries = ledger(request)
+    simplified = tuple(simpler(step.result) for step in steps)
+    return Explanation(request, summarize(steps, entries), steps, components, blocked_part(request), entries,
+                       depth, simplified)
+
+
+def simpler(result):
+    """A shorter equal form of a result (log cos x gives -tan(x)), or None; bounded by size."""
+    simplified = tidy(result, limit=SIMPLER_NODES)
+    if simplified == result:
+        return None
+    shortest = min([simplified, tidy(simplified, sp.factor, SIMPLER_NODES)], key=lambda e: len(plain(e)))
+    return shortest if len(plain(shortest)) < len(plain(result)) else None

@@ -4,7 +4,8 @@ All four renderers draw the same `Node` trees, so they cannot disagree:
 trivial steps (d/dx x = 1, d/dx c = 0) are folded into their parent, a
 sub-derivation met before is shown once and referred to by its number, and
 below the depth limit steps are counted, not shown. Long stopped
-subexpressions get short names (`sg`, or `sg₁`, `sg₂`, …) listed once.
+subexpressions get short names (`m` for a stopped max, else `c`; `m₁`, `c₂`, …)
+listed once.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from gradlang.expr.functions import Maximum, Minimum
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, to_symbolic
 from gradlang.explain.steps import Step, is_trivial, walk
@@ -91,17 +93,31 @@ def _long(stop) -> bool:
 
 
 def abbreviations(explanation) -> dict:
-    """Short names for long stopped subexpressions: {StopGradient(...): Symbol}."""
-    stops = set()
+    """Short names for long stopped subexpressions: {StopGradient(...): Symbol}.
+
+    A stopped max or min is called m, any other stopped value c (m₁, m₂, …
+    when there are several); never sg, which is the builtin's name, and
+    never a name the expression already uses.
+    """
+    stops, taken = set(), set()
     for e in elements(to_symbolic(explanation.request.expr)):
         stops |= {s for s in dag_atoms(e, StopGradient) if _long(s)}
+        taken |= {str(s) for s in dag_atoms(e, sp.Symbol)}
     for root in explanation.steps:
         for step in walk(root):
             stops |= {s for s in dag_atoms(step.expr, StopGradient) if _long(s)}
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
-    if len(ordered) == 1:
-        return {ordered[0]: sp.Symbol("sg", real=True)}
-    return {s: sp.Symbol("sg" + str(i).translate(_SUBSCRIPTS), real=True) for i, s in enumerate(ordered, 1)}
+    letters = [_letter(s) for s in ordered]
+    names = {}
+    for stop, letter in zip(ordered, letters):
+        alone = letters.count(letter) == 1 and letter not in taken
+        number = sum(1 for other in names.values() if other.name.startswith(letter)) + 1
+        names[stop] = sp.Symbol(letter if alone else letter + str(number).translate(_SUBSCRIPTS), real=True)
+    return names
+
+
+def _letter(stop) -> str:
+    return "m" if isinstance(stop.args[0], (Maximum, Minimum)) else "c"
 
 
 def shorten(value, names: dict):

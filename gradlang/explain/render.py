@@ -7,13 +7,17 @@ step, its rule and its note look.
 
 from __future__ import annotations
 
+import sympy as sp
 from rich.text import Text
 from rich.tree import Tree
 
 from gradlang.expr.values import to_symbolic
 from gradlang.explain.why import why_zero
+from gradlang.explain.components import step_operator
+from gradlang.explain.ledger import adjoint_value, removed_value
+from gradlang.explain.stops import lines as stop_lines, verdict as verdict_words
 from gradlang.explain.layout import Node, abbreviations, layout, shorten
-from gradlang.explain.text import latex, plain
+from gradlang.explain.text import latex, latex_text as _latex_text, plain
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 _STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold", "number": "dim"}
@@ -54,17 +58,23 @@ def _wrapped(text: str, atom: bool) -> str:
 def _equation(node: Node, show) -> str:
     step = node.step
     expr = _wrapped(show(step.expr), step.expr.is_Atom or step.expr.is_Function)
-    return f"d/d{plain(step.variable)} {expr} = {show(step.result)}"
+    return f"{step_operator(step.variable)} {expr} = {show(step.result)}"
 
 
-def _remark(node: Node) -> str:
+def _given(step, show) -> str:
+    """The rule's letters instantiated: u = x^2, v = stop_gradient(x)."""
+    return ", ".join(f"{name} = {show(e)}" for name, e in step.given)
+
+
+def _remark(node: Node, show=plain) -> str:
     if node.see:
         return f"as derived in step {node.see}"
     if node.stopped:
         return f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
     if node.hidden:
         return f"{node.hidden} more step{'s' if node.hidden > 1 else ''} below the depth limit"
-    return node.step.note
+    given = _given(node.step, show)
+    return f"{node.step.note}   {given}" if given and node.step.note else (given or node.step.note)
 
 
 def _why(root: Node) -> list[str]:
@@ -74,6 +84,13 @@ def _why(root: Node) -> list[str]:
         return []
     reason = why_zero(step.expr, step.variable)
     return [reason] if reason else []
+
+
+def _simpler(explanation, root: Node) -> list:
+    """The simpler form of a component's result, if explain found one (at most one)."""
+    forms = dict(zip(explanation.steps, explanation.simplified))
+    simpler = forms.get(root.step)
+    return [simpler] if simpler is not None else []
 
 
 def _walk(node: Node):
@@ -89,7 +106,7 @@ def _plain_lines(node: Node, show) -> list[str]:
     indent = "   " * node.level
     head = f"{indent}{node.number}. {_equation(node, show)}"
     lines = [f"{head.ljust(_RULE_WIDTH)}  [{rule_label(node.step)}]"]
-    remark = _remark(node)
+    remark = _remark(node, show)
     if remark:
         lines.append(f"{indent}{' ' * (len(node.number) + 2)}{remark}")
     for child in node.children:
@@ -107,49 +124,123 @@ def to_plain(explanation) -> str:
         if len(explanation.steps) > 1 or len(labels) > 1:
             lines.append(", ".join(labels) + ":")
         lines.extend(_plain_lines(root, show))
+        lines.extend(f"   = {show(simpler)}   [simplified]" for simpler in _simpler(explanation, root))
         lines.extend(f"why zero: {reason}" for reason in _why(root))
-    lines.append(f"blocked: {explanation.blocked_note}")
+    for head, verdict in stop_lines(explanation, show):
+        lines += [head, f"   {verdict}"]
     return "\n".join(lines)
 
 
 # --- LaTeX ------------------------------------------------------------------
 
 
-_LATEX_TEXT_ESCAPES = str.maketrans({
-    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "#": r"\#", "%": r"\%",
-    "&": r"\&", "$": r"\$", "{": r"\{", "}": r"\}",
-})
+_LATEX_LINE = 48   # characters of gradlang text per LaTeX line: a letter page's text width
 
 
-def _latex_text(text: str) -> str:
-    """Text safe inside \\text{...} (one pass, so no escape is escaped again)."""
-    return text.translate(_LATEX_TEXT_ESCAPES)
+def _pieces(expr, show) -> list[str]:
+    """An expression as LaTeX lines that fit the page (at most _LATEX_LINE characters
+    of plain text each, where the expression allows): a long sum is broken between
+    its terms, a product between its factors, and a function or power of a long
+    argument inside \\Bigl( \\Bigr), which, unlike \\left( \\right), may span lines."""
+    if len(plain(expr)) <= _LATEX_LINE or not isinstance(expr, sp.Basic):
+        return [show(expr)]
+    if expr.is_Add or expr.is_Mul:
+        return _joined(expr, show)
+    if expr.is_Pow and expr.exp.is_Integer:
+        inner = _pieces(expr.base, show)
+        return _wrapped_lines(r"\Bigl(", inner, r"\Bigr)^{%s}" % show(expr.exp))
+    if isinstance(expr, sp.Function) and len(expr.args) == 1:
+        hole = sp.Symbol("HOLE")
+        prefix, _, suffix = show(expr.func(hole)).partition("HOLE")
+        prefix = prefix.replace(r"{\left(", r"\Bigl(").replace(r"\left(", r"\Bigl(")
+        suffix = suffix.replace(r"\right)}", r"\Bigr)").replace(r"\right)", r"\Bigr)")
+        if r"\left" in prefix or r"\right" in suffix or prefix.count("{") != prefix.count("}"):
+            return [show(expr)]
+        return _wrapped_lines(prefix, _pieces(expr.args[0], show), suffix)
+    return [show(expr)]
 
 
-def _latex_row(node: Node, show) -> str:
+def _wrapped_lines(prefix: str, lines: list, suffix: str) -> list[str]:
+    lines = list(lines)
+    lines[0] = prefix + lines[0]
+    lines[-1] = lines[-1] + suffix
+    return lines
+
+
+def _joined(expr, show) -> list[str]:
+    """A sum or product broken between its terms or factors, each part broken if long."""
+    parts = list(expr.as_ordered_terms()) if expr.is_Add else list(expr.as_ordered_factors())
+    lines, current, width = [], "", 0
+    for k, part in enumerate(parts):
+        texts = _pieces(part, show) if expr.is_Add or not part.is_Add else _wrapped_lines(
+            r"\Bigl(", _pieces(part, show), r"\Bigr)")
+        glue = "" if k == 0 else (" " if expr.is_Add and texts[0].lstrip().startswith("-") else
+                                  (" + " if expr.is_Add else r" \cdot "))
+        size = len(plain(part))
+        if current and (width + size > _LATEX_LINE or len(texts) > 1):
+            lines.append(current)
+            current, width = "", 0
+        current += glue + texts[0]
+        width += size
+        if len(texts) > 1:
+            lines += [current] + texts[1:-1]
+            current, width = texts[-1], _LATEX_LINE
+    return lines + [current] if current else lines
+
+
+def _latex_rows(node: Node, show, words) -> list[str]:
+    """The step's equation (broken to fit the page), then its rule and remark as text."""
     step = node.step
-    lhs = r"\frac{d}{d %s}\left(%s\right)" % (latex(step.variable), show(step.expr))
+    d = r"\partial" if "[" in plain(step.variable) else "d"
+    indent = r"\qquad " * node.level
+    lhs = r"\frac{%s}{%s %s}\left(%s\right)" % (d, d, latex(step.variable), show(step.expr))
+    rhs = _pieces(step.result, show)
+    if len(plain(step.expr)) + len(plain(step.result)) <= _LATEX_LINE:
+        rows = [rf"{indent}{lhs} &= {rhs[0]} \\"]
+    else:
+        rows = [rf"{indent}{piece} \\" for piece in _pieces_lhs(step, show, d)]
+        rows += [rf"&= {rhs[0]} \\"]
+    rows += [rf"&\quad {piece} \\" for piece in rhs[1:]]
     annotation = f"({node.number}) {rule_label(step)}"
-    remark = _remark(node)
+    remark = _remark(node, words)
     if remark:
         annotation += f": {remark}"
-    indent = r"\qquad " * node.level
-    return rf"{indent}{lhs} &= {show(step.result)} && \text{{{_latex_text(annotation)}}}"
+    return rows + [_intertext(annotation, small=True)]
+
+
+def _pieces_lhs(step, show, d) -> list[str]:
+    """The left side ∂/∂x of a long expression, broken like a result."""
+    pieces = _pieces(step.expr, show)
+    head = r"\frac{%s}{%s %s}\Bigl(" % (d, d, latex(step.variable))
+    if len(pieces) == 1:
+        return [head + pieces[0] + r"\Bigr)"]
+    return [head + pieces[0]] + [r"\quad " + p for p in pieces[1:-1]] + [r"\quad " + pieces[-1] + r"\Bigr)"]
+
+
+def _intertext(text: str, small: bool = False) -> str:
+    """A paragraph between the equations: it wraps, so no note runs off the page."""
+    size = r"\small" if small else ""
+    return rf"\intertext{{\sloppy{size} {_latex_text(text)}}}"
 
 
 def to_latex(explanation) -> str:
-    """An align* block: one row per step, the rule as \\text beside it."""
+    """An align* block: each step's equation, broken to fit, with its rule as text below it."""
     show = _Shown(explanation, latex)
-    rows = [rf"&\text{{{_latex_text(explanation.summary)}}}"]
-    rows += [rf"&\text{{definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
-    rows += [rf"&\text{{where }} {name} = {stop}" for name, stop in show.legend()]
+    rows = [_intertext(explanation.summary)]
+    rows += [rf"\intertext{{\sloppy definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
+    rows += [rf"\intertext{{where ${name} = {stop}$}}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
         if len(explanation.steps) > 1 or len(labels) > 1:
-            rows.append(rf"&\text{{{_latex_text(', '.join(labels))}:}}")
-        rows.extend(_latex_row(node, show) for node in _walk(root))
-        rows.extend(rf"&\text{{why zero: {_latex_text(reason)}}}" for reason in _why(root))
-    rows.append(rf"&\text{{blocked: {_latex_text(explanation.blocked_note)}}}")
-    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+            rows.append(_intertext(", ".join(labels) + ":"))
+        for node in _walk(root):
+            rows.extend(_latex_rows(node, show, _Shown(explanation, plain)))
+        rows.extend(rf"&= {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
+        rows.extend(_intertext(f"why zero: {reason}") for reason in _why(root))
+    for head, verdict in stop_lines(explanation, _Shown(explanation, plain)):
+        rows.append(_intertext(f"{head}; {verdict}"))
+    if rows[-1].endswith(r" \\"):
+        rows[-1] = rows[-1][:-3]
+    return "\\begin{align*}\n" + "\n".join(rows) + "\n\\end{align*}"
 
 
 # --- rich -------------------------------------------------------------------
@@ -161,7 +252,7 @@ def _rich_label(node: Node, show) -> Text:
     text.append(_equation(node, show))
     text.append("   ")
     text.append(rule_label(step), style=_STYLES["stop" if step.rule == "stop_gradient" else "rule"])
-    remark = _remark(node)
+    remark = _remark(node, show)
     if remark:
         text.append("\n" + remark, style=_STYLES["note"])
     return text
@@ -186,9 +277,13 @@ def to_rich(explanation) -> Tree:
         if len(explanation.steps) > 1 or len(labels) > 1:
             parent = tree.add(Text(", ".join(labels), style=_STYLES["summary"]))
         _rich_add(parent, root, show)
+        for simpler in _simpler(explanation, root):
+            parent.add(Text(f"= {show(simpler)}   simplified", style="bold"))
         for reason in _why(root):
             parent.add(Text(f"why zero: {reason}", style=_STYLES["note"]))
-    tree.add(Text(f"blocked: {explanation.blocked_note}"))
+    for head, verdict in stop_lines(explanation, show):
+        branch = tree.add(Text(head, style=_STYLES["stop"]))
+        branch.add(Text(verdict))
     return tree
 
 
@@ -202,6 +297,8 @@ def _json_node(node: Node) -> dict:
     for key, value in (("outer", step.outer), ("note", step.note), ("see", node.see)):
         if value:
             data[key] = value
+    if step.given:
+        data["given"] = {name: plain(e) for name, e in step.given}
     if step.blocked is not None:
         data["blocked"] = plain(step.blocked)
     if node.stopped:
@@ -217,11 +314,22 @@ def to_json(explanation) -> dict:
     substeps = []
     for labels, root in layout(explanation):
         why = _why(root)
-        substeps.append({"components": list(labels), **_json_node(root), **({"why_zero": why[0]} if why else {})})
+        simpler = [{"simplified": plain(e)} for e in _simpler(explanation, root)]
+        substeps.append({"components": list(labels), **_json_node(root), **({"why_zero": why[0]} if why else {}),
+                         **(simpler[0] if simpler else {})})
     return {"rule": request.operation, "expr": plain(to_symbolic(request.expr)), "call": call_text(request),
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
-            "blocked": plain(explanation.blocked), "blocked_note": explanation.blocked_note,
+            "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],
             "definitions": _definitions(explanation)}
+
+
+def _json_stop(entry, request) -> dict:
+    """One ledger entry as data: the stop, its path, adjoint, removed term and verdict."""
+    data = {"stop": plain(entry.stop), "verdict": entry.verdict, "reaching": [plain(v) for v in entry.reaching],
+            "words": verdict_words(entry, request, plain)}
+    if entry.verdict != "irrelevant":
+        data.update(adjoint=plain(adjoint_value(entry)), removed=plain(removed_value(entry)))
+    return data
 
 
 def _definitions(explanation) -> list[str]:

@@ -20,6 +20,7 @@ from gradlang.explain.text import plain
 from gradlang.expr.walk import dag_atoms
 
 _U = sp.Symbol("u")
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 # --- leaves -------------------------------------------------------------
 
@@ -80,10 +81,18 @@ def rule_mul(expr, ctx):
     shown = [d for _, d in varying]
     if len(varying) == 1:
         return ctx.make("constant multiple", expr, raw, shown)
-    if any(_is_reciprocal(a) for a, _ in varying) and not all(_is_reciprocal(a) for a, _ in varying):
-        note = "u/v is u*v^(-1): the product rule, with v^(-1) by the power rule"
-        return ctx.make("quotient", expr, raw, shown, note=note)
-    return ctx.make("product", expr, raw, shown)
+    factors = [a for a, _ in varying]
+    if any(_is_reciprocal(a) for a in factors) and not all(_is_reciprocal(a) for a in factors):
+        u = sp.Mul(*[a for a in factors if not _is_reciprocal(a)])
+        v = sp.Mul(*[a.base ** -a.exp for a in factors if _is_reciprocal(a)])
+        note = "(u/v)' = (u'·v - u·v')/v^2"
+        return ctx.make("quotient", expr, raw, shown, note=note, given=(("u", u), ("v", v)))
+    if len(factors) == 2:
+        note = "(u·v)' = u'·v + u·v'"
+        return ctx.make("product", expr, raw, shown, note=note, given=(("u", factors[0]), ("v", factors[1])))
+    note = "(u₁·u₂·…)' = Σₖ u₁·…·uₖ'·…"
+    given = tuple((f"u{str(k).translate(_SUBSCRIPTS)}", a) for k, a in enumerate(factors, 1))
+    return ctx.make("product", expr, raw, shown, note=note, given=given)
 
 
 # --- powers -------------------------------------------------------------
@@ -110,7 +119,10 @@ def _outer(ctx, name, expr, raw, inner, dinner, note=""):
     """The elementary rule itself when the argument is the variable, else the chain rule."""
     if inner == ctx.symbol:
         return ctx.make(name, expr, raw, (dinner,), note=note)
-    return ctx.make("chain", expr, raw, (dinner,), note=note, outer=name)
+    given = (("u", inner),)
+    if not note and name in ("power", "sqrt"):
+        note, given = "(u^n)' = n·u^(n-1)·u'", given + (("n", expr.exp),)
+    return ctx.make("chain", expr, raw, (dinner,), note=note, outer=name, given=given)
 
 
 # --- functions ----------------------------------------------------------

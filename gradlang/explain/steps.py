@@ -18,7 +18,8 @@ class Step:
     `outer` names the function whose derivative a chain-rule step applies
     (e.g. "exp"); `blocked` is, for a stop_gradient step, the derivative of
     the stopped argument that the stop discards; `note` is one sentence a
-    reader needs to follow the step. A rule "definition" (unfolding a user
+    reader needs to follow the step; `given` instantiates the rule's letters,
+    (("u", x^2), ("v", sg(x))) for (u·v)' = u'·v + u·v'. A rule "definition" (unfolding a user
     function) fits the same record: expr is the call, the one substep
     derives the body.
     """
@@ -31,6 +32,7 @@ class Step:
     note: str = ""
     outer: str = ""
     blocked: object = None
+    given: tuple = ()
 
     def with_substeps(self, substeps) -> "Step":
         return replace(self, substeps=tuple(substeps))

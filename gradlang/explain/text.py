@@ -80,3 +80,19 @@ def latex(value) -> str:
     """LaTeX of a value, stop_gradient as sg."""
     printer = _project_printer("latex")
     return printer(value) if printer else _LatexPrinter().doprint(value)
+
+
+_LATEX_TEXT_ESCAPES = str.maketrans({
+    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "#": r"\#", "%": r"\%",
+    "&": r"\&", "$": r"\$", "{": r"\{", "}": r"\}",
+    # pdflatex with amsmath knows no Unicode: the symbols explain writes in words, as math
+    "→": r"$\to$", "—": "---", "∂": r"$\partial$", "∇": r"$\nabla$", "Σ": r"$\Sigma$",
+    "≔": ":=", "·": r"$\cdot$", "−": "-", "̄": "", "✓": "ok",
+    **{chr(0x2080 + i): f"$_{i}$" for i in range(10)},
+    **{c: f"$^{i}$" for i, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
+})
+
+
+def latex_text(text: str) -> str:
+    """Text safe inside \\text{...} (one pass, so no escape is escaped again)."""
+    return text.translate(_LATEX_TEXT_ESCAPES)

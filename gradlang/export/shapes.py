@@ -24,18 +24,21 @@ import sympy as sp
 from lark import Tree
 
 from gradlang.core.evaluate import FunctionDef
+from gradlang.expr import primitives
 from gradlang.syntax.parse import parse
 from gradlang.expr.values import elements, shape_of
 
-REDUCTIONS = {
-    "sum", "mean", "prod", "norm", "logsumexp", "dot", "len", "softmax", "transpose",
-    "reduce_sum", "reduce_mean",
-}
-ONE_ARGUMENT_REDUCTIONS = {"max", "min", "reduce_max", "reduce_min"}
-ELEMENTWISE = {
-    "exp", "log", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-    "sigmoid", "relu", "softplus", "abs", "sign", "floor", "ceil", "round", "stop_gradient", "sg",
-}
+
+def _primitive_names(*applies) -> set:
+    """The names of the registry's primitives applied in one of these ways (see builtins.APPLY)."""
+    return {name for r in primitives.records() if r.apply in applies for name in r.names}
+
+
+# The builtins that take whole vectors: the operations of builtins.py and the registry's reductions.
+REDUCTIONS = {"sum", "mean", "prod", "norm", "dot", "len", "transpose", "reduce_sum", "reduce_mean"} | _primitive_names(
+    "reduction", "rows")
+ONE_ARGUMENT_REDUCTIONS = _primitive_names("extremum")
+ELEMENTWISE = _primitive_names("elementwise")
 DEFAULT_SHAPE = (3,)
 MAX_TRIES = 256
 

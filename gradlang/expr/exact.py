@@ -49,8 +49,9 @@ def checked(value):
 
 def power(base, exponent):
     if _is_real_number(base) and _is_real_number(exponent) and (base.is_Float or exponent.is_Float):
-        if abs(exponent) > HUGE_EXPONENT:
-            return _ieee_power(base, exponent)
+        ieee = _ieee_power(base, exponent)
+        if abs(exponent) > HUGE_EXPONENT or ieee.is_infinite:  # 1e308^pi overflows float64: inf, as NumPy
+            return ieee
     if base.is_Rational and exponent.is_Rational:
         magnitude = max(math.log2(abs(base.p) or 1), math.log2(base.q))
         if magnitude > 0 and abs(exponent) * magnitude > limits.MAX_INTEGER_BITS:

@@ -19,6 +19,8 @@ ceiling, as constants like stop_gradient.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
@@ -124,8 +126,8 @@ class Round(ZeroDerivative, sp.Function):
     def eval(cls, u):
         if u.is_Integer or u in (sp.oo, -sp.oo, sp.nan):
             return u  # IEEE: round(±inf) and round(nan) are themselves
-        if u.is_Float:
-            return sp.Float(round(float(u)))
+        if u.is_Float:  # beyond float64 (1e308^2 held by SymPy as 1e616) it is inf, as IEEE rounds it
+            return sp.Float(round(float(u))) if math.isfinite(float(u)) else (sp.oo if u > 0 else -sp.oo)
         if u.is_Rational or (u.is_number and u.is_comparable):
             return sp.Integer(round(sp.Rational(u) if u.is_Rational else sp.Rational(str(u.evalf(40)))))
         return None

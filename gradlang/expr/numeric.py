@@ -10,6 +10,7 @@ stop_gradient as the identity.
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 
 import numpy as np
@@ -28,7 +29,20 @@ def _helpers() -> dict:
     return {f"_gl_{r.name}": r.numpy for r in primitives.records() if callable(r.numpy)}
 
 
-HELPERS = _helpers()
+def _sum(*terms):
+    """A sum of three or more terms with Neumaier's compensation: nearly independent of
+    the order SymPy sorts the terms into, so x*s - x*s^2 + s at x = 1e300, s = 1 is 1
+    as in JAX, not 0 (issue 12, program 13). Where the plain sum is not finite, it is
+    the answer (the compensation would turn inf - inf into nan)."""
+    total, carry = terms[0], 0.0
+    for term in terms[1:]:
+        step = total + term
+        carry = carry + np.where(np.abs(total) >= np.abs(term), (total - step) + term, (term - step) + total)
+        total = step
+    return np.where(np.isfinite(total), total + carry, total)
+
+
+HELPERS = {**_helpers(), "_gl_sum": _sum}
 
 
 _FLAT_TERMS = 256  # a longer sum or product is printed as a balanced tree of parentheses
@@ -71,6 +85,11 @@ class _Printer(NumPyPrinter):
 
     def _print_Float(self, expr):
         return repr(float(expr))
+
+    def _print_Add(self, expr, **kwargs):
+        if len(expr.args) < 3:
+            return super()._print_Add(expr, **kwargs)
+        return f"_gl_sum({', '.join(self._print(a) for a in expr.args)})"
 
 
 _CACHE: OrderedDict = OrderedDict()
@@ -132,7 +151,7 @@ def compile_function(exprs: tuple, symbols: tuple):
         _CACHE.move_to_end(key)
         return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
-    namespace = {"numpy": np, **HELPERS}
+    namespace = {"numpy": np, "functools": functools, **HELPERS}
     exec(compile(function_source(arguments, assignments, outputs), "<gradlang>", "exec"), namespace)
     function = namespace["_f"]
     _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs

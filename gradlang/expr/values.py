@@ -51,7 +51,7 @@ def describe_shape(shape: Shape) -> str:
 def elements(value) -> list:
     """The components in row-major order (a scalar is its own single component)."""
     if isinstance(value, np.ndarray):
-        return [sp.Float(v) for v in value.ravel()]
+        return [sp.Float(float(v)) for v in value.ravel()]  # float(): SymPy converts NumPy scalars slowly
     if isinstance(value, sp.MatrixBase):
         return list(value)
     if isinstance(value, sp.ImmutableDenseNDimArray):

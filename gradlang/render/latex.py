@@ -14,6 +14,7 @@ from sympy.printing.latex import LatexPrinter
 from gradlang.render.plain import format_float
 from gradlang.expr import primitives
 from gradlang.lazy import np
+from gradlang import limits
 
 
 def split_component(name: str) -> tuple[str, str] | None:
@@ -36,6 +37,10 @@ def float_latex(value: float) -> str:
 
 class GradlangLatexPrinter(LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
+
+    def _print_Add(self, expr, order=None):
+        # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
+        return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
 
     printmethod = "_gradlang_latex"
 

@@ -18,6 +18,7 @@ from sympy.printing.str import StrPrinter
 
 from gradlang.expr import primitives
 from gradlang.lazy import np
+from gradlang import limits
 
 # How a condition that SymPy has already decided is written in gradlang,
 # which has no boolean literals: a comparison that evaluates to it.
@@ -36,6 +37,10 @@ def format_float(value: float) -> str:
 
 class PlainPrinter(StrPrinter):
     """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
+
+    def _print_Add(self, expr, order=None):
+        # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
+        return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
 
     printmethod = "_gradlang_plain"
 

@@ -66,6 +66,10 @@ def format_pretty_float(value: float) -> str:
 class GradlangPrettyPrinter(PrettyPrinter):
     """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark."""
 
+    def _print_Add(self, expr, order=None):
+        # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
+        return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
+
     printmethod = "_gradlang_pretty"
 
     def __init__(self, width: int | None = None):

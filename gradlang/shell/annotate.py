@@ -111,7 +111,11 @@ class Annotated:
 
 
 class _Indented:
-    """A stream that writes under a statement: the first line after `first`, the rest after `rest`."""
+    """A stream that writes under a statement: the first line after `first`, the rest after `rest`.
+
+    Plain output marks derivations and attachments as `# ` comments, to stay
+    valid source; under a statement of a lesson they read as text, unmarked.
+    """
 
     def __init__(self, stream, first: str, rest: str):
         self.stream = stream
@@ -124,6 +128,7 @@ class _Indented:
             if self.at_start:
                 self.stream.write(self.prefix)
                 self.prefix = self.rest
+                piece = piece[2:] if piece.startswith("# ") else piece
             self.stream.write(piece)
             self.at_start = piece.endswith("\n")
         return len(text)

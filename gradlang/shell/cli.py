@@ -136,7 +136,7 @@ class ScriptReporter:
         self.emitter.error(error)
 
     def interrupted(self) -> None:
-        self.emitter.err.write("interrupted\n")
+        self.emitter.interrupted()
 
 
 class _Quiet(ScriptReporter):

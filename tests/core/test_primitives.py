@@ -88,24 +88,25 @@ def test_the_rule_of_a_sympy_function_is_sympys(record):
 
 
 def _sample(record) -> list:
-    """A point inside the function's domain for each argument (a share's first argument is its index)."""
-    count = record.arity[0] if record.arity[1] is not None else 3
-    points = [0.31, 0.57, -0.23, 0.44][:count]
-    return [0, *points[1:]] if record.apply == "share" else points
+    """A point inside the function's domain for each argument (a component's first argument is its index)."""
+    if record.apply == "share" or record.form == "component":
+        return [0, 0.31, 0.57, -0.23]
+    if record.arity[1] is None or record.apply in ("reduction", "rows"):
+        return [0.31, 0.57, -0.23]
+    return [0.31, 0.57, -0.23][: record.arity[0]]
 
 
 @pytest.mark.parametrize("record", [r for r in CLASSED if r.partial is not None], ids=lambda r: r.name)
 def test_every_partial_matches_finite_differences(record):
     point = _sample(record)
-    symbols = sp.symbols(f"a0:{len(point)}", real=True)
-    node = record.cls(*symbols)
-    for k in range(len(point)):
-        if record.apply == "share" and k == 0:
-            continue
+    indexed = record.apply == "share" or record.form == "component"
+    symbols = list(sp.symbols(f"a0:{len(point)}", real=True))
+    node = record.cls(*([sp.Integer(point[0])] + symbols[1:] if indexed else symbols))
+    for k in range(1 if indexed else 0, len(point)):
         partial = record.partial(primitives.SYMPY, node, k)
-        (analytic,) = evaluate([partial], list(symbols), point)
+        (analytic,) = evaluate([partial], symbols, point)
         h = 1e-6
-        up, down = (evaluate([node], list(symbols), [p + (s * h if i == k else 0) for i, p in enumerate(point)])[0]
+        up, down = (evaluate([node], symbols, [p + (s * h if i == k else 0) for i, p in enumerate(point)])[0]
                     for s in (1, -1))
         assert np.isclose(float(analytic), float(up - down) / (2 * h), rtol=1e-6, atol=1e-8), (record.name, k)
 

@@ -16,6 +16,7 @@ import pytest
 
 from gradlang import Session
 from gradlang.errors import ShapeError
+from gradlang.errors import ValueError as GradlangValueError
 
 jax.config.update("jax_enable_x64", True)
 
@@ -69,19 +70,32 @@ ROWS = [
                         jnp.array([jnp.nan, 0.0, 0.0])])),
 ]
 
-PENDING = {  # fixed on another branch: the registry makes softmax a primitive with a stable derivative
-    "13-softmax-derivative-at-1e300",
-}
 
 
 @pytest.mark.parametrize("name, program, oracle", ROWS, ids=[row[0] for row in ROWS])
 def test_gives_jax_answer(name, program, oracle, values):
-    if name in PENDING:
-        pytest.xfail("softmax's derivative overflows at 1e300 until softmax is a primitive")
     expected = np.asarray(oracle(), dtype=np.float64)
     got = values(program)
     assert got.shape == expected.shape, (got, expected)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-300, equal_nan=True)
+
+
+@pytest.mark.parametrize("program, message", [
+    ("v: R^3\nlog((v - v)[2]) at v = [-1e-300, 0.0, -0.27]", "log(0)"),  # fuzz: v - v is an exact 0
+    ("y: R\ny / (y - y) at y = 1.0", "division by zero"),
+])
+def test_exact_zero_made_by_cancellation_keeps_the_exact_rules(program, message):
+    """docs/decisions.md: SymPy cancels u - u to an exact 0 before any number is seen."""
+    with pytest.raises(GradlangValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Session().run(program)
+
+
+def test_sign_of_a_positive_factor_is_exact_where_floats_underflow():
+    """fuzz: SymPy rewrites sign(exp(a)/s) as sign(1/s), exact over the reals; JAX's
+    exp(-1e300) underflows to 0 and its sign is 0 (docs/decisions.md)."""
+    got = Session().eval("v: R^3\nsign(softmax(v)[0]) at v = [0.0, 1e300, 1.63]")
+    assert float(got) == 1.0
+    assert float(jnp.sign(jax.nn.softmax(jnp.array([0.0, 1e300, 1.63]))[0])) == 0.0
 
 
 @pytest.mark.parametrize("program, lengths", [
@@ -111,3 +125,21 @@ def test_simplify_result_prints_evaluates_and_exports():
     assert "Piecewise" not in str(value) and "ExprCondPair" not in str(value)
     assert float(session.eval("e at y = -2.0")) == float(jnp.sign(-2.0) * jnp.sign(2.0))
 
+
+
+def test_exported_matrix_product_is_elementwise(tmp_path):
+    """Programs 1-3 at the export: `*` of two matrices is elementwise in the JAX module too."""
+    import importlib.util
+
+    from gradlang.export import export_program
+
+    script = "W: R^(2,2)\nh(M) = sum(M*M*sg(M))\nh(W)\n"
+    session = Session()
+    session.run(script)
+    path = tmp_path / "exported_right.py"
+    path.write_text(export_program(session, "jax", script))
+    spec = importlib.util.spec_from_file_location("exported_right", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    expected = jax.grad(lambda W: jnp.sum(W * W * sg(W)))(M)
+    np.testing.assert_allclose(np.asarray(module.grad_h(M)), np.asarray(expected), rtol=1e-12)

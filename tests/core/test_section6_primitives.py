@@ -51,3 +51,40 @@ def test_second_derivative_matches_finite_differences():
     s = lambda t: 1 / (1 + np.exp(-t))  # noqa: E731
     expected = (s(z + h) - 2 * s(z) + s(z - h)) / h**2
     assert np.isclose(float(as_floats(Session().eval(f"diff(sigmoid(z), z, 2) at z = {z}"))), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("x: R^3\ngrad(logsumexp(x), x)", "[softmax([x[0], x[1], x[2]])[0], softmax([x[0], x[1], x[2]])[1], "
+                                          "softmax([x[0], x[1], x[2]])[2]]"),
+        ("x: R^3\ndiff(softmax(x)[0], x[0])", "(1 - softmax([x[0], x[1], x[2]])[0])*softmax([x[0], x[1], x[2]])[0]"),
+        ("x: R^3\ndiff(softmax(x)[0], x[2])", "-softmax([x[0], x[1], x[2]])[0]*softmax([x[0], x[1], x[2]])[2]"),
+        ("logsumexp([a, b])", "logsumexp([a, b])"),
+        ("logsumexp([0, 0])", "log(2)"),
+        ("softmax([a])", "[1]"),
+    ],
+)
+def test_softmax_and_logsumexp_stay_whole(source, expected):
+    assert to_plain(Session().eval(source)) == expected
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("x: R^3\nlogsumexp(x) at x = [1000.0, 1000, -1000]", [1000 + np.log(2)]),
+        ("x: R^3\nsoftmax(x) at x = [1000.0, 1000, -1000]", [0.5, 0.5, 0.0]),
+        ("x: R^3\ngrad(logsumexp(x), x) at x = [-1000.0, 1000, 1000]", [0.0, 0.5, 0.5]),
+        ("x: R^3\ngrad(log(softmax(x)[0]), x) at x = [1000.0, 1000, -1000]", [0.5, -0.5, 0.0]),
+        ("N(logsumexp([1000, 1001]))", [1001 + np.log1p(np.exp(-1))]),
+        ("N(softmax([1000, 1001])[0])", [1 / (1 + np.e)]),
+    ],
+)
+def test_softmax_and_logsumexp_are_stable(source, expected):
+    assert np.allclose(run_values(source), expected, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("source", ["softmax([a, b, c])[1]*logsumexp([a, b])", "softmax([[a, b], [c, 2]])"])
+def test_softmax_plain_output_reads_back(source):
+    value = Session().eval(source)
+    assert Session().eval(to_plain(value)) == value

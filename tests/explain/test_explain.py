@@ -16,21 +16,23 @@ from explain_helpers import VECTOR, X, XS, diff_request, grad_request, log_stabl
 def test_x_times_stopped_x():
     explanation = explain(diff_request(X * StopGradient(X)))
     assert explanation.blocked == X == derive.blocked(X * StopGradient(X), X, sp.simplify)
-    assert explanation.blocked_note == "x — the part of the true derivative that the stops removed"
+    assert [e.verdict for e in explanation.ledger] == ["blocking"]
     assert explanation.steps[0].result == StopGradient(X)
-    assert "one stop_gradient removed one term" in explanation.summary
+    assert "one stop, blocking" in explanation.summary
+    assert "   blocking: removes x" in to_plain(explanation).splitlines()
 
 
 def test_stable_softmax_blocks_nothing():
     explanation = explain(grad_request(log_stable_softmax_0()))
-    assert explanation.blocked_note == "nothing — this stop only keeps the maximum out of the gradient's path"
-    assert explanation.components == (("∂/∂x[0]",), ("∂/∂x[1]",), ("∂/∂x[2]",))
+    assert [e.verdict for e in explanation.ledger] == ["neutral"]
+    assert "where m = stop_gradient(max(x[0], x[1], x[2]))" in to_plain(explanation)
+    assert explanation.components == (("∂/∂x₀",), ("∂/∂x₁",), ("∂/∂x₂",))
     assert [s.result for s in explanation.steps] == list(explanation.request.result)
 
 
 def test_summary_names_the_rules_in_order():
     explanation = explain(diff_request(X**2 * StopGradient(X)))
-    assert explanation.summary == "product rule, then the power rule; one stop_gradient removed one term"
+    assert explanation.summary == "product rule, then the power rule; one stop, blocking"
 
 
 def test_higher_order_diff_chains_derivations():

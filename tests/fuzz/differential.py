@@ -11,6 +11,8 @@ expression V: the value, `unstopped`, `diff` by y (orders 1-3 and mixed with z),
 - "ieee-algebra": gradlang finite where JAX is not, all else agreeing: SymPy's
   algebra cancels u/u, u-u or sqrt(u)^2 before any number is seen, and `where`
   never lets the branch it does not take poison a derivative (docs/decisions.md);
+- "overflow": at a point beyond 1e150, apart only where one side overflowed
+  (equal formulas overflow in different places);
 - "documented-error": an error the reference documents (exact division by zero);
 - "bug": anything else, including an InternalError, an undocumented error, or a
   statement slower than SLOW seconds.
@@ -57,13 +59,13 @@ def _statements(scalar: str, vector: str):
         (f"diff({scalar}, y, 2)", lambda F, V, Fu: g(g(F, 0), 0)),
         (f"diff({scalar}, y, 3)", lambda F, V, Fu: g(g(g(F, 0), 0), 0)),
         (f"diff({scalar}, y, z)", lambda F, V, Fu: g(g(F, 0), 1)),
-        (f"grad({scalar}, v)", lambda F, V, Fu: g(F, 2)),
+        (f"grad({scalar}, v)", lambda F, V, Fu: jax.jit(g(F, 2))),
         (f"grad({scalar}, W)", lambda F, V, Fu: g(F, 3)),
-        (f"hessian({scalar}, v)", lambda F, V, Fu: h(F, 2)),
+        (f"hessian({scalar}, v)", lambda F, V, Fu: jax.jit(h(F, 2))),
         (f"blocked({scalar}, y)", lambda F, V, Fu: _minus(g(Fu, 0), g(F, 0))),
         (f"blocked({scalar}, v)", lambda F, V, Fu: _minus(g(Fu, 2), g(F, 2))),
         (vector, lambda F, V, Fu: V),
-        (f"jacobian({vector}, v)", lambda F, V, Fu: jax.jacrev(V, 2)),
+        (f"jacobian({vector}, v)", lambda F, V, Fu: jax.jit(jax.jacrev(V, 2))),
     ]
 
 
@@ -96,8 +98,14 @@ def _floats(value):
 
 
 def close(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal within RTOL of the larger magnitude (at least 1); nan matches nan, inf the same inf."""
     if a.shape != b.shape:
         return False
+    with np.errstate(all="ignore"):
+        return _close(a, b)
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
     same_special = (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
     finite = np.isfinite(a) & np.isfinite(b)
     scale = np.maximum(1.0, np.maximum(np.abs(np.where(finite, a, 0)), np.abs(np.where(finite, b, 0))))
@@ -120,21 +128,32 @@ def _masked_by_algebra(got: np.ndarray, raw: np.ndarray) -> bool:
     return close(np.where(finite, got, 0), np.where(finite, raw, 0))
 
 
-def judge(text: str, got, seconds: float, raw: np.ndarray, doc: np.ndarray) -> Finding:
+def judge(text: str, got, seconds: float, raw: np.ndarray, doc, huge: bool = False) -> Finding:
+    """The verdict on one statement; `doc()` computes the doc reading, only when raw JAX disagrees."""
     if seconds > SLOW:
-        return Finding("bug", f"{text}  (took {seconds:.1f} s)", got, raw, doc, seconds)
+        return Finding("bug", f"{text}  (took {seconds:.1f} s)", got, raw, None, seconds)
     if isinstance(got, Exception):
         message = str(got)
         documented = isinstance(got, GradlangError) and type(got).__name__ != "InternalError" and any(
             m in message for m in DOCUMENTED_ERRORS)
-        return Finding("documented-error" if documented else "bug", text, message, raw, doc, seconds)
+        return Finding("documented-error" if documented else "bug", text, message, raw, None, seconds)
     if close(got, raw):
-        return Finding("ok", text, got, raw, doc, seconds)
+        return Finding("ok", text, got, raw, None, seconds)
+    doc = doc()
     if close(got, doc):
         return Finding("convention", text, got, raw, doc, seconds)
     if _masked_by_algebra(got, raw) or _masked_by_algebra(got, doc):
         return Finding("ieee-algebra", text, got, raw, doc, seconds)
+    if huge and _apart_only_where_not_finite(got, raw):
+        return Finding("overflow", text, got, raw, doc, seconds)
     return Finding("bug", text, got, raw, doc, seconds)
+
+
+def _apart_only_where_not_finite(got: np.ndarray, raw: np.ndarray) -> bool:
+    """At a point near 1e±300, two equal formulas overflow in different places: they
+    must agree wherever both are finite."""
+    both = np.isfinite(got) & np.isfinite(raw)
+    return got.shape == raw.shape and close(np.where(both, got, 0), np.where(both, raw, 0))
 
 
 def run_program(program) -> list[Finding]:
@@ -152,12 +171,17 @@ def run_program(program) -> list[Finding]:
             got = error
         seconds = time.perf_counter() - start
         raw = _jax_numbers(compute, False, body, scalar, vector, point)
-        doc = _jax_numbers(compute, True, body, scalar, vector, point)
-        finding = judge(statement, got, seconds, raw, doc)
+        doc = lambda compute=compute: _jax_numbers(compute, True, body, scalar, vector, point)  # noqa: E731
+        finding = judge(statement, got, seconds, raw, doc, huge=_huge(point))
         if body is not None:
             finding.statement = f"f(u) = {source(body)}; {finding.statement}"
         findings.append(finding)
     return findings
+
+
+def _huge(point) -> bool:
+    """Some value of the point is beyond 1e150 in magnitude: squares and products overflow."""
+    return bool(np.max(np.abs(np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in point.values()]))) > 1e150)
 
 
 def describe(program) -> str:

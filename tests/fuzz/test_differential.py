@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from differential import describe, run_program
 from fuzz_programs import programs
 
-ALLOWED = {"ok", "convention", "ieee-algebra", "documented-error"}
+ALLOWED = {"ok", "convention", "ieee-algebra", "overflow", "documented-error"}
 QUICK = settings(max_examples=6, deadline=None, derandomize=True, database=None,
                  suppress_health_check=list(HealthCheck))
 LONG = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "2000")), deadline=None, database=None,

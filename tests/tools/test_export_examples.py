@@ -189,9 +189,6 @@ KNOWN = {
 }
 
 
-KNOWN_AT_ANOTHER_LENGTH = KNOWN
-
-
 def _cases(entries, known=KNOWN):
     return [pytest.param(path, name, marks=pytest.mark.xfail(reason=known[(path.stem, name)], strict=True))
             if (path.stem, name) in known else (path, name) for path, name in entries]
@@ -210,7 +207,7 @@ def test_every_function_agrees_at_the_examples_length(path, name, target, folder
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", _cases(functions(), KNOWN_AT_ANOTHER_LENGTH),
+@pytest.mark.parametrize("path, name", _cases(functions()),
                          ids=lambda v: v.stem if isinstance(v, Path) else v)
 def test_every_function_agrees_at_another_length(path, name, target, folder):
     """A longer vector: the right numbers, or a clear error; never numbers for another length."""

@@ -78,3 +78,24 @@ def _exported(name: str, target: str, tmp_path):
     s = Session()
     s.run(source)
     return load(export_program(s, target, source), tmp_path, f"{name}_{target}")
+
+
+VECTOR_SCRIPT = "x: R^3\nlse(v) = logsumexp(v)\nlogp(v) = log(softmax(v)[0])\n"
+VECTOR_POINTS = [[1.0, 3.0, 3.0], [1000.0, 1001.0, -1000.0], [0.5, -1.0, 2.0]]
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax"])
+@pytest.mark.parametrize("function", ["lse", "logp"])
+def test_logsumexp_and_softmax_export_with_gradlangs_values_and_gradients(target, function, tmp_path):
+    if target == "jax":
+        jax = pytest.importorskip("jax")
+    s = Session()
+    s.run(VECTOR_SCRIPT)
+    exported = getattr(load(export_program(s, target, VECTOR_SCRIPT), tmp_path, f"vectors_{target}"), function)
+    for point in VECTOR_POINTS:
+        expected = float(s.eval(f"{function}(x) at x = {point}"))
+        assert np.isfinite(expected) and np.isclose(float(exported(np.array(point))), expected, rtol=1e-12)
+        if target == "jax":
+            gradient = np.asarray(jax.grad(exported)(jax.numpy.array(point)))
+            expected_gradient = np.array([float(g) for g in s.eval(f"grad({function}(x), x) at x = {point}")])
+            assert np.allclose(gradient, expected_gradient, rtol=1e-12, atol=1e-15)

@@ -84,7 +84,7 @@ def tape(expr: sp.Expr, symbols) -> Tape:
     ]
     variables = tuple((s, numbers.get(dag.index.get(s))) for s in symbols)
     gradient = tuple(canonical([result.adjoint_of(s) for s in symbols]))
-    return Tape(tuple(forward), tuple(rows), numbers[dag.index[expr]], variables, gradient)
+    return Tape(tuple(forward), tuple(rows), numbers.get(dag.index[expr]), variables, gradient)  # None: a constant
 
 
 def _row_numbers(dag) -> dict:

@@ -10,7 +10,9 @@ sigmoid(z)*(1 - sigmoid(z)), softplus(z)' is sigmoid(z).
 
 from __future__ import annotations
 
+import mpmath
 import sympy as sp
+from mpmath.libmp import prec_to_dps
 
 from gradlang.errors import ValueError
 from gradlang.expr.primitives import Export, GradlangFunction, Primitive, register, same, unary
@@ -141,4 +143,70 @@ register(Primitive(
                 jax="jax.nn.softplus", tf="tf.math.softplus",
                 torch=Export("_softplus", "def _softplus(u):\n    u = _t(u)\n"
                                           "    return torch.logaddexp(u, torch.zeros_like(u))  # exact, no threshold\n")),
+))
+
+
+# --- log1p and expm1: accurate near 0, where log(1 + u) and exp(u) - 1 lose every digit ---------------
+
+
+def _accurate(mpmath_function, u, prec):
+    """mpmath's log1p/expm1 of a real number at `prec` bits; nan where the result is not real."""
+    with mpmath.workprec(prec):
+        value = mpmath_function(u._to_mpmath(prec))
+    return sp.Float(value, precision=prec) if isinstance(value, mpmath.mpf) else sp.nan
+
+
+class Log1p(GradlangFunction):
+    """log1p(u) = log(1 + u), accurate for u near 0."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_zero:
+            return sp.S.Zero
+        if u.is_Float:
+            return -sp.oo if u == -1 else _accurate(mpmath.log1p, u, u._prec)
+        if u == -1:
+            raise ValueError("log1p(-1) is undefined")
+        return None
+
+    def _eval_evalf(self, prec):
+        u = self.args[0].evalf(prec_to_dps(prec))
+        return _accurate(mpmath.log1p, u, prec) if u.is_Float else None
+
+    def _eval_is_extended_real(self):
+        return (self.args[0] + 1).is_extended_positive
+
+
+class Expm1(GradlangFunction):
+    """expm1(u) = exp(u) - 1, accurate for u near 0."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_zero:
+            return sp.S.Zero
+        if u.is_Float:
+            return _accurate(mpmath.expm1, u, u._prec)
+        return None
+
+    def _eval_evalf(self, prec):
+        u = self.args[0].evalf(prec_to_dps(prec))
+        return _accurate(mpmath.expm1, u, prec) if u.is_Float else None
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+
+register(Primitive(
+    "log1p", Log1p, "log(1 + u), accurate for small u", "log1p(1e-20)", build=Log1p,
+    partial=unary(lambda ops, node, u: ops.reciprocal(ops.add(sp.S.One, u))),
+    numpy="log1p", latex=r"\operatorname{log1p}", export=same("log1p", tf="tf.math.log1p"),
+))
+register(Primitive(
+    "expm1", Expm1, "exp(u) - 1, accurate for small u", "expm1(1e-20)", build=Expm1,
+    partial=unary(lambda ops, node, u: ops.call(sp.exp, u)),
+    numpy="expm1", latex=r"\operatorname{expm1}", export=same("expm1", tf="tf.math.expm1"),
 ))

@@ -1,34 +1,147 @@
 """Primitives over all the components of a vector: logsumexp and softmax.
 
-Both shift by the maximum, so logits of ±1000 stay finite.
+Both are kept whole, as the user wrote them (section 6 of the language
+reference): `LogSumExp(x0, ..., xn)` with gradient softmax, and the component
+`Softmax(k, x0, ..., xn)` (like `MaxShare(k, ...)`) with derivative
+s_k (δ_kj - s_j) by x_j. Their evaluation shifts by the maximum inside
+(NumPy, evalf and float arguments alike), so logits of ±1000 stay finite and
+no stop_gradient appears in what the user sees.
 """
 
 from __future__ import annotations
 
 import sympy as sp
+from mpmath.libmp import prec_to_dps
 
-from gradlang.expr.functions import Maximum
-from gradlang.expr.stopgrad import StopGradient
-from gradlang.expr.primitives import Primitive, register
-
-
-def _stable_shift(items):
-    return StopGradient(Maximum(*items))
+from gradlang.expr.primitives import Export, GradlangFunction, Primitive, helpers, register
+from gradlang.lazy import np
 
 
-def _logsumexp(*items):
-    shift = _stable_shift(items)
-    return shift + sp.log(sp.Add(*[sp.exp(e - shift) for e in items]))
+def _all_floats(args) -> bool:
+    """Every argument a real number and one a float: the value is a float, as NumPy would give."""
+    return any(a.is_Float for a in args) and _numbers(args)
 
 
-def _softmax(*items):
-    shift = _stable_shift(items)
-    exps = [sp.exp(e - shift) for e in items]
-    total = sp.Add(*exps)
-    return [e / total for e in exps]
+def _numbers(args) -> bool:
+    return all(a.is_number and a.is_comparable for a in args)
 
 
-register(Primitive("logsumexp", None, "log(sum(exp(v))), computed stably", "logsumexp([1, 2, 3])",
-                   build=_logsumexp, group="reduction", apply="reduction"))
-register(Primitive("softmax", None, "exp(v - sg(max(v))) / sum(exp(v - sg(max(v)))), rows of a matrix",
-                   "softmax([1, 2, 3])", build=_softmax, group="vector", apply="rows"))
+def _shifted_exps(args) -> list:
+    """exp(a_i - m) for each argument, m the largest: finite however large the arguments."""
+    shift = max(args, key=lambda a: a.evalf(30))
+    return shift, [sp.exp(a - shift) for a in args]
+
+
+def _logsumexp_form(args):
+    shift, exps = _shifted_exps(args)
+    return shift + sp.log(sp.Add(*exps))
+
+
+def _softmax_form(k, args):
+    _, exps = _shifted_exps(args)
+    return exps[int(k)] / sp.Add(*exps)
+
+
+class LogSumExp(GradlangFunction):
+    """logsumexp(x0, ..., xn) = log(exp(x0) + ... + exp(xn)), its gradient softmax."""
+
+    @classmethod
+    def eval(cls, *args):
+        if not args:
+            raise TypeError("logsumexp needs at least one argument")
+        if len(set(args)) == 1:
+            return args[0] + sp.log(len(args)) if len(args) > 1 else args[0]
+        if _all_floats(args):
+            return _logsumexp_form(args)
+        return None
+
+    def _eval_evalf(self, prec):
+        if _numbers(self.args):
+            return _logsumexp_form(self.args).evalf(prec_to_dps(prec))
+        return None
+
+    def _eval_is_extended_real(self):
+        return all(a.is_extended_real for a in self.args) or None
+
+
+class Softmax(GradlangFunction):
+    """Softmax(k, x0, ..., xn) = exp(x_k) / (exp(x0) + ... + exp(xn)): component k of softmax."""
+
+    @classmethod
+    def eval(cls, k, *args):
+        if len(set(args)) == 1:
+            return sp.Rational(1, len(args))
+        if _all_floats(args):
+            return _softmax_form(k, args)
+        return None
+
+    def _eval_evalf(self, prec):
+        k, *args = self.args
+        if _numbers(args):
+            return _softmax_form(k, args).evalf(prec_to_dps(prec))
+        return None
+
+    def _eval_is_extended_real(self):
+        return all(a.is_extended_real for a in self.args[1:]) or None
+
+    def _eval_is_positive(self):
+        return self._eval_is_extended_real()
+
+
+def _softmax_partial(ops, node, j):
+    """d s_k / d x_i = s_k (δ_ki - s_i); the index k is not differentiated."""
+    if j == 0:
+        return sp.S.Zero
+    k, *args = node.args
+    if j - 1 == int(k):
+        return ops.mul(node, ops.sub(sp.S.One, node))
+    return ops.neg(ops.mul(node, ops.call(Softmax, sp.Integer(j - 1), *args)))
+
+
+def _stacked(args):
+    return np.stack(np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args]))
+
+
+def _shifted(args):
+    """The stacked arguments minus their maximum (0 where the maximum is infinite, as jax.nn does)."""
+    stacked = _stacked(args)
+    shift = np.max(stacked, axis=0)
+    return stacked - np.where(np.isfinite(shift), shift, 0.0), np.where(np.isfinite(shift), shift, 0.0)
+
+
+def _logsumexp_numpy(*args):
+    shifted, shift = _shifted(args)
+    return shift + np.log(np.sum(np.exp(shifted), axis=0))
+
+
+def _softmax_numpy(k, *args):
+    exps = np.exp(_shifted(args)[0])
+    return exps[int(k)] / np.sum(exps, axis=0)
+
+
+register(Primitive(
+    "logsumexp", LogSumExp, "log(sum(exp(v))), computed stably; its gradient is softmax(v)",
+    "logsumexp([1, 2, 3])", build=LogSumExp, group="reduction", apply="reduction", arity=(1, 1),
+    partial=lambda ops, node, k: ops.call(Softmax, sp.Integer(k), *node.args), numpy=_logsumexp_numpy,
+    latex=r"\operatorname{logsumexp}", form="vector",
+    export=helpers("_logsumexp", {
+        "numpy": "def _logsumexp(*args):\n    stacked = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
+                 "    shift = np.max(stacked, axis=0)\n    shift = np.where(np.isfinite(shift), shift, 0.0)\n"
+                 "    return shift + np.log(np.sum(np.exp(stacked - shift), axis=0))\n",
+        "jax": "def _logsumexp(*args):\n    return jax.nn.logsumexp(_stack(*args), axis=0)\n",
+        "torch": "def _logsumexp(*args):\n    return torch.logsumexp(_stack(*args), dim=0)\n",
+        "tf": "def _logsumexp(*args):\n    return tf.reduce_logsumexp(_stack(*args), axis=0)\n",
+    }),
+))
+register(Primitive(
+    "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
+    build=lambda *args: [Softmax(sp.Integer(k), *args) for k in range(len(args))], group="vector", apply="rows",
+    partial=_softmax_partial, numpy=_softmax_numpy, latex=r"\operatorname{softmax}", form="component",
+    export=helpers("_softmax", {
+        "numpy": "def _softmax(k, *args):\n    exps = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
+                 "    exps = np.exp(exps - np.max(exps, axis=0))\n    return exps[k] / np.sum(exps, axis=0)\n",
+        "jax": "def _softmax(k, *args):\n    return jax.nn.softmax(_stack(*args), axis=0)[k]\n",
+        "torch": "def _softmax(k, *args):\n    return torch.softmax(_stack(*args), dim=0)[k]\n",
+        "tf": "def _softmax(k, *args):\n    return tf.nn.softmax(_stack(*args), axis=0)[k]\n",
+    }),
+))

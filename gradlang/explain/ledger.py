@@ -1,0 +1,167 @@
+"""A ledger of every stop: the path it cuts, the adjoint arriving, what it removes, a verdict.
+
+The true derivative of e = F(x, sg(u)) is F_x + F_c·u' (c standing for the
+stopped value); the surrogate keeps only F_x. So for each outermost stop the
+ledger records the adjoint arriving at it, a = ∂F/∂c (what reverse mode
+would send into the cut edge), and the term the stop removes, a·u', with the
+stops evaluated as `blocked` does; the removed terms of all stops add up to
+`blocked`. The verdict says in words which of four situations it is:
+
+- irrelevant: no variable reaches the stopped value (VQ-VAE's sg(e) w.r.t. W);
+- neutral: the path exists but the removed term is 0 (the stable softmax's
+  max: −1 + Σₖ sₖ = 0 arrives), so the stop blocks nothing;
+- blocking: it removes a non-zero term (x·sg(x) loses x);
+- inventing: the removed term only cancels gradient the surrogate has and the
+  function lacks (x + sg(round(x) − x): the surrogate gets 1, round has 0).
+
+Every simplification here is bounded by size (bounded.py), never by time.
+Stops nested inside another stop are never reached by the backward pass and
+have no entry. The ledger is of the first derivative (for hessian and
+higher-order diff, of the gradient they start from).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import sympy as sp
+
+from gradlang.derive import derivatives as derive
+from gradlang.expr.bounded import tidy
+from gradlang.expr.stopgrad import StopGradient, unstopped
+from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
+from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, rebuild, tree_size
+
+LEDGER_SIMPLIFY_NODES = 200  # tree nodes of an adjoint or removed term worth simplifying
+VERDICTS = ("irrelevant", "neutral", "blocking", "inventing", "undecided")
+
+
+@dataclass(frozen=True)
+class StopEntry:
+    """One stop of an explained derivative, as the ledger records it.
+
+    stop is the stop_gradient(u) application; reaching the variables its
+    argument depends on (the path x → u → stop it cuts); adjoint, one per
+    output component, is ∂e/∂(stopped value), simplified, with the stop
+    itself standing for the value; removed[i][j] is the term of ∂e_i/∂x_j the
+    stop removes (stops evaluated); kept[i][j] the surrogate's derivative.
+    """
+
+    stop: sp.Expr
+    reaching: tuple
+    adjoint: tuple
+    removed: tuple
+    kept: tuple
+    verdict: str
+    shape: tuple = ()
+
+
+def variables_of(request) -> list:
+    """The variables a request differentiates by (first order, each once)."""
+    if request.operation == "diff":
+        seen: list = []
+        for symbol, _ in request.specs:
+            if symbol not in seen:
+                seen.append(symbol)
+        return seen
+    wrt = to_symbolic(request.wrt)
+    return [wrt] if is_scalar(wrt) else elements(wrt)
+
+
+def outermost_stops(outputs) -> list:
+    """The stops not inside another stop, in the order the expression is built."""
+    stops = [n for n in dag_nodes(outputs) if isinstance(n, StopGradient)]
+    inner = set()
+    for stop in stops:
+        inner |= dag_atoms(stop.args[0], StopGradient)
+    return [s for s in stops if s not in inner]
+
+
+def ledger(request) -> tuple:
+    """One StopEntry per outermost stop of the differentiated expression."""
+    expr = to_symbolic(request.expr)
+    outputs = elements(expr) if not is_scalar(expr) else [expr]
+    variables = variables_of(request)
+    shape = _derivative_shape(expr, request, variables)
+    return tuple(replace(_entry(stop, outputs, variables), shape=shape) for stop in outermost_stops(outputs))
+
+
+def _derivative_shape(expr, request, variables) -> tuple:
+    """The shape of the first derivative: that of blocked (grad: the variables'; jacobian: a matrix)."""
+    wrt_shape = () if request.operation == "diff" else shape_of(to_symbolic(request.wrt))
+    if is_scalar(expr):
+        return wrt_shape
+    outputs = len(elements(expr))
+    return (outputs,) if not wrt_shape else (outputs, len(variables))
+
+
+def _entry(stop, outputs, variables) -> StopEntry:
+    argument = unstopped(stop.args[0])
+    reaching = tuple(v for v in variables if dag_has(argument, v))
+    if not reaching:
+        return StopEntry(stop, (), (), (), (), "irrelevant")
+    c = sp.Dummy("c", real=True)
+    adjoint = tuple(rebuild(_tidy(derive.derivative(rebuild(o, {stop: c}), c)), {c: stop}) for o in outputs)
+    slopes = [derive.derivative(argument, v) for v in variables]
+    removed = tuple(tuple(_tidy(unstopped(a) * s) for s in slopes) for a in adjoint)
+    kept = tuple(tuple(derive.derivative(o, v) for v in variables) for o in outputs)
+    return StopEntry(stop, reaching, adjoint, removed, kept, _verdict(removed, kept))
+
+
+def _tidy(expr):
+    """Simplified when small (LEDGER_SIMPLIFY_NODES: SymPy's simplify is slow on trig-heavy terms)."""
+    return tidy(expr, limit=LEDGER_SIMPLIFY_NODES)
+
+
+def is_zero(expr):
+    """True, False, or None (undecided): simplified when small, else evaluated at a test point.
+
+    A large term that is clearly non-zero at one point is non-zero; one that
+    evaluates to about 0 there stays undecided (it may be 0 everywhere).
+    """
+    if expr == 0:
+        return True
+    if tree_size(expr) <= LEDGER_SIMPLIFY_NODES:
+        return tidy(expr) == 0
+    point = {s: sp.Rational(3 + 2 * i, 7 + i) for i, s in enumerate(sorted(expr.free_symbols, key=str))}
+    value = sp.N(expr.xreplace(point), 30)
+    if value.is_number and value.is_finite and abs(value) > 1e-12:
+        return False
+    return None
+
+
+def _verdict(removed, kept) -> str:
+    pairs = [(r, k) for row_r, row_k in zip(removed, kept) for r, k in zip(row_r, row_k) if r != 0]
+    zeros = [is_zero(r) for r, _ in pairs]
+    if all(z is True for z in zeros):
+        return "neutral"
+    if any(z is None for z in zeros):
+        return "undecided"
+    pairs = [p for p, z in zip(pairs, zeros) if z is False]
+    return "inventing" if all(_cancels(r, k) for r, k in pairs) else "blocking"
+
+
+def _cancels(removed, kept) -> bool:
+    """True when every term of −removed is a term of the surrogate's derivative.
+
+    Then the true derivative (kept + removed) lacks those terms: the stop did
+    not take a gradient away, it gave the surrogate one the function has not
+    (the straight-through estimator).
+    """
+    kept = unstopped(kept)
+    if tree_size(kept) > LEDGER_SIMPLIFY_NODES or tree_size(removed) > LEDGER_SIMPLIFY_NODES:
+        return False
+    terms = set(sp.Add.make_args(sp.expand(kept)))
+    return all(t in terms for t in sp.Add.make_args(sp.expand(-removed)))
+
+
+def adjoint_value(entry):
+    """The adjoint as one value: a scalar for a scalar expression, else a vector."""
+    if len(entry.adjoint) == 1:
+        return entry.adjoint[0]
+    return from_elements((len(entry.adjoint),), list(entry.adjoint))
+
+
+def removed_value(entry):
+    """The removed terms in the shape of the derivative (as blocked has it)."""
+    return from_elements(entry.shape, [r for row in entry.removed for r in row])

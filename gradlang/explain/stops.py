@@ -1,0 +1,89 @@
+"""The ledger in words: one head line and one verdict line per stop, and the summary phrase.
+
+Shared by the plain, LaTeX and pretty renderers (JSON takes the same
+entries as data), so every format says the same thing about every stop.
+"""
+
+from __future__ import annotations
+
+from gradlang.expr.values import is_scalar, to_symbolic
+from gradlang.explain.ledger import adjoint_value, removed_value, variables_of
+
+_LONG = 72        # characters of an adjoint or removed term shown in full
+_LISTED = 3       # variables named on a path before "and n more"
+_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _number(n: int) -> str:
+    return _NUMBERS.get(n, str(n))
+
+
+def over(request, show) -> str:
+    """The variables of the request as the user wrote them: x, or W, or mu1, mu2."""
+    if request.operation == "diff" or request.wrt is None:
+        return ", ".join(show(s) for s in variables_of(request))
+    return show(to_symbolic(request.wrt)) if is_scalar(request.wrt) else _vector_name(request, show)
+
+
+def _vector_name(request, show) -> str:
+    names = {show(s).split("[")[0] for s in variables_of(request)}
+    return names.pop() if len(names) == 1 else ", ".join(show(s) for s in variables_of(request))
+
+
+def brief(value, show) -> str:
+    """An expression in full when short, else how long it is (the ledger stays one line)."""
+    text = show(value)
+    return text if len(text) <= _LONG else f"a term of {len(text)} characters"
+
+
+def _path(entry, show) -> str:
+    names = [show(v) for v in entry.reaching]
+    if len(names) > _LISTED:
+        names = names[:_LISTED] + [f"{len(entry.reaching) - _LISTED} more"]
+    return ", ".join(names)
+
+
+def head(entry, request, show) -> str:
+    """stop m: cuts x[0], x[1], x[2] → m; adjoint arriving at m: 0"""
+    stop = show(entry.stop)
+    if entry.verdict == "irrelevant":
+        return f"stop {stop}: no path from {over(request, show)} reaches it"
+    adjoint = adjoint_value(entry)
+    zero = all(a == 0 for a in entry.adjoint)
+    return f"stop {stop}: cuts {_path(entry, show)} → {stop}; adjoint arriving: {'0' if zero else brief(adjoint, show)}"
+
+
+def verdict(entry, request, show) -> str:
+    """The verdict in words, e.g. "blocking: removes x"."""
+    if entry.verdict == "irrelevant":
+        return f"irrelevant: the stopped value does not depend on {over(request, show)}"
+    if entry.verdict == "neutral":
+        if all(a == 0 for a in entry.adjoint):
+            return "neutral: the adjoint arriving is 0, so it blocks nothing"
+        return f"neutral: the stopped value does not change with {over(request, show)}, so it blocks nothing"
+    removed = removed_value(entry)
+    if entry.verdict == "inventing":
+        invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
+        return f"inventing: adds {brief(invented, show)}, a gradient the function itself does not have"
+    if entry.verdict == "undecided":
+        return f"undecided: removes {brief(removed, show)}, too large to simplify (it may be 0)"
+    return f"blocking: removes {brief(removed, show)}"
+
+
+def lines(explanation, show) -> list[tuple[str, str]]:
+    """(head, verdict) for every stop of the explanation's ledger."""
+    request = explanation.request
+    return [(head(e, request, show), verdict(e, request, show)) for e in explanation.ledger]
+
+
+def phrase(entries) -> str:
+    """'one stop, neutral' or 'four stops: two blocking, two irrelevant' for the summary."""
+    if not entries:
+        return ""
+    counts: dict = {}
+    for entry in entries:
+        counts[entry.verdict] = counts.get(entry.verdict, 0) + 1
+    if len(entries) == 1:
+        return f"one stop, {entries[0].verdict}"
+    parts = ", ".join(f"{_number(n)} {v}" for v, n in counts.items())
+    return f"{_number(len(entries))} stops: {parts}"

@@ -1,0 +1,55 @@
+"""Same program, same bytes: no printed simplification depends on the clock.
+
+A slow machine is simulated by making every sympy.simplify call slow; the
+results must not change (the old one-second budget turned the zero matrix
+of blocked(stable_softmax(x), x) into a 6.7 KB expression).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import sympy as sp
+
+from gradlang import limits
+from gradlang.core.session import Session
+
+STABLE = """x: R^3
+stable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))
+"""
+
+
+@pytest.fixture
+def slow_simplify(monkeypatch):
+    original = sp.simplify
+
+    def slow(expr, *args, **kwargs):
+        time.sleep(0.15)
+        return original(expr, *args, **kwargs)
+
+    monkeypatch.setattr(sp, "simplify", slow)
+
+
+def _text(source: str) -> list[str]:
+    return [r.text for r in Session(time_limit=None).run(source) if r is not None]
+
+
+def test_blocked_of_the_stable_softmax_is_the_zero_matrix_on_a_slow_machine(slow_simplify):
+    assert _text(STABLE + "blocked(stable_softmax(x), x)") == ["[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"]
+
+
+def test_explain_blocked_says_neutral_on_a_slow_machine(slow_simplify):
+    results = Session(time_limit=None).run(STABLE + "explain blocked(stable_softmax(x), x)")
+    assert sp.ImmutableMatrix.zeros(3, 3) == results[-1].derivations[0].result
+
+
+def test_simplify_builtin_is_bounded_by_size_not_time(slow_simplify):
+    assert _text("x: R\nsimplify(sin(x)^2 + cos(x)^2)") == ["1"]
+
+
+def test_a_component_above_the_size_bound_is_kept_with_a_note(monkeypatch):
+    monkeypatch.setattr(limits, "SIMPLIFY_MAX_NODES", 5)
+    results = Session().run("x: R\nsimplify([sin(x)^2 + cos(x)^2 + x*x, x + x])")
+    assert results[-1].text == "[x^2 + sin(x)^2 + cos(x)^2, 2*x]"
+    assert any("above 5 nodes" in w for w in results[-1].warnings)

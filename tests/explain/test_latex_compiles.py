@@ -1,0 +1,81 @@
+"""Every --latex output of an explained derivation compiles and fits a letter page.
+
+Runs where `pdflatex` is installed (.ci/run installs Debian's
+texlive-latex-base): each output goes into a plain `article` with `amsmath`
+and nothing else, and the log must show no error and no overfull line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradlang.core.session import Session
+from gradlang.explain import to_latex
+
+pytestmark = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+DOCUMENT = "\\documentclass[letterpaper]{article}\n\\usepackage{amsmath}\n\\begin{document}\n%s\n\\end{document}\n"
+
+STABLE = "stable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))\n"
+# The derivations of the issue on derivations that teach, and the gallery's stops.
+DERIVATIONS = {
+    "product": "x: R\nexplain diff(x^2 * sin(x), x)",
+    "quotient": "x: R\nexplain diff(exp(x) / (1 + x^2), x)",
+    "log_cos": "x: R\nexplain diff(log(cos(x)), x)",
+    "x_sg_x": "x: R\nexplain diff(x * sg(x), x)",
+    "straight_through": "x: R\nexplain diff(x + sg(round(x) - x), x)",
+    "sigmoid_xent": "z: R\ny: R\nexplain diff(-y*log(sigmoid(z)) - (1 - y)*log(1 - sigmoid(z)), z)",
+    "stop_component": "x: R^2\nexplain diff(x[0] * stop_gradient(x[1]), x[1])",
+    "backward": "x: R^2\nexplain backward(x[0] * sg(x[1]) + x[1]^2, x)",
+    "stable_softmax_blocked": "x: R^3\n" + STABLE + "explain blocked(stable_softmax(x)[0], x)",
+    "log_softmax": "x: R^3\n" + STABLE + "explain grad(log(stable_softmax(x)[0]), x)",
+}
+
+
+def _compile(body: str, tmp_path: Path) -> str:
+    """The pdflatex log of the body in a plain article (fails the test on an error)."""
+    source = tmp_path / "doc.tex"
+    source.write_text(DOCUMENT % body, encoding="utf-8")
+    run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", source.name],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = (tmp_path / "doc.log").read_text(encoding="latin-1")
+    assert run.returncode == 0, log[log.find("\n!"):][:1500]
+    return log
+
+
+def _latex_of(source: str) -> str:
+    results = [r for r in Session().run(source) if r is not None]
+    return "\n".join(to_latex(step) for r in results for step in r.steps)
+
+
+@pytest.mark.parametrize("name", sorted(DERIVATIONS))
+def test_a_derivation_compiles_and_fits_the_page(name, tmp_path):
+    body = _latex_of(DERIVATIONS[name])
+    assert body
+    log = _compile(body, tmp_path)
+    assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]
+
+
+# examples whose --latex output does not compile yet, and why (strict: remove when fixed)
+BUGS = {"tour": "BUG: the value printer (render/latex.py) writes pi as \\text{\\Pi}, which is not text"}
+
+
+def _examples():
+    for path in sorted(EXAMPLES.glob("*.grad")):
+        marks = [pytest.mark.xfail(strict=True, reason=BUGS[path.stem])] if path.stem in BUGS else []
+        yield pytest.param(path, id=path.stem, marks=marks)
+
+
+@pytest.mark.parametrize("path", list(_examples()))
+def test_every_example_compiles(path, tmp_path):
+    environment = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
+    run = subprocess.run([sys.executable, "-m", "gradlang", "--latex", str(path)], capture_output=True,
+                         text=True, timeout=600, cwd=EXAMPLES.parent, env=environment)
+    _compile(run.stdout, tmp_path)
