@@ -151,7 +151,7 @@ def compile_function(exprs: tuple, symbols: tuple):
         _CACHE.move_to_end(key)
         return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
-    namespace = {"numpy": np, "functools": functools, **HELPERS}
+    namespace = {**np.__dict__, "numpy": np, "functools": functools, **HELPERS}  # bare inf, nan as the printer writes them
     exec(compile(function_source(arguments, assignments, outputs), "<gradlang>", "exec"), namespace)
     function = namespace["_f"]
     _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs
