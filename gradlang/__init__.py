@@ -15,6 +15,7 @@ from gradlang.errors import (
     ValueError,
 )
 from gradlang.core.session import Result, Session
+from gradlang import render  # noqa: F401 - registers the printers behind Result.text and Result.latex
 
 __version__ = "0.1.0"
 

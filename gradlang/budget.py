@@ -86,27 +86,43 @@ def budget(seconds: float | None):
         return
     thread_id = threading.get_ident()
     deadline = time.monotonic() + seconds
-    with _lock:
-        _start_watchdog()
-        _open.setdefault(thread_id, []).append(deadline)
-        _lock.notify()
     try:
+        with _lock:  # inside the try: if an outer expiry lands here, the finally still closes
+            _start_watchdog()
+            _open.setdefault(thread_id, []).append(deadline)
+            _lock.notify()
         yield deadline
     finally:
         _close(thread_id, deadline)
 
 
 def _close(thread_id: int, deadline: float) -> None:
-    """Remove a deadline and cancel an expiry still pending for this thread."""
-    with _lock:
-        deadlines = _open[thread_id]
+    """Remove a deadline and cancel an expiry still pending for this thread.
+
+    An expiry can land in the middle of this (once the lock is taken, before the
+    removal), so the removal is retried until it is done; an outer budget's
+    expiry swallowed here is raised again by the watchdog within _RETRY.
+    """
+    while True:
+        try:
+            with _lock:
+                _remove(thread_id, deadline)
+            return
+        except OutOfTime:
+            continue
+
+
+def _remove(thread_id: int, deadline: float) -> None:
+    """Idempotent: the deadline is gone afterwards, whatever state it found."""
+    deadlines = _open.get(thread_id, [])
+    if deadline in deadlines:
         deadlines.remove(deadline)
-        if thread_id in _fired:
-            _raise_in(thread_id, None)  # an outer budget's expiry, if any, is raised again within _RETRY
-            if not deadlines or min(deadlines) > time.monotonic():
-                del _fired[thread_id]
-        if not deadlines:
-            del _open[thread_id]
+    if thread_id in _fired:
+        _raise_in(thread_id, None)  # an outer budget's expiry, if any, is raised again within _RETRY
+        if not deadlines or min(deadlines) > time.monotonic():
+            del _fired[thread_id]
+    if not deadlines:
+        _open.pop(thread_id, None)
 
 
 def is_mine(error: OutOfTime, token) -> bool:

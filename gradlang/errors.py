@@ -146,3 +146,15 @@ class InternalError(GradlangError):
 
 
 KINDS = {cls.kind: cls for cls in (SyntaxError, NameError, ShapeError, DiffError, ValueError, LimitError, InternalError)}
+
+
+class Warning(str):  # noqa: A001 - gradlang's own warnings, like its error kinds
+    """A warning as text (what JSON and the API keep), with its two parts apart:
+    `short`, what happened here, and `detail`, the convention behind it, the same
+    for every warning of its kind, which a shell says once per run."""
+
+    def __new__(cls, short: str, detail: str = ""):
+        text = super().__new__(cls, f"{short} {detail}" if detail else short)
+        text.short, text.detail = short, detail
+        return text
+

@@ -82,7 +82,6 @@ def _violations(path: Path) -> list[str]:
     return bad
 
 
-@pytest.mark.xfail(reason="render is still imported from below while the printer protocol lands", strict=False)
 def test_packages_import_only_downward():
     bad = [v for path in _modules() for v in _violations(path)]
     assert not bad, "\n".join(bad)

@@ -23,6 +23,7 @@ from gradlang.expr import exact, primitives
 from gradlang.expr.bounded import tidy_each
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.source import to_source
 from gradlang.expr.values import (
     describe_shape,
     elements,
@@ -276,11 +277,6 @@ def _prod(call: Call):
     return exact.product(_components(call))
 
 
-@builtin("norm", 1, 1, "Euclidean norm (Frobenius for a matrix)", "norm([3, 4])", "reduction")
-def _norm(call: Call):
-    return sp.sqrt(sp.Add(*[e**2 for e in _components(call)]))
-
-
 @builtin("dot", 2, 2, "dot product of two vectors", "dot([1, 2], [3, 4])", "reduction")
 def _dot(call: Call):
     a, b = (to_symbolic(v) for v in call.args)
@@ -375,9 +371,7 @@ def _plot(call: Call):
 
 
 def _plain(value) -> str:
-    from gradlang.render.plain import to_plain
-
-    return to_plain(value)
+    return to_source(value)
 
 
 def lookup(name: str) -> Builtin | None:

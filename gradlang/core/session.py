@@ -2,20 +2,22 @@
 
 This is the only place that changes bindings. Each statement runs under a
 time budget and is atomic: if it fails, the bindings are as they were before
-it. Printing statements produce `Result` records that every renderer (plain,
-LaTeX, pretty, JSON, notebook) reads; nothing here prints.
+it. Printing statements produce `Result` records that every printer (plain,
+LaTeX, pretty, JSON, notebook) reads; nothing here prints or formats: text is
+made only when a shell (or an API user, through `Result.text`) asks for it.
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterator
 
-import sympy as sp
 from lark import Tree
 
 from gradlang import limits
+
 from gradlang.core import builtins
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
@@ -23,32 +25,50 @@ from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax.parse import parse
 from gradlang.core.substitute import settle
-from gradlang.derive.dag.names import named_subexpressions
-from gradlang.lazy import np
 from gradlang.expr.values import elements, from_elements, shape_of
-from gradlang.expr.walk import tree_size
+from gradlang.lazy import np
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(max(sys.get_int_max_str_digits(), limits.MAX_INTEGER_BITS // 3 + 100))
 
 
+# Format name -> function of a value. The printers sit above core (render/), so
+# they fill this in when gradlang.render is imported, which `import gradlang` does.
+TEXT_FORMS: dict = {}
+
+
 @dataclass(frozen=True)
 class Result:
-    """What one printing statement produced."""
+    """What one printing statement produced: the value and records, no text."""
 
     line: int
     column: int
     source: str
     kind: str
     value: object
-    text: str
-    latex: str
     steps: tuple = ()
     warnings: tuple = ()
     derivations: tuple = ()
     attachments: tuple = ()
-    named: tuple = ()  # (t_k, expr) pairs when a large value is shown with named subexpressions
+
+    # The text forms of the Python API (LANGUAGE.md §11), made on first access only,
+    # by the printers that gradlang.render registers in TEXT_FORMS.
+
+    @cached_property
+    def text(self) -> str:
+        """The value in the plain format (gradlang source; summarised when large)."""
+        return TEXT_FORMS["plain"](self.value)
+
+    @cached_property
+    def latex(self) -> str:
+        """The value as a LaTeX fragment."""
+        return TEXT_FORMS["latex"](self.value)
+
+    @cached_property
+    def named(self) -> tuple:
+        """(t_k, expr) pairs when a large value is shown with its shared parts named."""
+        return TEXT_FORMS["named"](self.value)
 
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self.latex}$"
@@ -182,21 +202,16 @@ class Session:
 
     def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
         meta = statement.meta
-        named, shown = _name_shared_parts(value)
-        text, latex = _render_named(named, shown)
         return Result(
             line=meta.line,
             column=meta.column,
             source=source[meta.start_pos : meta.end_pos],
             kind=kind,
             value=value,
-            text=text,
-            latex=latex,
             steps=steps,
             warnings=tuple(evaluator.notes),
             derivations=derivations,
             attachments=tuple(evaluator.attachments),
-            named=tuple(named),
         )
 
 
@@ -244,47 +259,6 @@ def _declared(name: str, shape: tuple):
     if rows * columns > limits.MAX_ELEMENTS:
         raise LimitError(f"{rows}×{columns} components is above the limit of {limits.MAX_ELEMENTS}")
     return from_elements(shape, [symbol(f"{name}[{i}, {j}]") for i in range(rows) for j in range(columns)])
-
-
-def _name_shared_parts(value) -> tuple[list, object]:
-    """A large value is shown as t1 = …, t2 = …, then the value in terms of them.
-
-    An expression that shares subexpressions can be astronomically large as a
-    tree; with its shared parts named, the printout grows with the DAG instead.
-    """
-    if isinstance(value, np.ndarray) or not (isinstance(value, sp.Basic) or hasattr(value, "shape")):
-        return [], value
-    items = [e for e in elements(value)]
-    if tree_size([e for e in items if isinstance(e, sp.Basic)]) <= limits.NAMED_PARTS_ABOVE:
-        return [], value
-    named, reduced = named_subexpressions(items, min_size=8)
-    size = sum(tree_size(e) for _, e in named) + sum(tree_size(e) for e in reduced)
-    if size > limits.MAX_PRINTED_NODES:
-        raise LimitError(
-            f"the result has about {size:.3g} nodes even with its shared parts named, above the limit of "
-            f"{limits.MAX_PRINTED_NODES}; evaluate it at a point with `at` instead"
-        )
-    return named, from_elements(shape_of(value), reduced)
-
-
-def _render_named(named: list, shown) -> tuple[str, str]:
-    """Plain and LaTeX text, with the named parts first (t1 = … reads back as gradlang)."""
-    text, latex = _render(shown)
-    if not named:
-        return text, latex
-    parts = [_render(expr) for _, expr in named]
-    text = "\n".join(f"{name} = {plain}" for (name, _), (plain, _) in zip(named, parts)) + "\n" + text
-    rows = [f"{sp.latex(name)} &= {tex}" for (name, _), (_, tex) in zip(named, parts)]
-    latex = "\\begin{aligned}\n" + " \\\\\n".join(rows + [f"&{latex}"]) + "\n\\end{aligned}"
-    return text, latex
-
-
-def _render(value) -> tuple[str, str]:
-    """Plain and LaTeX text of a value (the renderers live in gradlang.render)."""
-    from gradlang.render.latex import to_latex
-    from gradlang.render.plain import to_plain
-
-    return to_plain(value), to_latex(value)
 
 
 def _explanations(derivations: list) -> tuple:

@@ -20,6 +20,7 @@ from gradlang.derive import dag
 from gradlang.errors import DiffError, LimitError, ShapeError
 from gradlang.expr.primitives import constant_classes
 from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.source import to_source
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, describe_shape
 from gradlang.expr.walk import dag_atoms, dag_has, rebuild, tree_size
 
@@ -115,7 +116,7 @@ def check_variables(value, operation: str):
 
 def _show(value) -> str:
     if is_scalar(value):
-        return f"'{value}'"
+        return f"'{to_source(value)}'"
     return describe_shape(shape_of(value))
 
 

@@ -153,7 +153,8 @@ def rule_function(expr, ctx):
         terms.append(expr.fdiff(i) * d.raw)
     raw = sp.Add(*terms)
     if len(expr.args) != 1:
-        return ctx.make(_function_name(expr), expr, raw, subs)
+        record = primitives.by_class(type(expr))
+        return ctx.make(_function_name(expr), expr, raw, subs, note=record.rule if record else "")
     dinner = subs[0] if subs else ctx.derive(expr.args[0])
     return _outer(ctx, _function_name(expr), expr, raw, expr.args[0], dinner, _formula(expr))
 

@@ -12,7 +12,7 @@ import sympy as sp
 
 from gradlang.derive.derivatives import freeze
 from gradlang.expr.primitives import constant_classes
-from gradlang.render.plain import to_plain
+from gradlang.expr.source import to_source as to_plain
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.walk import dag_atoms, rebuild
 

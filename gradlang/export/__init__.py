@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from gradlang.budget import OutOfTime
 from gradlang.errors import GradlangError, InternalError, ShapeError, ValueError
 from gradlang.core.evaluate import Evaluator, FunctionDef
 from gradlang.expr.values import elements, shape_of, to_symbolic
@@ -106,6 +107,10 @@ def _prepare(session, definition: FunctionDef, names: dict, hints: dict) -> _Exp
     except GradlangError as error:
         exported.problem = error.message
         return exported
+    except (RecursionError, OutOfTime):
+        raise
+    except Exception as error:  # noqa: BLE001 - a bug: a clean InternalError, never a traceback
+        raise InternalError(f"exporting {definition.name} failed ({type(error).__name__}: {error})") from error
     value = to_symbolic(value)
     exported.items, exported.shape = [to_symbolic(e) for e in elements(value)], shape_of(value)
     not_numbers = [e for e in exported.items if not isinstance(e, sp.Expr)]

@@ -35,7 +35,7 @@ def _primitive_names(*applies) -> set:
 
 
 # The builtins that take whole vectors: the operations of builtins.py and the registry's reductions.
-REDUCTIONS = {"sum", "mean", "prod", "norm", "dot", "len", "transpose", "reduce_sum", "reduce_mean"} | _primitive_names(
+REDUCTIONS = {"sum", "mean", "prod", "dot", "len", "transpose", "reduce_sum", "reduce_mean"} | _primitive_names(
     "reduction", "rows")
 ONE_ARGUMENT_REDUCTIONS = _primitive_names("extremum")
 ELEMENTWISE = _primitive_names("elementwise")

@@ -48,7 +48,7 @@ def checked(value):
 
 
 def power(base, exponent):
-    if _is_real_number(base) and _is_real_number(exponent) and (base.is_Float or exponent.is_Float):
+    if _is_real_number(base) and _is_real_number(exponent) and (_inexact(base) or _inexact(exponent)):
         ieee = _ieee_power(base, exponent)
         if abs(exponent) > HUGE_EXPONENT or ieee.is_infinite:  # 1e308^pi overflows float64: inf, as NumPy
             return ieee
@@ -108,6 +108,11 @@ def combine(node, args):
     from gradlang.expr.walk import build
 
     return checked(build(node, args))
+
+
+def _inexact(value) -> bool:
+    """A float, or a number with a float in it (1e3*pi stays a product in SymPy)."""
+    return value.is_Float or (not value.is_Atom and value.has(sp.Float))
 
 
 def _is_real_number(value) -> bool:

@@ -94,7 +94,10 @@ def relation(func, a, b):
     IEEE; SymPy raises TypeError for both."""
     if _not_a_number(a) or _not_a_number(b):
         return sp.true if func is sp.Ne else sp.false
-    return func(a, b)
+    try:
+        return func(a, b)
+    except TypeError:  # SymPy wrongly judged a symbolic side non-real: keep the comparison as written
+        return func(a, b, evaluate=False)
 
 
 def _not_a_number(u) -> bool:

@@ -1,12 +1,38 @@
-"""Renderers: one set of results, four ways to show them (the language reference (docs/language.md), section 8).
+"""The printers: one class per output format, for values and for gradlang's records alike.
 
-- plain  (`to_plain`): gradlang source that reads back to the same value;
-- latex  (`to_latex`): a math-mode fragment, stop_gradient as \\operatorname{sg};
-- pretty (`pretty.result_renderable`, `pretty.to_pretty`): Unicode mathematics in rich;
-- json   (`json.result_to_json`, `json.error_to_json`): JSON lines.
+Each format is one SymPy-style printer whose `_print_<Class>` methods handle
+SymPy values (expressions, matrices, arrays), NumPy arrays, and gradlang's
+records: `Result`, explain's `Explanation`, `BackwardView` and `Tape`,
+`GradcheckReport`, `Plot` (the language reference, docs/language.md, section 8).
+
+- plain  (`to_plain`, plain.PlainPrinter): gradlang source that reads back to the same value;
+- latex  (`to_latex`, latex.GradlangLatexPrinter): math-mode fragments, stop_gradient as \\operatorname{sg};
+- pretty (`to_rich`, pretty.GradlangPrettyPrinter): Unicode mathematics as rich renderables;
+- json   (`to_json`, json.JsonPrinter): plain data for JSON lines.
+
+Every entry point takes `full=True` to print large arrays whole (shown.py).
+Values and records carry no text: a shell asks a printer when it shows them.
 """
 
+from gradlang.core import session as _session
+from gradlang.render.json import to_json
 from gradlang.render.latex import to_latex
 from gradlang.render.plain import to_plain
+from gradlang.render.shown import shown as _shown
 
-__all__ = ["to_plain", "to_latex"]
+
+def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):
+    """A value or record as a rich renderable; rich is imported only when pretty output is asked for."""
+    from gradlang.render.pretty import to_rich as printed
+
+    return printed(value, width, full, source)
+
+
+# Result.text, .latex and .named of the Python API, computed on first access.
+_session.TEXT_FORMS.update(
+    plain=lambda value: to_plain(_shown(value)),
+    latex=lambda value: to_latex(_shown(value)),
+    named=lambda value: _shown(value).named,
+)
+
+__all__ = ["to_json", "to_latex", "to_plain", "to_rich"]

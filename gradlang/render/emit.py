@@ -6,25 +6,28 @@ shows each statement above its result and LaTeX output becomes a fragment of
 display equations with the statement as a comment, ready for lecture notes;
 otherwise (`-e`, the REPL) only the results are shown. Results go to `out`,
 errors and warnings to `err`, and with JSON an error object goes to `out` too.
+
+The Emitter owns no formatting of its own: each Result goes to the format's
+printer (`to_plain`, `to_latex`, `to_rich`, `to_json`), with `full` set when
+the user asked for large values to be printed whole (`--full`, `:full on`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import tempfile
+import textwrap
 
+from gradlang.errors import GradlangError, Span, Warning
 from gradlang.render import json as json_render
+from gradlang.render.latex import to_latex
 from gradlang.render.messages import error_text, safe_text
+from gradlang.render.plain import to_plain
+from gradlang.render.shown import shown
 
 FORMATS = ("pretty", "plain", "latex", "json")
-
-
-def _explain_renderer(name: str):
-    """A renderer of the explain package (to_plain, to_latex), imported when a derivation is shown."""
-    from gradlang import explain
-
-    return getattr(explain, name)
 
 
 def make_console(out, width: int | None = None):
@@ -37,8 +40,9 @@ def make_console(out, width: int | None = None):
 class Emitter:
     """Renders Results and errors to an output and an error stream."""
 
-    def __init__(self, fmt: str, out, err, transcript: bool = False, console=None):
+    def __init__(self, fmt: str, out, err, transcript: bool = False, console=None, full: bool = False):
         self.fmt = fmt
+        self.full = full
         self.out = out
         self.err = err
         self.transcript = transcript
@@ -47,6 +51,7 @@ class Emitter:
         self.plot_dir: str | None = None
         self._cells = 0
         self._images: dict[int, int] = {}  # line -> plots written for it so far, for unique names
+        self._said: set = set()  # convention paragraphs already given in this run
 
     @property
     def console(self):
@@ -60,24 +65,15 @@ class Emitter:
     def result(self, result) -> None:
         """Print one result as it comes, then its warnings on the error stream."""
         if self.fmt != "json":
-            result = _shown(result)
-        getattr(self, "_result_" + self.fmt)(result)
-        if self.fmt != "json":
-            for attachment in getattr(result, "attachments", ()) or ():
-                self._attachment(attachment)
+            result = _safe_source(result)
+        try:
+            getattr(self, "_result_" + self.fmt)(result)
+        except GradlangError as error:  # a value too large to print even with its shared parts named
+            raise error.located(_span(result)) from None
         self._flush()
         self._save_images(result)
-        for warning in getattr(result, "warnings", ()) or ():
+        for warning in result.warnings:
             self.warning(warning, result)
-
-    def _attachment(self, attachment) -> None:
-        """A gradcheck report or a plot, after the value (comments in plain, to stay valid source)."""
-        if self.fmt == "pretty":
-            self.console.print(attachment.to_rich())
-        elif self.fmt == "latex":
-            self._write(attachment.to_latex() + "\n")
-        else:
-            self._write("".join(f"# {line}\n" for line in attachment.to_plain().splitlines()))
 
     def _save_images(self, result) -> None:
         """With --plot-dir, each plot is also written as a PNG: plot-lineN-K.png, K counting the line's plots."""
@@ -85,42 +81,43 @@ class Emitter:
             return
         from pathlib import Path
 
-        for image in [a for a in getattr(result, "attachments", ()) or () if hasattr(a, "to_png")]:
+        from gradlang.render.image import write_png
+        from gradlang.tools.plot import Plot
+
+        for image in [a for a in result.attachments if isinstance(a, Plot)]:
             number = self._images[result.line] = self._images.get(result.line, 0) + 1
             path = Path(self.plot_dir) / f"plot-line{result.line}-{number}.png"
             try:
-                write_new_file(path, image.to_png)
+                write_new_file(path, lambda handle, image=image: write_png(image, handle))
             except OSError as error:
                 self.warning(f"cannot write {path}: {error.strerror or error}", result)
                 return
             self.err.write(safe_text(f"wrote {path}\n"))
 
     def _result_plain(self, result) -> None:
-        # Derivations are not values: as comments, the output stays valid source.
-        for step in result.steps:
-            text = _explain_renderer("to_plain")(step)
-            self._write("".join(f"# {line}\n" for line in text.splitlines()))
-        self._write(result.text + "\n")
+        # Derivations and attachments are not values: as comments, the output stays valid source.
+        self._write(to_plain(result, self.full))
 
     def _result_latex(self, result) -> None:
         if self.transcript:
             comment = "".join(f"% {line}\n" for line in result.source.splitlines())
             self._write(f"{self._separator()}% line {result.line}:\n{comment}")
-        for step in result.steps:
-            self._write(_explain_renderer("to_latex")(step) + "\n")
-        self._write(f"\\[\n{result.latex}\n\\]\n" if self.transcript else result.latex + "\n")
+        parts = [to_latex(step) for step in result.steps]
+        value = to_latex(shown(result.value, self.full), self.full)
+        parts.append(f"\\[\n{value}\n\\]" if self.transcript else value)
+        parts.extend(to_latex(attachment) for attachment in result.attachments)
+        self._write("".join(part + "\n" for part in parts))
 
     def _result_json(self, result) -> None:
-        self._write(json_render.dumps(json_render.result_to_json(result)) + "\n")
+        self._write(json_render.dumps(json_render.to_json(result, self.full)) + "\n")
 
     def _result_pretty(self, result) -> None:
         if self.transcript and self._cells:
             self.console.print()
         self._cells += 1
-        from gradlang.render import pretty
+        from gradlang.render.pretty import to_rich
 
-        width = self.console.width
-        self.console.print(pretty.result_renderable(result, width, with_source=self.transcript))
+        self.console.print(to_rich(result, self.console.width, self.full, source=self.transcript))
 
     def _separator(self) -> str:
         self._cells += 1
@@ -132,8 +129,21 @@ class Emitter:
         where = ""
         if result is not None:
             where = f"{self.filename}:{result.line}: " if self.filename else f"line {result.line}: "
-        self.err.write(safe_text(f"{where}warning: {text}") + "\n")
+        width = self._err_width()
+        short, detail = (text.short, text.detail) if isinstance(text, Warning) else (text, "")
+        lines = textwrap.wrap(safe_text(f"{where}warning: {short}"), width, subsequent_indent="  ")
+        if detail and detail not in self._said:
+            self._said.add(detail)
+            lines += textwrap.wrap(detail, width, initial_indent="  ", subsequent_indent="  ")
+        self.err.write("".join(line + "\n" for line in lines))
         self.err.flush()
+
+    def _err_width(self) -> int:
+        """The terminal's width when errors go to one; 80 otherwise, so files get the same bytes everywhere."""
+        isatty = getattr(self.err, "isatty", None)
+        if isatty is not None and isatty():
+            return max(40, shutil.get_terminal_size().columns)
+        return 80
 
     def error(self, error) -> None:
         """A GradlangError: kind, message, place, source line, caret (and the bug note for an internal one)."""
@@ -141,7 +151,7 @@ class Emitter:
         self.err.write(error_text(error) + "\n")
         self.err.flush()
         if self.fmt == "json":
-            self._write(json_render.dumps(json_render.error_to_json(error)) + "\n")
+            self._write(json_render.dumps(json_render.to_json(error)) + "\n")
             self._flush()
 
     def interrupted(self) -> None:
@@ -170,7 +180,14 @@ class Emitter:
             pass
 
 
-def _shown(result):
+def _span(result) -> Span:
+    """Where a result's statement stands, for an error met while printing it."""
+    lines = result.source.splitlines() or [""]
+    end_column = len(lines[-1]) + (result.column if len(lines) == 1 else 1)
+    return Span(result.line, result.column, result.line + len(lines) - 1, end_column)
+
+
+def _safe_source(result):
     """The result with its source made safe for a terminal (control characters visible, not obeyed)."""
     source = getattr(result, "source", None)
     if isinstance(source, str) and safe_text(source) != source:

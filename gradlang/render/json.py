@@ -6,6 +6,11 @@ A result becomes `{"line", "column", "source", "kind", "text", "latex", "value",
 free symbols is encoded as numbers (floats, with `"nan"`, `"inf"`, `"-inf"` as
 strings since JSON has no such numbers) or nested lists of them; a boolean
 condition as `true`/`false`; anything symbolic or complex as `null`.
+
+`JsonPrinter` is the JSON format's printer: `_print_<Class>` methods turn
+Results, derivations, tapes, gradcheck reports, plots and errors into plain
+data. `value` keeps every number; `text` and `latex` are what the plain and
+LaTeX printers show (summarised above a thousand components unless `full`).
 """
 
 from __future__ import annotations
@@ -15,20 +20,14 @@ import math
 
 import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
+from sympy.printing.printer import Printer
 
 from gradlang.render.latex import to_latex
 from gradlang.render.plain import to_plain
+from gradlang.render.report import json_number as encode_float
+from gradlang.render.shown import shown
 from gradlang.lazy import np
 from gradlang.expr.walk import dag_atoms
-
-
-def encode_float(value: float):
-    """A float as JSON allows it: the specials become strings."""
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return float(value)
 
 
 def encode_value(value):
@@ -79,48 +78,74 @@ def _encode_scalar(expr):
     return encode_float(number.real)
 
 
-def _steps_json(result) -> list:
-    """The derivations of an explain result, through the explain package's encoder."""
-    from gradlang.explain import to_json
+class JsonPrinter(Printer):
+    """Results, records and errors as JSON-ready data (dicts, lists, numbers, strings)."""
 
-    steps: list = []
-    for explanation in result.steps or ():
-        data = to_json(explanation)
-        steps.extend(data if isinstance(data, list) else [data])
-    return steps
+    _default_settings = {"full": False}
+
+    def doprint(self, expr):
+        return self._print(expr)  # data, not a string: dumps() writes the line
+
+    def _print_object(self, value):
+        return encode_value(value)
+
+    def _print_Result(self, result) -> dict:
+        """The section 8 keys, plus column and warnings (and steps, attachments when there are any)."""
+        full = self._settings["full"]
+        value = shown(result.value, full)
+        data = {
+            "line": result.line,
+            "column": result.column,
+            "source": result.source,
+            "kind": result.kind,
+            "text": to_plain(value, full),
+            "latex": to_latex(value, full),
+            "value": encode_value(result.value),
+            "warnings": list(result.warnings),
+        }
+        if result.kind == "explain":
+            data["steps"] = [self._print(step) for step in result.steps]
+        if result.attachments:
+            data["attachments"] = [self._print(attachment) for attachment in result.attachments]
+        return data
+
+    def _print_Explanation(self, explanation) -> dict:
+        from gradlang.render import derivation  # derivation prints its expressions through the plain printer
+
+        return derivation.json_data(explanation)
+
+    def _print_BackwardView(self, view) -> dict:
+        from gradlang.render import tape
+
+        return tape.view_json(view)
+
+    def _print_Tape(self, value) -> dict:
+        from gradlang.render import tape
+
+        return tape.json_data(value)
+
+    def _print_GradcheckReport(self, report) -> dict:
+        from gradlang.render import report as reports
+
+        return reports.gradcheck_json(report)
+
+    def _print_Plot(self, plot) -> dict:
+        from gradlang.render import report as reports
+
+        return reports.plot_json(plot)
+
+    def _print_GradlangError(self, error) -> dict:
+        """Exactly the error object of section 8."""
+        return {"kind": "error", "error": error.kind, "message": error.message, "line": error.line, "column": error.column}
 
 
-def result_to_json(result) -> dict:
-    """The JSON object for one Result (section 8 keys, plus column and warnings)."""
-    text = result.text if getattr(result, "text", None) is not None else to_plain(result.value)
-    latex = result.latex if getattr(result, "latex", None) is not None else to_latex(result.value)
-    data = {
-        "line": result.line,
-        "column": getattr(result, "column", None),
-        "source": result.source,
-        "kind": result.kind,
-        "text": text,
-        "latex": latex,
-        "value": encode_value(result.value),
-        "warnings": list(getattr(result, "warnings", ()) or ()),
-    }
-    if result.kind == "explain":
-        data["steps"] = _steps_json(result)
-    attachments = getattr(result, "attachments", ()) or ()
-    if attachments:
-        data["attachments"] = [attachment.to_json() for attachment in attachments]
-    return data
+_PRINTER = JsonPrinter()
+_FULL = JsonPrinter({"full": True})
 
 
-def error_to_json(error) -> dict:
-    """Exactly the error object of section 8."""
-    return {
-        "kind": "error",
-        "error": error.kind,
-        "message": error.message,
-        "line": error.line,
-        "column": error.column,
-    }
+def to_json(value, full: bool = False):
+    """A Result, record or error as JSON-ready data; any other value as numbers (or None)."""
+    return (_FULL if full else _PRINTER).doprint(value)
 
 
 def dumps(data: dict) -> str:

@@ -4,6 +4,11 @@ SymPy's LatexPrinter with gradlang's notation: `\\operatorname{sg}\\left(u\\righ
 for stop_gradient, components as subscripts (`x_{0}`, `W_{0,1}`), vectors and
 matrices as `bmatrix`, `where` as cases, and floats with exactly the digits
 the plain form shows (`1 \\cdot 10^{-10}` for `1e-10`).
+
+The same printer writes gradlang's own records (Results, derivations, tapes,
+gradcheck reports, plots) through `_print_<Class>` methods, and summarises
+arrays of more than a thousand components (`\\cdots`, `\\vdots`, and
+`\\in \\mathbb{R}^{n}`) unless the `full` setting is on.
 """
 
 from __future__ import annotations
@@ -11,10 +16,13 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from gradlang.render.plain import format_float
 from gradlang.expr import primitives
+from gradlang.render.plain import format_float
+from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, Shown, THRESHOLD, shape_text, shown, summarised
 from gradlang.lazy import np
 from gradlang import limits
+
+_GAPS = {ROW_GAP: r"\cdots", COLUMN_GAP: r"\vdots", BOTH_GAP: r"\ddots"}
 
 
 def split_component(name: str) -> tuple[str, str] | None:
@@ -35,6 +43,22 @@ def float_latex(value: float) -> str:
     return f"{mantissa} \\cdot 10^{{{int(exponent)}}}"
 
 
+_TEXT_ESCAPES = str.maketrans({
+    "\\": r"\textbackslash{}", "_": r"\_", "^": r"\^{}", "#": r"\#", "%": r"\%",
+    "&": r"\&", "$": r"\$", "{": r"\{", "}": r"\}",
+    # pdflatex with amsmath knows no Unicode: the symbols explain writes in words, as math
+    "→": r"$\to$", "—": "---", "∂": r"$\partial$", "∇": r"$\nabla$", "Σ": r"$\Sigma$",
+    "≔": ":=", "·": r"$\cdot$", "−": "-", "̄": "", "✓": "ok",
+    **{chr(0x2080 + i): f"$_{i}$" for i in range(10)},
+    **{c: f"$^{i}$" for i, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
+})
+
+
+def text_escape(text: str) -> str:
+    """Text safe inside \\text{...} or \\intertext{...} (one pass, so no escape is escaped again)."""
+    return text.translate(_TEXT_ESCAPES)
+
+
 class GradlangLatexPrinter(LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
 
@@ -42,13 +66,15 @@ class GradlangLatexPrinter(LatexPrinter):
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
         return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
 
-    printmethod = "_gradlang_latex"
+    _default_settings = {**LatexPrinter._default_settings, "full": False}
 
     def __init__(self, settings=None):
         defaults = {"mat_str": "bmatrix", "mat_delim": "", "inv_trig_style": "full"}
         super().__init__({**defaults, **(settings or {})})
 
     def _print_Symbol(self, expr, style="plain"):
+        if expr in _GAPS:
+            return _GAPS[expr]
         parts = split_component(expr.name)
         if parts is None:
             return super()._print_Symbol(expr, style)
@@ -99,13 +125,22 @@ class GradlangLatexPrinter(LatexPrinter):
         return r"\text{false}"
 
     def _print_NDimArray(self, expr):
+        if self._large(expr):
+            return self._print_summary(expr)
         if expr.rank() == 1:
             return r"\begin{bmatrix}" + " & ".join(self._print(e) for e in expr) + r"\end{bmatrix}"
         return super()._print_NDimArray(expr)
 
     _print_ImmutableDenseNDimArray = _print_NDimArray
 
+    def _print_MatrixBase(self, expr):
+        if self._large(expr):
+            return self._print_summary(expr)
+        return super()._print_MatrixBase(expr)
+
     def _print_ndarray(self, array) -> str:
+        if self._large(array):
+            return self._print_summary(array)
         if array.ndim == 0:
             return float_latex(float(array))
         if array.ndim == 1:
@@ -113,19 +148,72 @@ class GradlangLatexPrinter(LatexPrinter):
         rows = (" & ".join(float_latex(float(v)) for v in row) for row in array)
         return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
 
-    def doprint(self, expr):
-        if isinstance(expr, np.ndarray):
-            return self._print_ndarray(expr)
-        if isinstance(expr, (bool, np.bool_)):
-            return r"\text{true}" if expr else r"\text{false}"
-        if isinstance(expr, (float, np.floating)):
-            return float_latex(float(expr))
-        return super().doprint(expr)
+    def _print_bool(self, value) -> str:
+        return r"\text{true}" if value else r"\text{false}"
+
+    _print_bool_ = _print_bool
+
+    def _print_float(self, value) -> str:
+        return float_latex(float(value))
+
+    _print_floating = _print_float
+
+    def _large(self, array) -> bool:
+        return not self._settings["full"] and int(np.prod(array.shape)) > THRESHOLD
+
+    def _print_summary(self, array) -> str:
+        return self._print(Shown((), summarised(array), tuple(array.shape)))
+
+    def _print_Shown(self, shown) -> str:
+        """Named shared parts as an aligned block, then the value and the size a summary stands for."""
+        text = self._print(shown.value)
+        if shown.shape:
+            size = shape_text(shown.shape).replace("×", r" \times ")
+            text += rf" \in \mathbb{{R}}^{{{size}}}"
+        if not shown.named:
+            return text
+        rows = [f"{self._print(name)} &= {self._print(expr)}" for name, expr in shown.named]
+        return "\\begin{aligned}\n" + " \\\\\n".join(rows + [f"&{text}"]) + "\n\\end{aligned}"
+
+    # --- gradlang's records ---------------------------------------------------------
+
+    def _print_Result(self, result) -> str:
+        """Derivations, then the value, then attachments, one per line."""
+        parts = [self._print(step) for step in result.steps]
+        parts.append(self._print(shown(result.value, self._settings["full"])))
+        parts.extend(self._print(attachment) for attachment in result.attachments)
+        return "\n".join(parts)
+
+    def _print_Explanation(self, explanation) -> str:
+        from gradlang.render import derivation  # derivation prints its expressions through this module
+
+        return derivation.latex_text(explanation)
+
+    def _print_BackwardView(self, view) -> str:
+        from gradlang.render import tape
+
+        return tape.view_latex(view)
+
+    def _print_Tape(self, value) -> str:
+        from gradlang.render import tape
+
+        return tape.latex_text(value)
+
+    def _print_GradcheckReport(self, report) -> str:
+        from gradlang.render import report as reports
+
+        return reports.gradcheck_latex(report)
+
+    def _print_Plot(self, plot) -> str:
+        from gradlang.render import report as reports
+
+        return reports.plot_latex(plot, self._print)
 
 
 _PRINTER = GradlangLatexPrinter()
+_FULL = GradlangLatexPrinter({"full": True})
 
 
-def to_latex(value) -> str:
-    """The value as a LaTeX math-mode fragment (no surrounding $ or \\[)."""
-    return _PRINTER.doprint(value)
+def to_latex(value, full: bool = False) -> str:
+    """A value or a record as a LaTeX fragment (no surrounding $ or \\[)."""
+    return (_FULL if full else _PRINTER).doprint(value)

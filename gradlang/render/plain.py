@@ -1,204 +1,118 @@
-"""Plain output: every value printed as gradlang source that reads back to it.
+"""Plain output: values as gradlang source, and gradlang's records as plain text.
 
-`to_plain` is the inverse of the evaluator on values: `Session().eval(to_plain(v))`
-gives `v` again (after declaring the vectors whose components appear). The
-printer is SymPy's StrPrinter with gradlang's spellings: `^` for powers,
-`stop_gradient(u)`, `max`/`min` for the reductions, `abs`, `ceil`, `exp(1)` for
-E, `inf`/`nan` for the IEEE specials, and Floats as Python's shortest
-round-trip `repr`, so that no digit is lost or invented.
+`PlainPrinter` is the plain format's one printer: expr/source.py's
+`SourcePrinter` (values as gradlang source that reads back to them) plus
+`_print_<Class>` methods for gradlang's own records (Results, derivations,
+tapes, gradcheck reports, plots). An array of more than a thousand
+components is summarised (`[a, b, c, …, x, y, z]  # R^n, summarised`, see
+shown.py) unless the `full` setting is on; only a full printout reads back.
 """
 
 from __future__ import annotations
 
-import math
-
-import sympy as sp
-from sympy.printing.precedence import precedence
 from sympy.printing.str import StrPrinter
 
-from gradlang.expr import primitives
 from gradlang.lazy import np
-from gradlang import limits
-
-# How a condition that SymPy has already decided is written in gradlang,
-# which has no boolean literals: a comparison that evaluates to it.
-TRUE_SOURCE = "0 == 0"
-FALSE_SOURCE = "0 == 1"
+from gradlang.render.shown import MARKS, Shown, THRESHOLD, is_gap_row, shape_text, shown, summarised
+from gradlang.expr.source import SourcePrinter, format_float
 
 
-def format_float(value: float) -> str:
-    """Python's shortest round-trip repr, with gradlang's names for the specials."""
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return repr(float(value))
+class PlainPrinter(SourcePrinter):
+    """gradlang source for values; plain text for records; summaries of large arrays."""
 
-
-class PlainPrinter(StrPrinter):
-    """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
-
-    def _print_Add(self, expr, order=None):
-        # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
-        return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
-
-    printmethod = "_gradlang_plain"
-
-    def _print_Pow(self, expr, rational=False):
-        prec = precedence(expr)
-        if expr.exp is sp.S.Half:
-            return f"sqrt({self._print(expr.base)})"
-        if -expr.exp is sp.S.Half:
-            return f"1/sqrt({self._print(expr.base)})"
-        if expr.exp is sp.S.NegativeOne:
-            return f"1/{self.parenthesize(expr.base, prec, strict=False)}"
-        base = self.parenthesize(expr.base, prec, strict=False)  # (x^2)^y, not x^2^y
-        exponent = self.parenthesize(expr.exp, prec, strict=False)
-        return f"{base}^{exponent}"
-
-    def _print_Mul(self, expr):
-        coefficient, rest = expr.as_coeff_Mul()
-        if coefficient is sp.S.One or not coefficient.is_Rational and not coefficient.is_Float:
-            return super()._print_Mul(expr)
-        if not any(f.is_Add for f in sp.Mul.make_args(rest)):
-            return super()._print_Mul(expr)
-        return self._print_scaled_sums(coefficient, rest)
-
-    def _print_scaled_sums(self, coefficient, rest) -> str:
-        """A number times a product containing sums, written so that reading it back
-        never multiplies the number into a single sum first: SymPy would distribute
-        it (0.5*(x + 1) -> 0.5*x + 0.5) and the value read back would differ.
-        """
-        prec = precedence(sp.Mul(sp.Symbol("a"), sp.Symbol("b")))
-        factors = sp.Mul.make_args(rest)
-        below = [f for f in factors if f.is_Pow and f.exp.as_coeff_Mul()[0] < 0]
-        above = [f for f in factors if f not in below]
-        above.sort(key=lambda f: f.is_Add)  # a factor that is not a sum goes first
-        numerator = "*".join(self.parenthesize(f, prec, strict=False) for f in above)
-        denominator = [self.parenthesize(1 / f, prec, strict=False) for f in below]
-        sign = "-" if coefficient < 0 else ""
-        magnitude = abs(coefficient)
-        wrapped = above[0].is_Add
-        if magnitude.is_Rational and magnitude.q != 1 and not wrapped:
-            denominator.insert(0, str(magnitude.q))
-        body = numerator + (_over(denominator) if denominator else "")
-        if wrapped:
-            body = f"({body})"
-        if magnitude.is_Float:
-            return f"{sign}{self._print(magnitude)}*{body}"
-        scale = f"{magnitude.p}*" if magnitude.p != 1 else ""
-        tail = f"/{magnitude.q}" if magnitude.q != 1 and wrapped else ""
-        return f"{sign}{scale}{body}{tail}"
-
-    def _print_Float(self, expr):
-        return format_float(float(expr))
-
-    def _print_Infinity(self, expr):
-        return "inf"
-
-    def _print_NegativeInfinity(self, expr):
-        return "-inf"
-
-    def _print_NaN(self, expr):
-        return "nan"
-
-    def _print_ComplexInfinity(self, expr):
-        # Exact division by zero is an error in gradlang; should SymPy still
-        # produce zoo, the nearest gradlang value is an undefined number.
-        return "nan"
-
-    def _print_Exp1(self, expr):
-        return "exp(1)"
-
-    def _print_ImaginaryUnit(self, expr):
-        return "sqrt(-1)"
-
-    def _print_Pi(self, expr):
-        return "pi"
+    _default_settings = {**StrPrinter._default_settings, "full": False}
 
     def _print_Symbol(self, expr):
-        return expr.name
+        return "…" if expr in MARKS else expr.name
 
     _print_Dummy = _print_Symbol
 
-    def _print_Function(self, expr):
-        """A primitive by its gradlang name and form (from its record); other functions by SymPy's name."""
-        record = primitives.by_class(type(expr))
-        if record is None:
-            return f"{expr.func.__name__}({self.stringify(expr.args, ', ')})"
-        if record.form == "vector":
-            return f"{record.name}([{self.stringify(expr.args, ', ')}])"
-        if record.form == "component":
-            return f"{record.name}([{self.stringify(expr.args[1:], ', ')}])[{self._print(expr.args[0])}]"
-        return f"{record.name}({self.stringify(expr.args, ', ')})"
-
-    def _print_Exp(self, expr):
-        return f"exp({self._print(expr.args[0])})"
-
-    _print_exp = _print_Exp
-
-    def _print_log(self, expr):
-        return f"log({self.stringify(expr.args, ', ')})"
-
-    def _print_Relational(self, expr):
-        ops = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-        op = ops[expr.rel_op]
-        lhs = self.parenthesize(expr.lhs, precedence(expr), strict=True)
-        rhs = self.parenthesize(expr.rhs, precedence(expr), strict=True)
-        return f"{lhs} {op} {rhs}"
-
-    def _print_BooleanTrue(self, expr):
-        return TRUE_SOURCE
-
-    def _print_BooleanFalse(self, expr):
-        return FALSE_SOURCE
-
     def _print_NDimArray(self, expr):
-        if expr.rank() == 0:
-            return self._print(expr[()])
-        if expr.rank() == 1:
-            return "[" + ", ".join(self._print(e) for e in expr) + "]"
-        return self._print(sp.ImmutableMatrix(expr.tomatrix()))
+        if self._large(expr):
+            return self._print_summary(expr)
+        return super()._print_NDimArray(expr)
 
     _print_ImmutableDenseNDimArray = _print_NDimArray
     _print_ImmutableSparseNDimArray = _print_NDimArray
 
     def _print_MatrixBase(self, expr):
-        rows = (", ".join(self._print(e) for e in expr.row(i)) for i in range(expr.rows))
-        return "[" + ", ".join(f"[{row}]" for row in rows) + "]"
+        if self._large(expr):
+            return self._print_summary(expr)
+        rows = [list(expr.row(i)) for i in range(expr.rows)]
+        shown = ("…" if is_gap_row(row) else "[" + ", ".join(self._print(e) for e in row) + "]" for row in rows)
+        return "[" + ", ".join(shown) + "]"
 
     _print_ImmutableMatrix = _print_MatrixBase
     _print_ImmutableDenseMatrix = _print_MatrixBase
     _print_MutableDenseMatrix = _print_MatrixBase
 
     def _print_ndarray(self, array):
-        if array.ndim == 0:
-            return format_float(float(array))
-        return "[" + ", ".join(self._print_ndarray(a) for a in array) + "]"
+        if self._large(array):
+            return self._print_summary(array)
+        return super()._print_ndarray(array)
 
-    def _print_bool(self, value):
-        return TRUE_SOURCE if value else FALSE_SOURCE
+    def _large(self, array) -> bool:
+        return not self._settings["full"] and int(np.prod(array.shape)) > THRESHOLD
 
-    def doprint(self, expr):
-        if isinstance(expr, np.ndarray):
-            return self._print_ndarray(expr)
-        if isinstance(expr, (bool, np.bool_)):
-            return self._print_bool(bool(expr))
-        if isinstance(expr, (float, np.floating)):
-            return format_float(float(expr))
-        return super().doprint(expr)
+    def _print_summary(self, array) -> str:
+        return self._print(Shown((), summarised(array), tuple(array.shape)))
+
+    def _print_Shown(self, shown):
+        """Named shared parts (t1 = …) first, then the value, then the size a summary stands for."""
+        lines = [f"{self._print(name)} = {self._print(expr)}" for name, expr in shown.named]
+        text = self._print(shown.value)
+        if shown.shape:
+            size = shape_text(shown.shape).replace("×", ",")
+            text += f"  # R^{size if len(shown.shape) == 1 else '(' + size + ')'}, summarised"
+        return "\n".join(lines + [text])
+
+    # --- gradlang's records (derivations are comments, so the output stays source) ---
+
+    def _print_Result(self, result):
+        """A whole result as the plain format prints it: derivations, value, attachments."""
+        parts = [_comment(self._print(step)) for step in result.steps]
+        parts.append(self._print(shown(result.value, self._settings["full"])) + "\n")
+        parts.extend(_comment(self._print(attachment)) for attachment in result.attachments)
+        return "".join(parts)
+
+    def _print_Explanation(self, explanation):
+        from gradlang.render import derivation  # derivation prints its expressions through this module
+
+        return derivation.plain_text(explanation)
+
+    def _print_BackwardView(self, view):
+        from gradlang.render import tape
+
+        return tape.view_plain(view)
+
+    def _print_Tape(self, value):
+        from gradlang.render import tape
+
+        return tape.plain_text(value)
+
+    def _print_GradcheckReport(self, report):
+        from gradlang.render import report as reports
+
+        return reports.gradcheck_plain(report)
+
+    def _print_Plot(self, plot):
+        from gradlang.render.chart import chart_plain
+
+        return chart_plain(plot)
 
 
-def _over(denominator: list[str]) -> str:
-    return "/" + denominator[0] if len(denominator) == 1 else "/(" + "*".join(denominator) + ")"
+def _comment(text: str) -> str:
+    """Lines as gradlang comments."""
+    return "".join(f"# {line}\n" for line in text.splitlines())
 
 
 _PRINTER = PlainPrinter({"order": None})
+_FULL = PlainPrinter({"order": None, "full": True})
 
 
-def to_plain(value) -> str:
-    """The value as gradlang source (one line)."""
-    return _PRINTER.doprint(value)
+def to_plain(value, full: bool = False) -> str:
+    """A value as gradlang source, or a record (Result, Explanation, report, …) as plain text."""
+    return (_FULL if full else _PRINTER).doprint(value)
 
 
 __all__ = ["to_plain", "format_float", "PlainPrinter"]

@@ -8,6 +8,12 @@ the printer draws its characters shifted into Unicode's private use planes
 `to_text` shifts them back and styles them, so the layout SymPy computed is
 kept character for character. Without colour the `sg(…)` notation alone marks
 where the gradient stops.
+
+The same printer turns gradlang's own records (Results, derivations, tapes,
+gradcheck reports, plots) into rich renderables through `_print_<Class>`
+methods; `to_rich` is the entry point for both. Arrays of more than a
+thousand components are summarised (`⋯`, `⋮`, `∈ ℝ¹⁰⁰⁰⁰⁰⁰`) unless the
+`full` setting is on.
 """
 
 from __future__ import annotations
@@ -21,11 +27,11 @@ from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
-from gradlang.render.latex import split_component
-from gradlang.render.plain import format_float
 from gradlang import limits
-from gradlang.expr.values import elements
 from gradlang.expr import primitives
+from gradlang.render.latex import split_component
+from gradlang.render.plain import format_float, to_plain
+from gradlang.render.shown import Shown, THRESHOLD, shape_text, shown, summarised
 from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
@@ -36,6 +42,7 @@ GUTTER_STYLE = "dim"
 _ARGUMENT_PLANE = 0xF0000   # Supplementary Private Use Area-A
 _LABEL_PLANE = 0x100000     # Supplementary Private Use Area-B
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_SUPERSCRIPTS = str.maketrans("0123456789×", "⁰¹²³⁴⁵⁶⁷⁸⁹ˣ")
 _PLANE_STYLES = {0: None, _ARGUMENT_PLANE: STOPPED_STYLE, _LABEL_PLANE: STOP_LABEL_STYLE}
 _FLOAT_DIGITS = 10          # significant digits shown for floats
 
@@ -64,16 +71,18 @@ def format_pretty_float(value: float) -> str:
 
 
 class GradlangPrettyPrinter(PrettyPrinter):
-    """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark."""
+    """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark, and gradlang's records."""
 
     def _print_Add(self, expr, order=None):
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
         return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
 
-    printmethod = "_gradlang_pretty"
+    _default_settings = {**PrettyPrinter._default_settings, "full": False, "source": False}
 
-    def __init__(self, width: int | None = None):
-        super().__init__({"use_unicode": True, "wrap_line": width is not None, "num_columns": width})
+    def __init__(self, width: int | None = None, full: bool = False, source: bool = False):
+        super().__init__({
+            "use_unicode": True, "wrap_line": width is not None, "num_columns": width, "full": full, "source": source,
+        })
 
     def _print_Symbol(self, expr, bold_name=False):
         parts = split_component(expr.name)
@@ -112,21 +121,104 @@ class GradlangPrettyPrinter(PrettyPrinter):
     def _print_BooleanFalse(self, expr):
         return prettyForm("false")
 
+    def _print_bool(self, value):
+        return prettyForm("true" if value else "false")
+
+    _print_bool_ = _print_bool
+
+    def _print_float(self, value):
+        return self._print(_float_to_sympy(float(value)))
+
+    _print_floating = _print_float
+
     def _print_NDimArray(self, expr):
+        if self._large(expr):
+            return self._print_summary(expr)
         if expr.rank() == 1:
             return self._print(sp.ImmutableMatrix([list(expr)]))
         return super()._print_NDimArray(expr)
 
     _print_ImmutableDenseNDimArray = _print_NDimArray
 
-    def doprint(self, expr):
-        if isinstance(expr, np.ndarray):
-            expr = _ndarray_to_sympy(expr)
-        elif isinstance(expr, (bool, np.bool_)):
-            expr = sp.true if expr else sp.false
-        elif isinstance(expr, (float, np.floating)):
-            expr = sp.Float(float(expr))
-        return super().doprint(expr)
+    def _print_MatrixBase(self, expr):
+        if self._large(expr):
+            return self._print_summary(expr)
+        return super()._print_MatrixBase(expr)
+
+    def _print_ndarray(self, array):
+        if self._large(array):
+            return self._print_summary(array)
+        return self._print(_ndarray_to_sympy(array))
+
+    def _large(self, array) -> bool:
+        return not self._settings["full"] and int(np.prod(array.shape)) > THRESHOLD
+
+    def _print_summary(self, array):
+        return self._print(Shown((), summarised(array), tuple(array.shape)))
+
+    def _print_Shown(self, shown):
+        """The value (named parts are shown as text lines by `_print_Result`) and the size a summary stands for."""
+        form = self._print(shown.value)
+        if not shown.shape:
+            return form
+        size = prettyForm(" ∈ ℝ" + shape_text(shown.shape).translate(_SUPERSCRIPTS))
+        return prettyForm(*stringPict.next(form, size), binding=prettyForm.ATOM)
+
+    # --- gradlang's records: rich renderables --------------------------------------
+
+    def _print_Result(self, result):
+        """One result as a transcript cell: the statement (with `source`), any derivation, `→ value`."""
+        with_source = self._settings["source"]
+        gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
+        parts = [source_text(result)] if with_source else []
+        parts.extend(self._print(step) for step in result.steps)
+        value = shown(result.value, self._settings["full"])
+        if value.named or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
+            # Named shared parts, or many components shown whole (--full): one line of text, not a 2-D
+            # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
+            parts.append(Text(to_plain(value, self._settings["full"])))
+        else:
+            parts.append(self._value_text(value, gutter))
+        parts.extend(self._print(attachment) for attachment in result.attachments)
+        return Group(*parts)
+
+    def _value_text(self, value, prefix: str) -> Text:
+        """A value with a prefix (like `→ `) on its baseline."""
+        width = self._settings["num_columns"]
+        printer = GradlangPrettyPrinter(None if width is None else max(20, width - len(prefix)), self._settings["full"])
+        form = printer._print(value)
+        art = form.render(**printer._settings)
+        baseline = form.baseline if art.count("\n") + 1 == form.height() else 0
+        return _beside(prefix, styled(art), baseline) if prefix else styled(art)
+
+    def _print_Explanation(self, explanation):
+        from gradlang.render import derivation  # derivation prints its expressions through the plain printer
+
+        return derivation.rich_tree(explanation)
+
+    def _print_BackwardView(self, view):
+        from gradlang.render import tape
+
+        return tape.view_rich(view)
+
+    def _print_Tape(self, value):
+        from gradlang.render import tape
+
+        return tape.rich_tables(value)
+
+    def _print_GradcheckReport(self, report):
+        from gradlang.render import report as reports
+
+        return reports.gradcheck_rich(report)
+
+    def _print_Plot(self, plot):
+        from gradlang.render.chart import chart_rich
+
+        return chart_rich(plot)
+
+
+def _components(value) -> int:
+    return int(np.prod(value.shape)) if isinstance(value, (np.ndarray, sp.MatrixBase, sp.NDimArray)) else 1
 
 
 def _ndarray_to_sympy(array: np.ndarray):
@@ -146,6 +238,15 @@ def _float_to_sympy(value: float) -> sp.Expr:
     return sp.Float(value)
 
 
+def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):
+    """A value as styled Text, or a record (Result, Explanation, report, …) as a rich renderable."""
+    printer = GradlangPrettyPrinter(width, full, source)
+    out = printer._print(value)
+    if isinstance(out, stringPict):
+        return styled(out.render(**printer._settings))
+    return out
+
+
 def to_pretty(value, width: int | None = None) -> str:
     """The value as Unicode art, without styles (what a colourless terminal shows)."""
     return to_text(value, width).plain
@@ -153,8 +254,7 @@ def to_pretty(value, width: int | None = None) -> str:
 
 def to_text(value, width: int | None = None) -> Text:
     """The value as a rich Text, stopped regions styled."""
-    art = GradlangPrettyPrinter(width).doprint(value)
-    return styled(art)
+    return to_rich(value, width)
 
 
 def styled(art: str) -> Text:
@@ -183,34 +283,11 @@ def _beside(prefix: str, body: Text, baseline: int) -> Text:
     return out
 
 
-def value_text(value, width: int | None = None, prefix: str = "") -> Text:
-    """A value with an optional prefix (like `→ `) on its baseline."""
-    printer = GradlangPrettyPrinter(None if width is None else max(20, width - len(prefix)))
-    form = printer._print(_prepare(value))
-    art = printer.doprint(value)
-    baseline = form.baseline if art.count("\n") + 1 == form.height() else 0
-    return _beside(prefix, styled(art), baseline) if prefix else styled(art)
-
-
-def _components(value) -> int:
-    return int(np.size(value)) if isinstance(value, np.ndarray) else len(elements(value)) if hasattr(value, "shape") else 1
-
-
-def _prepare(value):
-    if isinstance(value, np.ndarray):
-        return _ndarray_to_sympy(value)
-    if isinstance(value, (bool, np.bool_)):
-        return sp.true if value else sp.false
-    if isinstance(value, (float, np.floating)):
-        return sp.Float(float(value))
-    return value
-
-
 def source_text(result) -> Text:
-    """The statement that produced a result, with its line number in a gutter."""
+    """The statement that produced a result, with its line number in a gutter; a line too wide ends in `…`."""
     lines = result.source.splitlines() or [""]
     number = str(result.line)
-    out = Text(no_wrap=True, overflow="ignore")
+    out = Text(no_wrap=True, overflow="ellipsis")
     for i, line in enumerate(lines):
         gutter = number if i == 0 else " " * len(number)
         out.append(f"{gutter} ┃ ", GUTTER_STYLE)
@@ -218,28 +295,3 @@ def source_text(result) -> Text:
         if i < len(lines) - 1:
             out.append("\n")
     return out
-
-
-def steps_renderables(result) -> list:
-    """The derivations of an explain result, through the explain package's renderer."""
-    if not getattr(result, "steps", None):
-        return []
-    try:
-        from gradlang.explain import to_rich
-    except ImportError:
-        return [Text(str(step)) for step in result.steps]
-    return [to_rich(step) for step in result.steps]
-
-
-def result_renderable(result, width: int | None = None, with_source: bool = True):
-    """One result as a transcript cell: the statement, any derivation, `→ value`."""
-    gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
-    parts = [source_text(result)] if with_source else []
-    parts.extend(steps_renderables(result))
-    if getattr(result, "named", ()) or _components(result.value) > limits.MAX_LAID_OUT_COMPONENTS:
-        # A large value with named shared parts, or with many components: one line of text, not a 2-D
-        # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
-        parts.append(Text(result.text))
-    else:
-        parts.append(value_text(result.value, width, gutter))
-    return Group(*parts)

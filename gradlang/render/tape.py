@@ -1,4 +1,6 @@
-"""Printing a reverse-mode tape (gradlang.dag.tape): plain text, LaTeX, rich tables, JSON.
+"""Reverse-mode tapes (gradlang.dag.tape) and `explain backward` views in the four formats.
+
+The printers' `_print_Tape` and `_print_BackwardView` methods call these.
 
 The forward table is the program TF or JAX would run, one value per line; the
 backward table its adjoints in reverse order. A stopped value is marked
@@ -30,7 +32,7 @@ def _sources(row) -> str:
     return ", ".join("output" if parent is None else f"v{parent}" for parent, _ in row.contributions)
 
 
-def to_plain(tape: Tape) -> str:
+def plain_text(tape: Tape) -> str:
     """The two tables as aligned plain text."""
     lines = ["forward:"]
     for name, operation, local, note in _forward_lines(tape):
@@ -57,7 +59,7 @@ def _latex(expr) -> str:
     return expr_latex(expr.xreplace(names))
 
 
-def to_latex(tape: Tape) -> str:
+def latex_text(tape: Tape) -> str:
     """The tables as two LaTeX aligned environments."""
     forward = []
     for r in tape.forward:
@@ -70,7 +72,7 @@ def to_latex(tape: Tape) -> str:
     )
 
 
-def to_rich(tape: Tape):
+def rich_tables(tape: Tape):
     """Two rich Tables (forward, backward) in a Group, cut edges in red."""
     from rich.console import Group
     from rich.table import Table
@@ -90,7 +92,7 @@ def to_rich(tape: Tape):
     return Group(forward, backward)
 
 
-def to_json(tape: Tape) -> dict:
+def json_data(tape: Tape) -> dict:
     """Plain data: forward rows, backward rows, the gradient, all expressions as text."""
     return {
         "forward": [
@@ -106,3 +108,42 @@ def to_json(tape: Tape) -> dict:
         "output": tape.output,
         "gradient": [{"variable": str(s), "row": n, "value": expr_plain(v)} for (s, n), v in zip(tape.variables, tape.gradient)],
     }
+
+
+# --- explain backward(e, x) -------------------------------------------------------
+
+
+def call_text(view) -> str:
+    """The call as written in gradlang, e.g. backward(x*sg(x), x)."""
+    return f"backward({expr_plain(view.expr)}, {expr_plain(view.wrt)})"
+
+
+def view_plain(view) -> str:
+    lines = [f"{call_text(view)}: the reverse-mode computation", plain_text(view.tape)]
+    if view.cuts:
+        lines.append("at the cuts (what reaches each stop, and is dropped there):")
+        lines += [f"  {text}\n    {verdict}" for _, text, verdict in view.cuts]
+    return "\n".join(lines)
+
+
+def view_latex(view) -> str:
+    """Each table in its own display (aligned needs math mode), the cuts as text."""
+    from gradlang.render.latex import text_escape
+
+    blocks = [b for b in latex_text(view.tape).split("\\end{aligned}") if b.strip()]
+    shown = [f"\\[\n{b.strip()}\n\\end{{aligned}}\n\\]" for b in blocks]
+    cuts = [text_escape(f"{text}: {verdict}") for _, text, verdict in view.cuts]
+    return "\n".join(shown + cuts)
+
+
+def view_rich(view):
+    from rich.console import Group
+    from rich.text import Text
+
+    lines = [Text(f"{text}  {verdict}", style="red") for _, text, verdict in view.cuts]
+    return Group(rich_tables(view.tape), *lines)
+
+
+def view_json(view) -> dict:
+    cuts = [{"row": row, "cut": text, "verdict": verdict} for row, text, verdict in view.cuts]
+    return {"rule": "backward", "call": call_text(view), **json_data(view.tape), "cuts": cuts}

@@ -61,6 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("json", "one JSON object per result or error, one per line"),
     ):
         group.add_argument(f"--{name}", dest="fmt", action="store_const", const=name, help=text)
+    parser.add_argument("--full", action="store_true", help="print large values whole (by default a value of more "
+                        "than 1000 components shows its first and last few, as NumPy does)")
     parser.add_argument("--annotate", action="store_true",
                         help="show a script as a lesson: its comments as prose, every statement, each result under it "
                              "(pretty or plain)")
@@ -116,7 +118,7 @@ def _code(parser: argparse.ArgumentParser, code: str) -> str:
 
 
 def _emitter(args, fmt: str, transcript: bool = False) -> Emitter:
-    emitter = Emitter(fmt, sys.stdout, sys.stderr, transcript=transcript)
+    emitter = Emitter(fmt, sys.stdout, sys.stderr, transcript=transcript, full=args.full)
     emitter.plot_dir = args.plot_dir
     return emitter
 

@@ -21,9 +21,10 @@ import sympy as sp
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
-from gradlang import explain
-from gradlang.tools.plot import INSTALL_HINT, MissingExtraError
+from gradlang.tools.plot import INSTALL_HINT, MissingExtraError, Plot
+from gradlang.render.image import png_bytes
 from gradlang.render.latex import to_latex
+from gradlang.render.plain import to_plain
 from gradlang.core.session import Result, Session
 from gradlang.render.messages import error_text, safe_text
 from gradlang.shell.loop import EXIT_OK, run_and_report
@@ -134,18 +135,18 @@ def value_bundle(result) -> dict:
 
 def explanation_bundle(step) -> dict:
     """A derivation as display mathematics: align* becomes aligned inside $$, which MathJax and KaTeX both read."""
-    latex = explain.to_latex(step)
+    latex = to_latex(step)
     latex = latex.replace(r"\begin{align*}", r"$$\begin{aligned}").replace(r"\end{align*}", r"\end{aligned}$$")
-    return {"text/plain": explain.to_plain(step), "text/latex": latex}
+    return {"text/plain": to_plain(step), "text/latex": latex}
 
 
 def attachment_bundle(attachment) -> dict:
     """A plot as a PNG (its text chart without matplotlib); any other attachment as LaTeX."""
-    plain = attachment.to_plain()
-    if not hasattr(attachment, "png_bytes"):
-        return {"text/plain": plain, "text/latex": f"$${attachment.to_latex()}$$"}
+    plain = to_plain(attachment)
+    if not isinstance(attachment, Plot):
+        return {"text/plain": plain, "text/latex": f"$${to_latex(attachment)}$$"}
     try:
-        return {"text/plain": plain, "image/png": attachment.png_bytes()}
+        return {"text/plain": plain, "image/png": png_bytes(attachment)}
     except MissingExtraError:
         note = f"plot images need matplotlib: `{INSTALL_HINT}`"
         return {"text/plain": f"{plain}\n({note})", "text/markdown": f"```\n{plain}\n```\n\n*{note}*"}

@@ -173,6 +173,15 @@ class Repl:
         else:
             self.emitter.note(f"unknown format '{argument}': choose one of {', '.join(FORMATS)}")
 
+    def cmd_full(self, argument: str) -> None:
+        """:full on|off: large values printed whole, or their first and last few components."""
+        if argument in ("on", "off"):
+            self.emitter.full = argument == "on"
+        elif argument:
+            self.emitter.note("usage: :full on|off")
+            return
+        self.emitter.note(f"full printing: {'on' if self.emitter.full else 'off'}")
+
     def cmd_export(self, argument: str) -> None:
         """:export TARGET [FILE]: this session's functions as a Python module."""
         from gradlang.export import TARGETS, export_program

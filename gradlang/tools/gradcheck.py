@@ -8,6 +8,7 @@ derivative is zero by convention) at its value at the point, then takes
 central finite differences of what is left: that function's derivative *is*
 the surrogate gradient. Beside it stand the finite differences of
 `unstopped(e)`, the true function, so the learner sees what the stops changed.
+The report is data; gradlang.render prints it (render/report.py).
 
 Everything is float64 through compiled NumPy code. The step for component i
 is h_i = cbrt(eps) * max(1, |x_i|), the usual optimum for central differences
@@ -70,76 +71,6 @@ class GradcheckReport:
     @property
     def passed(self) -> bool:
         return bool(self.value.is_finite) and float(self.value) < 1e-6
-
-    # --- renderings -------------------------------------------------------
-
-    def _header(self) -> str:
-        verdict = "agrees" if self.passed else "DISAGREES"
-        return f"gradcheck: the surrogate gradient {verdict} with frozen finite differences (largest relative error {_fmt(self.value)})"
-
-    def _footer(self) -> str | None:
-        changed = [r.component for r in self.rows if r.stops_changed]
-        if not changed:
-            return "the stops change nothing here: true finite differences equal the frozen ones"
-        return (
-            "* the true finite difference differs in " + ", ".join(changed)
-            + ": the stops (or a jump of a piecewise-constant function) change the gradient there"
-        )
-
-    def _cells(self) -> list[list[str]]:
-        return [
-            [r.component, _fmt(r.symbolic), _fmt(r.frozen_fd), _fmt(r.true_fd) + (" *" if r.stops_changed else ""), _fmt(r.relative_error)]
-            for r in self.rows
-        ]
-
-    def to_plain(self) -> str:
-        table = [list(HEADINGS)] + self._cells()
-        widths = [max(len(row[i]) for row in table) for i in range(len(HEADINGS))]
-        lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip() for row in table]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join([self._header(), *lines, self._footer()])
-
-    def to_latex(self) -> str:
-        def escape(text: str) -> str:
-            return text.replace("_", r"\_").replace("*", r"{}^{*}")
-
-        rows = [" & ".join(r"\text{" + escape(c) + "}" for c in HEADINGS)]
-        rows += [" & ".join([r"\mathtt{" + escape(cells[0]) + "}"] + [escape(c) for c in cells[1:]]) for cells in self._cells()]
-        body = r" \\ ".join(rows)
-        return r"\begin{array}{lrrrr} " + body + r" \end{array}"
-
-    def to_rich(self):
-        from rich.table import Table
-
-        table = Table(title=self._header(), caption=self._footer())
-        for i, heading in enumerate(HEADINGS):
-            table.add_column(heading, justify="left" if i == 0 else "right")
-        for row, cells in zip(self.rows, self._cells()):
-            table.add_row(*cells, style="yellow" if row.stops_changed else None)
-        return table
-
-    def to_json(self) -> dict:
-        return {
-            "kind": "gradcheck",
-            "max_relative_error": _json_number(float(self.value)),
-            "passed": self.passed,
-            "point": {name: _json_number(v) for name, v in self.point},
-            "rows": [
-                {
-                    "component": r.component,
-                    "symbolic": _json_number(r.symbolic),
-                    "frozen_fd": _json_number(r.frozen_fd),
-                    "true_fd": _json_number(r.true_fd),
-                    "relative_error": _json_number(r.relative_error),
-                    "step": _json_number(r.step),
-                    "stops_changed": r.stops_changed,
-                }
-                for r in self.rows
-            ],
-        }
-
-
-HEADINGS = ("component", "symbolic", "frozen finite diff.", "true finite diff.", "rel. error")
 
 
 # --- the check ----------------------------------------------------------------------
@@ -245,18 +176,3 @@ def _close(a: float, b: float) -> bool:
 
 def _sympy_float(x: float) -> sp.Expr:
     return sp.nan if math.isnan(x) else (sp.oo if math.isinf(x) else sp.Float(x))
-
-
-def _fmt(x) -> str:
-    x = float(x)
-    if math.isnan(x) or math.isinf(x):
-        return str(x)
-    return f"{x:.6g}" if abs(x) >= 1e-4 or x == 0 else f"{x:.2e}"
-
-
-def _json_number(x: float):
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x

@@ -8,7 +8,8 @@ convention and what TensorFlow, JAX and PyTorch give there. What each
 primitive's kink is, and what to say about it, is the `kink` of its record in
 the registry (gradlang/expr/primitives/); abs has none of its own: its derivative
 sign(u) is where its convention is met, so a plain value abs(0) is not warned
-about.
+about. Each warning is a short line about this point plus a paragraph about
+the convention (`KinkWarning.detail`), which a shell says once per run.
 
 The expression DAG is walked once (iteratively, each distinct subexpression
 once); every candidate node contributes the arguments it needs, and all of
@@ -28,10 +29,16 @@ from sympy.core.relational import Relational
 from gradlang.expr import primitives
 from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
+from gradlang.errors import Warning
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.walk import dag_atoms
+from gradlang.expr.source import to_source
 
 _MAX_TEXT = 60
+
+
+KinkWarning = Warning  # short: this point; detail: gradlang's convention and the frameworks'
+
 
 @dataclass(frozen=True)
 class _Check:
@@ -40,24 +47,24 @@ class _Check:
     key: tuple
     exprs: tuple
     hit: Callable  # list of arrays -> boolean array
-    describe: Callable  # list of floats (at the first hit) -> message
+    describe: Callable  # list of floats (at the first hit) -> KinkWarning
 
 
 # --- public API -----------------------------------------------------------------
 
 
-def kink_warnings(exprs, mapping: dict) -> list[str]:
+def kink_warnings(exprs, mapping: dict) -> list[KinkWarning]:
     """Messages for every kink of `exprs` (scalar SymPy expressions) hit at the point `mapping`."""
     symbols, values = _numeric_mapping(mapping)
     return [message for message, _, _ in _run(exprs, symbols, values)]
 
 
-def kink_warnings_batch(exprs, symbols, arrays) -> list[str]:
+def kink_warnings_batch(exprs, symbols, arrays) -> list[KinkWarning]:
     """Messages for kinks hit anywhere in an elementwise evaluation, with how many points hit each."""
     arrays = [np.asarray(a, dtype=float) for a in arrays]
     out = []
     for message, count, total in _run(exprs, list(symbols), arrays):
-        out.append(f"at {count} of {total} points: {message}")
+        out.append(KinkWarning(f"at {count} of {total} points: {message.short}", message.detail))
     return out
 
 
@@ -124,7 +131,11 @@ def _candidates(exprs) -> list[_Check]:
 
 def _noted(check: _Check) -> _Check:
     """A kink met only inside stop_gradient cannot change the gradient; say so."""
-    return replace(check, describe=lambda p: check.describe(p) + _STOPPED_NOTE)
+    def describe(point):
+        warning = check.describe(point)
+        return KinkWarning(warning.short + _STOPPED_NOTE, warning.detail)
+
+    return replace(check, describe=describe)
 
 
 _STOPPED_NOTE = " Here it is inside stop_gradient, so the gradient does not depend on the convention."
@@ -134,9 +145,7 @@ _STOPPED_NOTE = " Here it is inside stop_gradient, so the gradient does not depe
 
 
 def _show(expr) -> str:
-    from gradlang.render.plain import to_plain
-
-    text = to_plain(expr)
+    text = to_source(expr)
     return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…"
 
 
@@ -149,7 +158,10 @@ def _point(record, kink, node) -> _Check:
     u = node.args[0]
     return _Check(
         (record.name, u), (u,), lambda a: kink.hit(a[0]),
-        lambda p: f"{record.name}({_show(u)}) is {kink.what} ({_show(u)} = {_num(p[0])}). {kink.convention}",
+        lambda p: KinkWarning(
+            f"{record.name}({_show(u)}) is {kink.what} ({_show(u)} = {_num(p[0])}).",
+            f"{record.name} {kink.what}: {kink.convention}",
+        ),
     )
 
 
@@ -168,10 +180,12 @@ def _tie(record, kink, node) -> _Check:
         extremum = pick(point)
         tied = [i for i, v in enumerate(point) if v == extremum]
         shown = ", ".join(_show(args[i]) for i in tied)
-        return (
+        return KinkWarning(
             f"{name}({_show_args(args)}) has a tie: {len(tied)} of its {len(args)} arguments ({shown}) "
-            f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}. "
-            f"gradlang shares the gradient equally (1/{len(tied)} each, section 5). {kink.convention}."
+            f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}; "
+            f"gradlang shares the gradient equally (1/{len(tied)} each).",
+            f"{name} at a tie: gradlang shares the gradient equally among the tied arguments "
+            f"(docs/language.md, section 5). {kink.convention}.",
         )
 
     return _Check((name, args), tuple(args), hit, describe)
@@ -191,9 +205,9 @@ def _boundary(record, kink, node):
         return _point(primitives.by_class(Relu), primitives.by_class(Relu).kink, Relu(lhs, evaluate=False))
     return _Check(
         (record.name, condition), (lhs, rhs), lambda a: a[0] == a[1],
-        lambda p: (
-            f"where({_show(condition)}, …) is on the boundary of its condition (both sides are {_num(p[0])}). "
-            f"{kink.convention}"
+        lambda p: KinkWarning(
+            f"where({_show(condition)}, …) is on the boundary of its condition (both sides are {_num(p[0])}).",
+            f"where on the boundary of its condition: {kink.convention}",
         ),
     )
 

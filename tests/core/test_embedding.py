@@ -109,3 +109,18 @@ def test_an_expired_statement_leaves_the_session_usable():
     assert caught.value.kind == "LimitError"
     time.sleep(0.2)  # no late expiry may escape into the next statement
     assert session.eval("a + 1") == 6
+
+
+def test_no_budget_outlives_its_statement():
+    """Expiries landing anywhere (even while a budget opens or closes) leave no deadline behind."""
+    from gradlang import budget
+
+    session = Session(time_limit=0.05)
+    for k in range(40):
+        try:
+            session.run(f"x: R^30\nsimplify(sum(exp(x)*sin(x + {k})))")
+        except GradlangError as error:
+            assert error.kind == "LimitError", error.format()
+    time.sleep(0.3)
+    assert not budget._open, "a deadline outlived its statement"
+    assert Session(time_limit=5.0).eval("1 + 1") == 2

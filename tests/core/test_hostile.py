@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from gradlang import GradlangError, Session
+from gradlang.render import to_json, to_latex, to_plain, to_rich
+from gradlang.render.image import write_png
 
 BUDGET = 10.0  # seconds; several times what any row needs on a loaded machine (parsing counts), far below the 60 s default
 
@@ -233,6 +235,15 @@ ONE_LINERS = [
     ("fuzz-float-power-overflow-then-floor", "floor(1e308 ^ pi)", INF),
     ("fuzz-round-beyond-float64", "round(1e308^2)", INF),
     ("float-power-overflow", "2.0^1024", INF),
+    ("fuzz-power-overflow-exponent-with-pi", "cos(10 ^ (pi * 1e3))", NAN),
+    ("fuzz-power-overflow-base-and-exponent-with-pi", "(pi * pi) ^ (1e3 ^ pi)", INF),
+    ("fuzz-expm1-nan", "expm1(nan)", NAN),
+    ("fuzz-expm1-minus-inf", "expm1(-inf)", -1.0),
+    ("fuzz-log1p-inf", "log1p(inf)", INF),
+    ("fuzz-explain-expm1-nan", "explain [expm1(nan), 1]", [NAN, 1.0]),
+    ("fuzz-wrt-float-overflow-is-a-diff-error", "cos(hessian(20, sinh(1e308))) * -softplus(1e308)", "DiffError"),
+    ("fuzz-comparison-sympy-calls-non-real", "W: R^(2,2)\na = where(-x == 2.5/W, -x, 2.5/W)\n"
+     "where(W[1, 0]/0.5 < a @ a, 1, 2) at x = 0.5, W = [[1, 2], [3, 4]]", [[1.0, 2.0], [2.0, 2.0]]),
 ]
 
 
@@ -257,9 +268,9 @@ def _floats(value):
 @pytest.mark.parametrize("program", ["plot(t*1e308, t, -10, 10)", "plot(t*1e300 + 1e300, t, -10, 10)", "plot(exp(t), t, 0, 1000)"])
 def test_plots_of_values_too_large_to_draw_render_in_every_format(program, tmp_path):
     plot = Session(time_limit=30.0).run(program)[-1].attachments[0]
-    assert "t" in plot.to_plain()
-    plot.to_rich()
-    plot.to_latex()
-    plot.to_json()
-    plot.to_png(tmp_path / "plot.png")
+    assert "t" in to_plain(plot)
+    to_rich(plot)
+    to_latex(plot)
+    to_json(plot)
+    write_png(plot, tmp_path / "plot.png")
     assert (tmp_path / "plot.png").stat().st_size > 0

@@ -29,7 +29,7 @@ U = sp.Symbol("u", real=True)
 # Builtins that act on whole values and are not primitives (no derivative rule, no NumPy or export spelling).
 OPERATIONS = {
     "unstopped", "blocked", "diff", "grad", "jacobian", "hessian", "backward",
-    "sum", "mean", "prod", "norm", "dot", "len", "reduce_sum", "reduce_mean",
+    "sum", "mean", "prod", "dot", "len", "reduce_sum", "reduce_mean",
     "transpose", "linspace", "simplify", "expand", "factor", "N", "gradcheck", "plot",
 }
 

@@ -88,3 +88,22 @@ def test_softmax_and_logsumexp_are_stable(source, expected):
 def test_softmax_plain_output_reads_back(source):
     value = Session().eval(source)
     assert Session().eval(to_plain(value)) == value
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("x: R^2\ngrad(norm(x), x)", "[x[0]/norm([x[0], x[1]]), x[1]/norm([x[0], x[1]])]"),
+        ("norm([3, 4])", "5"),
+        ("norm([[1, 2], [3, 4]])", "sqrt(30)"),
+        ("x: R^2\nhessian(norm(x), x)[0, 1]", "-x[0]*x[1]/norm([x[0], x[1]])^3"),
+    ],
+)
+def test_norm_stays_whole(source, expected):
+    assert to_plain(Session().eval(source)) == expected
+
+
+def test_norm_gradient_and_reading_back():
+    assert np.allclose(run_values("x: R^3\ngrad(norm(x), x) at x = [3, 4, 0.0]"), [0.6, 0.8, 0.0], rtol=1e-15)
+    value = Session().eval("norm([a, b - sg(b)])*norm([a])")
+    assert Session().eval(to_plain(value)) == value

@@ -13,7 +13,7 @@ import sympy as sp
 from gradlang.derive import dag
 from gradlang.derive.dag.names import lambdify_cse, named_subexpressions
 from gradlang.derive.dag.tape import tape
-from gradlang.render.tape import to_json, to_latex, to_plain
+from gradlang.render import to_json, to_latex, to_plain
 from gradlang.expr.numeric import evaluate
 from gradlang.expr.stopgrad import StopGradient
 

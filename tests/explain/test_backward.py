@@ -9,7 +9,7 @@ import pytest
 from rich.console import Console
 
 from gradlang import Session
-from gradlang.explain import to_json, to_latex, to_plain, to_rich
+from gradlang.render import to_json, to_latex, to_plain, to_rich
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAM = "x: R^2\nexplain backward(x[0] * sg(x[1]) + x[1]^2, x)"

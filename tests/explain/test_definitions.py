@@ -1,7 +1,7 @@
 """explain shows the user functions unfolded into the differentiated expression."""
 
 from gradlang import Session
-from gradlang.explain import to_json, to_latex, to_plain, to_rich
+from gradlang.render import to_json, to_latex, to_plain, to_rich
 from rich.console import Console
 
 

@@ -6,7 +6,8 @@ import sympy as sp
 
 from gradlang.derive import derivatives as derive
 from gradlang.derive.derivatives import DerivativeRequest
-from gradlang.explain import explain, to_plain
+from gradlang.explain import explain
+from gradlang.render import to_plain
 from gradlang.explain.layout import layout
 from gradlang.expr.stopgrad import StopGradient
 

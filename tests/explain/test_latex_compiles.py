@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gradlang.core.session import Session
-from gradlang.explain import to_latex
+from gradlang.render import to_latex
 
 pytestmark = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 
@@ -64,7 +64,7 @@ def test_a_derivation_compiles_and_fits_the_page(name, tmp_path):
 
 
 # examples whose --latex output does not compile yet, and why (strict: remove when fixed)
-BUGS = {"tour": "BUG: the value printer (render/latex.py) writes pi as \\text{\\Pi}, which is not text"}
+BUGS: dict = {}  # example -> why its LaTeX does not compile yet (pi printed as \text{\Pi} was fixed in render/latex.py)
 
 
 def _examples():

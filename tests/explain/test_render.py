@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from gradlang.explain import explain, to_json, to_latex, to_plain, to_rich
+from gradlang.explain import explain
+from gradlang.render import to_json, to_latex, to_plain, to_rich
 from gradlang.expr.stopgrad import StopGradient
 
 from explain_helpers import X, diff_request, grad_request, log_stable_softmax_0

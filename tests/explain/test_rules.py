@@ -8,7 +8,8 @@ import pytest
 import sympy as sp
 from rich.console import Console
 
-from gradlang.explain import derivation, explain, to_json, to_latex, to_plain, to_rich
+from gradlang.explain import derivation, explain
+from gradlang.render import to_json, to_latex, to_plain, to_rich
 from gradlang.explain.steps import walk
 from gradlang.expr.functions import Maximum, Minimum, Relu, Where
 from gradlang.expr.primitives.elementwise import Sigmoid, Softplus

@@ -3,7 +3,7 @@
 import pytest
 
 from gradlang import Session
-from gradlang.explain import to_json, to_plain
+from gradlang.render import to_json, to_plain
 
 ROWS = [
     ("x: R^2\nexplain grad(x[0]^2, x)", "x[1]", "no dependence: x[1] does not appear in the expression"),

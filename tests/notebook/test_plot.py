@@ -10,7 +10,11 @@ import pytest
 import sympy as sp
 
 from gradlang import GradlangError, Session
-from gradlang.tools.plot import CHART_ROWS, CHART_WIDTH, MARKERS, OVERLAP, MissingExtraError, Plot, make_plot, y_limits
+from gradlang.tools.plot import MissingExtraError, Plot, make_plot
+from gradlang.render import to_json, to_latex, to_plain, to_rich
+from gradlang.render.chart import CHART_ROWS, CHART_WIDTH, MARKERS, OVERLAP
+from gradlang.tools.plot import y_limits
+from gradlang.render.image import png_bytes, write_png
 
 T = sp.Symbol("t", real=True)
 
@@ -37,7 +41,7 @@ def marked(row: str, markers: str = MARKERS + OVERLAP) -> list[int]:
 
 
 def test_a_straight_line_rises_from_bottom_left_to_top_right():
-    cells = grid(plot_of("plot(t, t, 0, 1)").to_plain())
+    cells = grid(to_plain(plot_of("plot(t, t, 0, 1)")))
     columns = max(max(marked(row), default=0) for row in cells) + 1
     for number, row in enumerate(cells):
         expected = (CHART_ROWS - 1 - number) / (CHART_ROWS - 1) * (columns - 1)
@@ -47,7 +51,7 @@ def test_a_straight_line_rises_from_bottom_left_to_top_right():
 
 
 def test_a_parabola_has_its_minimum_in_the_middle_of_the_bottom_row_and_is_symmetric():
-    cells = grid(plot_of("plot(t^2, t, -1, 1)").to_plain())
+    cells = grid(to_plain(plot_of("plot(t^2, t, -1, 1)")))
     columns = max(marked(cells[0])) + 1
     bottom = marked(cells[-1])
     half_width = np.sqrt(0.5 / (CHART_ROWS - 1)) * (columns - 1) / 2 + 1  # where t^2 is within half a row of 0
@@ -60,7 +64,7 @@ def test_a_parabola_has_its_minimum_in_the_middle_of_the_bottom_row_and_is_symme
 
 
 def test_the_chart_has_a_fixed_width_ticks_an_axis_and_a_legend_per_series():
-    chart = plot_of("plot(sin(t), cos(t), t, 0, 6.28)").to_plain()
+    chart = to_plain(plot_of("plot(sin(t), cos(t), t, 0, 6.28)"))
     lines = chart.splitlines()
     assert max(len(line) for line in lines) <= CHART_WIDTH
     assert len(lines) == CHART_ROWS + 3 + 3  # grid, x axis, x ticks, x name, legend: two series and the overlap
@@ -74,7 +78,7 @@ def test_the_chart_has_a_fixed_width_ticks_an_axis_and_a_legend_per_series():
 
 
 def test_sin_peaks_at_the_top_a_quarter_of_the_way_and_cos_starts_there():
-    cells = grid(plot_of("plot(sin(t), cos(t), t, 0, 6.28)").to_plain())
+    cells = grid(to_plain(plot_of("plot(sin(t), cos(t), t, 0, 6.28)")))
     columns = len(cells[CHART_ROWS // 2].rstrip("┈ ")) or 1
     sine_top = [c for c, ch in enumerate(cells[0]) if ch in MARKERS[0] + OVERLAP]
     cosine_top = [c for c, ch in enumerate(cells[0]) if ch in MARKERS[1] + OVERLAP]
@@ -83,14 +87,14 @@ def test_sin_peaks_at_the_top_a_quarter_of_the_way_and_cos_starts_there():
 
 
 def test_stops_are_written_sg_in_the_legend():
-    chart = plot_of("plot(t*stop_gradient(t), diff(t*stop_gradient(t), t), t, -1, 1)").to_plain()
+    chart = to_plain(plot_of("plot(t*stop_gradient(t), diff(t*stop_gradient(t), t), t, -1, 1)"))
     legend = chart.splitlines()[-3:]
     assert f"  {MARKERS[0]} t*sg(t)" in legend and f"  {MARKERS[1]} diff(t*sg(t), t)" in legend
     assert "stop_gradient" not in chart
 
 
 def test_identical_series_are_drawn_as_overlap_and_the_legend_says_so():
-    chart = plot_of("plot(t, 1*t, t, 0, 1)").to_plain()
+    chart = to_plain(plot_of("plot(t, 1*t, t, 0, 1)"))
     body = "".join(grid(chart))
     assert OVERLAP in body and MARKERS[0] not in body and MARKERS[1] not in body
     assert chart.splitlines()[-1].strip() == f"{OVERLAP} several series in one cell"
@@ -98,15 +102,15 @@ def test_identical_series_are_drawn_as_overlap_and_the_legend_says_so():
 
 def test_undefined_values_leave_gaps_not_errors():
     plot = plot_of("plot(log(t), t, -1, 1)")
-    cells = grid(plot.to_plain())
+    cells = grid(to_plain(plot))
     columns = max(max(marked(row), default=0) for row in cells) + 1
     assert all(c >= columns // 2 for row in cells for c in marked(row))
-    assert plot.to_json()["series"][0]["y"][0] == "nan"
+    assert to_json(plot)["series"][0]["y"][0] == "nan"
 
 
 def test_a_zero_line_is_drawn_when_zero_is_inside_the_range():
-    assert "┈" in plot_of("plot(t, t, -1, 1)").to_plain()
-    assert "┈" not in plot_of("plot(t, t, 1, 2)").to_plain()
+    assert "┈" in to_plain(plot_of("plot(t, t, -1, 1)"))
+    assert "┈" not in to_plain(plot_of("plot(t, t, 1, 2)"))
 
 
 def test_a_spike_does_not_flatten_the_rest_of_the_chart():
@@ -117,8 +121,8 @@ def test_a_spike_does_not_flatten_the_rest_of_the_chart():
 
 def test_rich_text_is_the_plain_chart_in_colour():
     plot = plot_of("plot(sin(t), cos(t), t, 0, 3)")
-    text = plot.to_rich()
-    assert text.plain == plot.to_plain()
+    text = to_rich(plot)
+    assert text.plain == to_plain(plot)
     assert {str(span.style) for span in text.spans} >= {"cyan", "magenta"}
 
 
@@ -126,12 +130,12 @@ def test_rich_text_is_the_plain_chart_in_colour():
 
 
 def test_latex_names_the_expressions_with_sg_for_stops():
-    latex = plot_of("plot(t*sg(t), t, 0, 1)").to_latex()
+    latex = to_latex(plot_of("plot(t*sg(t), t, 0, 1)"))
     assert r"\operatorname{sg}" in latex and r"t \in [0, 1]" in latex
 
 
 def test_json_carries_the_grid_and_the_values():
-    data = plot_of("plot(t^2, 2*t, t, 0, 2)").to_json()
+    data = to_json(plot_of("plot(t^2, 2*t, t, 0, 2)"))
     assert data["kind"] == "plot" and data["variable"] == "t" and data["interval"] == [0.0, 2.0]
     assert len(data["x"]) == 400 and data["x"][0] == 0.0 and data["x"][-1] == 2.0
     assert [s["label"] for s in data["series"]] == ["t^2", "2*t"]
@@ -174,7 +178,7 @@ def _pixels(source):
 def test_png_has_the_size_asked_for_and_shows_each_curve(tmp_path):
     pytest.importorskip("matplotlib")
     plot = plot_of("plot(relu(t), diff(relu(t), t), t, -2, 2)")
-    path = plot.to_png(tmp_path / "relu.png", 640, 480)
+    path = write_png(plot, tmp_path / "relu.png", 640, 480)
     assert path.exists() and path.stat().st_size > 5000
     pixels = _pixels(path)
     assert pixels.shape[:2] == (480, 640)
@@ -185,9 +189,9 @@ def test_png_has_the_size_asked_for_and_shows_each_curve(tmp_path):
     assert blue.sum() > 500 and orange.sum() > 200
 
 
-def test_repr_png_is_a_png_for_notebooks():
+def test_png_bytes_are_a_png_for_notebooks():
     pytest.importorskip("matplotlib")
-    data = plot_of("plot(t, t, 0, 1)")._repr_png_()
+    data = png_bytes(plot_of("plot(t, t, 0, 1)"))
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert _pixels(io.BytesIO(data)).shape[:2] == (500, 800)
 
@@ -197,9 +201,10 @@ def test_without_matplotlib_png_says_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     monkeypatch.setitem(sys.modules, "matplotlib.backends.backend_agg", None)
     with pytest.raises(MissingExtraError) as caught:
-        plot.to_png(tmp_path / "x.png")
+        write_png(plot, tmp_path / "x.png")
     assert "pip install matplotlib" in caught.value.message and caught.value.kind == "ValueError"
-    assert plot._repr_png_() is None
+    with pytest.raises(MissingExtraError):
+        png_bytes(plot)
     assert not (tmp_path / "x.png").exists()
 
 

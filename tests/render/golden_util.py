@@ -1,4 +1,7 @@
-"""Golden files: compare rendered text with a stored copy; UPDATE_GOLDEN=1 rewrites them."""
+"""Golden files: compare rendered text with a stored copy; GRADLANG_UPDATE_GOLDEN=1 rewrites them.
+
+A missing golden file fails: a test never writes its own expected output.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ def transcript(source: str, fmt: str, width: int = 80) -> str:
 
 def check_golden(name: str, actual: str) -> None:
     path = GOLDEN / name
-    if os.environ.get("UPDATE_GOLDEN") == "1" or not path.exists():
+    if os.environ.get("GRADLANG_UPDATE_GOLDEN") == "1":
         path.write_text(actual, encoding="utf-8")
-    assert actual == path.read_text(encoding="utf-8"), f"output differs from {path} (UPDATE_GOLDEN=1 to accept)"
+    assert path.exists(), f"no golden file {path}; run with GRADLANG_UPDATE_GOLDEN=1 and review it"
+    assert actual == path.read_text(encoding="utf-8"), f"output differs from {path} (GRADLANG_UPDATE_GOLDEN=1 to accept)"

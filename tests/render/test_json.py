@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from gradlang import GradlangError, Session
-from gradlang.render.json import dumps, encode_value, error_to_json, result_to_json
+from gradlang.render.json import dumps, encode_value, to_json
 
 x = sp.Symbol("x", real=True)
 
@@ -40,7 +40,7 @@ def test_value_encoding(value, expected):
 
 def test_result_object_keys_and_line():
     result = Session().run("x: R^2\n\ngrad(x[0]*x[1], x) at x = [2, 3]")[0]
-    data = json.loads(dumps(result_to_json(result)))
+    data = json.loads(dumps(to_json(result)))
     assert {"line", "source", "kind", "text", "latex", "value"} <= set(data)
     assert data["line"] == 3 and data["kind"] == "value" and data["source"] == "grad(x[0]*x[1], x) at x = [2, 3]"
     assert data["value"] == [3.0, 2.0] and data["text"] == "[3, 2]"
@@ -49,7 +49,7 @@ def test_result_object_keys_and_line():
 
 def test_explain_result_has_steps():
     result = Session().run("explain diff(x * stop_gradient(x), x)")[0]
-    data = json.loads(dumps(result_to_json(result)))
+    data = json.loads(dumps(to_json(result)))
     assert data["kind"] == "explain"
     assert isinstance(data["steps"], list) and data["steps"]
     assert {"rule", "expr", "result", "substeps"} <= set(data["steps"][0])
@@ -58,6 +58,6 @@ def test_explain_result_has_steps():
 def test_error_object_is_exactly_section_8():
     with pytest.raises(GradlangError) as caught:
         Session().run("y = 1\ndiff(y^2, 3)")
-    data = error_to_json(caught.value)
+    data = to_json(caught.value)
     assert list(data) == ["kind", "error", "message", "line", "column"]
     assert data["kind"] == "error" and data["error"] == "DiffError" and data["line"] == 2

@@ -11,6 +11,7 @@ import gradlang.tools.gradcheck as gradcheck_module
 from gradlang import Session
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.tools.gradcheck import GradcheckReport, gradcheck
+from gradlang.render import to_json, to_latex, to_plain, to_rich
 from tests.conftest import as_floats
 
 PRELUDE = """x: R^3
@@ -64,7 +65,7 @@ def test_a_wrong_gradient_is_caught(monkeypatch):
     report = gradcheck(s.eval("x[0]^2 + x[1]"), s.env["x"], list(zip(s.env["x"], [2, 0, 0])))
     assert float(report.value) > 0.5
     assert not report.passed
-    assert "DISAGREES" in report.to_plain()
+    assert "DISAGREES" in to_plain(report)
 
 
 def test_scalar_variable_and_exact_point():
@@ -100,7 +101,7 @@ def renders():
 
 
 def test_plain_table():
-    lines = renders().to_plain().splitlines()
+    lines = to_plain(renders()).splitlines()
     assert lines[1].split()[:2] == ["component", "symbolic"]
     assert "true finite diff." in lines[1]
     x0 = next(line for line in lines if line.startswith("x[0]"))
@@ -111,14 +112,14 @@ def test_plain_table():
 
 def test_json_and_latex_and_rich():
     report = renders()
-    data = report.to_json()
+    data = to_json(report)
     assert data["kind"] == "gradcheck"
     assert [r["component"] for r in data["rows"]] == ["x[0]", "x[1]", "x[2]"]
     assert [r["stops_changed"] for r in data["rows"]] == [True, False, False]
     assert data["rows"][0]["true_fd"] == pytest.approx(4.0)
     assert data["max_relative_error"] < 1e-7
-    assert report.to_latex().startswith(r"\begin{array}")
+    assert to_latex(report).startswith(r"\begin{array}")
     console = Console(width=120, record=True, color_system=None)
-    console.print(report.to_rich())
+    console.print(to_rich(report))
     text = console.export_text()
     assert "frozen finite diff." in text and "x[2]" in text

@@ -116,3 +116,9 @@ def test_batch_counts_points(values, expected):
 def test_batch_through_the_language():
     (warning,) = warnings_of("relu(t) at t = linspace(-1, 1, 5)")
     assert warning.startswith("at 1 of 5 points")
+
+
+def test_a_warning_has_a_short_line_and_the_convention_apart():
+    (warning,) = warnings_of("relu(t) at t = 0")
+    assert warning == f"{warning.short} {warning.detail}"
+    assert "docs/language.md" in warning.detail and len(warning.short) < 100

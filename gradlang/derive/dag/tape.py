@@ -6,7 +6,7 @@ lists, in reverse order, the adjoint of each value (v̄_i = d output / d v_i)
 as the sum of what each consumer sent it. A stop_gradient (and a
 piecewise-constant function) is a cut edge: it appears in the forward table,
 but sends nothing back, so everything only it reaches gets no adjoint.
-The tables are data; dag_render.py prints them.
+The tables are data; render/tape.py prints them.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from gradlang.derive.dag.build import add, mul
 from gradlang.derive.dag.canonical import canonical
 from gradlang.derive.dag.reverse import backward
 from gradlang.derive.dag.rules import is_cut, local_partials
+from gradlang.expr import primitives
 
+# Arithmetic and comparisons; the primitives go by their records' names.
 OPERATION_NAMES = {
-    "Add": "add", "Mul": "mul", "Pow": "pow", "StopGradient": "stop_gradient",
-    "Maximum": "max", "Minimum": "min", "MaxShare": "max_share", "MinShare": "min_share",
-    "Abs": "abs", "ceiling": "ceil", "StrictGreaterThan": ">", "StrictLessThan": "<",
+    "Add": "add", "Mul": "mul", "Pow": "pow", "StrictGreaterThan": ">", "StrictLessThan": "<",
     "GreaterThan": ">=", "LessThan": "<=", "Equality": "==", "Unequality": "!=",
 }
 
@@ -109,7 +109,8 @@ def _local(dag, i, numbers):
 def _forward_row(dag, i, numbers) -> ForwardRow:
     node = dag.nodes[i]
     name = type(node).__name__
-    operation = "input" if node.is_Symbol else OPERATION_NAMES.get(name, name.lower())
+    record = primitives.by_class(type(node))
+    operation = "input" if node.is_Symbol else record.name if record else OPERATION_NAMES.get(name, name.lower())
     inputs = tuple(numbers[k] for k in dag.children[i] if k in numbers)
     return ForwardRow(numbers[i], node, operation, inputs, _local(dag, i, numbers), is_cut(node))
 

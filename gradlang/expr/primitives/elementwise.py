@@ -165,6 +165,8 @@ class Log1p(GradlangFunction):
     def eval(cls, u):
         if u.is_zero:
             return sp.S.Zero
+        if u is sp.nan or u is sp.oo:
+            return u  # IEEE: log1p(nan) = nan, log1p(inf) = inf
         if u.is_Float:
             return -sp.oo if u == -1 else _accurate(mpmath.log1p, u, u._prec)
         if u == -1:
@@ -188,6 +190,8 @@ class Expm1(GradlangFunction):
     def eval(cls, u):
         if u.is_zero:
             return sp.S.Zero
+        if u is sp.nan or u is sp.oo or u is -sp.oo:
+            return sp.S.NegativeOne if u is -sp.oo else u  # IEEE: expm1(-inf) = -1
         if u.is_Float:
             return _accurate(mpmath.expm1, u, u._prec)
         return None

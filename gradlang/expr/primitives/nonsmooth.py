@@ -33,7 +33,7 @@ def _is_half_integer(a):
 
 def _jump(extra: str = "") -> Kink:
     """A jump of a piecewise-constant function: every framework's derivative is 0 there."""
-    return Kink("point", f"gradlang's derivative is 0 (section 5){extra}; TensorFlow, JAX and PyTorch also give 0. "
+    return Kink("point", f"gradlang's derivative is 0 (docs/language.md, section 5){extra}; TensorFlow, JAX and PyTorch also give 0. "
                 "A finite difference across the jump is not 0.", what="at a jump", hit=_is_integer)
 
 
@@ -71,7 +71,7 @@ register(Primitive(
 
 RELU_KINK = Kink(
     "point",
-    "gradlang's derivative is 0 there (section 5), as TensorFlow (tf.nn.relu), JAX (jax.nn.relu) and PyTorch "
+    "gradlang's derivative is 0 there (docs/language.md, section 5), as TensorFlow (tf.nn.relu), JAX (jax.nn.relu) and PyTorch "
     "(torch.relu) also give; jnp.maximum(u, 0) in JAX and torch.maximum(u, 0) give 1/2, tf.maximum(u, 0) gives 1.",
     what="at its kink", hit=lambda u: u == 0,
 )
@@ -92,7 +92,7 @@ register(Primitive(
 
 register(Primitive(
     "sign", sp.sign, "-1, 0 or 1; derivative 0", "sign(x)", build=sp.sign, zero_derivative=True, numpy="sign",
-    kink=Kink("point", "gradlang's derivative of sign is 0 (section 5), as TensorFlow, JAX and PyTorch give; "
+    kink=Kink("point", "gradlang's derivative of sign is 0 (docs/language.md, section 5), as TensorFlow, JAX and PyTorch give; "
               "a finite difference across the jump is not 0. sign(u) is also gradlang's derivative of abs(u), "
               "0 at u = 0 as TensorFlow (tf.abs) and PyTorch (torch.abs) give; JAX (jnp.abs, lax.abs) gives 1.",
               what="at a jump", hit=lambda u: u == 0),
@@ -109,7 +109,7 @@ register(Primitive(
 register(Primitive(
     "round", Round, "nearest integer, halves to even; derivative 0", "round(5/2)", build=Round,
     zero_derivative=True, numpy="round", latex=r"\operatorname{round}",
-    kink=Kink("point", "gradlang's derivative is 0 (section 5), and halves round to even as in NumPy, tf.round, "
+    kink=Kink("point", "gradlang's derivative is 0 (docs/language.md, section 5), and halves round to even as in NumPy, tf.round, "
               "jnp.round, torch.round; TensorFlow, JAX and PyTorch also give 0. "
               "A finite difference across the jump is not 0.", what="at a jump", hit=_is_half_integer),
     export=helpers("_round", {

@@ -100,6 +100,7 @@ class Primitive:
     form: str = "call"  # plain form: "call" f(a, b), "vector" f([a, b]), "component" f([a, b])[k]
     kink: Kink | None = None
     export: dict = field(default_factory=dict)  # target -> Export
+    rule: str = ""  # the derivative in words, for explain (one-argument functions show f'(u) instead)
 
     @property
     def names(self) -> tuple:

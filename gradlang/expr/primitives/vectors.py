@@ -1,11 +1,13 @@
-"""Primitives over all the components of a vector: logsumexp and softmax.
+"""Primitives over all the components of a vector: logsumexp, softmax and norm.
 
 Both are kept whole, as the user wrote them (section 6 of the language
 reference): `LogSumExp(x0, ..., xn)` with gradient softmax, and the component
 `Softmax(k, x0, ..., xn)` (like `MaxShare(k, ...)`) with derivative
 s_k (δ_kj - s_j) by x_j. Their evaluation shifts by the maximum inside
 (NumPy, evalf and float arguments alike), so logits of ±1000 stay finite and
-no stop_gradient appears in what the user sees.
+no stop_gradient appears in what the user sees. `Norm(x0, ..., xn)`, the
+Euclidean norm, has gradient x / norm(x) (Frobenius for a matrix: all its
+components).
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ register(Primitive(
     "logsumexp", LogSumExp, "log(sum(exp(v))), computed stably; its gradient is softmax(v)",
     "logsumexp([1, 2, 3])", build=LogSumExp, group="reduction", apply="reduction", arity=(1, 1),
     partial=lambda ops, node, k: ops.call(Softmax, sp.Integer(k), *node.args), numpy=_logsumexp_numpy,
-    latex=r"\operatorname{logsumexp}", form="vector",
+    latex=r"\operatorname{logsumexp}", form="vector", rule="the gradient of logsumexp(v) is softmax(v)",
     export=helpers("_logsumexp", {
         "numpy": "def _logsumexp(*args):\n    stacked = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
                  "    shift = np.max(stacked, axis=0)\n    shift = np.where(np.isfinite(shift), shift, 0.0)\n"
@@ -137,11 +139,50 @@ register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
     build=lambda *args: [Softmax(sp.Integer(k), *args) for k in range(len(args))], group="vector", apply="rows",
     partial=_softmax_partial, numpy=_softmax_numpy, latex=r"\operatorname{softmax}", form="component",
+    rule="with s = softmax(v), d s[k] / d v[j] = s[k]*(1 - s[j]) if j = k, else -s[k]*s[j]",
     export=helpers("_softmax", {
         "numpy": "def _softmax(k, *args):\n    exps = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
                  "    exps = np.exp(exps - np.max(exps, axis=0))\n    return exps[k] / np.sum(exps, axis=0)\n",
         "jax": "def _softmax(k, *args):\n    return jax.nn.softmax(_stack(*args), axis=0)[k]\n",
         "torch": "def _softmax(k, *args):\n    return torch.softmax(_stack(*args), dim=0)[k]\n",
         "tf": "def _softmax(k, *args):\n    return tf.nn.softmax(_stack(*args), axis=0)[k]\n",
+    }),
+))
+
+
+class Norm(GradlangFunction):
+    """norm(x0, ..., xn) = sqrt(x0^2 + ... + xn^2), kept whole: its gradient is x / norm(x)."""
+
+    @classmethod
+    def eval(cls, *args):
+        if not args:
+            raise TypeError("norm needs at least one argument")
+        if len(args) == 1:
+            return sp.Abs(args[0])
+        if all(a.is_number for a in args):
+            return sp.sqrt(sp.Add(*[a**2 for a in args]))
+        return None
+
+    def _eval_rewrite_as_sqrt(self, *args, **kwargs):
+        return sp.sqrt(sp.Add(*[a**2 for a in args]))
+
+    def _eval_is_extended_real(self):
+        return all(a.is_extended_real for a in self.args) or None
+
+    def _eval_is_nonnegative(self):
+        return self._eval_is_extended_real()
+
+
+register(Primitive(
+    "norm", Norm, "Euclidean norm (Frobenius for a matrix); its gradient is v / norm(v)", "norm([3, 4])",
+    build=Norm, group="reduction", apply="reduction", arity=(1, 1),
+    partial=lambda ops, node, k: ops.mul(node.args[k], ops.reciprocal(node)),
+    numpy=lambda *args: np.sqrt(np.sum(_stacked(args) ** 2, axis=0)), latex=r"\operatorname{norm}", form="vector",
+    rule="the gradient of norm(v) is v/norm(v)",
+    export=helpers("_norm", {
+        "numpy": "def _norm(*args):\n    return np.sqrt(np.sum(_stack(*args) ** 2, axis=0))\n",
+        "jax": "def _norm(*args):\n    return jnp.linalg.norm(_stack(*args), axis=0)\n",
+        "torch": "def _norm(*args):\n    return torch.linalg.vector_norm(_stack(*args), dim=0)\n",
+        "tf": "def _norm(*args):\n    return tf.norm(_stack(*args), axis=0)\n",
     }),
 ))

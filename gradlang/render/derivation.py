@@ -1,15 +1,14 @@
-"""Four renderings of one Explanation: plain text, LaTeX, a rich tree, JSON.
+"""Derivations (explain's Explanation records) in the four formats.
 
-All four draw the Node trees of layout.py, so folding, numbering, references
-and the depth limit are the same everywhere; each format only decides how a
-step, its rule and its note look.
+The printers' `_print_Explanation` methods call these. All four draw the Node
+trees of explain/layout.py, so folding, numbering, references and the depth
+limit are the same everywhere; each format only decides how a step, its rule
+and its note look. rich is imported only when a tree is drawn.
 """
 
 from __future__ import annotations
 
 import sympy as sp
-from rich.text import Text
-from rich.tree import Tree
 
 from gradlang.expr.values import to_symbolic
 from gradlang.explain.why import why_zero
@@ -17,7 +16,8 @@ from gradlang.explain.components import step_operator
 from gradlang.explain.ledger import adjoint_value, removed_value
 from gradlang.explain.stops import lines as stop_lines, verdict as verdict_words
 from gradlang.explain.layout import Node, abbreviations, layout, shorten
-from gradlang.explain.text import latex, latex_text as _latex_text, plain
+from gradlang.render.latex import text_escape as _latex_text, to_latex as latex
+from gradlang.render.plain import to_plain as plain
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 _STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold", "number": "dim"}
@@ -114,7 +114,7 @@ def _plain_lines(node: Node, show) -> list[str]:
     return lines
 
 
-def to_plain(explanation) -> str:
+def plain_text(explanation) -> str:
     """Numbered, indented lines with the rule name beside each step."""
     show = _Shown(explanation, plain)
     lines = [f"{call_text(explanation.request, show)}: {explanation.summary}"]
@@ -223,7 +223,7 @@ def _intertext(text: str, small: bool = False) -> str:
     return rf"\intertext{{\sloppy{size} {_latex_text(text)}}}"
 
 
-def to_latex(explanation) -> str:
+def latex_text(explanation) -> str:
     """An align* block: each step's equation, broken to fit, with its rule as text below it."""
     show = _Shown(explanation, latex)
     rows = [_intertext(explanation.summary)]
@@ -246,7 +246,9 @@ def to_latex(explanation) -> str:
 # --- rich -------------------------------------------------------------------
 
 
-def _rich_label(node: Node, show) -> Text:
+def _rich_label(node: Node, show):
+    from rich.text import Text
+
     step = node.step
     text = Text(f"{node.number}. ", style=_STYLES["number"])
     text.append(_equation(node, show))
@@ -258,14 +260,17 @@ def _rich_label(node: Node, show) -> Text:
     return text
 
 
-def _rich_add(tree: Tree, node: Node, show) -> None:
+def _rich_add(tree, node: Node, show) -> None:
     branch = tree.add(_rich_label(node, show))
     for child in node.children:
         _rich_add(branch, child, show)
 
 
-def to_rich(explanation) -> Tree:
+def rich_tree(explanation):
     """A rich Tree: the summary on top, one branch per step, rule names beside."""
+    from rich.text import Text
+    from rich.tree import Tree
+
     show = _Shown(explanation, plain)
     tree = Tree(Text(explanation.summary, style=_STYLES["summary"]), guide_style="dim")
     for text in _definitions(explanation):
@@ -308,7 +313,7 @@ def _json_node(node: Node) -> dict:
     return data
 
 
-def to_json(explanation) -> dict:
+def json_data(explanation) -> dict:
     """The whole call as one step (rule = the operation) whose substeps are the components."""
     request = explanation.request
     substeps = []

@@ -1,0 +1,206 @@
+"""gradlang source text of a value: the inverse of the parser on values.
+
+`to_source(v)` reads back to `v`: `Session().eval(to_source(v))` gives `v` again
+(after declaring the vectors whose components appear). The printer is SymPy's
+StrPrinter with gradlang's spellings: `^` for powers, `stop_gradient(u)`,
+`max`/`min` for the reductions, `abs`, `ceil`, `exp(1)` for E, `inf`/`nan` for
+the IEEE specials, and Floats as Python's shortest round-trip `repr`, so that
+no digit is lost or invented.
+
+It lives with the expressions because every stage names them in messages and
+records (explain's notes, kink warnings, plot legends) and may import expr/;
+primitives are spelled as their registry records say. The plain output format
+(render/plain.py) is this printer plus gradlang's records and the summaries of
+large arrays.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+from sympy.printing.precedence import precedence
+from sympy.printing.str import StrPrinter
+
+from gradlang import limits
+from gradlang.expr import primitives
+from gradlang.lazy import np
+
+# How a condition that SymPy has already decided is written in gradlang,
+# which has no boolean literals: a comparison that evaluates to it.
+TRUE_SOURCE = "0 == 0"
+FALSE_SOURCE = "0 == 1"
+
+
+def format_float(value: float) -> str:
+    """Python's shortest round-trip repr, with gradlang's names for the specials."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return repr(float(value))
+
+
+class SourcePrinter(StrPrinter):
+    """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
+
+    def _print_Add(self, expr, order=None):
+        # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
+        return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
+
+    def _print_Pow(self, expr, rational=False):
+        prec = precedence(expr)
+        if expr.exp is sp.S.Half:
+            return f"sqrt({self._print(expr.base)})"
+        if -expr.exp is sp.S.Half:
+            return f"1/sqrt({self._print(expr.base)})"
+        if expr.exp is sp.S.NegativeOne:
+            return f"1/{self.parenthesize(expr.base, prec, strict=False)}"
+        base = self.parenthesize(expr.base, prec, strict=False)  # (x^2)^y, not x^2^y
+        exponent = self.parenthesize(expr.exp, prec, strict=False)
+        return f"{base}^{exponent}"
+
+    def _print_Mul(self, expr):
+        coefficient, rest = expr.as_coeff_Mul()
+        if coefficient is sp.S.One or not coefficient.is_Rational and not coefficient.is_Float:
+            return super()._print_Mul(expr)
+        if not any(f.is_Add for f in sp.Mul.make_args(rest)):
+            return super()._print_Mul(expr)
+        return self._print_scaled_sums(coefficient, rest)
+
+    def _print_scaled_sums(self, coefficient, rest) -> str:
+        """A number times a product containing sums, written so that reading it back
+        never multiplies the number into a single sum first: SymPy would distribute
+        it (0.5*(x + 1) -> 0.5*x + 0.5) and the value read back would differ.
+        """
+        prec = precedence(sp.Mul(sp.Symbol("a"), sp.Symbol("b")))
+        factors = sp.Mul.make_args(rest)
+        below = [f for f in factors if f.is_Pow and f.exp.as_coeff_Mul()[0] < 0]
+        above = [f for f in factors if f not in below]
+        above.sort(key=lambda f: f.is_Add)  # a factor that is not a sum goes first
+        numerator = "*".join(self.parenthesize(f, prec, strict=False) for f in above)
+        denominator = [self.parenthesize(1 / f, prec, strict=False) for f in below]
+        sign = "-" if coefficient < 0 else ""
+        magnitude = abs(coefficient)
+        wrapped = above[0].is_Add
+        if magnitude.is_Rational and magnitude.q != 1 and not wrapped:
+            denominator.insert(0, str(magnitude.q))
+        body = numerator + (_over(denominator) if denominator else "")
+        if wrapped:
+            body = f"({body})"
+        if magnitude.is_Float:
+            return f"{sign}{self._print(magnitude)}*{body}"
+        scale = f"{magnitude.p}*" if magnitude.p != 1 else ""
+        tail = f"/{magnitude.q}" if magnitude.q != 1 and wrapped else ""
+        return f"{sign}{scale}{body}{tail}"
+
+    def _print_Float(self, expr):
+        return format_float(float(expr))
+
+    def _print_Infinity(self, expr):
+        return "inf"
+
+    def _print_NegativeInfinity(self, expr):
+        return "-inf"
+
+    def _print_NaN(self, expr):
+        return "nan"
+
+    def _print_ComplexInfinity(self, expr):
+        # Exact division by zero is an error in gradlang; should SymPy still
+        # produce zoo, the nearest gradlang value is an undefined number.
+        return "nan"
+
+    def _print_Exp1(self, expr):
+        return "exp(1)"
+
+    def _print_ImaginaryUnit(self, expr):
+        return "sqrt(-1)"
+
+    def _print_Pi(self, expr):
+        return "pi"
+
+    def _print_Symbol(self, expr):
+        return expr.name
+
+    _print_Dummy = _print_Symbol
+
+    def _print_Function(self, expr):
+        """A primitive by its gradlang name and form (from its record); other functions by SymPy's name."""
+        record = primitives.by_class(type(expr))
+        if record is None:
+            return f"{expr.func.__name__}({self.stringify(expr.args, ', ')})"
+        if record.form == "vector":
+            return f"{record.name}([{self.stringify(expr.args, ', ')}])"
+        if record.form == "component":
+            return f"{record.name}([{self.stringify(expr.args[1:], ', ')}])[{self._print(expr.args[0])}]"
+        return f"{record.name}({self.stringify(expr.args, ', ')})"
+
+    def _print_Exp(self, expr):
+        return f"exp({self._print(expr.args[0])})"
+
+    _print_exp = _print_Exp
+
+    def _print_log(self, expr):
+        return f"log({self.stringify(expr.args, ', ')})"
+
+    def _print_Relational(self, expr):
+        ops = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+        op = ops[expr.rel_op]
+        lhs = self.parenthesize(expr.lhs, precedence(expr), strict=True)
+        rhs = self.parenthesize(expr.rhs, precedence(expr), strict=True)
+        return f"{lhs} {op} {rhs}"
+
+    def _print_BooleanTrue(self, expr):
+        return TRUE_SOURCE
+
+    def _print_BooleanFalse(self, expr):
+        return FALSE_SOURCE
+
+    def _print_NDimArray(self, expr):
+        if expr.rank() == 0:
+            return self._print(expr[()])
+        if expr.rank() == 1:
+            return "[" + ", ".join(self._print(e) for e in expr) + "]"
+        return self._print(sp.ImmutableMatrix(expr.tomatrix()))
+
+    _print_ImmutableDenseNDimArray = _print_NDimArray
+    _print_ImmutableSparseNDimArray = _print_NDimArray
+
+    def _print_MatrixBase(self, expr):
+        rows = (", ".join(self._print(e) for e in expr.row(i)) for i in range(expr.rows))
+        return "[" + ", ".join(f"[{row}]" for row in rows) + "]"
+
+    _print_ImmutableMatrix = _print_MatrixBase
+    _print_ImmutableDenseMatrix = _print_MatrixBase
+    _print_MutableDenseMatrix = _print_MatrixBase
+
+    def _print_ndarray(self, array):
+        if array.ndim == 0:
+            return format_float(float(array))
+        return "[" + ", ".join(self._print_ndarray(a) for a in array) + "]"
+
+    def _print_bool(self, value):
+        return TRUE_SOURCE if value else FALSE_SOURCE
+
+    _print_bool_ = _print_bool
+
+    def _print_float(self, value):
+        return format_float(float(value))
+
+    _print_floating = _print_float
+
+
+def _over(denominator: list[str]) -> str:
+    return "/" + denominator[0] if len(denominator) == 1 else "/(" + "*".join(denominator) + ")"
+
+
+_PRINTER = SourcePrinter({"order": None})
+
+
+def to_source(value) -> str:
+    """The value as gradlang source (one line)."""
+    return _PRINTER.doprint(value)
+
+
+__all__ = ["FALSE_SOURCE", "SourcePrinter", "TRUE_SOURCE", "format_float", "to_source"]

@@ -1,0 +1,128 @@
+"""What of a value is shown: large arrays summarised, large expressions with named parts.
+
+Every printer asks `shown(value, full)` first, so all formats agree on what a
+reader sees. An array of more than `THRESHOLD` components is summarised as
+NumPy summarises (`numpy.set_printoptions(threshold=1000, edgeitems=3)`): the
+first and last `EDGE` components along each axis, with mark symbols where
+components were left out, and the original shape kept so each printer can
+say how large the value is. JSON values and `--full` skip the summary.
+
+Then an expression that shares subexpressions is shown as `t1 = …, t2 = …`
+and the value in terms of them, so the printout grows with the DAG, not with
+the tree (the shared parts are found on what is shown, so a summarised value
+costs no more than its edges).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.derive.dag.names import named_subexpressions
+from gradlang.errors import LimitError
+from gradlang.lazy import np
+from gradlang.expr.values import elements, from_elements, shape_of
+from gradlang.expr.walk import tree_size
+
+THRESHOLD = 1000      # components above which an array is summarised (NumPy's default)
+EDGE = 3              # components kept at each end of a summarised axis (NumPy's edgeitems)
+
+# Marks for left-out components; each printer spells them (… ⋯ ⋮ ⋱, \cdots …).
+ROW_GAP = sp.Symbol("⋯")       # columns left out, within a row (or components of a vector)
+COLUMN_GAP = sp.Symbol("⋮")    # rows left out, within a column
+BOTH_GAP = sp.Symbol("⋱")      # rows and columns left out
+MARKS = frozenset({ROW_GAP, COLUMN_GAP, BOTH_GAP})
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A value as it will be printed: named shared parts, the (maybe summarised) value, its full shape."""
+
+    named: tuple          # (t_k, expr_k) pairs, in the order they are defined
+    value: object         # what to print: the value, or a small array with gap marks
+    shape: tuple | None   # the original shape when summarised, else None
+
+
+def shown(value, full: bool = False) -> Shown:
+    """The value as the printers show it (see the module docstring)."""
+    shape = None
+    if not full and _size(value) > THRESHOLD:
+        shape = tuple(value.shape)
+        value = summarised(value)
+    named, value = _name_shared_parts(value)
+    return Shown(tuple(named), value, shape)
+
+
+def _size(value) -> int:
+    if isinstance(value, np.ndarray):
+        return value.size
+    if isinstance(value, (sp.MatrixBase, sp.NDimArray)):
+        return int(np.prod(value.shape))
+    return 1
+
+
+def _edges(n: int) -> list:
+    """Indices kept along an axis of length n, None where the gap goes."""
+    if n <= 2 * EDGE:
+        return list(range(n))
+    return [*range(EDGE), None, *range(n - EDGE, n)]
+
+
+def summarised(value):
+    """A small SymPy array of the edge components with gap marks (1-D or 2-D)."""
+    shape = tuple(value.shape)
+    if isinstance(value, np.ndarray):
+        def item(*index):
+            return _float(float(value[index]))
+    else:
+        def item(*index):
+            return value[index]
+    if len(shape) == 1:
+        items = [ROW_GAP if i is None else item(i) for i in _edges(shape[0])]
+        return sp.ImmutableDenseNDimArray(items, (len(items),))
+    rows = [[_gap(i, j) if i is None or j is None else item(i, j) for j in _edges(shape[1])] for i in _edges(shape[0])]
+    return sp.ImmutableMatrix(rows)
+
+
+def _gap(i, j):
+    if i is None and j is None:
+        return BOTH_GAP
+    return COLUMN_GAP if i is None else ROW_GAP
+
+
+def _float(value: float) -> sp.Expr:
+    """A float as SymPy holds it, the IEEE specials included."""
+    if np.isnan(value):
+        return sp.nan
+    if np.isinf(value):
+        return sp.oo if value > 0 else -sp.oo
+    return sp.Float(value)
+
+
+def shape_text(shape: tuple) -> str:
+    """`1000000` for a vector, `300×300` for a matrix: the size a summary stands for."""
+    return "×".join(str(n) for n in shape)
+
+
+def is_gap_row(row) -> bool:
+    """True for a row of a summarised matrix that stands for left-out rows."""
+    return all(entry in MARKS for entry in row)
+
+
+def _name_shared_parts(value) -> tuple[list, object]:
+    """([(t_k, expr_k)], value in terms of them) for a value too large to write out as a tree."""
+    if isinstance(value, np.ndarray) or not isinstance(value, (sp.Basic, sp.MatrixBase, sp.NDimArray)):
+        return [], value
+    items = elements(value)
+    if sum(tree_size(e) for e in items if isinstance(e, sp.Basic)) <= limits.NAMED_PARTS_ABOVE:
+        return [], value
+    named, reduced = named_subexpressions(items, min_size=8)
+    size = sum(tree_size(e) for _, e in named) + sum(tree_size(e) for e in reduced)
+    if size > limits.MAX_PRINTED_NODES:
+        raise LimitError(
+            f"the result has about {size:.3g} nodes even with its shared parts named, above the limit of "
+            f"{limits.MAX_PRINTED_NODES}; evaluate it at a point with `at` instead"
+        )
+    return named, from_elements(shape_of(value), reduced)
