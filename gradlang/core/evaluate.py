@@ -36,6 +36,7 @@ from gradlang.expr.values import (
     shape_of,
     to_symbolic,
 )
+from gradlang.expr.walk import dag_has
 
 
 @dataclass(frozen=True)
@@ -337,7 +338,7 @@ def _calls(node, name: str) -> bool:
 
 def _divide(a, b):
     if isinstance(b, sp.Expr) and b.is_zero and b.is_number:
-        if b.is_Float or (isinstance(a, sp.Expr) and a.has(sp.Float)):
+        if b.is_Float or (isinstance(a, sp.Expr) and dag_has(a, sp.Float)):
             return _ieee_divide(a)
         raise ValueError("division by zero")
     return _checked(a / b)

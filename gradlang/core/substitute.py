@@ -19,9 +19,10 @@ from gradlang import limits
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.exact import combine
+from gradlang.core.floats import fold_floats
 from gradlang.lazy import np
 from gradlang.expr.values import describe_shape, elements, from_elements, is_condition, shape_of, to_symbolic
-from gradlang.expr.walk import dag_atoms, dag_has, rebuild
+from gradlang.expr.walk import dag_atoms, dag_has, rebuild, rebuild_all
 
 TIDY_TIME_LIMIT = 0.5
 
@@ -71,21 +72,28 @@ def settle(value):
 
 
 def _inexact(exprs) -> bool:
-    return any(isinstance(e, sp.Basic) and dag_has(e, sp.Float, sp.oo, -sp.oo, sp.nan) for e in exprs)
+    """Whether a float (or an IEEE special) appears anywhere: one walk over the shared DAG of all."""
+    return dag_has([e for e in exprs if isinstance(e, sp.Basic)], sp.Float, sp.oo, -sp.oo, sp.nan)
 
 
 def _free_symbols(items) -> set:
-    return set().union(*(dag_atoms(e, sp.Symbol) for e in items if isinstance(e, sp.Basic)))
+    return dag_atoms([e for e in items if isinstance(e, sp.Basic)], sp.Symbol)
 
 
 def _exact(value, items, mapping):
-    results = [_tidy(rebuild(e, mapping, combine)) for e in items]
+    results = [_tidy(e) for e in _rebuilt(items, mapping, combine)]
     for result in results:
         if isinstance(result, sp.Expr) and dag_has(result, sp.zoo, sp.nan):
             raise ValueError("the result is undefined at this point (division by zero)")
         if isinstance(result, sp.Expr) and result.is_number and result.is_extended_real is False:
             raise ValueError(f"the result {result} is not a real number")
     return from_elements(shape_of(value), results)
+
+
+def _rebuilt(items: list, mapping: dict, combine=None) -> list:
+    """Every SymPy item rebuilt with the mapping in one walk over their shared DAG; others kept."""
+    rebuilt = iter(rebuild_all([e for e in items if isinstance(e, sp.Basic)], mapping, combine))
+    return [next(rebuilt) if isinstance(e, sp.Basic) else e for e in items]
 
 
 def _tidy(expr):
@@ -106,8 +114,10 @@ def _floating(value, items, mapping):
     symbols = sorted(mapping, key=sp.default_sort_key)
     leftover = _free_symbols(items) - set(symbols)
     if leftover or any(is_condition(e) for e in items) or not all(_is_real_number(mapping[s]) for s in symbols):
-        return from_elements(shape_of(value), [_evalf(rebuild(e, mapping)) for e in items])
+        return from_elements(shape_of(value), fold_floats(rebuild_all(items, mapping)))
     items = [sp.nan if _is_complex_number(e) else e for e in items]
+    if not symbols:
+        return from_elements(shape_of(value), fold_floats(items))
     from gradlang.expr.numeric import evaluate, to_sympy_number
 
     outputs = evaluate(items, symbols, [float(mapping[s]) for s in symbols])
@@ -117,10 +127,6 @@ def _floating(value, items, mapping):
 def _is_complex_number(expr) -> bool:
     """sqrt(-4.0) and the like: NaN in IEEE arithmetic, as NumPy gives."""
     return isinstance(expr, sp.Expr) and expr.is_number and expr.is_extended_real is False
-
-
-def _evalf(expr):
-    return expr.evalf() if isinstance(expr, sp.Expr) else expr
 
 
 def _is_real_number(expr) -> bool:
@@ -144,7 +150,7 @@ def _batch(value, pairs: list, batch: list) -> np.ndarray:
     if int(np.prod(batch_shape)) * max(1, len(elements(value))) > limits.MAX_NUMERIC_POINTS:
         raise LimitError(f"evaluating at more than {limits.MAX_NUMERIC_POINTS} points is above the limit")
     mapping = dict(pairs)
-    items = [rebuild(e, mapping) if isinstance(e, sp.Basic) else e for e in elements(value)]
+    items = _rebuilt(elements(value), mapping)
     symbols = [s for s, _ in batch]
     leftover = _free_symbols(items) - set(symbols)
     if leftover:

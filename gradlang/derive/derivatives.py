@@ -24,7 +24,7 @@ from gradlang.expr.source import to_source
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, describe_shape
 from gradlang.expr.walk import dag_atoms, dag_has, rebuild, tree_size
 
-DAG_THRESHOLD = 2_000  # tree nodes above which derivatives are taken on the DAG
+TREE_WORK_LIMIT = 2_000  # tree nodes x variables that sympy.diff may be asked to walk in one call
 BLOCKED_SIMPLIFY_SIZE = 2_000  # tree nodes above which blocked() leaves its difference unsimplified
 
 _CONSTANT_CLASSES = constant_classes()  # stop_gradient and the piecewise-constant functions
@@ -52,34 +52,50 @@ def freeze(expr: sp.Expr) -> Frozen:
 
 def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
     """The order-th derivative of a scalar expression, stops treated as constants."""
+    items = [expr]
     for _ in range(order):
-        if not dag_has(expr, symbol):
-            return sp.S.Zero
-        if _large(expr):
-            expr = dag.gradient_list(expr, [symbol])[0]
-            continue
-        frozen = freeze(expr)
-        expr = frozen.thaw(sp.diff(frozen.expr, symbol))
-    return expr
+        items = _derivatives_by(items, symbol)
+    return items[0]
 
 
-def _derivative_many(expr: sp.Expr, symbols) -> list[sp.Expr]:
-    """First derivatives with respect to many symbols, freezing once."""
-    if _large(expr):
-        return dag.gradient_list(expr, list(symbols))
+def _derivatives_by(items: list, symbol: sp.Symbol) -> list:
+    """d e / d symbol for each e: sympy.diff when small, else one forward or backward pass on the DAG."""
+    if _on_tree(items, 1):
+        return [tree_derivative(e, symbol) for e in items]
+    if not dag_has(items, symbol):
+        return [sp.S.Zero] * len(items)
+    return [row[0] for row in dag.jacobian_rows(items, [symbol])]
+
+
+def _gradient(expr: sp.Expr, symbols: list) -> list:
+    """First derivatives of a scalar by many symbols: one backward pass unless tiny."""
+    if _on_tree([expr], len(symbols)):
+        return tree_gradient(expr, symbols)
+    return dag.gradient_list(expr, symbols)
+
+
+def _on_tree(items: list, variables: int) -> bool:
+    """Small enough for sympy.diff, whose forms the step-by-step derivations of explain share.
+
+    The tree path differentiates each component by each variable separately and
+    repeats every shared node once per path to it; bounding its whole work (tree
+    nodes times variables) by a constant keeps every derivative linear in the
+    size of the DAG: anything bigger is reverse (or forward) accumulation.
+    """
+    budget = TREE_WORK_LIMIT // max(variables, 1)
+    return tree_size(items, cap=budget + 1) <= budget
+
+
+def tree_derivative(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:
+    """sympy.diff with the stops frozen: the tree path (and the oracle of the DAG engine's tests)."""
+    return tree_gradient(expr, [symbol])[0]
+
+
+def tree_gradient(expr: sp.Expr, symbols) -> list[sp.Expr]:
+    """First derivatives by many symbols on the tree path, freezing once."""
     frozen = freeze(expr)
     present = dag_atoms(frozen.expr, sp.Symbol)
     return [frozen.thaw(sp.diff(frozen.expr, s)) if s in present else sp.S.Zero for s in symbols]
-
-
-def _large(expr) -> bool:
-    """Too large as a tree for sympy.diff: reverse accumulation over the DAG instead.
-
-    Small expressions keep SymPy's own differentiation, so their derivatives read
-    exactly as the step-by-step derivations of explain build them; large ones
-    (shared subexpressions, long products) would swell exponentially as trees.
-    """
-    return tree_size(expr) > DAG_THRESHOLD
 
 
 def check_symbol(value, operation: str) -> sp.Symbol:
@@ -105,19 +121,15 @@ def _show(value) -> str:
 
 
 def diff(expr, specs: list[tuple[sp.Symbol, int]]):
-    """diff(e, x, n, y, ...): mixed partials left to right, elementwise on arrays."""
+    """diff(e, x, n, y, ...): mixed partials left to right, elementwise on arrays (forward mode)."""
     total = sum(n for _, n in specs)
     if total > limits.MAX_DERIVATIVE_ORDER:
         raise LimitError(f"derivative order {total} is above the limit of {limits.MAX_DERIVATIVE_ORDER}")
-
-    def one(e):
-        for symbol, n in specs:
-            e = derivative(e, symbol, n)
-        return e
-
-    if is_scalar(expr):
-        return one(expr)
-    return from_elements(shape_of(expr), [one(e) for e in elements(expr)])
+    items = elements(expr)
+    for symbol, n in specs:
+        for _ in range(n):
+            items = _derivatives_by(items, symbol)
+    return items[0] if is_scalar(expr) else from_elements(shape_of(expr), items)
 
 
 def grad(expr, wrt):
@@ -126,7 +138,7 @@ def grad(expr, wrt):
         raise ShapeError(f"grad needs a scalar expression, got {describe_shape(shape_of(expr))}; use jacobian")
     if is_scalar(wrt):
         return derivative(expr, wrt)
-    return from_elements(shape_of(wrt), _derivative_many(expr, elements(wrt)))
+    return from_elements(shape_of(wrt), _gradient(expr, elements(wrt)))
 
 
 def jacobian(expr, wrt):
@@ -140,14 +152,15 @@ def jacobian(expr, wrt):
         return grad(expr, wrt)
     if is_scalar(wrt):
         return diff(expr, [(wrt, 1)])
-    symbols = elements(wrt)
-    _check_size(len(elements(expr)) * len(symbols))
-    rows = [_derivative_many(e, symbols) for e in elements(expr)]
-    return sp.ImmutableMatrix(rows)
+    items, symbols = elements(expr), elements(wrt)
+    _check_size(len(items) * len(symbols))
+    if _on_tree(items, len(symbols)):
+        return sp.ImmutableMatrix([tree_gradient(e, symbols) for e in items])
+    return sp.ImmutableMatrix(dag.jacobian_rows(items, symbols))
 
 
 def hessian(expr, wrt):
-    """Matrix of second partials of a scalar expression."""
+    """Matrix of second partials of a scalar expression (forward over reverse on the DAG)."""
     if not is_scalar(expr):
         raise ShapeError(f"hessian needs a scalar expression, got {describe_shape(shape_of(expr))}")
     if len(shape_of(wrt)) == 2:
@@ -156,8 +169,9 @@ def hessian(expr, wrt):
         return derivative(expr, wrt, 2)
     symbols = elements(wrt)
     _check_size(len(symbols) ** 2)
-    first = _derivative_many(expr, symbols)
-    return sp.ImmutableMatrix([_derivative_many(d, symbols) for d in first])
+    if _on_tree([expr], len(symbols) ** 2):
+        return sp.ImmutableMatrix([tree_gradient(d, symbols) for d in tree_gradient(expr, symbols)])
+    return sp.ImmutableMatrix(dag.hessian_rows(expr, symbols))
 
 
 def derivative_like(expr, wrt):

@@ -14,6 +14,7 @@ import sympy as sp
 
 from gradlang.derive.derivatives import freeze
 from gradlang.explain.steps import Derived, Step
+from gradlang.expr.walk import dag_atoms, dag_has
 
 
 class Context:
@@ -23,7 +24,7 @@ class Context:
         self.symbol = symbol
         self.frozen = frozen
         # placeholders whose stopped expression depends on the variable
-        self.live = {d for d, e in frozen.thaw_map.items() if e.has(symbol)}
+        self.live = {d for d, e in frozen.thaw_map.items() if dag_has(e, symbol)}
         self.memo: dict = {}
 
     def thaw(self, expr):
@@ -35,7 +36,7 @@ class Context:
 
     def involves(self, expr) -> bool:
         """Does the expression depend on the variable, through a stop or not?"""
-        free = expr.free_symbols
+        free = dag_atoms(expr, sp.Symbol)
         return self.symbol in free or bool(self.live & free)
 
     def derive(self, expr) -> Derived:
@@ -50,7 +51,7 @@ class Context:
         if not self.involves(expr):
             return constant(expr, self)
         derived = rule_for(expr)(expr, self)
-        if self.symbol not in expr.free_symbols and derived.raw != 0:
+        if not dag_has(expr, self.symbol) and derived.raw != 0:
             # SymPy's Derivative answers 0 before any rule runs; so must we.
             return self.make(derived.step.rule, expr, sp.S.Zero, (),
                              note=derived.step.note, substeps_steps=derived.step.substeps)

@@ -19,6 +19,7 @@ from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, to_symbolic
 from gradlang.explain.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
+from gradlang.expr.walk import dag_atoms
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12
@@ -117,11 +118,11 @@ def abbreviations(explanation) -> dict:
     """
     stops, taken = set(), set()
     for e in elements(to_symbolic(explanation.request.expr)):
-        stops |= {s for s in e.atoms(StopGradient) if _long(s)}
-        taken |= {str(s) for s in e.free_symbols}
+        stops |= {s for s in dag_atoms(e, StopGradient) if _long(s)}
+        taken |= {str(s) for s in dag_atoms(e, sp.Symbol)}
     for root in explanation.steps:
         for step in walk(root):
-            stops |= {s for s in step.expr.atoms(StopGradient) if _long(s)}
+            stops |= {s for s in dag_atoms(step.expr, StopGradient) if _long(s)}
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
     letters = [_letter(s) for s in ordered]
     names = {}

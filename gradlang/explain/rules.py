@@ -17,6 +17,7 @@ from gradlang.expr import primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.explain.text import plain
+from gradlang.expr.walk import dag_atoms
 
 _U = sp.Symbol("u")
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
@@ -26,7 +27,7 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 def constant(expr, ctx):
     """Anything that does not depend on the variable has derivative 0 (and says why)."""
-    note = f"{plain(ctx.symbol)} does not appear" if expr.free_symbols else ""
+    note = f"{plain(ctx.symbol)} does not appear" if dag_atoms(expr, sp.Symbol) else ""
     return ctx.make("constant", expr, sp.S.Zero, note=note)
 
 

@@ -35,6 +35,8 @@ from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES
 from gradlang.export.printers import PRINTERS
 from gradlang.export.shapes import assignments, call_hints, parameter_options
+from gradlang.derive.dag.names import named_subexpressions
+from gradlang.expr.walk import dag_atoms
 
 TARGETS = ("jax", "torch", "tf", "numpy")
 _TEMP = "_gl_t"
@@ -184,7 +186,7 @@ def _parameter(name: str, shape: tuple, symbols: dict):
 def _globals(items, symbols: dict) -> list[str]:
     """Symbols the body uses besides its parameters become keyword-only arguments (x[0] -> x)."""
     keywords = []
-    for s in sorted(set().union(*(e.free_symbols for e in items)) - set(symbols), key=str):
+    for s in sorted(dag_atoms(items, sp.Symbol) - set(symbols), key=str):
         base, bracket, rest = s.name.partition("[")
         symbols[s] = (base, bracket + rest)
         if base not in keywords:
@@ -194,7 +196,7 @@ def _globals(items, symbols: dict) -> list[str]:
 
 def _body(items, shape: tuple, printer) -> str:
     temps = sp.numbered_symbols(_TEMP, cls=sp.Dummy)
-    replacements, reduced = sp.cse(items, symbols=temps, order="none")
+    replacements, reduced = named_subexpressions(items, min_size=1, symbols=temps)
     lines = []
     for k, (temp, expr) in enumerate(replacements):
         printer.symbol_names[temp] = f"{_TEMP}{k}"

@@ -19,8 +19,10 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.errors import LimitError, ValueError
+from gradlang.expr.walk import tree_size
 
 HUGE_EXPONENT = 2**20  # above this, a float power is computed in IEEE (SymPy's exponentiation is too slow)
+SHARED_BASE = 2_000  # tree nodes above which a power is built as it stands (SymPy's Pow asks assumptions of the tree)
 
 
 def bits(value) -> int:
@@ -59,8 +61,10 @@ def power(base, exponent):
             )
         if base.is_zero and exponent.is_negative:
             raise ValueError("division by zero (0 to a negative power)")
-    if base.is_zero and exponent.is_extended_negative and (base.is_Float or exponent.is_Float):
+    if (base.is_Float or exponent.is_Float) and base.is_zero and exponent.is_extended_negative:  # cheap test first: is_zero of a shared sum walks its tree
         return sp.oo  # IEEE 754: 0.0^(-1) is inf (SymPy would give complex infinity)
+    if not base.is_Atom and tree_size(base, cap=SHARED_BASE + 1) > SHARED_BASE:
+        return sp.Pow(base, exponent, evaluate=False)  # a_k^2 of a self-composition: Add._eval_power walks its tree
     return checked(sp.Pow(base, exponent))
 
 

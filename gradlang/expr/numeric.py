@@ -1,4 +1,4 @@
-"""Numbers from SymPy values: lambdify to NumPy, with common-subexpression elimination.
+"""Numbers from SymPy values: NumPy code, one line per distinct operation of the DAG.
 
 One compiled function per (expressions, symbols), cached. Floating point
 follows IEEE 754 (inf, nan) as NumPy does. Every primitive is printed as its
@@ -140,40 +140,82 @@ def _rebuilt(node, args):
 
 
 def compile_function(exprs: tuple, symbols: tuple):
-    """A NumPy function of `symbols` returning the list of `exprs`, cached."""
-    key = (exprs, symbols)
-    if key in _CACHE:
+    """A NumPy function of `symbols` returning the list of `exprs`, cached by identity.
+
+    Not by SymPy equality: two equal values built separately (a program run
+    twice) have equal hashes, and comparing them walks both as trees, once per
+    path to each shared node (minutes for the depth-16 iterated map).
+    """
+    key = (tuple(map(id, exprs)), tuple(map(id, symbols)))
+    if key in _CACHE and _CACHE[key][0] == tuple(map(id, exprs)):
         _CACHE.move_to_end(key)
-        return _CACHE[key]
+        return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
-    if len(arguments) > _FLAT_TERMS:
-        function = _compiled(arguments, assignments, outputs)
-    else:
-        function = sp.lambdify(
-            arguments,
-            outputs,
-            modules=[HELPERS, "numpy"],
-            printer=_Printer,
-            cse=lambda reduced: (assignments, reduced),
-            dummify=False,
-        )
-    _CACHE[key] = function
+    namespace = {**np.__dict__, "numpy": np, "functools": functools, **HELPERS}  # bare inf, nan as the printer writes them
+    exec(compile(function_source(arguments, assignments, outputs), "<gradlang>", "exec"), namespace)
+    function = namespace["_f"]
+    _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return function
 
 
-def _compiled(arguments, assignments, outputs):
-    """What lambdify writes, written directly: lambdify sorts its arguments with SymPy's sort key,
-    which took minutes for the 100,000 symbols of a large vector. The code comes from SymPy objects
-    and generated names only (`_a0`, `_t5`), never from user text."""
-    printer = _Printer({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True})
-    lines = [f"def _gl_compiled({', '.join(map(str, arguments))}):"]
-    lines += [f"    {name} = {printer.doprint(expr)}" for name, expr in assignments]
-    lines.append(f"    return [{', '.join(printer.doprint(o) for o in outputs)}]")
-    namespace = {**np.__dict__, **HELPERS, "numpy": np, "functools": functools}
-    exec(compile("\n".join(lines), "<gradlang-compiled>", "exec"), namespace)  # noqa: S102 - generated code
-    return namespace["_gl_compiled"]
+def function_source(arguments, assignments, outputs) -> str:
+    """Python source of `_f(_a0, ...)`: one line per assignment of dag_cse, then the outputs.
+
+    Sums, products and one-argument functions over names are printed directly,
+    as the printer would print them (SymPy's printer costs about a millisecond
+    a line: minutes for a big gradient); the rest by the printer. Executed in a
+    namespace of NumPy and the helpers, not lambdify's `from numpy import *`
+    (0.2 s of every program that evaluates a float).
+    """
+    code = _Coder(_Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True}))
+    lines = [f"def _f({', '.join(str(a) for a in arguments)}):"]
+    lines += [f"    {name} = {code.node(expr)}" for name, expr in assignments]
+    lines.append(f"    return [{', '.join(code.node(e) for e in outputs)}]")
+    return "\n".join(lines) + "\n"
+
+
+class _Coder:
+    """Code of one node whose args are atoms (names and numbers)."""
+
+    def __init__(self, printer: _Printer):
+        self.printer = printer
+        self.templates: dict = {}
+        self.numbers: dict = {}
+
+    def atom(self, atom) -> str:
+        if atom.is_Symbol:
+            return atom.name  # _a0, _t5: dag_cse's names
+        if atom not in self.numbers:
+            self.numbers[atom] = f"({self.printer.doprint(atom)})"
+        return self.numbers[atom]
+
+    def node(self, expr) -> str:
+        if expr.is_Atom:
+            return self.atom(expr)
+        if isinstance(expr, (sp.Add, sp.Mul)) and all(a.is_Atom for a in expr.args):
+            operator = " + " if expr.is_Add else "*"
+            parts = [self.atom(a) for a in expr.args]
+            return _balanced(operator, parts) if len(parts) > _FLAT_TERMS else operator.join(parts)
+        template = self._template(expr)
+        if template is not None:
+            return template.replace(_SLOT_CODE, self.atom(expr.args[0]))
+        return self.printer.doprint(expr)
+
+    def _template(self, expr):
+        """`numpy.tanh(_slot_)` for a one-argument function class, printed once per class."""
+        cls = type(expr)
+        if cls not in self.templates:
+            self.templates[cls] = None
+            if isinstance(expr, sp.Function) and len(expr.args) == 1 and expr.args[0].is_Atom:
+                text = self.printer.doprint(cls(_SLOT))
+                self.templates[cls] = text if text.count(_SLOT_CODE) == 1 else None
+        return self.templates[cls]
+
+
+_SLOT = sp.Symbol("_slot_")
+_SLOT_CODE = "_slot_"
 
 
 def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:

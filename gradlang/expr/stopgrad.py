@@ -17,7 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.primitives.record import ZeroDerivative
-from gradlang.expr.walk import dag_has
+from gradlang.expr.walk import dag_has, unwrap
 
 
 class StopGradient(ZeroDerivative, sp.Function):
@@ -60,6 +60,4 @@ def stop_gradient(expr: sp.Expr) -> sp.Expr:
 
 def unstopped(expr: sp.Basic) -> sp.Basic:
     """`expr` with every stop_gradient removed: the function it computes."""
-    if not expr.has(StopGradient):
-        return expr
-    return expr.replace(lambda e: isinstance(e, StopGradient), lambda e: e.args[0])
+    return unwrap(expr, StopGradient)

@@ -30,15 +30,24 @@ def dag_has(exprs, *targets) -> bool:
     return any((classes and isinstance(n, classes)) or n in values for n in dag_nodes(exprs))
 
 
-def tree_size(expr) -> int:
-    """How many nodes the expression has when printed as a tree (capped at 10^18)."""
-    dag = build_dag([expr])
-    return tree_sizes(dag, cap=10**18)[dag.roots[0]]
+def tree_size(exprs, cap: int = 10**18) -> int:
+    """How many nodes one expression or a list of them has when printed as trees (at most `cap`)."""
+    exprs = list(exprs) if isinstance(exprs, (list, tuple)) else [exprs]
+    dag = build_dag(exprs)
+    sizes = tree_sizes(dag, cap=cap)
+    return min(sum(sizes[r] for r in dag.roots), cap)
 
 
 def rebuild(expr, mapping: dict, combine=None):
     """`expr.xreplace(mapping)` over the DAG; `combine(node, args)` builds each new node."""
-    dag = build_dag([expr])
+    return rebuild_all([expr], mapping, combine)[0]
+
+
+def rebuild_all(exprs: list, mapping: dict, combine=None) -> list:
+    """`rebuild` of many expressions at once: a node they share is rebuilt once."""
+    if not mapping:
+        return list(exprs)
+    dag = build_dag(list(exprs))
     built: list = []
     for node, kids in zip(dag.nodes, dag.children):
         if node in mapping:
@@ -51,6 +60,25 @@ def rebuild(expr, mapping: dict, combine=None):
                 built.append(node)
             else:
                 built.append((combine or build)(node, args))
+    return [built[r] for r in dag.roots]
+
+
+def unwrap(expr, cls):
+    """expr with every application of the one-argument class `cls` replaced by its argument."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    dag = build_dag([expr])
+    if not any(isinstance(n, cls) for n in dag.nodes):
+        return expr
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if isinstance(node, cls):
+            built.append(args[0])
+        elif not kids or all(a is b for a, b in zip(args, node.args)):
+            built.append(node)
+        else:
+            built.append(build(node, args))
     return built[dag.roots[0]]
 
 

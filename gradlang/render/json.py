@@ -27,6 +27,7 @@ from gradlang.render.plain import to_plain
 from gradlang.render.report import json_number as encode_float
 from gradlang.render.shown import shown
 from gradlang.lazy import np
+from gradlang.expr.walk import dag_atoms
 
 
 def encode_value(value):
@@ -62,7 +63,7 @@ def _encode_list(items):
 
 
 def _encode_scalar(expr):
-    if not isinstance(expr, sp.Expr) or expr.free_symbols:
+    if not isinstance(expr, sp.Expr) or dag_atoms(expr, sp.Symbol):
         raise _NotNumeric
     if expr is sp.nan:
         return "nan"

@@ -16,6 +16,7 @@ import sympy as sp
 from gradlang.derive.dag.tape import Tape
 from gradlang.render.latex import to_latex as expr_latex
 from gradlang.render.plain import to_plain as expr_plain
+from gradlang.expr.walk import dag_atoms
 
 CUT = "cut: no gradient flows back"
 
@@ -49,7 +50,7 @@ def plain_text(tape: Tape) -> str:
 def _latex(expr) -> str:
     """LaTeX with v3 as v_{3} and v̄3 as \\bar{v}_{3}."""
     names = {}
-    for symbol in expr.free_symbols:
+    for symbol in dag_atoms(expr, sp.Symbol):
         name = symbol.name
         if name.startswith("v̄") and name[2:].isdigit():
             names[symbol] = sp.Symbol(rf"\bar{{v}}_{{{name[2:]}}}")

@@ -31,6 +31,7 @@ from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.numeric import evaluate
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.values import elements, is_condition, is_scalar
+from gradlang.expr.walk import dag_atoms
 
 EPS = float(np.finfo(np.float64).eps)
 STEP_SCALE = EPS ** (1 / 3)
@@ -127,7 +128,7 @@ def _point(expr, variables, pairs) -> dict:
         if not (isinstance(value, sp.Expr) and value.is_number and value.is_comparable) and not isinstance(value, (int, float)):
             raise ValueError(f"gradcheck needs a number for {symbol}, got {value}")
         mapping[symbol] = float(value)
-    missing = (expr.free_symbols | set(variables)) - set(mapping)
+    missing = (dag_atoms(expr, sp.Symbol) | set(variables)) - set(mapping)
     if missing:
         names = ", ".join(sorted(str(s) for s in missing))
         raise ValueError(f"gradcheck needs a value for every symbol; {names} has none (give it in `at`)")

@@ -31,6 +31,7 @@ from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
 from gradlang.errors import Warning
 from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.walk import dag_atoms
 from gradlang.expr.source import to_source
 
 _MAX_TEXT = 60
@@ -105,7 +106,7 @@ def _run(exprs, symbols: list, values: list):
 
 def _known(exprs, symbols) -> bool:
     known = set(symbols)
-    return all(e.free_symbols <= known for e in exprs)
+    return all(dag_atoms(e, sp.Symbol) <= known for e in exprs)
 
 
 def _candidates(exprs) -> list[_Check]:

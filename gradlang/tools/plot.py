@@ -20,6 +20,7 @@ import sympy as sp
 
 from gradlang.expr import numeric
 from gradlang.errors import LimitError, ValueError
+from gradlang.expr.walk import dag_atoms
 from gradlang.expr.source import to_source
 
 MAX_SERIES = 16
@@ -110,7 +111,7 @@ def _checked(expr, t: sp.Symbol) -> sp.Expr:
         return sp.Float(expr)
     if not isinstance(expr, sp.Expr):
         raise ValueError(f"plot draws numbers, and {_plain(expr)} is not a number")
-    others = sorted(str(s) for s in expr.free_symbols - {t})
+    others = sorted(str(s) for s in dag_atoms(expr, sp.Symbol) - {t})
     if others:
         raise ValueError(
             f"plot draws expressions of {t} alone, and {_plain(expr)} also depends on {', '.join(others)}: "

@@ -1,17 +1,17 @@
-"""grad, jacobian, hessian and diff on the DAG, shaped as derive.py shapes them.
+"""Derivatives on the DAG as lists of components; derive.py gives them their shapes.
 
-Drop-in counterparts of derive.derivative / grad / jacobian / hessian: same
-arguments, same shapes (a vector is a rank-1 ImmutableDenseNDimArray, a matrix
-an ImmutableMatrix), same conventions; the derivatives come from reverse
-accumulation (one pass per output) instead of sympy.diff on a tree.
+Every function here costs a small constant times the DAG of what it
+differentiates, per pass: one backward pass per output (reverse mode) or one
+forward pass per input (forward mode), whichever is fewer. Results come back
+canonical when small (canonical.py), shared when big.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.expr.values import elements, from_elements, is_scalar, shape_of
 from gradlang.derive.dag.canonical import canonical
+from gradlang.derive.dag.forward import forward_grad
 from gradlang.derive.dag.reverse import reverse_grad
 
 
@@ -23,31 +23,32 @@ def derivative(expr: sp.Expr, symbol: sp.Symbol, order: int = 1) -> sp.Expr:
 
 
 def gradient_list(expr: sp.Expr, symbols) -> list[sp.Expr]:
-    """First derivatives by each symbol, canonical when small."""
+    """First derivatives by each symbol: one backward pass, canonical when small."""
     return canonical(reverse_grad(expr, symbols))
 
 
-def grad(expr, wrt):
-    """Gradient of a scalar expression, shaped like the variables."""
-    if is_scalar(wrt):
-        return derivative(expr, wrt)
-    return from_elements(shape_of(wrt), gradient_list(expr, elements(wrt)))
+def jacobian_rows(exprs, symbols) -> list[list[sp.Expr]]:
+    """[[d e_i / d x_j]]: a backward pass per output, or a forward pass per input when fewer."""
+    exprs, symbols = list(exprs), list(symbols)
+    if len(symbols) < len(exprs):
+        columns = forward_grad(exprs, symbols)
+        rows = [[column[i] for column in columns] for i in range(len(exprs))]
+    else:
+        rows = [reverse_grad(e, symbols) for e in exprs]
+    flat = canonical([d for row in rows for d in row])
+    width = len(symbols)
+    return [flat[i * width:(i + 1) * width] for i in range(len(exprs))]
 
 
-def jacobian(expr, wrt):
-    """Matrix of d expr_i / d x_j: one backward pass per output."""
-    if is_scalar(expr):
-        return grad(expr, wrt)
-    if is_scalar(wrt):
-        return from_elements(shape_of(expr), [derivative(e, wrt) for e in elements(expr)])
-    symbols = elements(wrt)
-    return sp.ImmutableMatrix([gradient_list(e, symbols) for e in elements(expr)])
+def hessian_rows(expr: sp.Expr, symbols) -> list[list[sp.Expr]]:
+    """Second partials: forward over reverse (one backward pass, then a forward pass per variable).
 
-
-def hessian(expr, wrt):
-    """Matrix of second partials: reverse over reverse, one pass per gradient entry."""
-    if is_scalar(wrt):
-        return derivative(expr, wrt, 2)
-    symbols = elements(wrt)
+    The gradient's entries share the forward pass and each other's adjoints, so
+    each column of the Hessian is one forward sweep over that one shared DAG.
+    """
+    symbols = list(symbols)
     first = reverse_grad(expr, symbols)
-    return sp.ImmutableMatrix([gradient_list(g, symbols) for g in first])
+    columns = forward_grad(first, symbols)
+    flat = canonical([columns[j][i] for i in range(len(symbols)) for j in range(len(symbols))])
+    width = len(symbols)
+    return [flat[i * width:(i + 1) * width] for i in range(len(symbols))]

@@ -32,7 +32,7 @@ def canonical(exprs: list, limit: int = CANONICAL_TREE_LIMIT) -> list:
     dag = build_dag(exprs)
     sizes = tree_sizes(dag, cap=limit + 1)
     if sum(sizes[r] for r in dag.roots) <= limit:
-        rebuilt = _rebuild(dag, _evaluate)
+        rebuilt = _rebuild_evaluated(dag)
         exprs = [rebuilt[r] for r in dag.roots]
     return _without_branches(exprs)
 
@@ -47,12 +47,32 @@ def _rebuild(dag, make) -> list:
     return rebuilt
 
 
-def _evaluate(node, args, changed):
-    if isinstance(node, sp.Mul):
-        return _sink_branch(args)
-    if isinstance(node, sp.Add):
-        return _merge_branches(args)
-    return node.func(*args)
+def _rebuild_evaluated(dag) -> list:
+    """Every node rebuilt with SymPy's evaluation, a product of products as one product.
+
+    The chain rule builds adjoint * partial as nested products; evaluated one
+    level at a time, SymPy would distribute a number over a sum on the way
+    (2*(u - t) becomes 2*u - 2*t, then a*(2*u - 2*t)). Multiplying all the
+    factors of a nest at once gives the form sympy.diff gives: 2*a*(u - t).
+    """
+    rebuilt: list = []
+    factors: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        nest = None
+        if node.is_Atom or not kids:
+            value = node
+        elif isinstance(node, sp.Mul):
+            nest = [f for k in kids for f in (factors[k] or [rebuilt[k]])]
+            if any(isinstance(f, Branch) for f in nest):
+                nest = [rebuilt[k] for k in kids]
+            value = _sink_branch(nest)
+        elif isinstance(node, sp.Add):
+            value = _merge_branches([rebuilt[k] for k in kids])
+        else:
+            value = node.func(*[rebuilt[k] for k in kids])
+        rebuilt.append(value)
+        factors.append(nest)
+    return rebuilt
 
 
 def _sink_branch(factors):
