@@ -231,11 +231,10 @@ def _ndarray_to_sympy(array: np.ndarray):
 
 
 def _float_to_sympy(value: float) -> sp.Expr:
-    if np.isnan(value):
-        return sp.nan
-    if np.isinf(value):
-        return sp.oo if value > 0 else -sp.oo
-    return sp.Float(value)
+    """NumPy is loaded whenever a float reaches a printer, so expr.numeric costs nothing here."""
+    from gradlang.expr.numeric import to_sympy_number
+
+    return to_sympy_number(value)
 
 
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):

@@ -93,12 +93,10 @@ def _gap(i, j):
 
 
 def _float(value: float) -> sp.Expr:
-    """A float as SymPy holds it, the IEEE specials included."""
-    if np.isnan(value):
-        return sp.nan
-    if np.isinf(value):
-        return sp.oo if value > 0 else -sp.oo
-    return sp.Float(value)
+    """A float as SymPy holds it, the IEEE specials included (one definition, in expr.numeric)."""
+    from gradlang.expr.numeric import to_sympy_number
+
+    return to_sympy_number(value)
 
 
 def shape_text(shape: tuple) -> str:
