@@ -62,11 +62,6 @@ class _Printer(NumPyPrinter):
     # Terms in SymPy's own order: sorting a sum for display costs O(n^2) in its number of terms.
     _default_settings = dict(NumPyPrinter._default_settings, order="none")
 
-    def _print_Add(self, expr, order=None):
-        if len(expr.args) <= _FLAT_TERMS:
-            return super()._print_Add(expr, order)
-        return _balanced(" + ", [self.parenthesize(a, precedence(expr)) for a in expr.args])
-
     def _print_Mul(self, expr):
         if len(expr.args) <= _FLAT_TERMS:
             return super()._print_Mul(expr)

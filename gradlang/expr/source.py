@@ -24,7 +24,6 @@ from sympy.printing.str import StrPrinter
 
 from gradlang import limits
 from gradlang.expr import primitives
-from gradlang.lazy import np
 
 # How a condition that SymPy has already decided is written in gradlang,
 # which has no boolean literals: a comparison that evaluates to it.

@@ -16,7 +16,6 @@ LaTeX printers show (summarised above a thousand components unless `full`).
 from __future__ import annotations
 
 import json
-import math
 
 import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sympy as sp
 from mpmath.libmp import prec_to_dps
 
-from gradlang.expr.primitives import Export, GradlangFunction, Primitive, helpers, register
+from gradlang.expr.primitives import GradlangFunction, Primitive, helpers, register
 from gradlang.lazy import np
 
 
