@@ -64,7 +64,9 @@ def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     _dependencies_pth(venv)
     python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+    # --ignore-installed: the running environment (seen through the .pth) may hold gradlang
+    # itself, as CI's non-editable install does, and pip would then install nothing here.
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(wheel)],
                    check=True, env=_clean_env(), timeout=300)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
