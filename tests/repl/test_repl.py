@@ -28,9 +28,15 @@ def make_repl(fmt: str = "plain") -> tuple[Repl, io.StringIO, io.StringIO]:
 
 
 def drive(repl: Repl, chunks: list[str], history=None, pause: float = 0.0) -> None:
-    """Type chunks into the prompt_toolkit REPL through a pipe, then Ctrl-D."""
+    """Type chunks into the prompt_toolkit REPL through a pipe, then Ctrl-D.
+
+    With a history given, typing waits a second first: prompt_toolkit loads the
+    history in a background task, and an Up arrow that arrives before it ran
+    (a loaded machine) would find nothing.
+    """
     with create_pipe_input() as pipe:
         def feed():
+            time.sleep(1.0 if history is not None else 0.0)
             for chunk in [*chunks, "\x04"]:
                 pipe.send_text(chunk)
                 time.sleep(pause)
