@@ -16,6 +16,7 @@ import difflib
 import sympy as sp
 
 from gradlang.expr.values import elements, shape_of, to_symbolic
+from gradlang.expr.walk import dag_atoms
 
 # How alike two names must be (difflib's ratio) to count as a likely typo.
 # 0.75 pairs `los`/`loss` and `thetta`/`theta` but not `mu`/`mu2` or `x1`/`x2`.
@@ -69,11 +70,11 @@ def repeated_binding_note(names: list[str]) -> str | None:
 
 
 def _symbol_names(value) -> set[str]:
-    """The names of the free symbols of a value (a number, vector or matrix)."""
+    """The names of the symbols in a value (a number, vector or matrix).
+
+    A DAG walk: a value built by repeated composition shares its subtrees, and
+    SymPy's own `free_symbols` would visit each shared subtree once per path.
+    """
     value = to_symbolic(value)
     parts = elements(value) if shape_of(value) else [value]
-    names: set[str] = set()
-    for part in parts:
-        if isinstance(part, sp.Basic):
-            names.update(str(s) for s in part.free_symbols)
-    return names
+    return {str(s) for s in dag_atoms([p for p in parts if isinstance(p, sp.Basic)], sp.Symbol)}
