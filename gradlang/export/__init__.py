@@ -27,9 +27,11 @@ Code is generated from SymPy objects only; user text is never evaluated.
 
 from __future__ import annotations
 
-from gradlang.budget import OutOfTime
+from collections.abc import Callable
+
+from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.core.evaluate import FunctionDef
-from gradlang.errors import GradlangError, InternalError, Span, ValueError, source_lines
+from gradlang.errors import GradlangError, InternalError, LimitError, Span, ValueError, source_lines
 from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
 from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES
@@ -58,7 +60,7 @@ def export_program(session, target: str, source: str | None = None, filename: st
     table = _name_table(target, names, units)
     defined = defined_names(PRELUDES[target] + SHAPE_CHECK)
     parts = [_header(target, units, table), PRELUDES[target].rstrip() + "\n" + SHAPE_CHECK]
-    parts += [_written(u, target, table, defined, place) for u in units]
+    parts += [_written(session, u, target, table, defined, place) for u in units]
     return "\n\n".join(parts) + "\n"
 
 
@@ -101,33 +103,42 @@ def _rebased(span: Span, start: Span) -> Span:
 def _unit(session, name: str, value, names: dict, hints: dict, place: _Place) -> Unit | None:
     """The unit of one name, or None for data and declarations; a refusal names and places it."""
     if isinstance(value, FunctionDef):
-        text, span, focus = value.source, value.span, Span.of(value.body.meta)
-    else:
-        text, span, focus = place.statements.get(name, (f"{name} = …", None, None))
-    try:
-        if isinstance(value, FunctionDef):
-            return function_unit(session, value, names, hints)
-        return binding_unit(name, value, names, place.statements)
-    except GradlangError as error:
-        raise place.refusal(name, error, text, span, focus) from None
-    except (RecursionError, OutOfTime):
-        raise
-    except Exception as error:  # noqa: BLE001 - a bug: a clean InternalError, never a traceback
-        raise InternalError(f"exporting {name} failed ({type(error).__name__}: {error})") from error
+        where = (value.source, value.span, Span.of(value.body.meta))
+        return _bounded(session, place, name, where, lambda: function_unit(session, value, names, hints))
+    where = place.statements.get(name, (f"{name} = …", None, None))
+    return _bounded(session, place, name, where, lambda: binding_unit(name, value, names, place.statements))
 
 
-def _written(unit: Unit, target: str, table: NameTable, defined: set, place: _Place) -> str:
+def _written(session, unit: Unit, target: str, table: NameTable, defined: set, place: _Place) -> str:
     """The unit's text, checked; a printer's or the check's objection is a refusal naming the unit."""
-    try:
+
+    def checked() -> str:
         text = unit_text(unit, target, table)
         problem = check_function(text, defined)
-    except GradlangError as error:
-        raise place.refusal(unit.name, error, unit.source, unit.span, unit.focus) from None
-    except Exception as error:  # noqa: BLE001 - a bug: a clean InternalError, never a traceback
-        raise InternalError(f"exporting {unit.name} failed ({type(error).__name__}: {error})") from error
-    if problem is not None:
-        raise place.refusal(unit.name, ValueError(problem), unit.source, unit.span, unit.focus)
-    return text
+        if problem is not None:
+            raise ValueError(problem)
+        return text
+
+    return _bounded(session, place, unit.name, (unit.source, unit.span, unit.focus), checked)
+
+
+def _bounded(session, place: _Place, name: str, where: tuple, action: Callable):
+    """`action()` within a statement's time budget; whatever stops it is a refusal to export `name`."""
+    token = None
+    try:
+        with budget(session.time_limit) as token:
+            return action()
+    except OutOfTime as expiry:
+        if not is_mine(expiry, token):
+            raise
+        error = LimitError(f"it took longer than {session.time_limit:g} s")
+    except RecursionError:
+        error = LimitError("the computation nests too deeply")
+    except GradlangError as caught:
+        error = caught
+    except Exception as caught:  # noqa: BLE001 - a bug: a clean InternalError, never a traceback
+        raise InternalError(f"exporting {name} failed ({type(caught).__name__}: {caught})") from caught
+    raise place.refusal(name, error, *where) from None
 
 
 def _name_table(target: str, names: dict, units: list) -> NameTable:

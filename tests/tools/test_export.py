@@ -340,6 +340,19 @@ def test_a_function_may_differentiate_by_its_parameter(tmp_path):
     np.testing.assert_array_equal(module.g(np.array([1.0, 2.0, 3.0])), [2.0, 4.0, 6.0])
 
 
+def test_exporting_a_definition_is_bounded_by_the_statement_time_limit():
+    """The body is evaluated again for export: that too stops at the budget, as a placed LimitError."""
+    import time
+
+    session = Session(time_limit=0.5)
+    session.run("f(x) = diff(sin(x)^50*exp(x^2)*cos(x)^50*tanh(x)^9, x, 12)")  # over 15 s unbounded
+    started = time.monotonic()
+    with pytest.raises(Exception) as caught:
+        export_program(session, "numpy")
+    assert caught.value.kind == "LimitError" and "cannot export f: it took longer than 0.5 s" in caught.value.message
+    assert caught.value.column == 8 and time.monotonic() - started < 30
+
+
 def test_a_program_of_losses_only_is_not_an_empty_module(tmp_path):
     module, code = _exported("e: R^2\nx = [1, 2]\ncodebook = sum((sg(x) - e)^2)", "numpy", tmp_path, "only_losses")
     assert module.codebook(np.array([1.0, 0.0])) == 4.0
@@ -386,10 +399,12 @@ def _expressions(leaves):
 
 @st.composite
 def _programs(draw):
-    """A few globals and functions with colliding names, plus a point to call each function at."""
-    names = draw(st.lists(st.sampled_from(NAME_POOL), min_size=3, max_size=6, unique=True))
-    globals_, functions = names[:1], names[1:]
+    """Globals, a loss over them and functions, with colliding names, plus a point to call each at."""
+    names = draw(st.lists(st.sampled_from(NAME_POOL), min_size=4, max_size=7, unique=True))
+    count = draw(st.sampled_from([1, 2]))
+    globals_, loss, functions = names[:count], names[count], names[count + 1 :]
     lines = [f"{g}: R" for g in globals_]
+    lines.append(f"{loss} = {draw(_expressions(st.sampled_from(globals_)))}")
     calls = []
     for name in functions:
         params = draw(st.lists(st.sampled_from([n for n in NAME_POOL if n not in globals_]), min_size=1, max_size=2, unique=True))
@@ -397,7 +412,7 @@ def _programs(draw):
         lines.append(f"{name}({', '.join(params)}) = {body}")
         calls.append((name, [draw(st.sampled_from(POINT_VALUES)) for _ in params]))
     point = {g: draw(st.sampled_from(POINT_VALUES[:5])) for g in globals_}
-    return "\n".join(lines), calls, point
+    return "\n".join(lines), calls, point, loss
 
 
 def _renames(code: str) -> dict:
@@ -419,7 +434,7 @@ def _gradlang_call(session, name, arguments, point) -> float:
 
 
 def _check_random_program(program, target: str, tmp_path) -> None:
-    source, calls, point = program
+    source, calls, point, loss = program
     session = Session()
     session.run(source)
     code = export_program(session, target, source)
@@ -428,6 +443,7 @@ def _check_random_program(program, target: str, tmp_path) -> None:
     module = load(code, tmp_path, f"random_{target}")
     renamed = _renames(code)
     python = lambda n: renamed.get(n, n)  # noqa: E731
+    _check_random_loss(session, module, python, loss, point, source, code)
     for name, arguments in calls:
         expected = _gradlang_call(session, name, arguments, point)
         function = getattr(module, python(name))
@@ -436,6 +452,18 @@ def _check_random_program(program, target: str, tmp_path) -> None:
             got = float(function(*[np.float64(a) for a in arguments], **keywords))
         np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True,
                                    err_msg=f"{source}\n{name}{tuple(arguments)} at {point}")
+
+
+def _check_random_loss(session, module, python, loss, point, source, code) -> None:
+    """A binding over the globals is a function of those it uses (none: data, not exported)."""
+    used = sorted({s.name for s in getattr(session.user_names()[loss], "free_symbols", set())})
+    if not used:
+        assert f"def {python(loss)}(" not in code
+        return
+    expected = float(as_floats(session.eval(f"{loss} at {', '.join(f'{g} = {_literal(point[g])}' for g in used)}")))
+    with np.errstate(all="ignore"):
+        got = float(getattr(module, python(loss))(**{python(g): np.float64(point[g]) for g in used}))
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True, err_msg=f"{source}\n{loss} at {point}")
 
 
 @pytest.mark.parametrize("target", ["numpy", "jax"])
