@@ -80,7 +80,8 @@ class _Place:
         if refused.span is None:
             return refused
         if span is not None and not self._holds(text, span):
-            refused.span = _rebased(refused.span, span)
+            inside = _inside(refused.span, span)  # an error in another definition cannot be shown in this one
+            refused.span = _rebased(refused.span if inside else focus or span, span)
             return refused.attach_source(text, self.filename)
         return refused.attach_source(self.source or text, self.filename)
 
@@ -90,6 +91,10 @@ class _Place:
         if not 1 <= span.line <= len(lines):
             return False
         return lines[span.line - 1][span.column - 1 :].startswith(source_lines(text)[0])
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) <= (outer.end_line, outer.end_column)
 
 
 def _rebased(span: Span, start: Span) -> Span:

@@ -256,6 +256,17 @@ def test_an_error_in_a_definition_entered_alone_points_into_that_definition():
     assert error.format().splitlines()[1:] == ["    f(a) = x[a]", "           ^^^^"]
 
 
+def test_an_error_inside_another_definition_entered_alone_points_at_the_exported_ones_value():
+    session = Session()
+    session.run("g(v) = 0 + 0 + 0 + v[0] * v[1]")
+    session.run("f(a) = g(sg([a]))")
+    with pytest.raises(Exception) as caught:
+        export_program(session, "numpy", "unrelated = 2")
+    error = caught.value
+    assert "cannot export f: index 1 is out of range" in error.message
+    assert error.format().splitlines()[1:] == ["    f(a) = g(sg([a]))", "           ^^^^^^^^^^"]
+
+
 @pytest.mark.parametrize("fmt", ["--json", "--plain"])
 def test_the_command_line_shows_an_export_error_like_every_error(fmt, capsys):
     import json

@@ -279,3 +279,16 @@ def test_every_loss_refuses_arrays_of_another_length(path, name, target, folder)
     arguments = [to_framework(target, sample(shape, 3 * k)) for k, shape in enumerate(longer(shapes))]
     with pytest.raises((ValueError, TypeError), match="shape"):
         function(*arguments)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_exports_a_module_that_compiles(path, target):
+    """Without the framework installed too: the module is written, compiles, and defines every function and loss."""
+    import ast
+
+    code = export_program(session_of(path), target, path.read_text(encoding="utf-8"))
+    tree = ast.parse(code)
+    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    wanted = {name for p, name in functions() + losses() if p == path}
+    assert wanted <= defined, wanted - defined
