@@ -18,7 +18,8 @@ import unicodedata
 
 from gradlang.errors import source_lines
 
-# Appended to every prelude: exported functions were unrolled for one shape of each array parameter.
+# Appended to every prelude: exported functions were unrolled for one shape of each array argument,
+# and once per value of an index argument.
 SHAPE_CHECK = '''
 
 def _gl_check_shape(value, shape, name):
@@ -27,6 +28,14 @@ def _gl_check_shape(value, shape, name):
     actual = _gl_list_shape(value) if actual is None else tuple(actual)
     if actual != shape:
         raise ValueError(f"{name} must have shape {shape}, got {actual}")
+
+
+def _gl_index(value, length, name):
+    """An index argument: an integer in [-length, length), as gradlang's v[i] takes; negative counts from the end."""
+    index = int(value)
+    if index != value or not -length <= index < length:
+        raise ValueError(f"{name} must be an integer index from {-length} to {length - 1}, got {value!r}")
+    return index % length
 
 
 def _gl_list_shape(value):
