@@ -21,7 +21,7 @@ from gradlang.core.explaining import whole_request
 from gradlang.core.substitute import substitute
 from gradlang.errors import GradlangError
 from gradlang.expr.stopgrad import unstopped
-from gradlang.expr.values import elements, to_symbolic
+from gradlang.expr.values import elements, is_scalar, to_symbolic
 from gradlang.expr.walk import dag_atoms
 from gradlang.explain.explanation import engine_derivative
 
@@ -54,7 +54,7 @@ def checked(explanation, point=None):
     if explanation.derived is None:
         return explanation
     request = explanation.request
-    operation = whole_request(request).operation
+    operation = _operation(whole_request(request))
     engine = engine_derivative(request)
     if point is None:
         return replace(explanation, check=_without_point(operation, explanation.derived, engine))
@@ -67,6 +67,15 @@ def checked(explanation, point=None):
         true = _at(engine_derivative(request, unstopped(expr)), point.pairs)
         check = replace(check, value=_at(expr, point.pairs), true=true)
     return replace(explanation, check=check)
+
+
+def _operation(request) -> str:
+    """The call whose result the derivation must equal: for blocked, the derivative it compares."""
+    if request.operation != "blocked":
+        return request.operation
+    if is_scalar(to_symbolic(request.wrt)):
+        return "diff"
+    return "grad" if is_scalar(to_symbolic(request.expr)) else "jacobian"
 
 
 def _without_point(operation: str, derived, engine) -> Check:

@@ -222,6 +222,8 @@ def _latex_rows(node: Node, show, words) -> list[str]:
     indent = r"\qquad " * node.level
     lhs = r"\frac{%s}{%s %s}\left(%s\right)" % (d, d, latex(step.variable), show(step.expr))
     rhs = _pieces(step.result, show, _LATEX_LINE - _LHS_HEAD - 4 * node.level)  # after the indent and \qquad
+    if step.rule == "stop_gradient" and step.result == 0:
+        rhs = [r"\underbrace{0}_{\text{stop}}"]  # the stop acts here: its derivative is set to 0
     if len(plain(step.expr)) + len(plain(step.result)) <= _LATEX_LINE:
         rows = [rf"&{indent}{lhs} = {rhs[0]} \\"]
     else:
