@@ -379,6 +379,11 @@ class GradlangCompleter(_completer_base()):
         if before.lstrip().startswith(":load "):
             yield from self._files(document, complete_event)
             return
+        option = helptext.explain_completions(before)
+        if option is not None:  # explain[depth=…: the options first (a bracket may also be a vector, so names too)
+            yield from (Completion(c, start_position=-len(option[0])) for c in option[1] if c.startswith(option[0]))
+            if "=" in before[before.rindex("["):].split(",")[-1]:
+                return
         match = _WORD.search(before)
         if not match:
             return
