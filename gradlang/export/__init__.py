@@ -162,6 +162,7 @@ def _header(target: str, units: list, table: NameTable) -> str:
         "Vectors are arrays; stop_gradient is the framework's primitive; max/min share a tie's",
         "gradient equally, abs has derivative 0 at 0 (gradlang's conventions, the language reference (docs/language.md), section 5).",
         "A binding over symbols (a loss) is a function of those symbols, in declaration order.",
+        "Each function is written out for the array shapes it states and refuses others (ValueError).",
     ]
     renamed = table.renamed()
     if renamed:

@@ -3,7 +3,8 @@
 A generated function is written only if it parses, puts nothing but its own
 definitions at module level (no expression can run at import), and uses only
 names the module defines (a bare `inf` or an `AccumBounds(…)` the printer let
-through would otherwise fail at call time, or worse, find a user's `inf`).
+through would otherwise fail at call time, or worse, find a user's `inf`);
+otherwise the export stops with an error naming the definition.
 The definition's gradlang source is copied as a comment with every control
 character escaped, so no byte of user text can end the comment or make the
 file unreadable (a NUL, a carriage return, U+2028).
@@ -60,7 +61,7 @@ def _escaped(line: str) -> str:
 
 
 def check_function(text: str, defined: set[str]) -> str | None:
-    """None if the generated text is sound; otherwise what is wrong with it, for a comment."""
+    """None if the generated text is sound; otherwise what is wrong with it (export refuses the definition)."""
     try:
         tree = ast.parse(text)
         table = symtable.symtable(text, "<export>", "exec")

@@ -149,10 +149,7 @@ def _components(unit: Unit) -> None:
 def _keywords(unit: Unit, names: dict) -> list:
     """Symbols the body uses besides its parameters become keyword-only arguments (W[0, 1] -> W)."""
     free = dag_atoms([e for _, items in unit.branches for e in items], sp.Symbol) - set(unit.symbols)
-    keywords = []
-    for base in _bases(free, unit.symbols):
-        keywords.append((base, declared_shape(names, base)))
-    return keywords
+    return [(base, declared_shape(names, base)) for base in _bases(free, unit.symbols)]
 
 
 # --- bindings over symbols (losses) ---------------------------------------------------
@@ -169,7 +166,7 @@ def binding_unit(name: str, value, names: dict, statements: dict) -> Unit | None
     unit = Unit(name, source, span, focus, branches=[((), value)])
     _components(unit)
     order = {n: k for k, n in enumerate(names)}
-    bases = sorted(_bases({s for s in free if isinstance(s, sp.Symbol)}, unit.symbols),
+    bases = sorted(_bases(free, unit.symbols),
                    key=lambda b: (order.get(b, len(order)), b))
     unit.params = [(b, declared_shape(names, b) or _shape_used(b, unit.symbols)) for b in bases]
     return unit

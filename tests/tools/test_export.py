@@ -296,53 +296,83 @@ constant = r + gamma
 """
 
 
-@pytest.mark.parametrize("target", ["numpy", "jax"])
-def test_losses_are_functions_of_the_symbols_they_use(target, tmp_path):
+FRAMEWORKS = {"numpy": "numpy", "jax": "jax", "torch": "torch", "tf": "tensorflow"}
+
+
+def _framework_array(target: str, value):
+    """A float64 array (0-d for a scalar) of the target's own type, as a user of that framework passes."""
     if target == "jax":
-        pytest.importorskip("jax")
+        import jax.numpy as jnp
+
+        return jnp.asarray(value, dtype=jnp.float64)
+    if target == "torch":
+        import torch
+
+        return torch.tensor(value, dtype=torch.float64)
+    if target == "tf":
+        import tensorflow as tf
+
+        return tf.constant(value, dtype=tf.float64)
+    return np.asarray(value, dtype=float)
+
+
+def _numbers(value) -> np.ndarray:
+    """Whatever the framework returned (a tensor, a tuple of them) as float64 NumPy."""
+    if isinstance(value, (list, tuple)):
+        return np.array([_numbers(v) for v in value], dtype=float)
+    if hasattr(value, "detach"):
+        value = value.detach()
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    return np.asarray(value, dtype=float)
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tf"])
+def test_losses_are_functions_of_the_symbols_they_use(target, tmp_path):
+    pytest.importorskip(FRAMEWORKS[target])
     module, code = _exported(LOSSES, target, tmp_path, f"losses_{target}")
     session = Session()
     session.run(LOSSES)
-    W = np.array([[1.0, 0.5], [2.0, 1.0]])
+    W = _framework_array(target, [[1.0, 0.5], [2.0, 1.0]])
+    c = _framework_array(target, 3.0)
     at = "at W = [[1.0, 0.5], [2.0, 1.0]], c = 3.0"
-    assert float(module.td(W)) == pytest.approx(float(session.eval(f"td {at}")), rel=1e-12)
-    assert float(module.both(W, 3.0)) == pytest.approx(float(session.eval(f"both {at}")), rel=1e-12)
-    np.testing.assert_allclose(np.asarray(module.pair(W, c=3.0)), as_floats(session.eval(f"pair {at}")))
+    assert float(_numbers(module.td(W))) == pytest.approx(float(session.eval(f"td {at}")), rel=1e-12)
+    assert float(_numbers(module.both(W, c))) == pytest.approx(float(session.eval(f"both {at}")), rel=1e-12)
+    np.testing.assert_allclose(_numbers(module.pair(W, c=c)), as_floats(session.eval(f"pair {at}")))
     assert "def constant" not in code and "def W" not in code  # data and declarations are not functions
     with pytest.raises(ValueError, match=r"W must have shape \(2, 2\)"):
-        module.td(np.ones((3, 3)))
-    if target == "jax":
+        module.td(_framework_array(target, np.ones((3, 3))))
+    if target != "numpy":
         expected = as_floats(session.eval(f"grad(td, W) {at}"))
-        np.testing.assert_allclose(np.asarray(module.grad_td(W)), expected, rtol=1e-12)
-        grads = module.grad_both(W, 3.0)
-        np.testing.assert_allclose(np.asarray(grads[0]), as_floats(session.eval(f"grad(both, W) {at}")), rtol=1e-12)
-        assert float(grads[1]) == pytest.approx(float(session.eval(f"diff(both, c) {at}")), rel=1e-12)
+        np.testing.assert_allclose(_numbers(module.grad_td(W)), expected, rtol=1e-12)
+        by_W, by_c = module.grad_both(W, c)
+        np.testing.assert_allclose(_numbers(by_W), as_floats(session.eval(f"grad(both, W) {at}")), rtol=1e-12)
+        assert float(_numbers(by_c)) == pytest.approx(float(session.eval(f"diff(both, c) {at}")), rel=1e-12)
 
 
 INDEXED = "theta: R^3\npick(a) = log(softmax(theta)[a])\nsquare(v, i) = v[i]^2 * theta[i]\n"
 
 
-@pytest.mark.parametrize("target", ["numpy", "jax"])
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tf"])
 def test_a_parameter_used_as_an_index_is_an_integer_argument(target, tmp_path):
-    if target == "jax":
-        pytest.importorskip("jax")
+    pytest.importorskip(FRAMEWORKS[target])
     module, code = _exported(INDEXED, target, tmp_path, f"indexed_{target}")
     session = Session()
     session.run(INDEXED)
-    theta = np.array([0.3, -1.2, 2.0])
+    theta = _framework_array(target, [0.3, -1.2, 2.0])
     for a in range(-3, 3):
         expected = float(session.eval(f"pick({a}) at theta = [0.3, -1.2, 2.0]"))
-        assert float(module.pick(a, theta=theta)) == pytest.approx(expected, rel=1e-12)
+        assert float(_numbers(module.pick(a, theta=theta))) == pytest.approx(expected, rel=1e-12)
     for wrong in (3, -4, 1.5):
         with pytest.raises(ValueError, match="a must be an integer index from -3 to 2"):
             module.pick(wrong, theta=theta)
-    v = np.array([1.5, 2.0, -1.0])
+    v = _framework_array(target, [1.5, 2.0, -1.0])
     expected = float(session.eval("square([1.5, 2.0, -1.0], 2) at theta = [0.3, -1.2, 2.0]"))
-    assert float(module.square(v, 2, theta=theta)) == pytest.approx(expected, rel=1e-12)
-    if target == "jax":
+    assert float(_numbers(module.square(v, 2, theta=theta))) == pytest.approx(expected, rel=1e-12)
+    if target != "numpy":
         gradient = module.grad_square(v, 2, theta=theta)  # by v only: an index is not differentiated
         expected = as_floats(session.eval("u: R^3\ngrad(square(u, 2), u) at u = [1.5, 2.0, -1.0], theta = [0.3, -1.2, 2.0]"))
-        np.testing.assert_allclose(np.asarray(gradient), expected, rtol=1e-12)
+        np.testing.assert_allclose(_numbers(gradient), expected, rtol=1e-12)
 
 
 def test_a_function_may_differentiate_by_its_parameter(tmp_path):

@@ -200,10 +200,6 @@ def call_exported(module, name: str, target: str, args, point):
     return to_numpy(function(*positional, **keywords))
 
 
-def _cases(entries):
-    return list(entries)
-
-
 def test_the_examples_have_losses_and_functions_to_check():
     """The parametrisations below are not empty by accident: the lessons' losses are among them."""
     stems = {(path.stem, name) for path, name in losses()}
@@ -214,7 +210,7 @@ def test_the_examples_have_losses_and_functions_to_check():
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", _cases(functions()), ids=lambda v: v.stem if isinstance(v, Path) else v)
+@pytest.mark.parametrize("path, name", functions(), ids=lambda v: v.stem if isinstance(v, Path) else v)
 def test_every_function_agrees_at_the_examples_length(path, name, target, folder):
     framework(target)
     module = module_of(path, target, folder)
@@ -226,7 +222,7 @@ def test_every_function_agrees_at_the_examples_length(path, name, target, folder
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", _cases(functions()),
+@pytest.mark.parametrize("path, name", functions(),
                          ids=lambda v: v.stem if isinstance(v, Path) else v)
 def test_every_function_agrees_at_another_length(path, name, target, folder):
     """A longer vector: the right numbers, or a clear error; never numbers for another length."""
