@@ -35,7 +35,7 @@ from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES
 from gradlang.export.printers import PRINTERS
 from gradlang.export.shapes import assignments, call_hints, parameter_options
-from gradlang.derive.dag.names import named_subexpressions
+from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.walk import dag_atoms
 
 TARGETS = ("jax", "torch", "tf", "numpy")
