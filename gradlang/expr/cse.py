@@ -20,7 +20,7 @@ import itertools
 import sympy as sp
 from sympy.core.relational import Relational
 
-from gradlang.expr.graph import build_dag
+from gradlang.expr.graph import build_dag, rebuilt
 
 
 def named_subexpressions(exprs, min_size: int = 8, prefix: str = "t", symbols=None, shared_only: bool = True,
@@ -80,9 +80,7 @@ def _with_args(node, args):
         if isinstance(node, Relational):
             return sp.true if isinstance(node, sp.Ne) else sp.false
         return node.func(*args)
-    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
-        return node.func(*args, evaluate=False)
-    return node.func(*args)
+    return rebuilt(node, args)
 
 
 def lambdify_cse(exprs):

@@ -20,6 +20,7 @@ from sympy.printing.precedence import precedence
 
 from gradlang.expr import primitives
 from gradlang.expr.cse import named_subexpressions
+from gradlang.expr.exact import to_sympy_number  # noqa: F401 - re-exported: callers holding NumPy results import it here
 from gradlang.expr.masking import mask_untaken
 
 
@@ -200,13 +201,3 @@ def _real(output) -> np.ndarray:
     if np.iscomplexobj(output):
         output = np.where(output.imag == 0, output.real, np.nan)
     return np.asarray(output, dtype=float)
-
-
-def to_sympy_number(x: float) -> sp.Expr:
-    """A float64 as a SymPy number (inf and nan included)."""
-    x = float(x)
-    if np.isnan(x):
-        return sp.nan
-    if np.isinf(x):
-        return sp.oo if x > 0 else -sp.oo
-    return sp.Float(x)
