@@ -348,19 +348,17 @@ def _linspace(call: Call):
 # --- algebra ------------------------------------------------------------------
 
 
-@builtin("simplify", 1, 1, "simplify (components up to a size bound)", "simplify(sin(x)^2 + cos(x)^2)", "algebra")
-def _simplify(call: Call):
-    return call.services.bounded(sp.simplify, call.args[0], "simplify")
+def _algebra(name: str, function):
+    """A builtin f(e) applying a SymPy algebra function to each component up to a size bound."""
+    return lambda call: call.services.bounded(function, call.args[0], name)
 
 
-@builtin("expand", 1, 1, "multiply out products and powers", "expand((x + 1)^2)", "algebra")
-def _expand(call: Call):
-    return call.services.bounded(sp.expand, call.args[0], "expand")
-
-
-@builtin("factor", 1, 1, "factor a polynomial", "factor(x^2 - 1)", "algebra")
-def _factor(call: Call):
-    return call.services.bounded(sp.factor, call.args[0], "factor")
+for _name, _function, _doc, _example in (
+    ("simplify", sp.simplify, "simplify (components up to a size bound)", "simplify(sin(x)^2 + cos(x)^2)"),
+    ("expand", sp.expand, "multiply out products and powers", "expand((x + 1)^2)"),
+    ("factor", sp.factor, "factor a polynomial", "factor(x^2 - 1)"),
+):
+    builtin(_name, 1, 1, _doc, _example, "algebra")(_algebra(_name, _function))
 
 
 @builtin("N", 1, 1, "to floating point", "N(pi)", "algebra")

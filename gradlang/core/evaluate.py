@@ -19,7 +19,7 @@ from lark import Tree
 from gradlang import limits
 from gradlang.core import builtins, domains, spelling
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of
+from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of, to_sympy_number
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.core.services import Services
@@ -84,8 +84,6 @@ class Evaluator:
     def _number(self, node, frame):
         text = str(node.children[0])
         if any(c in text for c in ".eE"):
-            from gradlang.expr.numeric import to_sympy_number
-
             return to_sympy_number(float(text))
         if len(text) > limits.MAX_INTEGER_BITS // 3:
             raise LimitError("this integer literal is too long")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.derive.dag.names import named_subexpressions
+from gradlang.expr.cse import named_subexpressions
 from gradlang.export.check import comment
 from gradlang.export.printers import PRINTERS
 from gradlang.export.units import Index, Unit
