@@ -48,27 +48,36 @@ def build_dag(roots) -> Dag:
     index: dict = {}
     nodes: list = []
     children: list = []
+    by_id: dict = {}
     for root in roots:
-        _visit(root, index, nodes, children)
-    return Dag(tuple(nodes), tuple(children), index, tuple(index[r] for r in roots))
+        _visit(root, index, nodes, children, by_id)
+    return Dag(tuple(nodes), tuple(children), index, tuple(by_id[id(r)] for r in roots))
 
 
-def _visit(root, index, nodes, children) -> None:
-    """Append root and its unseen descendants, each after its args."""
-    if root in index:
-        return
+def _visit(root, index, nodes, children, by_id) -> None:
+    """Append root and its unseen descendants, each after its args.
+
+    `by_id` maps the id of every object met to its node: a shared node is
+    usually the same object, found without hashing (SymPy recomputes a
+    Float's hash through mpmath at every lookup); an equal copy is then found
+    by equality in `index`. The objects stay alive in `nodes` or in the
+    expressions walked, so their ids stay theirs.
+    """
     stack = [(root, False)]
     while stack:
         node, expanded = stack.pop()
-        if node in index:
+        if id(node) in by_id:
             continue
         if expanded:
-            index[node] = len(nodes)
-            nodes.append(node)
-            children.append(tuple(index[a] for a in node.args))
+            found = index.get(node)
+            if found is None:
+                found = index[node] = len(nodes)
+                nodes.append(node)
+                children.append(tuple(by_id[id(a)] for a in node.args))
+            by_id[id(node)] = found
             continue
         stack.append((node, True))
-        stack.extend((a, False) for a in reversed(node.args) if a not in index)
+        stack.extend((a, False) for a in reversed(node.args) if id(a) not in by_id)
 
 
 def dag_size(exprs) -> int:
