@@ -54,13 +54,16 @@ def build_dag(roots) -> Dag:
     return Dag(tuple(nodes), tuple(children), index, tuple(by_id[id(r)] for r in roots))
 
 
+_FLOAT = object()  # the key of a Float in `index` is (_FLOAT, its mpf value)
+
+
 def _visit(root, index, nodes, children, by_id) -> None:
     """Append root and its unseen descendants, each after its args.
 
     `by_id` maps the id of every object met to its node: a shared node is
     usually the same object, found without hashing (SymPy recomputes a
     Float's hash through mpmath at every lookup); an equal copy is then found
-    by equality in `index`. The objects stay alive in `nodes` or in the
+    by equality in `index`, a Float by its mpf value. The objects stay alive in `nodes` or in the
     expressions walked, so their ids stay theirs.
     """
     stack = [(root, False)]
@@ -69,9 +72,11 @@ def _visit(root, index, nodes, children, by_id) -> None:
         if id(node) in by_id:
             continue
         if expanded:
-            found = index.get(node)
+            key = (_FLOAT, node._mpf_) if node.is_Float else node  # a tuple hashes without mpmath
+            found = index.get(key)
             if found is None:
-                found = index[node] = len(nodes)
+                found = index[key] = len(nodes)
+                index[node] = found
                 nodes.append(node)
                 children.append(tuple(by_id[id(a)] for a in node.args))
             by_id[id(node)] = found
