@@ -20,7 +20,7 @@ LARGE_ARGUMENT = 40  # tree nodes above which a function of a symbolic argument 
 
 def apply(function, *args):
     """function(*args), unevaluated when an argument is larger than LARGE_ARGUMENT nodes."""
-    if _is_function_class(function) and any(_large(a) for a in args):
+    if _is_function_class(function) and any(is_large(a) for a in args):
         return function(*args, evaluate=False)
     return function(*args)
 
@@ -29,7 +29,7 @@ def _is_function_class(function) -> bool:
     return isinstance(function, type) and issubclass(function, sp.Function)
 
 
-def _large(arg) -> bool:
+def is_large(arg) -> bool:
     """An argument of more than LARGE_ARGUMENT tree nodes (the walk stops there)."""
     if not isinstance(arg, sp.Expr) or arg.is_Atom:
         return False
