@@ -272,6 +272,13 @@ class LinePrinter(PlainPrinter):
             return f"{record.name}({self.stringify(expr.args, ', ')})"
         return super()._print_Function(expr)
 
+    def _print_Exp(self, expr):
+        argument = expr.args[0]
+        text = self._print(argument)
+        return f"e^{text}" if argument.is_Symbol else f"e^({text})"
+
+    _print_exp = _print_Exp
+
 
 _LINE_PRINTER = LinePrinter({"order": None})
 _POWER = re.compile(r"\^([0-9]+)(?![0-9.])")
