@@ -93,7 +93,7 @@ def _remark(node: Node, show=plain, latex_math=None) -> str:
     if node.stopped:
         return escape(f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0")
     if latex_math:
-        given = ", ".join(f"${name} = {latex_math(e)}$" for name, e in node.step.given)
+        given = ", ".join(f"${latex(sp.Symbol(name))} = {latex_math(e)}$" for name, e in node.step.given)
     else:
         given = _given(node.step, show)
     note = escape(node.step.note)
@@ -161,7 +161,7 @@ def plain_text(explanation) -> str:
 # --- LaTeX ------------------------------------------------------------------
 
 
-_LATEX_LINE = 48   # characters of gradlang text per LaTeX line: a letter page's text width
+_LATEX_LINE = 56   # characters of gradlang text per LaTeX line: a letter page's text width
 _LHS_HEAD = 10     # the width of ∂/∂x( before a broken left side, in the same characters
 
 
