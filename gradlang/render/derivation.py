@@ -318,7 +318,7 @@ def rich_tree(explanation):
     from rich.text import Text
     from rich.tree import Tree
 
-    from gradlang.render.pretty import styled_line as styled, to_line
+    from gradlang.render.pretty import styled_line as styled, tidy_line, to_line
 
     show = _Shown(explanation, to_line)
     title = styled(call_text(explanation.request, show) + ": ")
@@ -336,7 +336,7 @@ def rich_tree(explanation):
         for simpler in _simpler(explanation, root):
             parent.add(styled(f"= {show(simpler)}").append("   simplified", style=_STYLES["rule"]))
         for reason in _why(root):
-            parent.add(Text(f"why zero: {reason}"))
+            parent.add(styled(tidy_line(f"why zero: {reason}")))
     for head, verdict in stop_lines(explanation, show):
         line = styled(head)
         line.stylize(_STYLES["stop"], 0, len("stop"))
