@@ -250,3 +250,10 @@ def test_pretty_does_not_wrap_a_large_explained_value_into_many_lines():
     after = text.split("✓ equals jacobian")[1].strip().splitlines()
     assert len(after) <= 3 and all(len(line) <= 100 for line in after)
     assert "3×3 value" in after[-1]
+
+
+def test_a_selection_is_data_in_json():
+    result = Session().run("x: R^3\nexplain jacobian(sin(x) * x[0], x)[2, -1]")[-1]
+    data = to_json(result)["steps"][0]
+    assert data["selection"] == [2, 2] and data["call"].endswith(")[2, 2]")
+    assert len(data["substeps"]) == 1 and data["check"]["agrees"] is True
