@@ -86,6 +86,13 @@ class ExportPrinter(PythonCodePrinter):
     def _print_Relational(self, expr):
         return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
 
+    def _print_Add(self, expr, order=None):
+        """SymPy's term order, or the stored order when the terms cannot be ordered (a nan inside, such as min(a, nan))."""
+        try:
+            return super()._print_Add(expr, order=order)
+        except TypeError:
+            return super()._print_Add(expr, order="none")
+
 
 class NumpyPrinter(ExportPrinter):
     target = "numpy"
