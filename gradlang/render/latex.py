@@ -20,8 +20,7 @@ from sympy.printing.latex import LatexPrinter
 
 from gradlang.expr import primitives
 from gradlang.render.plain import format_float
-from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, Shown, THRESHOLD, shape_text, shown, summarised
-from gradlang.lazy import np
+from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, shape_text, shown, Summarising
 from gradlang import limits
 
 _GAPS = {ROW_GAP: r"\cdots", COLUMN_GAP: r"\vdots", BOTH_GAP: r"\ddots"}
@@ -64,7 +63,7 @@ def text_escape(text: str) -> str:
     return text.translate(_TEXT_ESCAPES)
 
 
-class GradlangLatexPrinter(LatexPrinter):
+class GradlangLatexPrinter(Summarising, LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
 
     def _print_Add(self, expr, order=None):
@@ -134,8 +133,6 @@ class GradlangLatexPrinter(LatexPrinter):
         return r"\text{false}"
 
     def _print_NDimArray(self, expr):
-        if self._large(expr):
-            return self._print_summary(expr)
         if expr.rank() == 1:
             return _vector([self._print(e) for e in expr])
         return super()._print_NDimArray(expr)
@@ -143,13 +140,9 @@ class GradlangLatexPrinter(LatexPrinter):
     _print_ImmutableDenseNDimArray = _print_NDimArray
 
     def _print_MatrixBase(self, expr):
-        if self._large(expr):
-            return self._print_summary(expr)
         return super()._print_MatrixBase(expr)
 
     def _print_ndarray(self, array) -> str:
-        if self._large(array):
-            return self._print_summary(array)
         if array.ndim == 0:
             return float_latex(float(array))
         if array.ndim == 1:
@@ -166,12 +159,6 @@ class GradlangLatexPrinter(LatexPrinter):
         return float_latex(float(value))
 
     _print_floating = _print_float
-
-    def _large(self, array) -> bool:
-        return not self._settings["full"] and int(np.prod(array.shape)) > THRESHOLD
-
-    def _print_summary(self, array) -> str:
-        return self._print(Shown((), summarised(array), tuple(array.shape)))
 
     def _print_Shown(self, shown) -> str:
         """Named shared parts as an aligned block, then the value and the size a summary stands for."""

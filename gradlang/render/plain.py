@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from sympy.printing.str import StrPrinter
 
-from gradlang.lazy import np
-from gradlang.render.shown import MARKS, Shown, THRESHOLD, is_gap_row, shape_text, shown, summarised
+from gradlang.render.shown import MARKS, is_gap_row, shape_text, shown, Summarising
 from gradlang.expr.source import SourcePrinter, format_float
 
 
-class PlainPrinter(SourcePrinter):
+class PlainPrinter(Summarising, SourcePrinter):
     """gradlang source for values; plain text for records; summaries of large arrays."""
 
     _default_settings = {**StrPrinter._default_settings, "full": False}
@@ -28,16 +27,12 @@ class PlainPrinter(SourcePrinter):
     _print_Dummy = _print_Symbol
 
     def _print_NDimArray(self, expr):
-        if self._large(expr):
-            return self._print_summary(expr)
         return super()._print_NDimArray(expr)
 
     _print_ImmutableDenseNDimArray = _print_NDimArray
     _print_ImmutableSparseNDimArray = _print_NDimArray
 
     def _print_MatrixBase(self, expr):
-        if self._large(expr):
-            return self._print_summary(expr)
         rows = [list(expr.row(i)) for i in range(expr.rows)]
         shown = ("…" if is_gap_row(row) else "[" + ", ".join(self._print(e) for e in row) + "]" for row in rows)
         return "[" + ", ".join(shown) + "]"
@@ -47,15 +42,7 @@ class PlainPrinter(SourcePrinter):
     _print_MutableDenseMatrix = _print_MatrixBase
 
     def _print_ndarray(self, array):
-        if self._large(array):
-            return self._print_summary(array)
         return super()._print_ndarray(array)
-
-    def _large(self, array) -> bool:
-        return not self._settings["full"] and int(np.prod(array.shape)) > THRESHOLD
-
-    def _print_summary(self, array) -> str:
-        return self._print(Shown((), summarised(array), tuple(array.shape)))
 
     def _print_Shown(self, shown):
         """Named shared parts (t1 = …) first, then the value, then the size a summary stands for."""

@@ -33,7 +33,7 @@ from gradlang.expr import primitives
 from gradlang.render.latex import split_component
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
-from gradlang.render.shown import Shown, THRESHOLD, shape_text, shown, summarised
+from gradlang.render.shown import shape_text, shown, Summarising
 from gradlang.expr.values import shape_of, to_symbolic
 from gradlang.lazy import np
 
@@ -74,7 +74,7 @@ def format_pretty_float(value: float) -> str:
     return format_float(float(f"{value:.{_FLOAT_DIGITS}g}"))
 
 
-class GradlangPrettyPrinter(PrettyPrinter):
+class GradlangPrettyPrinter(Summarising, PrettyPrinter):
     """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark, and gradlang's records."""
 
     def _print_Add(self, expr, order=None):
@@ -136,8 +136,6 @@ class GradlangPrettyPrinter(PrettyPrinter):
     _print_floating = _print_float
 
     def _print_NDimArray(self, expr):
-        if self._large(expr):
-            return self._print_summary(expr)
         if expr.rank() == 1:
             return self._print(sp.ImmutableMatrix([list(expr)]))
         return super()._print_NDimArray(expr)
@@ -145,20 +143,10 @@ class GradlangPrettyPrinter(PrettyPrinter):
     _print_ImmutableDenseNDimArray = _print_NDimArray
 
     def _print_MatrixBase(self, expr):
-        if self._large(expr):
-            return self._print_summary(expr)
         return super()._print_MatrixBase(expr)
 
     def _print_ndarray(self, array):
-        if self._large(array):
-            return self._print_summary(array)
         return self._print(_ndarray_to_sympy(array))
-
-    def _large(self, array) -> bool:
-        return not self._settings["full"] and int(np.prod(array.shape)) > THRESHOLD
-
-    def _print_summary(self, array):
-        return self._print(Shown((), summarised(array), tuple(array.shape)))
 
     def _print_Shown(self, shown):
         """The value (named parts are shown as text lines by `_print_Result`) and the size a summary stands for."""

@@ -124,3 +124,24 @@ def _name_shared_parts(value) -> tuple[list, object]:
             f"{limits.MAX_PRINTED_NODES}; evaluate it at a point with `at` instead"
         )
     return named, from_elements(shape_of(value), reduced)
+
+
+class Summarising:
+    """Mixed in first by every printer: an array of more than THRESHOLD components prints as its summary.
+
+    One place decides what "large" is, so plain, pretty and LaTeX summarise
+    the same values; the `full` setting (--full, :full on) turns it off.
+    """
+
+    def _print(self, expr, **kwargs):
+        if _is_array(expr) and self._large(expr):
+            return super()._print(Shown((), summarised(expr), tuple(expr.shape)))
+        return super()._print(expr, **kwargs)
+
+    def _large(self, array) -> bool:
+        return not self._settings.get("full", False) and int(np.prod(array.shape)) > THRESHOLD
+
+
+def _is_array(value) -> bool:
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) or type(value).__name__ == "ndarray"
+
