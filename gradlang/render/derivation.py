@@ -383,7 +383,7 @@ def json_data(explanation) -> dict:
             "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],
             "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {}),
             **({"check": checked.json_data(explanation.check)} if explanation.check is not None else {}),
-            **({"selection": list(request.indices)} if getattr(request, "whole", None) is not None else {})}
+            **({"selection": [int(i) for i in request.indices]} if getattr(request, "whole", None) is not None else {})}
 
 
 def _json_stop(entry, request) -> dict:
