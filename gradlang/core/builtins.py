@@ -260,6 +260,11 @@ for _record in primitives.records():
 
 # --- reductions that are not primitives ------------------------------------------
 
+# The builtins that compute (the primitives and the reductions below), as opposed to
+# those that differentiate, simplify or plot: SymPy's rewrites may widen their domain
+# (gradlang.expr.domain keeps it). where only selects: the branch it drops is not a rewrite.
+ARITHMETIC = frozenset(primitives.names() - {"where"} | {"sum", "mean", "prod", "dot"})
+
 
 @builtin("sum", 1, 1, "sum of all components", "sum([1, 2, 3])", "reduction", ("reduce_sum",))
 def _sum(call: Call):

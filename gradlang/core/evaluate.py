@@ -10,6 +10,7 @@ the innermost syntax that caused them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -17,8 +18,9 @@ import sympy as sp
 from lark import Tree
 
 from gradlang import limits
-from gradlang.core import builtins, domains
+from gradlang.core import builtins
 from gradlang.expr.bounded import tidy_each, too_large
+from gradlang.expr.domain import kept
 from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of
@@ -144,18 +146,13 @@ class Evaluator:
         base_node, _, exponent_node = node.children
         base = self._numeric(base_node, frame)
         exponent = self._numeric(exponent_node, frame)
-        return elementwise(lambda b, e: self._noted(domains.power_note(b, e, _power(b, e)), _power(b, e)), base, exponent)
-
-    def _noted(self, note, value):
-        if note and note not in self.notes:
-            self.notes.append(note)
-        return value
+        return elementwise(lambda b, e: kept(_power, [b, e]), base, exponent)
 
     def _product(self, node, frame):
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
         if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
-            return _product_of(operands)  # one canonicalisation, not one per factor
+            return kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
@@ -171,8 +168,8 @@ class Evaluator:
             term = self._numeric(term_node, frame)
             terms.append(term if str(op) == "+" else elementwise(lambda u: -u, term))
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
-            return _checked(sp.Add(*terms))
-        return elementwise(lambda *parts: _checked(sp.Add(*parts)), *terms)
+            return kept(_add, terms)
+        return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):
         left, op, right = node.children
@@ -214,11 +211,9 @@ class Evaluator:
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
         call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
-        result = entry.function(call)
-        if name == "exp" and shape_of(result) == shape_of(args[0]):
-            for argument, value in zip(elements(to_symbolic(args[0])), elements(to_symbolic(result))):
-                self._noted(domains.exp_note(argument, value), value)
-        return result
+        if name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain
+            return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
+        return entry.function(call)
 
     def _call_user(self, definition: FunctionDef, args: list, node):
         if len(args) != len(definition.params):
@@ -336,6 +331,10 @@ def _calls(node, name: str) -> bool:
 
 
 
+def _add(*terms):
+    return _checked(sp.Add(*terms))
+
+
 def _divide(a, b):
     if isinstance(b, sp.Expr) and b.is_zero and b.is_number:
         if b.is_Float or (isinstance(a, sp.Expr) and dag_has(a, sp.Float)):
@@ -371,9 +370,9 @@ def _matmul(a, b):
 
 
 _PRODUCT_OPS = {
-    "*": lambda a, b: elementwise(lambda x, y: _checked(x * y), a, b),
-    "/": lambda a, b: elementwise(_divide, a, b),
-    "@": _matmul,
+    "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: _checked(u * v), [x, y]), a, b),
+    "/": lambda a, b: elementwise(lambda x, y: kept(_divide, [x, y]), a, b),
+    "@": lambda a, b: kept(_matmul, [a, b]),
 }
 
 _COMPARISONS = {

@@ -14,6 +14,7 @@ import sympy as sp
 
 from gradlang.derive.derivatives import derivative
 from gradlang.expr import primitives
+from gradlang.expr.domain import Written
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.explain.text import plain
@@ -192,6 +193,11 @@ def rule_where(expr, ctx):
     return ctx.make("where", expr, Where(condition, da.raw, db.raw), (da, db), note=note)
 
 
+def rule_written(expr, ctx):
+    """A form kept as the user wrote it (gradlang.expr.domain) is differentiated as its argument."""
+    return ctx.derive(expr.args[0])
+
+
 def by_sympy(expr, ctx):
     """No rule of ours applies: SymPy differentiates, and the step says so."""
     note = "by SymPy's differentiation (no step-by-step rule for this form)"
@@ -208,6 +214,7 @@ RULES = {
     Maximum: rule_extremum,
     Minimum: rule_extremum,
     Where: rule_where,
+    Written: rule_written,
 }
 
 

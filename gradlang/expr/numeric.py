@@ -20,6 +20,7 @@ from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import precedence
 
 from gradlang.expr import primitives
+from gradlang.expr.domain import Written
 from gradlang.expr.graph import build_dag
 from gradlang.expr.masking import mask_untaken
 
@@ -99,7 +100,7 @@ def dag_cse(exprs, symbols) -> tuple[list, list, list]:
     walks the tree, which is exponential for expressions that share deeply).
     """
     dag = build_dag(list(exprs))
-    arguments = [sp.Symbol(f"_a{j}") for j in range(len(symbols))]
+    arguments = _arguments(len(symbols))
     given = dict(zip(symbols, arguments))
     names: list = []
     assignments: list = []
@@ -108,6 +109,8 @@ def dag_cse(exprs, symbols) -> tuple[list, list, list]:
             names.append(given[node])
         elif node is sp.I:
             names.append(sp.nan)  # gradlang is real: a non-real value is NaN, as in NumPy's float64
+        elif isinstance(node, Written):
+            names.append(names[kids[0]])  # the form as written is computed: Written itself is the identity
         elif not kids or isinstance(node, _INLINE):
             names.append(node)
         else:
@@ -119,6 +122,13 @@ def dag_cse(exprs, symbols) -> tuple[list, list, list]:
 
 
 _INLINE = (sp.Number, sp.NumberSymbol)
+_ARGUMENTS: list = []
+
+
+def _arguments(count: int) -> list:
+    """_a0, _a1, ...: made once per process (a vector of 100,000 components needs as many)."""
+    _ARGUMENTS.extend(sp.Symbol(f"_a{j}") for j in range(len(_ARGUMENTS), count))
+    return _ARGUMENTS[:count]
 
 
 def _rebuilt(node, args):

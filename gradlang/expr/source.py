@@ -135,6 +135,9 @@ class SourcePrinter(StrPrinter):
             return f"{record.name}([{self.stringify(expr.args[1:], ', ')}])[{self._print(expr.args[0])}]"
         return f"{record.name}({self.stringify(expr.args, ', ')})"
 
+    def _print_Written(self, expr):
+        return self._print(expr.args[0])  # kept as the user wrote it (gradlang.expr.domain)
+
     def _print_Exp(self, expr):
         return f"exp({self._print(expr.args[0])})"
 

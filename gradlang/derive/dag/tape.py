@@ -25,6 +25,7 @@ from gradlang.expr import primitives
 OPERATION_NAMES = {
     "Add": "add", "Mul": "mul", "Pow": "pow", "StrictGreaterThan": ">", "StrictLessThan": "<",
     "GreaterThan": ">=", "LessThan": "<=", "Equality": "==", "Unequality": "!=",
+    "Written": "as written",  # gradlang.expr.domain: the identity, kept so SymPy cannot rewrite it
 }
 
 
