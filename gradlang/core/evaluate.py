@@ -18,7 +18,7 @@ import sympy as sp
 from lark import Tree
 
 from gradlang import limits
-from gradlang.core import builtins
+from gradlang.core import builtins, spelling
 from gradlang.expr.bounded import tidy_each, too_large
 from gradlang.expr.domain import kept
 from gradlang.derive.derivatives import DerivativeRequest
@@ -106,6 +106,7 @@ class Evaluator:
             raise NameError(f"'{name}' is a builtin function; call it as {name}(…)")
         if name in builtins.CONSTANTS:
             return builtins.CONSTANTS[name]
+        self._noted(spelling.new_symbol_note(name, [*self.env, *frame]), None)
         return symbol(name)
 
     def lookup(self, name: str, frame: dict):
@@ -240,7 +241,15 @@ class Evaluator:
             return self._gradcheck(inner, node.children[1:], frame)
         value = self.evaluate(inner, frame)
         pairs, batch = self._bindings(node.children[1:], frame)
+        self._check_names(value, node.children[1:], frame)
         return substitute(value, pairs, batch, self.notes)
+
+    def _check_names(self, value, bindings, frame) -> None:
+        """Warn about an `at` that binds a name twice or one the expression lacks."""
+        names = [str(binding.children[0].children[0]) for binding in bindings]
+        self._noted(spelling.repeated_binding_note(names), None)
+        for note in spelling.unused_binding_notes(value, list(dict.fromkeys(names)), [*self.env, *frame]):
+            self._noted(note, None)
 
     def _bindings(self, bindings, frame) -> tuple[list, list]:
         """(symbol, value) pairs and (symbol, array) batches of an at-clause."""

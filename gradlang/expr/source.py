@@ -129,11 +129,7 @@ class SourcePrinter(StrPrinter):
         record = primitives.by_class(type(expr))
         if record is None:
             return f"{expr.func.__name__}({self.stringify(expr.args, ', ')})"
-        if record.form == "vector":
-            return f"{record.name}([{self.stringify(expr.args, ', ')}])"
-        if record.form == "component":
-            return f"{record.name}([{self.stringify(expr.args[1:], ', ')}])[{self._print(expr.args[0])}]"
-        return f"{record.name}({self.stringify(expr.args, ', ')})"
+        return primitives.spell(record, expr, self)
 
     def _print_Written(self, expr):
         return self._print(expr.args[0])  # kept as the user wrote it (gradlang.expr.domain)

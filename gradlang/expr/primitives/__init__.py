@@ -44,8 +44,25 @@ def register(record: Primitive) -> Primitive:
         if record.cls in _BY_CLASS:
             raise RuntimeError(f"class {record.cls.__name__} has two records")
         _BY_CLASS[record.cls] = record
+        if record.cls.__module__.startswith("gradlang."):
+            record.cls._sympystr = _spelled  # str() of a value reads as gradlang: stop_gradient(x)
     _RECORDS.append(record)
     return record
+
+
+def spell(record: Primitive, expr, printer) -> str:
+    """A primitive's call in gradlang source, its arguments spelled by `printer`."""
+    args = expr.args
+    if record.form == "vector":
+        return f"{record.name}([{printer.stringify(args, ', ')}])"
+    if record.form == "component":
+        return f"{record.name}([{printer.stringify(args[1:], ', ')}])[{printer._print(args[0])}]"
+    return f"{record.name}({printer.stringify(args, ', ')})"
+
+
+def _spelled(self, printer) -> str:
+    """SymPy's `_sympystr` hook for gradlang's own classes (so plain `str(value)` speaks gradlang)."""
+    return spell(_BY_CLASS[type(self)], self, printer)
 
 
 def _load() -> None:

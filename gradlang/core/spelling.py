@@ -1,0 +1,80 @@
+"""Warnings for names that are probably misspelled.
+
+In gradlang any name that is not bound is a fresh real symbol, as in SymPy.
+That is what makes `diff(x^2, x)` work without a declaration, and it is also
+why a typo is silent: `loss = x^2*sg(x); diff(los, x)` differentiates a new
+symbol `los` and prints 0. A teaching tool should say so, but only when the
+name is close to one the session knows, so ordinary free symbols stay quiet.
+The same goes for an `at` that binds a name the expression does not contain,
+and for a name bound twice in one `at` (the last value would win silently).
+"""
+
+from __future__ import annotations
+
+import difflib
+
+import sympy as sp
+
+from gradlang.expr.values import elements, shape_of, to_symbolic
+from gradlang.expr.walk import dag_atoms
+
+# How alike two names must be (difflib's ratio) to count as a likely typo.
+# 0.75 pairs `los`/`loss` and `thetta`/`theta` but not `mu`/`mu2` or `x1`/`x2`.
+_CLOSE = 0.75
+
+
+def near_name(name: str, known) -> str | None:
+    """The known name `name` is probably a misspelling of, or None."""
+    candidates = [k for k in known if k != name and isinstance(k, str)]
+    for candidate in candidates:
+        if candidate.lower() == name.lower():
+            return candidate  # X for x, Loss for loss
+    if len(name) < 3:
+        return None  # one- and two-letter names are ordinary symbols, not typos
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=_CLOSE)
+    return close[0] if close else None
+
+
+def new_symbol_note(name: str, known) -> str | None:
+    """A warning when an unbound name looks like a typo of a bound one."""
+    near = near_name(name, known)
+    if near is None:
+        return None
+    return (
+        f"'{name}' is not defined, so it is a new symbol here (did you mean '{near}'?); "
+        f"a new symbol's derivative with respect to anything else is 0"
+    )
+
+
+def unused_binding_notes(value, names: list[str], known) -> list[str]:
+    """Warnings for the names an `at` binds that do not occur in its expression."""
+    present = _symbol_names(value)
+    notes = []
+    for name in names:
+        if name in present or any(p.startswith(name + "[") for p in present):
+            continue
+        near = near_name(name, present) or near_name(name, known)
+        hint = f" (did you mean '{near}'?)" if near else ""
+        notes.append(f"'{name}' does not occur in the expression, so 'at {name} = …' changes nothing{hint}")
+    return notes
+
+
+def repeated_binding_note(names: list[str]) -> str | None:
+    """A warning when one `at` binds a name twice: the last value is the one used."""
+    seen: set = set()
+    for name in names:
+        if name in seen:
+            return f"'{name}' is bound twice in one 'at'; the last value is the one used"
+        seen.add(name)
+    return None
+
+
+def _symbol_names(value) -> set[str]:
+    """The names of the symbols in a value (a number, vector or matrix).
+
+    A DAG walk: a value built by repeated composition shares its subtrees, and
+    SymPy's own `free_symbols` would visit each shared subtree once per path.
+    """
+    value = to_symbolic(value)
+    parts = elements(value) if shape_of(value) else [value]
+    return {str(s) for s in dag_atoms([p for p in parts if isinstance(p, sp.Basic)], sp.Symbol)}

@@ -1,0 +1,49 @@
+"""A likely typo is said out loud: a teaching tool must not hide a silent 0."""
+
+import pytest
+
+from gradlang import Session
+from gradlang.core.spelling import near_name
+
+
+def _warnings(program: str) -> list[str]:
+    results = Session().run(program)
+    return [w for result in results for w in result.warnings]
+
+
+def test_misspelled_binding_is_named_with_the_near_name():
+    (warning,) = _warnings("loss = x^2*sg(x)\ndiff(los, x)")
+    assert "'los' is not defined" in warning and "did you mean 'loss'" in warning
+
+
+def test_at_on_a_name_the_expression_lacks_is_said():
+    (warning,) = _warnings("diff(x^2, x) at X = 2")
+    assert "'X' does not occur" in warning and "did you mean 'x'" in warning
+
+
+def test_a_name_bound_twice_in_one_at_is_said_and_the_last_value_wins():
+    results = Session().run("x^2 at x = 2, x = 3")
+    assert results[0].value == 9
+    assert any("bound twice" in w for w in results[0].warnings)
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "diff(x^2*y, x)",  # free symbols that are nobody's typo
+        "mu = 2\nmu2 = 3\nmu + mu2 + nu",
+        "x1: R\nx2 + x1",
+        "y: R^2\nsum(y*y) at y = [1, 2]",
+        "f(u) = u^2 + w\nf(3) at w = 1",
+        "theta = 3\ntheta + z at z = 1",
+    ],
+)
+def test_ordinary_programs_stay_quiet(program):
+    assert _warnings(program) == []
+
+
+def test_near_name_rules():
+    assert near_name("thetta", ["theta"]) == "theta"
+    assert near_name("Loss", ["loss"]) == "loss"
+    assert near_name("x2", ["x1"]) is None
+    assert near_name("mu", ["mu2"]) is None
