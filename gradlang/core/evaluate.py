@@ -149,6 +149,11 @@ class Evaluator:
         exponent = self._numeric(exponent_node, frame)
         return elementwise(lambda b, e: kept(_power, [b, e]), base, exponent)
 
+    def _noted(self, note, value):
+        if note and note not in self.notes:
+            self.notes.append(note)
+        return value
+
     def _product(self, node, frame):
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
