@@ -99,6 +99,13 @@ def test_sign_of_a_positive_factor_is_exact_where_floats_underflow():
     assert float(jnp.sign(jax.nn.softmax(jnp.array([0.0, 1e300, 1.63]))[0])) == 0.0
 
 
+@pytest.mark.parametrize("program", ["y: R\n1/y at y = -0.0", "1/(-0.0)", "x: R^2\n1/x[0] at x = [-0.0, 1.0]"])
+def test_there_is_no_negative_zero(program):
+    """fuzz: SymPy's floats have one zero, so -0.0 is 0.0 and 1/(-0.0) is inf (JAX: -inf; docs/decisions.md)."""
+    assert float(Session().eval(program)) == math.inf
+    assert float(1 / (jnp.float64(-0.0) + 0.0)) == math.inf  # the fuzzer's doc reading
+
+
 @pytest.mark.parametrize("program, lengths", [
     ("t: R; s: R\nt*s at t = [1,2,3], s = [1,2]", ("3", "2")),
     ("y + z at y = [1, 2], z = [1, 2, 3]", ("2", "3")),

@@ -7,8 +7,10 @@ expression V: the value, `unstopped`, `diff` by y (orders 1-3 and mixed with z),
 (fuzz_programs.Reading). The verdicts:
 
 - "ok": agrees with raw JAX (float64, rtol 1e-6);
-- "convention": agrees with the doc reading only (a documented convention);
-- "ieee-algebra": gradlang finite where JAX is not, all else agreeing: SymPy's
+- "convention": agrees with the doc reading only (a documented convention,
+  including that -0.0 is 0.0 in gradlang);
+- "ieee-algebra": gradlang finite (or an overflowed inf) where JAX is not, all
+  else agreeing (never inf for -inf): SymPy's
   algebra cancels u/u, u-u or sqrt(u)^2 before any number is seen, and `where`
   never lets the branch it does not take poison a derivative (docs/decisions.md);
 - "overflow": at a point beyond 1e150, apart only where one side overflowed
@@ -79,6 +81,8 @@ def _jax_numbers(compute, reading_doc: bool, body, scalar, vector, point) -> np.
     Fu = Reading(reading_doc, stops=False, body=body).function(scalar)
     args = (jnp.float64(point["y"]), jnp.float64(point["z"]), jnp.asarray(point["v"], dtype=jnp.float64),
             jnp.asarray(point["W"], dtype=jnp.float64))
+    if reading_doc:  # gradlang's numbers have one zero (SymPy's floats have no -0.0): x + 0.0 is +0.0
+        args = tuple(a + 0.0 for a in args)
     with np.errstate(all="ignore"):
         return np.asarray(compute(F, V, Fu)(*args), dtype=np.float64)
 
@@ -125,7 +129,9 @@ def _masked_by_algebra(got: np.ndarray, raw: np.ndarray) -> bool:
     finite = np.isfinite(raw)
     if np.all(finite) or np.any(~np.isfinite(got) & finite):
         return False
-    return close(np.where(finite, got, 0), np.where(finite, raw, 0))
+    # Where neither is finite: the same special, or JAX's nan (0*inf) where gradlang overflowed; never inf for -inf.
+    both = ~finite & ~np.isfinite(got) & ~np.isnan(raw)
+    return close(np.where(both, got, 0), np.where(both, raw, 0)) and close(np.where(finite, got, 0), np.where(finite, raw, 0))
 
 
 def judge(text: str, got, seconds: float, raw: np.ndarray, doc, huge: bool = False) -> Finding:

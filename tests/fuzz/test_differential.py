@@ -40,3 +40,20 @@ def test_random_programs_agree_with_jax(program):
 @given(programs())
 def test_long_fuzz_run(program):
     _check(program)
+
+
+@pytest.mark.parametrize("got, raw, verdict", [
+    ([1.0, 2.0], [1.0, 2.0], "ok"),
+    ([0.0, 2.0], [float("nan"), 2.0], "ieee-algebra"),  # SymPy cancelled what JAX's 0*inf made nan
+    ([float("inf"), 2.0], [float("nan"), 2.0], "ieee-algebra"),  # gradlang overflowed, JAX's 0*inf
+    ([float("inf"), 2.0], [float("-inf"), 2.0], "bug"),  # never inf for -inf
+    ([float("nan"), 2.0], [float("inf"), 2.0], "bug"),
+    ([0.0, 3.0], [float("nan"), 2.0], "bug"),
+])
+def test_the_judge(got, raw, verdict):
+    import numpy as np
+
+    from differential import judge
+
+    got, raw = np.array(got), np.array(raw)
+    assert judge("s", got, 0.1, raw, lambda: raw).verdict == verdict
