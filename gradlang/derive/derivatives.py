@@ -75,7 +75,10 @@ def _gradient(expr: sp.Expr, symbols: list) -> list:
 
 
 def _on_tree(items: list, variables: int) -> bool:
-    """Small enough for sympy.diff, whose forms the step-by-step derivations of explain share.
+    """Small enough for sympy.diff, whose forms the step-by-step derivations of explain share,
+    and free of infinities: SymPy's Leibniz rule multiplies a factor's zero derivative by the
+    others, and 0*oo is nan (diff(y/0.0*z, y) would be nan, not inf*z; the DAG's product rule
+    multiplies only the varying factors).
 
     The tree path differentiates each component by each variable separately and
     repeats every shared node once per path to it; bounding its whole work (tree
@@ -83,7 +86,7 @@ def _on_tree(items: list, variables: int) -> bool:
     size of the DAG: anything bigger is reverse (or forward) accumulation.
     """
     budget = TREE_WORK_LIMIT // max(variables, 1)
-    return tree_size(items, cap=budget + 1) <= budget
+    return tree_size(items, cap=budget + 1) <= budget and not dag_has(items, sp.oo, -sp.oo, sp.zoo)
 
 
 def tree_derivative(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:

@@ -62,9 +62,12 @@ def rule_add(expr, ctx):
 
 
 def _leibniz(args, derivs):
-    """Mul's derivative as SymPy computes it (first-order Leibniz rule)."""
+    """Mul's derivative as SymPy computes it (first-order Leibniz rule); a factor whose derivative
+    is 0 gives no term (0*inf would be nan, as in the derivative engine, derive/derivatives.py)."""
     terms = []
     for i, d in enumerate(derivs):
+        if d is sp.S.Zero:
+            continue
         factors = list(args[:i]) + [d] + list(args[i + 1:])
         terms.append(1 * sp.Mul(*factors))
     return sp.Add(*terms)
