@@ -18,7 +18,7 @@ from lark import Tree
 
 from gradlang import limits
 
-from gradlang.core import builtins
+from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
@@ -170,10 +170,14 @@ class Session:
         return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: Tree, source: str) -> Result:
+        """explain[options] e: e's value, and the derivation of each derivative written in e (core/explaining.py)."""
+        options, body = explaining.parts(statement)
+        depth = explaining.depth_option(options, self.explain_depth)
         derivations: list = []
         evaluator = self._evaluator(derivations, source)
-        value = _settled(evaluator.evaluate(statement.children[0]))
-        steps = _explanations(derivations, self.explain_depth)
+        value = _settled(evaluator.evaluate(body))
+        derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
+        steps = _explanations(derivations, depth, explaining.point(body, self._evaluator()))
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: Tree, source: str) -> None:
@@ -262,11 +266,13 @@ def _declared(name: str, shape: tuple):
     return from_elements(shape, [symbol(f"{name}[{i}, {j}]") for i in range(rows) for j in range(columns)])
 
 
-def _explanations(derivations: list, depth="default") -> tuple:
-    """Step-by-step derivations of the derivative calls inside an explain statement."""
+def _explanations(derivations: list, depth="default", point=None) -> tuple:
+    """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing check."""
+    from gradlang.core.explain_check import checked
     from gradlang.explain.backward import backward_view
     from gradlang.explain import explain
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    return tuple(backward_view(r) if r.operation == "backward" else explain(r, depth) for r in derivations)
+    return tuple(backward_view(r) if r.operation == "backward" else checked(explain(r, depth), point)
+                 for r in derivations)

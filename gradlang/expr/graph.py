@@ -71,6 +71,14 @@ def _visit(root, index, nodes, children) -> None:
         stack.extend((a, False) for a in reversed(node.args) if a not in index)
 
 
+def rebuilt(node, args):
+    """node over new args as it stands: an Add, Mul or Pow is built unevaluated, so it is
+    not re-sorted and re-merged (quadratic in a big sum) and a shared argument stays one node."""
+    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
+        return node.func(*args, evaluate=False)
+    return node.func(*args)
+
+
 def dag_size(exprs) -> int:
     """The number of distinct subexpressions (atoms included) of one or many expressions."""
     if isinstance(exprs, sp.MatrixBase | sp.NDimArray):

@@ -36,6 +36,15 @@ DERIVATIONS = {
     "backward": "x: R^2\nexplain backward(x[0] * sg(x[1]) + x[1]^2, x)",
     "stable_softmax_blocked": "x: R^3\n" + STABLE + "explain blocked(stable_softmax(x)[0], x)",
     "log_softmax": "x: R^3\n" + STABLE + "explain grad(log(stable_softmax(x)[0]), x)",
+    # the surface of explain: depth, selections, the closing check at a point
+    "depth_all": "x: R\nexplain[depth=all] diff(exp(x) / (1 + x^2), x)",
+    "depth_zero": "x: R^3\n" + STABLE + "explain[depth=0] grad(log(stable_softmax(x)[0]), x)",
+    "selected_grad": "x: R^3\n" + STABLE + "explain grad(log(stable_softmax(x)[0]), x)[1] at x = [1, 3, 3]",
+    "selected_jacobian": "x: R^3\nexplain jacobian(softmax(x), x)[0, 2]",
+    "selected_row": "x: R^3\nexplain jacobian(softmax(x), x)[1] at x = [0.5, -1, 2]",
+    "check_stop": "x: R\nexplain diff(x * sg(x), x) at x = 3",
+    "check_long": "x: R^9\nexplain grad(sum(x^3) * sg(x[0]), x) at x = [1, 2, 3, 4, 5, 6, 7, 8, 9]",
+    "check_matrix": "W: R^(2,2)\nv: R^2\nexplain grad(sum(W @ v)^2, W) at W = [[1, 2], [3, 4]], v = [1, -1]",
 }
 
 

@@ -15,7 +15,7 @@ import sympy as sp
 
 from gradlang.expr.functions import Where
 from gradlang.derive.dag.rules import Branch
-from gradlang.expr.graph import build_dag, tree_sizes
+from gradlang.expr.graph import build_dag, rebuilt, tree_sizes
 
 CANONICAL_TREE_LIMIT = 600
 
@@ -113,8 +113,4 @@ def _without_branches(exprs: list) -> list:
 def _unbranch(node, args, changed):
     if isinstance(node, Branch):
         return Where(*args)
-    if not changed:
-        return node
-    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
-        return node.func(*args, evaluate=False)
-    return node.func(*args)
+    return rebuilt(node, args) if changed else node
