@@ -35,6 +35,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="fuzz-findings.txt")
     parser.add_argument("--grammar", action="store_true", help="the grammar fuzzer (all four formats)")
+    parser.add_argument("--strategies", default="grammar,typed", help="with --grammar: which of grammar,typed")
     options = parser.parse_args()
     if options.grammar:
         grammar(options)
@@ -47,7 +48,8 @@ def grammar(options) -> None:
     from test_grammar_fuzz import _programs, _typed_programs, check_program
 
     out = open(options.out, "w")
-    for name, strategy in (("grammar", _programs()), ("typed", _typed_programs())):
+    chosen = options.strategies.split(",")
+    for name, strategy in [(n, make()) for n, make in (("grammar", _programs), ("typed", _typed_programs)) if n in chosen]:
         counts: collections.Counter = collections.Counter()
         start = time.perf_counter()
 
