@@ -203,9 +203,9 @@ def run_program(program) -> list[Finding]:
 
 
 def _huge(point) -> float:
-    """The largest magnitude in the point when it is beyond 1e150 (squares and products overflow), else 0."""
+    """The largest magnitude in the point from 1e150 up (squares overflow to 1e300, fourth powers to inf), else 0."""
     largest = float(np.max(np.abs(np.concatenate([np.ravel(np.asarray(v, dtype=float)) for v in point.values()]))))
-    return largest if largest > 1e150 else 0.0
+    return largest if largest >= 1e150 else 0.0
 
 
 def describe(program) -> str:
