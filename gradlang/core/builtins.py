@@ -17,7 +17,6 @@ from typing import Callable
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import domains
 from gradlang.core.services import Services
 from gradlang.core.substitute import substitute
 from gradlang.derive import derivatives as derive
@@ -265,30 +264,19 @@ APPLY = {
 }
 
 
-def _noting_domain(apply):
-    """exp(log(u)) that SymPy rewrote as u: the result says where the written form is nan (core/domains.py)."""
-
-    def noted(call: Call):
-        result = apply(call)
-        if shape_of(result) == shape_of(call.args[0]):
-            for argument, value in zip(elements(to_symbolic(call.args[0])), elements(to_symbolic(result))):
-                call.services.warn(domains.exp_note(argument, value))
-        return result
-
-    return noted
-
-
-NOTES = {"exp": _noting_domain}  # the primitives whose results can warn
-
 for _record in primitives.records():
     conditions = (0,) if _record.apply == "where" else ()
-    _apply = APPLY[_record.apply](_record.build)
     builtin(_record.name, *_record.arity, _record.doc, _record.example, _record.group, _record.aliases, conditions)(
-        NOTES[_record.name](_apply) if _record.name in NOTES else _apply
+        APPLY[_record.apply](_record.build)
     )
 
 
 # --- reductions that are not primitives ------------------------------------------
+
+# The builtins that compute (the primitives and the reductions below), as opposed to
+# those that differentiate, simplify or plot: SymPy's rewrites may widen their domain
+# (gradlang.expr.domain keeps it). where only selects: the branch it drops is not a rewrite.
+ARITHMETIC = frozenset(primitives.names() - {"where"} | {"sum", "mean", "prod", "dot"})
 
 
 @builtin("sum", 1, 1, "sum of all components", "sum([1, 2, 3])", "reduction", ("reduce_sum",))

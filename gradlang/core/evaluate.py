@@ -10,6 +10,7 @@ the innermost syntax that caused them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -17,9 +18,10 @@ import sympy as sp
 from lark import Tree
 
 from gradlang import limits
-from gradlang.core import builtins, domains, spelling
+from gradlang.core import builtins, spelling
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of, to_sympy_number
+from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.core.services import Services
@@ -141,7 +143,7 @@ class Evaluator:
         base_node, _, exponent_node = node.children
         base = self._numeric(base_node, frame)
         exponent = self._numeric(exponent_node, frame)
-        return elementwise(lambda b, e: self._noted(domains.power_note(b, e, _power(b, e)), _power(b, e)), base, exponent)
+        return elementwise(lambda b, e: kept(_power, [b, e]), base, exponent)
 
     def _noted(self, note, value):
         self.services.warn(note)
@@ -151,7 +153,7 @@ class Evaluator:
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
         if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
-            return _product_of(operands)  # one canonicalisation, not one per factor
+            return kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
@@ -167,8 +169,8 @@ class Evaluator:
             term = self._numeric(term_node, frame)
             terms.append(term if str(op) == "+" else elementwise(lambda u: -u, term))
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
-            return _checked(sp.Add(*terms))
-        return elementwise(lambda *parts: _checked(sp.Add(*parts)), *terms)
+            return kept(_add, terms)
+        return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):
         left, op, right = node.children
@@ -206,7 +208,10 @@ class Evaluator:
         entry = builtins.lookup(name)
         if entry is None:
             raise NameError(f"unknown function '{name}'", Span.of(name_token))
-        return entry.function(self._builtin_call(entry, node, args, mark))
+        call = self._builtin_call(entry, node, args, mark)
+        if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
+            return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
+        return entry.function(call)
 
     def _builtin_call(self, entry, node, args: list, mark: int) -> builtins.Call:
         """The record a builtin receives: its arguments, where it stands, and narrow services."""
@@ -303,6 +308,10 @@ def _arguments(call_node) -> list:
     return call_node.children[1].children if len(call_node.children) > 1 else []
 
 
+def _add(*terms):
+    return _checked(sp.Add(*terms))
+
+
 def _divide(a, b):
     if isinstance(b, sp.Expr) and b.is_number and b.is_zero:  # is_number first: is_zero of a big sum of symbols walks it
         if b.is_Float or (isinstance(a, sp.Expr) and dag_has(a, sp.Float)):
@@ -338,9 +347,9 @@ def _matmul(a, b):
 
 
 _PRODUCT_OPS = {
-    "*": lambda a, b: elementwise(lambda x, y: _checked(x * y), a, b),
-    "/": lambda a, b: elementwise(_divide, a, b),
-    "@": _matmul,
+    "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: _checked(u * v), [x, y]), a, b),
+    "/": lambda a, b: elementwise(lambda x, y: kept(_divide, [x, y]), a, b),
+    "@": lambda a, b: kept(_matmul, [a, b]),
 }
 
 _COMPARISONS = {

@@ -72,8 +72,10 @@ def settle(value):
 
 
 def _inexact(exprs) -> bool:
-    """Whether a float (or an IEEE special) appears anywhere: one walk over the shared DAG of all."""
-    return dag_has([e for e in exprs if isinstance(e, sp.Basic)], sp.Float, sp.oo, -sp.oo, sp.nan)
+    """Whether a float (or an IEEE special) appears anywhere: one walk over the shared DAG of all
+    (none when a value given is a float itself, as all are for a vector given 100,000 numbers)."""
+    exprs = [e for e in exprs if isinstance(e, sp.Basic)]
+    return any(isinstance(e, sp.Float) for e in exprs) or dag_has(exprs, sp.Float, sp.oo, -sp.oo, sp.nan)
 
 
 def _free_symbols(items) -> set:
@@ -111,7 +113,7 @@ def _tidy(expr):
 
 def _floating(value, items, mapping):
     """Floats involved: IEEE numbers when nothing stays symbolic, else SymPy floats."""
-    symbols = sorted(mapping, key=sp.default_sort_key)
+    symbols = list(mapping)  # in the order given: deterministic, and sorting 100,000 symbols costs a second
     leftover = _free_symbols(items) - set(symbols)
     if leftover or any(is_condition(e) for e in items) or not all(_is_real_number(mapping[s]) for s in symbols):
         return from_elements(shape_of(value), fold_floats(rebuild_all(items, mapping)))

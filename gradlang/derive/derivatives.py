@@ -78,7 +78,10 @@ def _gradient(expr: sp.Expr, symbols: list) -> list:
 
 
 def _on_tree(items: list, variables: int) -> bool:
-    """A derivative by one variable whose tree is small: sympy.diff, whose forms explain's derivations share.
+    """A derivative by one variable whose tree is small and free of infinities: sympy.diff,
+    whose forms explain's derivations share. (SymPy's Leibniz rule multiplies a factor's
+    zero derivative by the others, and 0*oo is nan: diff(y/0.0*z, y) would be nan, not
+    inf*z; the DAG's product rule multiplies only the varying factors.)
 
     sympy.diff differentiates each component by each variable separately and
     repeats every shared node once per path to it. So it is used only for the
@@ -91,7 +94,7 @@ def _on_tree(items: list, variables: int) -> bool:
     if variables != 1 and not _READABLE.get():
         return False
     budget = TREE_WORK_LIMIT // max(variables, 1)
-    return tree_size(items, cap=budget + 1) <= budget
+    return tree_size(items, cap=budget + 1) <= budget and not dag_has(items, sp.oo, -sp.oo, sp.zoo)
 
 
 @contextmanager

@@ -14,6 +14,7 @@ import sympy as sp
 
 from gradlang.derive.derivatives import derivative
 from gradlang.expr import primitives
+from gradlang.expr.domain import Written
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.explain.text import plain
@@ -61,9 +62,12 @@ def rule_add(expr, ctx):
 
 
 def _leibniz(args, derivs):
-    """Mul's derivative as SymPy computes it (first-order Leibniz rule)."""
+    """Mul's derivative as SymPy computes it (first-order Leibniz rule); a factor whose derivative
+    is 0 gives no term (0*inf would be nan, as in the derivative engine, derive/derivatives.py)."""
     terms = []
     for i, d in enumerate(derivs):
+        if d is sp.S.Zero:
+            continue
         factors = list(args[:i]) + [d] + list(args[i + 1:])
         terms.append(1 * sp.Mul(*factors))
     return sp.Add(*terms)
@@ -192,6 +196,11 @@ def rule_where(expr, ctx):
     return ctx.make("where", expr, Where(condition, da.raw, db.raw), (da, db), note=note)
 
 
+def rule_written(expr, ctx):
+    """A form kept as the user wrote it (gradlang.expr.domain) is differentiated as its argument."""
+    return ctx.derive(expr.args[0])
+
+
 def by_sympy(expr, ctx):
     """No rule of ours applies: SymPy differentiates, and the step says so."""
     note = "by SymPy's differentiation (no step-by-step rule for this form)"
@@ -208,6 +217,7 @@ RULES = {
     Maximum: rule_extremum,
     Minimum: rule_extremum,
     Where: rule_where,
+    Written: rule_written,
 }
 
 

@@ -17,6 +17,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr import primitives
+from gradlang.expr.domain import Written
 
 def float_literal(x: float) -> str:
     """A float as Python source: repr, except inf and nan, which are not literals."""
@@ -40,6 +41,8 @@ class ExportPrinter(PythonCodePrinter):
     def _print(self, expr, **kwargs):
         if isinstance(expr, sp.Expr) and expr.is_number and not expr.is_Rational and expr.is_comparable:
             return float_literal(float(expr))
+        if isinstance(expr, Written):
+            return self._print(expr.args[0])  # kept as the user wrote it (gradlang.expr.domain)
         if isinstance(expr, sp.Function):
             return self._print_primitive(expr)
         return super()._print(expr, **kwargs)

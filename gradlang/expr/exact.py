@@ -100,11 +100,14 @@ def check_sizes(items: list) -> None:
 
 
 def combine(node, args):
-    """Rebuild a node from new arguments, with exact powers and products bounded."""
+    """Rebuild a node from new arguments, with exact powers and products bounded (and the
+    real domain kept, expr/domain.py)."""
+    from gradlang.expr.domain import kept
+
     if isinstance(node, sp.Pow):
-        return power(*args)
+        return kept(power, list(args))
     if isinstance(node, sp.Mul):
-        return product(list(args))
+        return kept(lambda *factors: product(list(factors)), list(args))
     from gradlang.expr.walk import build
 
     return checked(build(node, args))

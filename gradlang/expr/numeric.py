@@ -81,6 +81,9 @@ class _Printer(NumPyPrinter):
     def _print_Float(self, expr):
         return repr(float(expr))
 
+    def _print_Written(self, expr):
+        return self._print(expr.args[0])  # the form as written is computed: Written is the identity (domain.py)
+
     def _print_Add(self, expr, **kwargs):
         if len(expr.args) < 3:
             return super()._print_Add(expr, **kwargs)
@@ -98,12 +101,21 @@ def dag_cse(exprs, symbols) -> tuple[list, list, list]:
     become the arguments `_a0, _a1, ...`; gradlang is real, so a non-real
     constant is NaN, as in NumPy's float64.
     """
-    arguments = [sp.Symbol(f"_a{j}") for j in range(len(symbols))]
+    arguments = _arguments(len(symbols))
     rename = {**dict(zip(symbols, arguments)), sp.I: sp.nan}
     assignments, outputs = named_subexpressions(
         list(exprs), min_size=1, symbols=lambda i: sp.Symbol(f"_t{i}"), shared_only=False, rename=rename
     )
     return arguments, assignments, outputs
+
+
+_ARGUMENTS: list = []
+
+
+def _arguments(count: int) -> list:
+    """_a0, _a1, ...: made once per process (a vector of 100,000 components needs as many)."""
+    _ARGUMENTS.extend(sp.Symbol(f"_a{j}") for j in range(len(_ARGUMENTS), count))
+    return _ARGUMENTS[:count]
 
 
 def compile_function(exprs: tuple, symbols: tuple):

@@ -131,6 +131,9 @@ class SourcePrinter(StrPrinter):
             return f"{expr.func.__name__}({self.stringify(expr.args, ', ')})"
         return primitives.spell(record, expr, self)
 
+    def _print_Written(self, expr):
+        return self._print(expr.args[0])  # kept as the user wrote it (gradlang.expr.domain)
+
     def _print_Exp(self, expr):
         return f"exp({self._print(expr.args[0])})"
 

@@ -83,10 +83,13 @@ def unwrap(expr, cls):
 
 
 def build(node, args):
-    """node.func(*args), with comparisons built as IEEE has them (see `relation`)."""
+    """node.func(*args), with comparisons built as IEEE has them (see `relation`), and the
+    real domain kept: new arguments must not let SymPy rewrite sqrt(u)^2 as u (expr/domain.py)."""
     if isinstance(node, sp.Rel):
         return relation(node.func, *args)
-    return node.func(*args)
+    from gradlang.expr.domain import kept
+
+    return kept(node.func, list(args))
 
 
 def relation(func, a, b):

@@ -109,6 +109,11 @@ class GradlangLatexPrinter(Summarising, LatexPrinter):
             text = self._named(record.latex, expr.args)
         return f"{text}^{{{exp}}}" if exp else text
 
+    def _print_Written(self, expr, exp=None):
+        """Kept as the user wrote it (gradlang.expr.domain); a power of it comes here as `exp`."""
+        text = self._print(expr.args[0])
+        return f"\\left({text}\\right)^{{{exp}}}" if exp else text
+
     def _print_Where(self, expr, exp=None):
         condition, a, b = expr.args
         text = (

@@ -115,6 +115,9 @@ class GradlangPrettyPrinter(Summarising, PrettyPrinter):
             return self._helper_print_function(expr.func, expr.args[1:], func_name=name)
         return self._helper_print_function(expr.func, expr.args, func_name=record.name)
 
+    def _print_Written(self, expr):
+        return self._print(expr.args[0])  # kept as the user wrote it (gradlang.expr.domain)
+
     def _print_Where(self, expr):
         condition, a, b = expr.args
         return self._print(sp.Piecewise((a, condition), (b, True), evaluate=False))

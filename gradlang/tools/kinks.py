@@ -55,8 +55,11 @@ class _Check:
 
 def kink_warnings(exprs, mapping: dict) -> list[KinkWarning]:
     """Messages for every kink of `exprs` (scalar SymPy expressions) hit at the point `mapping`."""
+    checks = _candidates(exprs)
+    if not checks:
+        return []  # most values have no kink: the mapping (100,000 symbols for a big vector) is not read
     symbols, values = _numeric_mapping(mapping)
-    return [message for message, _, _ in _run(exprs, symbols, values)]
+    return [message for message, _, _ in _run(exprs, symbols, values, checks)]
 
 
 def kink_warnings_batch(exprs, symbols, arrays) -> list[KinkWarning]:
@@ -83,8 +86,8 @@ def _numeric_mapping(mapping: dict):
     return symbols, values
 
 
-def _run(exprs, symbols: list, values: list):
-    checks = [c for c in _candidates(exprs) if _known(c.exprs, symbols)]
+def _run(exprs, symbols: list, values: list, checks=None):
+    checks = [c for c in (_candidates(exprs) if checks is None else checks) if _known(c.exprs, symbols)]
     if not checks:
         return []
     needed = list(dict.fromkeys(e for c in checks for e in c.exprs))

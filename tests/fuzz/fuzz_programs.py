@@ -26,7 +26,7 @@ jax.config.update("jax_enable_x64", True)
 
 SCALAR, VEC3, VEC2, MAT = "s", ("v", 3), ("v", 2), ("m", 2, 3)
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "atan", "sigmoid", "softplus", "relu", "abs",
-         "sign", "floor", "round")
+         "sign", "floor", "round", "log1p", "expm1", "asin", "acos")
 REDUCTIONS = ("sum", "mean", "max", "min", "norm", "logsumexp", "prod")
 CONSTANTS = ("0.5", "2.0", "-1.5", "3", "1e-3", "0.0", "1")
 COMPARISONS = (">", "<", ">=", "<=")
@@ -47,6 +47,7 @@ def _leaves(shape, params=()):
     return st.just(("matvec", ("var", "W"), ("var", "v")))  # a vector of length 2
 
 
+@functools.cache  # built once: building the strategy tree anew for every draw cost 11 s a program
 def exprs(shape, depth: int, params=(), calls: bool = False):
     """Expressions of the given shape, nested at most `depth` deep."""
     if depth <= 0:
@@ -190,6 +191,7 @@ JAX_UNARY = {
     "exp": jnp.exp, "log": jnp.log, "sqrt": jnp.sqrt, "sin": jnp.sin, "cos": jnp.cos, "tanh": jnp.tanh,
     "atan": jnp.arctan, "sigmoid": jax.nn.sigmoid, "softplus": jax.nn.softplus, "relu": jax.nn.relu,
     "abs": jnp.abs, "sign": jnp.sign, "floor": jnp.floor, "round": jnp.round,
+    "log1p": jnp.log1p, "expm1": jnp.expm1, "asin": jnp.arcsin, "acos": jnp.arccos,
 }
 JAX_REDUCTIONS = {"sum": jnp.sum, "mean": jnp.mean, "max": jnp.max, "min": jnp.min, "prod": jnp.prod,
                   "norm": lambda a: jnp.sqrt(jnp.sum(a * a)), "logsumexp": jax.nn.logsumexp}

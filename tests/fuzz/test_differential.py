@@ -18,7 +18,7 @@ pytest.importorskip("jax")  # the oracle; the test extra installs it, without it
 from differential import describe, run_program  # noqa: E402
 from fuzz_programs import programs  # noqa: E402
 
-ALLOWED = {"ok", "convention", "ieee-algebra", "overflow", "documented-error"}
+ALLOWED = {"ok", "convention", "ieee-algebra", "overflow", "rounding", "documented-error"}
 QUICK = settings(max_examples=6, deadline=None, derandomize=True, database=None,
                  suppress_health_check=list(HealthCheck))
 LONG = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "2000")), deadline=None, database=None,
@@ -41,3 +41,36 @@ def test_random_programs_agree_with_jax(program):
 @given(programs())
 def test_long_fuzz_run(program):
     _check(program)
+
+
+@pytest.mark.parametrize("got, raw, verdict", [
+    ([1.0, 2.0], [1.0, 2.0], "ok"),
+    ([0.0, 2.0], [float("nan"), 2.0], "ieee-algebra"),  # SymPy cancelled what JAX's 0*inf made nan
+    ([float("inf"), 2.0], [float("nan"), 2.0], "ieee-algebra"),  # gradlang overflowed, JAX's 0*inf
+    ([float("inf"), 2.0], [float("-inf"), 2.0], "bug"),  # never inf for -inf
+    ([float("nan"), 2.0], [float("inf"), 2.0], "bug"),
+    ([0.0, 3.0], [float("nan"), 2.0], "bug"),
+])
+def test_the_judge(got, raw, verdict):
+    """At an ordinary point."""
+    import numpy as np
+
+    from differential import judge
+
+    got, raw = np.array(got), np.array(raw)
+    assert judge("s", got, 0.1, raw, lambda: raw).verdict == verdict
+
+
+@pytest.mark.parametrize("got, raw, verdict", [
+    ([1 / 3, 1 / 3], [0.0, 0.0], "rounding"),  # 1/3 + g - g with g near 1e299, in float64
+    ([-1.0, 0.0], [-0.0, float("nan")], "rounding"),  # sqrt(v^2)' at v = -1e300: v/sqrt(inf) is -0 in JAX
+    ([float("inf"), 0.0], [float("-inf"), 0.0], "overflow"),  # equal formulas overflow in different places
+    ([1e299, 0.0], [2e299, 0.0], "bug"),  # apart by far more than rounding at 1e300
+])
+def test_the_judge_at_a_point_near_1e300(got, raw, verdict):
+    import numpy as np
+
+    from differential import judge
+
+    got, raw = np.array(got), np.array(raw)
+    assert judge("s", got, 0.1, raw, lambda: raw, huge=1e300).verdict == verdict

@@ -26,6 +26,7 @@ from gradlang.expr.graph import rebuilt
 OPERATION_NAMES = {
     "Add": "add", "Mul": "mul", "Pow": "pow", "StrictGreaterThan": ">", "StrictLessThan": "<",
     "GreaterThan": ">=", "LessThan": "<=", "Equality": "==", "Unequality": "!=",
+    "Written": "as written",  # gradlang.expr.domain: the identity, kept so SymPy cannot rewrite it
 }
 
 

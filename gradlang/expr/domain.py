@@ -1,0 +1,168 @@
+"""Keeping the real domain of what the user wrote: SymPy may not rewrite it wider.
+
+SymPy simplifies as it builds, with identities of the complex numbers:
+`sqrt(y)^2`, `sqrt(y)*sqrt(y)` and `exp(log(y))` become `y`, `sin(asin(y))`
+becomes `y`, `abs(sqrt(y))` becomes `sqrt(abs(y))`. Over the reals each
+rewritten form is defined where the written one is not (y < 0, |y| > 1), and
+there NumPy and JAX, computing what was written, give nan (issue 12, program 10).
+
+gradlang keeps the form instead: an operation whose operands carry a
+restricted function at their top (a fractional power, a log, asin, acos) and
+whose SymPy result lost every trace of that restriction is built again with
+the restricted piece wrapped in `Written`, a function SymPy cannot see into.
+It prints, evaluates and exports as its argument, and its derivative is 1, so
+`sqrt(y)^2` reads as written, is nan at y = -4 and its derivative
+`sqrt(y)/sqrt(y)` is nan there too, as in JAX (docs/decisions.md). An
+operation that loses nothing is built as before, at the cost of a look at the
+top two levels of its operands.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.errors import ValueError
+from gradlang.expr.values import elements, elementwise
+from gradlang.expr.walk import dag_nodes, rebuild
+from gradlang.lazy import np
+
+
+class Written(sp.Function):
+    """u as the user wrote it: SymPy's rewrites stop at it (see the module docstring)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if not (isinstance(u, sp.Expr) and u.is_number):
+            return None
+        real = u.is_extended_real
+        if real or u is sp.nan:
+            return u
+        if real is False:
+            if u.has(sp.Float):
+                return sp.nan  # IEEE: a non-real float value is nan, as NumPy gives
+            from gradlang.expr.source import to_source
+
+            raise ValueError(f"{to_source(u)} is not a real number (it is met on the way to the result)")
+        return None
+
+    def fdiff(self, argindex=1):
+        return sp.S.One
+
+    @property
+    def precedence(self):
+        """The argument's, so printers parenthesize as they would the argument (a square root is a call)."""
+        from sympy.printing.precedence import PRECEDENCE, precedence
+
+        u = self.args[0]
+        return PRECEDENCE["Func"] if isinstance(u, sp.Pow) and u.exp is sp.S.Half else precedence(u)
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+    def _eval_is_nonnegative(self):
+        return self.args[0].is_nonnegative
+
+    def _eval_is_positive(self):
+        return self.args[0].is_positive
+
+
+def kept(build, operands: list):
+    """build(*operands), with restricted pieces of the operands held where SymPy would lose them.
+
+    Operands and result are gradlang values (scalars, vectors, matrices)."""
+    result = build(*operands)
+    wanted = _keys(operands)
+    if not wanted:
+        return result
+    lost = _lost(wanted, result)
+    if not lost:
+        return result
+    if NON_REAL in lost:
+        return _non_real(operands)
+    operands = list(operands)
+    for i, operand in enumerate(operands):
+        held = _hold(operand, lost)
+        if held is operand:
+            continue
+        operands[i] = held
+        attempt = build(*operands)
+        if not _lost(lost, attempt):
+            return attempt
+    return result  # 0*sqrt(y) and the like: nothing to hold on to (a cancellation, docs/decisions.md)
+
+
+def _non_real(operands):
+    """A non-real number that SymPy multiplied away (sqrt(-1)*sqrt(-1) is -1): nan in floats, else an error."""
+    items = [e for operand in operands for e in _items(operand)]
+    if any(e.has(sp.Float) for e in items):
+        return sp.nan
+    from gradlang.expr.source import to_source
+
+    number = next(e for e in items if e.has(sp.I))
+    raise ValueError(f"{to_source(number)} is not a real number (it is met on the way to the result)")
+
+
+def _items(value) -> list:
+    """The SymPy components of a value (NumPy arrays hold only numbers: none)."""
+    if isinstance(value, np.ndarray):
+        return []
+    return [e for e in elements(value) if isinstance(e, sp.Expr)]
+
+
+def _pieces(value) -> list:
+    """The factors of the terms of each component: the only places where SymPy's building merges or rewrites."""
+    return [f for e in _items(value) if not (e.is_Symbol or e.is_Number) for term in sp.Add.make_args(e) for f in sp.Mul.make_args(term)]
+
+
+NON_REAL = ("real", sp.I)
+
+
+def _key(node):
+    """The domain a node restricts its argument to, or None: (kind, argument)."""
+    if node is sp.I:
+        return NON_REAL
+    if isinstance(node, Written):
+        return _key(node.args[0])
+    if isinstance(node, sp.Pow):
+        exponent = node.exp
+        if exponent.is_Integer or (exponent.is_Float and float(exponent).is_integer()):
+            return None
+        return None if node.base.is_Number and node.base > 0 else ("nonnegative", node.base)
+    if isinstance(node, sp.log):
+        return ("nonnegative", node.args[0])
+    if isinstance(node, (sp.asin, sp.acos)):
+        return ("unit", node.args[0])
+    return None
+
+
+def _keys(operands) -> set:
+    return {k for operand in operands for piece in _pieces(operand) if (k := _key(piece)) is not None}
+
+
+def _lost(wanted: set, result) -> set:
+    """The wanted domains of which the result keeps no trace (and that are not already implied)."""
+    missing = wanted - _keys([result])
+    if missing:
+        missing -= {_key(n) for n in dag_nodes(_items(result))}
+    return {k for k in missing if not _harmless(k)}
+
+
+def _harmless(key) -> bool:
+    """Losing the restriction changes nothing where the argument is known to be in the domain."""
+    kind, argument = key
+    if key == NON_REAL:
+        return False
+    if kind == "nonnegative":
+        return bool(argument.is_nonnegative)
+    return bool((argument - 1).is_nonpositive and (argument + 1).is_nonnegative)
+
+
+def _hold(operand, lost: set):
+    """The operand with its top-level pieces of a lost domain wrapped in Written."""
+    pieces = [p for p in _pieces(operand) if _key(p) in lost and not isinstance(p, Written)]
+    if not pieces:
+        return operand
+    mapping = {p: Written(p) for p in pieces}
+    return elementwise(lambda e: rebuild(e, mapping) if isinstance(e, sp.Basic) else e, operand)
