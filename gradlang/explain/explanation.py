@@ -12,11 +12,14 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang.derive import derivatives as derive
-from gradlang.expr.bounded import tidy, tidy_each
+from gradlang.expr.bounded import tidy
+from gradlang.expr.values import elementwise
 from gradlang.expr.values import to_symbolic
 from gradlang.explain.components import component_steps
 from gradlang.explain.ledger import ledger
+from gradlang.explain.stops import phrase
 from gradlang.explain.summary import summarize
+from gradlang.explain.vector import vector_derivation
 from gradlang.explain.text import plain
 
 DEFAULT_DEPTH = 2    # levels of substeps shown below each component (None: all); issue 14: little by default
@@ -45,6 +48,7 @@ class Explanation:
     ledger: tuple = ()
     depth: int | None = None
     simplified: tuple = ()
+    vector: object = None   # a formula.VectorDerivation when the derivative was derived in vector form
 
 
 def _group(pairs) -> tuple[tuple, tuple]:
@@ -65,14 +69,31 @@ def _take(request):
 
 
 def blocked_part(request):
-    """What the stops removed, in the shape of the derivative (derive.blocked, bounded by size)."""
-    return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), tidy_each, _take(request))
+    """What the stops removed, in the shape of the derivative (derive.blocked, bounded by size).
+
+    Simplified only when small (SIMPLER_NODES): sp.simplify on the full
+    bound of `blocked` took minutes for the EM M-step's eight stops.
+    """
+    courtesy = lambda value: elementwise(lambda e: tidy(e, limit=SIMPLER_NODES), value)  # noqa: E731
+    return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), courtesy, _take(request))
 
 
 def explain(request, depth: int | None = DEFAULT_DEPTH) -> Explanation:
-    """The step-by-step explanation of a derivative call recorded inside `explain`."""
-    steps, components = _group(component_steps(request))
+    """The step-by-step explanation of a derivative call recorded inside `explain`.
+
+    A gradient or Jacobian that a vector identity covers is derived once in
+    vector form (vector.py); anything else component by component.
+    """
     entries = ledger(request)
+    vector = vector_derivation(request)
+    if vector is not None and depth is not None:
+        summary = "; ".join(p for p in (vector.identity, phrase(entries)) if p)
+        return Explanation(request, summary, (), (), blocked_part(request), entries, depth, (), vector)
+    steps, components = _group(component_steps(request))
+    if vector is not None:  # every step asked for: the vector derivation, then the components
+        summary = "; ".join(p for p in (vector.identity, summarize(steps, entries)) if p)
+        return Explanation(request, summary, steps, components, blocked_part(request), entries, depth,
+                           tuple(simpler(step.result) for step in steps), vector)
     simplified = tuple(simpler(step.result) for step in steps)
     return Explanation(request, summarize(steps, entries), steps, components, blocked_part(request), entries,
                        depth, simplified)

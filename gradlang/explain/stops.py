@@ -43,14 +43,18 @@ def _path(entry, show) -> str:
     return ", ".join(names)
 
 
-def head(entry, request, show) -> str:
-    """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: 0"""
+def head(entry, request, show, form=None) -> str:
+    """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0
+
+    form is the adjoint as a vector derivation states it (formula.py parts), if it does.
+    """
     stop = show(entry.stop)
     if entry.verdict == "irrelevant":
         return f"stop {stop}: no path from {over(request, show)} reaches it"
     adjoint = adjoint_value(entry)
     zero = all(a == 0 for a in entry.adjoint)
-    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {'0' if zero else brief(adjoint, show)}"
+    stated = "".join(getattr(p, "plain", None) or show(p) for p in form) + " = " if form else ""
+    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{'0' if zero else brief(adjoint, show)}"
 
 
 def verdict(entry, request, show) -> str:
@@ -73,7 +77,8 @@ def verdict(entry, request, show) -> str:
 def lines(explanation, show) -> list[tuple[str, str]]:
     """(head, verdict) for every stop of the explanation's ledger."""
     request = explanation.request
-    return [(head(e, request, show), verdict(e, request, show)) for e in explanation.ledger]
+    forms = dict(explanation.vector.adjoints) if getattr(explanation, "vector", None) is not None else {}
+    return [(head(e, request, show, forms.get(e.stop)), verdict(e, request, show)) for e in explanation.ledger]
 
 
 def phrase(entries) -> str:
