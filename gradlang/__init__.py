@@ -28,15 +28,15 @@ def load_ipython_extension(ipython):
     load(ipython)
 
 
+# `from gradlang import *` must not shadow Python's SyntaxError, NameError and
+# ValueError with gradlang's (which are not their subclasses): those three are
+# reached as gradlang.SyntaxError etc., or caught together as GradlangError.
 __all__ = [
     "Session",
     "Result",
     "GradlangError",
-    "SyntaxError",
-    "NameError",
     "ShapeError",
     "DiffError",
-    "ValueError",
     "LimitError",
     "InternalError",
     "__version__",

@@ -129,19 +129,7 @@ class SourcePrinter(StrPrinter):
         record = primitives.by_class(type(expr))
         if record is None:
             return f"{expr.func.__name__}({self.stringify(expr.args, ', ')})"
-        if record.form == "vector":
-            return f"{record.name}({self._vector(expr.args)})"
-        if record.form == "component":
-            return f"{record.name}({self._vector(expr.args[1:])})[{self._print(expr.args[0])}]"
-        return f"{record.name}({self.stringify(expr.args, ', ')})"
-
-    def _vector(self, args) -> str:
-        """The vector argument of softmax, logsumexp, norm: [a, b, c]. A single argument
-        can only be a whole declared vector written by name (explain shows softmax(x)[0]
-        so): such a builtin of one scalar evaluates to something else."""
-        if len(args) == 1 and isinstance(args[0], sp.Symbol):
-            return self._print(args[0])
-        return f"[{self.stringify(args, ', ')}]"
+        return primitives.spell(record, expr, self)
 
     def _print_Exp(self, expr):
         return f"exp({self._print(expr.args[0])})"

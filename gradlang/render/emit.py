@@ -63,7 +63,7 @@ class Emitter:
     # --- results --------------------------------------------------------------
 
     def result(self, result) -> None:
-        """Print one result as it comes, then its warnings on the error stream."""
+        """Print one result as it comes, then (but for JSON, which holds them) its warnings on the error stream."""
         if self.fmt != "json":
             result = _safe_source(result)
         try:
@@ -72,6 +72,8 @@ class Emitter:
             raise error.located(_span(result)) from None
         self._flush()
         self._save_images(result)
+        if self.fmt == "json":
+            return  # the JSON object carries its warnings; saying them on stderr too repeats them
         for warning in result.warnings:
             self.warning(warning, result)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import importlib
 
+import sympy as sp
+
 from gradlang.expr.primitives.record import (
     SYMPY,
     TARGETS,
@@ -44,8 +46,34 @@ def register(record: Primitive) -> Primitive:
         if record.cls in _BY_CLASS:
             raise RuntimeError(f"class {record.cls.__name__} has two records")
         _BY_CLASS[record.cls] = record
+        if record.cls.__module__.startswith("gradlang."):
+            record.cls._sympystr = _spelled  # str() of a value reads as gradlang: stop_gradient(x)
     _RECORDS.append(record)
     return record
+
+
+def spell(record: Primitive, expr, printer) -> str:
+    """A primitive's call in gradlang source, its arguments spelled by `printer`."""
+    args = expr.args
+    if record.form == "vector":
+        return f"{record.name}({_vector(args, printer)})"
+    if record.form == "component":
+        return f"{record.name}({_vector(args[1:], printer)})[{printer._print(args[0])}]"
+    return f"{record.name}({printer.stringify(args, ', ')})"
+
+
+def _vector(args, printer) -> str:
+    """The vector argument of softmax, logsumexp, norm: [a, b, c]. A single symbol can only be a
+    whole declared vector written by name (explain shows softmax(x)[0] so): such a builtin of
+    one scalar evaluates to something else, so this form never stands for a scalar."""
+    if len(args) == 1 and isinstance(args[0], sp.Symbol):
+        return printer._print(args[0])
+    return f"[{printer.stringify(args, ', ')}]"
+
+
+def _spelled(self, printer) -> str:
+    """SymPy's `_sympystr` hook for gradlang's own classes (so plain `str(value)` speaks gradlang)."""
+    return spell(_BY_CLASS[type(self)], self, printer)
 
 
 def _load() -> None:
