@@ -105,6 +105,14 @@ class VectorDerivation:
     adjoints: tuple = ()
     names: tuple = ()    # (stop, Symbol): stops named by the derivation (REINFORCE's advantage A)
     display: tuple = ()  # (value, Symbol): subexpressions shown by their let name (s[0], δ, u[1])
+    values: tuple = ()   # (Symbol, value): what each let name stands for
+
+    def instantiated(self):
+        """The result with every let name replaced by its value: equal to grad/jacobian."""
+        values = dict(self.values)
+        if hasattr(self.result, "applyfunc"):
+            return self.result.applyfunc(lambda e: e.xreplace(values))
+        return self.result.xreplace(values)
 
 
 def symbols_of(name: str, n: int) -> list:

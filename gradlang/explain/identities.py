@@ -20,7 +20,8 @@ from gradlang.expr.values import elements, from_elements, is_scalar
 from gradlang.explain.formula import Math, basis, formula, math, sub
 from gradlang.explain.inner import Inner, inner_map, outside
 from gradlang.explain.lift import HOLE, logsumexp_form, ordered, softmax_form, stops_in, template
-from gradlang.explain.vector import chain_line
+from gradlang.explain.vector import SHORT, chain_line
+from gradlang.explain.weighted import weighted_sum
 from gradlang.explain.vectors_text import component, stop_note, vector_formula, whole_form
 
 
@@ -189,7 +190,6 @@ def _whole_or(value):
 
 
 SCALARS = (log_softmax, logsumexp, softmax_component, norm, elementwise_sum, power, linear)
-_SHORT = 90   # characters of instantiated components worth a line's end
 
 
 def _split(expr, xs):
@@ -251,7 +251,7 @@ def _strip_nabla(lhs) -> tuple:
 
 def _instantiate(build, lhs, g_formula, result) -> None:
     """The components, once, at the end of the line that states g (or on a line of their own)."""
-    if len(str(result)) > _SHORT or not build.lines:
+    if len(str(result)) > SHORT or not build.lines:
         return
     last = build.lines[-1]
     if last.rhs and last.rhs[-1] == formula(result):
@@ -274,7 +274,7 @@ def softmax_jacobian(build):
     n = len(s)
     jacobian = sp.ImmutableMatrix(n, n, lambda i, j: s[i] * (sp.S(int(i == j)) - s[j]))
     build.display[build.expr] = sp.Symbol(name, real=True)
-    rhs = [formula(f"diag({name}) − {name} {name}ᵀ")] + ([formula(jacobian)] if len(str(jacobian)) <= _SHORT else [])
+    rhs = [formula(f"diag({name}) − {name} {name}ᵀ")] + ([formula(jacobian)] if len(str(jacobian)) <= SHORT else [])
     build.line(formula(f"∂{name}/∂{build.name}"), *rhs,
                rule=formula(f"softmax Jacobian: ∂{name}ᵢ/∂{build.name}ⱼ = {name}ᵢ(δᵢⱼ − {name}ⱼ)", *stop_note(inner)))
     return build.finish("softmax Jacobian", jacobian)
@@ -294,10 +294,10 @@ def elementwise_jacobian(build):
     v = sp.Symbol(build.name, real=True)
     hprime = sp.diff(h, HOLE)
     jacobian = sp.ImmutableMatrix(len(items), len(items), lambda i, j: hprime.xreplace({HOLE: items[i]}) if i == j else 0)
-    rhs = [formula("diag(", hprime.xreplace({HOLE: v}), ")")] + ([formula(jacobian)] if len(str(jacobian)) <= _SHORT else [])
+    rhs = [formula("diag(", hprime.xreplace({HOLE: v}), ")")] + ([formula(jacobian)] if len(str(jacobian)) <= SHORT else [])
     build.line(formula("∂", h.xreplace({HOLE: v}), f"/∂{build.name}"), *rhs,
                rule=formula("elementwise: ∂f(v)/∂v = diag(f'(v))", *stop_note(inner)))
     return build.finish("elementwise Jacobian", jacobian)
 
 
-IDENTITIES = (softmax_jacobian, elementwise_jacobian, scalar)
+IDENTITIES = (softmax_jacobian, elementwise_jacobian, weighted_sum, scalar)

@@ -128,7 +128,7 @@ def abbreviations(explanation) -> dict:
         for step in walk(root):
             stops |= {s for s in dag_atoms(step.expr, StopGradient) if _long(s)}
     chosen = dict(vector.names) if vector is not None else {}
-    stops -= set(chosen)
+    stops -= set(chosen) | {value for value, _ in (vector.display if vector is not None else ())}
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
     letters = [_letter(s) for s in ordered]
     names = dict(chosen)

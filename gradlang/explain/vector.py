@@ -25,6 +25,7 @@ from gradlang.explain.lift import whole_name
 _CORE = {"stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked", "pi", "e"}
 _POINTS = 2          # exact points the stated derivative is checked at
 _TOLERANCE = 1e-9
+SHORT = 90           # characters of instantiated components worth stating at a line's end
 
 
 class Build:
@@ -80,12 +81,9 @@ class Build:
 
     def finish(self, identity: str, result) -> VectorDerivation | None:
         """The derivation, if the stated result equals the request's (else None: fall back)."""
-        expected = self.request.result
-        instantiated = _substituted(result, self.values)
-        if not agrees(instantiated, expected):
-            return None
-        return VectorDerivation(identity, tuple(self.lets), tuple(self.lines), result, tuple(self.adjoints),
-                                tuple(self.names.items()), tuple(self.display.items()))
+        derivation = VectorDerivation(identity, tuple(self.lets), tuple(self.lines), result, tuple(self.adjoints),
+                                      tuple(self.names.items()), tuple(self.display.items()), tuple(self.values.items()))
+        return derivation if agrees(derivation.instantiated(), self.request.result) else None
 
 
 def _names_in(expr) -> set:
@@ -95,14 +93,6 @@ def _names_in(expr) -> set:
         names.add(symbol.name)
         names.add(symbol.name.split("[")[0])
     return names
-
-
-def _substituted(value, values: dict):
-    if not values:
-        return value
-    if isinstance(value, sp.Basic) and not hasattr(value, "applyfunc"):
-        return value.xreplace(values)
-    return value.applyfunc(lambda e: e.xreplace(values))
 
 
 def _point(symbols, seed: int) -> dict:
@@ -150,15 +140,21 @@ def chain_line(build: Build, inner: Inner, g: list, g_formula: tuple, lhs: tuple
     result = inner.chain(g, build.shape)
     if inner.kind in ("identity", "shift"):
         return result
+    instantiated = [formula(result)] if len(str(result)) <= SHORT else []
     lhs = formula(f"∇_{build.name}", *_without_nabla(lhs))
     if inner.kind == "linear":
-        a = sp.ImmutableDenseNDimArray(list(inner.coefficients))
-        build.line(lhs, formula("(", *g_formula, ")·", a, "ᵀ"), formula(result),
+        build.line(lhs, formula("(", *g_formula, ")·", coefficients(inner), "ᵀ"), *instantiated,
                    rule="linear map: ∇_W f(W·a) = ∇ᵥf·aᵀ")
         return result
     gradient = sp.ImmutableDenseNDimArray(list(inner.coefficients), build.shape)
-    build.line(lhs, formula(*g_formula, "·", gradient), formula(result), rule="chain: ∇f(δ) = f'(δ)·∇δ, δ affine")
+    build.line(lhs, formula(*g_formula, "·", gradient), *instantiated, rule="chain: ∇f(δ) = f'(δ)·∇δ, δ affine")
     return result
+
+
+def coefficients(inner: Inner):
+    """The a of v = W·a: a declared vector by its name, else its components."""
+    name = whole_name(list(inner.coefficients))
+    return sp.Symbol(name, real=True) if name else sp.ImmutableDenseNDimArray(list(inner.coefficients))
 
 
 def _without_nabla(lhs) -> tuple:

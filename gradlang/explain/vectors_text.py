@@ -26,11 +26,13 @@ def _shifted(head, shift) -> tuple:
 
 def vector_formula(build, inner, items, index: str = "") -> tuple:
     """v as a teacher writes it; with an index (ₖ), its generic component vₖ."""
+    from gradlang.explain.vector import coefficients
+
     head = math(build.name + index, f"{build.name}_{_INDEX_LATEX.get(index, index)}") if index else build.variable()
     if inner.kind in ("identity", "shift"):
         return _shifted(head, inner.shift)
     if inner.kind == "linear":
-        a = sp.ImmutableDenseNDimArray(list(inner.coefficients))
+        a = coefficients(inner)
         rest = whole_form([sp.expand(u - sum(c * w for c, w in zip(inner.coefficients, row)))
                            for u, row in zip(items, _rows(build))])
         product = formula(build.variable(), "·", a)
