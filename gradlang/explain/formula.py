@@ -34,8 +34,15 @@ _LATEX = {"∇": r"\nabla ", "−": "-", "·": r"\cdot ", "ᵀ": r"^{\top}", "Σ
           "δ": r"\delta ", "∂": r"\partial ", "ⁿ": "^{n}", "⁻": "^{-}", "¹": "1", "ᵥ": "_{v}", "ₖ": "_{k}",
           "ⱼ": "_{j}", "ᵢ": "_{i}", "…": r"\ldots ", "≠": r"\neq "}
 _LATEX.update({d: f"_{{{k}}}" for k, d in enumerate("₀₁₂₃₄₅₆₇₈₉")})
+_LATEX.update({"σ": r"\sigma ", "ρ": r"\rho ", "ω": r"\omega ", "α": r"\alpha ", "β": r"\beta ", "π": r"\pi ",
+               "′": "'", "ε": r"\varepsilon ", "γ": r"\gamma ", "μ": r"\mu ", "θ": r"\theta "})
 _OPERATORS = {"log": r"\log", "exp": r"\exp", "diag": r"\operatorname{diag}", "softmax": r"\operatorname{softmax}",
               "logsumexp": r"\operatorname{logsumexp}", "sum": r"\operatorname{sum}", "dot": r"\operatorname{dot}"}
+
+
+def latex_chars(text: str) -> str:
+    """LaTeX from a printer with Unicode names left in it (the let names δ, uⱼ, dᵢ): only those translated."""
+    return "".join(c if c.isascii() else _LATEX.get(c, "") for c in text)
 
 
 def latex_math(text: str) -> str:
@@ -47,7 +54,7 @@ def latex_math(text: str) -> str:
         elif char == " ":
             out.append(r"\ " if out and (out[-1].startswith(r"\text") or out[-1] in (":", ",", ";")) else " ")
         else:
-            out.append(_LATEX.get(char, char))
+            out.append(_LATEX.get(char, char if char.isascii() else ""))  # pdflatex knows no other Unicode
     text = "".join(out).replace("^{-}1", "^{-1}")
     for mark in ("_", r"\^"):  # x_{i}_{j} is a LaTeX error: x_{ij}
         text = re.sub(mark + r"\{([^{}]*)\} ?" + mark + r"\{([^{}]*)\}", lambda m: m.group(0)[0] + "{" + m.group(1) + m.group(2) + "}", text)

@@ -22,6 +22,7 @@ from gradlang.explain.inner import Inner, inner_map, outside
 from gradlang.explain.lift import HOLE, logsumexp_form, ordered, softmax_form, stops_in, template
 from gradlang.explain.vector import SHORT, chain_line
 from gradlang.explain.weighted import weighted_sum
+from gradlang.explain.crossentropy import sigmoid_cross_entropy
 from gradlang.explain.vectors_text import component, stop_note, vector_formula, whole_form
 
 
@@ -301,3 +302,4 @@ def elementwise_jacobian(build):
 
 
 IDENTITIES = (softmax_jacobian, elementwise_jacobian, weighted_sum, scalar)
+SCALAR_IDENTITIES = (sigmoid_cross_entropy,)

@@ -34,7 +34,7 @@ class Build:
     def __init__(self, request):
         self.request = request
         self.expr = to_symbolic(request.expr)
-        self.wrt = to_symbolic(request.wrt)
+        self.wrt = to_symbolic(request.wrt) if request.wrt is not None else request.specs[0][0]
         self.xs = elements(self.wrt)
         self.shape = shape_of(self.wrt)
         self.name = whole_name(self.xs) or "x"
@@ -117,17 +117,19 @@ def agrees(stated, expected) -> bool:
 
 
 def vector_derivation(request) -> VectorDerivation | None:
-    """The vector-form derivation of a grad or jacobian request, or None (scalar derivations)."""
-    from gradlang.explain.identities import IDENTITIES
+    """The vector-form derivation of a grad or jacobian request (or a first diff a scalar identity
+    covers), or None: the scalar derivations then."""
+    from gradlang.explain.identities import IDENTITIES, SCALAR_IDENTITIES
 
-    if request.operation not in ("grad", "jacobian", "blocked") or request.wrt is None:
+    if request.operation == "diff" and [n for _, n in request.specs] == [1] and is_scalar(to_symbolic(request.expr)):
+        identities = SCALAR_IDENTITIES
+    elif request.operation in ("grad", "jacobian") and not is_scalar(to_symbolic(request.wrt)):
+        identities = IDENTITIES
+    else:
         return None
-    if is_scalar(to_symbolic(request.wrt)) or request.operation == "blocked":
-        return None
-    for identity in IDENTITIES:
-        build = Build(request)
+    for identity in identities:
         try:
-            derived = identity(build)
+            derived = identity(Build(request))
         except (TypeError, ValueError, ZeroDivisionError):
             derived = None
         if derived is not None:

@@ -8,7 +8,7 @@ printer (`show`, with the explanation's abbreviations).
 
 from __future__ import annotations
 
-from gradlang.explain.formula import Math
+from gradlang.explain.formula import Math, latex_chars
 
 WIDTH = 98          # plain text columns (the CLI prefixes "# ")
 _RULE_COLUMN = 56   # where rule names start when the line leaves room
@@ -16,7 +16,8 @@ _RULE_COLUMN = 56   # where rule names start when the line leaves room
 
 def text(parts, show, spelling: str = "plain") -> str:
     """A formula in one spelling: Math parts as spelled, values through the printer."""
-    return "".join(getattr(p, spelling) if isinstance(p, Math) else show(p) for p in parts)
+    shown = "".join(getattr(p, spelling) if isinstance(p, Math) else show(p) for p in parts)
+    return latex_chars(shown) if spelling == "latex" else shown
 
 
 def _name(let, show, spelling: str) -> str:
@@ -52,9 +53,10 @@ def plain_lines(vector, show, legend=()) -> list[str]:
 
 def latex_rows(vector, show, legend=()) -> list[str]:
     """align* rows: the names, then each line with its rule as a small remark below."""
-    rows = [rf"\text{{let }} {name} &= {stop} \\" for name, stop in legend]
+    rows = [rf"\text{{let }} {latex_chars(name)} &= {latex_chars(stop)} \\" for name, stop in legend]
     bare = getattr(show, "bare", show)
-    rows += [rf"\text{{let }} {_name(let, show, 'latex')} &= {text(let.value, bare, 'latex')} \\" for let in vector.lets]
+    rows += [rf"\text{{let }} {latex_chars(_name(let, show, 'latex'))} &= {text(let.value, bare, 'latex')} \\"
+             for let in vector.lets]
     for n, line in enumerate(vector.lines, 1):
         rhs = " = ".join(text(r, show, "latex") for r in line.rhs)
         rows.append(rf"({n})\quad {text(line.lhs, show, 'latex')} &= {rhs} \\")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import random
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from gradlang.core.session import Session
 from gradlang.derive import derivatives as derive
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.values import elements, to_symbolic
-from gradlang.render import to_plain
+from gradlang.render import to_latex, to_plain
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 WIDTH = 100
@@ -42,6 +43,8 @@ TABLE = [
     ("sum of squares", "x: R^3", "grad(sum((x - 1)^2), x)", "sum of an elementwise function", []),
     ("dot", "w: R^3\nx: R^3", "grad(dot(w, x), x)", "linear function", ["= w"]),
     ("elementwise Jacobian", "x: R^3", "jacobian(sigmoid(x), x)", "elementwise Jacobian", ["diag("]),
+    ("sigmoid cross-entropy", "y: R", "diff(-(y*log(sigmoid(z)) + (1-y)*log(1-sigmoid(z))), z)",
+     "sigmoid cross-entropy identity", ["= sigmoid(z) − y"]),
     ("EM M-step", "em_gaussian_mixture", "grad(Q(mu1, mu2), [mu1, mu2])", "stopped weights (the weights held fixed)",
      ["Σᵢ rᵢ·(dᵢ - mu1)", "d = [-2, -1, 1, 2]", "blocking"]),
 ]
@@ -92,7 +95,8 @@ def test_table_derivation_is_short_vector_and_right(name, program, statement, id
     for piece in pieces:
         assert piece in text
     request = explanation.request
-    expected = derive.derivative_like(to_symbolic(request.expr), to_symbolic(request.wrt))
+    wrt = to_symbolic(request.wrt) if request.wrt is not None else request.specs[0][0]
+    expected = derive.derivative_like(to_symbolic(request.expr), wrt)
     stated = explanation.vector.instantiated()
     for seed in range(3):
         point = _point(expected, seed)
@@ -137,3 +141,12 @@ def test_against_jax():
         ours = _numbers(explanation.vector.instantiated(), dict(zip(xs, map(sp.Float, point))))
         theirs = [complex(v) for v in jnp.ravel(reference(jnp.array(point)))]
         assert all(abs(a - b) < 1e-10 for a, b in zip(ours, theirs)), statement
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+@pytest.mark.parametrize("name, program, statement", [row[:3] for row in TABLE], ids=[row[0] for row in TABLE])
+def test_table_derivation_latex_compiles(name, program, statement, tmp_path):
+    from test_latex_compiles import _compile
+
+    log = _compile(to_latex(_explained(program, statement)), tmp_path)
+    assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]
