@@ -21,10 +21,12 @@ from gradlang.expr.values import elements, is_scalar, shape_of, to_symbolic
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula, math, symbols_of
 from gradlang.explain.inner import Inner
 from gradlang.explain.lift import whole_name
+from gradlang.expr.walk import tree_size
 
 _CORE = {"stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked", "pi", "e"}
 _POINTS = 2          # exact points the stated derivative is checked at
 _TOLERANCE = 1e-9
+_LARGEST = 3_000     # tree nodes of an expression worth matching against the identities
 SHORT = 90           # characters of instantiated components worth stating at a line's end
 
 
@@ -127,11 +129,13 @@ def vector_derivation(request) -> VectorDerivation | None:
         identities = IDENTITIES
     else:
         return None
+    if tree_size(elements(to_symbolic(request.expr)), _LARGEST + 1) > _LARGEST:
+        return None
     for identity in identities:
         try:
             derived = identity(Build(request))
-        except (TypeError, ValueError, ZeroDivisionError):
-            derived = None
+        except Exception:  # noqa: BLE001 -- any surprise in matching means: no identity, use the scalar path
+            derived = None  # (the statement's time limit is a BaseException and still stops it)
         if derived is not None:
             return derived
     return None
