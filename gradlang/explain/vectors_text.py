@@ -10,6 +10,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.explain.formula import formula, math
+from gradlang.explain.components import subscripted
 from gradlang.explain.lift import COMPONENT
 
 _INDEX_LATEX = {"ₖ": "k", "ⱼ": "j"}
@@ -48,9 +49,11 @@ def _rows(build) -> list:
 
 
 def component(build, inner, items, k: int) -> tuple:
-    """vₖ: xₖ − m for a shift, else the component itself."""
+    """vₖ: x₀ − m for a shift (the component subscripted, as a teacher writes it), else the component."""
     if inner.kind in ("identity", "shift"):
-        return _shifted(build.xs[k], inner.shift)
+        name = build.xs[k].name
+        head = math(subscripted(build.xs[k]), name.replace("[", "_{").replace("]", "}")) if "[" in name else build.xs[k]
+        return _shifted(head, inner.shift)
     return formula(items[k])
 
 
