@@ -17,6 +17,7 @@ import sympy as sp
 from gradlang.expr.primitives.vectors import LogSumExp, Norm, Softmax
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, from_elements, is_scalar
+from gradlang.expr.walk import dag_has
 from gradlang.explain.formula import Math, basis, formula, math, sub
 from gradlang.explain.inner import Inner, inner_map, outside
 from gradlang.explain.lift import HOLE, logsumexp_form, ordered, softmax_form, stops_in, template
@@ -131,7 +132,7 @@ def elementwise_sum(build, f):
     if found is None or found[0] == HOLE:
         return None
     h, items = found
-    inner = inner_map(_in_order(items, build), build.xs, build.shape)
+    inner = _with_stops_of(h, inner_map(_in_order(items, build), build.xs, build.shape), build)
     if not inner or inner.kind == "affine" or len(items) != len(f.args):
         return None
     items = _in_order(items, build)
@@ -148,6 +149,14 @@ def elementwise_sum(build, f):
     lhs = formula("∇ Σⱼ ", h.xreplace({HOLE: sp.Symbol(u.name + "ⱼ", real=True)}))
     build.line(lhs, formula(hprime.xreplace({HOLE: u})), rule=formula("∇ sum(h(v)) = h'(v), elementwise", *stop_note(inner)))
     return Outer(g, formula(hprime.xreplace({HOLE: u})), lhs, inner, "sum of an elementwise function")
+
+
+def _with_stops_of(h, inner, build):
+    """The inner map, noting also the stops inside h that the variable reaches (exp(x − m): m)."""
+    if inner is None:
+        return None
+    cut = tuple(s for s in stops_in(h) if dag_has(s.args[0], *build.xs) and s not in inner.stops)
+    return replace(inner, stops=inner.stops + cut)
 
 
 def _in_order(items, build) -> list:
@@ -289,7 +298,7 @@ def elementwise_jacobian(build):
     if found is None:
         return None
     h, items = found
-    inner = inner_map(items, build.xs, build.shape)
+    inner = _with_stops_of(h, inner_map(items, build.xs, build.shape), build)
     if h == HOLE or inner is None or inner.kind not in ("identity", "shift"):
         return None
     v = sp.Symbol(build.name, real=True)
