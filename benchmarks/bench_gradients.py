@@ -28,7 +28,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]
 import families  # noqa: E402
 import hand  # noqa: E402
 from gradlang.derive import dag
-from gradlang.derive.dag.names import lambdify_cse
+from gradlang.expr.cse import lambdify_cse
 from gradlang.expr.numeric import HELPERS, _Printer
 
 MAKERS = {"nested sin": "nested_sin", "prod sin(x_i)": "product_of_sines",

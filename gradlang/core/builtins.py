@@ -17,9 +17,12 @@ from typing import Callable
 import sympy as sp
 
 from gradlang import limits
+from gradlang.core import domains
+from gradlang.core.services import Services
+from gradlang.core.substitute import substitute
 from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr import exact, primitives
+from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import unstopped
@@ -44,7 +47,7 @@ class Call:
     args: list
     nodes: list
     span: object
-    evaluator: object
+    services: Services  # what the builtin may ask of the statement (core/services.py)
     definitions: tuple = ()  # source of the user functions unfolded in the arguments
 
 
@@ -58,6 +61,7 @@ class Builtin:
     example: str
     group: str
     core: bool = False
+    at: Callable | None = None  # f(call, pairs, batch): `name(…) at x = v` hands the point to the builtin
 
 
 TABLE: dict[str, Builtin] = {}
@@ -65,21 +69,30 @@ CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan}
 CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
 
 
-def builtin(name, min_args, max_args, doc, example, group, aliases=(), conditions=()):
+def builtin(name, min_args, max_args, doc, example, group, aliases=(), conditions=(), at=None):
     """Register the decorated function under `name` (and its aliases); arguments are numbers,
-    except at the `conditions` positions: a condition elsewhere, even in a list, is refused here, once."""
+    except at the `conditions` positions: a condition elsewhere, even in a list, is refused here, once.
+
+    A builtin given `at` consumes the point of `name(…) at x = v` itself (gradcheck checks a
+    gradient there) instead of having its value substituted."""
 
     def register(function):
-        def numbers_only(call: Call):
-            for value, node in (a for i, a in enumerate(zip(call.args, call.nodes)) if i not in conditions):
-                _no_condition(call, value, node)
-            return function(call)
-
+        checked = _numbers_only(function, conditions)  # one function for all names: help finds aliases by it
+        checked_at = _numbers_only(at, conditions) if at is not None else None
         for each in (name, *aliases):
-            TABLE[each] = Builtin(each, numbers_only, min_args, max_args, doc, example, group, core=each in CORE)
+            TABLE[each] = Builtin(each, checked, min_args, max_args, doc, example, group, core=each in CORE, at=checked_at)
         return function
 
     return register
+
+
+def _numbers_only(function, conditions):
+    def apply(call: Call, *point):
+        for value, node in (a for i, a in enumerate(zip(call.args, call.nodes)) if i not in conditions):
+            _no_condition(call, value, node)
+        return function(call, *point)
+
+    return apply
 
 
 def _no_condition(call: Call, value, node=None) -> None:
@@ -104,7 +117,7 @@ def _unstopped(call: Call):
 def _blocked(call: Call):
     wrt = _wrt(call, "blocked")
     result = derive.blocked(to_symbolic(call.args[0]), wrt, tidy_each)
-    call.evaluator.record("blocked", call, wrt, (), result)
+    call.services.record("blocked", call, wrt, (), result)
     return result
 
 
@@ -112,7 +125,7 @@ def _blocked(call: Call):
 def _diff(call: Call):
     specs = _diff_specs(call)
     result = derive.diff(to_symbolic(call.args[0]), specs)
-    call.evaluator.record("diff", call, None, tuple(specs), result)
+    call.services.record("diff", call, None, tuple(specs), result)
     return result
 
 
@@ -156,7 +169,7 @@ def _differentiation(operation: str, derivative):
     def apply(call: Call):
         wrt = _wrt(call, operation)
         result = derivative(to_symbolic(call.args[0]), wrt)
-        call.evaluator.record(operation, call, wrt, (), result)
+        call.services.record(operation, call, wrt, (), result)
         return result
 
     return apply
@@ -177,7 +190,7 @@ for _name, _derivative, _doc, _example in (
 
 def _elementwise(function):
     def apply(call: Call):
-        return elementwise(lambda *args: _float_in_float_out(args[0], function(*args)), *call.args)
+        return elementwise(lambda *args: _float_in_float_out(args[0], construct.apply(function, *args)), *call.args)
 
     return apply
 
@@ -251,10 +264,27 @@ APPLY = {
     "where": _where,
 }
 
+
+def _noting_domain(apply):
+    """exp(log(u)) that SymPy rewrote as u: the result says where the written form is nan (core/domains.py)."""
+
+    def noted(call: Call):
+        result = apply(call)
+        if shape_of(result) == shape_of(call.args[0]):
+            for argument, value in zip(elements(to_symbolic(call.args[0])), elements(to_symbolic(result))):
+                call.services.warn(domains.exp_note(argument, value))
+        return result
+
+    return noted
+
+
+NOTES = {"exp": _noting_domain}  # the primitives whose results can warn
+
 for _record in primitives.records():
     conditions = (0,) if _record.apply == "where" else ()
+    _apply = APPLY[_record.apply](_record.build)
     builtin(_record.name, *_record.arity, _record.doc, _record.example, _record.group, _record.aliases, conditions)(
-        APPLY[_record.apply](_record.build)
+        NOTES[_record.name](_apply) if _record.name in NOTES else _apply
     )
 
 
@@ -318,19 +348,17 @@ def _linspace(call: Call):
 # --- algebra ------------------------------------------------------------------
 
 
-@builtin("simplify", 1, 1, "simplify (components up to a size bound)", "simplify(sin(x)^2 + cos(x)^2)", "algebra")
-def _simplify(call: Call):
-    return call.evaluator.simplify(call.args[0])
+def _algebra(name: str, function):
+    """A builtin f(e) applying a SymPy algebra function to each component up to a size bound."""
+    return lambda call: call.services.bounded(function, call.args[0], name)
 
 
-@builtin("expand", 1, 1, "multiply out products and powers", "expand((x + 1)^2)", "algebra")
-def _expand(call: Call):
-    return call.evaluator.bounded(sp.expand, call.args[0], "expand")
-
-
-@builtin("factor", 1, 1, "factor a polynomial", "factor(x^2 - 1)", "algebra")
-def _factor(call: Call):
-    return call.evaluator.bounded(sp.factor, call.args[0], "factor")
+for _name, _function, _doc, _example in (
+    ("simplify", sp.simplify, "simplify (components up to a size bound)", "simplify(sin(x)^2 + cos(x)^2)"),
+    ("expand", sp.expand, "multiply out products and powers", "expand((x + 1)^2)"),
+    ("factor", sp.factor, "factor a polynomial", "factor(x^2 - 1)"),
+):
+    builtin(_name, 1, 1, _doc, _example, "algebra")(_algebra(_name, _function))
 
 
 @builtin("N", 1, 1, "to floating point", "N(pi)", "algebra")
@@ -344,7 +372,21 @@ def _numeric(call: Call):
 # --- tools (the language reference (docs/language.md), section 12) ---------------------------------------------
 
 
-@builtin("gradcheck", 2, 2, "check grad(e, x) against finite differences with stops frozen", "gradcheck(x*sg(x), x) at x = 2.0", "tools")
+def _gradcheck(call: Call, pairs: list, batch: list):
+    """gradcheck(e, x) at …: the surrogate gradient against frozen finite differences."""
+    from gradlang.tools.gradcheck import gradcheck
+
+    if batch:
+        raise ValueError("gradcheck checks one point: give each symbol one value, not a list")
+    expr, wrt = call.args
+    report = gradcheck(to_symbolic(expr), derive.check_variables(to_symbolic(wrt), "gradcheck"), pairs)
+    substitute(expr, pairs, [], call.services.notes)  # only for its warnings about kinks at the point
+    call.services.attach(report)
+    return report.value
+
+
+@builtin("gradcheck", 2, 2, "check grad(e, x) against finite differences with stops frozen",
+         "gradcheck(x*sg(x), x) at x = 2.0", "tools", at=_gradcheck)
 def _gradcheck_without_point(call: Call):
     raise ValueError("gradcheck needs a point: write gradcheck(e, x) at x = …")
 
@@ -364,9 +406,9 @@ def _plot(call: Call):
     for value, node in zip(exprs, expr_nodes):
         if not is_scalar(value):
             raise ShapeError(f"plot draws scalar expressions, not {describe_shape(shape_of(value))}").located(_span(node))
-    labels = [call.evaluator.source_text(node) or _plain(value) for node, value in zip(expr_nodes, exprs)]
+    labels = [call.services.source_text(node) or _plain(value) for node, value in zip(expr_nodes, exprs)]
     figure = make_plot(list(exprs), labels, t, float(a), float(b))
-    call.evaluator.attachments.append(figure)
+    call.services.attach(figure)
     return from_elements((len(exprs),), list(exprs))
 
 

@@ -18,12 +18,11 @@ from lark import Tree
 
 from gradlang import limits
 from gradlang.core import builtins, domains, spelling
-from gradlang.expr.bounded import tidy_each, too_large
-from gradlang.derive.derivatives import DerivativeRequest
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of
+from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of, to_sympy_number
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
+from gradlang.core.services import Services
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
     check_count,
@@ -60,10 +59,9 @@ class Evaluator:
 
     def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = ""):
         self.env = env
-        self.source = source
         self.notes = notes
-        self.derivations = derivations
         self.attachments: list = []
+        self.services = Services(notes, self.attachments, derivations, source)  # for the statement's own calls
         self.unfolded: list = []  # user functions called, in order (for explain)
         self.call_depth = 0
 
@@ -86,8 +84,6 @@ class Evaluator:
     def _number(self, node, frame):
         text = str(node.children[0])
         if any(c in text for c in ".eE"):
-            from gradlang.expr.numeric import to_sympy_number
-
             return to_sympy_number(float(text))
         if len(text) > limits.MAX_INTEGER_BITS // 3:
             raise LimitError("this integer literal is too long")
@@ -148,8 +144,7 @@ class Evaluator:
         return elementwise(lambda b, e: self._noted(domains.power_note(b, e, _power(b, e)), _power(b, e)), base, exponent)
 
     def _noted(self, note, value):
-        if note and note not in self.notes:
-            self.notes.append(note)
+        self.services.warn(note)
         return value
 
     def _product(self, node, frame):
@@ -201,9 +196,8 @@ class Evaluator:
     def _call(self, node, frame):
         name_token = node.children[0]
         name = str(name_token)
-        argument_nodes = node.children[1].children if len(node.children) > 1 else []
         mark = len(self.unfolded)
-        args = self._values(argument_nodes, frame)
+        args = self._values(_arguments(node), frame)
         bound = self.lookup(name, frame)
         if isinstance(bound, FunctionDef):
             return self._call_user(bound, args, node)
@@ -212,14 +206,14 @@ class Evaluator:
         entry = builtins.lookup(name)
         if entry is None:
             raise NameError(f"unknown function '{name}'", Span.of(name_token))
+        return entry.function(self._builtin_call(entry, node, args, mark))
+
+    def _builtin_call(self, entry, node, args: list, mark: int) -> builtins.Call:
+        """The record a builtin receives: its arguments, where it stands, and narrow services."""
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
-        call = builtins.Call(name, args, list(argument_nodes), Span.of(node.meta), self, definitions)
-        result = entry.function(call)
-        if name == "exp" and shape_of(result) == shape_of(args[0]):
-            for argument, value in zip(elements(to_symbolic(args[0])), elements(to_symbolic(result))):
-                self._noted(domains.exp_note(argument, value), value)
-        return result
+        services = self.services if self.call_depth == 0 else Services(self.notes, self.attachments)
+        return builtins.Call(entry.name, args, list(_arguments(node)), Span.of(node.meta), services, definitions)
 
     def _call_user(self, definition: FunctionDef, args: list, node):
         if len(args) != len(definition.params):
@@ -241,13 +235,26 @@ class Evaluator:
     # --- at -------------------------------------------------------------
 
     def _at(self, node, frame):
-        inner = node.children[0]
-        if _calls(inner, "gradcheck") and self.lookup("gradcheck", frame) is None:
-            return self._gradcheck(inner, node.children[1:], frame)
+        inner, bindings = node.children[0], node.children[1:]
+        entry = self._point_taker(inner, frame)
+        if entry is not None:
+            mark = len(self.unfolded)
+            call = self._builtin_call(entry, inner, self._values(_arguments(inner), frame), mark)
+            return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
-        pairs, batch = self._bindings(node.children[1:], frame)
-        self._check_names(value, node.children[1:], frame)
+        pairs, batch = self._bindings(bindings, frame)
+        self._check_names(value, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
+
+    def _point_taker(self, node, frame):
+        """The builtin a call node names when it consumes the at point itself (its record's `at`), else None."""
+        if not (isinstance(node, Tree) and node.data == "call"):
+            return None
+        name = str(node.children[0])
+        entry = builtins.lookup(name)
+        if entry is None or entry.at is None or self.lookup(name, frame) is not None:
+            return None
+        return entry
 
     def _check_names(self, value, bindings, frame) -> None:
         """Warn about an `at` that binds a name twice or one the expression lacks."""
@@ -268,23 +275,6 @@ class Evaluator:
                 raise error.located(Span.of(binding.meta))
         return pairs, batch
 
-    def _gradcheck(self, call_node, bindings, frame):
-        """gradcheck(e, x) at …: the surrogate gradient against frozen finite differences."""
-        from gradlang.derive.derivatives import check_variables
-        from gradlang.tools.gradcheck import gradcheck
-
-        argument_nodes = call_node.children[1].children if len(call_node.children) > 1 else []
-        builtins.check_arity(builtins.lookup("gradcheck"), len(argument_nodes))
-        expr, wrt = self._values(argument_nodes, frame)
-        wrt = check_variables(to_symbolic(wrt), "gradcheck")
-        pairs, batch = self._bindings(bindings, frame)
-        if batch:
-            raise ValueError("gradcheck checks one point: give each symbol one value, not a list")
-        report = gradcheck(to_symbolic(expr), wrt, pairs)
-        substitute(expr, pairs, [], self.notes)  # only for its warnings about kinks at the point
-        self.attachments.append(report)
-        return report.value
-
     def _bind_target(self, target, given, frame, pairs, batch):
         name = str(target.children[0])
         bound = self.lookup(name, frame)
@@ -300,37 +290,6 @@ class Evaluator:
             raise ValueError(f"'{name}' is bound to a value, not a symbol, so there is nothing to substitute")
         _pair_up(bound, given, name, pairs, batch)
 
-    # --- services for builtins ---------------------------------------------
-
-    def record(self, operation, call, wrt, specs, result) -> None:
-        """Remember a derivative written directly inside an explain statement."""
-        if self.derivations is not None and self.call_depth == 0:
-            request = DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span, call.definitions)
-            self.derivations.append(request)
-
-    def source_text(self, node) -> str | None:
-        """The source of a node written in the statement itself (not inside a function body)."""
-        if self.call_depth or not self.source:
-            return None
-        return self.source[node.meta.start_pos : node.meta.end_pos]
-
-    def simplify(self, value):
-        return self.bounded(sp.simplify, value, "simplify")
-
-    def bounded(self, function, value, name: str):
-        """Apply a SymPy algebra function to every component small enough for it.
-
-        The bound is a size (limits.SIMPLIFY_MAX_NODES), never a time, so the
-        printed result is the same on every machine; larger components are kept
-        as they are, with a note.
-        """
-        skipped = too_large(value) if not isinstance(value, np.ndarray) else 0
-        if skipped:
-            self.notes.append(f"{name} kept {skipped} component{'s' if skipped > 1 else ''} as "
-                              f"{'they were' if skipped > 1 else 'it was'}: above {limits.SIMPLIFY_MAX_NODES} nodes")
-        return tidy_each(value, function)
-
-
 # --- helpers ------------------------------------------------------------------
 
 
@@ -339,14 +298,13 @@ def _is_scalar_expr(value) -> bool:
     return isinstance(value, sp.Expr) and is_scalar(value)
 
 
-def _calls(node, name: str) -> bool:
-    """True when the node is a call of `name` (possibly in parentheses)."""
-    return isinstance(node, Tree) and node.data == "call" and str(node.children[0]) == name
-
+def _arguments(call_node) -> list:
+    """The argument nodes of a call node (none for f())."""
+    return call_node.children[1].children if len(call_node.children) > 1 else []
 
 
 def _divide(a, b):
-    if isinstance(b, sp.Expr) and b.is_zero and b.is_number:
+    if isinstance(b, sp.Expr) and b.is_number and b.is_zero:  # is_number first: is_zero of a big sum of symbols walks it
         if b.is_Float or (isinstance(a, sp.Expr) and dag_has(a, sp.Float)):
             return _ieee_divide(a)
         raise ValueError("division by zero")

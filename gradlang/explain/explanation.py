@@ -13,8 +13,7 @@ import sympy as sp
 
 from gradlang.derive import derivatives as derive
 from gradlang.expr.bounded import tidy
-from gradlang.expr.values import elementwise
-from gradlang.expr.values import to_symbolic
+from gradlang.expr.values import elementwise, elements, from_elements, shape_of, to_symbolic
 from gradlang.explain.components import component_steps
 from gradlang.explain.ledger import ledger
 from gradlang.explain.stops import phrase
@@ -37,7 +36,10 @@ class Explanation:
     ledger.StopEntry per stop (the path it cuts, the adjoint arriving, what
     it removes, its verdict); depth limits how many levels of substeps
     renderers show (None: all); simplified[i] is a simpler form of
-    steps[i].result found by a size-bounded simplify, or None.
+    steps[i].result found by a size-bounded simplify, or None; derived is
+    the derivative as the derivation found it, in the derivative's shape (None
+    when it cannot be assembled); check is the closing comparison of derived
+    with the engine's derivative (core/explain_check.py fills it in).
     """
 
     request: object
@@ -48,6 +50,8 @@ class Explanation:
     ledger: tuple = ()
     depth: int | None = None
     simplified: tuple = ()
+    derived: object = None
+    check: object = None
     vector: object = None   # a formula.VectorDerivation when the derivative was derived in vector form
 
 
@@ -66,6 +70,16 @@ def _take(request):
     operation = {"grad": derive.grad, "jacobian": derive.jacobian, "hessian": derive.hessian,
                  "blocked": derive.derivative_like}[request.operation]
     return lambda e: operation(e, to_symbolic(request.wrt))
+
+
+def engine_derivative(request, expr=None):
+    """What the engine's diff/grad/jacobian/hessian gives for the request (of `expr` instead, when given).
+
+    For blocked, the derivative it compares: the derivation derives that, not the blocked part.
+    """
+    if expr is None and request.operation != "blocked":
+        return request.result
+    return _take(request)(to_symbolic(request.expr if expr is None else expr))
 
 
 def blocked_part(request):
@@ -88,15 +102,34 @@ def explain(request, depth: int | None = DEFAULT_DEPTH) -> Explanation:
     vector = vector_derivation(request)
     if vector is not None and depth is not None:
         summary = "; ".join(p for p in (vector.identity, phrase(entries)) if p)
-        return Explanation(request, summary, (), (), blocked_part(request), entries, depth, (), vector)
-    steps, components = _group(component_steps(request))
-    if vector is not None:  # every step asked for: the vector derivation, then the components
-        summary = "; ".join(p for p in (vector.identity, summarize(steps, entries)) if p)
-        return Explanation(request, summary, steps, components, blocked_part(request), entries, depth,
-                           tuple(simpler(step.result) for step in steps), vector)
+        return Explanation(request, summary, (), (), blocked_part(request), entries, depth, (),
+                           vector.instantiated(), vector=vector)
+    pairs = component_steps(request)
+    steps, components = _group(pairs)
     simplified = tuple(simpler(step.result) for step in steps)
-    return Explanation(request, summarize(steps, entries), steps, components, blocked_part(request), entries,
-                       depth, simplified)
+    summary = summarize(steps, entries)
+    if vector is not None:  # every step asked for: the vector derivation, then the components
+        summary = "; ".join(p for p in (vector.identity, summary) if p)
+    return Explanation(request, summary, steps, components, blocked_part(request), entries,
+                       depth, simplified, assembled(request, [step for _, step in pairs]), vector=vector)
+
+
+def assembled(request, roots: list):
+    """The derivative the component derivations give, in the engine's shape (None if they do not fit it).
+
+    A derivative of order n lists n steps per component (the chain of orders)
+    and a Hessian lists the first derivatives before the second: the last
+    derivation of each component is the one that gives it.
+    """
+    engine = engine_derivative(request)
+    count = len(elements(engine)) if shape_of(engine) else 1
+    if request.operation == "diff":
+        order = sum(n for _, n in request.specs)
+        roots = roots[order - 1::order]
+    results = [step.result for step in roots[len(roots) - count:]]
+    if len(results) != count:
+        return None
+    return from_elements(shape_of(engine), results) if shape_of(engine) else results[0]
 
 
 def simpler(result):

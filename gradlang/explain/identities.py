@@ -64,7 +64,8 @@ def log_softmax(build, f):
         return Outer(g, g_formula, lhs, inner, "log-softmax identity")
     build.display[f.args[0]] = s[k]
     vk, sums = component(build, inner, args, k), formula("log Σₖ exp(", *vector_formula(build, inner, args, "ₖ"), ")")
-    build.line(formula(f"log {name}{sub(k)}"), formula("(", *vk, ") − ", *sums), rule=formula("log(a/b) = log a − log b"))
+    first = formula("(", *vk, ")") if inner.kind == "shift" else vk
+    build.line(formula(f"log {name}{sub(k)}"), formula(*first, " − ", *sums), rule=formula("log(a/b) = log a − log b"))
     build.line(formula("∇(", *vk, ")"), formula(basis(k)), rule=formula("linear", *stop_note(inner)))
     build.line(formula("∇ ", *sums), formula(name), rule=formula("∇ logsumexp = softmax"))
     count = len(build.lines)

@@ -97,7 +97,7 @@ def more_line(explanation) -> str:
         return ""
     depth = explanation.depth
     return (f"{hidden} more step{'s' if hidden > 1 else ''} below depth {depth}: "
-            f"--explain-depth {depth + 1} (or all) shows them")
+            f"explain[depth={depth + 1}] (or depth=all) shows them")
 
 
 def walk_nodes(node: Node):

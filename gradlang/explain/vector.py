@@ -123,6 +123,8 @@ def vector_derivation(request) -> VectorDerivation | None:
     covers), or None: the scalar derivations then."""
     from gradlang.explain.identities import IDENTITIES, SCALAR_IDENTITIES
 
+    if getattr(request, "whole", None) is not None:
+        return None  # a selection of components (grad(e, x)[1]): those are derived one by one
     if request.operation == "diff" and [n for _, n in request.specs] == [1] and is_scalar(to_symbolic(request.expr)):
         identities = SCALAR_IDENTITIES
     elif request.operation in ("grad", "jacobian") and not is_scalar(to_symbolic(request.wrt)):

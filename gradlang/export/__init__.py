@@ -1,248 +1,171 @@
-"""Export a session's functions as a readable Python module for JAX, PyTorch, TensorFlow or NumPy.
+"""Export a session's functions and losses as a readable Python module for JAX, PyTorch, TensorFlow or NumPy.
 
-Each user function's body is evaluated with symbolic parameters (shapes
-guessed by shapes.py), the resulting SymPy expressions are split into common
-subexpressions, and a per-framework printer (printers.py) writes them out.
+Each user function and each binding that depends on symbols (a loss such as
+`td = 1/2 * (r + gamma * sg(max(q(s2))) - q(s1)[0])^2`) becomes one Python
+function (units.py): a function's body is evaluated with symbolic
+parameters (shapes guessed by shapes.py), a binding becomes a function of
+the symbols it uses (`def td(W)`). The SymPy components are split into
+common subexpressions and printed per framework (text.py, printers.py).
 stop_gradient becomes the framework's primitive (jax.lax.stop_gradient,
 .detach(), tf.stop_gradient); max/min/abs and friends become helpers of the
 prelude (prelude.py) that implement gradlang's tie and kink conventions, so
 the framework's gradient of an exported function equals gradlang's.
 
-The module must compute what gradlang computes, or say it cannot:
+The module computes what gradlang computes, or there is no module:
 - every name comes from one table (names.py), so no user name, generated
   gradient, framework alias or builtin can shadow another;
 - each generated function is checked before it is written (check.py): it
   parses, defines only itself at module level, and uses no name the module
-  does not define; otherwise it is left out with a comment naming why;
-- an array parameter checks its shape on entry, since the body was unrolled
-  for one length.
+  does not define;
+- a definition that cannot be exported is a GradlangError that names it and
+  points at it (line, column, caret), like every gradlang error;
+- every array argument checks its shape on entry, since the body was
+  unrolled for one shape.
 
 Code is generated from SymPy objects only; user text is never evaluated.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
-import sympy as sp
-
-from gradlang.budget import OutOfTime
-from gradlang.errors import GradlangError, InternalError, ShapeError, ValueError
-from gradlang.core.evaluate import Evaluator, FunctionDef
-from gradlang.expr.values import elements, shape_of, to_symbolic
-from gradlang.export.check import SHAPE_CHECK, check_function, comment, defined_names
+from gradlang.budget import OutOfTime, budget, is_mine
+from gradlang.core.evaluate import FunctionDef
+from gradlang.errors import GradlangError, InternalError, LimitError, Span, ValueError, source_lines
+from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
 from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES
-from gradlang.export.printers import PRINTERS
-from gradlang.export.shapes import assignments, call_hints, parameter_options
-from gradlang.derive.dag.names import named_subexpressions
-from gradlang.expr.walk import dag_atoms
+from gradlang.export.shapes import call_hints
+from gradlang.export.statements import binding_statements
+from gradlang.export.text import unit_text
+from gradlang.export.units import Unit, binding_unit, function_unit
 
 TARGETS = ("jax", "torch", "tf", "numpy")
-_TEMP = "_gl_t"
+REPL_NAMES = {"_"}  # the REPL's last result: a convenience, not a definition of the user's
 
 
-@dataclass
-class _Exported:
-    """One function on its way to text: its evaluated body, or why it cannot be exported."""
+def export_program(session, target: str, source: str | None = None, filename: str | None = None) -> str:
+    """A Python module (as text) defining the session's functions and losses for `target`.
 
-    definition: FunctionDef
-    params: list = field(default_factory=list)  # (name, shape)
-    items: list = field(default_factory=list)  # SymPy components of the body's value
-    shape: tuple = ()
-    symbols: dict = field(default_factory=dict)  # SymPy symbol -> (gradlang name, index suffix)
-    keywords: list = field(default_factory=list)  # gradlang names of free symbols, in order
-    problem: str | None = None
-
-
-def export_program(session, target: str, source: str | None = None) -> str:
-    """A Python module (as text) defining the session's functions for `target`.
-
-    `source`, the script's text, is optional; when given, calls in it tell the
-    shapes of vector parameters (see shapes.py).
+    `source`, the program's text, is optional; when given, calls in it tell the
+    shapes of vector parameters (see shapes.py), a binding's statement is
+    copied as its comment, and an error shows the line it points at.
     """
     if target not in PRELUDES:
         raise ValueError(f"unknown export target '{target}'; choose one of {', '.join(TARGETS)}")
-    names = session.user_names()
+    names = {n: v for n, v in session.user_names().items() if n not in REPL_NAMES}
+    place = _Place(source, filename, binding_statements(source))
     hints = call_hints(names, source)
-    functions = [_prepare(session, v, names, hints) for v in names.values() if isinstance(v, FunctionDef)]
-    table = _name_table(target, names, functions)
-    parts = [_header(target, functions, table), PRELUDES[target].rstrip() + "\n" + SHAPE_CHECK]
+    units = [u for n, v in names.items() if (u := _unit(session, n, v, names, hints, place)) is not None]
+    table = _name_table(target, names, units)
     defined = defined_names(PRELUDES[target] + SHAPE_CHECK)
-    parts += [_function_text(f, target, table, defined) for f in functions]
+    parts = [_header(target, units, table), PRELUDES[target].rstrip() + "\n" + SHAPE_CHECK]
+    parts += [_written(session, u, target, table, defined, place) for u in units]
     return "\n\n".join(parts) + "\n"
 
 
-def _name_table(target: str, names: dict, functions: list) -> NameTable:
+class _Place:
+    """Where definitions are written, so a refusal shows its line and caret like every gradlang error."""
+
+    def __init__(self, source: str | None, filename: str | None, statements: dict):
+        self.source, self.filename, self.statements = source, filename, statements
+
+    def refusal(self, name: str, error: GradlangError, text: str, span: Span | None, focus: Span | None = None):
+        """`error` as a refusal to export `name`, placed in the program (or in the definition's own text).
+
+        The caret goes where the error happened, else under `focus` (the
+        definition's value), else under the whole definition at `span`.
+        """
+        refused = type(error)(f"cannot export {name}: {error.message}", error.span or focus or span)
+        if refused.span is None:
+            return refused
+        if span is not None and not self._holds(text, span):
+            inside = _inside(refused.span, span)  # an error in another definition cannot be shown in this one
+            refused.span = _rebased(refused.span if inside else focus or span, span)
+            return refused.attach_source(text, self.filename)
+        return refused.attach_source(self.source or text, self.filename)
+
+    def _holds(self, text: str, span: Span) -> bool:
+        """Whether the program's text has this definition at its span (the REPL's joined lines may not)."""
+        lines = source_lines(self.source or "")
+        if not 1 <= span.line <= len(lines):
+            return False
+        return lines[span.line - 1][span.column - 1 :].startswith(source_lines(text)[0])
+
+
+def _inside(inner: Span, outer: Span) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) <= (outer.end_line, outer.end_column)
+
+
+def _rebased(span: Span, start: Span) -> Span:
+    """A span in a program, made relative to the definition that starts at `start`."""
+    def moved(line, column):
+        return line - start.line + 1, column - (start.column - 1 if line == start.line else 0)
+
+    return Span(*moved(span.line, span.column), *moved(span.end_line, span.end_column))
+
+
+def _unit(session, name: str, value, names: dict, hints: dict, place: _Place) -> Unit | None:
+    """The unit of one name, or None for data and declarations; a refusal names and places it."""
+    if isinstance(value, FunctionDef):
+        where = (value.source, value.span, Span.of(value.body.meta))
+        return _bounded(session, place, name, where, lambda: function_unit(session, value, names, hints))
+    where = place.statements.get(name, (f"{name} = …", None, None))
+    return _bounded(session, place, name, where, lambda: binding_unit(name, value, names, place.statements))
+
+
+def _written(session, unit: Unit, target: str, table: NameTable, defined: set, place: _Place) -> str:
+    """The unit's text, checked; a printer's or the check's objection is a refusal naming the unit."""
+
+    def checked() -> str:
+        text = unit_text(unit, target, table)
+        problem = check_function(text, defined)
+        if problem is not None:
+            raise ValueError(problem)
+        return text
+
+    return _bounded(session, place, unit.name, (unit.source, unit.span, unit.focus), checked)
+
+
+def _bounded(session, place: _Place, name: str, where: tuple, action: Callable):
+    """`action()` within a statement's time budget; whatever stops it is a refusal to export `name`."""
+    token = None
+    try:
+        with budget(session.time_limit) as token:
+            return action()
+    except OutOfTime as expiry:
+        if not is_mine(expiry, token):
+            raise
+        error = LimitError(f"it took longer than {session.time_limit:g} s")
+    except RecursionError:
+        error = LimitError("the computation nests too deeply")
+    except GradlangError as caught:
+        error = caught
+    except Exception as caught:  # noqa: BLE001 - a bug: a clean InternalError, never a traceback
+        raise InternalError(f"exporting {name} failed ({type(caught).__name__}: {caught})") from caught
+    raise place.refusal(name, error, *where) from None
+
+
+def _name_table(target: str, names: dict, units: list) -> NameTable:
     table = NameTable(reserved_names(PRELUDES[target], SHAPE_CHECK))
-    user = list(names) + [p for f in functions for p, _ in f.params] + [k for f in functions for k in f.keywords]
-    generated = {("grad", f.definition.name): f"grad_{f.definition.name}" for f in functions}
-    table.assign(user, generated)
+    arguments = [p for u in units for p, _ in u.params] + [k for u in units for k, _ in u.keywords]
+    generated = {("grad", u.name): f"grad_{u.name}" for u in units}
+    table.assign(list(names) + arguments, generated)
     return table
 
 
-def _header(target: str, functions: list, table: NameTable) -> str:
-    shown = ", ".join(table[f.definition.name] for f in functions) or "no functions"
+def _header(target: str, units: list, table: NameTable) -> str:
+    shown = ", ".join(table[u.name] for u in units) or "nothing (no functions, no bindings over symbols)"
     lines = [
         f'"""Generated by gradlang --export {target}: {shown}.',
         "",
         "Vectors are arrays; stop_gradient is the framework's primitive; max/min share a tie's",
         "gradient equally, abs has derivative 0 at 0 (gradlang's conventions, the language reference (docs/language.md), section 5).",
+        "A binding over symbols (a loss) is a function of those symbols, in declaration order.",
+        "Each function is written out for the array shapes it states and refuses others (ValueError).",
     ]
     renamed = table.renamed()
     if renamed:
         lines += ["", "Names changed to be Python identifiers that clash with nothing here:"]
         lines += [f"    {name} -> {identifier}" for name, identifier in renamed]
     return "\n".join(lines + ['"""'])
-
-
-# --- one function: evaluate, then print ------------------------------------------
-
-
-def _prepare(session, definition: FunctionDef, names: dict, hints: dict) -> _Exported:
-    """Evaluate the body with symbolic parameters; record a problem instead of raising."""
-    exported = _Exported(definition)
-    try:
-        exported.params, value, exported.symbols = _evaluate(session, definition, names, hints)
-    except GradlangError as error:
-        exported.problem = error.message
-        return exported
-    except (RecursionError, OutOfTime):
-        raise
-    except Exception as error:  # noqa: BLE001 - a bug: a clean InternalError, never a traceback
-        raise InternalError(f"exporting {definition.name} failed ({type(error).__name__}: {error})") from error
-    value = to_symbolic(value)
-    exported.items, exported.shape = [to_symbolic(e) for e in elements(value)], shape_of(value)
-    not_numbers = [e for e in exported.items if not isinstance(e, sp.Expr)]
-    if not_numbers:
-        exported.problem = f"its value {_shown(not_numbers[0])} is not a number or an array of numbers"
-        return exported
-    exported.keywords = _globals(exported.items, exported.symbols)
-    return exported
-
-
-def _function_text(exported: _Exported, target: str, table: NameTable, defined: set) -> str:
-    definition = exported.definition
-    header = comment(definition.source)
-    if exported.problem is None:
-        try:
-            text = _definition_text(exported, target, table)
-            problem = check_function(text, defined)
-        except GradlangError as error:
-            problem = error.message
-        except Exception as error:  # noqa: BLE001 - a bug here must not hide the other functions
-            raise InternalError(f"exporting {definition.name} failed ({type(error).__name__}: {error})") from error
-        if problem is None:
-            return f"{header}\n{text}"
-        exported.problem = problem
-    return f"{header}\n# not exported: {exported.problem}"
-
-
-def _definition_text(exported: _Exported, target: str, table: NameTable) -> str:
-    symbol_names = {s: table[name] + suffix for s, (name, suffix) in exported.symbols.items()}
-    body = _body(exported.items, exported.shape, PRINTERS[target](symbol_names))
-    name = table[exported.definition.name]
-    params = [(table[p], s) for p, s in exported.params]
-    keywords = [table[k] for k in exported.keywords]
-    signature = _signature(params, keywords)
-    described = ", ".join(f"{p}: {_describe(s)}" for p, s in params)
-    checks = "".join(f"    _gl_check_shape({p}, {s!r}, {p!r})\n" for p, s in params if s)
-    text = f"def {name}({signature}):\n"
-    text += f'    """{name} from gradlang ({described or "no parameters"})."""\n{checks}{body}'
-    grad = table[("grad", exported.definition.name)]
-    return text + _grad_function(name, grad, params, keywords, target, exported.shape)
-
-
-def _evaluate(session, definition: FunctionDef, names: dict, hints: dict):
-    """The body's value for the first parameter shapes that work, with the names of its symbols."""
-    last = None
-    for shapes in assignments(parameter_options(definition, names, hints)):
-        symbols: dict = {}
-        frame = {p: _parameter(p, s, symbols) for p, s in zip(definition.params, shapes)}
-        try:
-            value = Evaluator(session.env, []).evaluate(definition.body, frame)
-        except ShapeError as error:
-            last = error
-            continue
-        return list(zip(definition.params, shapes)), value, symbols
-    raise last or ShapeError("no parameter shapes fit")
-
-
-def _parameter(name: str, shape: tuple, symbols: dict):
-    """Fresh symbols for a parameter: a scalar, or the components of a vector or matrix."""
-    if not shape:
-        d = sp.Dummy(name, real=True)
-        symbols[d] = (name, "")
-        return d
-    indices = [(i,) for i in range(shape[0])] if len(shape) == 1 else [(i, j) for i in range(shape[0]) for j in range(shape[1])]
-    parts = []
-    for index in indices:
-        d = sp.Dummy(f"{name}{list(index)}", real=True)
-        symbols[d] = (name, f"[{', '.join(map(str, index))}]")
-        parts.append(d)
-    return sp.ImmutableDenseNDimArray(parts, shape) if len(shape) == 1 else sp.ImmutableMatrix(shape[0], shape[1], parts)
-
-
-def _globals(items, symbols: dict) -> list[str]:
-    """Symbols the body uses besides its parameters become keyword-only arguments (x[0] -> x)."""
-    keywords = []
-    for s in sorted(dag_atoms(items, sp.Symbol) - set(symbols), key=str):
-        base, bracket, rest = s.name.partition("[")
-        symbols[s] = (base, bracket + rest)
-        if base not in keywords:
-            keywords.append(base)
-    return keywords
-
-
-def _body(items, shape: tuple, printer) -> str:
-    temps = sp.numbered_symbols(_TEMP, cls=sp.Dummy)
-    replacements, reduced = named_subexpressions(items, min_size=1, symbols=temps)
-    lines = []
-    for k, (temp, expr) in enumerate(replacements):
-        printer.symbol_names[temp] = f"{_TEMP}{k}"
-        lines.append(f"    {_TEMP}{k} = {printer.doprint(expr)}")
-    printed = [printer.doprint(e) for e in reduced]
-    lines.append(f"    return {_shaped(printed, shape)}")
-    return "\n".join(lines) + "\n"
-
-
-def _shaped(printed: list[str], shape: tuple) -> str:
-    if not shape:
-        return printed[0]
-    if len(shape) == 1:
-        return f"_stack({', '.join(printed)})"
-    rows = [printed[i * shape[1] : (i + 1) * shape[1]] for i in range(shape[0])]
-    return "_stack(" + ", ".join(f"_stack({', '.join(r)})" for r in rows) + ")"
-
-
-def _signature(params, keywords) -> str:
-    positional = [p for p, _ in params]
-    return ", ".join(positional + (["*"] + keywords if keywords else []))
-
-
-def _grad_function(name, grad, params, keywords, target, shape) -> str:
-    """grad_<name>: the gradient with respect to the positional arguments (scalar functions only)."""
-    if target == "numpy" or shape or not params:
-        return ""
-    if target == "jax":
-        argnums = "" if len(params) == 1 else f", argnums={tuple(range(len(params)))}"
-        return f"\n\n{grad} = jax.grad({name}{argnums})\n"
-    positional = ", ".join(p for p, _ in params)
-    function = name if not keywords else f"lambda *args: {name}(*args, {', '.join(f'{k}={k}' for k in keywords)})"
-    return (
-        f"\n\ndef {grad}({_signature(params, keywords)}):\n"
-        f'    """The gradient of {name} with respect to its positional arguments."""\n'
-        f"    return _grad({function}, {positional})\n"
-    )
-
-
-def _shown(value) -> str:
-    return str(value)  # SymPy's spelling: the render package is a sibling layer
-
-
-def _describe(shape: tuple) -> str:
-    if not shape:
-        return "scalar"
-    if len(shape) == 1:
-        return f"vector of length {shape[0]}"
-    return f"{shape[0]}x{shape[1]} matrix"

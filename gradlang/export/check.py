@@ -3,7 +3,8 @@
 A generated function is written only if it parses, puts nothing but its own
 definitions at module level (no expression can run at import), and uses only
 names the module defines (a bare `inf` or an `AccumBounds(…)` the printer let
-through would otherwise fail at call time, or worse, find a user's `inf`).
+through would otherwise fail at call time, or worse, find a user's `inf`);
+otherwise the export stops with an error naming the definition.
 The definition's gradlang source is copied as a comment with every control
 character escaped, so no byte of user text can end the comment or make the
 file unreadable (a NUL, a carriage return, U+2028).
@@ -18,7 +19,8 @@ import unicodedata
 
 from gradlang.errors import source_lines
 
-# Appended to every prelude: exported functions were unrolled for one shape of each array parameter.
+# Appended to every prelude: exported functions were unrolled for one shape of each array argument,
+# and once per value of an index argument.
 SHAPE_CHECK = '''
 
 def _gl_check_shape(value, shape, name):
@@ -27,6 +29,14 @@ def _gl_check_shape(value, shape, name):
     actual = _gl_list_shape(value) if actual is None else tuple(actual)
     if actual != shape:
         raise ValueError(f"{name} must have shape {shape}, got {actual}")
+
+
+def _gl_index(value, length, name):
+    """An index argument: an integer in [-length, length), as gradlang's v[i] takes; negative counts from the end."""
+    index = int(value)
+    if index != value or not -length <= index < length:
+        raise ValueError(f"{name} must be an integer index from {-length} to {length - 1}, got {value!r}")
+    return index % length
 
 
 def _gl_list_shape(value):
@@ -51,7 +61,7 @@ def _escaped(line: str) -> str:
 
 
 def check_function(text: str, defined: set[str]) -> str | None:
-    """None if the generated text is sound; otherwise what is wrong with it, for a comment."""
+    """None if the generated text is sound; otherwise what is wrong with it (export refuses the definition)."""
     try:
         tree = ast.parse(text)
         table = symtable.symtable(text, "<export>", "exec")

@@ -23,6 +23,11 @@ def float_literal(x: float) -> str:
     return repr(x) if x == x and abs(x) != float("inf") else f"float('{x}')"
 
 
+def _shown(expr) -> str:
+    text = str(expr)  # SymPy's spelling: the render package is a sibling layer
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 class ExportPrinter(PythonCodePrinter):
     """Common part: arithmetic from PythonCodePrinter, every primitive as its record spells it."""
 
@@ -42,13 +47,18 @@ class ExportPrinter(PythonCodePrinter):
     def _print_primitive(self, expr) -> str:
         record = primitives.by_class(type(expr))
         if record is None or not record.export:
-            raise GradlangValueError(f"{type(expr).__name__} cannot be exported")
+            raise GradlangValueError(f"{_shown(expr)} has no {self.target} equivalent "
+                                     f"({type(expr).__name__} is not a primitive gradlang can export)")
         return record.export[self.target].call(", ".join(self._print(a) for a in expr.args))
 
     def _print_Symbol(self, expr):
         if expr in self.symbol_names:
             return self.symbol_names[expr]
-        raise GradlangValueError(f"cannot export the symbol {expr}")
+        raise GradlangValueError(f"the symbol {expr} has no name in the exported module")
+
+    def emptyPrinter(self, expr):
+        """Anything without a printing rule is refused by name, never written as a comment or a bare call."""
+        raise GradlangValueError(f"{_shown(expr)} has no {self.target} equivalent ({type(expr).__name__})")
 
     _print_Dummy = _print_Symbol
 

@@ -10,7 +10,12 @@ parameters, so we guess, from the syntax only (never by evaluating user text):
 2. a parameter that is indexed, an operand of `@`, or in the argument of a
    reduction (`sum(v)`, `max(v)`, `sum(v + sg(v))`) must be an array -> the
    shapes of the declared vectors and matrices, in declaration order;
-3. otherwise a scalar first, then those shapes.
+3. otherwise a scalar first, then those shapes;
+4. a parameter used as an index (`pi[a]`) is an integer: INDEX (see units.py).
+
+An array parameter may also be a vector whose length is a dimension of a
+declared array (a row of `W: R^(2,2)` has length 2): those come after the
+declared shapes.
 
 export tries the combinations in that order and keeps the first whose body
 evaluates without a ShapeError.
@@ -41,6 +46,7 @@ ONE_ARGUMENT_REDUCTIONS = _primitive_names("extremum")
 ELEMENTWISE = _primitive_names("elementwise")
 DEFAULT_SHAPE = (3,)
 MAX_TRIES = 256
+INDEX = "index"  # the option of a parameter used as an index
 
 
 def declared_shapes(names: dict) -> list[tuple]:
@@ -73,13 +79,22 @@ def call_hints(names: dict, source: str | None) -> dict:
     return hints
 
 
-def parameter_options(definition: FunctionDef, names: dict, hints: dict) -> list[list[tuple]]:
-    """For each parameter, the shapes to try, most likely first."""
-    shapes = declared_shapes(names) or [DEFAULT_SHAPE]
-    arrays = array_parameters(definition)
+def array_shapes(names: dict) -> list[tuple]:
+    """Shapes an array parameter may have: the declared ones, then vectors as long as their dimensions."""
+    declared = declared_shapes(names) or [DEFAULT_SHAPE]
+    vectors = [(n,) for shape in declared for n in shape]
+    return list(dict.fromkeys(declared + vectors))
+
+
+def parameter_options(definition: FunctionDef, names: dict, hints: dict) -> list[list]:
+    """For each parameter, the shapes to try, most likely first (INDEX for an index)."""
+    shapes = array_shapes(names)
+    arrays, indices = array_parameters(definition), index_parameters(definition)
     options = []
     for i, param in enumerate(definition.params):
-        if (definition.name, i) in hints:
+        if param in indices:
+            options.append([INDEX])
+        elif (definition.name, i) in hints:
             options.append([hints[(definition.name, i)]])
         elif param in arrays:
             options.append(shapes)
@@ -110,6 +125,17 @@ def array_parameters(definition: FunctionDef) -> set[str]:
             if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
                 for argument in args:
                     found |= _direct_names(argument, params) or _operand_names(argument, params)
+    return found
+
+
+def index_parameters(definition: FunctionDef) -> set[str]:
+    """Parameters written as an index themselves: `a` in pi[a] or W[a, 0]."""
+    params, found = set(definition.params), set()
+    for node in definition.body.iter_subtrees():
+        if node.data == "index":
+            for argument in node.children[1].children:
+                if isinstance(argument, Tree) and argument.data == "name" and str(argument.children[0]) in params:
+                    found.add(str(argument.children[0]))
     return found
 
 

@@ -138,8 +138,14 @@ def _ieee_power(base, exponent):
         result = sign * math.inf
     except ZeroDivisionError:  # 0.0 to a negative power
         result = sign * math.inf
-    if math.isnan(result):
+    return to_sympy_number(result)
+
+
+def to_sympy_number(x: float) -> sp.Expr:
+    """A float64 (a Python or NumPy float) as a SymPy number, inf and nan included."""
+    x = float(x)
+    if math.isnan(x):
         return sp.nan
-    if math.isinf(result):
-        return sp.oo if result > 0 else -sp.oo
-    return sp.Float(result)
+    if math.isinf(x):
+        return sp.oo if x > 0 else -sp.oo
+    return sp.Float(x)

@@ -15,12 +15,12 @@ from collections import OrderedDict
 
 import numpy as np
 import sympy as sp
-from sympy.core.relational import Relational
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import precedence
 
 from gradlang.expr import primitives
-from gradlang.expr.graph import build_dag
+from gradlang.expr.cse import named_subexpressions
+from gradlang.expr.exact import to_sympy_number  # noqa: F401 - re-exported: callers holding NumPy results import it here
 from gradlang.expr.masking import mask_untaken
 
 
@@ -92,46 +92,18 @@ _CACHE_SIZE = 256
 
 
 def dag_cse(exprs, symbols) -> tuple[list, list, list]:
-    """Common subexpressions from the DAG: (argument names, assignments, outputs).
+    """(argument names, assignments, outputs): one assignment per compound node of the DAG.
 
-    Every distinct compound subexpression becomes one assignment, computed once,
-    so the code is as large as the DAG, never as the tree (SymPy's own `cse`
-    walks the tree, which is exponential for expressions that share deeply).
+    The code is as large as the DAG, never as the tree (cse.py). `symbols`
+    become the arguments `_a0, _a1, ...`; gradlang is real, so a non-real
+    constant is NaN, as in NumPy's float64.
     """
-    dag = build_dag(list(exprs))
     arguments = [sp.Symbol(f"_a{j}") for j in range(len(symbols))]
-    given = dict(zip(symbols, arguments))
-    names: list = []
-    assignments: list = []
-    for i, (node, kids) in enumerate(zip(dag.nodes, dag.children)):
-        if node in given:
-            names.append(given[node])
-        elif node is sp.I:
-            names.append(sp.nan)  # gradlang is real: a non-real value is NaN, as in NumPy's float64
-        elif not kids or isinstance(node, _INLINE):
-            names.append(node)
-        else:
-            name = sp.Symbol(f"_t{i}")
-            args = [names[k] for k in kids]
-            assignments.append((name, _rebuilt(node, args)))
-            names.append(name)
-    return arguments, assignments, [names[r] for r in dag.roots]
-
-
-_INLINE = (sp.Number, sp.NumberSymbol)
-
-
-def _rebuilt(node, args):
-    """A node over stand-in names. Add, Mul and Pow must not be re-canonicalised; a NaN
-    operand (a non-real constant) makes them NaN, and a comparison with NaN is false
-    except `!=`, as in IEEE 754 (SymPy refuses to compare with NaN)."""
-    if sp.nan in args:
-        if isinstance(node, Relational):
-            return sp.true if isinstance(node, sp.Ne) else sp.false
-        return node.func(*args)
-    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
-        return node.func(*args, evaluate=False)
-    return node.func(*args)
+    rename = {**dict(zip(symbols, arguments)), sp.I: sp.nan}
+    assignments, outputs = named_subexpressions(
+        list(exprs), min_size=1, symbols=lambda i: sp.Symbol(f"_t{i}"), shared_only=False, rename=rename
+    )
+    return arguments, assignments, outputs
 
 
 def compile_function(exprs: tuple, symbols: tuple):
@@ -229,13 +201,3 @@ def _real(output) -> np.ndarray:
     if np.iscomplexobj(output):
         output = np.where(output.imag == 0, output.real, np.nan)
     return np.asarray(output, dtype=float)
-
-
-def to_sympy_number(x: float) -> sp.Expr:
-    """A float64 as a SymPy number (inf and nan included)."""
-    x = float(x)
-    if np.isnan(x):
-        return sp.nan
-    if np.isinf(x):
-        return sp.oo if x > 0 else -sp.oo
-    return sp.Float(x)

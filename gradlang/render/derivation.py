@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.expr.values import to_symbolic
+from gradlang.expr.values import elements, shape_of, to_symbolic
 from gradlang.explain.why import why_zero
 from gradlang.explain.components import step_operator
 from gradlang.explain.ledger import adjoint_value, removed_value
 from gradlang.explain.stops import lines as stop_lines, verdict as verdict_words
 from gradlang.explain.layout import Node, abbreviations, layout, more_line, shorten, walk_nodes, whole_vectors
-from gradlang.render.latex import text_escape as _latex_text, to_latex as latex
+from gradlang.render import checked
+from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex
 from gradlang.render.plain import to_plain as plain
 from gradlang.render import vector_lines
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
-_STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold", "number": "dim"}
+# pretty: nothing a reader needs is dimmed (only the tree's guides and the depth line, which is an aside)
+_STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold"}
 
 
 def rule_label(step) -> str:
@@ -30,12 +32,29 @@ def rule_label(step) -> str:
 
 
 def call_text(request, show=plain) -> str:
-    """The derivative call in gradlang syntax, e.g. diff(x^2, x, 2)."""
+    """The derivative call in gradlang syntax, e.g. diff(x^2, x, 2), or grad(x*y, [x, y])[1] for a selection."""
+    whole = getattr(request, "whole", None)
+    if whole is not None:
+        return call_text(whole, show) + "[" + ", ".join(str(i) for i in request.indices) + "]"
     expr = show(to_symbolic(request.expr))
     if request.operation == "diff":
-        specs = [plain(s) if n == 1 else f"{plain(s)}, {n}" for s, n in request.specs]
+        specs = [show(s) if n == 1 else f"{show(s)}, {n}" for s, n in request.specs]
         return f"diff({expr}, {', '.join(specs)})"
-    return f"{request.operation}({expr}, {show(to_symbolic(request.wrt))})"
+    return f"{request.operation}({expr}, {_variables(to_symbolic(request.wrt), show)})"
+
+
+def _variables(wrt, show) -> str:
+    """The variables by their declared name (x for [x[0], x[1], x[2]]) when they are all of it, in order."""
+    items = elements(wrt) if shape_of(wrt) else [wrt]
+    names = [split_component(getattr(e, "name", "")) for e in items]
+    bases = {n[0] for n in names if n is not None}
+    if shape_of(wrt) and None not in names and len(bases) == 1:
+        base = bases.pop()
+        expected = [f"{base}[{i}]" for i in range(len(items))] if len(shape_of(wrt)) == 1 else [
+            f"{base}[{i}, {j}]" for i in range(shape_of(wrt)[0]) for j in range(shape_of(wrt)[1])]
+        if [e.name for e in items] == expected:
+            return base
+    return show(wrt)
 
 
 class _Shown:
@@ -74,13 +93,19 @@ def _given(step, show) -> str:
     return ", ".join(f"{name} = {show(e)}" for name, e in step.given)
 
 
-def _remark(node: Node, show=plain) -> str:
+def _remark(node: Node, show=plain, latex_math=None) -> str:
+    """The step's note and instantiated rule (u = …); with `latex_math`, text escaped for LaTeX and the letters as math."""
+    escape = _latex_text if latex_math else (lambda text: text)
     if node.see:
         return f"as derived in step {node.see}"
     if node.stopped:
-        return f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
-    given = _given(node.step, show)
-    text = f"{node.step.note}   {given}" if given and node.step.note else (given or node.step.note)
+        return escape(f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0")
+    if latex_math:
+        given = ", ".join(f"${latex(sp.Symbol(name))} = {latex_math(e)}$" for name, e in node.step.given)
+    else:
+        given = _given(node.step, show)
+    note = escape(node.step.note)
+    text = f"{note}   {given}" if given and note else (given or note)
     if node.hidden:
         more = f"{node.hidden} more step{'s' if node.hidden > 1 else ''} below the depth limit"
         return f"{text}; {more}" if text else more
@@ -140,26 +165,28 @@ def plain_text(explanation) -> str:
     for head, verdict in stop_lines(explanation, show):
         lines += [head, f"   {verdict}"]
     lines += [more] if (more := more_line(explanation)) else []
+    lines += [checked.plain_line(explanation.check)] if explanation.check is not None else []
     return "\n".join(lines)
 
 
 # --- LaTeX ------------------------------------------------------------------
 
 
-_LATEX_LINE = 48   # characters of gradlang text per LaTeX line: a letter page's text width
+_LATEX_LINE = 56   # characters of gradlang text per LaTeX line: a letter page's text width
+_LHS_HEAD = 10     # the width of ∂/∂x( before a broken left side, in the same characters
 
 
-def _pieces(expr, show) -> list[str]:
+def _pieces(expr, show, line: int = _LATEX_LINE) -> list[str]:
     """An expression as LaTeX lines that fit the page (at most _LATEX_LINE characters
     of plain text each, where the expression allows): a long sum is broken between
     its terms, a product between its factors, and a function or power of a long
     argument inside \\Bigl( \\Bigr), which, unlike \\left( \\right), may span lines."""
-    if len(plain(expr)) <= _LATEX_LINE or not isinstance(expr, sp.Basic):
+    if len(plain(expr)) <= line or not isinstance(expr, sp.Basic):
         return [show(expr)]
     if expr.is_Add or expr.is_Mul:
-        return _joined(expr, show)
+        return _joined(expr, show, line)
     if expr.is_Pow and expr.exp.is_Integer:
-        inner = _pieces(expr.base, show)
+        inner = _pieces(expr.base, show, line)
         return _wrapped_lines(r"\Bigl(", inner, r"\Bigr)^{%s}" % show(expr.exp))
     if isinstance(expr, sp.Function) and len(expr.args) == 1:
         hole = sp.Symbol("HOLE")
@@ -168,7 +195,7 @@ def _pieces(expr, show) -> list[str]:
         suffix = suffix.replace(r"\right)}", r"\Bigr)").replace(r"\right)", r"\Bigr)")
         if r"\left" in prefix or r"\right" in suffix or prefix.count("{") != prefix.count("}"):
             return [show(expr)]
-        return _wrapped_lines(prefix, _pieces(expr.args[0], show), suffix)
+        return _wrapped_lines(prefix, _pieces(expr.args[0], show, line), suffix)
     return [show(expr)]
 
 
@@ -179,50 +206,57 @@ def _wrapped_lines(prefix: str, lines: list, suffix: str) -> list[str]:
     return lines
 
 
-def _joined(expr, show) -> list[str]:
+def _joined(expr, show, line: int = _LATEX_LINE) -> list[str]:
     """A sum or product broken between its terms or factors, each part broken if long."""
     parts = list(expr.as_ordered_terms()) if expr.is_Add else list(expr.as_ordered_factors())
     lines, current, width = [], "", 0
     for k, part in enumerate(parts):
-        texts = _pieces(part, show) if expr.is_Add or not part.is_Add else _wrapped_lines(
-            r"\Bigl(", _pieces(part, show), r"\Bigr)")
+        texts = _pieces(part, show, line) if expr.is_Add or not part.is_Add else _wrapped_lines(
+            r"\Bigl(", _pieces(part, show, line), r"\Bigr)")
         glue = "" if k == 0 else (" " if expr.is_Add and texts[0].lstrip().startswith("-") else
                                   (" + " if expr.is_Add else r" \cdot "))
         size = len(plain(part))
-        if current and (width + size > _LATEX_LINE or len(texts) > 1):
+        if current and (width + size > line or len(texts) > 1):
             lines.append(current)
             current, width = "", 0
         current += glue + texts[0]
         width += size
         if len(texts) > 1:
             lines += [current] + texts[1:-1]
-            current, width = texts[-1], _LATEX_LINE
+            current, width = texts[-1], line
     return lines + [current] if current else lines
 
 
-def _latex_rows(node: Node, show, words) -> list[str]:
-    """The step's equation (broken to fit the page), then its rule and remark as text."""
+def _latex_rows(node: Node, show) -> list[str]:
+    """The step's equation (broken to fit the page), then its rule and remark as text.
+
+    Every row starts in the align's second column (left-aligned): steps are
+    different equations, and a shared first column would add the widest
+    left side of the whole derivation to every row's width.
+    """
     step = node.step
     d = r"\partial" if "[" in plain(step.variable) else "d"
     indent = r"\qquad " * node.level
     lhs = r"\frac{%s}{%s %s}\left(%s\right)" % (d, d, latex(step.variable), show(step.expr))
-    rhs = _pieces(step.result, show)
+    rhs = _pieces(step.result, show, _LATEX_LINE - _LHS_HEAD - 4 * node.level)  # after the indent and \qquad
+    if step.rule == "stop_gradient" and step.result == 0:
+        rhs = [r"\underbrace{0}_{\text{stop}}"]  # the stop acts here: its derivative is set to 0
     if len(plain(step.expr)) + len(plain(step.result)) <= _LATEX_LINE:
-        rows = [rf"{indent}{lhs} &= {rhs[0]} \\"]
+        rows = [rf"&{indent}{lhs} = {rhs[0]} \\"]
     else:
-        rows = [rf"{indent}{piece} \\" for piece in _pieces_lhs(step, show, d)]
-        rows += [rf"&= {rhs[0]} \\"]
-    rows += [rf"&\quad {piece} \\" for piece in rhs[1:]]
-    annotation = f"({node.number}) {rule_label(step)}"
-    remark = _remark(node, words)
+        rows = [rf"&{indent}{piece} \\" for piece in _pieces_lhs(step, show, d, node.level)]
+        rows += [rf"&{indent}\qquad = {rhs[0]} \\"]
+    rows += [rf"&{indent}\qquad\quad {piece} \\" for piece in rhs[1:]]
+    annotation = _latex_text(f"({node.number}) {rule_label(step)}")
+    remark = _remark(node, latex_math=show)
     if remark:
         annotation += f": {remark}"
-    return rows + [_intertext(annotation, small=True)]
+    return rows + [rf"\intertext{{\sloppy\small {annotation}}}"]
 
 
-def _pieces_lhs(step, show, d) -> list[str]:
+def _pieces_lhs(step, show, d, level: int) -> list[str]:
     """The left side ∂/∂x of a long expression, broken like a result."""
-    pieces = _pieces(step.expr, show)
+    pieces = _pieces(step.expr, show, _LATEX_LINE - _LHS_HEAD - 4 * level)
     head = r"\frac{%s}{%s %s}\Bigl(" % (d, d, latex(step.variable))
     if len(pieces) == 1:
         return [head + pieces[0] + r"\Bigr)"]
@@ -248,12 +282,13 @@ def latex_text(explanation) -> str:
         if len(explanation.steps) > 1 or len(labels) > 1:
             rows.append(_intertext(", ".join(labels) + ":"))
         for node in _walk(root):
-            rows.extend(_latex_rows(node, show, _Shown(explanation, plain)))
-        rows.extend(rf"&= {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
+            rows.extend(_latex_rows(node, show))
+        rows.extend(rf"&\qquad = {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
         rows.extend(_intertext(f"why zero: {reason}") for reason in _why(root))
     for head, verdict in stop_lines(explanation, _Shown(explanation, plain)):
         rows.append(_intertext(f"{head}; {verdict}"))
     rows += [_intertext(more, small=True)] if (more := more_line(explanation)) else []
+    rows += [checked.latex_line(explanation.check)] if explanation.check is not None else []
     if rows[-1].endswith(r" \\"):
         rows[-1] = rows[-1][:-3]
     return "\\begin{align*}\n" + "\n".join(rows) + "\n\\end{align*}"
@@ -263,16 +298,26 @@ def latex_text(explanation) -> str:
 
 
 def _rich_label(node: Node, show):
+    """The step's equation in Unicode mathematics (stops coloured where they act), its rule, its remark."""
     from rich.text import Text
 
+    from gradlang.render.pretty import STOP_LABEL_STYLE, styled, tidy_line
+
     step = node.step
-    text = Text(f"{node.number}. ", style=_STYLES["number"])
-    text.append(_equation(node, show))
+    text = Text(f"{node.number}. ")
+    equation = _equation(node, show)
+    if step.rule == "stop_gradient":  # the stopped factor's derivative is the 0 that a stop puts there
+        head, _, result = equation.rpartition(" = ")
+        text.append_text(styled(head + " = "))
+        text.append(styled(result).plain, STOP_LABEL_STYLE)
+    else:
+        text.append_text(styled(equation))
     text.append("   ")
     text.append(rule_label(step), style=_STYLES["stop" if step.rule == "stop_gradient" else "rule"])
     remark = _remark(node, show)
     if remark:
-        text.append("\n" + remark, style=_STYLES["note"])
+        text.append("\n")
+        text.append_text(styled(tidy_line(remark)))
     return text
 
 
@@ -283,34 +328,41 @@ def _rich_add(tree, node: Node, show) -> None:
 
 
 def rich_tree(explanation):
-    """A rich Tree: the summary on top, one branch per step, rule names beside."""
+    """A rich Tree: the call and summary on top, one branch per step in Unicode mathematics, the check last."""
     from rich.text import Text
     from rich.tree import Tree
 
-    show = _Shown(explanation, plain)
-    tree = Tree(Text(explanation.summary, style=_STYLES["summary"]), guide_style="dim")
+    from gradlang.render.pretty import styled_line as styled, tidy_line, to_line
+
+    show = _Shown(explanation, to_line)
+    title = styled(call_text(explanation.request, show) + ": ")
+    title.append(explanation.summary, style=_STYLES["summary"])
+    tree = Tree(title, guide_style="dim")
     for text in _definitions(explanation):
-        tree.add(Text(f"definition: {text}", style=_STYLES["note"]))
+        tree.add(Text(f"definition: {text}"))
     if explanation.vector is not None:
         for line in vector_lines.plain_lines(explanation.vector, show, show.legend()):
             tree.add(Text(line))
     else:
         for name, stop in show.legend():
-            tree.add(Text(f"where {name} = {stop}", style=_STYLES["note"]))
+            tree.add(styled(f"where {name} = {stop}"))
     for labels, root in layout(explanation):
         parent = tree
         if len(explanation.steps) > 1 or len(labels) > 1:
             parent = tree.add(Text(", ".join(labels), style=_STYLES["summary"]))
         _rich_add(parent, root, show)
         for simpler in _simpler(explanation, root):
-            parent.add(Text(f"= {show(simpler)}   simplified", style="bold"))
+            parent.add(styled(f"= {show(simpler)}").append("   simplified", style=_STYLES["rule"]))
         for reason in _why(root):
-            parent.add(Text(f"why zero: {reason}", style=_STYLES["note"]))
+            parent.add(styled(tidy_line(f"why zero: {reason}")))
     for head, verdict in stop_lines(explanation, show):
-        branch = tree.add(Text(head, style=_STYLES["stop"]))
-        branch.add(Text(verdict))
+        line = styled(head)
+        line.stylize(_STYLES["stop"], 0, len("stop"))
+        tree.add(line).add(styled(verdict))
     if more := more_line(explanation):
         tree.add(Text(more, style=_STYLES["note"]))
+    if explanation.check is not None:
+        tree.add(checked.rich_line(explanation.check))
     return tree
 
 
@@ -348,7 +400,8 @@ def json_data(explanation) -> dict:
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
             "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],
             "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {}),
-            **({"vector": vector_lines.json_data(explanation.vector, plain)} if explanation.vector is not None else {})}
+            **({"vector": vector_lines.json_data(explanation.vector, plain)} if explanation.vector is not None else {}),
+            **({"check": checked.json_data(explanation.check)} if explanation.check is not None else {})}
 
 
 def _json_stop(entry, request) -> dict:

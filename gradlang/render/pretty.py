@@ -18,6 +18,7 @@ thousand components are summarised (`⋯`, `⋮`, `∈ ℝ¹⁰⁰⁰⁰⁰⁰`)
 
 from __future__ import annotations
 
+import re
 from itertools import groupby
 
 import sympy as sp
@@ -30,8 +31,10 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 from gradlang import limits
 from gradlang.expr import primitives
 from gradlang.render.latex import split_component
-from gradlang.render.plain import format_float, to_plain
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.render.plain import PlainPrinter, format_float, to_plain
 from gradlang.render.shown import Shown, THRESHOLD, shape_text, shown, summarised
+from gradlang.expr.values import shape_of, to_symbolic
 from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
@@ -45,6 +48,7 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _SUPERSCRIPTS = str.maketrans("0123456789×", "⁰¹²³⁴⁵⁶⁷⁸⁹ˣ")
 _PLANE_STYLES = {0: None, _ARGUMENT_PLANE: STOPPED_STYLE, _LABEL_PLANE: STOP_LABEL_STYLE}
 _FLOAT_DIGITS = 10          # significant digits shown for floats
+_EXPLAINED_ROWS = 9         # an explained value taller than this is shown on one line
 
 
 def _shift(text: str, plane: int) -> str:
@@ -177,10 +181,32 @@ class GradlangPrettyPrinter(PrettyPrinter):
             # Named shared parts, or many components shown whole (--full): one line of text, not a 2-D
             # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
             parts.append(Text(to_plain(value, self._settings["full"])))
+        elif result.kind == "explain" and not self._settings["full"] and not self._fits(value, gutter):
+            parts.append(self._value_line(value, gutter))
         else:
             parts.append(self._value_text(value, gutter))
         parts.extend(self._print(attachment) for attachment in result.attachments)
         return Group(*parts)
+
+    def _fits(self, value, prefix: str) -> bool:
+        """Does the 2-D picture fit the width, in a few rows? (An explained value is a summary of what came above.)"""
+        art = GradlangPrettyPrinter(None)._print(value).render(wrap_line=False, use_unicode=True)
+        rows = art.split("\n")
+        width = self._settings["num_columns"]
+        return len(rows) <= _EXPLAINED_ROWS and (width is None or max(map(len, rows)) + len(prefix) <= width)
+
+    def _value_line(self, value, prefix: str) -> Text:
+        """A value too large to draw after a derivation: one line of it, and its shape (--full draws it whole)."""
+        width = self._settings["num_columns"] or 100
+        line = Text(prefix, style=GUTTER_STYLE)
+        line.append_text(styled(to_line(value.value)))
+        if line.cell_len > width:
+            line.truncate(width - 1)
+            line.append("…")
+        shape = shape_of(to_symbolic(value.value))
+        what = f"a {shape_text(shape)} value" if shape else "the value"
+        line.append(f"\n{' ' * len(prefix)}({what} on one line, shortened: --full or :full draws it whole)", GUTTER_STYLE)
+        return line
 
     def _value_text(self, value, prefix: str) -> Text:
         """A value with a prefix (like `→ `) on its baseline."""
@@ -215,6 +241,73 @@ class GradlangPrettyPrinter(PrettyPrinter):
         from gradlang.render.chart import chart_rich
 
         return chart_rich(plot)
+
+
+# --- one line of Unicode mathematics (derivations) ------------------------------------
+
+
+class LinePrinter(PlainPrinter):
+    """Expressions on one line, as a teacher writes them: x₀, a·b, x², x − 1, and sg(…) marked.
+
+    Derivation steps are lines of text in a tree, so they are not drawn in
+    two dimensions; stopped regions are shifted into the private planes, as
+    the 2-D printer does, so `styled` colours them where they act.
+    """
+
+    printmethod = "_gradlang_line"  # not the classes' _sympystr hook (gradlang source): the methods below
+
+    def _print_Symbol(self, expr):
+        parts = split_component(expr.name)
+        if parts is None:
+            return pretty_symbol(expr.name)
+        return pretty_symbol(parts[0]) + parts[1].translate(_SUBSCRIPTS)
+
+    def _print_Function(self, expr):
+        record = primitives.by_class(type(expr))
+        if isinstance(expr, StopGradient):
+            inner = tidy_line(self._print(expr.args[0]))
+            return _shift("sg(", _LABEL_PLANE) + _shift(inner, _ARGUMENT_PLANE) + _shift(")", _LABEL_PLANE)
+        if record is not None and record.form == "component":
+            index = self._print(expr.args[0]).translate(_SUBSCRIPTS)
+            return f"{record.name}{index}({self.stringify(expr.args[1:], ', ')})"
+        if record is not None and record.form == "vector":
+            return f"{record.name}({self.stringify(expr.args, ', ')})"
+        return super()._print_Function(expr)
+
+    def _print_Exp(self, expr):
+        argument = expr.args[0]
+        text = self._print(argument)
+        return f"e^{text}" if argument.is_Symbol else f"e^({text})"
+
+    _print_exp = _print_Exp
+
+
+_LINE_PRINTER = LinePrinter({"order": None})
+_POWER = re.compile(r"\^([0-9]+)(?![0-9.])")
+_SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+_COMPONENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\[([0-9]+)(?:, ([0-9]+))?\]")
+
+
+def tidy_line(text: str) -> str:
+    """Plain operators as mathematics: * as ·, ^2 as ², a binary or leading - as −, x[0] as x₀."""
+    text = _COMPONENT.sub(lambda m: m.group(1) + ",".join(i for i in m.groups()[1:] if i).translate(_SUBSCRIPTS), text)
+    text = _POWER.sub(lambda m: m.group(1).translate(_SUPERSCRIPT_DIGITS), text)
+    text = text.replace("*", "·").replace(" - ", " − ").replace("(-", "(−").replace(", -", ", −")
+    return "−" + text[1:] if text.startswith("-") else text
+
+
+def to_line(value) -> str:
+    """A value as one line of Unicode mathematics, stops marked (give it to `styled` for colour)."""
+    return tidy_line(_LINE_PRINTER.doprint(value))
+
+
+def styled_line(text: str) -> Text:
+    """Marked text as a Text that wraps (a tree label), stopped regions styled."""
+    out = Text()
+    out.append_text(styled(text))
+    return out
 
 
 def _components(value) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang import limits
-from gradlang.derive.dag.names import named_subexpressions
+from gradlang.expr.cse import named_subexpressions
 from gradlang.errors import LimitError
 from gradlang.lazy import np
 from gradlang.expr.values import elements, from_elements, shape_of

@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--export",
         metavar="TARGET",
-        help="run FILE, then print its functions as a Python module for TARGET: jax, torch, tf or numpy",
+        help="run FILE (or -e CODE), then print its functions and losses as a Python module for TARGET: "
+             "jax, torch, tf or numpy",
     )
     parser.add_argument("--version", action="version", version=f"gradlang {_version()}")
     return parser
@@ -88,8 +89,8 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
         if args.export not in TARGETS:
             parser.error(f"argument --export: invalid choice: '{args.export}' (choose from {', '.join(TARGETS)})")
-    if args.export and args.file is None:
-        parser.error("--export needs a FILE to export")
+    if args.export and args.file is None and args.code is None:
+        parser.error("--export needs a FILE or -e CODE to export")
     if args.annotate and (args.file is None or args.export):
         parser.error("--annotate needs a FILE to show (and no --export)")
     if args.annotate and args.fmt in ("latex", "json"):
@@ -169,7 +170,7 @@ def export(session, source: str, filename: str, target: str, emitter: Emitter) -
     reporter = _Quiet(emitter)
     modules: list[str] = []
     status = run_and_report(session, source, filename, reporter) or guarded(
-        reporter, lambda: modules.append(export_program(session, target, source))
+        reporter, lambda: modules.append(export_program(session, target, source, filename))
     )
     if status == EXIT_OK:
         sys.stdout.write(modules[0])
@@ -226,6 +227,8 @@ def _dispatch(parser, args, fmt: str) -> int:
 
     session = Session(explain_depth=args.explain_depth)
     if args.code is not None:
+        if args.export:
+            return export(session, _code(parser, args.code), "<-e>", args.export, _emitter(args, fmt))
         return run_program(session, _code(parser, args.code), "<-e>", _emitter(args, fmt), args.strict)
     if args.file is not None:
         source = _read(parser, args.file)

@@ -7,6 +7,7 @@ cannot drift from what the language offers.
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 STATEMENTS = (
@@ -15,6 +16,8 @@ STATEMENTS = (
     ("f(a, b) = expr", "define a function (the body is resolved at each call)"),
     ("expr", "evaluate and print"),
     ("explain expr", "the step-by-step derivation of every diff/grad/jacobian/hessian inside"),
+    ("explain[depth=N] expr", "the same, N levels of substeps deep (depth=all: every step)"),
+    ("explain grad(e, x)[1]", "derive only the selected components (also jacobian(f, x)[i, j])"),
     ("expr at x = 2, v = [1, 2]", "substitute values and evaluate"),
 )
 
@@ -25,14 +28,31 @@ COMMANDS = {
     "load": (":load FILE", "run a script in this session"),
     "format": (":format [NAME]", "show or set the output: pretty, plain, latex or json"),
     "full": (":full [on|off]", "print large values whole, or summarised (the default) as NumPy does"),
-    "export": (":export TARGET [FILE]", "this session's functions as Python for jax, torch, tf or numpy"),
+    "export": (":export TARGET [FILE]", "this session's functions and losses as Python for jax, torch, tf or numpy"),
     "quit": (":quit", "leave (Ctrl-D does too)"),
 }
 
 KEYWORDS = {
     "at": "expr at x = v, y = w: substitute the values and evaluate (derivatives are taken first)",
-    "explain": "explain expr: print the derivation of every derivative inside expr, then its value",
+    "explain": "explain expr: print the derivation of every derivative inside expr, then its value; "
+               "explain[depth=N] expr (or depth=all) chooses how deep; explain grad(e, x)[1] derives "
+               "only that component; with `at x = …` the last line checks the result numerically there",
 }
+
+_EXPLAIN_OPTION = re.compile(r"\bexplain\s*\[(?:[^\]]*,)?\s*([A-Za-z_]*)(=?)([A-Za-z_0-9]*)$")
+
+
+def explain_completions(before: str) -> tuple[str, list[str]] | None:
+    """Inside `explain[…`: (the word being typed, what can complete it), or None elsewhere."""
+    from gradlang.core.explaining import OPTIONS
+
+    match = _EXPLAIN_OPTION.search(before)
+    if match is None:
+        return None
+    name, equals, value = match.groups()
+    if equals:
+        return value, ["all"] if name == "depth" else []
+    return name, [f"{option}=" for option in OPTIONS]
 
 GROUP_TITLES = {
     "core": "core",

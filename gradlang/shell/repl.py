@@ -21,6 +21,7 @@ from gradlang.render.plain import to_plain
 from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
 from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
 from gradlang.shell.sources import SourceError, decode, read_file
+from gradlang.syntax.brackets import open_brackets
 
 PROMPT = "gradlang> "
 CONTINUATION = "........ "
@@ -39,18 +40,6 @@ def _version() -> str:
 
 def banner() -> str:
     return f"gradlang {_version()} — :help for help, :quit or Ctrl-D to leave"
-
-
-def open_brackets(text: str) -> int:
-    """How many ( and [ are still open, ignoring comments (negative if over-closed)."""
-    depth = 0
-    for line in text.split("\n"):
-        for char in line.split("#", 1)[0]:
-            if char in "([":
-                depth += 1
-            elif char in ")]":
-                depth -= 1
-    return depth
 
 
 def is_complete(text: str) -> bool:
@@ -379,6 +368,11 @@ class GradlangCompleter(_completer_base()):
         if before.lstrip().startswith(":load "):
             yield from self._files(document, complete_event)
             return
+        option = helptext.explain_completions(before)
+        if option is not None:  # explain[depth=…: the options first (a bracket may also be a vector, so names too)
+            yield from (Completion(c, start_position=-len(option[0])) for c in option[1] if c.startswith(option[0]))
+            if "=" in before[before.rindex("["):].split(",")[-1]:
+                return
         match = _WORD.search(before)
         if not match:
             return

@@ -1,16 +1,16 @@
 """Source text to a lark tree: the one place user text is read.
 
 The LALR parser is built once, at import, from grammar/gradlang.lark with
-positions on. Before parsing, a quick scan checks that brackets match and are
-not nested absurdly deep (the LALR parser itself is iterative, but every later
-stage recurses over the tree); after parsing, the tree's depth is bounded too.
+positions on. Before parsing, the bracket scanner (brackets.py) checks that
+brackets match and are not nested absurdly deep, and bounds the number of
+statements (the LALR parser itself is iterative, but every later stage
+recurses over the tree); after parsing, the tree's depth is bounded too.
 Lark's exceptions never leave this module: they become gradlang SyntaxErrors
 with a friendly message and a place.
 """
 
 from __future__ import annotations
 
-import re
 from importlib import resources
 from pathlib import Path
 
@@ -19,9 +19,9 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from gradlang import limits
 from gradlang.errors import LimitError, Span, SyntaxError
+from gradlang.syntax.brackets import PAIRS, check_brackets, count_statements, span_at
 
-_OPENERS = {"(": ")", "[": "]"}
-_CLOSERS = {")": "(", "]": "["}
+_CLOSERS = set(PAIRS.values())
 
 
 def _grammar_text() -> str:
@@ -45,7 +45,7 @@ class _BracketNewlines:
                 if depth == 0:
                     yield token
                 continue
-            if token in _OPENERS:
+            if token in PAIRS:
                 depth += 1
             elif token in _CLOSERS:
                 depth = max(0, depth - 1)
@@ -76,8 +76,8 @@ _TERMINAL_WORDS = {
 def parse(source: str) -> Tree:
     """Parse a whole program; raise SyntaxError or LimitError with a place."""
     check_size(source)
-    _check_brackets(source)
-    _count_statements(source)
+    check_brackets(source)
+    count_statements(source)
     try:
         tree = PARSER.parse(source)
     except UnexpectedInput as error:
@@ -90,66 +90,7 @@ def check_size(source: str) -> None:
     """Refuse a program too long to read within the limits, before reading it."""
     limit = limits.MAX_SOURCE_CHARS
     if len(source) > limit:
-        line = source.count("\n", 0, limit) + 1
-        column = limit - (source.rfind("\n", 0, limit) + 1) + 1
-        raise LimitError(
-            f"the program has {len(source):,} characters, above the limit of {limit:,}",
-            Span(line, column, line, column + 1),
-        )
-
-
-# comments, brackets, separators, and the first character of anything else
-_STATEMENT_TOKENS = re.compile(r"#[^\n]*|[()\[\]]|[;\n]+|[^\s;#()\[\]]+")
-
-
-def _count_statements(source: str) -> None:
-    """Bound the number of statements before parsing (a statement starts after a separator at depth 0)."""
-    depth, count, fresh = 0, 0, True
-    for match in _STATEMENT_TOKENS.finditer(source):
-        token = match.group()
-        if token[0] == "#":
-            continue
-        if token[0] in ";\n":
-            fresh = fresh or depth == 0
-            continue
-        depth += 1 if token in "([" else -1 if token in ")]" else 0
-        if fresh:
-            count, fresh = count + 1, False
-            if count > limits.MAX_STATEMENTS:
-                line = source.count("\n", 0, match.start()) + 1
-                column = match.start() - (source.rfind("\n", 0, match.start()) + 1) + 1
-                raise LimitError(
-                    f"the program has more than {limits.MAX_STATEMENTS:,} statements, the limit",
-                    Span(line, column, line, column + 1),
-                )
-
-
-def _check_brackets(source: str) -> None:
-    """Match brackets and bound their nesting, ignoring comments."""
-    stack: list[tuple[str, int, int]] = []
-    line, column, in_comment = 1, 1, False
-    for char in source:
-        if char == "\n":
-            line, column, in_comment = line + 1, 1, False
-            continue
-        if char == "#":
-            in_comment = True
-        if not in_comment:
-            if char in _OPENERS:
-                stack.append((char, line, column))
-                if len(stack) > limits.MAX_SOURCE_NESTING:
-                    raise LimitError(
-                        f"brackets are nested more than {limits.MAX_SOURCE_NESTING} deep",
-                        Span(line, column, line, column + 1),
-                    )
-            elif char in _CLOSERS:
-                if not stack or stack[-1][0] != _CLOSERS[char]:
-                    raise SyntaxError(f"'{char}' has no matching '{_CLOSERS[char]}'", Span(line, column, line, column + 1))
-                stack.pop()
-        column += 1
-    if stack:
-        opener, line, column = stack[-1]
-        raise SyntaxError(f"'{opener}' is never closed", Span(line, column, line, column + 1))
+        raise LimitError(f"the program has {len(source):,} characters, above the limit of {limit:,}", span_at(source, limit))
 
 
 def _check_depth(tree: Tree) -> None:

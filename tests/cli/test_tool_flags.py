@@ -57,6 +57,12 @@ def test_export_prints_a_python_module(script, target, primitive):
     assert "def loss" in run.stdout and primitive in run.stdout
 
 
-def test_export_needs_a_file(tmp_path):
-    run = gradlang("--export", "jax", "-e", "1", cwd=tmp_path)
-    assert run.returncode == 2 and "--export needs a FILE" in run.stderr
+def test_export_takes_code_from_e(tmp_path):
+    run = gradlang("--export", "numpy", "-e", "y: R; f(v) = v^2 * y; loss = f(3) - y", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "def f(v, *, y):" in run.stdout and "def loss(y):" in run.stdout
+
+
+def test_export_needs_a_program(tmp_path):
+    run = gradlang("--export", "jax", cwd=tmp_path)
+    assert run.returncode == 2 and "--export needs a FILE or -e CODE" in run.stderr

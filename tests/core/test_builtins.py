@@ -143,3 +143,25 @@ def test_stable_softmax_at_large_logits_is_finite():
     values = Session().eval("softmax([1000.0, 1001.0, -1000.0])")
     assert all(0 <= float(v) <= 1 for v in values)
     assert abs(sum(float(v) for v in values) - 1) < 1e-12
+
+
+def test_a_builtin_can_take_the_at_point_itself(monkeypatch):
+    """`at` on a builtin's record (as gradcheck has) hands it the point; the evaluator names no builtin."""
+    seen = []
+
+    def at(call, pairs, batch):
+        seen.append((call.name, [str(a) for a in call.args], [(str(s), str(v)) for s, v in pairs], batch))
+        return call.args[0]
+
+    entry = builtins.Builtin("probe", lambda call: 0, 1, 1, "test only", "probe(x)", "tools", at=at)
+    monkeypatch.setitem(builtins.TABLE, "probe", entry)
+    assert Session().eval("probe(x^2) at x = 3") == Session().eval("x^2")
+    assert seen == [("probe", ["x**2"], [("x", "3")], [])]
+    assert Session().eval("probe(x)") == 0  # without at, the ordinary function
+    assert Session().run("probe = 5\nprobe")[-1].text == "5"
+
+
+def test_builtins_inside_a_function_body_record_nothing_for_explain():
+    """Services of a call inside a user function: no derivations, no source (explain shows the statement's own)."""
+    result = Session().run("f(u) = diff(u^2, u)\nexplain f(x) + diff(x^3, x)")[-1]
+    assert [d.operation for d in result.derivations] == ["diff"]

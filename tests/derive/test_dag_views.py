@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from gradlang.derive import dag
-from gradlang.derive.dag.names import lambdify_cse, named_subexpressions
+from gradlang.expr.cse import lambdify_cse, named_subexpressions
 from gradlang.derive.dag.tape import tape
 from gradlang.render import to_json, to_latex, to_plain
 from gradlang.expr.numeric import evaluate

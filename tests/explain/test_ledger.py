@@ -45,7 +45,7 @@ GALLERY = [
 
 def _requests(name: str, statement: str, monkeypatch) -> list:
     """The derivative requests of `explain statement` after running the example (ledger only)."""
-    monkeypatch.setattr(session_module, "_explanations", lambda derivations, depth: ())
+    monkeypatch.setattr(session_module, "_explanations", lambda derivations, *settings: ())
     session = Session()
     session.run((EXAMPLES / f"{name}.grad").read_text())
     return list(session.run(f"explain {statement}")[-1].derivations)

@@ -220,12 +220,184 @@ def test_special_values_and_hostile_comments_export(source, arguments, expected,
     np.testing.assert_array_equal(value, expected)
 
 
-def test_a_condition_is_not_exported_and_says_why():
+def test_a_condition_is_an_error_naming_the_function_and_pointing_at_it():
     session = Session()
-    session.run("f(x) = nan > x\ng(x) = 2*x")
-    code = export_program(session, "numpy")
-    assert "# not exported: its value" in code and "def g(x)" in code
-    compile(code, "exported.py", "exec")
+    source = "g(x) = 2*x\nf(x) = nan > x"
+    session.run(source)
+    with pytest.raises(GradlangValueError) as caught:
+        export_program(session, "numpy", source, "conditions.grad")
+    error = caught.value
+    assert "cannot export f" in error.message and "condition" in error.message
+    assert (error.line, error.column) == (2, 8)
+    assert error.format().splitlines()[1:] == ["    f(x) = nan > x", "           ^^^^^^^"]
+    assert error.format().startswith("conditions.grad:2:8: ValueError: cannot export f")
+
+
+def test_an_unexportable_value_is_an_error_naming_the_expression():
+    """A SymPy value no printer rule covers is refused by name, not written as a comment or a bare call."""
+    import sympy as sp
+
+    session = Session()
+    session.run("y: R")
+    session.bind("l", sp.zeta(sp.Symbol("y", real=True)))
+    with pytest.raises(GradlangValueError, match=r"cannot export l: zeta\(y\) has no numpy equivalent"):
+        export_program(session, "numpy")
+
+
+def test_an_error_in_a_definition_entered_alone_points_into_that_definition():
+    """The REPL exports definitions typed one at a time: the caret goes under the definition's own text."""
+    session = Session()
+    session.run("x: R")
+    session.run("w = 1; f(a) = x[a]")
+    with pytest.raises(Exception) as caught:
+        export_program(session, "numpy", "x: R\nunrelated = 2")
+    error = caught.value
+    assert error.kind == "ShapeError" and "cannot export f" in error.message
+    assert error.format().splitlines()[1:] == ["    f(a) = x[a]", "           ^^^^"]
+
+
+def test_an_error_inside_another_definition_entered_alone_points_at_the_exported_ones_value():
+    session = Session()
+    session.run("g(v) = 0 + 0 + 0 + v[0] * v[1]")
+    session.run("f(a) = g(sg([a]))")
+    with pytest.raises(Exception) as caught:
+        export_program(session, "numpy", "unrelated = 2")
+    error = caught.value
+    assert "cannot export f: index 1 is out of range" in error.message
+    assert error.format().splitlines()[1:] == ["    f(a) = g(sg([a]))", "           ^^^^^^^^^^"]
+
+
+@pytest.mark.parametrize("fmt", ["--json", "--plain"])
+def test_the_command_line_shows_an_export_error_like_every_error(fmt, capsys):
+    import json
+
+    from gradlang.shell.cli import main
+
+    status = main([fmt, "--export", "jax", "-e", "x: R^2\nh(a) = x[a] > 0"])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert "<-e>:2:8: ValueError: cannot export h" in err and "\n           ^^^^^^^^" in err
+    if fmt == "--json":
+        record = json.loads(out)
+        assert (record["error"], record["line"], record["column"]) == ("ValueError", 2, 8)
+    else:
+        assert out == ""
+
+
+# --- losses and index parameters (issue 15) -------------------------------------------------
+
+LOSSES = """W: R^(2,2)
+q(s) = W @ s
+s1 = [1, 0]; s2 = [0, 1]; r = 1; gamma = 9/10
+td = 1/2 * (r + gamma * sg(max(q(s2))) - q(s1)[0])^2
+both = td * c + sum(W)
+pair = [td, c]
+constant = r + gamma
+"""
+
+
+FRAMEWORKS = {"numpy": "numpy", "jax": "jax", "torch": "torch", "tf": "tensorflow"}
+
+
+def _framework_array(target: str, value):
+    """A float64 array (0-d for a scalar) of the target's own type, as a user of that framework passes."""
+    if target == "jax":
+        import jax.numpy as jnp
+
+        return jnp.asarray(value, dtype=jnp.float64)
+    if target == "torch":
+        import torch
+
+        return torch.tensor(value, dtype=torch.float64)
+    if target == "tf":
+        import tensorflow as tf
+
+        return tf.constant(value, dtype=tf.float64)
+    return np.asarray(value, dtype=float)
+
+
+def _numbers(value) -> np.ndarray:
+    """Whatever the framework returned (a tensor, a tuple of them) as float64 NumPy."""
+    if isinstance(value, (list, tuple)):
+        return np.array([_numbers(v) for v in value], dtype=float)
+    if hasattr(value, "detach"):
+        value = value.detach()
+    if hasattr(value, "numpy"):
+        value = value.numpy()
+    return np.asarray(value, dtype=float)
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tf"])
+def test_losses_are_functions_of_the_symbols_they_use(target, tmp_path):
+    pytest.importorskip(FRAMEWORKS[target])
+    module, code = _exported(LOSSES, target, tmp_path, f"losses_{target}")
+    session = Session()
+    session.run(LOSSES)
+    W = _framework_array(target, [[1.0, 0.5], [2.0, 1.0]])
+    c = _framework_array(target, 3.0)
+    at = "at W = [[1.0, 0.5], [2.0, 1.0]], c = 3.0"
+    assert float(_numbers(module.td(W))) == pytest.approx(float(session.eval(f"td {at}")), rel=1e-12)
+    assert float(_numbers(module.both(W, c))) == pytest.approx(float(session.eval(f"both {at}")), rel=1e-12)
+    np.testing.assert_allclose(_numbers(module.pair(W, c=c)), as_floats(session.eval(f"pair {at}")))
+    assert "def constant" not in code and "def W" not in code  # data and declarations are not functions
+    with pytest.raises(ValueError, match=r"W must have shape \(2, 2\)"):
+        module.td(_framework_array(target, np.ones((3, 3))))
+    if target != "numpy":
+        expected = as_floats(session.eval(f"grad(td, W) {at}"))
+        np.testing.assert_allclose(_numbers(module.grad_td(W)), expected, rtol=1e-12)
+        by_W, by_c = module.grad_both(W, c)
+        np.testing.assert_allclose(_numbers(by_W), as_floats(session.eval(f"grad(both, W) {at}")), rtol=1e-12)
+        assert float(_numbers(by_c)) == pytest.approx(float(session.eval(f"diff(both, c) {at}")), rel=1e-12)
+
+
+INDEXED = "theta: R^3\npick(a) = log(softmax(theta)[a])\nsquare(v, i) = v[i]^2 * theta[i]\n"
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tf"])
+def test_a_parameter_used_as_an_index_is_an_integer_argument(target, tmp_path):
+    pytest.importorskip(FRAMEWORKS[target])
+    module, code = _exported(INDEXED, target, tmp_path, f"indexed_{target}")
+    session = Session()
+    session.run(INDEXED)
+    theta = _framework_array(target, [0.3, -1.2, 2.0])
+    for a in range(-3, 3):
+        expected = float(session.eval(f"pick({a}) at theta = [0.3, -1.2, 2.0]"))
+        assert float(_numbers(module.pick(a, theta=theta))) == pytest.approx(expected, rel=1e-12)
+    for wrong in (3, -4, 1.5):
+        with pytest.raises(ValueError, match="a must be an integer index from -3 to 2"):
+            module.pick(wrong, theta=theta)
+    v = _framework_array(target, [1.5, 2.0, -1.0])
+    expected = float(session.eval("square([1.5, 2.0, -1.0], 2) at theta = [0.3, -1.2, 2.0]"))
+    assert float(_numbers(module.square(v, 2, theta=theta))) == pytest.approx(expected, rel=1e-12)
+    if target != "numpy":
+        gradient = module.grad_square(v, 2, theta=theta)  # by v only: an index is not differentiated
+        expected = as_floats(session.eval("u: R^3\ngrad(square(u, 2), u) at u = [1.5, 2.0, -1.0], theta = [0.3, -1.2, 2.0]"))
+        np.testing.assert_allclose(_numbers(gradient), expected, rtol=1e-12)
+
+
+def test_a_function_may_differentiate_by_its_parameter(tmp_path):
+    module, _ = _exported("f(x) = diff(x^3 * sg(x), x)\ng(v) = grad(sum(v^2), v)", "numpy", tmp_path, "diffs")
+    assert module.f(2.0) == 24.0
+    np.testing.assert_array_equal(module.g(np.array([1.0, 2.0, 3.0])), [2.0, 4.0, 6.0])
+
+
+def test_exporting_a_definition_is_bounded_by_the_statement_time_limit():
+    """The body is evaluated again for export: that too stops at the budget, as a placed LimitError."""
+    import time
+
+    session = Session(time_limit=0.5)
+    session.run("f(x) = diff(sin(x)^50*exp(x^2)*cos(x)^50*tanh(x)^9, x, 12)")  # over 15 s unbounded
+    started = time.monotonic()
+    with pytest.raises(Exception) as caught:
+        export_program(session, "numpy")
+    assert caught.value.kind == "LimitError" and "cannot export f: it took longer than 0.5 s" in caught.value.message
+    assert caught.value.column == 8 and time.monotonic() - started < 30
+
+
+def test_a_program_of_losses_only_is_not_an_empty_module(tmp_path):
+    module, code = _exported("e: R^2\nx = [1, 2]\ncodebook = sum((sg(x) - e)^2)", "numpy", tmp_path, "only_losses")
+    assert module.codebook(np.array([1.0, 0.0])) == 4.0
+    assert "Generated by gradlang --export numpy: codebook." in code
 
 
 def test_an_exported_function_refuses_a_vector_of_another_length(tmp_path):
@@ -268,10 +440,12 @@ def _expressions(leaves):
 
 @st.composite
 def _programs(draw):
-    """A few globals and functions with colliding names, plus a point to call each function at."""
-    names = draw(st.lists(st.sampled_from(NAME_POOL), min_size=3, max_size=6, unique=True))
-    globals_, functions = names[:1], names[1:]
+    """Globals, a loss over them and functions, with colliding names, plus a point to call each at."""
+    names = draw(st.lists(st.sampled_from(NAME_POOL), min_size=4, max_size=7, unique=True))
+    count = draw(st.sampled_from([1, 2]))
+    globals_, loss, functions = names[:count], names[count], names[count + 1 :]
     lines = [f"{g}: R" for g in globals_]
+    lines.append(f"{loss} = {draw(_expressions(st.sampled_from(globals_)))}")
     calls = []
     for name in functions:
         params = draw(st.lists(st.sampled_from([n for n in NAME_POOL if n not in globals_]), min_size=1, max_size=2, unique=True))
@@ -279,7 +453,7 @@ def _programs(draw):
         lines.append(f"{name}({', '.join(params)}) = {body}")
         calls.append((name, [draw(st.sampled_from(POINT_VALUES)) for _ in params]))
     point = {g: draw(st.sampled_from(POINT_VALUES[:5])) for g in globals_}
-    return "\n".join(lines), calls, point
+    return "\n".join(lines), calls, point, loss
 
 
 def _renames(code: str) -> dict:
@@ -301,7 +475,7 @@ def _gradlang_call(session, name, arguments, point) -> float:
 
 
 def _check_random_program(program, target: str, tmp_path) -> None:
-    source, calls, point = program
+    source, calls, point, loss = program
     session = Session()
     session.run(source)
     code = export_program(session, target, source)
@@ -310,6 +484,7 @@ def _check_random_program(program, target: str, tmp_path) -> None:
     module = load(code, tmp_path, f"random_{target}")
     renamed = _renames(code)
     python = lambda n: renamed.get(n, n)  # noqa: E731
+    _check_random_loss(session, module, python, loss, point, source, code)
     for name, arguments in calls:
         expected = _gradlang_call(session, name, arguments, point)
         function = getattr(module, python(name))
@@ -318,6 +493,18 @@ def _check_random_program(program, target: str, tmp_path) -> None:
             got = float(function(*[np.float64(a) for a in arguments], **keywords))
         np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True,
                                    err_msg=f"{source}\n{name}{tuple(arguments)} at {point}")
+
+
+def _check_random_loss(session, module, python, loss, point, source, code) -> None:
+    """A binding over the globals is a function of those it uses (none: data, not exported)."""
+    used = sorted({s.name for s in getattr(session.user_names()[loss], "free_symbols", set())})
+    if not used:
+        assert f"def {python(loss)}(" not in code
+        return
+    expected = float(as_floats(session.eval(f"{loss} at {', '.join(f'{g} = {_literal(point[g])}' for g in used)}")))
+    with np.errstate(all="ignore"):
+        got = float(getattr(module, python(loss))(**{python(g): np.float64(point[g]) for g in used}))
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12, equal_nan=True, err_msg=f"{source}\n{loss} at {point}")
 
 
 @pytest.mark.parametrize("target", ["numpy", "jax"])

@@ -2,10 +2,13 @@
 
 For each example and each target (numpy, jax, torch, tf) the module written by
 `--export` is imported and every function is called at two vector lengths: the
-length the example uses and a longer one, since an exported function is meant
-for any length. Every loss (a scalar binding of the example's declared
-symbols) is checked too. The inputs are fixed, distinct and away from kinks and
-ties, so both sides are smooth there and agree to rounding.
+length the example uses and a longer one: an exported function is unrolled
+for one length, so at another it must give gradlang's numbers or refuse the
+shape, never compute something else. Every loss (a binding that depends on
+the example's symbols: scalar losses and vector-valued ones alike) is checked
+the same way, at its declared shapes and at longer ones. The inputs are fixed,
+distinct and away from kinks and ties, so both sides are smooth there and
+agree to rounding.
 
 The frameworks come from the test extra (jax) and .ci/run (CPU torch and
 TensorFlow); with GRADLANG_REQUIRE_FRAMEWORKS=1, as in CI, a missing one fails
@@ -94,7 +97,9 @@ def to_numpy(value) -> np.ndarray:
 
 
 def literal(value) -> str:
-    """A NumPy value as gradlang source."""
+    """A NumPy value as gradlang source (an int, an index, stays an integer)."""
+    if isinstance(value, int):
+        return str(value)
     if np.ndim(value) == 0:
         return repr(float(value))
     return "[" + ", ".join(literal(v) for v in value) + "]"
@@ -135,27 +140,39 @@ def gradlang_number(session: Session, source: str, point: dict) -> np.ndarray | 
         return None
 
 
-def exported_shapes(module, name: str) -> list[tuple] | None:
-    """The parameter shapes the module's docstring gives for `name` ("v: vector of length 3", "t: scalar")."""
+def exported_shapes(module, name: str) -> list | None:
+    """The parameter shapes the module's docstring gives for `name`.
+
+    "t: scalar" -> (), "v: vector of length 3" -> (3,), "W: 2x2 matrix" -> (2, 2),
+    "a: index, an integer from 0 to 2" -> ("index", 3).
+    """
     function = getattr(module, name, None)
     doc = getattr(function, "__doc__", None) or ""
-    found = re.findall(r"(\w+): (scalar|vector of length (\d+))", doc)
-    if not found:
+    found = re.findall(r"(\w+): (scalar|vector of length (\d+)|(\d+)x(\d+) matrix|index, an integer from 0 to (\d+))",
+                       doc)
+    if not found and "(no parameters)" not in doc:
         return None
-    return [() if kind == "scalar" else (int(n),) for _, kind, n in found]
+    return [() if kind == "scalar" else (int(n),) if n else (int(r), int(c)) if r else ("index", int(last) + 1)
+            for _, kind, n, r, c, last in found]
 
 
-def calls(session: Session, name: str, shapes: list[tuple]):
+def argument(shape, offset: int):
+    """A sample argument: numbers in the shape, or for an index the last valid one (every branch is a test)."""
+    return shape[1] - 1 if shape and shape[0] == "index" else sample(shape, offset)
+
+
+def calls(session: Session, name: str, shapes: list):
     """Arguments of `shapes` for `name`, the point of its free symbols, and gradlang's value there."""
-    args = [sample(shape, offset=5 * k + 1) for k, shape in enumerate(shapes)]
+    args = [argument(shape, offset=5 * k + 1) for k, shape in enumerate(shapes)]
     source = f"{name}({', '.join(literal(a) for a in args)})"
     symbolic = session.eval(source)
     point = point_for(session, symbolic)
     return args, point, gradlang_number(session, source, point)
 
 
-def longer(shapes: list[tuple]) -> list[tuple]:
-    return [(shape[0] + 2,) if shape else () for shape in shapes]
+def longer(shapes: list) -> list:
+    """Each array two longer in every dimension; scalars and indices as they were."""
+    return [shape if not shape or shape[0] == "index" else tuple(n + 2 for n in shape) for shape in shapes]
 
 
 def functions() -> list:
@@ -164,12 +181,13 @@ def functions() -> list:
 
 
 def losses() -> list:
+    """Bindings that depend on symbols (not declarations): scalar losses and vector-valued ones."""
     found = []
     for path in EXAMPLES:
         session = session_of(path)
         names = declared(session)
         for name, value in session.user_names().items():
-            if name not in names and isinstance(value, sp.Expr) and value.free_symbols:
+            if name not in names and isinstance(value, (sp.Expr, sp.NDimArray, sp.MatrixBase)) and value.free_symbols:
                 found.append((path, name))
     return found
 
@@ -178,24 +196,21 @@ def call_exported(module, name: str, target: str, args, point):
     function = getattr(module, name)
     accepted = inspect.signature(function).parameters
     keywords = {k: to_framework(target, v) for k, v in point.items() if k in accepted}
-    return to_numpy(function(*[to_framework(target, a) for a in args], **keywords))
+    positional = [a if isinstance(a, int) else to_framework(target, a) for a in args]
+    return to_numpy(function(*positional, **keywords))
 
 
-# Known wrong on the current main, fixed by the export work of issue 15 (owned with
-# gradlang/export/): strict, so a fix shows up as XPASS and the entry must go.
-KNOWN = {
-    ("contrastive_divergence", "outer"): "the function is not exported (silently)",
-    ("reinforce", "surrogate"): "the function is not exported (silently)",
-}
-
-
-def _cases(entries, known=KNOWN):
-    return [pytest.param(path, name, marks=pytest.mark.xfail(reason=known[(path.stem, name)], strict=True))
-            if (path.stem, name) in known else (path, name) for path, name in entries]
+def test_the_examples_have_losses_and_functions_to_check():
+    """The parametrisations below are not empty by accident: the lessons' losses are among them."""
+    stems = {(path.stem, name) for path, name in losses()}
+    assert {("target_network", "td"), ("target_network", "residual"), ("vq_vae", "L"),
+            ("contrastive_divergence", "cd_loss"), ("reinforce", "J")} <= stems
+    assert {("contrastive_divergence", "outer"), ("reinforce", "surrogate")} <= {
+        (path.stem, name) for path, name in functions()}
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", _cases(functions()), ids=lambda v: v.stem if isinstance(v, Path) else v)
+@pytest.mark.parametrize("path, name", functions(), ids=lambda v: v.stem if isinstance(v, Path) else v)
 def test_every_function_agrees_at_the_examples_length(path, name, target, folder):
     framework(target)
     module = module_of(path, target, folder)
@@ -207,7 +222,7 @@ def test_every_function_agrees_at_the_examples_length(path, name, target, folder
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", _cases(functions()),
+@pytest.mark.parametrize("path, name", functions(),
                          ids=lambda v: v.stem if isinstance(v, Path) else v)
 def test_every_function_agrees_at_another_length(path, name, target, folder):
     """A longer vector: the right numbers, or a clear error; never numbers for another length."""
@@ -232,7 +247,6 @@ def test_every_function_agrees_at_another_length(path, name, target, folder):
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("path, name", losses(), ids=lambda v: v.stem if isinstance(v, Path) else v)
-@pytest.mark.xfail(reason="losses (scalar bindings) are not exported yet: issue 15", strict=True)
 def test_every_loss_agrees(path, name, target, folder):
     framework(target)
     module = module_of(path, target, folder)
@@ -240,5 +254,37 @@ def test_every_loss_agrees(path, name, target, folder):
     assert callable(getattr(module, name, None)), f"the loss {name} is not exported"
     point = point_for(session, session.user_names()[name])
     expected = gradlang_number(session, name, point)
+    assert expected is not None, f"gradlang cannot evaluate {name} at {point}"
     got = call_exported(module, name, target, [], point)
-    assert np.allclose(got, expected, rtol=1e-9, atol=1e-12), (name, point, got, expected)
+    assert np.shape(got) == np.shape(expected) and np.allclose(got, expected, rtol=1e-9, atol=1e-12), (
+        name, point, got, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("path, name", losses(), ids=lambda v: v.stem if isinstance(v, Path) else v)
+def test_every_loss_refuses_arrays_of_another_length(path, name, target, folder):
+    """A loss is a function of the declared symbols, unrolled for their declared shapes: longer arrays
+    are refused by name, never read as the first few components."""
+    framework(target)
+    module = module_of(path, target, folder)
+    shapes = exported_shapes(module, name)
+    assert shapes is not None, f"the loss {name} says nothing of its parameters"
+    if not any(shapes):
+        pytest.skip(f"{name} depends on scalars only: its length is not a question")
+    function = getattr(module, name)
+    arguments = [to_framework(target, sample(shape, 3 * k)) for k, shape in enumerate(longer(shapes))]
+    with pytest.raises((ValueError, TypeError), match="shape"):
+        function(*arguments)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_exports_a_module_that_compiles(path, target):
+    """Without the framework installed too: the module is written, compiles, and defines every function and loss."""
+    import ast
+
+    code = export_program(session_of(path), target, path.read_text(encoding="utf-8"))
+    tree = ast.parse(code)
+    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    wanted = {name for p, name in functions() + losses() if p == path}
+    assert wanted <= defined, wanted - defined

@@ -20,6 +20,7 @@ from gradlang.derive.dag.canonical import canonical
 from gradlang.derive.dag.reverse import backward
 from gradlang.derive.dag.rules import is_cut, local_partials
 from gradlang.expr import primitives
+from gradlang.expr.graph import rebuilt
 
 # Arithmetic and comparisons; the primitives go by their records' names.
 OPERATION_NAMES = {
@@ -100,10 +101,7 @@ def _local(dag, i, numbers):
     node = dag.nodes[i]
     if not dag.children[i]:
         return node
-    args = [value_symbol(numbers[k]) if k in numbers else dag.nodes[k] for k in dag.children[i]]
-    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
-        return node.func(*args, evaluate=False)
-    return node.func(*args)
+    return rebuilt(node, [value_symbol(numbers[k]) if k in numbers else dag.nodes[k] for k in dag.children[i]])
 
 
 def _forward_row(dag, i, numbers) -> ForwardRow:

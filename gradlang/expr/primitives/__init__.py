@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from gradlang.expr.primitives.record import (
     SYMPY,
@@ -72,7 +73,20 @@ def _vector(args, printer) -> str:
 
 
 def _spelled(self, printer) -> str:
-    """SymPy's `_sympystr` hook for gradlang's own classes (so plain `str(value)` speaks gradlang)."""
+    """SymPy's `_sympystr` hook for gradlang's own classes (so plain `str(value)` speaks gradlang).
+
+    SymPy asks this hook before a printer's own `_print_<Class>`, so a printer
+    that spells these classes itself (gradlang's source, plain and one-line
+    printers, with their `sg(…)` marks) is honoured here.
+    """
+    for cls in type(self).__mro__:
+        if not cls.__module__.startswith("gradlang."):
+            break
+        own = getattr(printer, f"_print_{cls.__name__}", None)
+        if own is not None:
+            return own(self)
+    if type(printer)._print_Function is not StrPrinter._print_Function:
+        return printer._print_Function(self)
     return spell(_BY_CLASS[type(self)], self, printer)
 
 

@@ -1,0 +1,160 @@
+"""The explain statement's surface: its options, the components it selects, its point.
+
+`explain[depth=1] e` sets how many levels of substeps are shown for this
+statement (`depth=all`: every step); `explain grad(e, x)[1]` and
+`explain jacobian(f, x)[i, j]` derive only the selected components (the
+request is narrowed before anything is derived); `explain … at x = v` gives
+the point at which the closing check (explain_check.py) shows numbers.
+The session calls these; nothing here evaluates the statement itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lark import Tree
+
+from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.errors import Span, SyntaxError, ValueError
+from gradlang.expr.values import from_elements, is_scalar, shape_of, to_symbolic
+
+OPTIONS = ("depth",)
+_SELECTABLE = ("diff", "grad", "jacobian", "hessian", "blocked")
+_MAX_DEPTH_DIGITS = 6
+
+
+def parts(statement: Tree) -> tuple[Tree | None, Tree]:
+    """The option list (or None) and the expression of an explain statement."""
+    children = statement.children
+    return (children[0], children[1]) if len(children) == 2 else (None, children[0])
+
+
+def depth_option(options: Tree | None, default):
+    """The depth the statement asks for (None: all), or `default` when it names none."""
+    chosen: dict = {}
+    for option in options.children if options is not None else ():
+        name_token, value = option.children
+        name = str(name_token)
+        if name not in OPTIONS:
+            raise SyntaxError(f"explain has no option '{name}' (it knows: {', '.join(OPTIONS)})", Span.of(name_token))
+        if name in chosen:
+            raise SyntaxError(f"the option '{name}' is given twice", Span.of(name_token))
+        chosen[name] = _depth(value)
+    return chosen.get("depth", default)
+
+
+def _depth(node: Tree):
+    """depth=N (a whole number of levels) or depth=all."""
+    token = node.children[0] if node.children else None
+    text = str(token) if token is not None else ""
+    if node.data == "name" and text == "all":
+        return None
+    if node.data == "number" and text.isdigit() and len(text) <= _MAX_DEPTH_DIGITS:
+        return int(text)
+    raise ValueError("depth is a whole number of levels (0, 1, 2, …) or all, as in explain[depth=2]",
+                     Span.of(node.meta))
+
+
+# --- components ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SelectedRequest(DerivativeRequest):
+    """A derivative request narrowed to the components an index selects: grad(e, x)[1].
+
+    whole is the request as written and indices the (non-negative) positions,
+    so a derivation can be titled as the user wrote it.
+    """
+
+    whole: object = None
+    indices: tuple = ()
+
+
+def selected(body: Tree, derivations: list, evaluate) -> list:
+    """The derivations, with the one the statement indexes narrowed to the selected components.
+
+    Only an index applied directly to a derivative call narrows it (`grad(e, x)[1]`,
+    possibly under `at`); `evaluate` evaluates an index node (already checked by the
+    statement's own evaluation).
+    """
+    node = body.children[0] if body.data == "at" else body
+    if node.data != "index" or node.children[0].data != "call":
+        return derivations
+    call, arguments = node.children
+    if str(call.children[0]) not in _SELECTABLE:
+        return derivations
+    span = Span.of(call.meta)
+    indices = [int(to_symbolic(evaluate(argument))) for argument in arguments.children]
+    return [_narrowed(r, indices) or r if r.span == span else r for r in derivations]
+
+
+def _narrowed(request, indices: list):
+    """The request for the selected components only (None: no narrower request; all are derived)."""
+    result = to_symbolic(request.result)
+    indices = tuple(i % n for i, n in zip(indices, shape_of(result)))
+    common = dict(result=_pick(result, indices), whole=request, indices=indices)
+    if request.operation == "hessian":
+        if len(indices) != 2:
+            return None
+        variables = to_symbolic(request.wrt)
+        specs = tuple((variables[i], 1) for i in indices)
+        return _selected(request, operation="diff", specs=specs, **common)
+    expr = to_symbolic(request.expr)
+    own = len(shape_of(expr))
+    if request.operation == "diff":
+        return _selected(request, expr=_pick(expr, indices), **common)
+    wrt = to_symbolic(request.wrt)
+    return _selected(request, expr=_pick(expr, indices[:own]), wrt=_pick(wrt, indices[own:]), **common)
+
+
+def _selected(request, **changes) -> SelectedRequest:
+    fields = {name: getattr(request, name) for name in DerivativeRequest.__dataclass_fields__}
+    return SelectedRequest(**{**fields, **changes})
+
+
+def _pick(value, indices: tuple):
+    """value[i], value[i, j], or row i of a matrix, as the language indexes."""
+    if not indices or is_scalar(value):
+        return value
+    shape = shape_of(value)
+    if len(shape) == 1:
+        return value[indices[0]]
+    if len(indices) == 2:
+        return value[indices[0], indices[1]]
+    return from_elements((shape[1],), list(value.row(indices[0])))
+
+
+def whole_request(request):
+    """The request as the user wrote it (before any selection)."""
+    return getattr(request, "whole", None) or request
+
+
+# --- the point ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Point:
+    """Where `explain … at …` evaluates: (name as written, value) to show, (symbol, value) to substitute."""
+
+    shown: tuple
+    pairs: tuple
+
+
+def point(body: Tree, evaluator) -> Point | None:
+    """The statement's point, when it is `e at x = v, …` with one value per symbol."""
+    if body.data != "at":
+        return None
+    bindings = body.children[1:]
+    pairs, batch = evaluator._bindings(bindings, {})
+    if batch:
+        return None  # a list given to a scalar: many points, no single one to check at
+    shown = tuple((_target_text(b.children[0]), evaluator.evaluate(b.children[1])) for b in bindings)
+    return Point(shown, tuple(pairs))
+
+
+def _target_text(target: Tree) -> str:
+    name, *indices = (str(t) for t in target.children)
+    return f"{name}[{', '.join(indices)}]" if indices else name
+
+
+__all__ = ["OPTIONS", "Point", "SelectedRequest", "depth_option", "parts", "point", "selected", "whole_request"]

@@ -1,0 +1,67 @@
+"""What a builtin may ask of the statement it is evaluated in, and nothing more.
+
+A builtin is a function of its arguments; a few also need the statement
+around them: `diff` and friends tell explain which derivatives were written,
+`plot` labels its curves with their source text and attaches a figure,
+`simplify` notes the components it left alone. The evaluator hands each call
+a `Services` record of exactly those things instead of itself, so a builtin
+cannot read the environment, call user functions or change the interpreter's
+state, and a new builtin shows by its use of `Services` what it depends on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gradlang import limits
+from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.expr.bounded import tidy_each, too_large
+from gradlang.lazy import np
+
+
+@dataclass(frozen=True)
+class Services:
+    """The statement's sinks and its source, as seen from one builtin call.
+
+    `derivations` is None and `source` empty for a call inside a user
+    function's body: explain shows, and plot labels with, only what the
+    statement itself says.
+    """
+
+    notes: list  # warnings shown under the result
+    attachments: list  # records shown after the value (gradcheck reports, plots)
+    derivations: list | None = None  # explain's derivative requests; None when not recorded
+    source: str = ""  # the statement's text, for the source of an argument
+
+    def warn(self, note: str) -> None:
+        """Add a warning once."""
+        if note and note not in self.notes:
+            self.notes.append(note)
+
+    def attach(self, record) -> None:
+        self.attachments.append(record)
+
+    def record(self, operation, call, wrt, specs, result) -> None:
+        """Remember a derivative written directly inside an explain statement."""
+        if self.derivations is not None:
+            request = DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span, call.definitions)
+            self.derivations.append(request)
+
+    def source_text(self, node) -> str | None:
+        """The source of an argument written in the statement itself (not inside a function body)."""
+        if not self.source:
+            return None
+        return self.source[node.meta.start_pos : node.meta.end_pos]
+
+    def bounded(self, function, value, name: str):
+        """Apply a SymPy algebra function to every component small enough for it.
+
+        The bound is a size (limits.SIMPLIFY_MAX_NODES), never a time, so the
+        printed result is the same on every machine; larger components are kept
+        as they are, with a note.
+        """
+        skipped = too_large(value) if not isinstance(value, np.ndarray) else 0
+        if skipped:
+            self.notes.append(f"{name} kept {skipped} component{'s' if skipped > 1 else ''} as "
+                              f"{'they were' if skipped > 1 else 'it was'}: above {limits.SIMPLIFY_MAX_NODES} nodes")
+        return tidy_each(value, function)
