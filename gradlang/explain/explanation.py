@@ -12,11 +12,13 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang.derive import derivatives as derive
-from gradlang.expr.bounded import tidy, tidy_each
-from gradlang.expr.values import elements, from_elements, shape_of, to_symbolic
+from gradlang.expr.bounded import tidy
+from gradlang.expr.values import elementwise, elements, from_elements, shape_of, to_symbolic
 from gradlang.explain.components import component_steps
 from gradlang.explain.ledger import ledger
+from gradlang.explain.stops import phrase
 from gradlang.explain.summary import summarize
+from gradlang.explain.vector import vector_derivation
 from gradlang.explain.text import plain
 
 DEFAULT_DEPTH = 2    # levels of substeps shown below each component (None: all); issue 14: little by default
@@ -50,6 +52,7 @@ class Explanation:
     simplified: tuple = ()
     derived: object = None
     check: object = None
+    vector: object = None   # a formula.VectorDerivation when the derivative was derived in vector form
 
 
 def _group(pairs) -> tuple[tuple, tuple]:
@@ -80,18 +83,35 @@ def engine_derivative(request, expr=None):
 
 
 def blocked_part(request):
-    """What the stops removed, in the shape of the derivative (derive.blocked, bounded by size)."""
-    return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), tidy_each, _take(request))
+    """What the stops removed, in the shape of the derivative (derive.blocked, bounded by size).
+
+    Simplified only when small (SIMPLER_NODES): sp.simplify on the full
+    bound of `blocked` took minutes for the EM M-step's eight stops.
+    """
+    courtesy = lambda value: elementwise(lambda e: tidy(e, limit=SIMPLER_NODES), value)  # noqa: E731
+    return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), courtesy, _take(request))
 
 
 def explain(request, depth: int | None = DEFAULT_DEPTH) -> Explanation:
-    """The step-by-step explanation of a derivative call recorded inside `explain`."""
+    """The step-by-step explanation of a derivative call recorded inside `explain`.
+
+    A gradient or Jacobian that a vector identity covers is derived once in
+    vector form (vector.py); anything else component by component.
+    """
+    entries = ledger(request)
+    vector = vector_derivation(request)
+    if vector is not None and depth is not None:
+        summary = "; ".join(p for p in (vector.identity, phrase(entries)) if p)
+        return Explanation(request, summary, (), (), blocked_part(request), entries, depth, (),
+                           vector.instantiated(), vector=vector)
     pairs = component_steps(request)
     steps, components = _group(pairs)
-    entries = ledger(request)
     simplified = tuple(simpler(step.result) for step in steps)
-    return Explanation(request, summarize(steps, entries), steps, components, blocked_part(request), entries,
-                       depth, simplified, assembled(request, [step for _, step in pairs]))
+    summary = summarize(steps, entries)
+    if vector is not None:  # every step asked for: the vector derivation, then the components
+        summary = "; ".join(p for p in (vector.identity, summary) if p)
+    return Explanation(request, summary, steps, components, blocked_part(request), entries,
+                       depth, simplified, assembled(request, [step for _, step in pairs]), vector=vector)
 
 
 def assembled(request, roots: list):

@@ -16,10 +16,12 @@ import sympy as sp
 
 from gradlang.expr.functions import Maximum, Minimum
 from gradlang.expr.stopgrad import StopGradient
-from gradlang.expr.values import elements, to_symbolic
+from gradlang.expr.values import elements, is_scalar, to_symbolic
+from gradlang.explain.ledger import outermost_stops
+from gradlang.explain.lift import whole_name
 from gradlang.explain.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
-from gradlang.expr.walk import dag_atoms
+from gradlang.expr.walk import dag_atoms, dag_nodes
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12
@@ -117,20 +119,49 @@ def abbreviations(explanation) -> dict:
     never a name the expression already uses.
     """
     stops, taken = set(), set()
+    vector = explanation.vector
     for e in elements(to_symbolic(explanation.request.expr)):
-        stops |= {s for s in dag_atoms(e, StopGradient) if _long(s)}
+        found = outermost_stops([e]) if vector is not None else dag_atoms(e, StopGradient)
+        stops |= {s for s in found if _long(s)}
         taken |= {str(s) for s in dag_atoms(e, sp.Symbol)}
     for root in explanation.steps:
         for step in walk(root):
             stops |= {s for s in dag_atoms(step.expr, StopGradient) if _long(s)}
+    chosen = dict(vector.names) if vector is not None else {}
+    stops -= set(chosen) | {value for value, _ in (vector.display if vector is not None else ())}
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
     letters = [_letter(s) for s in ordered]
-    names = {}
+    names = dict(chosen)
     for stop, letter in zip(ordered, letters):
         alone = letters.count(letter) == 1 and letter not in taken
         number = sum(1 for other in names.values() if other.name.startswith(letter)) + 1
         names[stop] = sp.Symbol(letter if alone else letter + str(number).translate(_SUBSCRIPTS), real=True)
     return names
+
+
+def whole_vectors(explanation) -> dict:
+    """Applications to a whole declared vector, to be shown as such: softmax(x)[0], max(x), not [x[0], …].
+
+    Only the vector differentiated by is known to be whole (its declared
+    length is the request's). A builtin of one vector argument never
+    survives evaluation, so the display form (evaluate=False) is unambiguous.
+    """
+    request = explanation.request
+    wrt = to_symbolic(request.wrt) if request.wrt is not None else None
+    xs = tuple(elements(wrt)) if wrt is not None and not is_scalar(wrt) else ()
+    name = whole_name(list(xs))
+    if name is None:
+        return {}
+    whole = sp.Symbol(name, real=True)
+    mapping = {wrt: whole}
+    shown = elements(to_symbolic(request.expr))
+    if explanation.vector is not None:
+        shown += elements(to_symbolic(explanation.vector.result))
+    for e in shown:
+        for node in dag_nodes([e]):
+            if isinstance(node, sp.Function) and node.args[-len(xs):] == xs and len(node.args) <= len(xs) + 1:
+                mapping[node] = node.func(*node.args[:-len(xs)], whole, evaluate=False)
+    return mapping
 
 
 def _letter(stop) -> str:
@@ -141,4 +172,6 @@ def shorten(value, names: dict):
     """A value with the named stopped subexpressions replaced by their names."""
     if not names or not isinstance(value, sp.Basic):
         return value
+    if value in names:
+        return names[value]
     return value.xreplace(names)

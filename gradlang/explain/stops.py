@@ -11,6 +11,7 @@ from gradlang.explain.ledger import adjoint_value, removed_value, variables_of
 
 _LONG = 72        # characters of an adjoint or removed term shown in full
 _LISTED = 3       # variables named on a path before "and n more"
+_GROUPED = 4      # stops in a ledger above which stops with the same verdict and path share one entry
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
@@ -43,14 +44,18 @@ def _path(entry, show) -> str:
     return ", ".join(names)
 
 
-def head(entry, request, show) -> str:
-    """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: 0"""
+def head(entry, request, show, form=None) -> str:
+    """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0
+
+    form is the adjoint as a vector derivation states it (formula.py parts), if it does.
+    """
     stop = show(entry.stop)
     if entry.verdict == "irrelevant":
         return f"stop {stop}: no path from {over(request, show)} reaches it"
     adjoint = adjoint_value(entry)
     zero = all(a == 0 for a in entry.adjoint)
-    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {'0' if zero else brief(adjoint, show)}"
+    stated = "".join(getattr(p, "plain", None) or show(p) for p in form) + " = " if form else ""
+    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{'0' if zero else brief(adjoint, show)}"
 
 
 def verdict(entry, request, show) -> str:
@@ -73,7 +78,29 @@ def verdict(entry, request, show) -> str:
 def lines(explanation, show) -> list[tuple[str, str]]:
     """(head, verdict) for every stop of the explanation's ledger."""
     request = explanation.request
-    return [(head(e, request, show), verdict(e, request, show)) for e in explanation.ledger]
+    if len(explanation.ledger) > _GROUPED:
+        return _grouped(explanation.ledger, request, show)
+    forms = dict(explanation.vector.adjoints) if getattr(explanation, "vector", None) is not None else {}
+    return [(head(e, request, show, forms.get(e.stop)), verdict(e, request, show)) for e in explanation.ledger]
+
+
+def _grouped(entries, request, show) -> list[tuple[str, str]]:
+    """Many stops (EM's eight weights): one entry per verdict and path, the stops listed."""
+    groups: dict = {}
+    for entry in entries:
+        groups.setdefault((entry.verdict, entry.reaching), []).append(entry)
+    out = []
+    for (kind, _), members in groups.items():
+        names = [show(e.stop) for e in members]
+        listed = ", ".join(names[:_LISTED + 1]) + (f", … ({len(names)})" if len(names) > _LISTED + 1 else "")
+        if kind == "irrelevant":
+            out.append((f"stops {listed}: no path from {over(request, show)} reaches them", verdict(members[0], request, show)))
+            continue
+        words = verdict(members[0], request, show).split(":")[0]
+        out.append((f"stops {listed}: each cuts the path from {_path(members[0], show)}",
+                    f"{words}: each removes its own term (the true gradient differs by their sum)"
+                    if kind == "blocking" else verdict(members[0], request, show)))
+    return out
 
 
 def phrase(entries) -> str:

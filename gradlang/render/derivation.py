@@ -15,10 +15,11 @@ from gradlang.explain.why import why_zero
 from gradlang.explain.components import step_operator
 from gradlang.explain.ledger import adjoint_value, removed_value
 from gradlang.explain.stops import lines as stop_lines, verdict as verdict_words
-from gradlang.explain.layout import Node, abbreviations, layout, more_line, shorten, walk_nodes
+from gradlang.explain.layout import Node, abbreviations, layout, more_line, shorten, walk_nodes, whole_vectors
 from gradlang.render import checked
 from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex
 from gradlang.render.plain import to_plain as plain
+from gradlang.render import vector_lines
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 # pretty: nothing a reader needs is dimmed (only the tree's guides and the depth line, which is an aside)
@@ -61,13 +62,20 @@ class _Shown:
 
     def __init__(self, explanation, printer):
         self.names = abbreviations(explanation)
+        self.whole = whole_vectors(explanation)
+        display = explanation.vector.display if explanation.vector is not None else ()
+        self.display = {shorten(value, self.names): name for value, name in display}
         self.printer = printer
 
     def __call__(self, value) -> str:
-        return self.printer(shorten(value, self.names))
+        return self.printer(shorten(shorten(shorten(value, self.names), self.display), self.whole))
+
+    def bare(self, value) -> str:
+        """Without the vector derivation's display names (a let's own value: δ = r − q, not δ = δ)."""
+        return self.printer(shorten(shorten(value, self.names), self.whole))
 
     def legend(self) -> list[tuple[str, str]]:
-        return [(self.printer(name), self.printer(stop)) for stop, name in self.names.items()]
+        return [(self.printer(name), self.printer(shorten(stop, self.whole))) for stop, name in self.names.items()]
 
 
 def _wrapped(text: str, atom: bool) -> str:
@@ -144,7 +152,10 @@ def plain_text(explanation) -> str:
     show = _Shown(explanation, plain)
     lines = [f"{call_text(explanation.request, show)}: {explanation.summary}"]
     lines += [f"definition: {text}" for text in _definitions(explanation)]
-    lines += [f"where {name} = {stop}" for name, stop in show.legend()]
+    if explanation.vector is not None:
+        lines += vector_lines.plain_lines(explanation.vector, show, show.legend())
+    else:
+        lines += [f"where {name} = {stop}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
         if len(explanation.steps) > 1 or len(labels) > 1:
             lines.append(", ".join(labels) + ":")
@@ -263,7 +274,10 @@ def latex_text(explanation) -> str:
     show = _Shown(explanation, latex)
     rows = [_intertext(explanation.summary)]
     rows += [rf"\intertext{{\sloppy definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
-    rows += [rf"\intertext{{where ${name} = {stop}$}}" for name, stop in show.legend()]
+    if explanation.vector is not None:
+        rows += vector_lines.latex_rows(explanation.vector, show, show.legend())
+    else:
+        rows += [rf"\intertext{{where ${name} = {stop}$}}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
         if len(explanation.steps) > 1 or len(labels) > 1:
             rows.append(_intertext(", ".join(labels) + ":"))
@@ -326,8 +340,12 @@ def rich_tree(explanation):
     tree = Tree(title, guide_style="dim")
     for text in _definitions(explanation):
         tree.add(Text(f"definition: {text}"))
-    for name, stop in show.legend():
-        tree.add(styled(f"where {name} = {stop}"))
+    if explanation.vector is not None:
+        for line in vector_lines.plain_lines(explanation.vector, show, show.legend()):
+            tree.add(Text(line))
+    else:
+        for name, stop in show.legend():
+            tree.add(styled(f"where {name} = {stop}"))
     for labels, root in layout(explanation):
         parent = tree
         if len(explanation.steps) > 1 or len(labels) > 1:
@@ -382,6 +400,7 @@ def json_data(explanation) -> dict:
             "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
             "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],
             "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {}),
+            **({"vector": vector_lines.json_data(explanation.vector, plain)} if explanation.vector is not None else {}),
             **({"check": checked.json_data(explanation.check)} if explanation.check is not None else {}),
             **({"selection": [int(i) for i in request.indices]} if getattr(request, "whole", None) is not None else {})}
 

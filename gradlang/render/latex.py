@@ -55,6 +55,8 @@ _TEXT_ESCAPES = str.maketrans({
     "…": r"\dots{}", "ₖ": "$_k$", "ⱼ": "$_j$", "ᵢ": "$_i$", "ₙ": "$_n$", "ℝ": "R", "δ": r"$\delta$",
     **{chr(0x2080 + i): f"$_{i}$" for i in range(10)},
     **{c: f"$^{i}$" for i, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
+    # and those of vector derivations (explain/formula.py): −1ᵀ(e₀ − s), Σₖ sₖ, ‖v‖
+    **{c: f"$_{s}$" for c, s in zip("ₖᵢⱼᵥ", "kijv")}, "ᵀ": r"$^{\top}$", "‖": r"$\|$", "δ": r"$\delta$",
 })
 
 

@@ -26,7 +26,14 @@ def test_x_times_stopped_x():
 def test_stable_softmax_blocks_nothing():
     explanation = explain(grad_request(log_stable_softmax_0()))
     assert [e.verdict for e in explanation.ledger] == ["neutral"]
-    assert "where m = stop_gradient(max(x[0], x[1], x[2]))" in to_plain(explanation)
+    assert "let  m = stop_gradient(max(x))" in to_plain(explanation)
+    assert explanation.vector.identity == "log-softmax identity"
+
+
+def test_every_step_asked_for_adds_the_component_derivations():
+    """At depth None (all) the vector derivation comes first, then every component's."""
+    explanation = explain(grad_request(log_stable_softmax_0()), depth=None)
+    assert explanation.vector is not None
     assert explanation.components == (("∂/∂x₀",), ("∂/∂x₁",), ("∂/∂x₂",))
     assert [s.result for s in explanation.steps] == list(explanation.request.result)
 
@@ -60,7 +67,7 @@ def test_identical_derivations_are_grouped():
 
 
 def test_depth_limits_what_is_shown():
-    request = grad_request(log_stable_softmax_0())
+    request = diff_request(log_stable_softmax_0(), (XS[0], 1))  # diff: derived component by component
     shallow = to_plain(explain(request, depth=1))
     assert "1.1.1" not in shallow and "below the depth limit" in shallow
     assert "1.1.1" in to_plain(explain(request))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 
+import sympy as sp
 from sympy.printing.str import StrPrinter
 
 from gradlang.expr.primitives.record import (
@@ -56,10 +57,19 @@ def spell(record: Primitive, expr, printer) -> str:
     """A primitive's call in gradlang source, its arguments spelled by `printer`."""
     args = expr.args
     if record.form == "vector":
-        return f"{record.name}([{printer.stringify(args, ', ')}])"
+        return f"{record.name}({_vector(args, printer)})"
     if record.form == "component":
-        return f"{record.name}([{printer.stringify(args[1:], ', ')}])[{printer._print(args[0])}]"
+        return f"{record.name}({_vector(args[1:], printer)})[{printer._print(args[0])}]"
     return f"{record.name}({printer.stringify(args, ', ')})"
+
+
+def _vector(args, printer) -> str:
+    """The vector argument of softmax, logsumexp, norm: [a, b, c]. A single symbol can only be a
+    whole declared vector written by name (explain shows softmax(x)[0] so): such a builtin of
+    one scalar evaluates to something else, so this form never stands for a scalar."""
+    if len(args) == 1 and isinstance(args[0], sp.Symbol):
+        return printer._print(args[0])
+    return f"[{printer.stringify(args, ', ')}]"
 
 
 def _spelled(self, printer) -> str:

@@ -1,0 +1,74 @@
+"""A vector-level derivation (explain/formula.py's records) in the four formats.
+
+render/derivation.py calls these when an Explanation carries a vector
+derivation instead of component steps. A formula's Math parts have their
+own plain and LaTeX spellings; its SymPy parts go through the format's
+printer (`show`, with the explanation's abbreviations).
+"""
+
+from __future__ import annotations
+
+from gradlang.explain.formula import Math, latex_chars
+
+WIDTH = 98          # plain text columns (the CLI prefixes "# ")
+_RULE_COLUMN = 56   # where rule names start when the line leaves room
+
+
+def text(parts, show, spelling: str = "plain") -> str:
+    """A formula in one spelling: Math parts as spelled, values through the printer."""
+    shown = "".join(getattr(p, spelling) if isinstance(p, Math) else show(p) for p in parts)
+    return latex_chars(shown) if spelling == "latex" else shown
+
+
+def _name(let, show, spelling: str) -> str:
+    return getattr(let.name, spelling) if isinstance(let.name, Math) else show(let.name)
+
+
+def _let_lines(vector, show, legend) -> list[str]:
+    pairs = [(name, stop, "stopped: its gradient is taken as 0") for name, stop in legend]
+    bare = getattr(show, "bare", show)
+    pairs += [(_name(let, show, "plain"), text(let.value, bare), let.note) for let in vector.lets]
+    lines = []
+    for i, (name, value, note) in enumerate(pairs):
+        head = f"{'let' if i == 0 else '   '}  {name} = {value}"
+        lines.append(_beside(head, f"({note})") if note else head)
+    return lines
+
+
+def _beside(head: str, remark: str) -> str:
+    """The remark in the rule column when it fits the width, else on the next line."""
+    if len(head) + 2 + len(remark) <= WIDTH:
+        return head.ljust(min(_RULE_COLUMN, WIDTH - len(remark) - 2)) + "  " + remark
+    return head + "\n" + " " * 6 + remark
+
+
+def plain_lines(vector, show, legend=()) -> list[str]:
+    """let lines, then numbered lines `(n)  lhs = rhs = …   [rule]`."""
+    lines = _let_lines(vector, show, legend)
+    for n, line in enumerate(vector.lines, 1):
+        equation = " = ".join([text(line.lhs, show)] + [text(r, show) for r in line.rhs])
+        lines.extend(_beside(f"({n})  {equation}", f"[{text(line.rule, show)}]").split("\n"))
+    return lines
+
+
+def latex_rows(vector, show, legend=()) -> list[str]:
+    """align* rows: the names, then each line with its rule as a small remark below."""
+    rows = [rf"\text{{let }} {latex_chars(name)} &= {latex_chars(stop)} \\" for name, stop in legend]
+    bare = getattr(show, "bare", show)
+    rows += [rf"\text{{let }} {latex_chars(_name(let, show, 'latex'))} &= {text(let.value, bare, 'latex')} \\"
+             for let in vector.lets]
+    for n, line in enumerate(vector.lines, 1):
+        rhs = " = ".join(text(r, show, "latex") for r in line.rhs)
+        rows.append(rf"({n})\quad {text(line.lhs, show, 'latex')} &= {rhs} \\")
+        rows.append(rf"\intertext{{\small \({text(line.rule, show, 'latex')}\)}}")
+    return rows
+
+
+def json_data(vector, show) -> dict:
+    """The identity, the names and the instantiated lines as data."""
+    return {"identity": vector.identity,
+            "lets": [{"name": _name(let, show, "plain"), "value": text(let.value, show), "note": let.note}
+                     for let in vector.lets],
+            "lines": [{"lhs": text(line.lhs, show), "rhs": [text(r, show) for r in line.rhs],
+                       "rule": text(line.rule, show)} for line in vector.lines],
+            "result": show(vector.result)}
