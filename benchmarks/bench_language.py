@@ -11,14 +11,17 @@ JAX's. Times are CPU seconds (user + system; JAX's are wall seconds, it runs
 threads), the minimum of the repeats: the machine is shared, and time spent
 waiting for a core is not the program's. Then a
 log-log slope of the gradient statement's time against the DAG size of its
-result, per family, and start-up beside `python -c "import sympy"`.
+result, per family, start-up beside `python -c "import sympy"`, the
+10^6-point compiled evaluation of bench_eval.py through `Session.eval`, and
+each target of issue 13 with its measured number, met or not met.
 
-    python benchmarks/bench_language.py [--quick] [--repeats N] [--timeout S] [--family TEXT]
+    python benchmarks/bench_language.py [--quick] [--repeats N] [--timeout S] [--family TEXT] [--no-sympy] [--no-eval]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import subprocess
 import sys
@@ -182,6 +185,45 @@ def row(program, args, sympy_import: float) -> tuple[list[str], dict]:
     ], times
 
 
+def eval_ratio(points: int = 1_000_000, repeats: int = 3) -> tuple[float, float]:
+    """(gradlang s, NumPy s): Session.eval of the compiled 10^6-point evaluation beside the hand loop (bench_eval.py)."""
+    import bench_eval
+
+    session = Session(time_limit=None)
+    session.run(bench_eval.program(8))
+    source = f"diff(f(t), t) at t = linspace(-3, 3, {points})"
+    _, ours, value = bench_eval.timed(lambda: session.eval(source), repeats)
+    t = np.linspace(-3, 3, points)
+    _, hand, expected = bench_eval.timed(lambda: bench_eval.by_hand(t, 8), repeats)
+    np.testing.assert_allclose(np.asarray(value, dtype=float), expected, rtol=1e-12, atol=1e-12)
+    return min(ours), min(hand)
+
+
+def verdict(ok: bool) -> str:
+    return "**met**" if ok else "**not met**"
+
+
+def print_targets(rows: list, slopes: dict, sympy_import: float, startup: float, evaluation) -> None:
+    """The targets of issue 13, each with its measured number."""
+    print("\nTargets of issue 13 (measured above):")
+    for size, limit in ((16, 3.0), (64, 30.0)):
+        cli = [r["CLI"] for r in rows if r["family"].startswith("2-layer") and r["size"] == size]
+        if cli:
+            ratio = cli[0] / sympy_import
+            print(f"- MLP width {size} in the CLI within {limit:.0f}x `import sympy`: {ratio:.1f}x, {verdict(ratio <= limit)}")
+    for family in dict.fromkeys(r["family"] for r in rows):
+        worst = max(r["grad"] / r["build"] for r in rows if r["family"] == family)
+        fitted = slopes.get(family, float("nan"))
+        print(f"- {family}: grad/build at most {worst:.2f} (<= 5: {verdict(worst <= 5)}); "
+              f"slope {fitted:.2f} (<= 1.2: {verdict(fitted <= 1.2) if fitted == fitted else 'one size only'})")
+    if evaluation:
+        ours, hand = evaluation
+        print(f"- Session.eval of the 10^6-point evaluation {ours:.3f} s, NumPy by hand {hand:.3f} s (wall, best of 3): "
+              f"{ours / hand:.2f}x (<= 1.5: {verdict(ours / hand <= 1.5)})")
+    ratio = startup / sympy_import
+    print(f"- start-up {startup:.2f} s, `import sympy` {sympy_import:.2f} s: {ratio:.2f}x (<= 1.5: {verdict(ratio <= 1.5)})")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only")
@@ -189,25 +231,33 @@ def main(argv=None) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds for SymPy by hand")
     parser.add_argument("--family", default="", help="only families whose name contains this")
     parser.add_argument("--no-sympy", action="store_true", help="skip SymPy by hand")
+    parser.add_argument("--no-eval", action="store_true", help="skip the 10^6-point evaluation")
     args = parser.parse_args(argv)
     import jax
     jax.config.update("jax_enable_x64", True)
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f} at the start; `bench_language.py {' '.join(argv or sys.argv[1:])}`\n")
     sympy_import = command_seconds([sys.executable, "-c", "import sympy"], 5)
     print("| " + " | ".join(HEADER) + " |")
     print("|" + "---|" * len(HEADER))
     growth: dict = {}
+    measured: list = []
     for program in programs.all_programs(args.quick):
         if args.family not in program.family:
             continue
         cells, times = row(program, args, sympy_import)
         growth.setdefault(program.family, []).append((times["dag"], times["grad"]))
+        measured.append({"family": program.family, "size": program.size, "CLI": float(cells[7]), **times})
         print("| " + " | ".join(cells) + " |", flush=True)
+    slopes = {family: slope(*zip(*points)) for family, points in growth.items()}
     print("\n| family | log-log slope of grad s against the gradient's DAG size |\n|---|---|")
-    for family, points in growth.items():
-        print(f"| {family} | {slope(*zip(*points)):.2f} |")
+    for family, fitted in slopes.items():
+        print(f"| {family} | {fitted:.2f} |")
     startup = command_seconds([sys.executable, "-m", "gradlang", "--plain", "-e", "1 + 1"], 5)
     print(f"\n| start-up (min of 5) | seconds |\n|---|---|\n| `gradlang --plain -e '1 + 1'` | {startup:.2f} |")
     print(f"| `python -c 'import sympy'` | {sympy_import:.2f} |\n| ratio | {startup / sympy_import:.2f} |")
+    evaluation = None if args.no_eval else eval_ratio()
+    print_targets(measured, slopes, sympy_import, startup, evaluation)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from gradlang.core.services import Services
 from gradlang.core.substitute import substitute
 from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr import exact, primitives
+from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import unstopped
@@ -189,7 +189,7 @@ for _name, _derivative, _doc, _example in (
 
 def _elementwise(function):
     def apply(call: Call):
-        return elementwise(lambda *args: _float_in_float_out(args[0], function(*args)), *call.args)
+        return elementwise(lambda *args: _float_in_float_out(args[0], construct.apply(function, *args)), *call.args)
 
     return apply
 

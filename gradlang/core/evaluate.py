@@ -313,7 +313,7 @@ def _add(*terms):
 
 
 def _divide(a, b):
-    if isinstance(b, sp.Expr) and b.is_zero and b.is_number:
+    if isinstance(b, sp.Expr) and b.is_number and b.is_zero:  # is_number first: is_zero of a big sum of symbols walks it
         if b.is_Float or (isinstance(a, sp.Expr) and dag_has(a, sp.Float)):
             return _ieee_divide(a)
         raise ValueError("division by zero")

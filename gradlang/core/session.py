@@ -22,10 +22,11 @@ from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
+from gradlang.derive.derivatives import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax.parse import parse
 from gradlang.core.substitute import settle
-from gradlang.expr.values import elements, from_elements, shape_of
+from gradlang.expr.values import elements, from_elements, real_symbols, shape_of
 from gradlang.lazy import np
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
@@ -175,8 +176,9 @@ class Session:
         depth = explaining.depth_option(options, self.explain_depth)
         derivations: list = []
         evaluator = self._evaluator(derivations, source)
-        value = _settled(evaluator.evaluate(body))
-        derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
+        with readable():  # the values end where the step-by-step derivations do
+            value = _settled(evaluator.evaluate(body))
+            derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
         steps = _explanations(derivations, depth, explaining.point(body, self._evaluator()))
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
@@ -259,11 +261,11 @@ def _declared(name: str, shape: tuple):
     if not shape:
         return symbol(name)
     if len(shape) == 1:
-        return from_elements(shape, [symbol(f"{name}[{i}]") for i in range(shape[0])])
+        return from_elements(shape, real_symbols(f"{name}[{i}]" for i in range(shape[0])))
     rows, columns = shape
     if rows * columns > limits.MAX_ELEMENTS:
         raise LimitError(f"{rows}×{columns} components is above the limit of {limits.MAX_ELEMENTS}")
-    return from_elements(shape, [symbol(f"{name}[{i}, {j}]") for i in range(rows) for j in range(columns)])
+    return from_elements(shape, real_symbols(f"{name}[{i}, {j}]" for i in range(rows) for j in range(columns)))
 
 
 def _explanations(derivations: list, depth="default", point=None) -> tuple:

@@ -84,9 +84,9 @@ def _free_symbols(items) -> set:
 
 def _exact(value, items, mapping):
     results = [_tidy(e) for e in _rebuilt(items, mapping, combine)]
+    if dag_has([r for r in results if isinstance(r, sp.Expr)], sp.zoo, sp.nan):  # one walk: items share
+        raise ValueError("the result is undefined at this point (division by zero)")
     for result in results:
-        if isinstance(result, sp.Expr) and dag_has(result, sp.zoo, sp.nan):
-            raise ValueError("the result is undefined at this point (division by zero)")
         if isinstance(result, sp.Expr) and result.is_number and result.is_extended_real is False:
             raise ValueError(f"the result {result} is not a real number")
     return from_elements(shape_of(value), results)

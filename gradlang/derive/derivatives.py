@@ -11,6 +11,8 @@ into the result, so higher derivatives come out right.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import sympy as sp
@@ -28,6 +30,7 @@ TREE_WORK_LIMIT = 2_000  # tree nodes x variables that sympy.diff may be asked t
 BLOCKED_SIMPLIFY_SIZE = 2_000  # tree nodes above which blocked() leaves its difference unsimplified
 
 _CONSTANT_CLASSES = constant_classes()  # stop_gradient and the piecewise-constant functions
+_READABLE = ContextVar("readable", default=False)  # inside readable(): derivatives a reader follows
 
 
 @dataclass(frozen=True)
@@ -75,18 +78,39 @@ def _gradient(expr: sp.Expr, symbols: list) -> list:
 
 
 def _on_tree(items: list, variables: int) -> bool:
-    """Small enough for sympy.diff, whose forms the step-by-step derivations of explain share,
-    and free of infinities: SymPy's Leibniz rule multiplies a factor's zero derivative by the
-    others, and 0*oo is nan (diff(y/0.0*z, y) would be nan, not inf*z; the DAG's product rule
-    multiplies only the varying factors).
+    """A derivative by one variable whose tree is small: sympy.diff, whose forms explain's derivations share.
 
-    The tree path differentiates each component by each variable separately and
-    repeats every shared node once per path to it; bounding its whole work (tree
-    nodes times variables) by a constant keeps every derivative linear in the
-    size of the DAG: anything bigger is reverse (or forward) accumulation.
+    sympy.diff differentiates each component by each variable separately and
+    repeats every shared node once per path to it. So it is used only for the
+    derivatives a reader checks by hand, by one variable, at most
+    TREE_WORK_LIMIT tree nodes; a derivative by several variables (grad,
+    jacobian, hessian) is always one reverse (or forward) pass per output (or
+    input) on the DAG, linear in its size whatever the size. Inside
+    `readable()`, any derivative whose tree work is bounded takes the tree path.
+    Never with an infinity: SymPy's Leibniz rule multiplies a factor's zero
+    derivative by the others, and 0*oo is nan (diff(y/0.0*z, y) would be nan,
+    not inf*z; the DAG's product rule multiplies only the varying factors).
     """
+    if variables != 1 and not _READABLE.get():
+        return False
     budget = TREE_WORK_LIMIT // max(variables, 1)
     return tree_size(items, cap=budget + 1) <= budget and not dag_has(items, sp.oo, -sp.oo, sp.zoo)
+
+
+@contextmanager
+def readable():
+    """Derivatives taken inside come from sympy.diff whenever its work is bounded (TREE_WORK_LIMIT).
+
+    For the views a reader follows step by step: explain, whose derivation of
+    each component is SymPy's rules applied by hand and must end where the
+    value does, and blocked(), whose difference simplify cancels best in
+    SymPy's forms. Both are bounded in size, so this costs no scaling.
+    """
+    token = _READABLE.set(True)
+    try:
+        yield
+    finally:
+        _READABLE.reset(token)
 
 
 def tree_derivative(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:
@@ -195,8 +219,9 @@ def blocked(expr, wrt, simplify, take=None):
     explain passes its own for diff(e, x, y, ...) and hessian.
     """
     take = take or (lambda e: derivative_like(e, wrt))
-    true = take(unstopped(expr))
-    surrogate = take(expr)
+    with readable():
+        true = take(unstopped(expr))
+        surrogate = take(expr)
     difference = from_elements(shape_of(true), [unstopped(a - b) for a, b in zip(elements(true), elements(surrogate))])
     if sum(tree_size(e) for e in elements(difference)) > BLOCKED_SIMPLIFY_SIZE:
         return difference  # bounded by size, so the printed result does not depend on the machine

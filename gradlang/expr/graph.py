@@ -48,27 +48,41 @@ def build_dag(roots) -> Dag:
     index: dict = {}
     nodes: list = []
     children: list = []
+    by_id: dict = {}
     for root in roots:
-        _visit(root, index, nodes, children)
-    return Dag(tuple(nodes), tuple(children), index, tuple(index[r] for r in roots))
+        _visit(root, index, nodes, children, by_id)
+    return Dag(tuple(nodes), tuple(children), index, tuple(by_id[id(r)] for r in roots))
 
 
-def _visit(root, index, nodes, children) -> None:
-    """Append root and its unseen descendants, each after its args."""
-    if root in index:
-        return
+_FLOAT = object()  # the key of a Float in `index` is (_FLOAT, its mpf value)
+
+
+def _visit(root, index, nodes, children, by_id) -> None:
+    """Append root and its unseen descendants, each after its args.
+
+    `by_id` maps the id of every object met to its node: a shared node is
+    usually the same object, found without hashing (SymPy recomputes a
+    Float's hash through mpmath at every lookup); an equal copy is then found
+    by equality in `index`, a Float by its mpf value. The objects stay alive in `nodes` or in the
+    expressions walked, so their ids stay theirs.
+    """
     stack = [(root, False)]
     while stack:
         node, expanded = stack.pop()
-        if node in index:
+        if id(node) in by_id:
             continue
         if expanded:
-            index[node] = len(nodes)
-            nodes.append(node)
-            children.append(tuple(index[a] for a in node.args))
+            key = (_FLOAT, node._mpf_) if node.is_Float else node  # a tuple hashes without mpmath
+            found = index.get(key)
+            if found is None:
+                found = index[key] = len(nodes)
+                index[node] = found
+                nodes.append(node)
+                children.append(tuple(by_id[id(a)] for a in node.args))
+            by_id[id(node)] = found
             continue
         stack.append((node, True))
-        stack.extend((a, False) for a in reversed(node.args) if a not in index)
+        stack.extend((a, False) for a in reversed(node.args) if id(a) not in by_id)
 
 
 def rebuilt(node, args):

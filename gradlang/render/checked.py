@@ -49,13 +49,14 @@ def numbers(value, minus: str = "-", scalar=None, latex: bool = False) -> str:
     if not shape:
         return scalar(value)
     items = [scalar(e) for e in elements(value)]
+    comma = r",\allowbreak " if latex else ", "  # TeX breaks inline mathematics only where it is allowed to
     if len(items) > _SHOWN:
         count = rf"\ ({len(items)}\ \text{{components}})" if latex else f" ({len(items)} components)"
-        return "[" + ", ".join(items[:3] + [r"\dots" if latex else "…", items[-1]]) + "]" + count
+        return "[" + comma.join(items[:3] + [r"\dots" if latex else "…", items[-1]]) + "]" + count
     if len(shape) == 2:
         rows = [items[i * shape[1]:(i + 1) * shape[1]] for i in range(shape[0])]
-        return "[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]"
-    return "[" + ", ".join(items) + "]"
+        return "[" + comma.join("[" + comma.join(row) + "]" for row in rows) + "]"
+    return "[" + comma.join(items) + "]"
 
 
 def _said(check, show, operation: str) -> str:
@@ -109,11 +110,11 @@ def latex_line(check) -> str:
     words = "Check: equals" if check.agrees else "Check failed: differs from"
     operation = rf"\texttt{{{check.operation}}}"
     if not check.point:
-        return rf"\intertext{{\small {words} {operation}.}}"
+        return rf"\intertext{{\sloppy\small {words} {operation}.}}"
     math = lambda value: "$" + numbers(value, "-", _latex_scalar, latex=True) + "$"  # noqa: E731
     where = ", ".join(f"${to_latex(sp.Symbol(name))} = {numbers(v, '-', _latex_scalar, latex=True)}$" for name, v in check.point)
     said = _said(check, math, operation)
-    return rf"\intertext{{\small {words} {operation}; {text_escape(_at_words(check))}{where}: {said}.}}"
+    return rf"\intertext{{\sloppy\small {words} {operation}; {text_escape(_at_words(check))}{where}: {said}.}}"
 
 
 def _latex_scalar(e) -> str:

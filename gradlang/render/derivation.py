@@ -85,13 +85,19 @@ def _given(step, show) -> str:
     return ", ".join(f"{name} = {show(e)}" for name, e in step.given)
 
 
-def _remark(node: Node, show=plain) -> str:
+def _remark(node: Node, show=plain, latex_math=None) -> str:
+    """The step's note and instantiated rule (u = …); with `latex_math`, text escaped for LaTeX and the letters as math."""
+    escape = _latex_text if latex_math else (lambda text: text)
     if node.see:
         return f"as derived in step {node.see}"
     if node.stopped:
-        return f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
-    given = _given(node.step, show)
-    text = f"{node.step.note}   {given}" if given and node.step.note else (given or node.step.note)
+        return escape(f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0")
+    if latex_math:
+        given = ", ".join(f"${latex(sp.Symbol(name))} = {latex_math(e)}$" for name, e in node.step.given)
+    else:
+        given = _given(node.step, show)
+    note = escape(node.step.note)
+    text = f"{note}   {given}" if given and note else (given or note)
     if node.hidden:
         more = f"{node.hidden} more step{'s' if node.hidden > 1 else ''} below the depth limit"
         return f"{text}; {more}" if text else more
@@ -155,7 +161,7 @@ def plain_text(explanation) -> str:
 # --- LaTeX ------------------------------------------------------------------
 
 
-_LATEX_LINE = 48   # characters of gradlang text per LaTeX line: a letter page's text width
+_LATEX_LINE = 56   # characters of gradlang text per LaTeX line: a letter page's text width
 _LHS_HEAD = 10     # the width of ∂/∂x( before a broken left side, in the same characters
 
 
@@ -210,7 +216,7 @@ def _joined(expr, show, line: int = _LATEX_LINE) -> list[str]:
     return lines + [current] if current else lines
 
 
-def _latex_rows(node: Node, show, words) -> list[str]:
+def _latex_rows(node: Node, show) -> list[str]:
     """The step's equation (broken to fit the page), then its rule and remark as text.
 
     Every row starts in the align's second column (left-aligned): steps are
@@ -230,11 +236,11 @@ def _latex_rows(node: Node, show, words) -> list[str]:
         rows = [rf"&{indent}{piece} \\" for piece in _pieces_lhs(step, show, d, node.level)]
         rows += [rf"&{indent}\qquad = {rhs[0]} \\"]
     rows += [rf"&{indent}\qquad\quad {piece} \\" for piece in rhs[1:]]
-    annotation = f"({node.number}) {rule_label(step)}"
-    remark = _remark(node, words)
+    annotation = _latex_text(f"({node.number}) {rule_label(step)}")
+    remark = _remark(node, latex_math=show)
     if remark:
         annotation += f": {remark}"
-    return rows + [_intertext(annotation, small=True)]
+    return rows + [rf"\intertext{{\sloppy\small {annotation}}}"]
 
 
 def _pieces_lhs(step, show, d, level: int) -> list[str]:
@@ -262,7 +268,7 @@ def latex_text(explanation) -> str:
         if len(explanation.steps) > 1 or len(labels) > 1:
             rows.append(_intertext(", ".join(labels) + ":"))
         for node in _walk(root):
-            rows.extend(_latex_rows(node, show, _Shown(explanation, plain)))
+            rows.extend(_latex_rows(node, show))
         rows.extend(rf"&\qquad = {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
         rows.extend(_intertext(f"why zero: {reason}") for reason in _why(root))
     for head, verdict in stop_lines(explanation, _Shown(explanation, plain)):
@@ -312,7 +318,7 @@ def rich_tree(explanation):
     from rich.text import Text
     from rich.tree import Tree
 
-    from gradlang.render.pretty import styled_line as styled, to_line
+    from gradlang.render.pretty import styled_line as styled, tidy_line, to_line
 
     show = _Shown(explanation, to_line)
     title = styled(call_text(explanation.request, show) + ": ")
@@ -330,7 +336,7 @@ def rich_tree(explanation):
         for simpler in _simpler(explanation, root):
             parent.add(styled(f"= {show(simpler)}").append("   simplified", style=_STYLES["rule"]))
         for reason in _why(root):
-            parent.add(Text(f"why zero: {reason}"))
+            parent.add(styled(tidy_line(f"why zero: {reason}")))
     for head, verdict in stop_lines(explanation, show):
         line = styled(head)
         line.stylize(_STYLES["stop"], 0, len("stop"))

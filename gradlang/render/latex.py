@@ -13,6 +13,8 @@ arrays of more than a thousand components (`\\cdots`, `\\vdots`, and
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
@@ -23,6 +25,8 @@ from gradlang.lazy import np
 from gradlang import limits
 
 _GAPS = {ROW_GAP: r"\cdots", COLUMN_GAP: r"\vdots", BOTH_GAP: r"\ddots"}
+_UNICODE_INDEX = re.compile(r"([A-Za-z]+)([₀-₉ₖᵢⱼₙ]+)")
+_FROM_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉ₖᵢⱼₙ", "0123456789kijn")
 
 
 def split_component(name: str) -> tuple[str, str] | None:
@@ -49,6 +53,7 @@ _TEXT_ESCAPES = str.maketrans({
     # pdflatex with amsmath knows no Unicode: the symbols explain writes in words, as math
     "→": r"$\to$", "—": "---", "∂": r"$\partial$", "∇": r"$\nabla$", "Σ": r"$\Sigma$",
     "≔": ":=", "·": r"$\cdot$", "−": "-", "̄": "", "✓": "ok",
+    "…": r"\dots{}", "ₖ": "$_k$", "ⱼ": "$_j$", "ᵢ": "$_i$", "ₙ": "$_n$", "ℝ": "R", "δ": r"$\delta$",
     **{chr(0x2080 + i): f"$_{i}$" for i in range(10)},
     **{c: f"$^{i}$" for i, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
 })
@@ -75,6 +80,10 @@ class GradlangLatexPrinter(LatexPrinter):
     def _print_Symbol(self, expr, style="plain"):
         if expr in _GAPS:
             return _GAPS[expr]
+        numbered = _UNICODE_INDEX.fullmatch(expr.name)
+        if numbered:  # explain's short names (c₁, m₂) and rule letters (u₁): a subscript, not a Unicode character
+            base = super()._print_Symbol(sp.Symbol(numbered.group(1)), style)
+            return f"{base}_{{{numbered.group(2).translate(_FROM_SUBSCRIPTS)}}}"
         parts = split_component(expr.name)
         if parts is None:
             return super()._print_Symbol(expr, style)
@@ -133,7 +142,7 @@ class GradlangLatexPrinter(LatexPrinter):
         if self._large(expr):
             return self._print_summary(expr)
         if expr.rank() == 1:
-            return r"\begin{bmatrix}" + " & ".join(self._print(e) for e in expr) + r"\end{bmatrix}"
+            return _vector([self._print(e) for e in expr])
         return super()._print_NDimArray(expr)
 
     _print_ImmutableDenseNDimArray = _print_NDimArray
@@ -149,7 +158,7 @@ class GradlangLatexPrinter(LatexPrinter):
         if array.ndim == 0:
             return float_latex(float(array))
         if array.ndim == 1:
-            return r"\begin{bmatrix}" + " & ".join(float_latex(float(v)) for v in array) + r"\end{bmatrix}"
+            return _vector([float_latex(float(v)) for v in array])
         rows = (" & ".join(float_latex(float(v)) for v in row) for row in array)
         return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
 
@@ -213,6 +222,16 @@ class GradlangLatexPrinter(LatexPrinter):
         from gradlang.render import report as reports
 
         return reports.plot_latex(plot, self._print)
+
+
+_ROW_CHARACTERS = 60  # a vector whose entries are longer than this together is set as a column (a row would overflow the page)
+
+
+def _vector(entries: list) -> str:
+    """A row vector, or, when it would not fit a letter page, the transpose of a column."""
+    if sum(len(e) for e in entries) <= _ROW_CHARACTERS:
+        return r"\begin{bmatrix}" + " & ".join(entries) + r"\end{bmatrix}"
+    return r"\begin{bmatrix}" + r" \\ ".join(entries) + r"\end{bmatrix}^{\top}"
 
 
 _PRINTER = GradlangLatexPrinter()

@@ -257,6 +257,8 @@ class LinePrinter(PlainPrinter):
     the 2-D printer does, so `styled` colours them where they act.
     """
 
+    printmethod = "_gradlang_line"  # not the classes' _sympystr hook (gradlang source): the methods below
+
     def _print_Symbol(self, expr):
         parts = split_component(expr.name)
         if parts is None:
@@ -275,14 +277,25 @@ class LinePrinter(PlainPrinter):
             return f"{record.name}({self.stringify(expr.args, ', ')})"
         return super()._print_Function(expr)
 
+    def _print_Exp(self, expr):
+        argument = expr.args[0]
+        text = self._print(argument)
+        return f"e^{text}" if argument.is_Symbol else f"e^({text})"
+
+    _print_exp = _print_Exp
+
 
 _LINE_PRINTER = LinePrinter({"order": None})
 _POWER = re.compile(r"\^([0-9]+)(?![0-9.])")
 _SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
+_COMPONENT = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\[([0-9]+)(?:, ([0-9]+))?\]")
+
+
 def tidy_line(text: str) -> str:
-    """Plain operators as mathematics: * as ·, ^2 as ², a binary or leading - as −."""
+    """Plain operators as mathematics: * as ·, ^2 as ², a binary or leading - as −, x[0] as x₀."""
+    text = _COMPONENT.sub(lambda m: m.group(1) + ",".join(i for i in m.groups()[1:] if i).translate(_SUBSCRIPTS), text)
     text = _POWER.sub(lambda m: m.group(1).translate(_SUPERSCRIPT_DIGITS), text)
     text = text.replace("*", "·").replace(" - ", " − ").replace("(-", "(−").replace(", -", ", −")
     return "−" + text[1:] if text.startswith("-") else text

@@ -28,7 +28,7 @@ COMMANDS = {
     "load": (":load FILE", "run a script in this session"),
     "format": (":format [NAME]", "show or set the output: pretty, plain, latex or json"),
     "full": (":full [on|off]", "print large values whole, or summarised (the default) as NumPy does"),
-    "export": (":export TARGET [FILE]", "this session's functions as Python for jax, torch, tf or numpy"),
+    "export": (":export TARGET [FILE]", "this session's functions and losses as Python for jax, torch, tf or numpy"),
     "quit": (":quit", "leave (Ctrl-D does too)"),
 }
 

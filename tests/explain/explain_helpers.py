@@ -20,7 +20,8 @@ def diff_request(expr, *specs):
 
 
 def grad_request(expr, wrt=VECTOR):
-    return DerivativeRequest("grad", expr, wrt, (), derive.grad(expr, wrt), None)
+    with derive.readable():  # as inside an explain statement
+        return DerivativeRequest("grad", expr, wrt, (), derive.grad(expr, wrt), None)
 
 
 def log_stable_softmax_0():

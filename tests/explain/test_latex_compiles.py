@@ -1,4 +1,4 @@
-"""Every --latex output of an explained derivation compiles and fits a letter page.
+"""Every --latex output of an explained derivation, and of every example, compiles and fits a letter page.
 
 Runs where `pdflatex` is installed (.ci/run installs Debian's
 texlive-latex-base): each output goes into a plain `article` with `amsmath`
@@ -44,6 +44,9 @@ DERIVATIONS = {
     "selected_row": "x: R^3\nexplain jacobian(softmax(x), x)[1] at x = [0.5, -1, 2]",
     "check_stop": "x: R\nexplain diff(x * sg(x), x) at x = 3",
     "check_long": "x: R^9\nexplain grad(sum(x^3) * sg(x[0]), x) at x = [1, 2, 3, 4, 5, 6, 7, 8, 9]",
+    "three_factors": "x: R\nexplain[depth=all] diff(atan(x)*cosh(x + 2)*log(1 + x^2), x)",
+    "hessian_entry": "a: R\nb: R\nc: R\nexplain hessian(a*b*c*exp(a+b+c)*sg(a-b), [a, b, c])[0, 1] at a = 1, b = 2, c = 3",
+    "check_wide": "x: R^6\nexplain grad(sum(x^4) * sg(sum(x)), x) at x = [1, 2, 3, 4, 5, 6]",
     "check_matrix": "W: R^(2,2)\nv: R^2\nexplain grad(sum(W @ v)^2, W) at W = [[1, 2], [3, 4]], v = [1, -1]",
 }
 
@@ -87,4 +90,5 @@ def test_every_example_compiles(path, tmp_path):
     environment = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
     run = subprocess.run([sys.executable, "-m", "gradlang", "--latex", str(path)], capture_output=True,
                          text=True, timeout=600, cwd=EXAMPLES.parent, env=environment)
-    _compile(run.stdout, tmp_path)
+    log = _compile(run.stdout, tmp_path)
+    assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]

@@ -11,7 +11,9 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.dag.canonical import canonical
-from gradlang.derive.dag.forward import forward_grad
+from gradlang.derive.dag.build import ZERO
+from gradlang.derive.dag.forward import forward_grad, forward_tangents, mark_reached
+from gradlang.expr.graph import build_dag
 from gradlang.derive.dag.reverse import reverse_grad
 
 
@@ -41,14 +43,24 @@ def jacobian_rows(exprs, symbols) -> list[list[sp.Expr]]:
 
 
 def hessian_rows(expr: sp.Expr, symbols) -> list[list[sp.Expr]]:
-    """Second partials: forward over reverse (one backward pass, then a forward pass per variable).
+    """Second partials: forward over reverse, the lower triangle only, mirrored.
 
-    The gradient's entries share the forward pass and each other's adjoints, so
-    each column of the Hessian is one forward sweep over that one shared DAG.
+    One backward pass gives the gradient; its entries share the forward pass
+    and each other's adjoints, so column j of the Hessian is one forward sweep
+    over that one shared DAG, restricted to the nodes that entries j..n-1 reach.
+    Stopped parts are constants in both derivatives, so the matrix is the
+    Hessian of one function (the surrogate) and symmetric: the upper triangle
+    is the lower one, as a symbolic Hessian is usually stored.
     """
     symbols = list(symbols)
-    first = reverse_grad(expr, symbols)
-    columns = forward_grad(first, symbols)
-    flat = canonical([columns[j][i] for i in range(len(symbols)) for j in range(len(symbols))])
-    width = len(symbols)
-    return [flat[i * width:(i + 1) * width] for i in range(len(symbols))]
+    n = len(symbols)
+    dag = build_dag(reverse_grad(expr, symbols))
+    rows = [[ZERO] * n for _ in range(n)]
+    reached = [False] * len(dag)
+    for j in reversed(range(n)):
+        mark_reached(dag, dag.roots[j], reached)
+        tangents = forward_tangents(dag, symbols[j], reached)
+        for i in range(j, n):
+            rows[i][j] = tangents[dag.roots[i]]
+    flat = canonical([rows[max(i, j)][min(i, j)] for i in range(n) for j in range(n)])
+    return [flat[i * n:(i + 1) * n] for i in range(n)]

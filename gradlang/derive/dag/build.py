@@ -22,7 +22,7 @@ def mul(*factors) -> sp.Expr:
     rest = []
     for f in factors:
         if f.is_Number:
-            if f.is_zero:
+            if f == 0:  # not f.is_zero: an assumption query, slow on every new Float
                 return ZERO
             coefficient *= f
         else:

@@ -17,7 +17,7 @@ from gradlang.expr.functions import Where
 from gradlang.derive.dag.rules import Branch
 from gradlang.expr.graph import build_dag, rebuilt, tree_sizes
 
-CANONICAL_TREE_LIMIT = 600
+CANONICAL_TREE_LIMIT = 2000
 
 
 def canonical(exprs: list, limit: int = CANONICAL_TREE_LIMIT) -> list:
@@ -30,11 +30,12 @@ def canonical(exprs: list, limit: int = CANONICAL_TREE_LIMIT) -> list:
     if not exprs:
         return exprs
     dag = build_dag(exprs)
+    branches = any(isinstance(n, Branch) for n in dag.nodes)  # only a where's partials make them
     sizes = tree_sizes(dag, cap=limit + 1)
     if sum(sizes[r] for r in dag.roots) <= limit:
         rebuilt = _rebuild_evaluated(dag)
         exprs = [rebuilt[r] for r in dag.roots]
-    return _without_branches(exprs)
+    return _without_branches(exprs) if branches else exprs
 
 
 def _rebuild(dag, make) -> list:

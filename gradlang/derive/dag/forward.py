@@ -17,9 +17,15 @@ from gradlang.derive.dag.rules import is_cut, local_partials
 from gradlang.expr.graph import Dag, build_dag, depends_on
 
 
-def forward_tangents(dag: Dag, symbol: sp.Symbol) -> list:
-    """d node / d symbol for every node of the DAG (ZERO where it does not depend on it)."""
+def forward_tangents(dag: Dag, symbol: sp.Symbol, needed=None) -> list:
+    """d node / d symbol for every node of the DAG (ZERO where it does not depend on it).
+
+    `needed[i]` False skips node i (its tangent is left ZERO): the nodes that no
+    wanted output reaches.
+    """
     live = depends_on(dag, [symbol], is_cut)
+    if needed is not None:
+        live = [a and b for a, b in zip(live, needed)]
     tangents: list = []
     for node, kids, alive in zip(dag.nodes, dag.children, live):
         if node == symbol:
@@ -48,3 +54,13 @@ def forward_grad(exprs, symbols) -> list[list]:
         tangents = forward_tangents(dag, symbol)
         columns.append([tangents[r] for r in dag.roots])
     return columns
+
+
+def mark_reached(dag: Dag, root: int, reached: list) -> None:
+    """Set reached[i] for every node the root reaches (stopping at nodes already marked)."""
+    stack = [root]
+    while stack:
+        i = stack.pop()
+        if not reached[i]:
+            reached[i] = True
+            stack.extend(dag.children[i])

@@ -15,6 +15,7 @@ import sympy as sp
 from mpmath.libmp import prec_to_dps
 
 from gradlang.errors import ValueError
+from gradlang.expr.construct import is_large
 from gradlang.expr.primitives import Export, GradlangFunction, Primitive, register, same, unary
 from gradlang.lazy import np
 
@@ -29,6 +30,8 @@ def _safe_log(u, base=None):
     """log(u) or log(u, base); log(0) is an error in exact arithmetic, IEEE in floating point."""
     if u.is_Float and u <= 0:
         return -sp.oo if u.is_zero else sp.nan  # IEEE, as numpy.log gives
+    if base is None and is_large(u):
+        return sp.log(u, evaluate=False)  # is_zero of a big quotient of sums takes seconds (construct.py)
     if u.is_zero:
         raise ValueError("log(0) is undefined")
     return sp.log(u) if base is None else sp.log(u, base)
