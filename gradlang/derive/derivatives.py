@@ -78,10 +78,7 @@ def _gradient(expr: sp.Expr, symbols: list) -> list:
 
 
 def _on_tree(items: list, variables: int) -> bool:
-    """A derivative by one variable whose tree is small and free of infinities: sympy.diff,
-    whose forms explain's derivations share. (SymPy's Leibniz rule multiplies a factor's
-    zero derivative by the others, and 0*oo is nan: diff(y/0.0*z, y) would be nan, not
-    inf*z; the DAG's product rule multiplies only the varying factors.)
+    """A derivative by one variable whose tree is small: sympy.diff, whose forms explain's derivations share.
 
     sympy.diff differentiates each component by each variable separately and
     repeats every shared node once per path to it. So it is used only for the
@@ -90,6 +87,9 @@ def _on_tree(items: list, variables: int) -> bool:
     jacobian, hessian) is always one reverse (or forward) pass per output (or
     input) on the DAG, linear in its size whatever the size. Inside
     `readable()`, any derivative whose tree work is bounded takes the tree path.
+    Never with an infinity: SymPy's Leibniz rule multiplies a factor's zero
+    derivative by the others, and 0*oo is nan (diff(y/0.0*z, y) would be nan,
+    not inf*z; the DAG's product rule multiplies only the varying factors).
     """
     if variables != 1 and not _READABLE.get():
         return False
