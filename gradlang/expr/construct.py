@@ -13,6 +13,8 @@ SymPy's familiar forms are kept (`tanh(-x)` is `-tanh(x)`).
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 LARGE_ARGUMENT = 40  # tree nodes above which a function of a symbolic argument is built unevaluated
@@ -22,7 +24,18 @@ def apply(function, *args):
     """function(*args), unevaluated when an argument is larger than LARGE_ARGUMENT nodes."""
     if _is_function_class(function) and any(is_large(a) for a in args):
         return function(*args, evaluate=False)
-    return function(*args)
+    return overflowed(function(*args))
+
+
+def overflowed(value):
+    """A float beyond float64's range is IEEE's ±inf, as NumPy gives.
+
+    mpmath carries any exponent, so exp(1e308) is a finite Float to SymPy, and
+    exp of that would try to build a number of 10^308 digits.
+    """
+    if isinstance(value, sp.Float) and math.isinf(float(value)):
+        return sp.oo if value > 0 else -sp.oo
+    return value
 
 
 def _is_function_class(function) -> bool:
