@@ -48,15 +48,23 @@ def _softmax_let(build, args, inner) -> list:
     return s
 
 
-def log_softmax(build, f):
-    """∇ log sₖ = eₖ − s; written out as log(exp(vₖ)/Σ exp(v)), first log(a/b) = log a − log b."""
-    form = softmax_form(f.args[0]) if isinstance(f, sp.log) else None
+def _softmax_setup(build, expr):
+    """(k, args, inner map, the let-named s, its name) for a component sₖ of a softmax of x or x − m, else None."""
+    form = softmax_form(expr)
     inner = form and inner_map(form[1], build.xs, build.shape)
     if not inner or inner.kind == "affine":
         return None
     k, args = form
     s = _softmax_let(build, args, inner)
-    name = s[0].name.split("[")[0]
+    return k, args, inner, s, s[0].name.split("[")[0]
+
+
+def log_softmax(build, f):
+    """∇ log sₖ = eₖ − s; written out as log(exp(vₖ)/Σ exp(v)), first log(a/b) = log a − log b."""
+    setup = _softmax_setup(build, f.args[0]) if isinstance(f, sp.log) else None
+    if setup is None:
+        return None
+    k, args, inner, s, name = setup
     g = [sp.S(int(j == k)) - s[j] for j in range(len(s))]
     lhs, g_formula = formula(f"∇ log {name}{sub(k)}"), formula(basis(k), f" − {name}")
     if isinstance(f.args[0], Softmax):
@@ -98,13 +106,10 @@ def logsumexp(build, f):
 
 def softmax_component(build, f):
     """∇ sₖ = sₖ(eₖ − s)."""
-    form = softmax_form(f)
-    inner = form and inner_map(form[1], build.xs, build.shape)
-    if not inner or inner.kind == "affine":
+    setup = _softmax_setup(build, f)
+    if setup is None:
         return None
-    k, args = form
-    s = _softmax_let(build, args, inner)
-    name = s[0].name.split("[")[0]
+    k, args, inner, s, name = setup
     g = [s[k] * (sp.S(int(j == k)) - s[j]) for j in range(len(s))]
     lhs, g_formula = formula(f"∇ {name}{sub(k)}"), formula(f"{name}{sub(k)}(", basis(k), f" − {name})")
     build.line(lhs, g_formula, rule=formula("softmax: ∂sₖ/∂vⱼ = sₖ(δₖⱼ − sⱼ)", *stop_note(inner)))

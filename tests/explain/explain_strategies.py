@@ -24,11 +24,13 @@ _BINARY = [lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, lambda a,
 
 
 def _build(function, *args):
-    """Apply a constructor; forms SymPy refuses (comparing complex constants) become x."""
+    """Apply a constructor; forms SymPy refuses (comparing complex constants) become x, and so do
+    undefined constants (tan(pi/2) is zoo), which the language refuses before any derivative sees them."""
     try:
-        return function(*args)
+        value = function(*args)
     except (TypeError, ValueError, ZeroDivisionError):
         return X
+    return X if value.has(sp.zoo, sp.nan) else value
 
 
 def _extend(children, stops: bool):
