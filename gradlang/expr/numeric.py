@@ -62,6 +62,10 @@ class _Printer(NumPyPrinter):
     # Terms in SymPy's own order: sorting a sum for display costs O(n^2) in its number of terms.
     _default_settings = dict(NumPyPrinter._default_settings, order="none")
 
+    def _print_AccumulationBounds(self, expr):
+        """SymPy's tan(inf) is an interval; as a float it is undefined: NaN, as np.tan(inf) gives."""
+        return self._print(sp.nan)
+
     def _print_Mul(self, expr):
         if len(expr.args) <= _FLAT_TERMS:
             return super()._print_Mul(expr)

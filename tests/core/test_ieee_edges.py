@@ -1,4 +1,4 @@
-"""A float beyond float64's range is ±inf at once, as NumPy gives (found by the grammar fuzzer)."""
+"""IEEE edges found by the grammar fuzzer: overflow is ±inf at once; tan(inf) is NaN, not an interval."""
 
 import numpy as np
 import pytest
@@ -18,3 +18,9 @@ from gradlang import Session
 def test_overflow_is_ieee(program, expected):
     with np.errstate(over="ignore"):
         assert float(Session().eval(program)) == expected
+
+
+def test_tan_of_inf_in_a_compiled_where_is_nan():
+    # SymPy's tan(oo) is AccumulationBounds(-oo, oo); NumPy's tan(inf) is nan, and nan == v is false
+    value = Session().eval("x: R\nW: R^(2,2)\nwhere(tan(x) == [W[1,0], x], tan(x), [W[1,0], x]) at x = inf")
+    assert str(value) == "[W[1, 0], oo]"
