@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import difflib
 
-import sympy as sp
-
+from gradlang.core.substitute import free_symbols
 from gradlang.expr.values import elements, shape_of, to_symbolic
-from gradlang.expr.walk import dag_atoms
 
 # How alike two names must be (difflib's ratio) to count as a likely typo.
 # 0.75 pairs `los`/`loss` and `thetta`/`theta` but not `mu`/`mu2` or `x1`/`x2`.
@@ -70,11 +68,6 @@ def repeated_binding_note(names: list[str]) -> str | None:
 
 
 def _symbol_names(value) -> set[str]:
-    """The names of the symbols in a value (a number, vector or matrix).
-
-    A DAG walk: a value built by repeated composition shares its subtrees, and
-    SymPy's own `free_symbols` would visit each shared subtree once per path.
-    """
+    """The names of the symbols in a value (a number, vector or matrix)."""
     value = to_symbolic(value)
-    parts = elements(value) if shape_of(value) else [value]
-    return {str(s) for s in dag_atoms([p for p in parts if isinstance(p, sp.Basic)], sp.Symbol)}
+    return {str(s) for s in free_symbols(elements(value) if shape_of(value) else [value])}
