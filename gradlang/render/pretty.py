@@ -195,7 +195,8 @@ class GradlangPrettyPrinter(Summarising, PrettyPrinter):
             line.truncate(width - 1)
             line.append("…")
         shape = shape_of(to_symbolic(value.value))
-        what = f"a {shape_text(shape)} value" if shape else "the value"
+        what = ("the value" if not shape else f"a vector of {shape[0]}" if len(shape) == 1
+                else f"a {shape_text(shape)} matrix")
         line.append(f"\n{' ' * len(prefix)}({what} on one line, shortened: --full or :full draws it whole)", GUTTER_STYLE)
         return line
 

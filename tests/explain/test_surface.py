@@ -250,7 +250,7 @@ def test_pretty_does_not_wrap_a_large_explained_value_into_many_lines():
     text, _ = _pretty("x: R^3\nexplain jacobian(softmax(x), x)")
     after = text.split("✓ equals jacobian")[1].strip().splitlines()
     assert len(after) <= 3 and all(len(line) <= 100 for line in after)
-    assert "3×3 value" in after[-1]
+    assert "3×3 matrix" in after[-1]
 
 
 def test_a_selection_is_data_in_json():
