@@ -57,8 +57,8 @@ def unused_binding_notes(value, names: list[str], known, written=frozenset()) ->
         if name in present or any(p.startswith(name + "[") for p in present):
             continue
         if name in written:
-            notes.append(f"'{name}' cancelled out of the expression before any number was given "
-                         f"(simplification is exact), so 'at {name} = …' changes nothing")
+            notes.append(f"the value no longer depends on '{name}' (it cancelled, or was differentiated away, "
+                         f"before any number was given), so 'at {name} = …' changes nothing")
             continue
         near = near_name(name, present) or near_name(name, known)
         hint = f" (did you mean '{near}'?)" if near else ""

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from gradlang import Session
 
@@ -24,3 +25,32 @@ def test_tan_of_inf_in_a_compiled_where_is_nan():
     # SymPy's tan(oo) is AccumulationBounds(-oo, oo); NumPy's tan(inf) is nan, and nan == v is false
     value = Session().eval("x: R\nW: R^(2,2)\nwhere(tan(x) == [W[1,0], x], tan(x), [W[1,0], x]) at x = inf")
     assert str(value) == "[W[1, 0], oo]"
+
+
+# SymPy's zoo (an exact x/0, or (0.0*v)^(-x) written as zoo^x) reached the NumPy
+# printer, which had no spelling for it: KeyError 'ComplexInfinity' (grammar fuzzer, seed 301).
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("v: R^3\n(0.0 * v[0]) ^ -x at x = 0", 1.0),     # IEEE 0.0^(-0) = 1
+        ("v: R^3\n(0.0 * v[0]) ^ -x at x = 1.0", np.inf),  # 0.0^(-1) = inf
+        ("v: R^3\n(0.0 * v[0]) ^ -x at x = -1.0", 0.0),    # 0.0^1 = 0
+        ("v: R^3\n-2.5 - (0.0 * v[0]) ^ -x at x = 0", -3.5),
+    ],
+)
+def test_zero_to_a_symbolic_negative_power_is_ieee(program, expected):
+    assert float(Session().eval(program)) == expected
+
+
+def test_an_unsigned_infinity_in_a_compiled_value_is_nan():
+    # 2.5/f(0) is SymPy's zoo (no sign): NaN as a float, never an InternalError
+    value = Session().eval("v: R^3\nf(a) = a^2 + sg(a)\n"
+                           "where([0.5, v[0]] == 2.5 / f(x), [0.5, v[0]], 2.5 / f(x)) at x = 0")
+    assert all(np.isnan(float(e)) for e in value)
+
+
+def test_a_share_of_a_matrix_is_taken_per_component():
+    # min_share(0, -inf, M) kept a matrix inside a scalar function (TypeError when compiled)
+    assert Session().eval("W: R^(2,2)\nmin_share(0, -inf, blocked(0.0, W))").tolist() == [[1, 1], [1, 1]]
+    value = Session().eval("W: R^(2,2)\nmax_share(1, W, 2) at W = [[1, 2], [3, 4]]")
+    assert value.tolist() == [[1, sp.Rational(1, 2)], [0, 0]]
