@@ -92,6 +92,13 @@ class _Printer(NumPyPrinter):
             return record.numpy.format(args=args)
         return f"numpy.{record.numpy}({args})"
 
+    def _print_Integer(self, expr):
+        # NumPy's ufuncs refuse a Python int beyond 64 bits (log(2^100) was a TypeError): such a constant is a float.
+        if abs(int(expr)) < 2**63:
+            return super()._print_Integer(expr)
+        return self._print_Float(sp.Float(expr)) if abs(expr) < sp.Float("1.7976931348623157e308") else \
+            ("-" if expr < 0 else "") + "numpy.inf"
+
     def _print_Float(self, expr):
         return repr(float(expr))
 

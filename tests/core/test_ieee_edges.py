@@ -54,3 +54,35 @@ def test_a_share_of_a_matrix_is_taken_per_component():
     assert Session().eval("W: R^(2,2)\nmin_share(0, -inf, blocked(0.0, W))").tolist() == [[1, 1], [1, 1]]
     value = Session().eval("W: R^(2,2)\nmax_share(1, W, 2) at W = [[1, 2], [3, 4]]")
     assert value.tolist() == [[1, sp.Rational(1, 2)], [0, 0]]
+
+
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("log(2.5, 2^100)", np.log(2.5) / np.log(2.0**100)),     # NumPy refuses a 101-bit int: a float constant
+        ("x*2^100 + 0.5 at x = 1", 2.0**100 + 0.5),
+        ("x*10^400 + 0.5 at x = 1", np.inf),                       # beyond float64: inf, as the float would be
+    ],
+)
+def test_integers_beyond_64_bits_in_a_float_value(program, expected):
+    assert float(Session().eval(program)) == expected
+
+
+# logsumexp and softmax shift by the max, which is inf - inf = nan at an infinite
+# argument (norm(softmax([inf, 3])) was an AttributeError in evalf); jax.nn's answers:
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("softmax([inf, 3])", [np.nan, np.nan]),
+        ("softmax([-inf, 3, 3])", [0.0, 0.5, 0.5]),
+        ("softmax([nan, 1])", [np.nan, np.nan]),
+        ("logsumexp([inf, 3])", np.inf),
+        ("logsumexp([-inf, 3])", 3.0),
+        ("logsumexp([-inf, -inf])", -np.inf),
+        ("norm(softmax([inf, 3]))", np.nan),
+        ("x: R\ngrad(logsumexp([x, -inf, x^2]), x) at x = 1.0", 1.5),
+    ],
+)
+def test_logsumexp_and_softmax_at_infinite_arguments_are_jaxs(program, expected):
+    value = np.array(Session().eval(program), dtype=float)
+    np.testing.assert_allclose(value, expected, rtol=1e-15)

@@ -44,6 +44,29 @@ def _softmax_form(k, args):
     return exps[int(k)] / sp.Add(*exps)
 
 
+def _logsumexp_of_infinities(cls, args):
+    """As jax.nn.logsumexp: nan wins, then inf; a -inf term adds nothing (exp(-inf) = 0).
+
+    The max shift of the stable form would compute inf - inf = nan here.
+    """
+    if sp.nan in args:
+        return sp.nan
+    if sp.oo in args:
+        return sp.oo
+    kept = [a for a in args if a != -sp.oo]
+    return cls(*kept) if kept else -sp.oo
+
+
+def _softmax_of_infinities(cls, k, args):
+    """As jax.nn.softmax: nan everywhere once an argument is nan or inf (inf/inf); a -inf argument has share 0."""
+    kept = [a for a in args if a != -sp.oo]
+    if sp.nan in args or sp.oo in args or not kept:
+        return sp.nan
+    if args[int(k)] == -sp.oo:
+        return sp.S.Zero
+    return cls(sp.Integer(int(k) - sum(a == -sp.oo for a in args[:int(k)])), *kept)
+
+
 class LogSumExp(GradlangFunction):
     """logsumexp(x0, ..., xn) = log(exp(x0) + ... + exp(xn)), its gradient softmax."""
 
@@ -51,6 +74,8 @@ class LogSumExp(GradlangFunction):
     def eval(cls, *args):
         if not args:
             raise TypeError("logsumexp needs at least one argument")
+        if sp.nan in args or sp.oo in args or -sp.oo in args:
+            return _logsumexp_of_infinities(cls, args)
         if len(set(args)) == 1:
             return args[0] + sp.log(len(args)) if len(args) > 1 else args[0]
         if _all_floats(args):
@@ -71,6 +96,8 @@ class Softmax(GradlangFunction):
 
     @classmethod
     def eval(cls, k, *args):
+        if sp.nan in args or sp.oo in args or -sp.oo in args:
+            return _softmax_of_infinities(cls, k, args)
         if len(set(args)) == 1:
             return sp.Rational(1, len(args))
         if _all_floats(args):
