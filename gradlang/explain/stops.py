@@ -7,7 +7,7 @@ entries as data), so every format says the same thing about every stop.
 from __future__ import annotations
 
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.explain.ledger import adjoint_value, removed_value, variables_of
+from gradlang.explain.ledger import adjoint_value, is_zero, removed_value, variables_of
 
 _LONG = 72        # characters of an adjoint or removed term shown in full
 _LISTED = 3       # variables named on a path before "and n more"
@@ -53,9 +53,20 @@ def head(entry, request, show, form=None) -> str:
     if entry.verdict == "irrelevant":
         return f"stop {stop}: no path from {over(request, show)} reaches it"
     adjoint = adjoint_value(entry)
-    zero = all(a == 0 for a in entry.adjoint)
     stated = "".join(getattr(p, "plain", None) or show(p) for p in form) + " = " if form else ""
+    zero = _adjoint_is_zero(entry)
+    if zero and not form and not _zero_as_written(entry):
+        stated = brief(adjoint, show) + " = "  # s₀ + s₁ + s₂ − 1 = 0: say why it is 0
     return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{'0' if zero else brief(adjoint, show)}"
+
+
+def _zero_as_written(entry) -> bool:
+    return all(a == 0 for a in entry.adjoint)
+
+
+def _adjoint_is_zero(entry) -> bool:
+    """Zero as written, or once simplified (Σₖ softmaxₖ − 1 is 0 only by softmax's definition)."""
+    return _zero_as_written(entry) or all(is_zero(a) is True for a in entry.adjoint)
 
 
 def verdict(entry, request, show) -> str:
@@ -63,7 +74,7 @@ def verdict(entry, request, show) -> str:
     if entry.verdict == "irrelevant":
         return f"irrelevant: the stopped value does not depend on {over(request, show)}"
     if entry.verdict == "neutral":
-        if all(a == 0 for a in entry.adjoint):
+        if _adjoint_is_zero(entry):
             return "neutral: the adjoint arriving is 0, so it blocks nothing"
         return f"neutral: the stopped value does not change with {over(request, show)}, so it blocks nothing"
     removed = removed_value(entry)

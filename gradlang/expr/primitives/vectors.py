@@ -90,6 +90,9 @@ class LogSumExp(GradlangFunction):
     def _eval_is_extended_real(self):
         return all(a.is_extended_real for a in self.args) or None
 
+    def _eval_rewrite_as_exp(self, *args, **kwargs):
+        return sp.log(sp.Add(*[sp.exp(a) for a in args]))
+
 
 class Softmax(GradlangFunction):
     """Softmax(k, x0, ..., xn) = exp(x_k) / (exp(x0) + ... + exp(xn)): component k of softmax."""
@@ -112,6 +115,10 @@ class Softmax(GradlangFunction):
 
     def _eval_is_extended_real(self):
         return all(a.is_extended_real for a in self.args[1:]) or None
+
+    def _eval_rewrite_as_exp(self, k, *args, **kwargs):
+        """exp(x_k) / Σ exp(x_i): the definition, so simplify can see that the components sum to 1."""
+        return sp.exp(args[int(k)]) / sp.Add(*[sp.exp(a) for a in args])
 
     def _eval_is_positive(self):
         return self._eval_is_extended_real()
