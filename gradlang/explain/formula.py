@@ -113,6 +113,7 @@ class VectorDerivation:
     names: tuple = ()    # (stop, Symbol): stops named by the derivation (REINFORCE's advantage A)
     display: tuple = ()  # (value, Symbol): subexpressions shown by their let name (s[0], δ, u[1])
     values: tuple = ()   # (Symbol, value): what each let name stands for
+    removes: tuple = ()  # (stop, formula): the term a blocking stop removes, as the identity states it (γ·δ·∇max)
 
     def instantiated(self):
         """The result with every let name replaced by its value: equal to grad/jacobian."""

@@ -44,22 +44,29 @@ def _path(entry, show) -> str:
     return ", ".join(names)
 
 
+def _spelled(form, show) -> str:
+    return "".join(getattr(p, "plain", None) or show(p) for p in form)
+
+
 def head(entry, request, show, form=None) -> str:
     """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0
 
-    form is the adjoint as a vector derivation states it (formula.py parts), if it does.
+    form is the adjoint as a vector derivation states it (formula.py parts), if it does;
+    its value follows unless the form already ends in one (δ·∂δ/∂m = 9*δ/10) and is not 0.
     """
     stop = show(entry.stop)
     if entry.verdict == "irrelevant":
         return f"stop {stop}: no path from {over(request, show)} reaches it"
-    adjoint = adjoint_value(entry)
     zero = all(a == 0 for a in entry.adjoint)
-    stated = "".join(getattr(p, "plain", None) or show(p) for p in form) + " = " if form else ""
-    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{'0' if zero else brief(adjoint, show)}"
+    value = "0" if zero else brief(adjoint_value(entry), show)
+    if form and not zero and not hasattr(form[-1], "plain"):
+        return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {_spelled(form, show)}"
+    stated = _spelled(form, show) + " = " if form else ""
+    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{value}"
 
 
-def verdict(entry, request, show) -> str:
-    """The verdict in words, e.g. "blocking: removes x"."""
+def verdict(entry, request, show, removes=None) -> str:
+    """The verdict in words, e.g. "blocking: removes x"; removes, the removed term as an identity states it."""
     if entry.verdict == "irrelevant":
         return f"irrelevant: the stopped value does not depend on {over(request, show)}"
     if entry.verdict == "neutral":
@@ -72,6 +79,8 @@ def verdict(entry, request, show) -> str:
         return f"inventing: adds {brief(invented, show)}, a gradient the function itself does not have"
     if entry.verdict == "undecided":
         return f"undecided: removes {brief(removed, show)}, too large to simplify (it may be 0)"
+    if removes:
+        return f"blocking: removes {_spelled(removes, show)}"
     return f"blocking: removes {brief(removed, show)}"
 
 
@@ -80,8 +89,10 @@ def lines(explanation, show) -> list[tuple[str, str]]:
     request = explanation.request
     if len(explanation.ledger) > _GROUPED:
         return _grouped(explanation.ledger, request, show)
-    forms = dict(explanation.vector.adjoints) if getattr(explanation, "vector", None) is not None else {}
-    return [(head(e, request, show, forms.get(e.stop)), verdict(e, request, show)) for e in explanation.ledger]
+    vector = getattr(explanation, "vector", None)
+    forms, removes = (dict(vector.adjoints), dict(vector.removes)) if vector is not None else ({}, {})
+    return [(head(e, request, show, forms.get(e.stop)), verdict(e, request, show, removes.get(e.stop)))
+            for e in explanation.ledger]
 
 
 def _grouped(entries, request, show) -> list[tuple[str, str]]:
