@@ -59,7 +59,8 @@ class BackwardView:
 
     toward holds the backward rows of the paths into the cuts (BackwardRow
     records of the same numbering), which the table shows beside its own;
-    names maps a long stop to its row's value symbol (v5), for display.
+    names maps a long stop to its row's value symbol (v5), for display;
+    definitions are the user functions and (explain[unfold]) builtins unfolded into expr.
     """
 
     expr: object
@@ -68,6 +69,7 @@ class BackwardView:
     cuts: tuple = ()
     toward: tuple = ()
     names: tuple = ()
+    definitions: tuple = ()
 
 
 def _variables(wrt) -> list:
@@ -103,10 +105,15 @@ def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
                entry.verdict, words, form, lets if form else (), adds)
 
 
-def backward_view(request) -> BackwardView:
-    """The view of a recorded backward(e, x) request, with the adjoint arriving at each cut."""
-    from gradlang.explain.ledger import ledger
+def backward_view(request, unfold: bool = False) -> BackwardView:
+    """The view of a recorded backward(e, x) request, with the adjoint arriving at each cut.
 
+    With unfold, the tape is that of the builtins' definitions (explain/unfold.py).
+    """
+    from gradlang.explain.ledger import ledger
+    from gradlang.explain.unfold import unfolded_request
+
+    request = unfolded_request(request) if unfold else request
     wrt = _variables(request.wrt)
     recorded = tape(request.expr, wrt)
     rows = {r.expr: r.index for r in recorded.forward}
@@ -119,4 +126,5 @@ def backward_view(request) -> BackwardView:
     forms = _vector_forms(request) if reached else ({}, ())
     cuts = tuple(_cut(e, request, rows, toward, forms) for e in entries)
     names = tuple((e.stop, value_symbol(rows[e.stop])) for e in entries if not e.stop.args[0].is_Atom)
-    return BackwardView(request.expr, request.wrt, recorded, cuts, tuple(toward.values()), names)
+    definitions = tuple(" ".join(text.split()) for text in getattr(request, "definitions", ()))
+    return BackwardView(request.expr, request.wrt, recorded, cuts, tuple(toward.values()), names, definitions)

@@ -193,7 +193,8 @@ def cut_lines(view, show=expr_plain) -> list[tuple[str, list[str]]]:
 
 
 def view_plain(view) -> str:
-    lines = [f"{call_text(view)}: the reverse-mode computation", "forward:"]
+    lines = [f"{call_text(view)}: the reverse-mode computation"]
+    lines += [f"definition: {text}" for text in view.definitions] + ["forward:"]
     for name, operation, local, note in _forward_lines(view.tape):
         lines.append(f"  {name} = {local}".ljust(40) + f"# {operation}" + (f"  ({note})" if note else ""))
     lines.append("backward:")
@@ -246,7 +247,8 @@ def view_latex(view) -> str:
                 for r, mark in _rows(view)]
     shown = [f"\\[\n\\begin{{aligned}}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n\\]"
              for rows in (forward, backward) if rows]
-    return "\n".join(shown + [line for cut in view.cuts for line in _latex_cut(cut, view)])
+    definitions = [rf"{{\sloppy definition: \texttt{{{_latex_words(text)}}}\par}}" for text in view.definitions]
+    return "\n".join(definitions + shown + [line for cut in view.cuts for line in _latex_cut(cut, view)])
 
 
 def view_rich(view):
@@ -263,7 +265,8 @@ def view_rich(view):
     lines = []
     for head, under in cut_lines(view):
         lines += [Text(head, style="bold red")] + [Text(f"  {line}") for line in under]
-    return Group(forward, backward, *lines)
+    definitions = [Text(f"definition: {text}") for text in view.definitions]
+    return Group(*definitions, forward, backward, *lines)
 
 
 def _json_cut(cut, view) -> dict:
@@ -288,5 +291,5 @@ def view_json(view) -> dict:
         for r, _ in _rows(view)
     ]
     names = {str(symbol): expr_plain(stop) for stop, symbol in view.names}
-    return {"rule": "backward", "call": call_text(view), **data, "names": names,
+    return {"rule": "backward", "call": call_text(view), "definitions": list(view.definitions), **data, "names": names,
             "cuts": [_json_cut(cut, view) for cut in view.cuts]}

@@ -90,7 +90,7 @@ def test_an_option_list_with_nothing_after_it_is_a_syntax_error():
 
 
 def test_the_repl_completes_options_inside_explain_brackets():
-    assert explain_completions("explain[") == ("", ["depth="])
+    assert explain_completions("explain[") == ("", ["depth=", "unfold"])
     assert explain_completions("explain[depth=a") == ("a", ["all"])
     assert explain_completions("explain diff(") is None
 
