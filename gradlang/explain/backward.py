@@ -60,7 +60,9 @@ class BackwardView:
     toward holds the backward rows of the paths into the cuts (BackwardRow
     records of the same numbering), which the table shows beside its own;
     names maps a long stop to its row's value symbol (v5), for display;
-    definitions are the user functions and (explain[unfold]) builtins unfolded into expr.
+    definitions are the user functions and (explain[unfold]) builtins unfolded into expr;
+    simplified[i] is a shorter equal form of the i-th gradient component (bounded by
+    size, explanation.simpler), or None.
     """
 
     expr: object
@@ -70,6 +72,7 @@ class BackwardView:
     toward: tuple = ()
     names: tuple = ()
     definitions: tuple = ()
+    simplified: tuple = ()
 
 
 def _variables(wrt) -> list:
@@ -110,6 +113,7 @@ def backward_view(request, unfold: bool = False) -> BackwardView:
 
     With unfold, the tape is that of the builtins' definitions (explain/unfold.py).
     """
+    from gradlang.explain.explanation import simpler
     from gradlang.explain.ledger import ledger
     from gradlang.explain.unfold import unfolded_request
 
@@ -127,4 +131,5 @@ def backward_view(request, unfold: bool = False) -> BackwardView:
     cuts = tuple(_cut(e, request, rows, toward, forms) for e in entries)
     names = tuple((e.stop, value_symbol(rows[e.stop])) for e in entries if not e.stop.args[0].is_Atom)
     definitions = tuple(" ".join(text.split()) for text in getattr(request, "definitions", ()))
-    return BackwardView(request.expr, request.wrt, recorded, cuts, tuple(toward.values()), names, definitions)
+    simplified = tuple(simpler(g) for g in recorded.gradient)
+    return BackwardView(request.expr, request.wrt, recorded, cuts, tuple(toward.values()), names, definitions, simplified)

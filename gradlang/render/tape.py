@@ -140,10 +140,12 @@ def _rows(view) -> list[tuple[object, str]]:
 
 
 def _gradient_lines(view) -> list[str]:
+    """d/dx[0] = v̄1 = its value, in a shorter equal form when explain found one."""
     lines = []
-    for (symbol, number), value in zip(view.tape.variables, view.tape.gradient):
+    simplified = view.simplified or (None,) * len(view.tape.gradient)
+    for (symbol, number), value, simpler in zip(view.tape.variables, view.tape.gradient, simplified):
         source = f"v̄{number}" if number else "0 (does not occur)"
-        lines.append(f"  d/d{symbol} = {source} = {expr_plain(_named(view, value))}")
+        lines.append(f"  d/d{symbol} = {source} = {expr_plain(_named(view, value if simpler is None else simpler))}")
     return lines
 
 
@@ -290,6 +292,9 @@ def view_json(view) -> dict:
          **({"mark": marks[r.index]} if r.index in marks else {})}
         for r, _ in _rows(view)
     ]
+    for entry, simpler in zip(data["gradient"], view.simplified):
+        if simpler is not None:
+            entry["simplified"] = expr_plain(simpler)
     names = {str(symbol): expr_plain(stop) for stop, symbol in view.names}
     return {"rule": "backward", "call": call_text(view), "definitions": list(view.definitions), **data, "names": names,
             "cuts": [_json_cut(cut, view) for cut in view.cuts]}

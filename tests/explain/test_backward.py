@@ -133,3 +133,16 @@ def test_every_format_shows_the_cut_rows():
     assert "arrives at a cut: dropped" in shown and "arriving: v̄5 = -v̄6 = −1ᵀ(e₀ − s)" in shown
     marks = [row.get("mark") for row in to_json(view)["backward"]]
     assert marks.count("arrives at a cut: dropped") == 1 and marks.count("toward a cut") == 1
+
+
+def test_the_gradient_lines_show_a_shorter_equal_form():
+    view = _view(STABLE + "explain backward(log(stable_softmax(x)[0]), x)")
+    text = to_plain(view)
+    assert "d/dx[1] = v̄2 = -exp(x[1])/(exp(x[0]) + exp(x[1]) + exp(x[2]))" in text
+    assert all(s is not None for s in view.simplified)
+    for raw, simpler in zip(view.tape.gradient, view.simplified):
+        xs = sorted(raw.free_symbols | simpler.free_symbols, key=str)
+        for seed in range(3):
+            point = {s: sp.Rational(2 * seed + i + 1, 3 + i) for i, s in enumerate(xs)}
+            assert abs(sp.N(unstopped(raw - simpler).xreplace(point), 30)) < 1e-20
+    assert [g.get("simplified") for g in to_json(view)["gradient"]][1] == "-exp(x[1])/(exp(x[0]) + exp(x[1]) + exp(x[2]))"
