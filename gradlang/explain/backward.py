@@ -37,8 +37,9 @@ class Cut:
     vector derivation, is the identity's statement of it (formula parts:
     −1ᵀ(e₀ − s) = −1 + Σₖ sₖ) and lets the names that statement uses; adds
     pairs each variable with the non-zero term the stop would have added to
-    its gradient component (the ledger's removed terms); verdict is the
-    ledger's word and words its sentence.
+    its gradient component (the ledger's removed terms), and removes the
+    identity's statement of them (9*δ/10·∇max(…)) when it gives one; verdict
+    is the ledger's word and words its sentence.
     """
 
     row: int
@@ -51,6 +52,7 @@ class Cut:
     form: tuple = ()
     lets: tuple = ()
     adds: tuple = ()
+    removes: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -79,16 +81,16 @@ def _variables(wrt) -> list:
     return [wrt] if is_scalar(wrt) else elements(wrt)
 
 
-def _vector_forms(request) -> tuple[dict, tuple]:
-    """The adjoint formulas a vector derivation of grad(e, x) states, and its names (none if no identity applies)."""
+def _vector_forms(request) -> tuple[dict, tuple, dict]:
+    """What a vector derivation of grad(e, x) states: the adjoint at each stop, its names, what each stop removes."""
     from gradlang.explain.vector import vector_derivation
 
     if is_scalar(request.wrt):
-        return {}, ()
+        return {}, (), {}
     vector = vector_derivation(replace(request, operation="grad"))
     if vector is None:
-        return {}, ()
-    return dict(vector.adjoints), vector.lets
+        return {}, (), {}
+    return dict(vector.adjoints), vector.lets, dict(vector.removes)
 
 
 def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
@@ -98,14 +100,15 @@ def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
 
     row = rows[entry.stop]
     argument = rows.get(entry.stop.args[0])
-    words = verdict(entry, request, to_source)
+    removes = forms[2].get(entry.stop, ())
+    words = verdict(entry, request, to_source, removes)
     if entry.verdict == "irrelevant":
         return Cut(row, argument, entry.stop, None, None, entry.verdict, words)
     arriving = toward.get(row)
     adds = tuple((v, term) for v, term in zip(_variables(request.wrt), entry.removed[0]) if term != 0)
     form, lets = forms[0].get(entry.stop, ()), forms[1]
     return Cut(row, argument, entry.stop, arriving.local if arriving else sp.S.Zero, adjoint_value(entry),
-               entry.verdict, words, form, lets if form else (), adds)
+               entry.verdict, words, form, lets if form else (), adds, removes)
 
 
 def backward_view(request, unfold: bool = False) -> BackwardView:
@@ -127,7 +130,7 @@ def backward_view(request, unfold: bool = False) -> BackwardView:
     if reached:
         shown = {r.index for r in recorded.backward}
         toward = {r.index: r for r in tape(request.expr, wrt + reached).backward if r.index not in shown}
-    forms = _vector_forms(request) if reached else ({}, ())
+    forms = _vector_forms(request) if reached else ({}, (), {})
     cuts = tuple(_cut(e, request, rows, toward, forms) for e in entries)
     names = tuple((e.stop, value_symbol(rows[e.stop])) for e in entries if not e.stop.args[0].is_Atom)
     definitions = tuple(" ".join(text.split()) for text in getattr(request, "definitions", ()))

@@ -163,16 +163,25 @@ def _form(cut, spelling: str, show) -> tuple[str, str]:
 def _sends(cut, view, show) -> str:
     """What the stop would have sent on: v̄5 on to v4 = max(v1, v2, v3), adding … to the gradient."""
     from gradlang.explain.stops import brief
+    from gradlang.render.vector_lines import text
 
     rows = {r.index: r for r in view.tape.forward}
     target = f" on to v{cut.argument} = {show(rows[cut.argument].local)}" if cut.argument in rows else ""
+    where = ", ".join(f"d/d{show(v)}" for v, _ in cut.adds[:3]) + (f" and {len(cut.adds) - 3} more" if len(cut.adds) > 3 else "")
     if not cut.adds:
         added = "adding 0 to the gradient"
-    elif len(cut.adds) > 3:
-        added = f"adding a non-zero term to {len(cut.adds)} components of the gradient"
+    elif cut.removes:
+        added = f"adding {text(cut.removes, lambda e: show(_named(view, e)))} to the gradient"
+    elif all(brief(term, show) == show(term) for _, term in cut.adds) and len(cut.adds) <= 3:
+        added = "adding " + ", ".join(f"{show(term)} to d/d{show(v)}" for v, term in cut.adds)
     else:
-        added = "adding " + ", ".join(f"{brief(term, show)} to d/d{show(v)}" for v, term in cut.adds)
+        added = f"adding a non-zero term to {where} (blocked(e, x) gives them)"
     return f"v̄{cut.row}{target}, {added}"
+
+
+def _states_value(cut) -> bool:
+    """Does the identity's statement already end in the adjoint's value (δ·∂δ/∂m = 9*δ/10)? Then it is not repeated."""
+    return bool(cut.form) and not hasattr(cut.form[-1], "plain") and cut.adjoint != 0
 
 
 def cut_lines(view, show=expr_plain) -> list[tuple[str, list[str]]]:
@@ -186,10 +195,10 @@ def cut_lines(view, show=expr_plain) -> list[tuple[str, list[str]]]:
         if cut.local is None:
             out.append((head, ["arriving: nothing (no variable reaches the stopped value)", cut.words]))
             continue
-        value = brief(_named(view, cut.adjoint), show)
         local = show(cut.local)
         stated, names = _form(cut, "plain", lambda e: show(_named(view, e)))
-        arriving = f"v̄{cut.row} = {local} = {stated}{value}" + (f"   (where {names})" if names else "")
+        value = "" if _states_value(cut) else brief(_named(view, cut.adjoint), show)
+        arriving = f"v̄{cut.row} = {local} = {stated}{value}".rstrip(" =") + (f"   (where {names})" if names else "")
         out.append((head, [f"arriving: {arriving}", f"would send: {_sends(cut, view, show)}", cut.words]))
     return out
 
@@ -233,7 +242,8 @@ def _latex_cut(cut, view) -> list[str]:
     value = show(cut.adjoint) if brief(named, expr_plain) == expr_plain(named) else (
         rf"\text{{(a term of {len(expr_plain(named))} characters)}}")
     stated, names = _form(cut, "latex", show)
-    equation = rf"\bar{{v}}_{{{cut.row}}} = {_latex(cut.local)} = {stated}{value}" + (
+    value = "" if _states_value(cut) else value
+    equation = rf"\bar{{v}}_{{{cut.row}}} = {_latex(cut.local)} = {stated}{value}".rstrip(" =") + (
         rf",\quad \text{{where }} {names}" if names else "")
     sends = _latex_words("would send: " + _sends(cut, view, expr_plain))
     return [head, "\\[\n" + equation + "\n\\]", sends + "\n", _latex_words(cut.words)]
@@ -272,13 +282,17 @@ def view_rich(view):
 
 
 def _json_cut(cut, view) -> dict:
+    from gradlang.render.vector_lines import text
+
     data = {"row": cut.row, "argument": cut.argument, "stop": expr_plain(cut.stop), "verdict": cut.verdict,
             "text": cut.words}
     if cut.local is None:
         return data
     show = lambda e: expr_plain(_named(view, e))  # noqa: E731
     return {**data, "arriving": expr_plain(cut.local), "adjoint": show(cut.adjoint),
-            "form": "".join(_form(cut, "plain", show)[:1]) + show(cut.adjoint) if cut.form else None,
+            "form": (_form(cut, "plain", show)[0] + ("" if _states_value(cut) else show(cut.adjoint))).rstrip(" =")
+            if cut.form else None,
+            "removes": text(cut.removes, show) if cut.removes else None,
             "adds": [{"variable": expr_plain(v), "term": show(t)} for v, t in cut.adds]}
 
 

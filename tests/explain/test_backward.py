@@ -146,3 +146,15 @@ def test_the_gradient_lines_show_a_shorter_equal_form():
             point = {s: sp.Rational(2 * seed + i + 1, 3 + i) for i, s in enumerate(xs)}
             assert abs(sp.N(unstopped(raw - simpler).xreplace(point), 30)) < 1e-20
     assert [g.get("simplified") for g in to_json(view)["gradient"]][1] == "-exp(x[1])/(exp(x[0]) + exp(x[1]) + exp(x[2]))"
+
+
+def test_a_td_cut_states_gamma_delta_and_what_it_would_send():
+    program = ("W: R^(2,2)\nq(s) = W @ s\ns1 = [1, 0]; s2 = [0, 1]; r = 1; gamma = 9/10\n"
+               "explain backward(1/2 * (r + gamma * sg(max(q(s2))) - q(s1)[0])^2, W)")
+    view = _view(program)
+    text = to_plain(view)
+    assert "arriving: v̄6 = 9*v̄7/10 = δ·∂δ/∂v6 = 9*δ/10   (where q = W[0, 0], y = 9*v6/10 + 1, δ = y − q)" in text
+    assert "adding 9*δ/10·∇max(W[0, 1], W[1, 1]) to the gradient" in text
+    [cut] = to_json(view)["cuts"]
+    assert cut["form"] == "δ·∂δ/∂v6 = 9*δ/10" and cut["removes"] == "9*δ/10·∇max(W[0, 1], W[1, 1])"
+    assert cut["verdict"] == "blocking" and len(cut["adds"]) == 2
