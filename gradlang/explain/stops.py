@@ -6,6 +6,8 @@ entries as data), so every format says the same thing about every stop.
 
 from __future__ import annotations
 
+import sympy as sp
+
 from gradlang.expr.values import is_scalar, to_symbolic
 from gradlang.explain.ledger import adjoint_value, removed_value, variables_of
 
@@ -27,8 +29,10 @@ def over(request, show) -> str:
 
 
 def _vector_name(request, show) -> str:
-    names = {show(s).split("[")[0] for s in variables_of(request)}
-    return names.pop() if len(names) == 1 else ", ".join(show(s) for s in variables_of(request))
+    """W when the variables are all W's components (by their names: pretty shows W[0, 1] as W₀,₁)."""
+    variables = variables_of(request)
+    names = {getattr(s, "name", show(s)).split("[")[0] for s in variables}
+    return show(sp.Symbol(names.pop(), real=True)) if len(names) == 1 else ", ".join(show(s) for s in variables)
 
 
 def brief(value, show) -> str:
