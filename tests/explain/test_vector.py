@@ -175,3 +175,17 @@ def test_pretty_shows_no_private_use_characters(name, program, statement):
     console.print(to_rich(_explained(program, statement)))
     text = console.export_text()
     assert not [c for c in text if ord(c) >= 0xF0000], text
+
+
+def test_the_squared_norm_keeps_its_square_in_latex_and_pretty_names_w():
+    import io
+
+    from rich.console import Console
+
+    from gradlang.render import to_rich
+
+    explanation = _explained("vq_vae", "grad(commit, W)")
+    assert r"\nabla _W \beta \|u\|^{2} &= (2\beta \cdot u)" in to_latex(explanation)
+    console = Console(width=WIDTH, color_system=None, record=True, file=io.StringIO())
+    console.print(to_rich(explanation))
+    assert "irrelevant: the stopped value does not depend on W\n" in console.export_text()
