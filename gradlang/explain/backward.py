@@ -96,7 +96,7 @@ def _vector_forms(request) -> tuple[dict, tuple, dict]:
 def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
     """The Cut record of one ledger entry."""
     from gradlang.explain.ledger import adjoint_value
-    from gradlang.explain.stops import verdict
+    from gradlang.explain.stops import adjoint_is_zero, verdict
 
     row = rows[entry.stop]
     argument = rows.get(entry.stop.args[0])
@@ -105,9 +105,13 @@ def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
     if entry.verdict == "irrelevant":
         return Cut(row, argument, entry.stop, None, None, entry.verdict, words)
     arriving = toward.get(row)
-    adds = tuple((v, term) for v, term in zip(_variables(request.wrt), entry.removed[0]) if term != 0)
+    adjoint = adjoint_value(entry)
+    if entry.verdict == "neutral" and adjoint_is_zero(entry):  # zero once simplified (Σₖ sₖ − 1): say 0, add nothing
+        adjoint = adjoint.applyfunc(lambda _: sp.S.Zero) if hasattr(adjoint, "applyfunc") else sp.S.Zero
+    adds = () if entry.verdict == "neutral" else \
+        tuple((v, term) for v, term in zip(_variables(request.wrt), entry.removed[0]) if term != 0)
     form, lets = forms[0].get(entry.stop, ()), forms[1]
-    return Cut(row, argument, entry.stop, arriving.local if arriving else sp.S.Zero, adjoint_value(entry),
+    return Cut(row, argument, entry.stop, arriving.local if arriving else sp.S.Zero, adjoint,
                entry.verdict, words, form, lets if form else (), adds, removes)
 
 

@@ -61,7 +61,7 @@ def head(entry, request, show, form=None) -> str:
     stop = show(entry.stop)
     if entry.verdict == "irrelevant":
         return f"stop {stop}: no path from {over(request, show)} reaches it"
-    zero = _adjoint_is_zero(entry)
+    zero = adjoint_is_zero(entry)
     value = "0" if zero else brief(adjoint_value(entry), show)
     if form and not zero and not hasattr(form[-1], "plain"):
         return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {_spelled(form, show)}"
@@ -75,7 +75,7 @@ def _zero_as_written(entry) -> bool:
     return all(a == 0 for a in entry.adjoint)
 
 
-def _adjoint_is_zero(entry) -> bool:
+def adjoint_is_zero(entry) -> bool:
     """Zero as written, or once simplified (Σₖ softmaxₖ − 1 is 0 only by softmax's definition)."""
     return _zero_as_written(entry) or all(is_zero(a) is True for a in entry.adjoint)
 
@@ -85,7 +85,7 @@ def verdict(entry, request, show, removes=None) -> str:
     if entry.verdict == "irrelevant":
         return f"irrelevant: the stopped value does not depend on {over(request, show)}"
     if entry.verdict == "neutral":
-        if _adjoint_is_zero(entry):
+        if adjoint_is_zero(entry):
             return "neutral: the adjoint arriving is 0, so it blocks nothing"
         return f"neutral: the stopped value does not change with {over(request, show)}, so it blocks nothing"
     removed = removed_value(entry)

@@ -36,10 +36,10 @@ def plain_text(tape: Tape) -> str:
     """The two tables as aligned plain text."""
     lines = ["forward:"]
     for name, operation, local, note in _forward_lines(tape):
-        lines.append(f"  {name} = {local}".ljust(40) + f"# {operation}" + (f"  ({note})" if note else ""))
+        lines.append(f"  {name} = {local}".ljust(39) + f" # {operation}" + (f"  ({note})" if note else ""))
     lines.append("backward:")
     for row in tape.backward:
-        lines.append(f"  v̄{row.index} = {expr_plain(row.local)}".ljust(40) + f"# from {_sources(row)}")
+        lines.append(f"  v̄{row.index} = {expr_plain(row.local)}".ljust(39) + f" # from {_sources(row)}")
     lines.append("gradient:")
     for (symbol, number), value in zip(tape.variables, tape.gradient):
         source = f"v̄{number}" if number else "0 (does not occur)"
@@ -207,10 +207,10 @@ def view_plain(view) -> str:
     lines = [f"{call_text(view)}: the reverse-mode computation"]
     lines += [f"definition: {text}" for text in view.definitions] + ["forward:"]
     for name, operation, local, note in _forward_lines(view.tape):
-        lines.append(f"  {name} = {local}".ljust(40) + f"# {operation}" + (f"  ({note})" if note else ""))
+        lines.append(f"  {name} = {local}".ljust(39) + f" # {operation}" + (f"  ({note})" if note else ""))
     lines.append("backward:")
     for row, mark in _rows(view):
-        lines.append(f"  v̄{row.index} = {expr_plain(row.local)}".ljust(40) + f"# from {_sources(row)}"
+        lines.append(f"  v̄{row.index} = {expr_plain(row.local)}".ljust(39) + f" # from {_sources(row)}"
                      + (f"; {mark}" if mark else ""))
     lines += ["gradient:"] + _gradient_lines(view)
     if view.cuts:

@@ -83,6 +83,15 @@ def test_the_stable_softmax_table_shows_the_zero_adjoint_arriving_at_its_max():
         assert abs(sp.N(unstopped(row.adjoint).xreplace(point), 30)) < 1e-20
 
 
+def test_the_builtin_softmax_shifted_by_a_stopped_max_has_a_zero_adjoint_at_its_cut():
+    # the adjoint there is s0 + s1 + s2 - 1 as written: zero only by softmax's definition
+    view = _view("x: R^3\nexplain backward(log(softmax(x - sg(max(x)))[0]), x)")
+    text = to_plain(view)
+    assert "arriving: v̄5 = -v̄6 = 0" in text and "adding 0 to the gradient" in text
+    [cut] = to_json(view)["cuts"]
+    assert (cut["adjoint"], cut["adds"], cut["verdict"]) == ("0", [], "neutral")
+
+
 def test_a_blocking_cut_says_what_it_would_have_added():
     view = _view(PROGRAM)
     text = to_plain(view)
