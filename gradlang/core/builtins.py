@@ -198,7 +198,9 @@ def _float_in_float_out(argument, result):
     """sign(1.5) is 1.0, not 1: a float anywhere makes the result a float; sin(inf) is nan (IEEE), not AccumBounds."""
     if isinstance(result, sp.AccumBounds):
         return sp.nan
-    if isinstance(argument, sp.Float) and isinstance(result, sp.Number) and not result.is_Float:
+    floating = isinstance(argument, sp.Float) or (isinstance(argument, sp.Expr) and argument.is_number
+                                                   and argument.has(sp.Float))
+    if floating and isinstance(result, sp.Number) and not result.is_Float:
         return sp.Float(float(result)) if result.is_finite else result
     return result
 

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Iterator
 
 from lark import Tree
+from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
@@ -158,6 +159,10 @@ class Session:
         except RecursionError:
             self.env = saved
             raise LimitError("the computation nests too deeply", span) from None
+        except PrecisionExhausted:
+            self.env = saved
+            raise LimitError("an exact number here is too large to compare or round at SymPy's working "
+                             "precision; write one of its numbers as a float (1e300 instead of 10^300)", span) from None
         except (Exception, KeyboardInterrupt) as error:
             self.env = saved
             if isinstance(error, KeyboardInterrupt):

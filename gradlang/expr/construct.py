@@ -24,7 +24,28 @@ def apply(function, *args):
     """function(*args), unevaluated when an argument is larger than LARGE_ARGUMENT nodes."""
     if _is_function_class(function) and any(is_large(a) for a in args):
         return function(*args, evaluate=False)
+    integral = _integral_float(function, args)
+    if integral is not None:
+        return integral
     return overflowed(function(*args))
+
+
+def _integral_float(function, args):
+    """floor, ceil or round of a float number of magnitude 2^52 or more: the float, an integer already.
+
+    SymPy computes the integer part digit by digit and can give up
+    (PrecisionExhausted for ceil(-pi*1e300)), or answers with a 300-digit
+    integer; in float64 the answer is the float itself. None otherwise.
+    """
+    from gradlang.expr.functions import Round
+
+    if function not in (sp.floor, sp.ceiling, Round) or len(args) != 1:
+        return None
+    arg = args[0]
+    if not (isinstance(arg, sp.Expr) and arg.is_number and arg.has(sp.Float) and arg.is_comparable):
+        return None
+    value = float(arg)
+    return overflowed(sp.Float(value)) if abs(value) >= 2.0**52 else None
 
 
 def overflowed(value):

@@ -74,6 +74,8 @@ class _Printer(NumPyPrinter):
         # SymPy writes (0.0*v)^(-x) as zoo^x; IEEE's 0.0^(-x) is inf^x (inf, 1 at x = 0, 0 below), as JAX gives.
         if expr.base is sp.zoo:
             return f"numpy.power(numpy.inf, {self._print(expr.exp)})"
+        if not expr.free_symbols:  # Python's float ** raises OverflowError ((-pi)**1e3) where NumPy gives inf
+            return f"numpy.power({self._print(expr.base)}, {self._print(expr.exp)})"
         return super()._print_Pow(expr, rational=rational)
 
     def _print_Mul(self, expr):

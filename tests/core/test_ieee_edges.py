@@ -86,3 +86,30 @@ def test_integers_beyond_64_bits_in_a_float_value(program, expected):
 def test_logsumexp_and_softmax_at_infinite_arguments_are_jaxs(program, expected):
     value = np.array(Session().eval(program), dtype=float)
     np.testing.assert_allclose(value, expected, rtol=1e-15)
+
+
+# Grammar fuzzer, seed 302: Python's float ** raised OverflowError for a constant power
+# ((0.0 - pi)^1e3), and SymPy gave up (PrecisionExhausted) on the integer part of a huge float.
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("(0.0 - pi) ^ 1e3", np.inf),
+        ("(0.0 - pi) ^ 1001.0", -np.inf),
+        ("ceil(-pi*1e300)", np.ceil(-np.pi * 1e300)),
+        ("round(pi*1e300)", np.round(np.pi * 1e300)),   # a float, not a 301-digit integer
+        ("floor(1e308*10.0)", np.inf),
+        ("round(2.5*pi)", 8.0),
+    ],
+)
+def test_constant_powers_and_integer_parts_of_huge_floats_are_ieee(program, expected):
+    value = Session().eval(program)
+    assert isinstance(value, sp.Float) or value in (sp.oo, -sp.oo)
+    # pi*1e300 is rounded once from the exact product in gradlang, twice in NumPy: equal to 1 ulp
+    np.testing.assert_allclose(float(value), expected, rtol=1e-15)
+
+
+def test_an_exact_number_too_large_to_round_is_a_limit_error():
+    from gradlang import LimitError
+
+    with pytest.raises(LimitError, match="too large to compare or round"):
+        Session().eval("ceil(pi*10^300) - pi*10^300 < 1")
