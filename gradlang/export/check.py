@@ -98,7 +98,8 @@ def _globals_used(table) -> set[str]:
     """Global names referenced anywhere inside the functions and lambdas of a symbol table."""
     used = set()
     for child in table.get_children():
-        used |= {s.get_name() for s in child.get_symbols() if s.is_referenced() and s.is_global()}
+        # not is_local(): Python 3.11's symtable calls a function named `top` the module, and its parameters global
+        used |= {s.get_name() for s in child.get_symbols() if s.is_referenced() and s.is_global() and not s.is_local()}
         used |= _globals_used(child)
     return used
 

@@ -538,3 +538,9 @@ def test_a_sum_whose_terms_cannot_be_ordered_still_exports(tmp_path):
     module, _ = _exported("u(a) = min(a, inf) + min(a, nan)", "numpy", tmp_path, "nan_terms")
     expected = Session().eval("u(a) = min(a, inf) + min(a, nan)\nu(2.0)")
     assert np.isnan(module.u(2.0)) and np.isnan(float(expected))
+
+
+def test_a_function_named_top_exports(tmp_path):
+    """Python 3.11's symtable names the module's table `top` and then reads a function top's parameters as globals."""
+    module, _ = _exported("top(v) = v^2 + 1", "numpy", tmp_path, "top")
+    assert module.top(3.0) == 10.0
