@@ -78,6 +78,7 @@ class _Reader:
         self.unstopped = False
         self.depth = 0
         self._bindings: dict = {}
+        self.names = _Names(session.env)
 
     def argument(self, name: str, role: str) -> Node:
         """The node of an argument (a parameter, a keyword, or a loss's symbol), with open lengths."""
@@ -154,7 +155,7 @@ class _Reader:
     def _fold(self, node, frame: dict, time):
         """A subtree that depends on no argument, as gradlang's own value of it (a constant)."""
         values = {}
-        for name in _names(node, self.session.env):
+        for name in self.names(node):
             if name in frame:
                 if frame[name].op != "const":
                     return None
@@ -315,20 +316,35 @@ class _Reader:
         raise NotVectorised(f"{record.name} with {len(args)} arguments")
 
 
-def _names(node, env: dict, bound: frozenset = frozenset(), seen: set | None = None) -> set:
-    """Every name a subtree reads, through the bodies of the user functions it calls (late binding)."""
-    seen = set() if seen is None else seen
-    found = set()
-    for sub in node.iter_subtrees() if isinstance(node, Tree) else ():
-        if sub.data in ("name", "call", "target_name", "target_component"):
-            name = str(sub.children[0])
-            if name not in bound:
-                found.add(name)
-            definition = env.get(name)
-            if sub.data == "call" and isinstance(definition, FunctionDef) and name not in seen:
-                seen.add(name)
-                found |= _names(definition.body, env, frozenset(definition.params), seen)
-    return found
+class _Names:
+    """Every name a subtree reads, through the bodies of the user functions it calls (late binding).
+
+    Memoised per node, so asking at every node of a wide tree costs its size once, not its size squared.
+    """
+
+    def __init__(self, env: dict):
+        self.env, self.memo = env, {}
+
+    def __call__(self, node, bound: frozenset = frozenset()) -> set:
+        key = (id(node), bound)
+        if key not in self.memo:
+            self.memo[key] = set()  # a recursive function reads nothing more through itself
+            self.memo[key] = self._read(node, bound)
+        return self.memo[key]
+
+    def _read(self, node, bound: frozenset) -> set:
+        if not isinstance(node, Tree):
+            return set()
+        found = set()
+        if node.data in ("name", "call", "target_name", "target_component"):
+            name = str(node.children[0])
+            found |= {name} - bound
+            definition = self.env.get(name)
+            if node.data == "call" and isinstance(definition, FunctionDef):
+                found |= self(definition.body, frozenset(definition.params))
+        for child in node.children:
+            found |= self(child, bound)
+        return found
 
 
 def _free(value) -> bool:
