@@ -28,6 +28,7 @@ soft(v) = log(softmax(v)[0]) + logsumexp(v) + norm(v)
 first(v) = v[0] * v[-1] + dot(v, v)
 through(v) = sum(transpose(W) @ (W @ v))
 listed(v) = sum([v[0], v[1], max(v)] * [1, 2, 3])
+plain(v) = dot(unstopped(v * sg(v)), v) + sum(N(v))
 """
 
 # (function, arguments at length 3, the same at length 5), at ties, kinks and boundaries
@@ -41,6 +42,7 @@ POINTS = [
     ("first", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
     ("through", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
     ("listed", [[1.0, 3.0, 3.0]], [[1.0, 3.0, 3.0, 3.0, 0.0]]),
+    ("plain", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
 ]
 W_AT = {3: [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]], 5: [[1.0, 0.0, 2.0, 1.0, -1.0], [0.5, 1.0, -1.0, 0.0, 2.0]]}
 
@@ -103,3 +105,20 @@ def test_every_function_here_is_vectorised(folder):
     module = _module("numpy", folder)
     for name, _, _ in POINTS:
         assert "any length n0" in getattr(module, name).__doc__, name
+
+
+def test_a_binding_reads_names_as_they_were_when_it_ran(tmp_path):
+    """L was computed with a = 2; a = 5 later must not leak into L's export (it stays unrolled), while a
+    function reads the session's last a, as gradlang's late binding does."""
+    import importlib.util
+
+    source = "x: R^3\na = 2\nL = sum(a * x)\nf(v) = a * sum(v)\na = 5\n"
+    session = Session()
+    session.run(source)
+    path = tmp_path / "late.py"
+    path.write_text(export_program(session, "numpy", source), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("late", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.L(np.array([1.0, 2.0, 3.0])) == float(session.eval("L at x = [1, 2, 3]")) == 12.0
+    assert module.f(np.array([1.0, 2.0, 3.0, 4.0])) == float(session.eval("f([1, 2, 3, 4])")) == 50.0
