@@ -1,14 +1,16 @@
 """Every example exported to every target, imported, run, and checked against gradlang's numbers.
 
 For each example and each target (numpy, jax, torch, tf) the module written by
-`--export` is imported and every function is called at two vector lengths: the
-length the example uses and a longer one: an exported function is unrolled
-for one length, so at another it must give gradlang's numbers or refuse the
-shape, never compute something else. Every loss (a binding that depends on
-the example's symbols: scalar losses and vector-valued ones alike) is checked
-the same way, at its declared shapes and at longer ones. The inputs are fixed,
+`--export` is imported and every function and every loss (a binding that
+depends on the example's symbols, scalar or vector-valued) is called at two
+shapes: the example's own, and every array two longer in each dimension (the
+arguments, and the declared symbols, for which the example is run again with
+longer declarations). Values, and gradients where the module has
+`grad_<name>`, must equal gradlang's at the same point; where gradlang refuses
+the longer shapes (the program fixes a length), the export must refuse them
+with a ValueError, never compute something else. The inputs are fixed,
 distinct and away from kinks and ties, so both sides are smooth there and
-agree to rounding.
+agree to rounding (ties and kinks: test_export_vectorised.py).
 
 The frameworks come from the test extra (jax) and .ci/run (CPU torch and
 TensorFlow); with GRADLANG_REQUIRE_FRAMEWORKS=1, as in CI, a missing one fails
@@ -131,15 +133,6 @@ def point_for(session: Session, value) -> dict[str, object]:
     return {name: sample(shapes.get(name, ()), offset=3 * k) for k, name in enumerate(free)}
 
 
-def gradlang_number(session: Session, source: str, point: dict) -> np.ndarray | None:
-    """The value of `source` at `point` in gradlang, or None if it is not a number there."""
-    at = ", ".join(f"{name} = {literal(value)}" for name, value in point.items())
-    try:
-        return as_floats(session.eval(source + (f" at {at}" if at else "")))
-    except Exception:  # noqa: BLE001 - a shape that does not fit this function: try the next
-        return None
-
-
 def exported_shapes(module, name: str) -> list | None:
     """The parameter shapes the module's docstring gives for `name`.
 
@@ -159,15 +152,6 @@ def exported_shapes(module, name: str) -> list | None:
 def argument(shape, offset: int):
     """A sample argument: numbers in the shape, or for an index the last valid one (every branch is a test)."""
     return shape[1] - 1 if shape and shape[0] == "index" else sample(shape, offset)
-
-
-def calls(session: Session, name: str, shapes: list):
-    """Arguments of `shapes` for `name`, the point of its free symbols, and gradlang's value there."""
-    args = [argument(shape, offset=5 * k + 1) for k, shape in enumerate(shapes)]
-    source = f"{name}({', '.join(literal(a) for a in args)})"
-    symbolic = session.eval(source)
-    point = point_for(session, symbolic)
-    return args, point, gradlang_number(session, source, point)
 
 
 def longer(shapes: list) -> list:
