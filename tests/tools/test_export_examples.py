@@ -195,8 +195,8 @@ UNROLLED = {("adversarial_training", "g"), ("adversarial_training", "x_fgsm"), (
 
 
 # A known divergence, not of vectorising: where(t > 0, sqrt(t), 0) at t < 0. gradlang differentiates the
-# selected branch only (0); jnp.where, torch.where and tf.where multiply the other branch's nan
-# derivative by 0 and give nan (the "double where" trick is needed). Checked so a fix is noticed.
+# selected branch only (0), as TensorFlow does; in JAX and PyTorch the other branch's nan derivative
+# times 0 is nan (the "double where" trick is needed). Checked so a fix is noticed.
 NAN_THROUGH_WHERE = {("pitfalls", "safe_sqrt")}
 
 
