@@ -19,8 +19,11 @@ The module computes what gradlang computes, or there is no module:
   does not define;
 - a definition that cannot be exported is a GradlangError that names it and
   points at it (line, column, caret), like every gradlang error;
-- every array argument checks its shape on entry, since the body was
-  unrolled for one shape.
+- a function is printed as array operations from what the user wrote
+  (vectorised.py), so it takes any length the program leaves open; its
+  arguments' shapes are checked on entry against what the program fixes.
+  A definition that cannot be read so (grad, diff, an index parameter, ...)
+  is unrolled for the program's shapes and refuses any other.
 
 Code is generated from SymPy objects only; user text is never evaluated.
 """
@@ -36,9 +39,10 @@ from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
 from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES
 from gradlang.export.shapes import call_hints
-from gradlang.export.statements import binding_statements
+from gradlang.export.statements import Program, binding_statements
 from gradlang.export.text import unit_text
 from gradlang.export.units import Unit, binding_unit, function_unit
+from gradlang.export.vectorised import vectorise
 
 TARGETS = ("jax", "torch", "tf", "numpy")
 REPL_NAMES = {"_"}  # the REPL's last result: a convenience, not a definition of the user's
@@ -69,6 +73,7 @@ class _Place:
 
     def __init__(self, source: str | None, filename: str | None, statements: dict):
         self.source, self.filename, self.statements = source, filename, statements
+        self.program = Program(source)
 
     def refusal(self, name: str, error: GradlangError, text: str, span: Span | None, focus: Span | None = None):
         """`error` as a refusal to export `name`, placed in the program (or in the definition's own text).
@@ -109,9 +114,18 @@ def _unit(session, name: str, value, names: dict, hints: dict, place: _Place) ->
     """The unit of one name, or None for data and declarations; a refusal names and places it."""
     if isinstance(value, FunctionDef):
         where = (value.source, value.span, Span.of(value.body.meta))
-        return _bounded(session, place, name, where, lambda: function_unit(session, value, names, hints))
+        return _bounded(session, place, name, where,
+                        lambda: _vectorised(session, function_unit(session, value, names, hints), place, value))
     where = place.statements.get(name, (f"{name} = …", None, None))
-    return _bounded(session, place, name, where, lambda: binding_unit(name, value, names, place.statements))
+    return _bounded(session, place, name, where,
+                    lambda: _vectorised(session, binding_unit(name, value, names, place.statements), place))
+
+
+def _vectorised(session, unit: Unit | None, place: _Place, definition: FunctionDef | None = None) -> Unit | None:
+    """The unit, with its body as array operations where gradlang's meaning leaves lengths open (vectorised.py)."""
+    if unit is not None:
+        unit.vector = vectorise(session, unit, place.program, definition)
+    return unit
 
 
 def _written(session, unit: Unit, target: str, table: NameTable, defined: set, place: _Place) -> str:
@@ -162,7 +176,8 @@ def _header(target: str, units: list, table: NameTable) -> str:
         "Vectors are arrays; stop_gradient is the framework's primitive; max/min share a tie's",
         "gradient equally, abs has derivative 0 at 0 (gradlang's conventions, the language reference (docs/language.md), section 5).",
         "A binding over symbols (a loss) is a function of those symbols, in declaration order.",
-        "Each function is written out for the array shapes it states and refuses others (ValueError).",
+        "Functions are array operations: an argument described as 'or any length n0' takes any length",
+        "(arguments that share n0 must agree); shapes the program fixes are checked (ValueError).",
     ]
     renamed = table.renamed()
     if renamed:

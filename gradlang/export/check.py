@@ -39,6 +39,23 @@ def _gl_index(value, length, name):
     return index % length
 
 
+def _gl_check_shapes(arguments, shapes, least):
+    """Shapes of a vectorised function: numbers it needs, and lengths n0, n1, ... its arguments must share."""
+    lengths = {}
+    for name, value in arguments.items():
+        actual = getattr(value, "shape", None)
+        actual = _gl_list_shape(value) if actual is None else tuple(actual)
+        wanted = shapes[name]
+        if len(actual) != len(wanted) or any(
+                lengths.setdefault(w, a) != a if isinstance(w, str) else w != a for w, a in zip(wanted, actual)):
+            known = "".join(f", {n} = {k}" for n, k in lengths.items())
+            raise ValueError(f"{name} must have shape {wanted!r}{known}, got {actual}".replace("'", ""))
+    for length, count in least.items():
+        if lengths[length] < count:
+            raise ValueError(f"length {length} must be at least {count} (an index reads component {count - 1}), "
+                             f"got shape with {length} = {lengths[length]}")
+
+
 def _gl_list_shape(value):
     if isinstance(value, (list, tuple)):
         return (len(value),) + (_gl_list_shape(value[0]) if value else ())
@@ -81,7 +98,8 @@ def _globals_used(table) -> set[str]:
     """Global names referenced anywhere inside the functions and lambdas of a symbol table."""
     used = set()
     for child in table.get_children():
-        used |= {s.get_name() for s in child.get_symbols() if s.is_referenced() and s.is_global()}
+        # not is_local(): Python 3.11's symtable calls a function named `top` the module, and its parameters global
+        used |= {s.get_name() for s in child.get_symbols() if s.is_referenced() and s.is_global() and not s.is_local()}
         used |= _globals_used(child)
     return used
 

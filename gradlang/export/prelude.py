@@ -69,7 +69,9 @@ def _stack(*items):
 def _grad(function, *args):
     """The gradient of a scalar function with respect to each argument (zeros where unused)."""
     args = [_t(a).detach().requires_grad_(True) for a in args]
-    grads = torch.autograd.grad(function(*args), args, allow_unused=True)
+    value = _t(function(*args))
+    # a value stopped all through (b = sg(J)) has no graph: its gradient is zero, as gradlang says
+    grads = torch.autograd.grad(value, args, allow_unused=True) if value.requires_grad else [None] * len(args)
     grads = [torch.zeros_like(a) if g is None else g for a, g in zip(args, grads)]
     return grads[0] if len(grads) == 1 else tuple(grads)
 '''

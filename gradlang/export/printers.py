@@ -24,6 +24,16 @@ def float_literal(x: float) -> str:
     return repr(x) if x == x and abs(x) != float("inf") else f"float('{x}')"
 
 
+def stacked(printed: list[str], shape: tuple) -> str:
+    """Printed components as one value of `shape`: itself for a scalar, `_stack(…)` (of rows) for arrays."""
+    if not shape:
+        return printed[0]
+    if len(shape) == 1:
+        return f"_stack({', '.join(printed)})"
+    rows = [printed[i * shape[1] : (i + 1) * shape[1]] for i in range(shape[0])]
+    return "_stack(" + ", ".join(f"_stack({', '.join(r)})" for r in rows) + ")"
+
+
 def _shown(expr) -> str:
     text = str(expr)  # SymPy's spelling: the render package is a sibling layer
     return text if len(text) <= 80 else text[:77] + "..."

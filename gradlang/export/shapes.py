@@ -43,7 +43,7 @@ def _primitive_names(*applies) -> set:
 REDUCTIONS = {"sum", "mean", "prod", "dot", "len", "transpose", "reduce_sum", "reduce_mean"} | _primitive_names(
     "reduction", "rows")
 ONE_ARGUMENT_REDUCTIONS = _primitive_names("extremum")
-ELEMENTWISE = _primitive_names("elementwise")
+ELEMENTWISE = _primitive_names("elementwise", "where")  # where(c, a, b) is elementwise in a and b too
 DEFAULT_SHAPE = (3,)
 MAX_TRIES = 256
 INDEX = "index"  # the option of a parameter used as an index

@@ -26,3 +26,35 @@ def binding_statements(source: str | None) -> dict:
             text = source[meta.start_pos : meta.end_pos]
             found[str(statement.children[0])] = (text, Span.of(meta), Span.of(statement.children[1].meta))
     return found
+
+
+class Program:
+    """What each name of a program was last bound by, for the vectorised printer (vectorised.py).
+
+    A binding's value was computed when its statement ran; its names meant
+    what they were bound to then. The session keeps only the last binding of
+    each name, so a name may be read through the session only if it was not
+    bound again after the statement that reads it: `last[name]` is the index
+    of the last statement binding it (assignment, declaration or definition),
+    `trees[name]` the value tree of its last assignment.
+    """
+
+    def __init__(self, source: str | None):
+        self.last: dict = {}
+        self.trees: dict = {}
+        self.known = False  # without the program's text nothing can be read again
+        if not source:
+            return
+        try:
+            tree = parse(source)
+        except GradlangError:
+            return
+        self.known = True
+        for index, statement in enumerate(tree.children):
+            if getattr(statement, "data", None) in ("assignment", "declaration", "definition"):
+                name = str(statement.children[0])
+                self.last[name] = index
+                if statement.data == "assignment":
+                    self.trees[name] = (index, statement.children[1])
+                else:
+                    self.trees.pop(name, None)

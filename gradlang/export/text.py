@@ -13,8 +13,9 @@ import sympy as sp
 
 from gradlang.expr.cse import named_subexpressions
 from gradlang.export.check import comment
-from gradlang.export.printers import PRINTERS
+from gradlang.export.printers import PRINTERS, stacked
 from gradlang.export.units import Index, Unit
+from gradlang.export.vector_text import describe_open, length_names, vector_body
 
 _TEMP = "_gl_t"
 
@@ -25,12 +26,28 @@ def unit_text(unit: Unit, target: str, table) -> str:
     params = [(table[p], kind) for p, kind in unit.params]
     keywords = [(table[k], shape) for k, shape in unit.keywords]
     printer = PRINTERS[target]({s: table[n] + suffix for s, (n, suffix) in unit.symbols.items()})
-    described = ", ".join(f"{p}: {describe(k)}" for p, k in params) or "no parameters"
+    described = ", ".join(f"{p}: {describe(k)}{_open(unit, n)}" for (p, k), (n, _) in zip(params, unit.params))
     text = f"{comment(unit.source)}\ndef {name}({_signature(params, keywords)}):\n"
-    text += f'    """{name} from gradlang ({described})."""\n'
-    text += _checks(params + [(k, shape) for k, shape in keywords if shape]) + _branches(unit, params, printer)
+    text += f'    """{name} from gradlang ({described or "no parameters"}).{_open_keywords(unit, table)}"""\n'
+    if unit.vector is not None:
+        text += vector_body(unit.vector, target, table)
+    else:
+        text += _checks(params + [(k, shape) for k, shape in keywords if shape]) + _branches(unit, params, printer)
     grad = table[("grad", unit.name)]
     return text + _grad_function(name, grad, params, keywords, target, unit.shape)
+
+
+def _open(unit: Unit, name: str, role: str = "param") -> str:
+    """`, or any length n0` when the vectorised body takes other lengths of this argument."""
+    if unit.vector is None or (role, name) not in unit.vector.shapes:
+        return ""
+    shown = describe_open(unit.vector.shapes[(role, name)], length_names(unit.vector.shapes))
+    return f", or {shown}" if shown else ""
+
+
+def _open_keywords(unit: Unit, table) -> str:
+    shown = [f"{table[k]}: {_open(unit, k, 'keyword')[len(', or '):]}" for k, _ in unit.keywords if _open(unit, k, "keyword")]
+    return f"\n\n    Keywords of other shapes: {'; '.join(shown)}.\n    " if shown else ""
 
 
 def _checks(arguments) -> str:
@@ -64,17 +81,8 @@ def _body(items, shape: tuple, printer, indent: str) -> str:
         printer.symbol_names[temp] = f"{_TEMP}{k}"
         lines.append(f"{indent}{_TEMP}{k} = {printer.doprint(expr)}")
     printed = [printer.doprint(e) for e in reduced]
-    lines.append(f"{indent}return {_shaped(printed, shape)}")
+    lines.append(f"{indent}return {stacked(printed, shape)}")
     return "\n".join(lines) + "\n"
-
-
-def _shaped(printed: list[str], shape: tuple) -> str:
-    if not shape:
-        return printed[0]
-    if len(shape) == 1:
-        return f"_stack({', '.join(printed)})"
-    rows = [printed[i * shape[1] : (i + 1) * shape[1]] for i in range(shape[0])]
-    return "_stack(" + ", ".join(f"_stack({', '.join(r)})" for r in rows) + ")"
 
 
 def _signature(params, keywords) -> str:

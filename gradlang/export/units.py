@@ -55,6 +55,7 @@ class Unit:
     shape: tuple = ()
     symbols: dict = field(default_factory=dict)  # SymPy symbol -> (gradlang name, index suffix)
     keywords: list = field(default_factory=list)  # (gradlang name, shape to check or None)
+    vector: object = None  # the body as array operations (vectorised.py), when it has one
 
 
 # --- user functions -------------------------------------------------------------------

@@ -1,14 +1,16 @@
 """Every example exported to every target, imported, run, and checked against gradlang's numbers.
 
 For each example and each target (numpy, jax, torch, tf) the module written by
-`--export` is imported and every function is called at two vector lengths: the
-length the example uses and a longer one: an exported function is unrolled
-for one length, so at another it must give gradlang's numbers or refuse the
-shape, never compute something else. Every loss (a binding that depends on
-the example's symbols: scalar losses and vector-valued ones alike) is checked
-the same way, at its declared shapes and at longer ones. The inputs are fixed,
+`--export` is imported and every function and every loss (a binding that
+depends on the example's symbols, scalar or vector-valued) is called at two
+shapes: the example's own, and every array two longer in each dimension (the
+arguments, and the declared symbols, for which the example is run again with
+longer declarations). Values, and gradients where the module has
+`grad_<name>`, must equal gradlang's at the same point; where gradlang refuses
+the longer shapes (the program fixes a length), the export must refuse them
+with a ValueError, never compute something else. The inputs are fixed,
 distinct and away from kinks and ties, so both sides are smooth there and
-agree to rounding.
+agree to rounding (ties and kinks: test_export_vectorised.py).
 
 The frameworks come from the test extra (jax) and .ci/run (CPU torch and
 TensorFlow); with GRADLANG_REQUIRE_FRAMEWORKS=1, as in CI, a missing one fails
@@ -131,15 +133,6 @@ def point_for(session: Session, value) -> dict[str, object]:
     return {name: sample(shapes.get(name, ()), offset=3 * k) for k, name in enumerate(free)}
 
 
-def gradlang_number(session: Session, source: str, point: dict) -> np.ndarray | None:
-    """The value of `source` at `point` in gradlang, or None if it is not a number there."""
-    at = ", ".join(f"{name} = {literal(value)}" for name, value in point.items())
-    try:
-        return as_floats(session.eval(source + (f" at {at}" if at else "")))
-    except Exception:  # noqa: BLE001 - a shape that does not fit this function: try the next
-        return None
-
-
 def exported_shapes(module, name: str) -> list | None:
     """The parameter shapes the module's docstring gives for `name`.
 
@@ -159,15 +152,6 @@ def exported_shapes(module, name: str) -> list | None:
 def argument(shape, offset: int):
     """A sample argument: numbers in the shape, or for an index the last valid one (every branch is a test)."""
     return shape[1] - 1 if shape and shape[0] == "index" else sample(shape, offset)
-
-
-def calls(session: Session, name: str, shapes: list):
-    """Arguments of `shapes` for `name`, the point of its free symbols, and gradlang's value there."""
-    args = [argument(shape, offset=5 * k + 1) for k, shape in enumerate(shapes)]
-    source = f"{name}({', '.join(literal(a) for a in args)})"
-    symbolic = session.eval(source)
-    point = point_for(session, symbolic)
-    return args, point, gradlang_number(session, source, point)
 
 
 def longer(shapes: list) -> list:
@@ -192,14 +176,6 @@ def losses() -> list:
     return found
 
 
-def call_exported(module, name: str, target: str, args, point):
-    function = getattr(module, name)
-    accepted = inspect.signature(function).parameters
-    keywords = {k: to_framework(target, v) for k, v in point.items() if k in accepted}
-    positional = [a if isinstance(a, int) else to_framework(target, a) for a in args]
-    return to_numpy(function(*positional, **keywords))
-
-
 def test_the_examples_have_losses_and_functions_to_check():
     """The parametrisations below are not empty by accident: the lessons' losses are among them."""
     stems = {(path.stem, name) for path, name in losses()}
@@ -209,82 +185,194 @@ def test_the_examples_have_losses_and_functions_to_check():
         (path.stem, name) for path, name in functions()}
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", functions(), ids=lambda v: v.stem if isinstance(v, Path) else v)
-def test_every_function_agrees_at_the_examples_length(path, name, target, folder):
-    framework(target)
-    module = module_of(path, target, folder)
-    shapes = exported_shapes(module, name)
-    assert shapes is not None, f"{name} is not in the exported module (or says nothing of its parameters)"
-    args, point, expected = calls(session_of(path), name, shapes)
-    got = call_exported(module, name, target, args, point)
-    assert np.allclose(got, expected, rtol=1e-9, atol=1e-12), (name, args, point, got, expected)
+
+LENGTHS = ("program", "longer")
+
+# Units the export leaves unrolled for the program's shapes although gradlang takes a longer one:
+# they differentiate (grad) inside a binding, which is not read as array operations (docs/decisions.md).
+# Each must refuse the longer shapes with a ValueError; the test fails if one starts to work (update the list).
+UNROLLED = {("adversarial_training", "g"), ("adversarial_training", "x_fgsm"), ("adversarial_training", "x_norm")}
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", functions(),
-                         ids=lambda v: v.stem if isinstance(v, Path) else v)
-def test_every_function_agrees_at_another_length(path, name, target, folder):
-    """A longer vector: the right numbers, or a clear error; never numbers for another length."""
-    framework(target)
-    module = module_of(path, target, folder)
-    shapes = exported_shapes(module, name)
-    assert shapes is not None, f"{name} is not in the exported module (or says nothing of its parameters)"
-    if not any(shapes):
-        pytest.skip(f"{name} takes scalars only: its length is not a question")
+# A known divergence, not of vectorising: where(t > 0, sqrt(t), 0) at t < 0. gradlang differentiates the
+# selected branch only (0), as TensorFlow does; in JAX and PyTorch the other branch's nan derivative
+# times 0 is nan (the "double where" trick is needed). Checked so a fix is noticed.
+NAN_THROUGH_WHERE = {("pitfalls", "safe_sqrt")}
+
+
+def _grown(match) -> str:
+    dims = [int(n) + 2 for n in re.findall(r"\d+", match.group(2))]
+    return f"{match.group(1)}R^{dims[0]}" if len(dims) == 1 else f"{match.group(1)}R^({dims[0]}, {dims[1]})"
+
+
+def _statement_names(node) -> set:
+    return {str(sub.children[0]) for sub in node.iter_subtrees()
+            if sub.data in ("name", "call", "target_name", "target_component")}
+
+
+@lru_cache(maxsize=None)
+def longer_session(path: Path):
+    """The example with every declared array two longer in each dimension, run statement by statement.
+
+    A statement gradlang refuses at those shapes leaves its name unbound; a later statement reading
+    such a name is not run either (it would read the name as a new symbol). Returns the session and
+    the names gradlang could not bind.
+    """
+    from gradlang.syntax.parse import parse
+
+    source = re.sub(r"^(\s*\w+\s*:\s*)R\^(\d+|\(\d+\s*,\s*\d+\))", _grown, path.read_text(encoding="utf-8"),
+                    flags=re.MULTILINE)
+    session, failed = Session(), set()
+    for statement in parse(source).children:
+        target = str(statement.children[0]) if statement.data in ("assignment", "declaration", "definition") else None
+        if _statement_names(statement) & failed:
+            failed.add(target)
+            continue
+        try:
+            session.run(source[statement.meta.start_pos:statement.meta.end_pos])
+        except GradlangError:
+            failed.add(target)
+    return session, failed - {None}
+
+
+def reads_failed(session: Session, failed: set, name: str) -> bool:
+    """Whether `name` reads (through function bodies) a name gradlang could not bind at the longer shapes."""
+    seen, todo = set(), [name]
+    while todo:
+        current = todo.pop()
+        if current in failed:
+            return True
+        value = session.user_names().get(current)
+        if current in seen or not isinstance(value, FunctionDef):
+            seen.add(current)
+            continue
+        seen.add(current)
+        todo.extend(_statement_names(value.body))
+    return False
+
+
+def units() -> list:
+    return [(path, name) for path, name in functions() + losses()]
+
+
+def gradlang_side(path: Path, name: str, shapes: list, length: str):
+    """(arguments, point, value) gradlang gives for `name` at these shapes, or None where gradlang refuses them."""
+    session, failed = (session_of(path), set()) if length == "program" else longer_session(path)
+    if reads_failed(session, failed, name):
+        return None
+    is_function = isinstance(session.user_names().get(name), FunctionDef)
+    args = [argument(shape, offset=5 * k + 1) for k, shape in enumerate(shapes)] if is_function else []
+    source = f"{name}({', '.join(literal(a) for a in args)})" if is_function else name
     try:
-        args, point, expected = calls(session_of(path), name, longer(shapes))
-    except GradlangError as error:
-        pytest.skip(f"in gradlang too {name} takes only the example's length: {error.message}")
-    try:
-        got = call_exported(module, name, target, args, point)
-    except (ValueError, TypeError) as error:  # a clear refusal of the shape is honest
-        assert "length" in str(error) or "shape" in str(error), error
-        return
-    assert np.shape(got) == np.shape(expected) and np.allclose(got, expected, rtol=1e-9, atol=1e-12), (
-        f"exported {name} at {longer(shapes)} computes something else: {got} where gradlang gives {expected}")
+        point = point_for(session, session.eval(source))
+        value = as_floats(session.eval(source + (" at " + ", ".join(f"{n} = {literal(v)}" for n, v in point.items())
+                                                 if point else "")))
+    except GradlangError:
+        return None
+    return args, point, value
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", losses(), ids=lambda v: v.stem if isinstance(v, Path) else v)
-def test_every_loss_agrees(path, name, target, folder):
-    framework(target)
-    module = module_of(path, target, folder)
-    session = session_of(path)
-    assert callable(getattr(module, name, None)), f"the loss {name} is not exported"
-    point = point_for(session, session.user_names()[name])
-    expected = gradlang_number(session, name, point)
-    assert expected is not None, f"gradlang cannot evaluate {name} at {point}"
-    got = call_exported(module, name, target, [], point)
-    assert np.shape(got) == np.shape(expected) and np.allclose(got, expected, rtol=1e-9, atol=1e-12), (
-        name, point, got, expected)
+def gradlang_gradient(path: Path, name: str, args: list, point: dict, length: str, positional: list) -> list:
+    """gradlang's gradient of `name` by each positional number argument, at the point."""
+    session = Session()
+    session.run(path.read_text(encoding="utf-8") if length == "program" else "")
+    if length != "program":  # the longer example again, in a session of its own (declarations are added below)
+        base, _ = longer_session(path)
+        for key, value in base.user_names().items():
+            session.env[key] = value
+    is_function = isinstance(session.user_names().get(name), FunctionDef)
+    values = dict(point)
+    if is_function:
+        names = []
+        for k, a in enumerate(args):
+            arg = f"gl_arg{k}"
+            if isinstance(a, int):
+                names.append(str(a))
+                continue
+            if np.ndim(a):
+                session.run(f"{arg}: R^{np.shape(a)[0]}" if np.ndim(a) == 1 else f"{arg}: R^{tuple(np.shape(a))}")
+            names.append(arg)
+            values[arg] = a
+        expression, wrt = f"{name}({', '.join(names)})", [n for n in names if n.startswith("gl_arg")]
+    else:
+        expression, wrt = name, positional
+    at = ", ".join(f"{n} = {literal(v)}" for n, v in values.items())
+    return [as_floats(session.eval(f"grad({expression}, {w}) at {at}")) for w in wrt]
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path, name", losses(), ids=lambda v: v.stem if isinstance(v, Path) else v)
-def test_every_loss_refuses_arrays_of_another_length(path, name, target, folder):
-    """A loss is a function of the declared symbols, unrolled for their declared shapes: longer arrays
-    are refused by name, never read as the first few components."""
-    framework(target)
-    module = module_of(path, target, folder)
-    shapes = exported_shapes(module, name)
-    assert shapes is not None, f"the loss {name} says nothing of its parameters"
-    if not any(shapes):
-        pytest.skip(f"{name} depends on scalars only: its length is not a question")
+def exported_side(module, name: str, target: str, args, point):
+    """The exported function's value there, and its gradient (None where the module has no grad_<name>)."""
     function = getattr(module, name)
-    arguments = [to_framework(target, sample(shape, 3 * k)) for k, shape in enumerate(longer(shapes))]
-    with pytest.raises((ValueError, TypeError), match="shape"):
-        function(*arguments)
+    parameters = list(inspect.signature(function).parameters.values())
+    if not args:
+        args = [point[p.name] for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD]
+    keywords = {p.name: to_framework(target, point[p.name]) for p in parameters if p.kind == p.KEYWORD_ONLY}
+    positional = [a if isinstance(a, int) else to_framework(target, a) for a in args]
+    value = to_numpy(function(*positional, **keywords))
+    grad = getattr(module, f"grad_{name}", None)
+    if grad is None:
+        return value, None
+    gradient = grad(*positional, **keywords)
+    gradient = list(gradient) if isinstance(gradient, tuple) else [gradient]
+    return value, [to_numpy(g) for g in gradient]
 
 
+def close(got, expected) -> bool:
+    return np.shape(got) == np.shape(expected) and np.allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("length", LENGTHS)
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_every_example_exports_a_module_that_compiles(path, target):
-    """Without the framework installed too: the module is written, compiles, and defines every function and loss."""
-    import ast
+@pytest.mark.parametrize("path, name", units(), ids=lambda v: v.stem if isinstance(v, Path) else v)
+def test_every_function_and_loss_agrees_at_two_lengths(path, name, target, length, folder):
+    """Values and gradients equal gradlang's at the example's shapes and at arrays two longer in every
+    dimension (keywords and declared symbols too: the example is run again with longer declarations).
+    Where gradlang refuses the longer shapes, the exported function refuses them with a ValueError."""
+    framework(target)
+    module = module_of(path, target, folder)
+    shapes = exported_shapes(module, name)
+    assert shapes is not None, f"{name} is not in the exported module (or says nothing of its parameters)"
+    if length == "longer" and not any(shapes) and not declared_arrays_used(path, name):
+        pytest.skip(f"{name} takes scalars only: its length is not a question")
+    shapes = shapes if length == "program" else longer(shapes)
+    expected = gradlang_side(path, name, shapes, length)
+    if expected is None or (length == "longer" and (path.stem, name) in UNROLLED):
+        assert length == "longer", f"gradlang cannot evaluate {name} at the example's own shapes"
+        args = [argument(shape, offset=5 * k + 1) for k, shape in enumerate(shapes)] if is_function(path, name) else []
+        with pytest.raises(ValueError, match="shape|length"):
+            exported_side(module, name, target, args, point_at_longer(path, module, name))
+        return
+    args, point, value = expected
+    got, gradient = exported_side(module, name, target, args, point)
+    assert close(got, value), f"{name} at {length} shapes: exported {got}, gradlang {value}"
+    if gradient is not None:
+        positional = [p for p in inspect.signature(getattr(module, name)).parameters
+                      if inspect.signature(getattr(module, name)).parameters[p].kind.name == "POSITIONAL_OR_KEYWORD"]
+        wanted = gradlang_gradient(path, name, args, point, length, positional)
+        if (path.stem, name) in NAN_THROUGH_WHERE and np.isnan(gradient[0]).any():
+            assert not np.isnan(wanted[0]).any()
+            pytest.xfail("the framework's where passes the unselected branch's nan derivative (see NAN_THROUGH_WHERE)")
+        assert len(gradient) == len(wanted) and all(close(g, w) for g, w in zip(gradient, wanted)), (
+            f"grad_{name} at {length} shapes: exported {gradient}, gradlang {wanted}")
 
-    code = export_program(session_of(path), target, path.read_text(encoding="utf-8"))
-    tree = ast.parse(code)
-    defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
-    wanted = {name for p, name in functions() + losses() if p == path}
-    assert wanted <= defined, wanted - defined
+
+def declared_arrays_used(path: Path, name: str) -> bool:
+    """Whether the unit reads a declared array (a keyword or a loss's symbol), whose length can change."""
+    session = session_of(path)
+    value = session.user_names()[name]
+    shapes = declared(session)
+    if isinstance(value, FunctionDef):
+        return bool(set(_statement_names(value.body)) & {n for n, s in shapes.items() if s})
+    return any(shapes.get(s.name.split("[")[0]) for s in value.free_symbols)
+
+
+def is_function(path: Path, name: str) -> bool:
+    return isinstance(session_of(path).user_names().get(name), FunctionDef)
+
+
+def point_at_longer(path: Path, module, name: str) -> dict:
+    """Samples for the exported function's symbol arguments at the longer declared shapes."""
+    shapes = declared(longer_session(path)[0])
+    parameters = inspect.signature(getattr(module, name)).parameters.values()
+    wanted = [p.name for p in parameters if p.kind == p.KEYWORD_ONLY or not is_function(path, name)]
+    return {n: sample(shapes.get(n, ()), offset=3 * k) for k, n in enumerate(wanted)}

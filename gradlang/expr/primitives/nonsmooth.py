@@ -140,6 +140,10 @@ _EXTREMUM_CODE = {
           "    return tf.reduce_{name}(_stacked(args), axis=0)\n",
 }
 
+# The extremum of one whole array (vectorised export): the framework's reduction, which shares a tie equally.
+_EXTREMUM_WHOLE = {"numpy": "np.{name}", "jax": "jnp.{name}", "torch": "torch.{name}(_t({{args}}))",
+                   "tf": "tf.reduce_{name}"}
+
 _SHARE_CODE = {
     "numpy": "def _{name}_share(k, *args):\n    return _share(np.{name}, k, args)\n",
     "jax": "def _{name}_share(k, *args):\n    return _share(jnp.{name}, k, args)\n",
@@ -156,7 +160,8 @@ def _extremum(name: str, long: str, cls, share_cls) -> None:
         f"{name}(x, 0)", build=cls, group="reduction", apply="extremum", aliases=(f"reduce_{name}",),
         arity=(1, None), partial=lambda ops, node, k: ops.call(node.share_class, sp.Integer(k), *node.args),
         numpy=lambda *args: functools.reduce(getattr(np, f"{long}imum"), args), latex=rf"\{name}", kink=tie,
-        export=helpers(f"_{name}", {t: code.format(name=name) for t, code in _EXTREMUM_CODE.items()}),
+        export=helpers(f"_{name}", {t: code.format(name=name) for t, code in _EXTREMUM_CODE.items()},
+                       {t: code.format(name=name) for t, code in _EXTREMUM_WHOLE.items()}),
     ))
     register(Primitive(
         f"{name}_share", share_cls,

@@ -70,14 +70,26 @@ class Export:
     `spelling` is a function name (`"jnp.exp"`) called with the arguments, or
     a template with `{args}` (`"({args}).detach()"`). `helper` is Python code
     the module's prelude must define first (for the conventions of section 5
-    that the framework's own function does not follow).
+    that the framework's own function does not follow). `whole` spells the
+    primitive applied to one whole array (a reduction over all its
+    components, softmax over the last axis), for vectorised export
+    (export/vectorised.py); empty for the elementwise ones, whose spelling
+    already takes arrays.
     """
 
     spelling: str
     helper: str = ""
+    whole: str = ""
 
     def call(self, args: str) -> str:
-        return self.spelling.format(args=args) if "{args}" in self.spelling else f"{self.spelling}({args})"
+        return _spelled(self.spelling, args)
+
+    def call_whole(self, args: str) -> str:
+        return _spelled(self.whole, args)
+
+
+def _spelled(spelling: str, args: str) -> str:
+    return spelling.format(args=args) if "{args}" in spelling else f"{spelling}({args})"
 
 
 @dataclass(frozen=True)
@@ -119,9 +131,9 @@ def same(name: str, **overrides) -> dict:
     return {target: Export(spelled[target]) if isinstance(spelled[target], str) else spelled[target] for target in TARGETS}
 
 
-def helpers(name: str, code: dict) -> dict:
-    """Export through a helper `name` whose code is given per target."""
-    return {target: Export(name, code[target]) for target in TARGETS}
+def helpers(name: str, code: dict, whole: dict | None = None) -> dict:
+    """Export through a helper `name` whose code is given per target (and how each spells it on a whole array)."""
+    return {target: Export(name, code[target], (whole or {}).get(target, "")) for target in TARGETS}
 
 
 class ZeroDerivative:

@@ -167,7 +167,8 @@ register(Primitive(
         "jax": "def _logsumexp(*args):\n    return jax.nn.logsumexp(_stack(*args), axis=0)\n",
         "torch": "def _logsumexp(*args):\n    return torch.logsumexp(_stack(*args), dim=0)\n",
         "tf": "def _logsumexp(*args):\n    return tf.reduce_logsumexp(_stack(*args), axis=0)\n",
-    }),
+    }, whole={"numpy": "_logsumexp(*np.ravel({args}))", "jax": "jax.nn.logsumexp",
+              "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
 ))
 register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
@@ -175,12 +176,14 @@ register(Primitive(
     partial=_softmax_partial, numpy=_softmax_numpy, latex=r"\operatorname{softmax}", form="component",
     rule="with s = softmax(v), d s[k] / d v[j] = s[k]*(1 - s[j]) if j = k, else -s[k]*s[j]",
     export=helpers("_softmax", {
-        "numpy": "def _softmax(k, *args):\n    exps = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
-                 "    exps = np.exp(exps - np.max(exps, axis=0))\n    return exps[k] / np.sum(exps, axis=0)\n",
+        "numpy": "def _softmax(k, *args):\n    return _softmax_last(np.moveaxis(_stack(*args), 0, -1))[..., k]\n\n\n"
+                 "def _softmax_last(v):\n    exps = np.exp(v - np.max(v, axis=-1, keepdims=True))\n"
+                 "    return exps / np.sum(exps, axis=-1, keepdims=True)\n",
         "jax": "def _softmax(k, *args):\n    return jax.nn.softmax(_stack(*args), axis=0)[k]\n",
         "torch": "def _softmax(k, *args):\n    return torch.softmax(_stack(*args), dim=0)[k]\n",
         "tf": "def _softmax(k, *args):\n    return tf.nn.softmax(_stack(*args), axis=0)[k]\n",
-    }),
+    }, whole={"numpy": "_softmax_last", "jax": "jax.nn.softmax({args}, axis=-1)",
+              "torch": "torch.softmax(_t({args}), dim=-1)", "tf": "tf.nn.softmax({args}, axis=-1)"}),
 ))
 
 
@@ -218,5 +221,6 @@ register(Primitive(
         "jax": "def _norm(*args):\n    return jnp.linalg.norm(_stack(*args), axis=0)\n",
         "torch": "def _norm(*args):\n    return torch.linalg.vector_norm(_stack(*args), dim=0)\n",
         "tf": "def _norm(*args):\n    return tf.norm(_stack(*args), axis=0)\n",
-    }),
+    }, whole={"numpy": "_norm(*np.ravel({args}))", "jax": "jnp.linalg.norm(jnp.ravel({args}))",
+              "torch": "torch.linalg.vector_norm(_t({args}))", "tf": "tf.norm"}),
 ))

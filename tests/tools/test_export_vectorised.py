@@ -1,0 +1,124 @@
+"""Vectorised export at ties, kinks and stops, at two lengths, against gradlang's values and gradients.
+
+Each function below is exported once (from a program that declares x: R^3) and
+called with vectors of length 3 and 5 chosen on gradlang's conventions: tied
+maxima and minima (the tie shares the gradient equally), zeros of abs and
+relu (derivative 0), where at its boundary, stop_gradient. gradlang's numbers
+come from the same program with the argument declared at that length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradlang import Session
+from gradlang.export import TARGETS, export_program
+from tests.conftest import as_floats
+from tests.tools.test_export_examples import framework, literal, to_framework, to_numpy
+
+PROGRAM = """x: R^3
+W: R^(2,3)
+top(v) = max(v) + min(v)
+ties(u, v) = sum(max(u, v) * u + min(u, 2 * v))
+kinks(v) = sum(abs(v) + relu(v) + sign(v) * v)
+stops(v) = sum(v * sg(v)) + mean(sg(exp(v)) * v)
+select(v) = sum(where(v > 0, v^2, -v / 2))
+soft(v) = log(softmax(v)[0]) + logsumexp(v) + norm(v)
+first(v) = v[0] * v[-1] + dot(v, v)
+through(v) = sum(transpose(W) @ (W @ v))
+listed(v) = sum([v[0], v[1], max(v)] * [1, 2, 3])
+plain(v) = dot(unstopped(v * sg(v)), v) + sum(N(v))
+"""
+
+# (function, arguments at length 3, the same at length 5), at ties, kinks and boundaries
+POINTS = [
+    ("top", [[1.0, 3.0, 3.0]], [[1.0, 3.0, 3.0, -2.0, -2.0]]),
+    ("ties", [[1.0, 2.0, 2.0], [1.0, 0.5, 2.0]], [[1.0, 2.0, 2.0, 0.0, 4.0], [1.0, 0.5, 2.0, 0.0, 1.0]]),
+    ("kinks", [[0.0, -1.5, 2.0]], [[0.0, -1.5, 2.0, 0.0, 0.25]]),
+    ("stops", [[0.5, -1.0, 2.0]], [[0.5, -1.0, 2.0, 0.0, 1.5]]),
+    ("select", [[0.0, -1.0, 2.0]], [[0.0, -1.0, 2.0, 0.0, 3.0]]),
+    ("soft", [[1.0, 3.0, 3.0]], [[1.0, 3.0, 3.0, 3.0, -1.0]]),
+    ("first", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
+    ("through", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
+    ("listed", [[1.0, 3.0, 3.0]], [[1.0, 3.0, 3.0, 3.0, 0.0]]),
+    ("plain", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
+]
+W_AT = {3: [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]], 5: [[1.0, 0.0, 2.0, 1.0, -1.0], [0.5, 1.0, -1.0, 0.0, 2.0]]}
+
+
+def _module(target: str, folder):
+    import importlib.util
+
+    session = Session()
+    session.run(PROGRAM)
+    path = folder / f"vectorised_{target}.py"
+    path.write_text(export_program(session, target, PROGRAM), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"vectorised_{target}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _gradlang(name: str, args: list, n: int):
+    """gradlang's value and gradient by each argument, with x and W declared for length n."""
+    session = Session()
+    session.run(PROGRAM.replace("x: R^3", f"x: R^{n}").replace("W: R^(2,3)", f"W: R^(2,{n})"))
+    names = [f"gl_a{k}" for k in range(len(args))]
+    for arg in names:
+        session.run(f"{arg}: R^{n}")
+    at = ", ".join(f"{a} = {literal(np.array(v))}" for a, v in zip(names, args)) + f", W = {literal(np.array(W_AT[n]))}"
+    call = f"{name}({', '.join(names)})"
+    value = as_floats(session.eval(f"{call} at {at}"))
+    return value, [as_floats(session.eval(f"grad({call}, {a}) at {at}")) for a in names]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return tmp_path_factory.mktemp("vectorised")
+
+
+@pytest.mark.parametrize("length", [3, 5])
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name, short, long", POINTS, ids=[p[0] for p in POINTS])
+def test_ties_kinks_and_stops_agree_at_two_lengths(name, short, long, target, length, folder):
+    framework(target)
+    module = _module(target, folder)
+    args = short if length == 3 else long
+    function = getattr(module, name)
+    keywords = {"W": to_framework(target, np.array(W_AT[length]))} if "W" in function.__code__.co_varnames else {}
+    positional = [to_framework(target, np.array(a)) for a in args]
+    value, gradient = _gradlang(name, args, length)
+    np.testing.assert_allclose(to_numpy(function(*positional, **keywords)), value, rtol=1e-9, atol=1e-12)
+    grad = getattr(module, f"grad_{name}", None)
+    if target == "numpy":
+        return
+    got = grad(*positional, **keywords)
+    got = list(got) if isinstance(got, tuple) else [got]
+    for g, w in zip(got, gradient):
+        np.testing.assert_allclose(to_numpy(g), w, rtol=1e-9, atol=1e-12, err_msg=f"grad_{name} at length {length}")
+
+
+def test_every_function_here_is_vectorised(folder):
+    """The docstring says which arguments take any length: all of them here, a length the program
+    does not fix (W's second dimension follows v's)."""
+    module = _module("numpy", folder)
+    for name, _, _ in POINTS:
+        assert "any length n0" in getattr(module, name).__doc__, name
+
+
+def test_a_binding_reads_names_as_they_were_when_it_ran(tmp_path):
+    """L was computed with a = 2; a = 5 later must not leak into L's export (it stays unrolled), while a
+    function reads the session's last a, as gradlang's late binding does."""
+    import importlib.util
+
+    source = "x: R^3\na = 2\nL = sum(a * x)\nf(v) = a * sum(v)\na = 5\n"
+    session = Session()
+    session.run(source)
+    path = tmp_path / "late.py"
+    path.write_text(export_program(session, "numpy", source), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("late", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.L(np.array([1.0, 2.0, 3.0])) == float(session.eval("L at x = [1, 2, 3]")) == 12.0
+    assert module.f(np.array([1.0, 2.0, 3.0, 4.0])) == float(session.eval("f([1, 2, 3, 4])")) == 50.0
