@@ -74,3 +74,18 @@ def test_the_judge_at_a_point_near_1e300(got, raw, verdict):
 
     got, raw = np.array(got), np.array(raw)
     assert judge("s", got, 0.1, raw, lambda: raw, huge=1e300).verdict == verdict
+
+
+def _verdicts(scalar, point) -> dict:
+    from differential import run_program
+
+    return {f.statement.split("(", 1)[0]: f.verdict for f in run_program((None, scalar, ("var", "v"), point))}
+
+
+def test_a_variable_beside_an_infinite_constant_agrees_with_jax():
+    """Issue 12: E - expm1(2.0)*(3/0.0) lost E to SymPy's -oo, so grad was 0 where JAX gives grad(E)."""
+    scalar = ("bin", "-", ("dot", ("var", "v"), ("var", "v")),
+              ("bin", "*", ("un", "expm1", ("num", "2.0")), ("bin", "/", ("num", "3"), ("num", "0.0"))))
+    point = {"y": 0.5, "z": -1.0, "v": [1.68, 1e-300, 975.0], "W": [[0.0, 1.0, 0.0], [0.0, 1.0, 2.76]]}
+    verdicts = _verdicts(scalar, point)
+    assert all(verdicts[k] == "ok" for k in ("grad", "hessian", "unstopped", "blocked")), verdicts
