@@ -38,11 +38,22 @@ def _nine(u):
 
 INF, ZERO = jnp.float64(jnp.inf), jnp.float64(0.0)
 V3 = jnp.array([1.0, 2.0, 3.0])
+V_WHERE = jnp.array([2.76, 1000.0, -0.87])
 _E_INF = "v: R^3\nc = expm1(2.0)\nE = dot(v, v)"
 
 
 def _e_inf(v):
     return jnp.dot(v, v) - jnp.expm1(2.0) * (3 / ZERO)
+
+
+def _where_exp(v):
+    return jnp.exp(jnp.where(-0.85 + v[2] > -1.5, jnp.max(jnp.stack([v[0], -1.5, -1.0])), v[1]))
+
+
+def _either_order(f, x):
+    """A hessian entry as a number where either order of JAX's differentiation gives one (the nan is order's)."""
+    forward, reverse = jax.hessian(f)(x), jax.jacrev(jax.grad(f))(x)
+    return jnp.where(jnp.isnan(forward), reverse, forward)
 
 
 ROWS = [
@@ -177,6 +188,10 @@ ROWS = [
      lambda: jax.grad(lambda y: (y + INF) - (2.0 + INF))(1.0)),
     ("untaken-where-branch-of-variable-over-float-zero", "y: R\ndiff(where(y > 0, y/0.0, y), y) at y = -1.0",
      lambda: jax.grad(lambda y: jnp.where(y > 0, y / ZERO, y))(-1.0)),
+    # jax.hessian's nan at [1, 0] and [1, 2] is its evaluation order (docs/decisions.md): either order's number.
+    ("fuzz-hessian-through-where-with-infinite-exp",
+     "v: R^3; y: R; z: R\nhessian(exp(where(y + v[2] > -1.5, max(v[0], -1.5, z), v[1])), v) "
+     "at y = -0.85, z = -1.0, v = [2.76, 1000.0, -0.87]", lambda: _either_order(_where_exp, V_WHERE)),
     ("fuzz-jacobian-row-without-nan-leak", "v: R^3\njacobian([softmax(v)[2], v[0]^0.5], v) at v = [-1e-300, -1e300, 2.0]",
      lambda: jnp.stack([jax.grad(lambda v: jax.nn.softmax(v)[2])(jnp.array([-1e-300, -1e300, 2.0])),
                         jnp.array([jnp.nan, 0.0, 0.0])])),
