@@ -83,12 +83,13 @@ class Written(sp.Function):
         return None if non_finite(u) else getattr(u, assumption)
 
 
-NON_FINITE = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.NaN)  # singletons: compared by identity, not by ==
+NON_FINITE = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.NaN)
+_NON_FINITE_IDS = frozenset(map(id, NON_FINITE))  # singletons: compared by identity, as fast as kept() needs
 
 
 def non_finite(e) -> bool:
     """e is SymPy's oo, -oo or nan."""
-    return any(e is c for c in NON_FINITE)
+    return id(e) in _NON_FINITE_IDS
 
 
 def kept(build, operands: list):
@@ -109,15 +110,20 @@ def _width(value) -> int:
     return sum(len(sp.Mul.make_args(t)) for e in _items(value) for t in sp.Add.make_args(e))
 
 
-def _specials(value, held: bool = True) -> set:
-    """The infinities and nans among the terms' factors of a value's components (held in Written too, if `held`)."""
-    special = lambda p: non_finite(p) or (held and isinstance(p, Written) and non_finite(p.args[0]))
-    return {p for e in _items(value) for p in [e, *_pieces(e)] if special(p)}
+def _specials(e, held: bool = True) -> list:
+    """The infinities and nans among a scalar's terms' factors (held in Written too, if `held`)."""
+    if non_finite(e):
+        return [e]
+    if not isinstance(e, sp.Expr) or e.is_Atom:
+        return []
+    special = lambda f: non_finite(f) or (held and f.func is Written and non_finite(f.args[0]))
+    return [f for t in sp.Add.make_args(e) for f in sp.Mul.make_args(t) if special(f)]
 
 
 def _beside_variable(operands) -> bool:
     """An infinity or nan where SymPy's building may absorb a variable (E + (-oo) is -oo, y*nan is nan)."""
-    return any(_specials(o, held=False) for o in operands) and any(dag_has(_items(o), sp.Symbol) for o in operands)
+    items = [e for o in operands for e in _items(o)]
+    return any(_specials(e, held=False) for e in items) and dag_has(items, sp.Symbol)
 
 
 def _hold_constants(e):
@@ -128,19 +134,19 @@ def _hold_constants(e):
 
 
 def _ieee_cancelled(result, operands):
-    """result + nan where a sum or product cancelled held infinities (inf - inf and inf*0.0 are nan in IEEE)."""
+    """result + nan where a sum or product of scalars cancelled held infinities (inf - inf, inf*0.0 are nan)."""
     if not (isinstance(result, sp.Expr) and (result.is_Add or result.is_Number)):
         return result
-    held = {p for o in operands for p in _specials(o) if isinstance(p, Written)}
-    if not held or held <= _specials(result) or not _sum_or_product(result, operands):
+    if not all(isinstance(o, sp.Expr) for o in operands):
+        return result
+    held = {f for o in operands for f in _specials(o) if isinstance(f, Written)}
+    if not held or held <= set(_specials(result)) or not _sum_or_product(result, operands):
         return result
     return result + Written(sp.nan)
 
 
 def _sum_or_product(result, operands) -> bool:
-    """result is SymPy's sum or product of scalar operands (a function of a held inf may be finite: inf^0 is 1)."""
-    if not all(isinstance(o, sp.Expr) for o in operands):
-        return False
+    """result is SymPy's sum or product of the operands (a function of a held inf may be finite: inf^0 is 1)."""
     return result == sp.Add(*operands) or result == sp.Mul(*operands)
 
 
@@ -180,6 +186,8 @@ def _non_real(operands):
 
 def _items(value) -> list:
     """The SymPy components of a value (NumPy arrays hold only numbers: none)."""
+    if isinstance(value, sp.Expr) and not value.is_Matrix:
+        return [value]  # a scalar, the common case: kept() asks for every operation built
     if isinstance(value, np.ndarray):
         return []
     return [e for e in elements(value) if isinstance(e, sp.Expr)]
