@@ -187,10 +187,14 @@ def judge(text: str, got, seconds: float, raw: np.ndarray, doc, huge: float = 0.
     return Finding("bug", text, got, raw, doc, seconds)
 
 
-def _within_rounding(got: np.ndarray, raw: np.ndarray, scale: float) -> bool:
-    """At a point of magnitude `scale`, float64 JAX carries an absolute rounding error near
-    1e-16*scale (1/3 + g - g is 0 when g is 1e299): apart only by far less than that, and
-    non-finite only where JAX is (an overflowed inf where JAX has nan, never inf for -inf)."""
+def _within_rounding(got: np.ndarray, raw: np.ndarray, huge: float) -> bool:
+    """At a point of magnitude `huge`, float64 JAX carries an absolute rounding error near
+    1e-16 times its largest intermediate (1/3 + g - g is 0 when g is 1e299), and a product of two
+    entries (W^T W, a square) reaches huge^2: hessian(dot(v - v[2], W^T W v)) with W[1, 2] = 1e150
+    is 9.62e152 exactly and 0 in JAX, whose 1e300 + 4.81e152 - 1e300 lost it. So: apart only by far
+    less than that, and non-finite only where JAX is (an overflowed inf where JAX has nan, never
+    inf for -inf)."""
+    scale = min(huge * max(huge, 1.0), np.finfo(np.float64).max)
     if got.shape != raw.shape or np.any(~np.isfinite(got) & np.isfinite(raw)):
         return False
     finite = np.isfinite(raw)

@@ -68,12 +68,24 @@ def test_the_judge(got, raw, verdict):
     ([1e299, 0.0], [2e299, 0.0], "bug"),  # apart by far more than rounding at 1e300
 ])
 def test_the_judge_at_a_point_near_1e300(got, raw, verdict):
+    _judged_at(got, raw, verdict, 1e300)
+
+
+@pytest.mark.parametrize("got, raw, verdict", [
+    ([9.62e152, 0.0], [0.0, 0.0], "rounding"),  # seed 106: JAX's 1e300 + 4.81e152 - 1e300 (W^T W at 1e150)
+    ([9.62e152, 1e299], [0.0, 0.0], "bug"),  # 1e299 is beyond rounding even at 1e300 intermediates
+])
+def test_the_judge_at_a_point_near_1e150_rounds_at_its_square(got, raw, verdict):
+    _judged_at(got, raw, verdict, 1e150)
+
+
+def _judged_at(got, raw, verdict, huge):
     import numpy as np
 
     from differential import judge
 
     got, raw = np.array(got), np.array(raw)
-    assert judge("s", got, 0.1, raw, lambda: raw, huge=1e300).verdict == verdict
+    assert judge("s", got, 0.1, raw, lambda: raw, huge=huge).verdict == verdict
 
 
 def _verdicts(scalar, point) -> dict:
