@@ -134,20 +134,19 @@ def _hold_constants(e):
 
 
 def _ieee_cancelled(result, operands):
-    """result + nan where a sum or product of scalars cancelled held infinities (inf - inf, inf*0.0 are nan)."""
-    if not (isinstance(result, sp.Expr) and (result.is_Add or result.is_Number)):
+    """result + nan where a sum or product cancelled held infinities (inf - inf, inf*0.0 are nan in IEEE).
+
+    Only for a scalar that is SymPy's sum or product of the operands' components
+    (`-`, `*`, `sum`, `prod`): a function of a held inf may be finite (inf^0 is 1)."""
+    if not (isinstance(result, sp.Expr) and not result.is_Matrix and (result.is_Add or result.is_Number)):
         return result
-    if not all(isinstance(o, sp.Expr) for o in operands):
+    items = [e for o in operands for e in _items(o)]
+    held = {f for e in items for f in _specials(e) if isinstance(f, Written)}
+    if not held or held <= set(_specials(result)):
         return result
-    held = {f for o in operands for f in _specials(o) if isinstance(f, Written)}
-    if not held or held <= set(_specials(result)) or not _sum_or_product(result, operands):
+    if result != sp.Add(*items) and result != sp.Mul(*items):
         return result
     return result + Written(sp.nan)
-
-
-def _sum_or_product(result, operands) -> bool:
-    """result is SymPy's sum or product of the operands (a function of a held inf may be finite: inf^0 is 1)."""
-    return result == sp.Add(*operands) or result == sp.Mul(*operands)
 
 
 def _domain_kept(build, operands: list):

@@ -186,6 +186,10 @@ ROWS = [
      lambda: (1.0 + INF) - (2.0 + INF)),
     ("diff-across-cancelled-infinities", "y: R; z: R\ndiff((y + 1/0.0) - (z + 1/0.0), y) at y = 1.0, z = 2.0",
      lambda: jax.grad(lambda y: (y + INF) - (2.0 + INF))(1.0)),
+    ("infinities-cancelled-in-a-sum-reduction", "y: R; z: R\nsum([y + 1/0.0, -(z + 1/0.0)]) at y = 1.0, z = 2.0",
+     lambda: jnp.sum(jnp.stack([1.0 + INF, -(2.0 + INF)]))),
+    ("dot-beside-an-infinity-at-an-infinite-point", "v: R^3\ndot(v, v) - 3/0.0 at v = [1/0.0, 1.0, 1.0]",
+     lambda: jnp.dot(jnp.array([INF, 1.0, 1.0]), jnp.array([INF, 1.0, 1.0])) - INF),
     ("untaken-where-branch-of-variable-over-float-zero", "y: R\ndiff(where(y > 0, y/0.0, y), y) at y = -1.0",
      lambda: jax.grad(lambda y: jnp.where(y > 0, y / ZERO, y))(-1.0)),
     # jax.hessian's nan at [1, 0] and [1, 2] is its evaluation order (docs/decisions.md): either order's number.
