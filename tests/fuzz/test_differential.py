@@ -66,6 +66,8 @@ def test_the_judge(got, raw, verdict):
     ([-1.0, 0.0], [-0.0, float("nan")], "rounding"),  # sqrt(v^2)' at v = -1e300: v/sqrt(inf) is -0 in JAX
     ([float("inf"), 0.0], [float("-inf"), 0.0], "overflow"),  # equal formulas overflow in different places
     ([1e299, 0.0], [2e299, 0.0], "bug"),  # apart by far more than rounding at 1e300
+    ([[0.0, float("nan"), 0.0], [1.0, 2.0, 3.0]], [[0.0, float("inf"), -1.38e299], [1.0, 2.0, 3.0]], "overflow"),
+    ([[0.0, float("nan"), 0.0], [1.0, 2.0, 3.0]], [[0.0, float("inf"), -1.38e299], [1.0, 2.0, 4.0]], "bug"),
 ])
 def test_the_judge_at_a_point_near_1e300(got, raw, verdict):
     _judged_at(got, raw, verdict, 1e300)
