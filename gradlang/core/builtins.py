@@ -225,7 +225,7 @@ def _share(share_class):
         k = call.args[0]
         if not (is_scalar(k) and k.is_Integer and 0 <= int(k) < len(call.args) - 1):
             raise ValueError(f"{call.name}(k, a0, …, an) needs k to be an index among the arguments")
-        return share_class(k, *call.args[1:])
+        return elementwise(lambda *args: share_class(k, *args), *call.args[1:])  # like max(a, W): per component
 
     return apply
 

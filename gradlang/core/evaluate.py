@@ -15,7 +15,7 @@ import functools
 from dataclasses import dataclass
 
 import sympy as sp
-from lark import Tree
+from lark import Token, Tree
 
 from gradlang import limits
 from gradlang.core import builtins, spelling
@@ -248,7 +248,7 @@ class Evaluator:
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         pairs, batch = self._bindings(bindings, frame)
-        self._check_names(value, bindings, frame)
+        self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
 
     def _point_taker(self, node, frame):
@@ -261,11 +261,12 @@ class Evaluator:
             return None
         return entry
 
-    def _check_names(self, value, bindings, frame) -> None:
+    def _check_names(self, value, inner, bindings, frame) -> None:
         """Warn about an `at` that binds a name twice or one the expression lacks."""
         names = [str(binding.children[0].children[0]) for binding in bindings]
         self._noted(spelling.repeated_binding_note(names), None)
-        for note in spelling.unused_binding_notes(value, list(dict.fromkeys(names)), [*self.env, *frame]):
+        written = _written_names(inner)
+        for note in spelling.unused_binding_notes(value, list(dict.fromkeys(names)), [*self.env, *frame], written):
             self._noted(note, None)
 
     def _bindings(self, bindings, frame) -> tuple[list, list]:
@@ -402,3 +403,10 @@ def _float_array(given, name: str) -> np.ndarray:
     if not all(isinstance(e, sp.Expr) and e.is_number and e.is_comparable for e in items):
         raise ValueError(f"a list given to the scalar '{name}' must hold numbers")
     return np.array([float(e) for e in items], dtype=float).reshape(shape_of(given))
+
+
+def _written_names(node) -> set[str]:
+    """Every name token written in an expression's syntax tree."""
+    if isinstance(node, Token):
+        return {str(node)} if node.type == "NAME" else set()
+    return {str(token) for token in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")}

@@ -1,7 +1,8 @@
 """The explain statement's surface: its options, the components it selects, its point.
 
 `explain[depth=1] e` sets how many levels of substeps are shown for this
-statement (`depth=all`: every step); `explain grad(e, x)[1]` and
+statement (`depth=all`: every step); `explain[unfold] e` derives the builtins
+from their definitions (explain/unfold.py); `explain grad(e, x)[1]` and
 `explain jacobian(f, x)[i, j]` derive only the selected components (the
 request is narrowed before anything is derived); `explain … at x = v` gives
 the point at which the closing check (explain_check.py) shows numbers.
@@ -19,6 +20,7 @@ from gradlang.errors import Span, SyntaxError, ValueError
 from gradlang.expr.values import from_elements, is_scalar, shape_of, to_symbolic
 
 OPTIONS = ("depth",)
+FLAGS = ("unfold",)  # options without a value: explain[unfold] derives the builtins from their definitions
 _SELECTABLE = ("diff", "grad", "jacobian", "hessian", "blocked")
 _MAX_DEPTH_DIGITS = 6
 
@@ -29,18 +31,33 @@ def parts(statement: Tree) -> tuple[Tree | None, Tree]:
     return (children[0], children[1]) if len(children) == 2 else (None, children[0])
 
 
-def depth_option(options: Tree | None, default):
-    """The depth the statement asks for (None: all), or `default` when it names none."""
+def _chosen(options: Tree | None) -> dict:
+    """Each option the list names, once: name -> its value node (a flag -> True)."""
     chosen: dict = {}
     for option in options.children if options is not None else ():
-        name_token, value = option.children
+        if option.data == "explain_flag":
+            name_token, value = option.children[0], True
+        else:
+            name_token, value = option.children
         name = str(name_token)
-        if name not in OPTIONS:
-            raise SyntaxError(f"explain has no option '{name}' (it knows: {', '.join(OPTIONS)})", Span.of(name_token))
+        if name not in OPTIONS + FLAGS:
+            known = ", ".join(OPTIONS + FLAGS)
+            raise SyntaxError(f"explain has no option '{name}' (it knows: {known})", Span.of(name_token))
         if name in chosen:
             raise SyntaxError(f"the option '{name}' is given twice", Span.of(name_token))
-        chosen[name] = _depth(value)
-    return chosen.get("depth", default)
+        chosen[name] = value
+    return chosen
+
+
+def depth_option(options: Tree | None, default):
+    """The depth the statement asks for (None: all), or `default` when it names none."""
+    chosen = _chosen(options)
+    return _depth(chosen["depth"]) if "depth" in chosen else default
+
+
+def unfold_option(options: Tree | None, default: bool = False) -> bool:
+    """Whether the statement asks to unfold the builtins (explain[unfold] …), else `default`."""
+    return bool(_chosen(options).get("unfold", default))
 
 
 def _depth(node: Tree):
@@ -157,4 +174,5 @@ def _target_text(target: Tree) -> str:
     return f"{name}[{', '.join(indices)}]" if indices else name
 
 
-__all__ = ["OPTIONS", "Point", "SelectedRequest", "depth_option", "parts", "point", "selected", "whole_request"]
+__all__ = ["FLAGS", "OPTIONS", "Point", "SelectedRequest", "depth_option", "parts", "point", "selected", "unfold_option",
+           "whole_request"]

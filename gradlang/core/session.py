@@ -78,9 +78,11 @@ class Result:
 class Session:
     """A gradlang session: bindings plus the statements run so far."""
 
-    def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT, explain_depth="default"):
+    def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT, explain_depth="default",
+                 explain_unfold: bool = False):
         self.time_limit = time_limit
         self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
+        self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
 
     # --- public API -------------------------------------------------------
@@ -174,12 +176,13 @@ class Session:
         """explain[options] e: e's value, and the derivation of each derivative written in e (core/explaining.py)."""
         options, body = explaining.parts(statement)
         depth = explaining.depth_option(options, self.explain_depth)
+        unfold = explaining.unfold_option(options, self.explain_unfold)
         derivations: list = []
         evaluator = self._evaluator(derivations, source)
         with readable():  # the values end where the step-by-step derivations do
             value = _settled(evaluator.evaluate(body))
             derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
-        steps = _explanations(derivations, depth, explaining.point(body, self._evaluator()))
+        steps = _explanations(derivations, depth, explaining.point(body, self._evaluator()), unfold)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: Tree, source: str) -> None:
@@ -268,7 +271,7 @@ def _declared(name: str, shape: tuple):
     return from_elements(shape, real_symbols(f"{name}[{i}, {j}]" for i in range(rows) for j in range(columns)))
 
 
-def _explanations(derivations: list, depth="default", point=None) -> tuple:
+def _explanations(derivations: list, depth="default", point=None, unfold: bool = False) -> tuple:
     """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing check."""
     from gradlang.core.explain_check import checked
     from gradlang.explain.backward import backward_view
@@ -276,5 +279,5 @@ def _explanations(derivations: list, depth="default", point=None) -> tuple:
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    return tuple(backward_view(r) if r.operation == "backward" else checked(explain(r, depth), point)
+    return tuple(backward_view(r, unfold) if r.operation == "backward" else checked(explain(r, depth, unfold), point)
                  for r in derivations)

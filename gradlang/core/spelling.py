@@ -44,12 +44,21 @@ def new_symbol_note(name: str, known) -> str | None:
     )
 
 
-def unused_binding_notes(value, names: list[str], known) -> list[str]:
-    """Warnings for the names an `at` binds that do not occur in its expression."""
+def unused_binding_notes(value, names: list[str], known, written=frozenset()) -> list[str]:
+    """Warnings for the names an `at` binds that do not occur in its expression.
+
+    A name the user wrote can still be missing from the value, because SymPy
+    cancels before any number is seen (`W/W` is 1, `y - y` is 0): that note
+    says so, rather than claiming the name was never there.
+    """
     present = _symbol_names(value)
     notes = []
     for name in names:
         if name in present or any(p.startswith(name + "[") for p in present):
+            continue
+        if name in written:
+            notes.append(f"the value no longer depends on '{name}' (it cancelled, or was differentiated away, "
+                         f"before any number was given), so 'at {name} = …' changes nothing")
             continue
         near = near_name(name, present) or near_name(name, known)
         hint = f" (did you mean '{near}'?)" if near else ""

@@ -20,6 +20,7 @@ from gradlang.explain.stops import phrase
 from gradlang.explain.summary import summarize
 from gradlang.explain.vector import vector_derivation
 from gradlang.explain.text import plain
+from gradlang.explain.unfold import unfolded_request
 
 DEFAULT_DEPTH = 2    # levels of substeps shown below each component (None: all); issue 14: little by default
 SIMPLER_NODES = 200  # tree nodes of a result explain tries to simplify for the reader
@@ -92,14 +93,19 @@ def blocked_part(request):
     return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), courtesy, _take(request))
 
 
-def explain(request, depth: int | None = DEFAULT_DEPTH) -> Explanation:
+def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False) -> Explanation:
     """The step-by-step explanation of a derivative call recorded inside `explain`.
 
     A gradient or Jacobian that a vector identity covers is derived once in
-    vector form (vector.py); anything else component by component.
+    vector form (vector.py); anything else component by component. With
+    unfold, the builtins are first replaced by their definitions (unfold.py)
+    and derived component by component: the vector identities are the
+    builtins' own rules, which unfolding asks not to use.
     """
+    if unfold:
+        request = unfolded_request(request)
     entries = ledger(request)
-    vector = vector_derivation(request)
+    vector = None if unfold else vector_derivation(request)
     if vector is not None and depth is not None:
         summary = "; ".join(p for p in (vector.identity, phrase(entries)) if p)
         return Explanation(request, summary, (), (), blocked_part(request), entries, depth, (),

@@ -32,7 +32,7 @@ def math(plain: str, latex: str | None = None) -> Math:
 
 _LATEX = {"∇": r"\nabla ", "−": "-", "·": r"\cdot ", "ᵀ": r"^{\top}", "Σ": r"\sum", "‖": r"\|", "≔": ":=",
           "δ": r"\delta ", "∂": r"\partial ", "ⁿ": "^{n}", "⁻": "^{-}", "¹": "1", "ᵥ": "_{v}", "ₖ": "_{k}",
-          "ⱼ": "_{j}", "ᵢ": "_{i}", "…": r"\ldots ", "≠": r"\neq "}
+          "ⱼ": "_{j}", "ᵢ": "_{i}", "…": r"\ldots ", "≠": r"\neq ", "²": "^{2}", "³": "^{3}"}
 _LATEX.update({d: f"_{{{k}}}" for k, d in enumerate("₀₁₂₃₄₅₆₇₈₉")})
 _LATEX.update({"σ": r"\sigma ", "ρ": r"\rho ", "ω": r"\omega ", "α": r"\alpha ", "β": r"\beta ", "π": r"\pi ",
                "′": "'", "ε": r"\varepsilon ", "γ": r"\gamma ", "μ": r"\mu ", "θ": r"\theta "})
@@ -113,6 +113,7 @@ class VectorDerivation:
     names: tuple = ()    # (stop, Symbol): stops named by the derivation (REINFORCE's advantage A)
     display: tuple = ()  # (value, Symbol): subexpressions shown by their let name (s[0], δ, u[1])
     values: tuple = ()   # (Symbol, value): what each let name stands for
+    removes: tuple = ()  # (stop, formula): the term a blocking stop removes, as the identity states it (γ·δ·∇max)
 
     def instantiated(self):
         """The result with every let name replaced by its value: equal to grad/jacobian."""

@@ -24,6 +24,7 @@ from gradlang.explain.lift import HOLE, logsumexp_form, ordered, softmax_form, s
 from gradlang.explain.vector import SHORT, chain_line
 from gradlang.explain.weighted import weighted_sum
 from gradlang.explain.crossentropy import sigmoid_cross_entropy
+from gradlang.explain.squares import squared_norm, stopped_target
 from gradlang.explain.vectors_text import component, stop_note, vector_formula, whole_form
 
 
@@ -205,7 +206,7 @@ def _whole_or(value):
     return whole if whole is not None and len(elements(value)) > 1 else value
 
 
-SCALARS = (log_softmax, logsumexp, softmax_component, norm, elementwise_sum, power, linear)
+SCALARS = (log_softmax, logsumexp, softmax_component, norm, squared_norm, elementwise_sum, power, linear)
 
 
 def _split(expr, xs):
@@ -316,5 +317,5 @@ def elementwise_jacobian(build):
     return build.finish("elementwise Jacobian", jacobian)
 
 
-IDENTITIES = (softmax_jacobian, elementwise_jacobian, weighted_sum, scalar)
+IDENTITIES = (softmax_jacobian, elementwise_jacobian, weighted_sum, stopped_target, scalar)
 SCALAR_IDENTITIES = (sigmoid_cross_entropy,)

@@ -28,6 +28,7 @@ import sympy as sp
 
 from gradlang.derive import derivatives as derive
 from gradlang.expr.bounded import tidy
+from gradlang.expr.primitives.vectors import LogSumExp, Softmax
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, rebuild, tree_size
@@ -122,12 +123,28 @@ def is_zero(expr):
     if expr == 0:
         return True
     if tree_size(expr) <= LEDGER_SIMPLIFY_NODES:
-        return tidy(expr) == 0
+        if tidy(expr) == 0 or _softmax_unfolded(expr) == 0:
+            return True
+        if tree_size(expr) <= LEDGER_SIMPLIFY_NODES // 4:
+            return False  # small enough that SymPy's simplify decides
     point = {s: sp.Rational(3 + 2 * i, 7 + i) for i, s in enumerate(sorted(expr.free_symbols, key=str))}
     value = sp.N(expr.xreplace(point), 30)
     if value.is_number and value.is_finite and abs(value) > 1e-12:
         return False
     return None
+
+
+def _softmax_unfolded(expr):
+    """expr simplified with softmax and logsumexp written as their definitions, when it has them.
+
+    Σₖ softmaxₖ(v) − 1 is 0 only by softmax's definition, which simplify does
+    not see through; nothing else is rewritten (tanh into exp would make
+    simplify slow for no gain).
+    """
+    vectors = (Softmax, LogSumExp)
+    if not dag_has(expr, *vectors):
+        return None
+    return tidy(expr.rewrite(vectors, sp.exp))
 
 
 def _verdict(removed, kept) -> str:

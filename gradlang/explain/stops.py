@@ -6,8 +6,10 @@ entries as data), so every format says the same thing about every stop.
 
 from __future__ import annotations
 
+import sympy as sp
+
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.explain.ledger import adjoint_value, removed_value, variables_of
+from gradlang.explain.ledger import adjoint_value, is_zero, removed_value, variables_of
 
 _LONG = 72        # characters of an adjoint or removed term shown in full
 _LISTED = 3       # variables named on a path before "and n more"
@@ -27,8 +29,10 @@ def over(request, show) -> str:
 
 
 def _vector_name(request, show) -> str:
-    names = {show(s).split("[")[0] for s in variables_of(request)}
-    return names.pop() if len(names) == 1 else ", ".join(show(s) for s in variables_of(request))
+    """W when the variables are all W's components (by their names: pretty shows W[0, 1] as W₀,₁)."""
+    variables = variables_of(request)
+    names = {getattr(s, "name", show(s)).split("[")[0] for s in variables}
+    return show(sp.Symbol(names.pop(), real=True)) if len(names) == 1 else ", ".join(show(s) for s in variables)
 
 
 def brief(value, show) -> str:
@@ -44,26 +48,44 @@ def _path(entry, show) -> str:
     return ", ".join(names)
 
 
+def _spelled(form, show) -> str:
+    return "".join(getattr(p, "plain", None) or show(p) for p in form)
+
+
 def head(entry, request, show, form=None) -> str:
     """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0
 
-    form is the adjoint as a vector derivation states it (formula.py parts), if it does.
+    form is the adjoint as a vector derivation states it (formula.py parts), if it does;
+    its value follows unless the form already ends in one (δ·∂δ/∂m = 9*δ/10) and is not 0.
     """
     stop = show(entry.stop)
     if entry.verdict == "irrelevant":
         return f"stop {stop}: no path from {over(request, show)} reaches it"
-    adjoint = adjoint_value(entry)
-    zero = all(a == 0 for a in entry.adjoint)
-    stated = "".join(getattr(p, "plain", None) or show(p) for p in form) + " = " if form else ""
-    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{'0' if zero else brief(adjoint, show)}"
+    zero = adjoint_is_zero(entry)
+    value = "0" if zero else brief(adjoint_value(entry), show)
+    if form and not zero and not hasattr(form[-1], "plain"):
+        return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {_spelled(form, show)}"
+    stated = _spelled(form, show) + " = " if form else ""
+    if zero and not form and not _zero_as_written(entry):
+        stated = brief(adjoint_value(entry), show) + " = "  # s₀ + s₁ + s₂ − 1 = 0: say why it is 0
+    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{value}"
 
 
-def verdict(entry, request, show) -> str:
-    """The verdict in words, e.g. "blocking: removes x"."""
+def _zero_as_written(entry) -> bool:
+    return all(a == 0 for a in entry.adjoint)
+
+
+def adjoint_is_zero(entry) -> bool:
+    """Zero as written, or once simplified (Σₖ softmaxₖ − 1 is 0 only by softmax's definition)."""
+    return _zero_as_written(entry) or all(is_zero(a) is True for a in entry.adjoint)
+
+
+def verdict(entry, request, show, removes=None) -> str:
+    """The verdict in words, e.g. "blocking: removes x"; removes, the removed term as an identity states it."""
     if entry.verdict == "irrelevant":
         return f"irrelevant: the stopped value does not depend on {over(request, show)}"
     if entry.verdict == "neutral":
-        if all(a == 0 for a in entry.adjoint):
+        if adjoint_is_zero(entry):
             return "neutral: the adjoint arriving is 0, so it blocks nothing"
         return f"neutral: the stopped value does not change with {over(request, show)}, so it blocks nothing"
     removed = removed_value(entry)
@@ -72,6 +94,8 @@ def verdict(entry, request, show) -> str:
         return f"inventing: adds {brief(invented, show)}, a gradient the function itself does not have"
     if entry.verdict == "undecided":
         return f"undecided: removes {brief(removed, show)}, too large to simplify (it may be 0)"
+    if removes:
+        return f"blocking: removes {_spelled(removes, show)}"
     return f"blocking: removes {brief(removed, show)}"
 
 
@@ -80,8 +104,10 @@ def lines(explanation, show) -> list[tuple[str, str]]:
     request = explanation.request
     if len(explanation.ledger) > _GROUPED:
         return _grouped(explanation.ledger, request, show)
-    forms = dict(explanation.vector.adjoints) if getattr(explanation, "vector", None) is not None else {}
-    return [(head(e, request, show, forms.get(e.stop)), verdict(e, request, show)) for e in explanation.ledger]
+    vector = getattr(explanation, "vector", None)
+    forms, removes = (dict(vector.adjoints), dict(vector.removes)) if vector is not None else ({}, {})
+    return [(head(e, request, show, forms.get(e.stop)), verdict(e, request, show, removes.get(e.stop)))
+            for e in explanation.ledger]
 
 
 def _grouped(entries, request, show) -> list[tuple[str, str]]:

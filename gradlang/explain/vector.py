@@ -45,6 +45,7 @@ class Build:
         self.lines: list = []
         self.values: dict = {}      # a let symbol → the value it stands for
         self.adjoints: list = []
+        self.removes: list = []     # (stop, formula of the term it removes), for the ledger
         self.names: dict = {}       # a stop → the name the derivation gives it
         self.display: dict = {}     # a subexpression → the let name it is shown by
 
@@ -84,7 +85,8 @@ class Build:
     def finish(self, identity: str, result) -> VectorDerivation | None:
         """The derivation, if the stated result equals the request's (else None: fall back)."""
         derivation = VectorDerivation(identity, tuple(self.lets), tuple(self.lines), result, tuple(self.adjoints),
-                                      tuple(self.names.items()), tuple(self.display.items()), tuple(self.values.items()))
+                                      tuple(self.names.items()), tuple(self.display.items()), tuple(self.values.items()),
+                                      tuple(self.removes))
         return derivation if agrees(derivation.instantiated(), self.request.result) else None
 
 

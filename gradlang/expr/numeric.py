@@ -66,6 +66,16 @@ class _Printer(NumPyPrinter):
         """SymPy's tan(inf) is an interval; as a float it is undefined: NaN, as np.tan(inf) gives."""
         return self._print(sp.nan)
 
+    def _print_ComplexInfinity(self, expr):
+        """SymPy's zoo (an exact x/0, or 0 to a negative power): an infinity of no sign, NaN as a float."""
+        return self._print(sp.nan)
+
+    def _print_Pow(self, expr, rational=False):
+        # SymPy writes (0.0*v)^(-x) as zoo^x; IEEE's 0.0^(-x) is inf^x (inf, 1 at x = 0, 0 below), as JAX gives.
+        if expr.base is sp.zoo:
+            return f"numpy.power(numpy.inf, {self._print(expr.exp)})"
+        return super()._print_Pow(expr, rational=rational)
+
     def _print_Mul(self, expr):
         if len(expr.args) <= _FLAT_TERMS:
             return super()._print_Mul(expr)
@@ -81,6 +91,13 @@ class _Printer(NumPyPrinter):
         if "{args}" in record.numpy:
             return record.numpy.format(args=args)
         return f"numpy.{record.numpy}({args})"
+
+    def _print_Integer(self, expr):
+        # NumPy's ufuncs refuse a Python int beyond 64 bits (log(2^100) was a TypeError): such a constant is a float.
+        if abs(int(expr)) < 2**63:
+            return super()._print_Integer(expr)
+        return self._print_Float(sp.Float(expr)) if abs(expr) < sp.Float("1.7976931348623157e308") else \
+            ("-" if expr < 0 else "") + "numpy.inf"
 
     def _print_Float(self, expr):
         return repr(float(expr))

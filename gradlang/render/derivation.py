@@ -342,7 +342,7 @@ def rich_tree(explanation):
         tree.add(Text(f"definition: {text}"))
     if explanation.vector is not None:
         for line in vector_lines.plain_lines(explanation.vector, show, show.legend()):
-            tree.add(Text(line))
+            tree.add(styled(line))  # a let line's stopped value is marked: styled shifts it back
     else:
         for name, stop in show.legend():
             tree.add(styled(f"where {name} = {stop}"))

@@ -58,7 +58,10 @@ class PlainPrinter(Summarising, SourcePrinter):
     def _print_Result(self, result):
         """A whole result as the plain format prints it: derivations, value, attachments."""
         parts = [_comment(self._print(step)) for step in result.steps]
-        parts.append(self._print(shown(result.value, self._settings["full"])) + "\n")
+        value = self._print(shown(result.value, self._settings["full"]))
+        if result.kind == "explain" and not self._settings["full"]:
+            value = _after_derivation(value, result.value)
+        parts.append(value + "\n")
         parts.extend(_comment(self._print(attachment)) for attachment in result.attachments)
         return "".join(parts)
 
@@ -86,6 +89,32 @@ class PlainPrinter(Summarising, SourcePrinter):
         from gradlang.render.chart import chart_plain
 
         return chart_plain(plot)
+
+
+EXPLAINED_CHARACTERS = 200   # a symbolic value after a derivation longer than this is shortened to one line
+EXPLAINED_WIDTH = 100        # the columns of that line, its comment included
+
+
+def _after_derivation(text: str, value) -> str:
+    """A long symbolic value after a derivation: one line and its shape, as pretty shortens it.
+
+    The derivation above states the result, so its full text (often a screenful
+    of SymPy's expansion) adds nothing a reader needs; `--full` prints it whole,
+    and JSON always keeps it. Numbers (`explain … at x = v`) are never shortened:
+    they are what the statement asked for. Like a summarised array, the shortened
+    line does not read back (module docstring).
+    """
+    from gradlang.expr.values import elements, is_scalar, shape_of, to_symbolic
+
+    symbolic = to_symbolic(value)
+    items = [symbolic] if is_scalar(symbolic) else elements(symbolic)
+    if "\n" in text or len(text) <= EXPLAINED_CHARACTERS or not any(getattr(e, "free_symbols", None) for e in items):
+        return text
+    shape = shape_of(symbolic)
+    size = shape_text(shape).replace("×", ",")
+    what = f"R^{size if len(shape) == 1 else '(' + size + ')'}" if shape else "scalar"
+    note = f"  # {what}, {len(text)} characters, shortened: --full prints it whole"
+    return text[:max(40, EXPLAINED_WIDTH - len(note) - 1)] + "…" + note
 
 
 def _comment(text: str) -> str:

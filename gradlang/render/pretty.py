@@ -195,9 +195,16 @@ class GradlangPrettyPrinter(Summarising, PrettyPrinter):
             line.truncate(width - 1)
             line.append("…")
         shape = shape_of(to_symbolic(value.value))
-        what = f"a {shape_text(shape)} value" if shape else "the value"
+        what = self._what(shape)
         line.append(f"\n{' ' * len(prefix)}({what} on one line, shortened: --full or :full draws it whole)", GUTTER_STYLE)
         return line
+
+    @staticmethod
+    def _what(shape) -> str:
+        """The value's kind and size, in words: a vector of 3 components, a 3×3 matrix."""
+        if not shape:
+            return "the value"
+        return f"a {shape_text(shape)} matrix" if len(shape) == 2 else f"a vector of {shape_text(shape)} components"
 
     def _value_text(self, value, prefix: str) -> Text:
         """A value with a prefix (like `→ `) on its baseline."""

@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--strict", action="store_true", help="exit 1 when a gradcheck disagrees (for CI)")
     parser.add_argument("--explain-depth", type=_depth, default="default", metavar="N",
                         help="levels of substeps explain shows (default 2; 'all' for every step)")
+    parser.add_argument("--explain-unfold", action="store_true",
+                        help="explain derives builtins (softmax, sigmoid, norm, ...) from their definitions, "
+                             "as explain[unfold] does")
     parser.add_argument("--plot-dir", metavar="DIR", help="also write every plot as a PNG into DIR (needs matplotlib)")
     parser.add_argument(
         "--export",
@@ -225,7 +228,7 @@ def _depth(text: str):
 def _dispatch(parser, args, fmt: str) -> int:
     from gradlang.core.session import Session
 
-    session = Session(explain_depth=args.explain_depth)
+    session = Session(explain_depth=args.explain_depth, explain_unfold=args.explain_unfold)
     if args.code is not None:
         if args.export:
             return export(session, _code(parser, args.code), "<-e>", args.export, _emitter(args, fmt))

@@ -17,6 +17,7 @@ STATEMENTS = (
     ("expr", "evaluate and print"),
     ("explain expr", "the step-by-step derivation of every diff/grad/jacobian/hessian inside"),
     ("explain[depth=N] expr", "the same, N levels of substeps deep (depth=all: every step)"),
+    ("explain[unfold] expr", "derive builtins (softmax, sigmoid, norm, ...) from their definitions"),
     ("explain grad(e, x)[1]", "derive only the selected components (also jacobian(f, x)[i, j])"),
     ("expr at x = 2, v = [1, 2]", "substitute values and evaluate"),
 )
@@ -35,7 +36,8 @@ COMMANDS = {
 KEYWORDS = {
     "at": "expr at x = v, y = w: substitute the values and evaluate (derivatives are taken first)",
     "explain": "explain expr: print the derivation of every derivative inside expr, then its value; "
-               "explain[depth=N] expr (or depth=all) chooses how deep; explain grad(e, x)[1] derives "
+               "explain[depth=N] expr (or depth=all) chooses how deep; explain[unfold] expr derives the "
+               "builtins from their definitions; explain grad(e, x)[1] derives "
                "only that component; with `at x = …` the last line checks the result numerically there",
 }
 
@@ -44,7 +46,7 @@ _EXPLAIN_OPTION = re.compile(r"\bexplain\s*\[(?:[^\]]*,)?\s*([A-Za-z_]*)(=?)([A-
 
 def explain_completions(before: str) -> tuple[str, list[str]] | None:
     """Inside `explain[…`: (the word being typed, what can complete it), or None elsewhere."""
-    from gradlang.core.explaining import OPTIONS
+    from gradlang.core.explaining import FLAGS, OPTIONS
 
     match = _EXPLAIN_OPTION.search(before)
     if match is None:
@@ -52,7 +54,7 @@ def explain_completions(before: str) -> tuple[str, list[str]] | None:
     name, equals, value = match.groups()
     if equals:
         return value, ["all"] if name == "depth" else []
-    return name, [f"{option}=" for option in OPTIONS]
+    return name, [f"{option}=" for option in OPTIONS] + list(FLAGS)
 
 GROUP_TITLES = {
     "core": "core",

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import sympy as sp
 
 from gradlang import Session
 
@@ -24,3 +25,64 @@ def test_tan_of_inf_in_a_compiled_where_is_nan():
     # SymPy's tan(oo) is AccumulationBounds(-oo, oo); NumPy's tan(inf) is nan, and nan == v is false
     value = Session().eval("x: R\nW: R^(2,2)\nwhere(tan(x) == [W[1,0], x], tan(x), [W[1,0], x]) at x = inf")
     assert str(value) == "[W[1, 0], oo]"
+
+
+# SymPy's zoo (an exact x/0, or (0.0*v)^(-x) written as zoo^x) reached the NumPy
+# printer, which had no spelling for it: KeyError 'ComplexInfinity' (grammar fuzzer, seed 301).
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("v: R^3\n(0.0 * v[0]) ^ -x at x = 0", 1.0),     # IEEE 0.0^(-0) = 1
+        ("v: R^3\n(0.0 * v[0]) ^ -x at x = 1.0", np.inf),  # 0.0^(-1) = inf
+        ("v: R^3\n(0.0 * v[0]) ^ -x at x = -1.0", 0.0),    # 0.0^1 = 0
+        ("v: R^3\n-2.5 - (0.0 * v[0]) ^ -x at x = 0", -3.5),
+    ],
+)
+def test_zero_to_a_symbolic_negative_power_is_ieee(program, expected):
+    assert float(Session().eval(program)) == expected
+
+
+def test_an_unsigned_infinity_in_a_compiled_value_is_nan():
+    # 2.5/f(0) is SymPy's zoo (no sign): NaN as a float, never an InternalError
+    value = Session().eval("v: R^3\nf(a) = a^2 + sg(a)\n"
+                           "where([0.5, v[0]] == 2.5 / f(x), [0.5, v[0]], 2.5 / f(x)) at x = 0")
+    assert all(np.isnan(float(e)) for e in value)
+
+
+def test_a_share_of_a_matrix_is_taken_per_component():
+    # min_share(0, -inf, M) kept a matrix inside a scalar function (TypeError when compiled)
+    assert Session().eval("W: R^(2,2)\nmin_share(0, -inf, blocked(0.0, W))").tolist() == [[1, 1], [1, 1]]
+    value = Session().eval("W: R^(2,2)\nmax_share(1, W, 2) at W = [[1, 2], [3, 4]]")
+    assert value.tolist() == [[1, sp.Rational(1, 2)], [0, 0]]
+
+
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("log(2.5, 2^100)", np.log(2.5) / np.log(2.0**100)),     # NumPy refuses a 101-bit int: a float constant
+        ("x*2^100 + 0.5 at x = 1", 2.0**100 + 0.5),
+        ("x*10^400 + 0.5 at x = 1", np.inf),                       # beyond float64: inf, as the float would be
+    ],
+)
+def test_integers_beyond_64_bits_in_a_float_value(program, expected):
+    assert float(Session().eval(program)) == expected
+
+
+# logsumexp and softmax shift by the max, which is inf - inf = nan at an infinite
+# argument (norm(softmax([inf, 3])) was an AttributeError in evalf); jax.nn's answers:
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("softmax([inf, 3])", [np.nan, np.nan]),
+        ("softmax([-inf, 3, 3])", [0.0, 0.5, 0.5]),
+        ("softmax([nan, 1])", [np.nan, np.nan]),
+        ("logsumexp([inf, 3])", np.inf),
+        ("logsumexp([-inf, 3])", 3.0),
+        ("logsumexp([-inf, -inf])", -np.inf),
+        ("norm(softmax([inf, 3]))", np.nan),
+        ("x: R\ngrad(logsumexp([x, -inf, x^2]), x) at x = 1.0", 1.5),
+    ],
+)
+def test_logsumexp_and_softmax_at_infinite_arguments_are_jaxs(program, expected):
+    value = np.array(Session().eval(program), dtype=float)
+    np.testing.assert_allclose(value, expected, rtol=1e-15)

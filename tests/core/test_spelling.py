@@ -21,6 +21,12 @@ def test_at_on_a_name_the_expression_lacks_is_said():
     assert "'X' does not occur" in warning and "did you mean 'x'" in warning
 
 
+@pytest.mark.parametrize("program", ["y - y at y = 2", "W: R^(2,2)\nW/W at W = [[1, 2], [3, 0]]", "f(a) = a - a\nf(x) at x = 1"])
+def test_a_written_name_that_cancelled_is_said_to_have_cancelled_not_to_be_missing(program):
+    (warning,) = _warnings(program)
+    assert "no longer depends on" in warning and "does not occur" not in warning
+
+
 def test_a_name_bound_twice_in_one_at_is_said_and_the_last_value_wins():
     results = Session().run("x^2 at x = 2, x = 3")
     assert results[0].value == 9

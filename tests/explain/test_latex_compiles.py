@@ -34,6 +34,11 @@ DERIVATIONS = {
     "sigmoid_xent": "z: R\ny: R\nexplain diff(-y*log(sigmoid(z)) - (1 - y)*log(1 - sigmoid(z)), z)",
     "stop_component": "x: R^2\nexplain diff(x[0] * stop_gradient(x[1]), x[1])",
     "backward": "x: R^2\nexplain backward(x[0] * sg(x[1]) + x[1]^2, x)",
+    "backward_softmax": "x: R^3\n" + STABLE + "explain backward(log(stable_softmax(x)[0]), x)",
+    "unfold_sigmoid": "z: R\nexplain[unfold] diff(sigmoid(z), z)",
+    "unfold_softmax": "x: R^3\nexplain[unfold] jacobian(softmax(x), x)[0, 1]",
+    "unfold_backward": "x: R^3\nexplain[unfold] backward(norm(x), x)",
+    "backward_irrelevant": "W: R^(2,2)\ne: R^2\nexplain backward(sum((W @ [1, 2] - sg(e))^2), W)",
     "stable_softmax_blocked": "x: R^3\n" + STABLE + "explain blocked(stable_softmax(x)[0], x)",
     "log_softmax": "x: R^3\n" + STABLE + "explain grad(log(stable_softmax(x)[0]), x)",
     # the surface of explain: depth, selections, the closing check at a point

@@ -90,7 +90,7 @@ def test_an_option_list_with_nothing_after_it_is_a_syntax_error():
 
 
 def test_the_repl_completes_options_inside_explain_brackets():
-    assert explain_completions("explain[") == ("", ["depth="])
+    assert explain_completions("explain[") == ("", ["depth=", "unfold"])
     assert explain_completions("explain[depth=a") == ("a", ["all"])
     assert explain_completions("explain diff(") is None
 
@@ -250,7 +250,7 @@ def test_pretty_does_not_wrap_a_large_explained_value_into_many_lines():
     text, _ = _pretty("x: R^3\nexplain jacobian(softmax(x), x)")
     after = text.split("✓ equals jacobian")[1].strip().splitlines()
     assert len(after) <= 3 and all(len(line) <= 100 for line in after)
-    assert "3×3 value" in after[-1]
+    assert "3×3 matrix" in after[-1]
 
 
 def test_a_selection_is_data_in_json():
@@ -258,3 +258,26 @@ def test_a_selection_is_data_in_json():
     data = to_json(result)["steps"][0]
     assert data["selection"] == [2, 2] and data["call"].endswith(")[2, 2]")
     assert len(data["substeps"]) == 1 and data["check"]["agrees"] is True
+
+
+# --- the value after a derivation ---------------------------------------------------
+
+
+STABLE = "x: R^3\nstable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))\n"
+
+
+def test_a_long_symbolic_value_after_a_derivation_is_one_line_in_plain():
+    result = Session().run(STABLE + "explain grad(log(stable_softmax(x)[0]), x)")[-1]
+    last = to_plain(result).splitlines()[-1]
+    whole = to_plain(result.value)
+    assert len(whole) > 1000 and len(last) <= 100
+    assert last.endswith(f"  # R^3, {len(whole)} characters, shortened: --full prints it whole")
+    assert whole.startswith(last.split("…")[0])
+    assert to_plain(result, full=True).splitlines()[-1] == whole
+
+
+def test_numbers_and_short_values_after_a_derivation_are_printed_whole():
+    at_point = Session().run("x: R^3\nexplain jacobian(softmax(x), x) at x = [1.0, 2.0, 3.0]")[-1]
+    assert to_plain(at_point).splitlines()[-1] == to_plain(at_point.value)
+    short = Session().run("explain diff(x * sg(x), x)")[-1]
+    assert to_plain(short).splitlines()[-1] == "stop_gradient(x)"

@@ -36,8 +36,18 @@ TABLE = [
     ("stable log-probability", "stable_softmax", "grad(log(stable_softmax(x)[0]), x)", "log-softmax identity",
      ["let  m = stop_gradient(max(x))", "∇ log s₀ = e₀ − s = [1 - s[0], -s[1], -s[2]]",
       "adjoint arriving: −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0", "neutral"]),
-    ("TD target", "target_network", "grad(td, W)", "power rule on a named error δ", ["∇(δ^2/2) = δ·∇δ"]),
-    ("VQ-VAE commitment", "vq_vae", "grad(commit, W)", "sum of an elementwise function", ["(u/2)·[1, 2]ᵀ"]),
+    ("TD target", "target_network", "grad(td, W)", "TD error with a stopped target",
+     ["δ = y − q", "y = 9*m/10 + 1", "∇δ = ∇y − ∇q = −∇q", "∇q = [[1, 0], [0, 0]] = e₀·[1, 0]ᵀ",
+      "= -δ·∇q = -δ·e₀·[1, 0]ᵀ = [[-δ, 0], [0, 0]]", "adjoint arriving: δ·∂δ/∂m = 9*δ/10",
+      "blocking: removes 9*δ/10·∇max(W[0, 1], W[1, 1])"]),
+    ("VQ-VAE commitment", "vq_vae", "grad(commit, W)", "squared norm",
+     ["let  u = W·[1, 2] − stop_gradient(e)", "β = 1/4", "∇ β‖u‖² = 2β·u = u/2", "∇_W β‖u‖² = (2β·u)·[1, 2]ᵀ",
+      "two irrelevant"]),
+    ("squared norm", "W: R^(2,2)", "grad(sum((W @ [1, 1])^2), W)", "squared norm", ["∇ ‖u‖² = 2·u"]),
+    ("half squared error", "W: R^(2,2)\nt: R^2", "grad(sum((W @ [3, -1] - sg(t))^2) / 2, W)", "squared norm",
+     ["β = 1/2", "(2β·u)·[3, -1]ᵀ"]),
+    ("residual TD target", "x: R^2", "grad((x[0] - 2*sg(x[1]) - 3)^2, x)", "TD error with a stopped target",
+     ["δ = q − y", "∇δ = ∇q − ∇y = ∇q", "= 2*δ·∇q = [2*δ, 0]", "= -4*δ"]),
     ("REINFORCE", "reinforce", "grad(surrogate(2), theta)", "log-softmax identity", ["A·(e₂ − s)"]),
     ("norm", "x: R^3", "grad(norm(x), x)", "norm identity", ["∇‖x‖ = x/‖x‖"]),
     ("sum of squares", "x: R^3", "grad(sum((x - 1)^2), x)", "sum of an elementwise function", []),
@@ -150,3 +160,32 @@ def test_table_derivation_latex_compiles(name, program, statement, tmp_path):
 
     log = _compile(to_latex(_explained(program, statement)), tmp_path)
     assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]
+
+
+@pytest.mark.parametrize("name, program, statement", [row[:3] for row in TABLE], ids=[row[0] for row in TABLE])
+def test_pretty_shows_no_private_use_characters(name, program, statement):
+    """The pretty printer marks stops by shifting them into private planes; every line must shift them back."""
+    import io
+
+    from rich.console import Console
+
+    from gradlang.render import to_rich
+
+    console = Console(width=WIDTH, color_system=None, record=True, file=io.StringIO())
+    console.print(to_rich(_explained(program, statement)))
+    text = console.export_text()
+    assert not [c for c in text if ord(c) >= 0xF0000], text
+
+
+def test_the_squared_norm_keeps_its_square_in_latex_and_pretty_names_w():
+    import io
+
+    from rich.console import Console
+
+    from gradlang.render import to_rich
+
+    explanation = _explained("vq_vae", "grad(commit, W)")
+    assert r"\nabla _W \beta \|u\|^{2} &= (2\beta \cdot u)" in to_latex(explanation)
+    console = Console(width=WIDTH, color_system=None, record=True, file=io.StringIO())
+    console.print(to_rich(explanation))
+    assert "irrelevant: the stopped value does not depend on W\n" in console.export_text()

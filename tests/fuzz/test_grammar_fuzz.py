@@ -99,6 +99,11 @@ def _typed_programs():
     return st.lists(statement, min_size=1, max_size=4).map(lambda body: PRELUDE + "\n".join(body))
 
 
+# The pretty printer shifts stopped text into Unicode's private planes to colour it
+# (render/pretty.py); a character left there is garbage on the user's screen.
+MARKED = re.compile("[\U000F0000-\U0010FFFF]")
+
+
 def run_in_every_format(source: str) -> dict[str, str]:
     """Run `source` once and write its results (or its error) in each format; the text written per format."""
     results, error = [], None
@@ -126,6 +131,7 @@ def check_program(source: str) -> None:
     for fmt, text in run_in_every_format(source).items():
         assert "Traceback (most recent call last)" not in text, f"{fmt} output of {source!r} has a traceback"
         assert "InternalError" not in text, f"{fmt} output of {source!r}:\n{text}"
+        assert not MARKED.search(text), f"{fmt} output of {source!r} shows the pretty printer's private marks"
 
 
 @settings(

@@ -44,6 +44,29 @@ def _softmax_form(k, args):
     return exps[int(k)] / sp.Add(*exps)
 
 
+def _logsumexp_of_infinities(cls, args):
+    """As jax.nn.logsumexp: nan wins, then inf; a -inf term adds nothing (exp(-inf) = 0).
+
+    The max shift of the stable form would compute inf - inf = nan here.
+    """
+    if sp.nan in args:
+        return sp.nan
+    if sp.oo in args:
+        return sp.oo
+    kept = [a for a in args if a != -sp.oo]
+    return cls(*kept) if kept else -sp.oo
+
+
+def _softmax_of_infinities(cls, k, args):
+    """As jax.nn.softmax: nan everywhere once an argument is nan or inf (inf/inf); a -inf argument has share 0."""
+    kept = [a for a in args if a != -sp.oo]
+    if sp.nan in args or sp.oo in args or not kept:
+        return sp.nan
+    if args[int(k)] == -sp.oo:
+        return sp.S.Zero
+    return cls(sp.Integer(int(k) - sum(a == -sp.oo for a in args[:int(k)])), *kept)
+
+
 class LogSumExp(GradlangFunction):
     """logsumexp(x0, ..., xn) = log(exp(x0) + ... + exp(xn)), its gradient softmax."""
 
@@ -51,6 +74,8 @@ class LogSumExp(GradlangFunction):
     def eval(cls, *args):
         if not args:
             raise TypeError("logsumexp needs at least one argument")
+        if sp.nan in args or sp.oo in args or -sp.oo in args:
+            return _logsumexp_of_infinities(cls, args)
         if len(set(args)) == 1:
             return args[0] + sp.log(len(args)) if len(args) > 1 else args[0]
         if _all_floats(args):
@@ -65,12 +90,17 @@ class LogSumExp(GradlangFunction):
     def _eval_is_extended_real(self):
         return all(a.is_extended_real for a in self.args) or None
 
+    def _eval_rewrite_as_exp(self, *args, **kwargs):
+        return sp.log(sp.Add(*[sp.exp(a) for a in args]))
+
 
 class Softmax(GradlangFunction):
     """Softmax(k, x0, ..., xn) = exp(x_k) / (exp(x0) + ... + exp(xn)): component k of softmax."""
 
     @classmethod
     def eval(cls, k, *args):
+        if sp.nan in args or sp.oo in args or -sp.oo in args:
+            return _softmax_of_infinities(cls, k, args)
         if len(set(args)) == 1:
             return sp.Rational(1, len(args))
         if _all_floats(args):
@@ -85,6 +115,10 @@ class Softmax(GradlangFunction):
 
     def _eval_is_extended_real(self):
         return all(a.is_extended_real for a in self.args[1:]) or None
+
+    def _eval_rewrite_as_exp(self, k, *args, **kwargs):
+        """exp(x_k) / Σ exp(x_i): the definition, so simplify can see that the components sum to 1."""
+        return sp.exp(args[int(k)]) / sp.Add(*[sp.exp(a) for a in args])
 
     def _eval_is_positive(self):
         return self._eval_is_extended_real()
