@@ -180,7 +180,7 @@ def judge(text: str, got, seconds: float, raw: np.ndarray, doc, huge: float = 0.
         return Finding("convention", text, got, raw, doc, seconds)
     if _masked_by_algebra(got, raw) or _masked_by_algebra(got, doc):
         return Finding("ieee-algebra", text, got, raw, doc, seconds)
-    if huge and _apart_only_where_not_finite(got, raw):
+    if huge and _apart_only_where_not_finite(got, raw, one_row=text.startswith(_ONE_SCALAR)):
         return Finding("overflow", text, got, raw, doc, seconds)
     if huge and _within_rounding(got, raw, huge):
         return Finding("rounding", text, got, raw, doc, seconds)
@@ -204,9 +204,13 @@ def _within_rounding(got: np.ndarray, raw: np.ndarray, huge: float) -> bool:
     return bool(np.all(near)) and close(np.where(both, got, 0), np.where(both, raw, 0))
 
 
-def _apart_only_where_not_finite(got: np.ndarray, raw: np.ndarray) -> bool:
+_ONE_SCALAR = ("grad(", "blocked(", "diff(")  # statements whose whole result is the derivative of one scalar
+
+
+def _apart_only_where_not_finite(got: np.ndarray, raw: np.ndarray, one_row: bool = False) -> bool:
     """At a point near 1e±300, two equal formulas overflow in different places: they
-    must agree on every row (a jacobian's component, a hessian's partial) finite on both sides.
+    must agree on every row (a jacobian's component, a hessian's partial, the whole
+    of a grad: `one_row`) finite on both sides.
 
     A row with an overflow on either side is not compared: the overflowed
     intermediate also picks min's, max's and where's branch for the rest of the
@@ -216,7 +220,9 @@ def _apart_only_where_not_finite(got: np.ndarray, raw: np.ndarray) -> bool:
     if got.shape != raw.shape:
         return False
     both = np.isfinite(got) & np.isfinite(raw)
-    if got.ndim >= 1:
+    if one_row:
+        both &= bool(np.all(both))
+    elif got.ndim >= 1:
         both &= np.all(both.reshape(got.shape[0], -1), axis=1).reshape((-1,) + (1,) * (got.ndim - 1))
     return close(np.where(both, got, 0), np.where(both, raw, 0))
 

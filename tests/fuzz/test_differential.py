@@ -73,6 +73,19 @@ def test_the_judge_at_a_point_near_1e300(got, raw, verdict):
     _judged_at(got, raw, verdict, 1e300)
 
 
+@pytest.mark.parametrize("statement, verdict", [
+    ("grad(min(W^T (W v)), v)", "overflow"),  # seed 107: one scalar's gradient, its min picked by an overflow
+    ("v", "bug"),  # a vector value: each component is its own
+])
+def test_the_judge_takes_a_gradient_as_one_row(statement, verdict):
+    import numpy as np
+
+    from differential import judge
+
+    got, raw = np.array([0.0, 0.0, np.nan]), np.array([-6.62e302, -4.64e155, -np.inf])
+    assert judge(statement, got, 0.1, raw, lambda: raw, huge=1e300).verdict == verdict
+
+
 @pytest.mark.parametrize("got, raw, verdict", [
     ([9.62e152, 0.0], [0.0, 0.0], "rounding"),  # seed 106: JAX's 1e300 + 4.81e152 - 1e300 (W^T W at 1e150)
     ([9.62e152, 1e299], [0.0, 0.0], "bug"),  # 1e299 is beyond rounding even at 1e300 intermediates
