@@ -23,8 +23,9 @@ derivative of `E - inf` is E's. When an operation meets such a constant among
 its operands' terms and factors beside a variable and SymPy's result has fewer
 terms or factors than it would with the constant held, the constant is held in
 `Written` (which keeps an infinity or nan as it is and claims nothing of it),
-so `E - inf` keeps E, is -inf (nan where E is inf) and differentiates as E;
-an exact 0 SymPy then makes of it (`0.0*y*inf`, `inf - inf`) is IEEE's nan.
+so `E - inf` keeps E, is -inf (nan where E is inf) and differentiates as E.
+A sum or product in which SymPy then cancels held infinities
+(`(y + inf) - (z + inf)`, `y*inf*0.0`) gets IEEE's nan added.
 """
 
 from __future__ import annotations
