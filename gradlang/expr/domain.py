@@ -15,6 +15,17 @@ It prints, evaluates and exports as its argument, and its derivative is 1, so
 `sqrt(y)/sqrt(y)` is nan there too, as in JAX (docs/decisions.md). An
 operation that loses nothing is built as before, at the cost of a look at the
 top two levels of its operands.
+
+The same holding keeps a variable beside an IEEE infinity or nan. A real
+SymPy symbol is finite, so SymPy builds `E + (-oo)` as `-oo` and `y*nan` as
+`nan`: the variable is gone before any derivative is taken, where JAX's
+derivative of `E - inf` is E's. When an operation meets such a constant among
+its operands' terms and factors beside a variable and SymPy's result has fewer
+terms or factors than it would with the constant held, the constant is held in
+`Written` (which keeps an infinity or nan as it is and claims nothing of it),
+so `E - inf` keeps E, is -inf (nan where E is inf) and differentiates as E.
+A sum or product in which SymPy then cancels held infinities
+(`(y + inf) - (z + inf)`, `y*inf*0.0`) gets IEEE's nan added.
 """
 
 from __future__ import annotations
@@ -23,7 +34,7 @@ import sympy as sp
 
 from gradlang.errors import ValueError
 from gradlang.expr.values import elements, elementwise
-from gradlang.expr.walk import dag_nodes, rebuild
+from gradlang.expr.walk import dag_has, dag_nodes, rebuild
 from gradlang.lazy import np
 
 
@@ -34,8 +45,8 @@ class Written(sp.Function):
 
     @classmethod
     def eval(cls, u):
-        if not (isinstance(u, sp.Expr) and u.is_number):
-            return None
+        if not (isinstance(u, sp.Expr) and u.is_number) or non_finite(u):
+            return None  # an infinity or nan stays held: nothing beside it is absorbed
         real = u.is_extended_real
         if real or u is sp.nan:
             return u
@@ -59,19 +70,88 @@ class Written(sp.Function):
         return PRECEDENCE["Func"] if isinstance(u, sp.Pow) and u.exp is sp.S.Half else precedence(u)
 
     def _eval_is_extended_real(self):
-        return self.args[0].is_extended_real
+        return self._claim("is_extended_real")
 
     def _eval_is_nonnegative(self):
-        return self.args[0].is_nonnegative
+        return self._claim("is_nonnegative")
 
     def _eval_is_positive(self):
-        return self.args[0].is_positive
+        return self._claim("is_positive")
+
+    def _claim(self, assumption: str):
+        """The argument's assumption; none of a held infinity or nan, or SymPy would absorb beside it."""
+        u = self.args[0]
+        return None if non_finite(u) else getattr(u, assumption)
+
+
+NON_FINITE = (sp.S.Infinity, sp.S.NegativeInfinity, sp.S.NaN)
+_NON_FINITE_IDS = frozenset(map(id, NON_FINITE))  # singletons: compared by identity, as fast as kept() needs
+
+
+def non_finite(e) -> bool:
+    """e is SymPy's oo, -oo or nan."""
+    return id(e) in _NON_FINITE_IDS
 
 
 def kept(build, operands: list):
-    """build(*operands), with restricted pieces of the operands held where SymPy would lose them.
+    """build(*operands), with restricted pieces and the infinities beside a variable held where SymPy would lose them.
 
     Operands and result are gradlang values (scalars, vectors, matrices)."""
+    result = _domain_kept(build, operands)
+    if _beside_variable(operands):
+        held = [elementwise(_hold_constants, o) for o in operands]
+        attempt = _domain_kept(build, held)
+        if _width(attempt) > _width(result):  # SymPy absorbed terms or factors into the constant
+            result, operands = attempt, held
+    return _ieee_cancelled(result, operands)
+
+
+def _width(value) -> int:
+    """How many factors of terms a value's components have, numbers included."""
+    return sum(len(sp.Mul.make_args(t)) for e in _items(value) for t in sp.Add.make_args(e))
+
+
+def _specials(e, held: bool = True) -> list:
+    """The infinities and nans among a scalar's terms' factors (held in Written too, if `held`)."""
+    if non_finite(e):
+        return [e]
+    if not isinstance(e, sp.Expr) or e.is_Atom:
+        return []
+    special = lambda f: non_finite(f) or (held and f.func is Written and non_finite(f.args[0]))
+    return [f for t in sp.Add.make_args(e) for f in sp.Mul.make_args(t) if special(f)]
+
+
+def _beside_variable(operands) -> bool:
+    """An infinity or nan where SymPy's building may absorb a variable (E + (-oo) is -oo, y*nan is nan)."""
+    items = [e for o in operands for e in _items(o)]
+    return any(_specials(e, held=False) for e in items) and dag_has(items, sp.Symbol)
+
+
+def _hold_constants(e):
+    """e with its infinities and nans wrapped in Written."""
+    if not isinstance(e, sp.Basic):
+        return e
+    return rebuild(e, {c: Written(c) for c in NON_FINITE})
+
+
+def _ieee_cancelled(result, operands):
+    """result + nan where a sum or product cancelled held infinities (inf - inf, inf*0.0 are nan in IEEE).
+
+    Only for a scalar that is SymPy's sum or product of the operands' components
+    (`-`, `*`, `sum`, `prod`): a function of a held inf may be finite (inf^0 is 1)."""
+    if not (isinstance(result, sp.Expr) and not result.is_Matrix and (result.is_Add or result.is_Number)):
+        return result
+    items = [e for o in operands for e in _items(o)]
+    held = {f for e in items for f in _specials(e) if isinstance(f, Written)}
+    if not held or held <= set(_specials(result)):
+        return result
+    if result != sp.Add(*items) and result != sp.Mul(*items):
+        return result
+    return result + Written(sp.nan)
+
+
+def _domain_kept(build, operands: list):
+    """build(*operands), with restricted pieces of the operands held where SymPy would lose them."""
     result = build(*operands)
     wanted = _keys(operands)
     if not wanted:
@@ -106,6 +186,8 @@ def _non_real(operands):
 
 def _items(value) -> list:
     """The SymPy components of a value (NumPy arrays hold only numbers: none)."""
+    if isinstance(value, sp.Expr) and not value.is_Matrix:
+        return [value]  # a scalar, the common case: kept() asks for every operation built
     if isinstance(value, np.ndarray):
         return []
     return [e for e in elements(value) if isinstance(e, sp.Expr)]

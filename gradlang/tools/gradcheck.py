@@ -157,7 +157,8 @@ def _central(expr, symbols, point, constant_values, variables, steps) -> list[fl
     values = np.broadcast_to(values, (2 * n,))
     # (x + h) - (x - h) is the step actually taken in floating point
     taken = [(point[index[v]] + h) - (point[index[v]] - h) for v, h in zip(variables, steps)]
-    return [float((values[2 * k] - values[2 * k + 1]) / taken[k]) for k in range(n)]
+    with np.errstate(all="ignore"):  # inf - inf is nan, as IEEE says; NumPy's warning is not the user's
+        return [float((values[2 * k] - values[2 * k + 1]) / taken[k]) for k in range(n)]
 
 
 def _relative(a: float, b: float) -> float:

@@ -23,7 +23,8 @@ def test_exact_programs_stay_exact():
 
 
 def test_ieee_specials_as_numpy_gives_them():
-    assert show("sqrt(-4.0) + t\nlog(0.0)*t\n[exp(1000.0), t]") == ["nan", "-inf*t", "[inf, t]"]
+    """A nan beside t keeps t (its derivative is 1, as in JAX: docs/decisions.md)."""
+    assert show("sqrt(-4.0) + t\nlog(0.0)*t\n[exp(1000.0), t]") == ["t + nan", "-inf*t", "[inf, t]"]
 
 
 def test_a_shared_value_settles_without_growing_into_a_tree():

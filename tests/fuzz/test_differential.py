@@ -66,11 +66,66 @@ def test_the_judge(got, raw, verdict):
     ([-1.0, 0.0], [-0.0, float("nan")], "rounding"),  # sqrt(v^2)' at v = -1e300: v/sqrt(inf) is -0 in JAX
     ([float("inf"), 0.0], [float("-inf"), 0.0], "overflow"),  # equal formulas overflow in different places
     ([1e299, 0.0], [2e299, 0.0], "bug"),  # apart by far more than rounding at 1e300
+    ([[0.0, float("nan"), 0.0], [1.0, 2.0, 3.0]], [[0.0, float("inf"), -1.38e299], [1.0, 2.0, 3.0]], "overflow"),
+    ([[0.0, float("nan"), 0.0], [1.0, 2.0, 3.0]], [[0.0, float("inf"), -1.38e299], [1.0, 2.0, 4.0]], "bug"),
 ])
 def test_the_judge_at_a_point_near_1e300(got, raw, verdict):
+    _judged_at(got, raw, verdict, 1e300)
+
+
+@pytest.mark.parametrize("statement, verdict", [
+    ("grad(min(W^T (W v)), v)", "overflow"),  # seed 107: one scalar's gradient, its min picked by an overflow
+    ("v", "bug"),  # a vector value: each component is its own
+])
+def test_the_judge_takes_a_gradient_as_one_row(statement, verdict):
+    import numpy as np
+
+    from differential import judge
+
+    got, raw = np.array([0.0, 0.0, np.nan]), np.array([-6.62e302, -4.64e155, -np.inf])
+    assert judge(statement, got, 0.1, raw, lambda: raw, huge=1e300).verdict == verdict
+
+
+@pytest.mark.parametrize("got, raw, verdict", [
+    ([9.62e152, 0.0], [0.0, 0.0], "rounding"),  # seed 106: JAX's 1e300 + 4.81e152 - 1e300 (W^T W at 1e150)
+    ([9.62e152, 1e299], [0.0, 0.0], "bug"),  # 1e299 is beyond rounding even at 1e300 intermediates
+])
+def test_the_judge_at_a_point_near_1e150_rounds_at_its_square(got, raw, verdict):
+    _judged_at(got, raw, verdict, 1e150)
+
+
+def _judged_at(got, raw, verdict, huge):
     import numpy as np
 
     from differential import judge
 
     got, raw = np.array(got), np.array(raw)
-    assert judge("s", got, 0.1, raw, lambda: raw, huge=1e300).verdict == verdict
+    assert judge("s", got, 0.1, raw, lambda: raw, huge=huge).verdict == verdict
+
+
+def _verdicts(scalar, point) -> dict:
+    from differential import run_program
+
+    return {f.statement.split("(", 1)[0]: f.verdict for f in run_program((None, scalar, ("var", "v"), point))}
+
+
+def test_hessian_nan_placed_by_jax_evaluation_order_is_a_convention():
+    """Issue 12's open case: hessian(exp(where(c, max(..), v[0]))) with exp(v[0]) = inf.
+
+    jax.hessian has nan at [0, 1] and [0, 2] (a numeric zero tangent times inf),
+    reverse over reverse at [1, 0] and [2, 0]; gradlang's exact 0 is the doc reading."""
+    scalar = ("un", "exp", ("where", ">", ("bin", "+", ("sym", "y"), ("comp", "v", 2)), ("num", "-1.5"),
+              ("ext", "max", [("comp2", "W", 1, 2), ("num", "-1.5"), ("sym", "z")]), ("comp", "v", 0)))
+    point = {"y": -0.85, "z": -1.0, "v": [1000.0, 2.76, -0.87], "W": [[0.0, 1.0, 0.0], [0.0, 1.0, 2.76]]}
+    verdicts = _verdicts(scalar, point)
+    assert verdicts["hessian"] == "convention"
+    assert set(verdicts.values()) <= ALLOWED
+
+
+def test_a_variable_beside_an_infinite_constant_agrees_with_jax():
+    """Issue 12: E - expm1(2.0)*(3/0.0) lost E to SymPy's -oo, so grad was 0 where JAX gives grad(E)."""
+    scalar = ("bin", "-", ("dot", ("var", "v"), ("var", "v")),
+              ("bin", "*", ("un", "expm1", ("num", "2.0")), ("bin", "/", ("num", "3"), ("num", "0.0"))))
+    point = {"y": 0.5, "z": -1.0, "v": [1.68, 1e-300, 975.0], "W": [[0.0, 1.0, 0.0], [0.0, 1.0, 2.76]]}
+    verdicts = _verdicts(scalar, point)
+    assert all(verdicts[k] == "ok" for k in ("grad", "hessian", "unstopped", "blocked")), verdicts

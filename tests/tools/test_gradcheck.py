@@ -123,3 +123,15 @@ def test_json_and_latex_and_rich():
     console.print(to_rich(report))
     text = console.export_text()
     assert "frozen finite diff." in text and "x[2]" in text
+
+
+def test_finite_differences_of_an_infinity_warn_nothing():
+    """inf - inf in the central differences is nan quietly (NumPy's RuntimeWarning reached the user's terminal)."""
+    import warnings
+
+    from gradlang import Session
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Session().run("v: R^3\ngradcheck(dot(v, v) - 3/0.0, v) at v = [1.0, 2.0, 3.0]")
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
