@@ -61,6 +61,10 @@ class Written(sp.Function):
     def fdiff(self, argindex=1):
         return sp.S.One
 
+    def _sympystr(self, printer):
+        """str() of a value shows the form as written (a held -oo is -oo, not Written(-oo))."""
+        return printer._print(self.args[0])
+
     @property
     def precedence(self):
         """The argument's, so printers parenthesize as they would the argument (a square root is a call)."""

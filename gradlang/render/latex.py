@@ -70,7 +70,9 @@ class GradlangLatexPrinter(Summarising, LatexPrinter):
 
     def _print_Add(self, expr, order=None):
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
-        return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
+        text = super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
+        # a held -inf (expr/domain.py's Written) is a term SymPy cannot see the sign of: y + -inf reads y - inf
+        return text.replace(r" + -\infty", r" - \infty")
 
     _default_settings = {**LatexPrinter._default_settings, "full": False}
 

@@ -79,7 +79,10 @@ class GradlangPrettyPrinter(Summarising, PrettyPrinter):
 
     def _print_Add(self, expr, order=None):
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
-        return super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
+        form = super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
+        if form.height() == 1 and "+ -∞" in form.picture[0]:  # a held -inf (Written) shows no sign to SymPy
+            return prettyForm(form.picture[0].replace("+ -∞", "- ∞"), form.baseline, form.binding)
+        return form
 
     _default_settings = {**PrettyPrinter._default_settings, "full": False, "source": False}
 
