@@ -43,6 +43,8 @@ class _Reduction(GradlangFunction):
             raise TypeError(f"{cls.__name__} needs at least one argument")
         if len(args) == 1:
             return args[0]
+        if sp.nan in args:
+            return sp.nan  # IEEE, as np.maximum and jnp.max: a nan argument makes the extremum nan
         if _comparable(args):
             return cls.pick(args, key=lambda a: a.evalf(30))
         return None

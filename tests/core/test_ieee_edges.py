@@ -113,3 +113,11 @@ def test_an_exact_number_too_large_to_round_is_a_limit_error():
 
     with pytest.raises(LimitError, match="too large to compare or round"):
         Session().eval("ceil(pi*10^300) - pi*10^300 < 1")
+
+
+@pytest.mark.parametrize("program", ["0.0 * max(0.0, nan)", "np(a) = a * max(a, nan)\nnp(0.0)",
+                                     "x: R\ndiff(x * max(x, nan), x)", "x: R\nmin([1, nan, x])"])
+def test_a_nan_argument_makes_max_and_min_nan_at_once(program):
+    # max(0.0, nan) stayed unevaluated until printed, so SymPy's 0.0 * max(…) was 0 (export fuzzer:
+    # NumPy and JAX give nan, and jax.grad of x*jnp.maximum(x, nan) is nan)
+    assert np.isnan(float(Session().eval(program)))
