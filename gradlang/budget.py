@@ -25,6 +25,7 @@ call gradlang makes is bounded by a size limit instead (docs/limits.md).
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -35,6 +36,9 @@ _lock = threading.Condition()
 _open: dict[int, list[float]] = {}  # thread id -> deadlines of its open budgets
 _fired: dict[int, float] = {}  # thread id -> when the watchdog last raised in it
 _watchdog: threading.Thread | None = None
+
+
+_hook = {"open": 0, "previous": None}  # budgets open in any thread, and the host's unraisable hook
 
 
 class OutOfTime(BaseException):
@@ -89,6 +93,7 @@ def budget(seconds: float | None):
     try:
         with _lock:  # inside the try: if an outer expiry lands here, the finally still closes
             _start_watchdog()
+            _borrow_unraisable_hook()
             _open.setdefault(thread_id, []).append(deadline)
             _lock.notify()
         yield deadline
@@ -117,6 +122,7 @@ def _remove(thread_id: int, deadline: float) -> None:
     deadlines = _open.get(thread_id, [])
     if deadline in deadlines:
         deadlines.remove(deadline)
+        _return_unraisable_hook()
     if thread_id in _fired:
         _raise_in(thread_id, None)  # an outer budget's expiry, if any, is raised again within _RETRY
         if not deadlines or min(deadlines) > time.monotonic():
@@ -133,3 +139,32 @@ def is_mine(error: OutOfTime, token) -> bool:
 def remaining(token) -> float | None:
     """Seconds left of the budget that yielded `token` (None when it is unbounded)."""
     return None if token is None else max(token - time.monotonic(), 0.0)
+
+
+def _borrow_unraisable_hook() -> None:
+    """While any budget is open, an expiry that lands where Python ignores exceptions is not shown.
+
+    CPython prints "Exception ignored in: …" and a traceback when an exception
+    is raised inside a `__del__` or a garbage-collector callback; the watchdog
+    raises again within _RETRY, so nothing is lost and nothing should be shown.
+    Every other unraisable exception goes to the host's hook. Called under _lock.
+    """
+    if _hook["open"] == 0:
+        _hook["previous"] = sys.unraisablehook
+        sys.unraisablehook = _unraisable
+    _hook["open"] += 1
+
+
+def _return_unraisable_hook() -> None:
+    """The host's hook back once the last budget closes (unless the host replaced ours meanwhile)."""
+    _hook["open"] -= 1
+    if _hook["open"] == 0:
+        if sys.unraisablehook is _unraisable:
+            sys.unraisablehook = _hook["previous"]
+        _hook["previous"] = None
+
+
+def _unraisable(unraisable) -> None:
+    if isinstance(unraisable.exc_value, OutOfTime):
+        return
+    (_hook["previous"] or sys.__unraisablehook__)(unraisable)
