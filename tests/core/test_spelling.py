@@ -21,10 +21,16 @@ def test_at_on_a_name_the_expression_lacks_is_said():
     assert "'X' does not occur" in warning and "did you mean 'x'" in warning
 
 
-@pytest.mark.parametrize("program", ["y - y at y = 2", "W: R^(2,2)\nW/W at W = [[1, 2], [3, 0]]", "f(a) = a - a\nf(x) at x = 1"])
+@pytest.mark.parametrize("program", ["x + y - y at y = 2", "W: R^(2,2)\nx*W/W at W = [[1, 2], [3, 0]]",
+                                     "f(a) = a - a + x\nf(y) at y = 1"])
 def test_a_written_name_that_cancelled_is_said_to_have_cancelled_not_to_be_missing(program):
     (warning,) = _warnings(program)
     assert "no longer depends on" in warning and "does not occur" not in warning
+
+
+def test_an_at_whose_value_is_a_number_says_nothing():
+    # diff(round(w), w) at w = 0.8 is 0 everywhere: the lesson, not a typo
+    assert _warnings("diff(x^2, x) at X = 2") and not _warnings("w: R\ndiff(unstopped(round(w)), w) at w = 0.8")
 
 
 def test_a_name_bound_twice_in_one_at_is_said_and_the_last_value_wins():
