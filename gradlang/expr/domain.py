@@ -141,26 +141,17 @@ def _hold_constants(e):
 def _ieee_cancelled(result, operands):
     """result + nan where a sum or product cancelled held infinities (inf - inf, inf*0.0 are nan in IEEE).
 
-    Only for a scalar that is SymPy's sum, difference, product or quotient of the
-    operands' components (`+`, `-`, `*`, `/`, `sum`, `prod`): a function of a held
-    inf may be finite (inf^0 is 1)."""
-    if not (isinstance(result, sp.Expr) and not result.is_Matrix):
+    Only for a scalar that is SymPy's sum or product of the operands' components
+    (`-`, `*`, `sum`, `prod`): a function of a held inf may be finite (inf^0 is 1)."""
+    if not (isinstance(result, sp.Expr) and not result.is_Matrix and (result.is_Add or result.is_Number)):
         return result
     items = [e for o in operands for e in _items(o)]
     held = {f for e in items for f in _specials(e) if isinstance(f, Written)}
     if not held or held <= set(_specials(result)):
         return result
-    if result not in _sums_and_products(items):
+    if result != sp.Add(*items) and result != sp.Mul(*items):
         return result
     return result + Written(sp.nan)
-
-
-def _sums_and_products(items: list) -> list:
-    """What `+`, `*` (and for two operands `-`, `/`) of the items give: where a held inf or nan can cancel."""
-    built = [sp.Add(*items), sp.Mul(*items)]
-    if len(items) == 2:
-        built += [items[0] - items[1], items[0] / items[1]]
-    return built
 
 
 def _domain_kept(build, operands: list):
