@@ -30,6 +30,9 @@ def apply(function, *args):
     return overflowed(function(*args))
 
 
+_INTEGRAL = ("floor", "ceiling", "Round")  # by name: gradlang.expr.functions imports this module
+
+
 def _integral_float(function, args):
     """floor, ceil or round of a float number of magnitude 2^52 or more: the float, an integer already.
 
@@ -37,10 +40,8 @@ def _integral_float(function, args):
     (PrecisionExhausted for ceil(-pi*1e300)), or answers with a 300-digit
     integer; in float64 the answer is the float itself. None otherwise.
     """
-    from gradlang.expr.functions import Round
-
-    if function not in (sp.floor, sp.ceiling, Round) or len(args) != 1:
-        return None
+    if len(args) != 1 or getattr(function, "__name__", None) not in _INTEGRAL:
+        return None  # first and cheap: apply runs for every function application
     arg = args[0]
     if not (isinstance(arg, sp.Expr) and arg.is_number and arg.has(sp.Float) and arg.is_comparable):
         return None
