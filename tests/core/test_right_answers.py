@@ -382,8 +382,9 @@ def test_exported_matrix_product_is_elementwise(tmp_path):
     np.testing.assert_allclose(np.asarray(module.grad_h(M)), np.asarray(expected), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="open (fuzz seed 107): SymPy distributes the power, v[0]^3/v[2]^3, "
-                   "and v[2]^3 underflows to 0, so 0/0 is nan where JAX's (0/1e-300)^3 is 0 (benchmarks/FUZZ.md)")
+@pytest.mark.xfail(strict=True, reason="documented (docs/decisions.md, rewrites exact over the reals win over "
+                   "underflow; fuzz seed 107): SymPy distributes the power, v[0]^3/v[2]^3, and v[2]^3 "
+                   "underflows to 0, so 0/0 is nan where JAX's (0/1e-300)^3 is 0")
 def test_power_of_a_quotient_by_a_tiny_number(values):
     expected = np.asarray((jnp.array([0.0, 0.0, 1e-300]) / 1e-300) ** 3)
     np.testing.assert_allclose(values("v: R^3\n(v / v[2])^3 at v = [0.0, 0.0, 1e-300]"), expected, rtol=1e-12)
