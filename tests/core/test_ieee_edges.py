@@ -172,3 +172,17 @@ def test_a_held_inf_beside_a_held_nan_exports(tmp_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert np.isnan(module.k(2.0, x=np.inf)) and np.isnan(module.h(2.0))
+
+
+def test_softmax_of_an_argument_that_overflowed_is_nan_as_in_jax():
+    # v^2 overflows to inf inside the compiled function; jax.nn.softmax shifts by that inf maximum
+    # (inf - inf): nan everywhere, so a where on it takes the other branch (differential fuzzer, seed 109)
+    session = "v: R^3\n"
+    assert np.isnan(values(session + "softmax(v^2) at v = [1e300, -0.0, 0.0]")).all()
+    assert float(Session().eval(session + "where(softmax(v^2)[2] < dot(v, v), 1, 2) at v = [1e300, 0.0, 0.0]")) == 2.0
+    np.testing.assert_allclose(values(session + "softmax(-v^2) at v = [1e300, 1, 0]"),
+                               [0.0, 0.2689414213699951, 0.7310585786300049], rtol=1e-15)
+
+
+def values(program: str) -> np.ndarray:
+    return np.asarray(Session().eval(program), dtype=float)

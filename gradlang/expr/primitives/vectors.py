@@ -151,7 +151,11 @@ def _logsumexp_numpy(*args):
 
 
 def _softmax_numpy(k, *args):
-    exps = np.exp(_shifted(args)[0])
+    """As jax.nn.softmax, which shifts by the maximum itself: an infinite maximum (an argument
+    that overflowed to inf, or every argument -inf) makes inf - inf, so every component is nan,
+    as _softmax_of_infinities says for the same arguments written exactly."""
+    stacked = _stacked(args)
+    exps = np.exp(stacked - np.max(stacked, axis=0))
     return exps[int(k)] / np.sum(exps, axis=0)
 
 
