@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from gradlang.expr import primitives
 from gradlang.expr.values import elements, shape_of
 from gradlang.export.ir import Length, resolved
 from gradlang.export.printers import PRINTERS, stacked
@@ -96,6 +97,8 @@ class _Printer:
         return code
 
     def _code(self, node) -> str:
+        if node.op == "mask":
+            return self._mask(node)
         args = [self.text(a) for a in node.args]
         op = node.op
         if op == "arg":
@@ -123,6 +126,15 @@ class _Printer:
             return f"{args[0]}.shape[0]"
         raise ValueError(f"no spelling for {op}")  # a bug: vectorised.py builds only the ops above
 
+    def _mask(self, node) -> str:
+        """where(c, t, sg(t)) in branch a, where(c, sg(t), t) in b (masks.py); NumPy, with no gradient, keeps t."""
+        value = self.text(node.args[0])
+        if self.target == "numpy":
+            return value
+        stopped = primitives.lookup("stop_gradient").export[self.target].call(value)
+        pair = (value, stopped) if node.data else (stopped, value)
+        return primitives.lookup("where").export[self.target].call(", ".join([self.text(node.args[1]), *pair]))
+
     def _constant(self, value) -> str:
         shape = shape_of(value)
         printed = [self.constants.doprint(e) for e in (elements(value) if shape else [value])]
@@ -139,6 +151,6 @@ def _uses(root) -> dict:
             continue
         seen.add(id(node))
         for child in node.args:
-            uses[id(child)] = uses.get(id(child), 0) + 1
+            uses[id(child)] = uses.get(id(child), 0) + (2 if node.op == "mask" and child is node.args[0] else 1)
             stack.append(child)
     return uses

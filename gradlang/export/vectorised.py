@@ -34,6 +34,7 @@ from gradlang.expr.values import elements, is_condition, shape_of, to_symbolic
 from gradlang.export.ir import (
     Graph, Length, Node, NotVectorised, at_least, broadcast, matmul_shape, program_shape, resolved, unify_shapes,
 )
+from gradlang.export.masks import masked
 
 REDUCTIONS = {"sum": "sum", "reduce_sum": "sum", "mean": "mean", "reduce_mean": "mean", "prod": "prod"}
 
@@ -257,7 +258,9 @@ class _Reader:
         args = [self.read(n, frame, time) for n in argument_nodes]
         if name == "where" and len(args) == 3 and args[0].condition:
             shape = broadcast([a.shape for a in args])
-            return self.graph.node("prim", tuple(args), shape, primitives.lookup("where"))
+            condition, taken, other = args
+            args = (condition, masked(self.graph, condition, taken, True), masked(self.graph, condition, other, False))
+            return self.graph.node("prim", args, shape, primitives.lookup("where"))
         if any(a.condition for a in args):
             raise NotVectorised("a condition outside where")
         return self._builtin(name, args)

@@ -29,6 +29,8 @@ first(v) = v[0] * v[-1] + dot(v, v)
 through(v) = sum(transpose(W) @ (W @ v))
 listed(v) = sum([v[0], v[1], max(v)] * [1, 2, 3])
 plain(v) = dot(unstopped(v * sg(v)), v) + sum(N(v))
+safe(v) = sum(where(v > 0, sqrt(v), 0) + where(v <= 0, 0, log(v)))
+spread(v) = sum(where(v > 0, sum(v) * v, -v))
 """
 
 # (function, arguments at length 3, the same at length 5), at ties, kinks and boundaries
@@ -43,6 +45,10 @@ POINTS = [
     ("through", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
     ("listed", [[1.0, 3.0, 3.0]], [[1.0, 3.0, 3.0, 3.0, 0.0]]),
     ("plain", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),
+    # the untaken branch's sqrt and log are nan at v <= 0: the mask drops them (masks.py)
+    ("safe", [[0.5, -1.0, 2.0]], [[0.5, -1.0, 2.0, -0.25, 0.0]]),
+    # v also reaches the branch through sum(v): that use must not be masked (every component counts)
+    ("spread", [[0.5, -1.0, 2.0]], [[0.5, -1.0, 2.0, -0.25, 1.0]]),
 ]
 W_AT = {3: [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]], 5: [[1.0, 0.0, 2.0, 1.0, -1.0], [0.5, 1.0, -1.0, 0.0, 2.0]]}
 
