@@ -32,6 +32,14 @@ OPERATIONS = {
                "tf": "tf.tensordot(_t({0}), _t({1}), axes=1)"},  # tf.matmul takes matrices only
     "transpose": {"numpy": "np.transpose({0})", "jax": "jnp.transpose({0})", "torch": "torch.t(_t({0}))",
                   "tf": "tf.transpose({0})"},
+    # for gradients (adjoint.py): a scalar spread over an array's shape, the outer product, the number of components
+    "fill": {"numpy": "np.broadcast_to(np.asarray({0}, dtype=float), np.shape({1}))",
+             "jax": "jnp.broadcast_to(jnp.asarray({0}, dtype=float), jnp.shape({1}))",
+             "torch": "torch.broadcast_to(_t({0}), _t({1}).shape)", "tf": "tf.broadcast_to(_t({0}), tf.shape({1}))"},
+    "outer": {"numpy": "np.outer({0}, {1})", "jax": "jnp.outer({0}, {1})", "torch": "torch.outer(_t({0}), _t({1}))",
+              "tf": "tf.tensordot(_t({0}), _t({1}), axes=0)"},
+    "size": {"numpy": "np.size({0})", "jax": "jnp.size({0})", "torch": "_t({0}).numel()",
+             "tf": "tf.cast(tf.size({0}), tf.float64)"},
 }
 _BINARY = {"mul": "({0} {op} {1})", "pow": "({0} ** {1})", "compare": "({0} {op} {1})"}
 

@@ -14,8 +14,9 @@ Names are read as gradlang read them: a function's body when it is called
 called after the program ran), a binding's statement when it ran. A name
 bound again after the statement that reads it would be read wrongly from the
 session, so such a binding is left to the unrolled export, as is everything
-this reader does not know (grad, diff, at over arguments, an index
-parameter, ...): `NotVectorised`, and the unit keeps its unrolled body.
+this reader does not know (diff, at over arguments, a grad through a node
+without a vector rule in adjoint.py, an index parameter, ...):
+`NotVectorised`, and the unit keeps its unrolled body.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from gradlang.core.evaluate import Evaluator, FunctionDef
 from gradlang.errors import GradlangError
 from gradlang.expr import primitives
 from gradlang.expr.values import elements, is_condition, shape_of, to_symbolic
+from gradlang.export.adjoint import gradient
 from gradlang.export.ir import (
     Graph, Length, Node, NotVectorised, at_least, broadcast, matmul_shape, program_shape, resolved, unify_shapes,
 )
@@ -255,6 +257,8 @@ class _Reader:
             raise NotVectorised(f"{name} is a value")
         if name == "unstopped":
             return self._unstopped(argument_nodes, frame, time)
+        if name == "grad":
+            return self._grad(argument_nodes, frame, time)
         args = [self.read(n, frame, time) for n in argument_nodes]
         if name == "where" and len(args) == 3 and args[0].condition:
             shape = broadcast([a.shape for a in args])
@@ -283,6 +287,15 @@ class _Reader:
             return self.read(argument_nodes[0], frame, time)
         finally:
             self.unstopped = was
+
+    def _grad(self, argument_nodes, frame, time):
+        """grad(e, x) by a symbol or parameter x: reverse mode over the graph of e (adjoint.py)."""
+        if len(argument_nodes) != 2:
+            raise NotVectorised("grad takes two arguments here")
+        value, wrt = (self._numeric(n, frame, time) for n in argument_nodes)
+        if wrt.op != "arg":
+            raise NotVectorised("grad by something that is not an argument")
+        return gradient(self.graph, value, wrt)
 
     def _builtin(self, name: str, args: list) -> Node:
         record = primitives.lookup(name)

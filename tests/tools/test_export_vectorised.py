@@ -31,6 +31,8 @@ listed(v) = sum([v[0], v[1], max(v)] * [1, 2, 3])
 plain(v) = dot(unstopped(v * sg(v)), v) + sum(N(v))
 safe(v) = sum(where(v > 0, sqrt(v), 0) + where(v <= 0, 0, log(v)))
 spread(v) = sum(where(v > 0, sum(v) * v, -v))
+inner(v) = dot(grad(sum(relu(v) + abs(v) + v * sg(v)) + max(v) + norm(W @ v) + logsumexp(v), v), v)
+pairs(u, v) = sum(grad(sum(max(u, v) * u + min(u, 2 * v) + where(u > v, u^3, sg(v) / u)), u) * v)
 """
 
 # (function, arguments at length 3, the same at length 5), at ties, kinks and boundaries
@@ -49,6 +51,9 @@ POINTS = [
     ("safe", [[0.5, -1.0, 2.0]], [[0.5, -1.0, 2.0, -0.25, 0.0]]),
     # v also reaches the branch through sum(v): that use must not be masked (every component counts)
     ("spread", [[0.5, -1.0, 2.0]], [[0.5, -1.0, 2.0, -0.25, 1.0]]),
+    # grad inside a function (adjoint.py): kinks at 0, a tie of the max, a stop, W @ v
+    ("inner", [[0.0, 3.0, 3.0]], [[0.0, 3.0, 3.0, -1.0, 2.0]]),
+    ("pairs", [[1.0, 2.0, 2.0], [1.0, 0.5, 2.0]], [[1.0, 2.0, 2.0, 0.0, 4.0], [1.0, 0.5, 2.0, 0.0, 1.0]]),
 ]
 W_AT = {3: [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]], 5: [[1.0, 0.0, 2.0, 1.0, -1.0], [0.5, 1.0, -1.0, 0.0, 2.0]]}
 
@@ -128,3 +133,27 @@ def test_a_binding_reads_names_as_they_were_when_it_ran(tmp_path):
     spec.loader.exec_module(module)
     assert module.L(np.array([1.0, 2.0, 3.0])) == float(session.eval("L at x = [1, 2, 3]")) == 12.0
     assert module.f(np.array([1.0, 2.0, 3.0, 4.0])) == float(session.eval("f([1, 2, 3, 4])")) == 50.0
+
+
+def test_grad_in_a_binding_takes_any_length_unless_a_node_has_no_vector_rule(tmp_path):
+    """k = x + grad(…, x) is differentiated over the graph (adjoint.py) and takes any length, in NumPy too;
+    grad of an index has no vector rule, so h stays unrolled for length 3 and refuses 4 (a ValueError)."""
+    import importlib.util
+
+    source = "x: R^3\nh = grad(x[0] * x[1], x)\nk = x + grad(sum(tanh(x)) + max(x), x)\n"
+    session = Session()
+    session.run(source)
+    path = tmp_path / "grads.py"
+    path.write_text(export_program(session, "numpy", source), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("grads", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    point = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(module.h(point), as_floats(session.eval("h at x = [1.0, 2.0, 3.0]")))
+    with pytest.raises(ValueError, match="shape|length"):
+        module.h(np.array([1.0, 2.0, 3.0, 4.0]))
+    assert "any length n0" in module.k.__doc__
+    longer = Session()
+    longer.run(source.replace("R^3", "R^5"))
+    expected = as_floats(longer.eval("k at x = [0.5, -1.0, 2.0, 2.0, 0.0]"))  # a tie of the max: 1/2 each
+    np.testing.assert_allclose(module.k(np.array([0.5, -1.0, 2.0, 2.0, 0.0])), expected, rtol=1e-12)
