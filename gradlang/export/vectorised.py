@@ -63,11 +63,24 @@ def vectorise(session, unit, program, definition: FunctionDef | None = None) -> 
                 return None
             time, tree = program.trees[unit.name]
             root = reader.read(tree, {}, time)
-        if root.condition or program_shape(root.shape) != tuple(unit.shape):
+        if root.condition or program_shape(root.shape) != tuple(unit.shape) or _reaches_unused(root):
             return None
         return Vectorised(root, reader.all_shapes())
     except (NotVectorised, GradlangError, RecursionError):
         return None
+
+
+def _reaches_unused(root: Node) -> bool:
+    """Whether the value reads a symbol that is not an argument of the unit (gradlang's value does not)."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            if node.op == "arg" and node.data[0] == "unused":
+                return True
+            stack.extend(node.args)
+    return False
 
 
 class _Reader:
@@ -87,11 +100,20 @@ class _Reader:
         """The node of an argument (a parameter, a keyword, or a loss's symbol), with open lengths."""
         if role == "symbol":
             role = "keyword" if self.function else "param"
+            if name not in self.tables[role]:
+                return self._unused(name)
         if name not in self.tables[role]:
             raise NotVectorised(f"{name} is not an argument of the unit")
         if (role, name) not in self.shapes:
             self.shapes[(role, name)] = tuple(Length(n) for n in self.tables[role][name])
         return self.graph.node("arg", (), self.shapes[(role, name)], (role, name))
+
+    def _unused(self, name: str) -> Node:
+        """A symbol gradlang's value does not depend on (W in grad(sum(W @ x), W) = rows of x): a node the
+        result must not reach (see vectorise), so the graph may still be read and differentiated through it."""
+        value = self.session.env.get(name)
+        shape = shape_of(to_symbolic(value)) if value is not None and _is_declaration(name, value) else ()
+        return self.graph.node("arg", (), tuple(Length(int(n)) for n in shape), ("unused", name))
 
     def all_shapes(self) -> dict:
         """(role, name) -> shape of every argument, positional first, the unused ones with open lengths."""

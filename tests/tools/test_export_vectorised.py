@@ -32,6 +32,7 @@ plain(v) = dot(unstopped(v * sg(v)), v) + sum(N(v))
 safe(v) = sum(where(v > 0, sqrt(v), 0) + where(v <= 0, 0, log(v)))
 spread(v) = sum(where(v > 0, sum(v) * v, -v))
 inner(v) = dot(grad(sum(relu(v) + abs(v) + v * sg(v)) + max(v) + norm(W @ v) + logsumexp(v), v), v)
+byw(v) = sum(grad(sum(tanh(W @ v)) + mean(W @ v), W) * W)
 pairs(u, v) = sum(grad(sum(max(u, v) * u + min(u, 2 * v) + where(u > v, u^3, sg(v) / u)), u) * v)
 """
 
@@ -53,6 +54,7 @@ POINTS = [
     ("spread", [[0.5, -1.0, 2.0]], [[0.5, -1.0, 2.0, -0.25, 1.0]]),
     # grad inside a function (adjoint.py): kinks at 0, a tie of the max, a stop, W @ v
     ("inner", [[0.0, 3.0, 3.0]], [[0.0, 3.0, 3.0, -1.0, 2.0]]),
+    ("byw", [[1.0, -2.0, 3.0]], [[1.0, -2.0, 3.0, 0.5, 4.0]]),  # grad by the matrix W: outer products
     ("pairs", [[1.0, 2.0, 2.0], [1.0, 0.5, 2.0]], [[1.0, 2.0, 2.0, 0.0, 4.0], [1.0, 0.5, 2.0, 0.0, 1.0]]),
 ]
 W_AT = {3: [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]], 5: [[1.0, 0.0, 2.0, 1.0, -1.0], [0.5, 1.0, -1.0, 0.0, 2.0]]}
