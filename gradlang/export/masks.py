@@ -22,11 +22,15 @@ adjoint. So a use is masked
   own inputs are not masked: their components mix).
 Anything else (a scalar subexpression broadcast against an array condition,
 a leaf under a reduction) is left as it is; there the framework may still
-give nan where gradlang gives a number (docs/decisions.md).
+give nan where gradlang gives a number (docs/decisions.md). The unrolled
+export (text.py) masks its SymPy components the same way: there every
+condition is a scalar, so every symbol of a branch is masked.
 """
 
 from __future__ import annotations
 
+from gradlang.expr.functions import Where
+from gradlang.expr.stopgrad import StopGradient
 from gradlang.export.ir import Graph, Node, resolved
 
 ELEMENTWISE = {"neg", "add", "mul", "pow", "prim", "mask"}  # "prim" nodes are elementwise (or where)
@@ -77,3 +81,26 @@ def _same_shape(a: tuple, b: tuple) -> bool:
 def _same(x, y) -> bool:
     x, y = resolved(x), resolved(y)
     return x is y or (isinstance(x, int) and isinstance(y, int) and x == y)
+
+
+def masked_components(items: list) -> list:
+    """The unrolled export's components with each where's branches masked (SymPy, before printing).
+
+    A component is a number, so every condition in it is a scalar: every
+    symbol of a branch is masked (`Where(c, s, sg(s))`, made of the primitives
+    the printers already spell), inner wheres first.
+    """
+    return [e.replace(lambda x: isinstance(x, Where), _masked_where) if e.has(Where) else e for e in items]
+
+
+def _masked_where(where):
+    condition, taken, other = where.args
+    return Where(condition, _masked_symbols(taken, condition, True), _masked_symbols(other, condition, False),
+                 evaluate=False)
+
+
+def _masked_symbols(branch, condition, taken: bool):
+    symbols = sorted(getattr(branch, "free_symbols", ()), key=str)
+    masks = {s: Where(condition, *((s, StopGradient(s)) if taken else (StopGradient(s), s)), evaluate=False)
+             for s in symbols}
+    return branch.xreplace(masks) if masks else branch

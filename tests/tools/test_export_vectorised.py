@@ -159,3 +159,25 @@ def test_grad_in_a_binding_takes_any_length_unless_a_node_has_no_vector_rule(tmp
     longer.run(source.replace("R^3", "R^5"))
     expected = as_floats(longer.eval("k at x = [0.5, -1.0, 2.0, 2.0, 0.0]"))  # a tie of the max: 1/2 each
     np.testing.assert_allclose(module.k(np.array([0.5, -1.0, 2.0, 2.0, 0.0])), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("target", [t for t in TARGETS if t != "numpy"])
+def test_an_unrolled_where_masks_its_branches_too(target, tmp_path):
+    """L reads c, bound again after it, so L is unrolled (component by component); its wheres are masked
+    like the vectorised ones (masks.py), so the untaken sqrt and log give 0, not nan, as in gradlang."""
+    import importlib.util
+
+    framework(target)
+    source = "x: R^3\nc = 1\nL = c * sum(where(x > 0, sqrt(x), 0) + where(x < -1, log(-x), x))\nc = 2\n"
+    session = Session()
+    session.run(source)
+    path = tmp_path / f"unrolled_{target}.py"
+    path.write_text(export_program(session, target, source), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(f"unrolled_{target}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert "any length" not in module.L.__doc__
+    point = [0.5, -2.0, -0.5]
+    wanted = as_floats(session.eval(f"grad(L, x) at x = {literal(np.array(point))}"))
+    got = to_numpy(module.grad_L(to_framework(target, np.array(point))))
+    np.testing.assert_allclose(got, wanted, rtol=1e-12)
