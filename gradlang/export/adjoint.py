@@ -13,8 +13,9 @@ framework's (docs/language.md, section 5):
   components; stop_gradient and the piecewise-constant functions pass
   nothing; where(c, a, b) selects (a mask of masks.py selects too, so an
   untaken branch's nan is dropped, not multiplied).
-A node without a vector rule here (an index, prod, softmax or logsumexp of
-a matrix, ...) raises NotVectorised, and the definition is exported
+An index v[i] sends its adjoint to that place (`_onehot` of the prelude).
+A node without a vector rule here (prod, softmax or logsumexp of a matrix,
+...) raises NotVectorised, and the definition is exported
 unrolled for the program's shapes, as before.
 
 Every adjoint has exactly its node's shape: a contribution to a scalar from
@@ -80,7 +81,7 @@ def _dependents(root: Node, wrt: Node) -> _Order:
 
 def _carriers(node: Node) -> tuple:
     """The arguments an adjoint flows to: none through a stop, a condition or a length."""
-    if node.condition or node.op in ("len", "size") or node.op in ("prim", "whole") and node.data.zero_derivative:
+    if node.condition or node.op in ("len", "size", "onehot") or node.op in ("prim", "whole") and node.data.zero_derivative:
         return ()
     if node.op == "mask":
         return node.args[:1]
@@ -230,6 +231,13 @@ def _stack(build, node, g):
     return [(item, build.graph.node("index", (g,), g.shape[1:], (k,))) for k, item in enumerate(node.args)]
 
 
+def _index(build, node, g):
+    """v[i] (a component, or a row): g at that place, 0 elsewhere (g broadcasts over the row)."""
+    (v,) = node.args
+    place = build.graph.node("onehot", (v,), v.shape, node.data)
+    return [(v, build.op("mul", place, g, data="*", shape=v.shape))]
+
+
 def _sum(build, node, g):
     return [(node.args[0], g)]  # fit() broadcasts it to the argument's shape
 
@@ -242,7 +250,7 @@ def _mean(build, node, g):
 RULES = {
     "neg": lambda build, node, g: [(node.args[0], build.neg(g))], "add": _add, "mul": _mul, "pow": _pow,
     "matmul": _matmul, "outer": _outer, "transpose": lambda build, node, g: [(node.args[0], _transposed(build, g))],
-    "whole": _whole, "prim": _prim, "mask": _mask, "fill": _fill, "stack": _stack, "sum": _sum, "mean": _mean,
+    "whole": _whole, "prim": _prim, "mask": _mask, "fill": _fill, "stack": _stack, "index": _index, "sum": _sum, "mean": _mean,
 }
 
 

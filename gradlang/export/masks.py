@@ -71,7 +71,7 @@ def _kept(node: Node) -> set:
 
 def _constant_to_derivatives(node: Node) -> bool:
     """stop_gradient, sign, floor, ...: no adjoint goes through them, so nothing under them needs a mask."""
-    return node.op in ("prim", "whole") and node.data.zero_derivative or node.op in ("len", "size")
+    return node.op in ("prim", "whole") and node.data.zero_derivative or node.op in ("len", "size", "onehot")
 
 
 def _same_shape(a: tuple, b: tuple) -> bool:

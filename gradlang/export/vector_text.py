@@ -128,6 +128,8 @@ class _Printer:
             return node.data.export[self.target].call_whole(args[0])
         if op == "index":
             return f"{args[0]}[{', '.join(map(str, node.data))}]"
+        if op == "onehot":
+            return f"_onehot({args[0]}, {node.data!r})"
         if op == "stack":
             return f"_stack({', '.join(args)})"
         if op == "len":

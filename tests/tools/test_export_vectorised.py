@@ -32,7 +32,7 @@ plain(v) = dot(unstopped(v * sg(v)), v) + sum(N(v))
 safe(v) = sum(where(v > 0, sqrt(v), 0) + where(v <= 0, 0, log(v)))
 spread(v) = sum(where(v > 0, sum(v) * v, -v))
 inner(v) = dot(grad(sum(relu(v) + abs(v) + v * sg(v)) + max(v) + norm(W @ v) + logsumexp(v), v), v)
-byw(v) = sum(grad(sum(tanh(W @ v)) + mean(W @ v), W) * W)
+byw(v) = sum(grad(sum(tanh(W @ v)) + mean(W @ v) + W[1, 0] * v[-1], W) * W) + dot(grad(v[0] * W[0] @ v, v), v)
 pairs(u, v) = sum(grad(sum(max(u, v) * u + min(u, 2 * v) + where(u > v, u^3, sg(v) / u)), u) * v)
 """
 
@@ -138,11 +138,11 @@ def test_a_binding_reads_names_as_they_were_when_it_ran(tmp_path):
 
 
 def test_grad_in_a_binding_takes_any_length_unless_a_node_has_no_vector_rule(tmp_path):
-    """k = x + grad(…, x) is differentiated over the graph (adjoint.py) and takes any length, in NumPy too;
-    grad of an index has no vector rule, so h stays unrolled for length 3 and refuses 4 (a ValueError)."""
+    """k = x + grad(…, x), indices included, is differentiated over the graph (adjoint.py) and takes any length, in NumPy too;
+    prod has no vector rule (its gradient divides by zeros), so h stays unrolled for length 3 and refuses 4."""
     import importlib.util
 
-    source = "x: R^3\nh = grad(x[0] * x[1], x)\nk = x + grad(sum(tanh(x)) + max(x), x)\n"
+    source = "x: R^3\nh = grad(prod(x), x)\nk = x + grad(sum(tanh(x)) + max(x) + x[0] * x[-1], x)\n"
     session = Session()
     session.run(source)
     path = tmp_path / "grads.py"
