@@ -158,9 +158,12 @@ def _mul(build, node, g):
 
 
 def _pow(build, node, g):
+    """a^b: b*a^(b - 1) by a (the exponent a number where it is one), a^b*log(a) by b."""
     a, b = node.args
-    lower = build.const(b.data - 1) if b.op == "const" and not b.shape else build.op("add", b, build.const(1),
-                                                                                     data=("+", "-"))
+    if b.op == "const" and not b.shape:
+        lower = build.const(b.data - 1)
+    else:
+        lower = build.op("add", b, build.const(1), data=("+", "-"))
     log = build.op("prim", a, data=primitives.lookup("log"))
     return [(a, build.mul(g, b, build.op("pow", a, lower))), (b, build.mul(g, node, log))]
 
