@@ -15,7 +15,7 @@ import pytest
 from gradlang import Session
 from gradlang.export import TARGETS, export_program
 from tests.conftest import as_floats
-from tests.tools.test_export_examples import framework, literal, to_framework, to_numpy
+from tests.tools.test_export_examples import SAMPLE, framework, literal, to_framework, to_numpy
 
 PROGRAM = """x: R^3
 W: R^(2,3)
@@ -181,3 +181,43 @@ def test_an_unrolled_where_masks_its_branches_too(target, tmp_path):
     wanted = as_floats(session.eval(f"grad(L, x) at x = {literal(np.array(point))}"))
     got = to_numpy(module.grad_L(to_framework(target, np.array(point))))
     np.testing.assert_allclose(got, wanted, rtol=1e-12)
+
+
+# Pieces of random grads (seeded): vectors over x and W, and scalars made from them.
+VECTORS = ["x", "sg(x)", "tanh(x)", "exp(x / 3)", "relu(x)", "abs(x)", "x^2", "max(x, 0.5)", "min(x, 2 * sg(x))",
+           "softmax(x)", "where(x > 0, sqrt(x), x)", "tanh(W @ x)", "transpose(W) @ sin(x)", "W[1] * x", "x[0] * x"]
+SCALARS = ["sum({})", "norm({})", "logsumexp({})", "max({})", "mean({})", "({})[1]", "dot({}, x)"]
+
+
+def _random_vector(rng, depth: int) -> str:
+    if depth == 0:
+        return str(rng.choice(VECTORS))
+    a, b = _random_vector(rng, depth - 1), _random_vector(rng, depth - 1)
+    return str(rng.choice([f"({a}) + ({b})", f"({a}) * ({b})", f"({a}) / (1 + ({b})^2)", f"softplus({a} / 4)",
+                           f"({a}) * {str(rng.choice(SCALARS)).format(b)}"]))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_grads_agree_with_gradlang_at_two_lengths(seed, tmp_path):
+    """k = grad(e, x) for random e (seeded) is vectorised, and its NumPy value is gradlang's at x: R^3 and R^5."""
+    import importlib.util
+    import inspect
+
+    rng = np.random.default_rng(seed)
+    expression = str(rng.choice(SCALARS)).format(_random_vector(rng, 2))
+    source = f"x: R^3\nW: R^(3,3)\nk = grad({expression}, x)\n"
+    session = Session()
+    session.run(source)
+    path = tmp_path / "random.py"
+    path.write_text(export_program(session, "numpy", source), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("random_grad", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert "any length" in module.k.__doc__, expression
+    for n in (3, 5):
+        longer = Session()
+        longer.run(source.replace("R^3", f"R^{n}").replace("R^(3,3)", f"R^({n},{n})"))
+        point = {"x": np.array(SAMPLE[:n]), "W": np.array([[((i * n + j) % 7) / 3 - 1 for j in range(n)] for i in range(n)])}
+        wanted = as_floats(longer.eval(f"k at x = {literal(point['x'])}, W = {literal(point['W'])}"))
+        got = module.k(*[point[p] for p in inspect.signature(module.k).parameters])
+        np.testing.assert_allclose(got, wanted, rtol=1e-9, atol=1e-12, err_msg=f"{expression} at length {n}")
