@@ -22,8 +22,10 @@ The module computes what gradlang computes, or there is no module:
 - a function is printed as array operations from what the user wrote
   (vectorised.py), so it takes any length the program leaves open; its
   arguments' shapes are checked on entry against what the program fixes.
-  A definition that cannot be read so (grad, diff, an index parameter, ...)
-  is unrolled for the program's shapes and refuses any other.
+  grad(e, x) inside one is differentiated by the export (adjoint.py), with
+  gradlang's conventions. A definition that cannot be read so (diff, at, a
+  grad through an index, an index parameter, ...) is unrolled for the
+  program's shapes and refuses any other.
 
 Code is generated from SymPy objects only; user text is never evaluated.
 """

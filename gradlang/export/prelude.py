@@ -1,7 +1,7 @@
 '''The head of each exported module: imports, shared support, and the primitives' helpers.
 
 The head of each target is fixed (imports, float64, `_share` for the tie
-shares, `_stack`, and for PyTorch and TensorFlow `_t` and `_grad`). The
+shares, `_stack`, `_onehot` for the gradient of an index (adjoint.py), and for PyTorch and TensorFlow `_t` and `_grad`). The
 helpers after it come from the registry of primitives (gradlang/expr/primitives/):
 a primitive whose framework function would differentiate differently from
 the language reference (docs/language.md), section 5, exports as a helper
@@ -31,6 +31,13 @@ def _share(pick, k, args):
 
 def _stack(*items):
     return np.stack(np.broadcast_arrays(*[np.asarray(i, dtype=float) for i in items]))
+
+
+def _onehot(like, index):
+    """1 at like[index] (a component, or a whole row), 0 elsewhere: where an index's gradient goes."""
+    out = np.zeros(np.shape(like))
+    out[index] = 1.0
+    return out
 '''
 
 JAX = '''import jax
@@ -47,6 +54,11 @@ def _share(pick, k, args):
 
 def _stack(*items):
     return jnp.stack(jnp.broadcast_arrays(*items))
+
+
+def _onehot(like, index):
+    """1 at like[index] (a component, or a whole row), 0 elsewhere: where an index's gradient goes."""
+    return jnp.zeros(jnp.shape(like)).at[index].set(1.0)
 '''
 
 TORCH = '''import torch
@@ -64,6 +76,13 @@ def _share(pick, k, args):
 
 def _stack(*items):
     return torch.stack(torch.broadcast_tensors(*[_t(i) for i in items]))
+
+
+def _onehot(like, index):
+    """1 at like[index] (a component, or a whole row), 0 elsewhere: where an index's gradient goes."""
+    out = torch.zeros(_t(like).shape, dtype=torch.float64)
+    out[index] = 1.0
+    return out
 
 
 def _grad(function, *args):
@@ -99,6 +118,13 @@ def _share(pick, k, args):
 
 def _stack(*items):
     return _stacked(items)
+
+
+def _onehot(like, index):
+    """1 at like[index] (a component, or a whole row), 0 elsewhere: where an index's gradient goes."""
+    shape = tf.shape(like)
+    index = [i % shape[k] for k, i in enumerate(index)]  # tensor_scatter_nd counts from the start only
+    return tf.tensor_scatter_nd_update(tf.zeros(shape, tf.float64), [index], [tf.ones(shape[len(index):], tf.float64)])
 
 
 def _grad(function, *args):

@@ -13,6 +13,7 @@ import sympy as sp
 
 from gradlang.expr.cse import named_subexpressions
 from gradlang.export.check import comment
+from gradlang.export.masks import masked_components
 from gradlang.export.printers import PRINTERS, stacked
 from gradlang.export.units import Index, Unit
 from gradlang.export.vector_text import describe_open, length_names, vector_body
@@ -74,6 +75,8 @@ def _branches(unit: Unit, params, printer) -> str:
 
 
 def _body(items, shape: tuple, printer, indent: str) -> str:
+    if printer.target != "numpy":  # NumPy has no gradient to protect (masks.py)
+        items = masked_components(items)
     temps = sp.numbered_symbols(_TEMP, cls=sp.Dummy)
     replacements, reduced = named_subexpressions(items, min_size=1, symbols=temps)
     lines = []

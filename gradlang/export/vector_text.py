@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from gradlang.expr import primitives
 from gradlang.expr.values import elements, shape_of
 from gradlang.export.ir import Length, resolved
 from gradlang.export.printers import PRINTERS, stacked
@@ -31,6 +32,14 @@ OPERATIONS = {
                "tf": "tf.tensordot(_t({0}), _t({1}), axes=1)"},  # tf.matmul takes matrices only
     "transpose": {"numpy": "np.transpose({0})", "jax": "jnp.transpose({0})", "torch": "torch.t(_t({0}))",
                   "tf": "tf.transpose({0})"},
+    # for gradients (adjoint.py): a scalar spread over an array's shape, the outer product, the number of components
+    "fill": {"numpy": "np.broadcast_to(np.asarray({0}, dtype=float), np.shape({1}))",
+             "jax": "jnp.broadcast_to(jnp.asarray({0}, dtype=float), jnp.shape({1}))",
+             "torch": "torch.broadcast_to(_t({0}), _t({1}).shape)", "tf": "tf.broadcast_to(_t({0}), tf.shape({1}))"},
+    "outer": {"numpy": "np.outer({0}, {1})", "jax": "jnp.outer({0}, {1})", "torch": "torch.outer(_t({0}), _t({1}))",
+              "tf": "tf.tensordot(_t({0}), _t({1}), axes=0)"},
+    "size": {"numpy": "np.size({0})", "jax": "jnp.size({0})", "torch": "_t({0}).numel()",
+             "tf": "tf.cast(tf.size({0}), tf.float64)"},
 }
 _BINARY = {"mul": "({0} {op} {1})", "pow": "({0} ** {1})", "compare": "({0} {op} {1})"}
 
@@ -96,6 +105,8 @@ class _Printer:
         return code
 
     def _code(self, node) -> str:
+        if node.op == "mask":
+            return self._mask(node)
         args = [self.text(a) for a in node.args]
         op = node.op
         if op == "arg":
@@ -117,11 +128,22 @@ class _Printer:
             return node.data.export[self.target].call_whole(args[0])
         if op == "index":
             return f"{args[0]}[{', '.join(map(str, node.data))}]"
+        if op == "onehot":
+            return f"_onehot({args[0]}, {node.data!r})"
         if op == "stack":
             return f"_stack({', '.join(args)})"
         if op == "len":
             return f"{args[0]}.shape[0]"
         raise ValueError(f"no spelling for {op}")  # a bug: vectorised.py builds only the ops above
+
+    def _mask(self, node) -> str:
+        """where(c, t, sg(t)) in branch a, where(c, sg(t), t) in b (masks.py); NumPy, with no gradient, keeps t."""
+        value = self.text(node.args[0])
+        if self.target == "numpy":
+            return value
+        stopped = primitives.lookup("stop_gradient").export[self.target].call(value)
+        pair = (value, stopped) if node.data else (stopped, value)
+        return primitives.lookup("where").export[self.target].call(", ".join([self.text(node.args[1]), *pair]))
 
     def _constant(self, value) -> str:
         shape = shape_of(value)
@@ -139,6 +161,6 @@ def _uses(root) -> dict:
             continue
         seen.add(id(node))
         for child in node.args:
-            uses[id(child)] = uses.get(id(child), 0) + 1
+            uses[id(child)] = uses.get(id(child), 0) + (2 if node.op == "mask" and child is node.args[0] else 1)
             stack.append(child)
     return uses

@@ -14,8 +14,9 @@ Names are read as gradlang read them: a function's body when it is called
 called after the program ran), a binding's statement when it ran. A name
 bound again after the statement that reads it would be read wrongly from the
 session, so such a binding is left to the unrolled export, as is everything
-this reader does not know (grad, diff, at over arguments, an index
-parameter, ...): `NotVectorised`, and the unit keeps its unrolled body.
+this reader does not know (diff, at over arguments, a grad through a node
+without a vector rule in adjoint.py, an index parameter, ...):
+`NotVectorised`, and the unit keeps its unrolled body.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ from gradlang.core.evaluate import Evaluator, FunctionDef
 from gradlang.errors import GradlangError
 from gradlang.expr import primitives
 from gradlang.expr.values import elements, is_condition, shape_of, to_symbolic
+from gradlang.export.adjoint import gradient
 from gradlang.export.ir import (
     Graph, Length, Node, NotVectorised, at_least, broadcast, matmul_shape, program_shape, resolved, unify_shapes,
 )
+from gradlang.export.masks import masked
 
 REDUCTIONS = {"sum": "sum", "reduce_sum": "sum", "mean": "mean", "reduce_mean": "mean", "prod": "prod"}
 
@@ -60,11 +63,24 @@ def vectorise(session, unit, program, definition: FunctionDef | None = None) -> 
                 return None
             time, tree = program.trees[unit.name]
             root = reader.read(tree, {}, time)
-        if root.condition or program_shape(root.shape) != tuple(unit.shape):
+        if root.condition or program_shape(root.shape) != tuple(unit.shape) or _reaches_unused(root):
             return None
         return Vectorised(root, reader.all_shapes())
     except (NotVectorised, GradlangError, RecursionError):
         return None
+
+
+def _reaches_unused(root: Node) -> bool:
+    """Whether the value reads a symbol that is not an argument of the unit (gradlang's value does not)."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            if node.op == "arg" and node.data[0] == "unused":
+                return True
+            stack.extend(node.args)
+    return False
 
 
 class _Reader:
@@ -84,11 +100,20 @@ class _Reader:
         """The node of an argument (a parameter, a keyword, or a loss's symbol), with open lengths."""
         if role == "symbol":
             role = "keyword" if self.function else "param"
+            if name not in self.tables[role]:
+                return self._unused(name)
         if name not in self.tables[role]:
             raise NotVectorised(f"{name} is not an argument of the unit")
         if (role, name) not in self.shapes:
             self.shapes[(role, name)] = tuple(Length(n) for n in self.tables[role][name])
         return self.graph.node("arg", (), self.shapes[(role, name)], (role, name))
+
+    def _unused(self, name: str) -> Node:
+        """A symbol gradlang's value does not depend on (W in grad(sum(W @ x), W) = rows of x): a node the
+        result must not reach (see vectorise), so the graph may still be read and differentiated through it."""
+        value = self.session.env.get(name)
+        shape = shape_of(to_symbolic(value)) if value is not None and _is_declaration(name, value) else ()
+        return self.graph.node("arg", (), tuple(Length(int(n)) for n in shape), ("unused", name))
 
     def all_shapes(self) -> dict:
         """(role, name) -> shape of every argument, positional first, the unused ones with open lengths."""
@@ -254,10 +279,14 @@ class _Reader:
             raise NotVectorised(f"{name} is a value")
         if name == "unstopped":
             return self._unstopped(argument_nodes, frame, time)
+        if name == "grad":
+            return self._grad(argument_nodes, frame, time)
         args = [self.read(n, frame, time) for n in argument_nodes]
         if name == "where" and len(args) == 3 and args[0].condition:
             shape = broadcast([a.shape for a in args])
-            return self.graph.node("prim", tuple(args), shape, primitives.lookup("where"))
+            condition, taken, other = args
+            args = (condition, masked(self.graph, condition, taken, True), masked(self.graph, condition, other, False))
+            return self.graph.node("prim", args, shape, primitives.lookup("where"))
         if any(a.condition for a in args):
             raise NotVectorised("a condition outside where")
         return self._builtin(name, args)
@@ -280,6 +309,15 @@ class _Reader:
             return self.read(argument_nodes[0], frame, time)
         finally:
             self.unstopped = was
+
+    def _grad(self, argument_nodes, frame, time):
+        """grad(e, x) by a symbol or parameter x: reverse mode over the graph of e (adjoint.py)."""
+        if len(argument_nodes) != 2:
+            raise NotVectorised("grad takes two arguments here")
+        value, wrt = (self._numeric(n, frame, time) for n in argument_nodes)
+        if wrt.op != "arg":
+            raise NotVectorised("grad by something that is not an argument")
+        return gradient(self.graph, value, wrt)
 
     def _builtin(self, name: str, args: list) -> Node:
         record = primitives.lookup(name)

@@ -188,16 +188,11 @@ def test_the_examples_have_losses_and_functions_to_check():
 
 LENGTHS = ("program", "longer")
 
-# Units the export leaves unrolled for the program's shapes although gradlang takes a longer one:
-# they differentiate (grad) inside a binding, which is not read as array operations (docs/decisions.md).
-# Each must refuse the longer shapes with a ValueError; the test fails if one starts to work (update the list).
-UNROLLED = {("adversarial_training", "g"), ("adversarial_training", "x_fgsm"), ("adversarial_training", "x_norm")}
-
-
-# A known divergence, not of vectorising: where(t > 0, sqrt(t), 0) at t < 0. gradlang differentiates the
-# selected branch only (0), as TensorFlow does; in JAX and PyTorch the other branch's nan derivative
-# times 0 is nan (the "double where" trick is needed). Checked so a fix is noticed.
-NAN_THROUGH_WHERE = {("pitfalls", "safe_sqrt")}
+# Units the export leaves unrolled for the program's shapes although gradlang takes a longer one
+# (docs/decisions.md). Each must refuse the longer shapes with a ValueError; the test fails if one starts
+# to work (update the list). Empty since grad inside a binding is differentiated over the vectorised
+# graph (gradlang/export/adjoint.py); the mechanism stays for the next such unit.
+UNROLLED: set = set()
 
 
 def _grown(match) -> str:
@@ -349,9 +344,6 @@ def test_every_function_and_loss_agrees_at_two_lengths(path, name, target, lengt
         positional = [p for p in inspect.signature(getattr(module, name)).parameters
                       if inspect.signature(getattr(module, name)).parameters[p].kind.name == "POSITIONAL_OR_KEYWORD"]
         wanted = gradlang_gradient(path, name, args, point, length, positional)
-        if (path.stem, name) in NAN_THROUGH_WHERE and np.isnan(gradient[0]).any():
-            assert not np.isnan(wanted[0]).any()
-            pytest.xfail("the framework's where passes the unselected branch's nan derivative (see NAN_THROUGH_WHERE)")
         assert len(gradient) == len(wanted) and all(close(g, w) for g, w in zip(gradient, wanted)), (
             f"grad_{name} at {length} shapes: exported {gradient}, gradlang {wanted}")
 

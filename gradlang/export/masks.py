@@ -1,0 +1,106 @@
+"""The "double where": an exported where(c, a, b) whose untaken branch passes no nan to a gradient.
+
+gradlang differentiates where(c, a, b) as where(c, a', b'): the branch that
+is not taken contributes nothing. A framework's where has that gradient too
+(its VJP is a select), but it multiplies: in `where(t > 0, sqrt(t), 0)` at
+t < 0 the select gives sqrt's node an adjoint of 0, and 0 times sqrt'(t) =
+nan is nan (JAX, PyTorch; the exported adjoint of adjoint.py alike).
+
+The standard cure feeds the branch's inputs through a mask whose value is
+unchanged and whose VJP is a select: `where(c, t, stop_gradient(t))` in branch
+a, `where(c, stop_gradient(t), t)` in branch b (op "mask", data: whether it
+is branch a). The adjoint reaching t through it is selected, not multiplied,
+so the nan is dropped. That is right only where the mask lines up with the
+output: component j of the mask may only carry component j of the branch's
+adjoint. So a use is masked
+- under a scalar condition: every argument (leaf) of the branch, through any
+  operation (the whole branch is taken or not);
+- under an array condition: where the path from the use to the branch's
+  result is elementwise (`neg`, `add`, `mul`, `pow`, the elementwise
+  primitives, where's branches, masks) and the used node has the condition's
+  shape: an argument, or the result of a sum, `@`, index, softmax, ... (its
+  own inputs are not masked: their components mix).
+Anything else (a scalar subexpression broadcast against an array condition,
+a leaf under a reduction) is left as it is; there the framework may still
+give nan where gradlang gives a number (docs/decisions.md). The unrolled
+export (text.py) masks its SymPy components the same way: there every
+condition is a scalar, so every symbol of a branch is masked.
+"""
+
+from __future__ import annotations
+
+from gradlang.expr.functions import Where
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.export.ir import Graph, Node, resolved
+
+ELEMENTWISE = {"neg", "add", "mul", "pow", "prim", "mask"}  # "prim" nodes are elementwise (or where)
+
+
+def masked(graph: Graph, condition: Node, branch: Node, taken: bool) -> Node:
+    """`branch` of where(condition, …) with each use that lines up with `condition` fed through a mask."""
+    memo: dict = {}
+    scalar = not condition.shape
+
+    def visit(node: Node) -> Node:
+        if id(node) not in memo:
+            memo[id(node)] = _visited(node)
+        return memo[id(node)]
+
+    def _visited(node: Node) -> Node:
+        if node.op == "const" or node.condition or _constant_to_derivatives(node):
+            return node
+        if not scalar and not _same_shape(node.shape, condition.shape):
+            return node
+        if node.op == "arg" or (not scalar and node.op not in ELEMENTWISE):
+            return graph.node("mask", (node, condition), node.shape, taken)
+        keep = _kept(node)
+        args = tuple(a if k in keep else visit(a) for k, a in enumerate(node.args))
+        return graph.node(node.op, args, node.shape, node.data, node.condition)
+
+    return visit(branch)
+
+
+def _kept(node: Node) -> set:
+    """Positions of arguments that carry no gradient: where's condition, a mask's condition."""
+    if node.op == "mask":
+        return {1}
+    if node.op == "prim" and node.data.name == "where":
+        return {0}
+    return set()
+
+
+def _constant_to_derivatives(node: Node) -> bool:
+    """stop_gradient, sign, floor, ...: no adjoint goes through them, so nothing under them needs a mask."""
+    return node.op in ("prim", "whole") and node.data.zero_derivative or node.op in ("len", "size", "onehot")
+
+
+def _same_shape(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+
+
+def _same(x, y) -> bool:
+    x, y = resolved(x), resolved(y)
+    return x is y or (isinstance(x, int) and isinstance(y, int) and x == y)
+
+
+def masked_components(items: list) -> list:
+    """The unrolled export's components with each where's branches masked (SymPy, before printing).
+
+    A component is a number, so every condition in it is a scalar: every
+    symbol of a branch is masked (`Where(c, s, sg(s))`, made of the primitives
+    the printers already spell), inner wheres first.
+    """
+    return [e.replace(lambda x: isinstance(x, Where), _masked_where) if e.has(Where) else e for e in items]
+
+
+def _masked_where(where):
+    condition, taken, other = where.args
+    return Where(condition, _masked_symbols(taken, condition, True), _masked_symbols(other, condition, False),
+                 evaluate=False)
+
+
+def _masked_symbols(branch, condition, taken: bool):
+    symbols = sorted(getattr(branch, "free_symbols", ()), key=str)
+    masks = {s: Where(condition, *((s, StopGradient(s)) if taken else (StopGradient(s), s)), evaluate=False)
+             for s in symbols}
+    return branch.xreplace(masks) if masks else branch
