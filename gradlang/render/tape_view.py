@@ -62,11 +62,13 @@ def _gradient_lines(view) -> list[str]:
 
 def _form(cut, spelling: str, show) -> tuple[str, str]:
     """The vector identity's statement of the adjoint and the names it uses ("", "" if none)."""
+    from gradlang.explain.formula import latex_chars
     from gradlang.render.vector_lines import text
 
     if not cut.form:
         return "", ""
-    names = ", ".join(f"{getattr(let.name, spelling, None) or show(let.name)} = {text(let.value, show, spelling)}"
+    spell = latex_chars if spelling == "latex" else str  # a name like δ is a SymPy symbol: Unicode until spelled
+    names = ", ".join(f"{spell(getattr(let.name, spelling, None) or show(let.name))} = {text(let.value, show, spelling)}"
                       for let in cut.lets)
     return text(cut.form, show, spelling) + " = ", names
 
@@ -207,9 +209,9 @@ def _latex_cut(cut, view) -> list[str]:
     from gradlang.explain.stops import brief
 
     show = lambda e: _latex(_named(view, e))  # noqa: E731
-    head = _latex_words(f"At the cut v{_label(cut.row, cut.component)} = {expr_plain(cut.stop)}:")
+    head = _paragraph(_latex_words(f"At the cut v{_label(cut.row, cut.component)} = {expr_plain(cut.stop)}:"))
     if cut.local is None:
-        return [head, _latex_words(cut.words)]
+        return [head, _paragraph(_latex_words(cut.words))]
     named = _named(view, cut.adjoint)
     value = show(cut.adjoint) if brief(named, expr_plain) == expr_plain(named) else (
         rf"\text{{(a term of {len(expr_plain(named))} characters)}}")
@@ -217,8 +219,13 @@ def _latex_cut(cut, view) -> list[str]:
     value = "" if _states_value(cut) else value
     equation = rf"\bar{{v}}_{{{_label(cut.row, cut.component)}}} = {_latex(cut.local)} = {stated}{value}".rstrip(" =") + (
         rf",\quad \text{{where }} {names}" if names else "")
-    sends = _latex_words("would send: " + _sends(cut, view, expr_plain))
-    return [head, "\\[\n" + equation + "\n\\]", sends + "\n", _latex_words(cut.words)]
+    sends = _paragraph(_latex_words("would send: " + _sends(cut, view, expr_plain)))
+    return [head, "\\[\n" + equation + "\n\\]", sends, _paragraph(_latex_words(cut.words))]
+
+
+def _paragraph(text: str) -> str:
+    """Prose as its own paragraph, set loosely: a long stop in it breaks only at its spaces."""
+    return rf"{{\sloppy {text}\par}}"
 
 
 def view_latex(view) -> str:
