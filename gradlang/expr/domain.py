@@ -61,6 +61,14 @@ class Written(sp.Function):
     def fdiff(self, argindex=1):
         return sp.S.One
 
+    def sort_key(self, order=None):
+        """SymPy's key, except that a held number is keyed by its text: SymPy's own key ends in the
+        number itself, and ordering a held oo beside a held nan compared them (Invalid NaN comparison)."""
+        u = self.args[0]
+        if not u.is_Number:
+            return super().sort_key(order)
+        return self.class_key(), (1, ((u.class_key(), (0, ()), (), str(u)),)), sp.S.One.sort_key(), sp.S.One
+
     def _sympystr(self, printer):
         """str() of a value shows the form as written (a held -oo is -oo, not Written(-oo))."""
         return printer._print(self.args[0])
@@ -132,26 +140,36 @@ def _beside_variable(operands) -> bool:
 
 
 def _hold_constants(e):
-    """e with its infinities and nans wrapped in Written."""
+    """e with its infinities and nans wrapped in Written (once: one already held stays as it is)."""
     if not isinstance(e, sp.Basic):
         return e
-    return rebuild(e, {c: Written(c) for c in NON_FINITE})
+    held = {w: w for w in dag_nodes(e) if isinstance(w, Written)}
+    return rebuild(e, {**{c: Written(c) for c in NON_FINITE}, **held})
 
 
 def _ieee_cancelled(result, operands):
     """result + nan where a sum or product cancelled held infinities (inf - inf, inf*0.0 are nan in IEEE).
 
-    Only for a scalar that is SymPy's sum or product of the operands' components
-    (`-`, `*`, `sum`, `prod`): a function of a held inf may be finite (inf^0 is 1)."""
-    if not (isinstance(result, sp.Expr) and not result.is_Matrix and (result.is_Add or result.is_Number)):
+    Only for a scalar that is SymPy's sum, difference, product or quotient of the
+    operands' components (`+`, `-`, `*`, `/`, `sum`, `prod`): a function of a held
+    inf may be finite (inf^0 is 1)."""
+    if not (isinstance(result, sp.Expr) and not result.is_Matrix):
         return result
     items = [e for o in operands for e in _items(o)]
     held = {f for e in items for f in _specials(e) if isinstance(f, Written)}
-    if not held or held <= set(_specials(result)):
-        return result
-    if result != sp.Add(*items) and result != sp.Mul(*items):
+    if not held or held <= {n for n in dag_nodes(result) if isinstance(n, Written)}:
+        return result  # every held special is still somewhere in the result: nothing cancelled
+    if result not in _sums_and_products(items):
         return result
     return result + Written(sp.nan)
+
+
+def _sums_and_products(items: list) -> list:
+    """What `+`, `*` (and for two operands `-`, `/`) of the items give: where a held inf or nan can cancel."""
+    built = [sp.Add(*items), sp.Mul(*items)]
+    if len(items) == 2:
+        built += [items[0] - items[1], items[0] / items[1]]
+    return built
 
 
 def _domain_kept(build, operands: list):

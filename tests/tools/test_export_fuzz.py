@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 
 from gradlang import GradlangError, Session
 from gradlang.export import export_program
-from tests.fuzz.test_grammar_fuzz import EXAMPLES, TIME_LIMIT, _typed_programs
+from tests.fuzz.test_grammar_fuzz import DERANDOMIZE, EXAMPLES, TIME_LIMIT, _typed_programs
 from tests.tools.test_export import assert_only_definitions
 
 
@@ -53,7 +53,7 @@ def check_export(source: str, folder) -> None:
 
 
 def test_fuzzed_programs_export_or_refuse_cleanly(tmp_path_factory):
-    @settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=DERANDOMIZE, suppress_health_check=list(HealthCheck))
     @given(_typed_programs())
     def check(source):
         check_export(source, tmp_path_factory.mktemp("fuzz"))
