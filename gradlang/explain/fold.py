@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang.derive.dag.tape import adjoint_symbol, value_symbol
-from gradlang.explain.tape_notation import Components, OneHot, Pick, broadcast_marked, component, reduced
+from gradlang.explain.tape_notation import Called, Components, OneHot, Pick, broadcast_marked, component, reduced
 
 INPUT_NAME = re.compile(r"^(.+)\[(\d+(?:, \d+)*)\]$")
 
@@ -179,6 +179,7 @@ class Fold:
         """
         if not isinstance(expr, sp.Basic):
             return expr
+        expr, wholes = self._whole_arguments(expr, k)
         mapping = {}
         for symbol in expr.free_symbols:
             hit = self._symbols.get(symbol)
@@ -188,7 +189,40 @@ class Fold:
             target = (adjoint_symbol if bar else value_symbol)(g + 1)
             whole = len(self.groups[g]) == 1 or (p == k and (aligned is None or g in aligned))
             mapping[symbol] = target if whole else Pick(target, p)
-        return expr.xreplace(mapping)
+        expr = expr.xreplace(mapping)
+        if not wholes:
+            return expr
+        with sp.evaluate(False):  # softmax of one symbol would evaluate as a builtin of a scalar
+            return expr.xreplace(wholes)
+
+    def _whole_arguments(self, expr, k=None):
+        """softmax([v9, v10, v11])[2] as softmax(v5)[2] when v9, v10, v11 are the components of v5, in order.
+
+        The builtins that take a vector (softmax, logsumexp, norm) read a
+        vector row whole; at component k, softmax(v5)[k] is the vector
+        softmax(v5) (so ∇logsumexp's adjoint reads v̄5*softmax(v1)). The vector
+        symbol stands in a placeholder until the scalar symbols are renumbered
+        (the two numberings share names).
+        """
+        from gradlang.expr import primitives
+
+        found, wholes = {}, {}
+        for node in sp.preorder_traversal(expr):
+            record = primitives.by_class(type(node))
+            if record is None or record.form not in ("vector", "component") or node in found:
+                continue
+            head = node.args[:1] if record.form == "component" else ()
+            hits = [self._symbols.get(a) for a in node.args[len(head):]]
+            g = hits[0][0] if hits and hits[0] and not hits[0][2] else None
+            if g is None or len(hits) < 2 or hits != [(g, p, False) for p in range(len(self.groups[g]))]:
+                continue
+            slot = wholes.setdefault(g, sp.Dummy(f"v{g + 1}"))
+            if head and k is not None and head[0] == k:
+                found[node] = Called(sp.Symbol(record.name), slot)
+            else:
+                found[node] = type(node)(*head, slot, evaluate=False)
+            self.reducing.add(g)
+        return expr.xreplace(found), {slot: value_symbol(g + 1) for g, slot in wholes.items()}
 
     def members(self) -> dict:
         """Each folded symbol (v6, v̄6) → the scalar symbols of its components (for tape_notation.component)."""

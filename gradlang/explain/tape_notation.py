@@ -99,6 +99,18 @@ class Components(sp.Function):
         return r"\left[" + ", ".join(printer._print(a) for a in self.args) + r"\right]"
 
 
+class Called(sp.Function):
+    """A builtin of a vector whose value is a vector, shown whole: softmax(v1), whose k-th component is softmax(v1)[k]."""
+
+    nargs = 2
+
+    def _sympystr(self, printer):
+        return f"{self.args[0].name}({printer._print(self.args[1])})"
+
+    def _latex(self, printer):
+        return rf"\operatorname{{{self.args[0].name}}}\left({printer._print(self.args[1])}\right)"
+
+
 def reduced(operation: str, vector: sp.Symbol) -> sp.Expr:
     return Reduced(sp.Symbol(operation), vector)
 
@@ -107,7 +119,7 @@ def is_vector(expr, vectors) -> bool:
     """Does a folded expression stand for a vector (outside picks and reductions)?"""
     if isinstance(expr, (Pick, Reduced)):
         return False
-    if isinstance(expr, (OneHot, Broadcast, Components)) or expr in vectors:
+    if isinstance(expr, (OneHot, Broadcast, Components, Called)) or expr in vectors:
         return True
     return any(is_vector(a, vectors) for a in expr.args)
 
@@ -119,6 +131,20 @@ def broadcast_marked(expr, vectors):
     if isinstance(expr, sp.Add):
         return sp.Add(*[a if is_vector(a, vectors) else Broadcast(a) for a in expr.args], evaluate=False)
     return expr
+
+
+def _whole_vector(expr, members):
+    """softmax(v5)[0] (a builtin reading a whole vector row) with the row's components as its arguments, or None."""
+    from gradlang.expr import primitives
+
+    record = primitives.by_class(type(expr))
+    if record is None or record.form not in ("vector", "component"):
+        return None
+    head = expr.args[:1] if record.form == "component" else ()
+    rest = expr.args[len(head):]
+    if len(rest) != 1 or len(members.get(rest[0], ())) < 2:
+        return None
+    return type(expr)(*head, *members[rest[0]])
 
 
 def component(expr, k: int, members: dict):
@@ -139,6 +165,13 @@ def component(expr, k: int, members: dict):
         return _combine(expr.args[0].name)(*[component(over, i, members) for i in range(size)])
     if isinstance(expr, Components):
         return expr.args[k]
+    if isinstance(expr, Called):
+        from gradlang.expr import primitives
+
+        return primitives.lookup(expr.args[0].name).cls(k, *members[expr.args[1]])
+    whole = _whole_vector(expr, members)
+    if whole is not None:
+        return whole
     if isinstance(expr, sp.Symbol) and expr in members:
         parts = members[expr]
         return parts[k] if len(parts) > 1 else parts[0]

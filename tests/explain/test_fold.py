@@ -40,6 +40,7 @@ PROGRAMS = {
     "irrelevant": "W: R^(2,2)\ne: R^2\nexplain backward(sum((W @ [1, 2] - sg(e))^2), W)",
     "straight_through": "x: R^3\nexplain backward(sum(x + sg(round(x) - x)), x)",
     "not_folded": "x: R^3\nexplain backward(x[0]*x[1] + x[2], x)",
+    "vector_builtins": "x: R^3\nexplain backward(logsumexp(x) + norm(x)*sg(x[0]), x)",
 }
 
 
@@ -149,3 +150,12 @@ def test_json_carries_the_vector_rows():
     assert backward[6]["size"] == 3 and backward[6]["adjoint"].startswith("[")
     assert [c["from"] for c in backward[6]["contributions"]] == [7, 9]
     assert [(g["row"], g["component"]) for g in data["gradient"]] == [(1, 0), (1, 1), (1, 2)]
+
+
+def test_a_builtin_of_a_vector_reads_the_vector_row_whole():
+    """softmax, logsumexp and norm of a whole vector row are written of it, and ∇logsumexp's adjoint is softmax."""
+    text = to_plain(_view(PROGRAMS["vector_builtins"]))
+    assert "v2 = norm(v1)" in text and "v5 = logsumexp(v1)" in text
+    assert "v̄1 = v1*v̄2/v2 + v̄5*softmax(v1)" in text
+    text = to_plain(_view(PROGRAMS["builtin_softmax"]))
+    assert "v5 = v1 + v4·1" in text and "v6 = softmax(v5)[0]" in text

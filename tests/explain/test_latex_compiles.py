@@ -45,6 +45,7 @@ DERIVATIONS = {
     "backward_td": "W: R^(2,2)\nq(s) = W @ s\ns1 = [1, 0]; s2 = [0, 1]; r = 1; gamma = 9/10\n"
                    "explain backward(1/2 * (r + gamma * sg(max(q(s2))) - q(s1)[0])^2, W)",
     "backward_builtin_softmax": "x: R^3\nexplain backward(log(softmax(x - sg(max(x)))[0]), x)",
+    "backward_vector_builtins": "x: R^3\nexplain backward(logsumexp(x) + norm(x)*sg(x[0]), x)",
     "stable_softmax_blocked": "x: R^3\n" + STABLE + "explain blocked(stable_softmax(x)[0], x)",
     "log_softmax": "x: R^3\n" + STABLE + "explain grad(log(stable_softmax(x)[0]), x)",
     # the surface of explain: depth, selections, the closing check at a point
