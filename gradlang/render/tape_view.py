@@ -86,8 +86,9 @@ def _sends(cut, view, show) -> str:
         added = "adding 0 to the gradient"
     elif cut.removes:
         added = f"adding {text(cut.removes, lambda e: show(_named(view, e)))} to the gradient"
-    elif all(brief(term, show) == show(term) for _, term in cut.adds) and len(cut.adds) <= 3:
-        added = "adding " + ", ".join(f"{show(term)} to d/d{show(v)}" for v, term in cut.adds)
+    elif all(brief(term, show) == show(term) for _, term in cut.adds) and len(cut.adds) <= 3 and width(
+            listed := "adding " + ", ".join(f"{show(term)} to d/d{show(v)}" for v, term in cut.adds)) <= WIDTH // 2:
+        added = listed
     else:
         added = f"adding a non-zero term to {where} (blocked(e, x) gives them)"
     return f"v̄{_label(cut.row, cut.component)}{target}, {added}"
@@ -105,22 +106,47 @@ def _computes(cut, view):
     return next(r for r in view.tape.forward if r.index == cut.row).local
 
 
-def cut_lines(view, show=expr_plain) -> list[tuple[str, list[str]]]:
-    """For each cut: its head line and the lines under it (arriving, would send, verdict)."""
+def _one_cut(cut, view, show) -> tuple[str, list[str]]:
+    """A cut's head line and the lines under it (arriving, would send, verdict)."""
     from gradlang.explain.stops import brief
 
-    out = []
-    for cut in view.cuts:
-        computes = show(_computes(cut, view))
-        head = f"v{_label(cut.row, cut.component)} = {computes}" + (f" = {show(cut.stop)}" if computes != show(cut.stop) else "")
-        if cut.local is None:
-            out.append((head, ["arriving: nothing (no variable reaches the stopped value)", cut.words]))
+    computes = show(_computes(cut, view))
+    head = f"v{_label(cut.row, cut.component)} = {computes}" + (f" = {show(cut.stop)}" if computes != show(cut.stop) else "")
+    if cut.local is None:
+        return head, [NOTHING, cut.words]
+    local = show(cut.local)
+    stated, names = _form(cut, "plain", lambda e: show(_named(view, e)))
+    value = "" if _states_value(cut) else brief(_named(view, cut.adjoint), show)
+    arriving = f"v̄{_label(cut.row, cut.component)} = {local} = {stated}{value}".rstrip(" =") + (f"   (where {names})" if names else "")
+    return head, [f"arriving: {arriving}", f"would send: {_sends(cut, view, show)}", cut.words]
+
+
+NOTHING = "arriving: nothing (no variable reaches the stopped value)"
+
+
+def _vector_cut(cuts, view, show) -> tuple[str, list[str]]:
+    """The stops of one vector row under one head: each component's lines, shared lines once."""
+    row = next(r for r in view.tape.forward if r.index == cuts[0].row)
+    head = f"v{row.index} = {show(row.local)}{size_text(row)}, one stop per component"
+    under, verdicts = [], []
+    for cut in cuts:
+        *lines, words = _one_cut(cut, view, show)[1]
+        under += [line for line in lines if line not in under]
+        verdicts += [words] if words not in verdicts else []
+    return head, under + verdicts
+
+
+def cut_lines(view, show=expr_plain) -> list[tuple[str, list[str]]]:
+    """For each stop, or each vector row of stops: its head line and the lines under it."""
+    out, cuts = [], list(view.cuts)
+    while cuts:
+        cut = cuts.pop(0)
+        if cut.component is None:
+            out.append(_one_cut(cut, view, show))
             continue
-        local = show(cut.local)
-        stated, names = _form(cut, "plain", lambda e: show(_named(view, e)))
-        value = "" if _states_value(cut) else brief(_named(view, cut.adjoint), show)
-        arriving = f"v̄{_label(cut.row, cut.component)} = {local} = {stated}{value}".rstrip(" =") + (f"   (where {names})" if names else "")
-        out.append((head, [f"arriving: {arriving}", f"would send: {_sends(cut, view, show)}", cut.words]))
+        same = [cut] + [c for c in cuts if c.row == cut.row]
+        cuts = [c for c in cuts if c.row != cut.row]
+        out.append(_vector_cut(same, view, show))
     return out
 
 
@@ -217,7 +243,8 @@ def _latex_cut(cut, view) -> list[str]:
         rf"\text{{(a term of {len(expr_plain(named))} characters)}}")
     stated, names = _form(cut, "latex", show)
     value = "" if _states_value(cut) else value
-    equation = rf"\bar{{v}}_{{{_label(cut.row, cut.component)}}} = {_latex(cut.local)} = {stated}{value}".rstrip(" =") + (
+    picked = "" if cut.component is None else f"[{cut.component}]"
+    equation = rf"\bar{{v}}_{{{cut.row}}}{picked} = {_latex(cut.local)} = {stated}{value}".rstrip(" =") + (
         rf",\quad \text{{where }} {names}" if names else "")
     sends = _paragraph(_latex_words("would send: " + _sends(cut, view, expr_plain)))
     return [head, "\\[\n" + equation + "\n\\]", sends, _paragraph(_latex_words(cut.words))]
@@ -258,7 +285,8 @@ def view_rich(view):
     for head, under in cut_lines(view):
         lines += [Text(head, style="bold red")] + [Text(f"  {line}") for line in under]
     definitions = [Text(f"definition: {text}") for text in view.definitions]
-    return Group(*definitions, forward, backward, *lines)
+    gradient = [Text("gradient:", style="bold")] + [Text(line) for line in _gradient_lines(view)]
+    return Group(*definitions, forward, backward, *gradient, *lines)
 
 
 def _json_cut(cut, view) -> dict:

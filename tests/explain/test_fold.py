@@ -131,11 +131,14 @@ def test_scalar_work_is_not_folded():
     assert "ℝ" not in text and "e₀" not in text and "d/dx[0] = v̄2 = x[1]" in text
 
 
-def test_a_vector_of_stops_keeps_one_cut_per_component():
+def test_a_vector_of_stops_keeps_one_cut_per_component_under_one_head():
     view = _view(PROGRAMS["vq_vae"])
     text = to_plain(view)
     assert "v2 = stop_gradient(v1)" in text and "v4 = W[:, 0]" in text and "v18 = Σ v11 + Σ v17" in text
-    assert "v2[1] = stop_gradient(v1[1]) = stop_gradient(e[1])" in text
+    # plain text heads the stops of one vector row once; JSON keeps one cut per component
+    assert "v2 = stop_gradient(v1) ℝ³, one stop per component" in text
+    assert text.count("irrelevant: the stopped value does not depend on W") == 1
+    assert "arriving: v̄14[1] = v̄15[1] = -e[1]/2 + v14[1]/2" in text and text.count("blocking:") == 1
     cuts = to_json(view)["cuts"]
     assert [(c["row"], c.get("component"), c["verdict"]) for c in cuts] == (
         [(2, k, "irrelevant") for k in range(3)] + [(14, k, "blocking") for k in range(3)])
