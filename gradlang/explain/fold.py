@@ -84,64 +84,103 @@ def _input_place(row):
     return _place(row.expr) if row.operation == "input" else None
 
 
-def _input_slot(first, row, axis: int, k: int) -> bool:
-    """Is input row the k-th component of first along the axis (W[0, 1], W[1, 1], … down axis 0)?"""
+def _input_position(first, row, axis: int):
+    """row's component in the group of input first, along the axis (W[0, 1], W[1, 1], … down axis 0), or None."""
     a, b = _input_place(first), _input_place(row)
     if not (a and b and a[0] == b[0] and len(a[1]) == len(b[1])):
-        return False
+        return None
     axis = axis % len(a[1])
-    others = [i for i in range(len(a[1])) if i != axis]
-    return a[1][axis] == 0 and b[1][axis] == k and all(a[1][i] == b[1][i] for i in others)
+    same = all(a[1][i] == b[1][i] for i in range(len(a[1])) if i != axis)
+    return b[1][axis] if same else None
 
 
 class Grouping:
-    """Which group (in order of first appearance) and component each scalar forward row takes."""
+    """Which group (in order of first appearance) and component each scalar forward row takes.
+
+    A row's component is that of the rows it reads: exp(x[10]) is component
+    10 of its group whatever order the tape computes the components in (the
+    tape follows SymPy's argument order, x[0], x[10], x[11], …, x[1]). An
+    input takes its index, a group's first row the component its operands
+    agree on (max(x[0], x[1], x[2]) and what is computed from it have none:
+    they take 0 and can only be broadcast).
+    """
 
     def __init__(self, forward, barred: frozenset, axis: int = 0):
         self.axis = axis  # the index inputs of a matrix vary along within a group
-        self.groups: list[list] = []
+        self.slots: list[dict] = []  # per group: component → row
+        self.creators: list = []  # per group: (first row, its component)
         self.place: dict = {}
+        self.positioned: set = set()  # rows whose component says which component of a vector they are
         self.aligned: dict = defaultdict(set)  # group → groups it reads component by component
         for row in forward:
             joined = None if row.index in barred else self._joining(row)
             if joined is None:
-                self.place[row.index] = (len(self.groups), 0)
-                self.groups.append([row])
+                position = self._own_position(row)
+                self.place[row.index] = (len(self.slots), position)
+                self.slots.append({position: row})
+                self.creators.append((row, position))
             else:
-                self.place[row.index] = (joined, len(self.groups[joined]))
-                self.groups[joined].append(row)
+                g, q = joined
+                self.place[row.index] = (g, q)
+                self.slots[g][q] = row
+                self.positioned.add(row.index)
+        self.groups = [[slots[p] for p in sorted(slots)] for slots in self.slots]
+        for g, slots in enumerate(self.slots):
+            if len(slots) == 1:
+                self.place[self.creators[g][0].index] = (g, 0)
+
+    def _own_position(self, row) -> int:
+        place = _input_place(row)
+        if place is not None:
+            self.positioned.add(row.index)
+            return place[1][self.axis % len(place[1])]
+        agreed = {self.place[j][1] for j in row.inputs if j in self.positioned}
+        if len(agreed) != 1:
+            return 0
+        self.positioned.add(row.index)
+        return agreed.pop()
 
     def _joining(self, row):
-        for g, members in enumerate(self.groups):
-            first = members[0]
+        for g, (first, _) in enumerate(self.creators):
             if (first.operation, first.stopped, len(first.inputs)) == (row.operation, row.stopped, len(row.inputs)):
-                aligned = self._aligned_with(first, row, len(members))
-                if aligned is not None:
-                    self.aligned[g] |= aligned
-                    return g
+                joined = self._aligned_with(g, row)
+                if joined is not None:
+                    self.aligned[g] |= joined[1]
+                    return g, joined[0]
         return None
 
-    def _aligned_with(self, first, row, k: int):
-        """The groups row reads at component k where first reads component 0, if row is first's k-th component."""
+    def _aligned_with(self, g: int, row):
+        """(component, groups read component by component) if row is a component of group g, else None."""
+        first, a = self.creators[g]
         if row.operation == "input":
-            return set() if _input_slot(first, row, self.axis, k) else None
-        ours, theirs, groups = {}, {}, set()
+            q = _input_position(first, row, self.axis)
+            return None if q is None or q in self.slots[g] else (q, set())
+        read = defaultdict(set)
+        for i in row.inputs:
+            read[self.place[i][0]].add(self.place[i][1])
+        ours, theirs, groups, components = {}, {}, set(), set()
         for j in set(first.inputs):
             h, p = self.place[j]
-            if p == 0 and len(self.groups[h]) > k and self.groups[h][k].index in row.inputs:
-                slot = sp.Dummy(f"g{h}")
-                ours[value_symbol(j)], theirs[value_symbol(self.groups[h][k].index)] = slot, slot
-                groups.add(h)
-        if not groups or first.local.xreplace(ours) != row.local.xreplace(theirs):
+            others = read.get(h, set()) - {a}
+            if p != a or len(others) != 1:
+                continue  # a broadcast operand, or one row reads twice
+            q = others.pop()
+            slot = sp.Dummy(f"g{h}")
+            ours[value_symbol(j)], theirs[value_symbol(self.slots[h][q].index)] = slot, slot
+            groups.add(h)
+            components.add(q)
+        if len(components) != 1 or first.local.xreplace(ours) != row.local.xreplace(theirs):
             return None
-        return groups
+        q = components.pop()
+        return None if q in self.slots[g] else (q, groups)
 
     def unsound(self) -> set:
-        """Members (but the first) of groups that read a group of another length: to be split up."""
+        """Rows (but the first) of groups with a missing component or reading a group of another length."""
         out = set()
-        for g, members in enumerate(self.groups):
-            if any(len(self.groups[h]) != len(members) for h in self.aligned[g]):
-                out |= {row.index for row in members[1:]}
+        for g, slots in enumerate(self.slots):
+            broken = sorted(slots) != list(range(len(slots)))
+            if broken or any(len(self.slots[h]) != len(slots) for h in self.aligned[g]):
+                out |= {row.index for row in slots.values()} - {self.creators[g][0].index}
         return out
 
 
@@ -152,15 +191,20 @@ class Fold:
         barred: frozenset = frozenset({forward[-1].index}) if forward else frozenset()
         for _ in range(len(forward) + 1):  # each round splits at least one group, or stops
             grouping = Grouping(forward, barred, axis)
+            unsound = grouping.unsound()
+            if unsound:
+                barred = barred | unsound
+                continue
             self.reducing: set = set()
             self.groups, self.place, self.aligned = grouping.groups, grouping.place, grouping.aligned
+            self.creators = [row.index for row, _ in grouping.creators]
             self._symbols = {}
             for j, (g, p) in self.place.items():
                 self._symbols[value_symbol(j)] = (g, p, False)
                 self._symbols[adjoint_symbol(j)] = (g, p, True)
             self.vectors = {f(g + 1) for g, m in enumerate(self.groups) if len(m) > 1 for f in (value_symbol, adjoint_symbol)}
             self.forward = tuple(self._row(g, members, variables) for g, members in enumerate(self.groups))
-            split = grouping.unsound() | self._not_reexpanding() | self._unread()
+            split = self._not_reexpanding() | self._unread()
             if not split:
                 break
             barred = barred | split
@@ -269,15 +313,19 @@ class Fold:
         """
         read = {h for g in range(len(self.groups)) for h in self.aligned[g] if len(self.groups[g]) > 1}
         read |= self.reducing
-        return {r.index for g, rows in enumerate(self.groups) if len(rows) > 1 and g not in read for r in rows[1:]}
+        return {i for g, rows in enumerate(self.groups) if len(rows) > 1 and g not in read for i in self._joined(g)}
+
+    def _joined(self, g: int) -> set:
+        """The rows of group g but the one that started it: what is barred from joining to split it up."""
+        return {r.index for r in self.groups[g]} - {self.creators[g]}
 
     def _not_reexpanding(self) -> set:
         """Members of vector rows whose folded row does not give back that member's own row."""
         members, out = self.members(), set()
-        for row, rows in zip(self.forward, self.groups):
+        for g, (row, rows) in enumerate(zip(self.forward, self.groups)):
             if len(rows) > 1 and rows[0].operation != "input":
-                if any(component(row.local, k, members) != r.local for k, r in enumerate(rows)):
-                    out |= {r.index for r in rows[1:]}
+                if any(_rebuilt(component(row.local, k, members)) != _rebuilt(r.local) for k, r in enumerate(rows)):
+                    out |= self._joined(g)
         return out
 
     def adjoints(self, rows) -> list[VectorAdjoint]:
@@ -315,6 +363,11 @@ class Fold:
             if len(same) == 1:
                 return broadcast_marked(same.pop(), self.vectors)
         return sp.Add(*[self.translated(term) * OneHot(k) for k, _, term in items])
+
+
+def _rebuilt(expr):
+    """expr with every node built again: the tape builds nodes in its own argument order, SymPy in its."""
+    return expr if not expr.args else expr.func(*[_rebuilt(a) for a in expr.args])
 
 
 def _slice(members, variables):

@@ -25,7 +25,15 @@ def _grouped(printer, expr) -> str:
     return text if expr.is_Atom or isinstance(expr, (Pick, Components)) else f"({text})"
 
 
-class Pick(sp.Function):
+class Notation(sp.Function):
+    """A symbol of the folded tape's notation; LaTeX hands it the exponent when it is a power's base."""
+
+    def _latex(self, printer, exp=None):
+        body = self._latex_body(printer)
+        return body if exp is None else rf"\left({body}\right)^{{{exp}}}"
+
+
+class Pick(Notation):
     """Component k of a vector row: v6[0]."""
 
     nargs = 2
@@ -33,11 +41,11 @@ class Pick(sp.Function):
     def _sympystr(self, printer):
         return f"{printer._print(self.args[0])}[{self.args[1]}]"
 
-    def _latex(self, printer):
+    def _latex_body(self, printer):
         return f"{printer._print(self.args[0])}[{self.args[1]}]"
 
 
-class Broadcast(sp.Function):
+class Broadcast(Notation):
     """A scalar standing for the vector with that scalar in every component: v4·1."""
 
     nargs = 1
@@ -45,11 +53,11 @@ class Broadcast(sp.Function):
     def _sympystr(self, printer):
         return f"{_grouped(printer, self.args[0])}·1"
 
-    def _latex(self, printer):
+    def _latex_body(self, printer):
         return rf"{_grouped(printer, self.args[0])}\,\mathbf{{1}}"
 
 
-class OneHot(sp.Function):
+class OneHot(Notation):
     """The k-th unit vector e_k: an adjoint sent to one component only."""
 
     nargs = 1
@@ -57,7 +65,7 @@ class OneHot(sp.Function):
     def _sympystr(self, printer):
         return "e" + str(self.args[0]).translate(SUBSCRIPTS)
 
-    def _latex(self, printer):
+    def _latex_body(self, printer):
         return rf"\mathbf{{e}}_{{{self.args[0]}}}"
 
 
@@ -71,7 +79,7 @@ def _combine(name: str):
     return REDUCTIONS[name][2] or primitives.lookup(name).cls
 
 
-class Reduced(sp.Function):
+class Reduced(Notation):
     """A scalar row that combines every component of one vector row: Σ v6, max(v1)."""
 
     nargs = 2
@@ -82,24 +90,24 @@ class Reduced(sp.Function):
             return plain + _grouped(printer, self.args[1])
         return f"{plain}({printer._print(self.args[1])})"
 
-    def _latex(self, printer):
+    def _latex_body(self, printer):
         name, latex = self.args[0].name, REDUCTIONS[self.args[0].name][1]
         if name == "add":
             return latex + _grouped(printer, self.args[1])
         return latex + rf"\left({printer._print(self.args[1])}\right)"
 
 
-class Components(sp.Function):
+class Components(Notation):
     """A vector written out component by component: inputs that are not a whole variable."""
 
     def _sympystr(self, printer):
         return "[" + ", ".join(printer._print(a) for a in self.args) + "]"
 
-    def _latex(self, printer):
+    def _latex_body(self, printer):
         return r"\left[" + ", ".join(printer._print(a) for a in self.args) + r"\right]"
 
 
-class Called(sp.Function):
+class Called(Notation):
     """A builtin of a vector whose value is a vector, shown whole: softmax(v1), whose k-th component is softmax(v1)[k]."""
 
     nargs = 2
@@ -107,7 +115,7 @@ class Called(sp.Function):
     def _sympystr(self, printer):
         return f"{self.args[0].name}({printer._print(self.args[1])})"
 
-    def _latex(self, printer):
+    def _latex_body(self, printer):
         return rf"\operatorname{{{self.args[0].name}}}\left({printer._print(self.args[1])}\right)"
 
 

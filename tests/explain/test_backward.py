@@ -126,7 +126,9 @@ def test_the_gradient_and_what_the_cuts_would_add_is_the_true_gradient(program):
 def test_an_irrelevant_cut_receives_nothing():
     view = _view("W: R^(2,2)\ne: R^2\nexplain backward(sum((W @ [1, 2] - sg(e))^2), W)")
     text = to_plain(view)
-    assert text.count("arriving: nothing (no variable reaches the stopped value)") == 2
+    # the two stops are one vector row, v3 = stop_gradient(v2) with v2 = [e[0], e[1]]: one head in plain text
+    assert "v3 = stop_gradient(v2) ℝ², one stop per component" in text
+    assert text.count("arriving: nothing (no variable reaches the stopped value)") == 1
     assert "irrelevant" in text and not view.toward
     assert [c["verdict"] for c in to_json(view)["cuts"]] == ["irrelevant", "irrelevant"]
 

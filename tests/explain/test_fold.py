@@ -41,6 +41,8 @@ PROGRAMS = {
     "straight_through": "x: R^3\nexplain backward(sum(x + sg(round(x) - x)), x)",
     "not_folded": "x: R^3\nexplain backward(x[0]*x[1] + x[2], x)",
     "vector_builtins": "x: R^3\nexplain backward(logsumexp(x) + norm(x)*sg(x[0]), x)",
+    # the tape computes x[0], x[10], x[11], x[1], … (SymPy's argument order): components go by index
+    "out_of_order": "x: R^12\nexplain backward(sum(exp(x)*x) + x[0]*x[1], x)",
 }
 
 
@@ -120,6 +122,14 @@ def test_folding_shortens_the_tapes_it_should():
     for name, scalar_rows, folded_rows in (("stable_softmax", 16, 10), ("vq_vae", 48, 18), ("norm_unfolded", 8, 4)):
         view = _view(PROGRAMS[name])
         assert (len(view.scalar.tape.forward), len(view.tape.forward)) == (scalar_rows, folded_rows), name
+
+
+def test_components_computed_out_of_order_fold_by_their_index():
+    view = _view(PROGRAMS["out_of_order"])
+    assert len(view.scalar.tape.forward) == 38 and len(view.tape.forward) == 5
+    text = to_plain(view)
+    assert "v1 = x            ℝ¹²" in text and "v4 = v1*v3        ℝ¹²" in text and "v5 = v2 + Σ v4" in text
+    assert "d/dx[10] = v̄1[10] = (x[10] + 1)*exp(x[10])" in text
 
 
 def test_scalar_work_is_not_folded():
