@@ -18,6 +18,7 @@ from sympy.printing.pycode import PythonCodePrinter
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr import primitives
 from gradlang.expr.domain import Written
+from gradlang.expr.source import InStoredOrder
 
 def float_literal(x: float) -> str:
     """A float as Python source: repr, except inf and nan, which are not literals."""
@@ -39,7 +40,7 @@ def _shown(expr) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class ExportPrinter(PythonCodePrinter):
+class ExportPrinter(InStoredOrder, PythonCodePrinter):
     """Common part: arithmetic from PythonCodePrinter, every primitive as its record spells it."""
 
     target = "numpy"

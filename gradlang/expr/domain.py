@@ -61,14 +61,6 @@ class Written(sp.Function):
     def fdiff(self, argindex=1):
         return sp.S.One
 
-    def sort_key(self, order=None):
-        """SymPy's key, except that a held number is keyed by its text: SymPy's own key ends in the
-        number itself, and ordering a held oo beside a held nan compared them (Invalid NaN comparison)."""
-        u = self.args[0]
-        if not u.is_Number:
-            return super().sort_key(order)
-        return self.class_key(), (1, ((u.class_key(), (0, ()), (), str(u)),)), sp.S.One.sort_key(), sp.S.One
-
     def _sympystr(self, printer):
         """str() of a value shows the form as written (a held -oo is -oo, not Written(-oo))."""
         return printer._print(self.args[0])

@@ -22,6 +22,7 @@ from gradlang.expr import primitives
 from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.exact import to_sympy_number  # noqa: F401 - re-exported: callers holding NumPy results import it here
 from gradlang.expr.masking import mask_untaken
+from gradlang.expr.source import InStoredOrder
 
 
 def _helpers() -> dict:
@@ -56,7 +57,7 @@ def _balanced(operator: str, parts: list) -> str:
     return parts[0]
 
 
-class _Printer(NumPyPrinter):
+class _Printer(InStoredOrder, NumPyPrinter):
     """NumPy code for gradlang's values: every primitive as its record spells it."""
 
     # Terms in SymPy's own order: sorting a sum for display costs O(n^2) in its number of terms.

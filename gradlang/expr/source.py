@@ -40,7 +40,30 @@ def format_float(value: float) -> str:
     return repr(float(value))
 
 
-class SourcePrinter(StrPrinter):
+class InStoredOrder:
+    """Mixed in first by every printer: a sum or product SymPy cannot order prints in its stored order.
+
+    SymPy's sort keys end in the numbers themselves, so ordering a held nan beside
+    a held inf (expr/domain.py's Written: `inf*(y + nan)`, `factor(inf/(y*nan))`)
+    compares the two and raises "Invalid NaN comparison". The node that fails is
+    printed again, once, with the order "none"; any other failure is raised.
+    """
+
+    def _print(self, expr, **kwargs):
+        try:
+            return super()._print(expr, **kwargs)
+        except TypeError:
+            if not isinstance(expr, (sp.Add, sp.Mul)) or self._settings.get("order") == "none":
+                raise
+            saved = self._settings.get("order")
+            self._settings["order"] = "none"
+            try:
+                return super()._print(expr, **kwargs)
+            finally:
+                self._settings["order"] = saved
+
+
+class SourcePrinter(InStoredOrder, StrPrinter):
     """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
 
     def _print_Add(self, expr, order=None):

@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from gradlang.expr import primitives
+from gradlang.expr.source import InStoredOrder
 from gradlang.render.plain import format_float
 from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, shape_text, shown, Summarising
 from gradlang import limits
@@ -65,7 +66,7 @@ def text_escape(text: str) -> str:
     return text.translate(_TEXT_ESCAPES)
 
 
-class GradlangLatexPrinter(Summarising, LatexPrinter):
+class GradlangLatexPrinter(Summarising, InStoredOrder, LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
 
     def _print_Add(self, expr, order=None):

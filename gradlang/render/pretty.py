@@ -31,6 +31,7 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 from gradlang import limits
 from gradlang.expr import primitives
 from gradlang.render.latex import split_component
+from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
 from gradlang.render.shown import shape_text, shown, Summarising
@@ -74,7 +75,7 @@ def format_pretty_float(value: float) -> str:
     return format_float(float(f"{value:.{_FLOAT_DIGITS}g}"))
 
 
-class GradlangPrettyPrinter(Summarising, PrettyPrinter):
+class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
     """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark, and gradlang's records."""
 
     def _print_Add(self, expr, order=None):
