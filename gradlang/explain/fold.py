@@ -84,6 +84,10 @@ def _input_place(row):
     return _place(row.expr) if row.operation == "input" else None
 
 
+def _kind(row) -> tuple:
+    return row.operation, row.stopped, len(row.inputs)
+
+
 def _input_position(first, row, axis: int):
     """row's component in the group of input first, along the axis (W[0, 1], W[1, 1], … down axis 0), or None."""
     a, b = _input_place(first), _input_place(row)
@@ -110,13 +114,15 @@ class Grouping:
         self.slots: list[dict] = []  # per group: component → row
         self.creators: list = []  # per group: (first row, its component)
         self.place: dict = {}
-        self.positioned: set = set()  # rows whose component says which component of a vector they are
+        self.positioned: set = set()
+        self.kinds: dict = defaultdict(list)  # (operation, stopped, operand count) → groups  # rows whose component says which component of a vector they are
         self.aligned: dict = defaultdict(set)  # group → groups it reads component by component
         for row in forward:
             joined = None if row.index in barred else self._joining(row)
             if joined is None:
                 position = self._own_position(row)
                 self.place[row.index] = (len(self.slots), position)
+                self.kinds[_kind(row)].append(len(self.slots))
                 self.slots.append({position: row})
                 self.creators.append((row, position))
             else:
@@ -141,12 +147,11 @@ class Grouping:
         return agreed.pop()
 
     def _joining(self, row):
-        for g, (first, _) in enumerate(self.creators):
-            if (first.operation, first.stopped, len(first.inputs)) == (row.operation, row.stopped, len(row.inputs)):
-                joined = self._aligned_with(g, row)
-                if joined is not None:
-                    self.aligned[g] |= joined[1]
-                    return g, joined[0]
+        for g in self.kinds[_kind(row)]:  # only groups of the same operation: the tape can be long
+            joined = self._aligned_with(g, row)
+            if joined is not None:
+                self.aligned[g] |= joined[1]
+                return g, joined[0]
         return None
 
     def _aligned_with(self, g: int, row):
