@@ -54,11 +54,17 @@ def _view(program: str):
 def _values(scalar, point) -> dict:
     """The number of every scalar value v_j and adjoint v̄_j at the point."""
     def number(expr):
-        return sp.N(unstopped(sp.sympify(expr)).xreplace(point), 30)
+        value = unstopped(sp.sympify(expr)).xreplace(point)
+        return sp.N(value, 30) if isinstance(value, sp.Expr) else value  # a condition (x > 0) is true or false
 
     values = {value_symbol(r.index): number(r.expr) for r in scalar.tape.forward}
     values.update({adjoint_symbol(r.index): number(r.adjoint) for r in scalar.tape.backward + scalar.toward})
     return values
+
+
+def _scalar_sums(scalar, values) -> dict:
+    """Each scalar adjoint symbol v̄_j → its row's sum of contributions at the values (a row is what a fold stands for)."""
+    return {adjoint_symbol(r.index): r.local.xreplace(values) for r in scalar.tape.backward + scalar.toward}
 
 
 def _point(view, seed: int) -> dict:
@@ -81,9 +87,10 @@ def test_a_folded_row_expanded_is_the_scalar_rows_it_stands_for(name):
             for k, j in enumerate(row.members):
                 got = sp.N(component(local, k, members).xreplace(values).xreplace(point), 30)
                 assert abs(got - values[value_symbol(j)]) < 1e-20, (name, row.index, k)
+        sums = _scalar_sums(view.scalar, values)
         for row in view.tape.backward + view.toward:
             for k, symbol in enumerate(members[adjoint_symbol(row.index)]):
-                want = values.get(symbol, 0)  # a component the output does not reach has no scalar row: 0
+                want = sp.N(sums.get(symbol, 0), 30)  # a component the output does not reach has no scalar row: 0
                 got = sp.N(component(row.local, k, members).xreplace(values), 30)
                 assert abs(got - want) < 1e-20, (name, row.index, k, row.local)
 
@@ -172,3 +179,55 @@ def test_a_builtin_of_a_vector_reads_the_vector_row_whole():
     assert "v̄1 = v1*v̄2/v2 + v̄5*softmax(v1)" in text
     text = to_plain(_view(PROGRAMS["builtin_softmax"]))
     assert "v5 = v1 + v4·1" in text and "v6 = softmax(v5)[0]" in text
+
+
+# --- random programs: the same expression of each component, a stopped max, a pick --------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+
+from explain_strategies import X, Y, expressions  # noqa: E402
+
+XS = [sp.Symbol(f"x[{i}]", real=True) for i in range(3)]
+
+
+def _random_view(body, pick):
+    """backward(Σₖ body(x[k], m) + pick(x[0], m), x) with m = sg(max(x)): its folded view."""
+    from gradlang.derive import derivatives as derive
+    from gradlang.derive.derivatives import DerivativeRequest
+    from gradlang.explain.backward import backward_view
+    from gradlang.expr.functions import Maximum
+    from gradlang.expr.stopgrad import StopGradient
+
+    m = StopGradient(Maximum(*XS))
+    expr = sum(body.xreplace({X: x, Y: m}) for x in XS) + pick.xreplace({X: XS[0], Y: m})
+    wrt = sp.ImmutableDenseNDimArray(XS, (3,))
+    with derive.readable():
+        request = DerivativeRequest("backward", expr, wrt, (), derive.grad(expr, wrt), None)
+    return backward_view(request)
+
+
+def _close(a, b) -> bool:
+    if not isinstance(a, sp.Expr) or not isinstance(b, sp.Expr):
+        return a == b  # conditions
+    a, b = sp.N(a, 30), sp.N(b, 30)
+    if not (a.is_number and b.is_number) or a.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or b.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return True  # a log of a negative number, a pole: nothing to compare
+    return abs(a - b) < 1e-15 * (1 + abs(b))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(expressions(), expressions())
+def test_random_folds_expand_to_their_scalar_rows(body, pick):
+    if not (body.free_symbols | pick.free_symbols) & {X, Y}:
+        return
+    view = _random_view(body, pick)
+    point = {x: sp.Rational(3 * i + 1, 7) for i, x in enumerate(XS)}
+    values = _values(view.scalar, point)
+    for row in view.tape.forward:
+        local = row.expr if row.operation == "input" else row.local
+        for k, j in enumerate(row.members):
+            assert _close(component(local, k, view.members).xreplace(values).xreplace(point), values[value_symbol(j)])
+    sums = _scalar_sums(view.scalar, values)
+    for row in view.tape.backward + view.toward:
+        for k, symbol in enumerate(view.members[adjoint_symbol(row.index)]):
+            assert _close(component(row.local, k, view.members).xreplace(values), sums.get(symbol, 0)), row.local
