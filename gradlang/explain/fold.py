@@ -4,9 +4,10 @@ The tape of gradlang.derive.dag.tape has one row per scalar: the stable
 softmax of x ∈ ℝ³ computes x[0] − m, x[1] − m, x[2] − m on three rows, then
 three exps, and its backward table repeats them (issue 14: 45 lines where a
 teacher writes a handful). Folding groups the rows that apply the same
-operation to the corresponding components of earlier groups (in order, so
-the k-th row of a group uses the k-th row of each group it reads, and the
-same scalar in every row: a broadcast) into one vector row, `v5 = v1 + v4·1`,
+operation to the corresponding components of earlier groups (component k
+of a group reads component k of each group it reads, or the same scalar in
+every component: a broadcast; an input x[k] is component k, whatever order
+the tape computes them in) into one vector row, `v5 = v1 + v4·1`,
 `v6 = exp(v5)`; a scalar row that combines a whole group becomes a reduction
 (`v7 = Σ v6`, `max(v1)`), and a scalar row that reads one component picks it
 (`v6[0]`). The backward rows follow the same groups: a vector adjoint is the
@@ -15,7 +16,8 @@ gets the same thing from the same component (`v6*v̄6`), broadcast from a
 scalar consumer (`v̄7·1`), or routed to one component (`v8*v̄9·e₀`), which is
 always right and is the fallback. Nothing is folded that would not expand
 back to the scalar rows: a group whose row does not re-expand to each of its
-members, or whose operand groups have another length, is split up again. The
+members, that misses a component, whose operand groups have another length,
+or that no row reads whole (parallel scalar work), is split up again. The
 cuts and the ledger are computed on the scalar tape (explain/backward.py) and
 only renumbered here.
 """

@@ -85,7 +85,7 @@ class Reduced(Notation):
     nargs = 2
 
     def _sympystr(self, printer):
-        name, plain = self.args[0].name, REDUCTIONS[self.args[0].name][0]
+        plain = REDUCTIONS[self.args[0].name][0]
         if plain.endswith(" "):
             return plain + _grouped(printer, self.args[1])
         return f"{plain}({printer._print(self.args[1])})"
