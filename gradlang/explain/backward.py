@@ -53,6 +53,9 @@ class Cut:
     lets: tuple = ()
     adds: tuple = ()
     removes: tuple = ()
+    component: int | None = None
+    argument_component: int | None = None
+    computes: object = None
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,9 @@ class BackwardView:
     names maps a long stop to its row's value symbol (v5), for display;
     definitions are the user functions and (explain[unfold]) builtins unfolded into expr;
     simplified[i] is a shorter equal form of the i-th gradient component (bounded by
-    size, explanation.simpler), or None.
+    size, explanation.simpler), or None. The tape is the folded, vector-level one
+    (explain/fold.py); members maps its symbols to the scalar tape's (for
+    tape_notation.component) and scalar is the same view on the scalar tape.
     """
 
     expr: object
@@ -75,6 +80,8 @@ class BackwardView:
     names: tuple = ()
     definitions: tuple = ()
     simplified: tuple = ()
+    members: dict | None = None
+    scalar: BackwardView | None = None
 
 
 def _variables(wrt) -> list:
@@ -139,4 +146,30 @@ def backward_view(request, unfold: bool = False) -> BackwardView:
     names = tuple((e.stop, value_symbol(rows[e.stop])) for e in entries if not e.stop.args[0].is_Atom)
     definitions = tuple(" ".join(text.split()) for text in getattr(request, "definitions", ()))
     simplified = tuple(simpler(g) for g in recorded.gradient)
-    return BackwardView(request.expr, request.wrt, recorded, cuts, tuple(toward.values()), names, definitions, simplified)
+    view = BackwardView(request.expr, request.wrt, recorded, cuts, tuple(toward.values()), names, definitions, simplified)
+    return folded(view, wrt)
+
+
+def folded(view: BackwardView, variables) -> BackwardView:
+    """The view on the vector-level tape (explain/fold.py): rows, adjoints, cuts and names renumbered."""
+    from gradlang.explain.fold import folded_tape
+
+    fold = folded_tape(view.tape.forward, variables)
+    reaching = {r.index for r in view.toward}
+    adjoints = fold.adjoints(view.tape.backward + view.toward)
+    backward = tuple(a for a in adjoints if not set(a.members) & reaching)
+    toward = tuple(a for a in adjoints if set(a.members) & reaching)
+    refs = tuple((s, fold.ref(n)) for s, n in view.tape.variables)
+    output = fold.ref(view.tape.output)
+    tape = Tape(fold.forward, backward, output and output.index, refs, view.tape.gradient)
+    scalar_rows = {r.index: r for r in view.tape.forward}
+    cuts = tuple(_folded_cut(cut, fold, scalar_rows) for cut in view.cuts)
+    names = tuple((stop, fold.translated(symbol)) for stop, symbol in view.names)
+    return replace(view, tape=tape, cuts=cuts, toward=toward, names=names, members=fold.members(), scalar=view)
+
+
+def _folded_cut(cut: Cut, fold, scalar_rows: dict) -> Cut:
+    row, argument = fold.ref(cut.row), fold.ref(cut.argument)
+    return replace(cut, row=row.index, component=row.component, argument=argument and argument.index,
+                   argument_component=argument and argument.component, local=fold.translated(cut.local),
+                   computes=fold.translated(scalar_rows[cut.row].local))

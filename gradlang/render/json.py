@@ -114,9 +114,9 @@ class JsonPrinter(Printer):
         return derivation.json_data(explanation)
 
     def _print_BackwardView(self, view) -> dict:
-        from gradlang.render import tape
+        from gradlang.render import tape_view
 
-        return tape.view_json(view)
+        return tape_view.view_json(view)
 
     def _print_Tape(self, value) -> dict:
         from gradlang.render import tape

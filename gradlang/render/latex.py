@@ -196,9 +196,9 @@ class GradlangLatexPrinter(Summarising, InStoredOrder, LatexPrinter):
         return derivation.latex_text(explanation)
 
     def _print_BackwardView(self, view) -> str:
-        from gradlang.render import tape
+        from gradlang.render import tape_view
 
-        return tape.view_latex(view)
+        return tape_view.view_latex(view)
 
     def _print_Tape(self, value) -> str:
         from gradlang.render import tape

@@ -71,9 +71,9 @@ class PlainPrinter(Summarising, SourcePrinter):
         return derivation.plain_text(explanation)
 
     def _print_BackwardView(self, view):
-        from gradlang.render import tape
+        from gradlang.render import tape_view
 
-        return tape.view_plain(view)
+        return tape_view.view_plain(view)
 
     def _print_Tape(self, value):
         from gradlang.render import tape

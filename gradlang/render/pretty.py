@@ -225,9 +225,9 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         return derivation.rich_tree(explanation)
 
     def _print_BackwardView(self, view):
-        from gradlang.render import tape
+        from gradlang.render import tape_view
 
-        return tape.view_rich(view)
+        return tape_view.view_rich(view)
 
     def _print_Tape(self, value):
         from gradlang.render import tape

@@ -31,8 +31,8 @@ def test_value_is_the_gradient(result):
 
 def test_plain_has_both_tables_and_the_cut(result):
     text = to_plain(result.steps[0])
-    assert "forward:" in text and "backward:" in text
-    assert "v4 = stop_gradient(v1)" in text and "cut: no gradient flows back" in text
+    assert "forward (read down)" in text and "│ backward: the adjoints (read up)" in text
+    assert "v4 = stop_gradient(v1)  cut  │ v̄4 = v3*v̄5" in text
     assert "d/dx[0] = v̄3 = stop_gradient(x[1])" in text
 
 
@@ -69,14 +69,14 @@ def _view(program: str):
 def test_the_stable_softmax_table_shows_the_zero_adjoint_arriving_at_its_max():
     view = _view(STABLE + "explain backward(log(stable_softmax(x)[0]), x)")
     text = to_plain(view)
-    assert "v̄5 = -v̄6" in text and "arrives at a cut: dropped" in text and "toward a cut" in text
-    assert "arriving: v̄5 = -v̄6 = −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0   (where s = softmax(x − v5))" in text
+    assert "v̄3 = -v̄4" in text and "arrives at a cut: dropped" in text and "toward a cut" in text
+    assert "arriving: v̄3 = -v̄4 = −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0   (where s = softmax(x − v3))" in text
     assert "adding 0 to the gradient" in text and "neutral" in text
     [cut] = to_json(view)["cuts"]
-    assert (cut["row"], cut["argument"], cut["adjoint"], cut["adds"], cut["verdict"]) == (5, 4, "0", [], "neutral")
+    assert (cut["row"], cut["argument"], cut["adjoint"], cut["adds"], cut["verdict"]) == (3, 2, "0", [], "neutral")
     assert cut["form"] == "−1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0"
-    # the rows into the cut are the tape's own: the raw adjoint at v5 is 0 at any point
-    [row] = [r for r in view.toward if r.index == 5]
+    # the rows into the cut are the tape's own: the raw adjoint at v3 is 0 at any point
+    [row] = [r for r in view.toward if r.index == 3]
     xs = list(row.adjoint.free_symbols)
     for seed in range(3):
         point = {s: sp.Rational(seed * 7 + 2 * i + 1, 5 + i) for i, s in enumerate(sorted(xs, key=str))}
@@ -87,7 +87,7 @@ def test_the_builtin_softmax_shifted_by_a_stopped_max_has_a_zero_adjoint_at_its_
     # the adjoint there is s0 + s1 + s2 - 1 as written: zero only by softmax's definition
     view = _view("x: R^3\nexplain backward(log(softmax(x - sg(max(x)))[0]), x)")
     text = to_plain(view)
-    assert "arriving: v̄5 = -v̄6 = 0" in text and "adding 0 to the gradient" in text
+    assert "arriving: v̄3 = -v̄4 = 0" in text and "adding 0 to the gradient" in text
     [cut] = to_json(view)["cuts"]
     assert (cut["adjoint"], cut["adds"], cut["verdict"]) == ("0", [], "neutral")
 
@@ -126,7 +126,9 @@ def test_the_gradient_and_what_the_cuts_would_add_is_the_true_gradient(program):
 def test_an_irrelevant_cut_receives_nothing():
     view = _view("W: R^(2,2)\ne: R^2\nexplain backward(sum((W @ [1, 2] - sg(e))^2), W)")
     text = to_plain(view)
-    assert text.count("arriving: nothing (no variable reaches the stopped value)") == 2
+    # the two stops are one vector row, v3 = stop_gradient(v2) with v2 = [e[0], e[1]]: one head in plain text
+    assert "v3 = stop_gradient(v2) ℝ², one stop per component" in text
+    assert text.count("arriving: nothing (no variable reaches the stopped value)") == 1
     assert "irrelevant" in text and not view.toward
     assert [c["verdict"] for c in to_json(view)["cuts"]] == ["irrelevant", "irrelevant"]
 
@@ -134,12 +136,14 @@ def test_an_irrelevant_cut_receives_nothing():
 def test_every_format_shows_the_cut_rows():
     view = _view(STABLE + "explain backward(log(stable_softmax(x)[0]), x)")
     latex = to_latex(view)
-    assert r"\bar{v}_{5} &= - \bar{v}_{6} && \text{arrives at a cut: dropped}" in latex
-    assert r"-1 + \sum_{k} s_{k} = 0" in latex and "$\\bar{v}_{5}$ on to v4" in latex
+    assert r"\bar{v}_{3} &= - \bar{v}_{4} && \text{arrives at a cut: dropped}" in latex
+    assert r"-1 + \sum_{k} s_{k} = 0" in latex and "$\\bar{v}_{3}$ on to v2" in latex
+    assert r"v_{5} &= v_{1} + v_{4}\,\mathbf{1} && \text{add}\ \mathbf{R}^{3}" in latex
     console = Console(width=100, color_system=None, record=True)
     console.print(to_rich(view))
     shown = console.export_text()
-    assert "arrives at a cut: dropped" in shown and "arriving: v̄5 = -v̄6 = −1ᵀ(e₀ − s)" in shown
+    assert "arrives at a cut: dropped" in shown and "arriving: v̄3 = -v̄4 = −1ᵀ(e₀ − s)" in shown
+    assert "v8*v̄9*e₀ + v̄7·1" in shown and "add ℝ³" in shown
     marks = [row.get("mark") for row in to_json(view)["backward"]]
     assert marks.count("arrives at a cut: dropped") == 1 and marks.count("toward a cut") == 1
 
@@ -147,7 +151,7 @@ def test_every_format_shows_the_cut_rows():
 def test_the_gradient_lines_show_a_shorter_equal_form():
     view = _view(STABLE + "explain backward(log(stable_softmax(x)[0]), x)")
     text = to_plain(view)
-    assert "d/dx[1] = v̄2 = -exp(x[1])/(exp(x[0]) + exp(x[1]) + exp(x[2]))" in text
+    assert "d/dx[1] = v̄1[1] = -exp(x[1])/(exp(x[0]) + exp(x[1]) + exp(x[2]))" in text
     assert all(s is not None for s in view.simplified)
     for raw, simpler in zip(view.tape.gradient, view.simplified):
         xs = sorted(raw.free_symbols | simpler.free_symbols, key=str)
@@ -162,8 +166,9 @@ def test_a_td_cut_states_gamma_delta_and_what_it_would_send():
                "explain backward(1/2 * (r + gamma * sg(max(q(s2))) - q(s1)[0])^2, W)")
     view = _view(program)
     text = to_plain(view)
-    assert "arriving: v̄6 = 9*v̄7/10 = δ·∂δ/∂v6 = 9*δ/10   (where q = W[0, 0], y = 9*v6/10 + 1, δ = y − q)" in text
+    assert "arriving: v̄5 = 9*v̄6/10 = δ·∂δ/∂v5 = 9*δ/10   (where q = W[0, 0], y = 9*v5/10 + 1, δ = y − q)" in text
     assert "adding 9*δ/10·∇max(W[0, 1], W[1, 1]) to the gradient" in text
     [cut] = to_json(view)["cuts"]
-    assert cut["form"] == "δ·∂δ/∂v6 = 9*δ/10" and cut["removes"] == "9*δ/10·∇max(W[0, 1], W[1, 1])"
+    assert "v3 = W[:, 1]" in text and "v4 = max(v3)" in text  # the stopped max reads a whole column
+    assert cut["form"] == "δ·∂δ/∂v5 = 9*δ/10" and cut["removes"] == "9*δ/10·∇max(W[0, 1], W[1, 1])"
     assert cut["verdict"] == "blocking" and len(cut["adds"]) == 2

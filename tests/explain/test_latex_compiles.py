@@ -39,6 +39,13 @@ DERIVATIONS = {
     "unfold_softmax": "x: R^3\nexplain[unfold] jacobian(softmax(x), x)[0, 1]",
     "unfold_backward": "x: R^3\nexplain[unfold] backward(norm(x), x)",
     "backward_irrelevant": "W: R^(2,2)\ne: R^2\nexplain backward(sum((W @ [1, 2] - sg(e))^2), W)",
+    # folded (vector-level) tapes: a column of W, vector stops, reductions, picks
+    "backward_vq_vae": "W: R^(3,2)\nx: R^2\nz_e = W @ x\ne: R^3\nbeta = 1/4\n"
+                       "explain backward(sum((z_e - sg(e))^2) + beta * sum((sg(z_e) - e)^2), W)",
+    "backward_td": "W: R^(2,2)\nq(s) = W @ s\ns1 = [1, 0]; s2 = [0, 1]; r = 1; gamma = 9/10\n"
+                   "explain backward(1/2 * (r + gamma * sg(max(q(s2))) - q(s1)[0])^2, W)",
+    "backward_builtin_softmax": "x: R^3\nexplain backward(log(softmax(x - sg(max(x)))[0]), x)",
+    "backward_vector_builtins": "x: R^3\nexplain backward(logsumexp(x) + norm(x)*sg(x[0]), x)",
     "stable_softmax_blocked": "x: R^3\n" + STABLE + "explain blocked(stable_softmax(x)[0], x)",
     "log_softmax": "x: R^3\n" + STABLE + "explain grad(log(stable_softmax(x)[0]), x)",
     # the surface of explain: depth, selections, the closing check at a point

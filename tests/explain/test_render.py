@@ -23,7 +23,21 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = {
     "x2_sg_x": lambda: explain(diff_request(X**2 * StopGradient(X))),
     "log_softmax": lambda: explain(grad_request(log_stable_softmax_0())),
+    "backward_softmax": lambda: _backward(STABLE + "explain backward(log(stable_softmax(x)[0]), x)"),
+    "backward_vq_vae": lambda: _backward("W: R^(3,2)\nx: R^2\nz_e = W @ x\ne: R^3\nbeta = 1/4\n"
+                                         "explain backward(sum((z_e - sg(e))^2) + beta * sum((sg(z_e) - e)^2), W)"),
 }
+
+
+STABLE = "x: R^3\nstable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))\n"
+
+
+def _backward(program: str):
+    """The view of an explain backward statement (the vector-level tape of explain/fold.py)."""
+    from gradlang import Session
+
+    [view] = Session().run(program)[-1].steps
+    return view
 
 
 def _rich_text(explanation) -> str:
