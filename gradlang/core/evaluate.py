@@ -291,7 +291,7 @@ class Evaluator:
         if isinstance(bound, FunctionDef):
             raise ValueError(f"'{name}' is a function; give values to symbols")
         if target.data == "target_component":
-            bound = _component(bound, name, [int(str(t)) for t in target.children[1:]])
+            bound = _component(bound, name, [_target_index(t) for t in target.children[1:]])
         if not all(isinstance(e, sp.Symbol) for e in elements(to_symbolic(bound))):
             raise ValueError(f"'{name}' is bound to a value, not a symbol, so there is nothing to substitute")
         _pair_up(bound, given, name, pairs, batch)
@@ -369,6 +369,16 @@ def _index_value(value, length: int, node) -> int:
     if not -length <= index < length:
         raise ShapeError(f"index {index} is out of range for length {length}").located(Span.of(node.meta))
     return index % length
+
+
+def _target_index(token) -> int:
+    """The index written in an `at` target (`x[1] = …`): the grammar takes any number there."""
+    text = str(token)
+    if not text.isdigit():
+        raise ShapeError(f"an index must be an integer, not {text}")
+    if len(text) > 9:
+        raise ShapeError(f"index {text[:12]}… is out of range")
+    return int(text)
 
 
 def _component(bound, name: str, indices: list):

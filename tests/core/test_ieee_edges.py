@@ -1,6 +1,7 @@
 """IEEE edges found by the grammar fuzzer: overflow is ±inf at once; tan(inf) is NaN, not an interval."""
 
 import importlib.util
+import re
 
 import numpy as np
 import pytest
@@ -186,3 +187,16 @@ def test_softmax_of_an_argument_that_overflowed_is_nan_as_in_jax():
 
 def values(program: str) -> np.ndarray:
     return np.asarray(Session().eval(program), dtype=float)
+
+
+@pytest.mark.parametrize("target, message", [("v[1e308]", "an index must be an integer, not 1e308"),
+                                             ("v[2.0]", "an index must be an integer, not 2.0"),
+                                             ("v[99999999999999999999999]", "is out of range"),
+                                             ("v[3]", "index 3 is out of range for length 3")])
+def test_an_at_target_index_that_is_no_index_is_a_shape_error(target, message):
+    # at x[1e308] = v was an InternalError (int('1e308')): the grammar fuzzer, seed 403
+    from gradlang.errors import ShapeError
+
+    with pytest.raises(ShapeError, match=re.escape(message)) as caught:
+        Session().run(f"v: R^3\nv[0] + 1 at {target} = 2")
+    assert caught.value.line == 2
