@@ -48,7 +48,7 @@ def session():
 
 def load(code: str, tmp_path, name: str):
     path = tmp_path / f"{name}.py"
-    path.write_text(code)
+    path.write_text(code, encoding="utf-8")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -15,6 +15,7 @@ import pytest
 from gradlang import Session
 from gradlang.export import TARGETS, export_program
 from tests.conftest import as_floats
+from tests.tools.test_export import load
 from tests.tools.test_export_examples import SAMPLE, framework, literal, to_framework, to_numpy
 
 PROGRAM = """x: R^3
@@ -61,16 +62,14 @@ W_AT = {3: [[1.0, 0.0, 2.0], [0.5, 1.0, -1.0]], 5: [[1.0, 0.0, 2.0, 1.0, -1.0], 
 
 
 def _module(target: str, folder):
-    import importlib.util
+    return _exported(PROGRAM, target, folder, f"vectorised_{target}")[1]
 
+
+def _exported(source: str, target: str, folder, name: str):
+    """(session, module): the program run by gradlang, and its export for the target, imported."""
     session = Session()
-    session.run(PROGRAM)
-    path = folder / f"vectorised_{target}.py"
-    path.write_text(export_program(session, target, PROGRAM), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(f"vectorised_{target}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    session.run(source)
+    return session, load(export_program(session, target, source), folder, name)
 
 
 def _gradlang(name: str, args: list, n: int):
@@ -123,16 +122,8 @@ def test_every_function_here_is_vectorised(folder):
 def test_a_binding_reads_names_as_they_were_when_it_ran(tmp_path):
     """L was computed with a = 2; a = 5 later must not leak into L's export (it stays unrolled), while a
     function reads the session's last a, as gradlang's late binding does."""
-    import importlib.util
-
     source = "x: R^3\na = 2\nL = sum(a * x)\nf(v) = a * sum(v)\na = 5\n"
-    session = Session()
-    session.run(source)
-    path = tmp_path / "late.py"
-    path.write_text(export_program(session, "numpy", source), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("late", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    session, module = _exported(source, "numpy", tmp_path, "late")
     assert module.L(np.array([1.0, 2.0, 3.0])) == float(session.eval("L at x = [1, 2, 3]")) == 12.0
     assert module.f(np.array([1.0, 2.0, 3.0, 4.0])) == float(session.eval("f([1, 2, 3, 4])")) == 50.0
 
@@ -140,16 +131,8 @@ def test_a_binding_reads_names_as_they_were_when_it_ran(tmp_path):
 def test_grad_in_a_binding_takes_any_length_unless_a_node_has_no_vector_rule(tmp_path):
     """k = x + grad(…, x), indices included, is differentiated over the graph (adjoint.py) and takes any length, in NumPy too;
     prod has no vector rule (its gradient divides by zeros), so h stays unrolled for length 3 and refuses 4."""
-    import importlib.util
-
     source = "x: R^3\nh = grad(prod(x), x)\nk = x + grad(sum(tanh(x)) + max(x) + x[0] * x[-1], x)\n"
-    session = Session()
-    session.run(source)
-    path = tmp_path / "grads.py"
-    path.write_text(export_program(session, "numpy", source), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("grads", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    session, module = _exported(source, "numpy", tmp_path, "grads")
     point = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(module.h(point), as_floats(session.eval("h at x = [1.0, 2.0, 3.0]")))
     with pytest.raises(ValueError, match="shape|length"):
@@ -165,17 +148,9 @@ def test_grad_in_a_binding_takes_any_length_unless_a_node_has_no_vector_rule(tmp
 def test_an_unrolled_where_masks_its_branches_too(target, tmp_path):
     """L reads c, bound again after it, so L is unrolled (component by component); its wheres are masked
     like the vectorised ones (masks.py), so the untaken sqrt and log give 0, not nan, as in gradlang."""
-    import importlib.util
-
     framework(target)
     source = "x: R^3\nc = 1\nL = c * sum(where(x > 0, sqrt(x), 0) + where(x < -1, log(-x), x))\nc = 2\n"
-    session = Session()
-    session.run(source)
-    path = tmp_path / f"unrolled_{target}.py"
-    path.write_text(export_program(session, target, source), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location(f"unrolled_{target}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    session, module = _exported(source, target, tmp_path, f"unrolled_{target}")
     assert "any length" not in module.L.__doc__
     point = [0.5, -2.0, -0.5]
     wanted = as_floats(session.eval(f"grad(L, x) at x = {literal(np.array(point))}"))
@@ -200,19 +175,12 @@ def _random_vector(rng, depth: int) -> str:
 @pytest.mark.parametrize("seed", range(12))
 def test_random_grads_agree_with_gradlang_at_two_lengths(seed, tmp_path):
     """k = grad(e, x) for random e (seeded) is vectorised, and its NumPy value is gradlang's at x: R^3 and R^5."""
-    import importlib.util
     import inspect
 
     rng = np.random.default_rng(seed)
     expression = str(rng.choice(SCALARS)).format(_random_vector(rng, 2))
     source = f"x: R^3\nW: R^(3,3)\nk = grad({expression}, x)\n"
-    session = Session()
-    session.run(source)
-    path = tmp_path / "random.py"
-    path.write_text(export_program(session, "numpy", source), encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("random_grad", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    session, module = _exported(source, "numpy", tmp_path, "random_grad")
     assert "any length" in module.k.__doc__, expression
     for n in (3, 5):
         longer = Session()
