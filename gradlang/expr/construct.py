@@ -27,7 +27,9 @@ def apply(function, *args):
     integral = _integral_float(function, args)
     if integral is not None:
         return integral
-    return overflowed(function(*args))
+    from gradlang.expr.domain import held_if_dropped
+
+    return overflowed(held_if_dropped(function, list(args), function(*args)))
 
 
 _INTEGRAL = ("floor", "ceiling", "Round")  # by name: gradlang.expr.functions imports this module

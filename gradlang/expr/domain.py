@@ -110,6 +110,24 @@ def kept(build, operands: list):
     return _ieee_cancelled(result, operands)
 
 
+def held_if_dropped(function, args: list, result):
+    """function(*args) again with the arguments' infinities held, where SymPy's result dropped them all.
+
+    A function sees through a bare infinity SymPy calls positive: sign(a*inf) is
+    sign(a), 0 at a = 0 where IEEE's sign(0*inf) is nan. With the infinity held
+    (it claims no sign) the result keeps it, and a = 0 gives nan."""
+    if not _beside_variable(args) or _has_special(result):
+        return result
+    attempt = function(*[elementwise(_hold_constants, a) for a in args])
+    return attempt if _has_special(attempt) else result
+
+
+def _has_special(value) -> bool:
+    """An infinity or nan anywhere in a value, held or not."""
+    items = [e for e in _items(value) if isinstance(e, sp.Basic)]
+    return bool(items) and any(non_finite(n) or isinstance(n, Written) for n in dag_nodes(items))
+
+
 def _width(value) -> int:
     """How many factors of terms a value's components have, numbers included."""
     return sum(len(sp.Mul.make_args(t)) for e in _items(value) for t in sp.Add.make_args(e))
