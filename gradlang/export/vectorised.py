@@ -188,10 +188,11 @@ class _Reader:
                 continue
             self._check_time(name, time)
             value = self.session.env.get(name)
-            if value is None and name not in builtins.CONSTANTS and name not in builtins.TABLE:
-                return None  # a symbol
-            if value is not None and not isinstance(value, FunctionDef) and _free(value):
-                return None
+            symbol = value is None and name not in builtins.CONSTANTS and name not in builtins.TABLE
+            if symbol or (value is not None and not isinstance(value, FunctionDef) and _free(value)):
+                if self.function and name not in self.tables["keyword"]:
+                    continue  # a symbol the function's value lost (u*(x - x)): folded if it cancels, as a call does
+                return None  # a symbol, or a value of symbols
         try:
             value = Evaluator(self.session.env, []).evaluate(node, values)
         except GradlangError as error:

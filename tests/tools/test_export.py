@@ -565,3 +565,16 @@ def test_a_function_named_top_exports(tmp_path):
     """Python 3.11's symtable names the module's table `top` and then reads a function top's parameters as globals."""
     module, _ = _exported("top(v) = v^2 + 1", "numpy", tmp_path, "top")
     assert module.top(3.0) == 10.0
+
+
+def test_a_function_whose_global_symbols_cancel_computes_at_its_numbers(tmp_path):
+    # np(u) = u*(x - x): gradlang's call computes the body at the numbers, x - x being 0 before any
+    # number is seen, so np(inf) is inf*0 = nan; the export printed the symbolic value 0 (export fuzzer)
+    source = "x: R\nnp(u) = u * (x - x)"
+    session = Session()
+    session.run(source)
+    module = load(export_program(session, "numpy", source), tmp_path, "cancelled")
+    with np.errstate(all="ignore"):
+        got = module.np_(np.inf), module.np_(2.0)
+    assert np.isnan(got[0]) and np.isnan(float(as_floats(session.eval("np(inf) at x = 0.5"))))
+    assert got[1] == 0.0 == float(as_floats(session.eval("np(2.0) at x = 0.5")))
