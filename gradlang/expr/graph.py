@@ -90,7 +90,19 @@ def rebuilt(node, args):
     not re-sorted and re-merged (quadratic in a big sum) and a shared argument stays one node."""
     if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
         return node.func(*args, evaluate=False)
-    return node.func(*args)
+    return evaluated(node, args)
+
+
+def evaluated(node, args):
+    """node.func(*args); a comparison SymPy refuses to evaluate (a side that is not real, as
+    sqrt(-1.5) in a where's condition once a derivative rebuilds it) is built unevaluated, and
+    the float path reads it as IEEE does: a comparison with nan is false (differential fuzzer, seed 110)."""
+    try:
+        return node.func(*args)
+    except TypeError:
+        if not isinstance(node, sp.core.relational.Relational):
+            raise
+        return node.func(*args, evaluate=False)
 
 
 def dag_size(exprs) -> int:

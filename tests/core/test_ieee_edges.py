@@ -211,3 +211,16 @@ def test_a_function_does_not_see_through_an_infinity_beside_a_variable():
     assert float(Session().eval(session + "sign(a*inf) at a = -2.0")) == -1.0
     [result] = Session().run(session + "sign(a*inf)")[-1:]
     assert result.text == "sign(a*inf)"
+
+
+@pytest.mark.parametrize("statement, expected", [
+    ("grad(where(v[2] <= sqrt(-1.5) / mean(W), v[0]^2.0 + dot(v, v), 1 / v[2]), v)", [0.0, 0.0, -0.2712673611111111]),
+    ("hessian(where(v[2] <= sqrt(-1.5) / mean(W), v[0]^2.0, 1 / v[2]), v)",
+     [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.2825701678240741]]),
+])
+def test_a_condition_with_a_side_that_is_not_real_is_false_in_a_derivative(statement, expected):
+    # sqrt(-1.5) in a where's condition: rebuilding the comparison in the derivative raised SymPy's
+    # "Invalid comparison of non-real" (an InternalError; differential fuzzer, seed 110); as in JAX,
+    # a comparison with nan is false, so the other branch is differentiated
+    program = f"v: R^3\nW: R^(2,3)\n{statement} at W = [[-369.0, -1.33, 0.0], [-1e-300, 1.0, 0.0]], v = [-2.3, -1.0, 1.92]"
+    np.testing.assert_allclose(values(program), expected, rtol=1e-12)

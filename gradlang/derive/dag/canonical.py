@@ -15,7 +15,7 @@ import sympy as sp
 
 from gradlang.expr.functions import Where
 from gradlang.derive.dag.rules import Branch
-from gradlang.expr.graph import build_dag, rebuilt, tree_sizes
+from gradlang.expr.graph import build_dag, evaluated, rebuilt, tree_sizes
 
 CANONICAL_TREE_LIMIT = 2000
 
@@ -70,7 +70,7 @@ def _rebuild_evaluated(dag) -> list:
         elif isinstance(node, sp.Add):
             value = _merge_branches([rebuilt[k] for k in kids])
         else:
-            value = node.func(*[rebuilt[k] for k in kids])
+            value = evaluated(node, [rebuilt[k] for k in kids])
         rebuilt.append(value)
         factors.append(nest)
     return rebuilt
