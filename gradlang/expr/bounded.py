@@ -35,7 +35,11 @@ def tidy(expr, function=None, limit=None):
     """
     if not isinstance(expr, sp.Basic) or not small_enough(expr, limit):
         return expr
-    return speakable(expr, (function or sp.simplify)(expr))
+    try:
+        answer = (function or sp.simplify)(expr)
+    except TypeError:
+        return expr  # SymPy's own comparison of a nan inside a condition ("Invalid NaN comparison"): kept as it is
+    return speakable(expr, answer)
 
 
 def tidy_each(value, function=None):

@@ -224,3 +224,12 @@ def test_a_condition_with_a_side_that_is_not_real_is_false_in_a_derivative(state
     # a comparison with nan is false, so the other branch is differentiated
     program = f"v: R^3\nW: R^(2,3)\n{statement} at W = [[-369.0, -1.33, 0.0], [-1e-300, 1.0, 0.0]], v = [-2.3, -1.0, 1.92]"
     np.testing.assert_allclose(values(program), expected, rtol=1e-12)
+
+
+def test_a_simplify_that_fails_on_a_nan_condition_keeps_the_value():
+    # blocked simplifies its difference; SymPy's simplify compared a nan inside a where's condition
+    # and raised "Invalid NaN comparison" (an InternalError; differential fuzzer, seed 110). JAX: -2
+    program = ("v: R^3\nW: R^(2,3)\nblocked(where(where(2.0 < (z / v[0]), (1 - y), v[1]) <= where(1e-3 > v[2]^0.5, "
+               "where(0.0 <= 0.5, 3, v[0]), mean(v)), dot(max(v, v, v), transpose(W) @ (W @ v)), sg(y^2.0)), y) "
+               "at W = [[0.0, 0.0, 1e300], [-72.0, 0.0, 1e300]], z = 1e300, v = [0.0, 0.0, -1.92], y = -1.0")
+    assert float(Session().eval(program)) == -2.0
