@@ -99,7 +99,10 @@ class _Build:
         self.graph = graph
 
     def const(self, value) -> Node:
-        return self.graph.node("const", (), (), sp.sympify(value))
+        """A constant of the adjoint graph: a number of the rules (0, 1, 0.0) or a SymPy value of the program."""
+        if not isinstance(value, sp.Basic):
+            value = sp.Integer(value) if isinstance(value, int) else sp.Float(value)
+        return self.graph.node("const", (), (), value)
 
     def op(self, op: str, *args, data=None, shape=None) -> Node:
         shape = broadcast([a.shape for a in args]) if shape is None else shape
