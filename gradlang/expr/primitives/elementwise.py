@@ -78,6 +78,8 @@ class Sigmoid(GradlangFunction):
 
     @classmethod
     def eval(cls, u):
+        if u is sp.nan:
+            return u  # IEEE; left whole, tanh(sigmoid(nan)) asked SymPy for the sign of nan's digits
         if u.is_Float or u.is_infinite:
             return _sigmoid(u)  # float in, float out, the same number as the formula
         if u.is_zero:
@@ -104,6 +106,8 @@ class Softplus(GradlangFunction):
 
     @classmethod
     def eval(cls, u):
+        if u is sp.nan:
+            return u  # IEEE, as sigmoid
         if u.is_Float or u.is_infinite:
             return _softplus(u)
         if u.is_zero:
