@@ -131,6 +131,8 @@ def assembled(request, roots: list):
     count = len(elements(engine)) if shape_of(engine) else 1
     if request.operation == "diff":
         order = sum(n for _, n in request.specs)
+        if order == 0:
+            return engine  # diff(e, x, 0) is e itself: nothing was derived
         roots = roots[order - 1::order]
     results = [step.result for step in roots[len(roots) - count:]]
     if len(results) != count:

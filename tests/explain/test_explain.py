@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 from gradlang.derive import derivatives as derive
 from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.core.session import Session
 from gradlang.explain import explain
 from gradlang.render import to_plain
 from gradlang.explain.layout import layout
@@ -87,3 +89,11 @@ def test_trivial_steps_are_folded():
 def test_zero_component_says_why():
     explanation = explain(grad_request(XS[0] * 2, VECTOR))
     assert "x[1] does not appear" in to_plain(explanation)
+
+
+@pytest.mark.parametrize("statement", ["explain diff(x^2, x, 0)",
+                                       "v: R^3\nexplain where(x >= diff(v[0], v[0], 0), x, diff(v[0], v[0], 0))"])
+def test_a_derivative_of_order_zero_is_explained_as_nothing_to_differentiate(statement):
+    # diff(e, x, 0) is e; explain sliced its steps with a step of 0 (an InternalError: grammar fuzzer, seed 406)
+    text = to_plain(Session().run(statement)[-1])
+    assert "nothing to differentiate" in text and "✓ equals diff" in text
