@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.expr.domain import Written, non_finite
+from gradlang.expr.domain import held_special
 from gradlang.expr.graph import build_dag, tree_sizes
 from gradlang.expr.values import is_condition
 from gradlang.expr.walk import build
@@ -35,7 +35,7 @@ def fold_floats(items: list) -> list:
             built.append(node)
         else:
             # a held inf or nan beside symbols stays held: folded, sign(a*inf) would be sign(a)
-            args = [dag.nodes[k] if _held_special(dag.nodes[k]) else _arg(node, position, built[k], dag.nodes[k])
+            args = [dag.nodes[k] if held_special(dag.nodes[k]) else _arg(node, position, built[k], dag.nodes[k])
                     for position, k in enumerate(kids)]
             built.append(_make(node, args, small))
     return [built[r] for r in dag.roots]
@@ -52,11 +52,6 @@ def _constant_nodes(dag) -> list[bool]:
         else:
             constant.append(all(constant[k] for k in kids))
     return constant
-
-
-def _held_special(node) -> bool:
-    """A Written infinity or nan (expr/domain.py): it claims no sign, so SymPy cannot absorb it."""
-    return node.func is Written and non_finite(node.args[0])
 
 
 def _float_values(dag, constant) -> dict:

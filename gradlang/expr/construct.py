@@ -17,6 +17,8 @@ import math
 
 import sympy as sp
 
+from gradlang.expr.domain import held_if_dropped
+
 LARGE_ARGUMENT = 40  # tree nodes above which a function of a symbolic argument is built unevaluated
 
 
@@ -27,8 +29,6 @@ def apply(function, *args):
     integral = _integral_float(function, args)
     if integral is not None:
         return integral
-    from gradlang.expr.domain import held_if_dropped
-
     return overflowed(held_if_dropped(function, list(args), function(*args)))
 
 

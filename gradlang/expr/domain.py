@@ -125,7 +125,12 @@ def held_if_dropped(function, args: list, result):
 def _has_special(value) -> bool:
     """An infinity or nan anywhere in a value, held or not."""
     items = [e for e in _items(value) if isinstance(e, sp.Basic)]
-    return bool(items) and any(non_finite(n) or isinstance(n, Written) for n in dag_nodes(items))
+    return bool(items) and any(non_finite(n) or held_special(n) for n in dag_nodes(items))
+
+
+def held_special(node) -> bool:
+    """A Written infinity or nan: it claims no sign, so SymPy cannot absorb it."""
+    return node.func is Written and non_finite(node.args[0])
 
 
 def _width(value) -> int:
@@ -139,7 +144,7 @@ def _specials(e, held: bool = True) -> list:
         return [e]
     if not isinstance(e, sp.Expr) or e.is_Atom:
         return []
-    special = lambda f: non_finite(f) or (held and f.func is Written and non_finite(f.args[0]))
+    special = lambda f: non_finite(f) or (held and held_special(f))
     return [f for t in sp.Add.make_args(e) for f in sp.Mul.make_args(t) if special(f)]
 
 
