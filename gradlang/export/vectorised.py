@@ -54,33 +54,66 @@ def vectorise(session, unit, program, definition: FunctionDef | None = None) -> 
     if any(not isinstance(kind, tuple) for _, kind in unit.params):
         return None  # an index parameter: one branch per value
     try:
-        reader = _Reader(session, program, unit, definition is not None)
-        if definition is not None:
-            frame = {p: reader.argument(p, "param") for p in definition.params}
-            root = reader.read(definition.body, frame, None)
-        else:
-            if unit.name not in program.trees:
-                return None
-            time, tree = program.trees[unit.name]
-            root = reader.read(tree, {}, time)
-        if root.condition or program_shape(root.shape) != tuple(unit.shape) or _reaches_unused(root):
+        read = _read(session, unit, program, definition)
+        if read is None:
+            return None
+        root, reader = read
+        lost = _reached_unused(root)
+        if lost and definition is not None:
+            root, reader = _with_keywords(session, unit, program, definition, lost)
+        elif lost:
+            return None  # a binding's value is its symbolic value: the unrolled body is exact
+        if root.condition or program_shape(root.shape) != tuple(unit.shape):
             return None
         return Vectorised(root, reader.all_shapes())
     except (NotVectorised, GradlangError, RecursionError):
         return None
 
 
-def _reaches_unused(root: Node) -> bool:
-    """Whether the value reads a symbol that is not an argument of the unit (gradlang's value does not)."""
-    stack, seen = [root], set()
+def _read(session, unit, program, definition: FunctionDef | None):
+    """(root, reader) of the unit's body, or None for a binding whose statement is not in the program."""
+    reader = _Reader(session, program, unit, definition is not None)
+    if definition is not None:
+        frame = {p: reader.argument(p, "param") for p in definition.params}
+        return reader.read(definition.body, frame, None), reader
+    if unit.name not in program.trees:
+        return None
+    time, tree = program.trees[unit.name]
+    return reader.read(tree, {}, time), reader
+
+
+def _with_keywords(session, unit, program, definition: FunctionDef, lost: dict):
+    """The body read again with the symbols it reads made keywords of the function.
+
+    SymPy may cancel a symbol from the symbolic value that the body still
+    reads at a call: `where(u > u - pi, u, x - u)` is `u`, yet at u = inf
+    the condition is false and the call gives `x - inf`, as JAX's
+    `jnp.where` does. So the exported function takes `x` too.
+    """
+    before = list(unit.keywords)
+    unit.keywords = before + [(name, shape or None) for name, shape in lost.items()]
+    try:
+        root, reader = _read(session, unit, program, definition)
+    except BaseException:
+        unit.keywords = before
+        raise
+    if _reached_unused(root):
+        unit.keywords = before
+        raise NotVectorised("the body reads a symbol that is not an argument")
+    return root, reader
+
+
+def _reached_unused(root: Node) -> dict:
+    """name -> declared shape of each symbol the value reads that is not an argument of the unit."""
+    stack, seen, found = [root], set(), {}
     while stack:
         node = stack.pop()
         if id(node) not in seen:
             seen.add(id(node))
             if node.op == "arg" and node.data[0] == "unused":
-                return True
+                found[node.data[1]] = program_shape(node.shape)
             stack.extend(node.args)
-    return False
+    return found
 
 
 class _Reader:

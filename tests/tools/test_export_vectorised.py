@@ -128,6 +128,20 @@ def test_a_binding_reads_names_as_they_were_when_it_ran(tmp_path):
     assert module.f(np.array([1.0, 2.0, 3.0, 4.0])) == float(session.eval("f([1, 2, 3, 4])")) == 50.0
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_symbol_simplify_cancelled_is_still_a_keyword(target, tmp_path):
+    """SymPy reads `where(u > u - pi, u, x - u)` as u, but a call at u = inf takes the other branch
+    (inf > nan is false, as in JAX), so the function must still take x (export fuzzer, 3,000 programs)."""
+    framework(target)
+    source = "x: R\nf(u) = where(u > u - pi, u, x - u)\n"
+    session, module = _exported(source, target, tmp_path, f"cancelled_{target}")
+    for u in (2.0, float("inf")):
+        wanted = as_floats(session.eval(f"f({literal(np.array(u))}) at x = 5"))
+        got = to_numpy(module.f(to_framework(target, np.array(u)), x=to_framework(target, np.array(5.0))))
+        np.testing.assert_array_equal(got, wanted)
+    assert float(wanted) == -np.inf
+
+
 def test_grad_in_a_binding_takes_any_length_unless_a_node_has_no_vector_rule(tmp_path):
     """k = x + grad(…, x), indices included, is differentiated over the graph (adjoint.py) and takes any length, in NumPy too;
     prod has no vector rule (its gradient divides by zeros), so h stays unrolled for length 3 and refuses 4."""
