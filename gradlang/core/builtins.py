@@ -115,7 +115,8 @@ def _unstopped(call: Call):
 @builtin("blocked", 2, 2, "the part of the true derivative the stops removed", "blocked(x*sg(x), x)", "core")
 def _blocked(call: Call):
     wrt = _wrt(call, "blocked")
-    result = derive.blocked(to_symbolic(call.args[0]), wrt, tidy_each)
+    simplify = lambda value: tidy_each(value, work=limits.BLOCKED_SIMPLIFY_WORK)  # noqa: E731
+    result = derive.blocked(to_symbolic(call.args[0]), wrt, simplify)
     call.services.record("blocked", call, wrt, (), result)
     return result
 

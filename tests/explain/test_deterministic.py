@@ -53,3 +53,32 @@ def test_a_component_above_the_size_bound_is_kept_with_a_note(monkeypatch):
     results = Session().run("x: R\nsimplify([sin(x)^2 + cos(x)^2 + x*x, x + x])")
     assert results[-1].text == "[x^2 + sin(x)^2 + cos(x)^2, 2*x]"
     assert any("above 5 nodes" in w for w in results[-1].warnings)
+
+
+def test_blocked_over_many_generators_is_bounded_by_work_not_time(monkeypatch):
+    """Differential fuzzer, seed 109: this difference has 277 nodes a component (under the size bound) over
+    22 generators (9 symbols, acos, sigmoid, sqrt), and simplify's cancel took 5 s a component. Its work
+    (nodes times generators) is above limits.BLOCKED_SIMPLIFY_WORK, so it is kept as it is, never simplified."""
+    from gradlang.expr.bounded import generators
+    from gradlang.expr.walk import tree_size
+
+    calls = []
+    original = sp.simplify
+    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
+    session = Session()
+    session.run("v: R^3\nW: R^(2,3)\nb = blocked(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1)), v)")
+    kept = list(session.env["b"])
+    assert calls == []
+    assert all(tree_size(e) * generators(e) > limits.BLOCKED_SIMPLIFY_WORK for e in kept)
+    # still the difference of the true and the surrogate gradient, as numbers show
+    point = "v = [0.25, -0.5, 0.75], W = [[1.0, 2.0, -1.0], [0.5, 1.5, 2.0]]"
+    blocked = session.eval(f"b at {point}")
+    true = session.eval(f"grad(unstopped(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1))), v) at {point}")
+    surrogate = session.eval(f"grad(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1)), v) at {point}")
+    assert [float(a) for a in blocked] == pytest.approx([float(t) - float(s) for t, s in zip(true, surrogate)], rel=1e-12)
+    assert any(abs(float(a)) > 1e-3 for a in blocked)
+
+
+def test_blocked_of_the_gallery_still_simplifies_under_the_work_bound():
+    """The stable softmax's difference (224 nodes over 9 generators) is under the work bound: the zero matrix."""
+    assert _text(STABLE + "blocked(stable_softmax(x), x)") == ["[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"]
