@@ -129,3 +129,50 @@ def test_a_variable_beside_an_infinite_constant_agrees_with_jax():
     point = {"y": 0.5, "z": -1.0, "v": [1.68, 1e-300, 975.0], "W": [[0.0, 1.0, 0.0], [0.0, 1.0, 2.76]]}
     verdicts = _verdicts(scalar, point)
     assert all(verdicts[k] == "ok" for k in ("grad", "hessian", "unstopped", "blocked")), verdicts
+
+
+_LOGITS = ("tmatvec", ("var", "W"), ("matvec", ("var", "W"), ("var", "v")))  # transpose(W) @ (W @ v)
+
+
+@pytest.mark.parametrize("scalar, point", [
+    # softmax of logits 3900, 51155, 55382: one-hot to any precision, so the hessian is e at [2, 2] and 0 elsewhere
+    # (gradlang); JAX's float64 leaves 1.2e-5 at [2, 0] but 0 at [0, 2], and 2.71845 at [2, 2]
+    (("dot", ("softmaxv", _LOGITS), ("un", "exp", ("var", "v"))),
+     {"y": 0.0, "z": 0.0, "v": [0.0, -1.0, 1.0], "W": [[0.0, 0.0, 1.47], [60.0, 787.0, 852.0]]}),
+    # a sum of softmax is 1: the hessian is exactly 0, and both sides give noise near eps * (7e5)^2
+    (("red", "sum", ("softmaxv", _LOGITS)),
+     {"y": 411.0, "z": -1.0, "v": [0.0, 0.54, 0.0], "W": [[2.0, -0.0, -862.0], [1e-300, 1.0, -1.0]]}),
+])
+def test_a_hessian_through_large_logits_is_rounding_not_a_bug(scalar, point):
+    """Seed 111: JAX's float64 error at the square of its largest intermediate (intermediates.py)."""
+    verdicts = _verdicts(scalar, point)
+    assert verdicts["hessian"] == "rounding", verdicts
+    assert set(verdicts.values()) <= ALLOWED
+
+
+def test_the_largest_intermediate_is_read_from_the_computation():
+    """W^T (W v) reaches 55382 though no input passes 852; a hessian of its softmax multiplies two such numbers."""
+    import jax
+    import jax.numpy as jnp
+
+    from intermediates import largest_intermediate
+
+    W = jnp.array([[0.0, 0.0, 1.47], [60.0, 787.0, 852.0]])
+    v = jnp.array([0.0, -1.0, 1.0])
+    assert largest_intermediate(lambda v: W.T @ (W @ v), v) == pytest.approx(55382.1609)
+    assert largest_intermediate(jax.hessian(lambda v: jnp.sum(jax.nn.softmax(W.T @ (W @ v)))), v) > 1e6
+    assert largest_intermediate(lambda v: jnp.sum(v), jnp.array([1.0, -2.0, jnp.inf])) == 2.0  # finite ones only
+
+
+@pytest.mark.parametrize("got, raw, largest, verdict", [
+    ([2.718281828], [2.71845084], 3.9e6, "rounding"),  # 1.7e-4 < 16 eps (3.9e6)^2 = 0.054
+    ([2.718281828], [2.71845084], 1e3, "bug"),  # an ordinary computation resolves 1.7e-4
+    ([2.718281828], [3.0], 3.9e6, "bug"),  # 0.28 is beyond rounding even there
+])
+def test_the_judge_rounds_at_the_square_of_the_largest_intermediate(got, raw, largest, verdict):
+    import numpy as np
+
+    from differential import judge
+
+    got, raw = np.array(got), np.array(raw)
+    assert judge("s", got, 0.1, raw, lambda: raw, largest=lambda: largest).verdict == verdict
