@@ -28,7 +28,9 @@ from gradlang.expr.primitives.record import GradlangFunction, ZeroDerivative
 
 
 def _comparable(args) -> bool:
-    return all(a.is_comparable for a in args)
+    """Every argument a number SymPy can order: a held IEEE form such as inf^0.0 (1 in float) is
+    comparable to SymPy yet evaluates to its nan, so it is left to the float path."""
+    return all(a.is_comparable and a.evalf(30) is not sp.nan for a in args)
 
 
 class _Reduction(GradlangFunction):

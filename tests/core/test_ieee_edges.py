@@ -241,3 +241,19 @@ def test_sigmoid_and_softplus_of_nan_are_nan_at_once(function):
     # the grammar fuzzer, seed 405)
     assert np.isnan(float(Session().eval(f"tanh({function}(nan))")))
     assert np.isnan(float(Session().eval(f"{function}(nan)")))
+
+
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("max(1, inf^0.0)", 1.0),
+        ("reduce_max(-pi, inf ^ 0.0)", 1.0),
+        ("min(-pi, inf^0.0)", -np.pi),
+        ("x: R\nmax(x, inf^0.0) at x = 2.5", 2.5),
+        ("x: R\ndiff(max(x, inf^0.0), x) at x = 0.5", 0.0),
+    ],
+)
+def test_max_of_a_held_ieee_power_is_its_float(program, expected):
+    # inf^0.0 is held (1.0 in IEEE, nan to SymPy's evalf): max ordered it by evalf and SymPy raised
+    # "Invalid NaN comparison" (an InternalError; grammar fuzzer, typed seed 407)
+    assert float(Session().eval(program)) == expected
