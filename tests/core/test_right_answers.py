@@ -388,3 +388,17 @@ def test_exported_matrix_product_is_elementwise(tmp_path):
 def test_power_of_a_quotient_by_a_tiny_number(values):
     expected = np.asarray((jnp.array([0.0, 0.0, 1e-300]) / 1e-300) ** 3)
     np.testing.assert_allclose(values("v: R^3\n(v / v[2])^3 at v = [0.0, 0.0, 1e-300]"), expected, rtol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason="documented (docs/decisions.md, a derivative is the sum of its chain-rule "
+                   "paths; fuzz seed 112): each path carries its own 1/z, so at z = 0 W00*c0/z + W01*v0/z is "
+                   "inf - inf, nan, where JAX sums at the node first, (W c)_0/z = inf")
+def test_a_gradient_whose_paths_divide_by_zero(values):
+    W = jnp.array([[2.0, -1e-300, 0.03], [0.0, 0.0, 0.0]])
+    v, z = jnp.array([6.0, -1.0, -1e-300]), 0.0
+    loss = lambda W: jnp.dot(W.T @ ((W @ v) / z), jnp.array([jax.nn.softmax(v)[0], v[0], 0.5]))  # noqa: E731
+    expected = np.asarray(jax.grad(loss)(W))
+    assert expected[0, 0] == np.inf
+    program = ("v: R^3\nW: R^(2,3)\nz: R\ngrad(dot(transpose(W) @ ((W @ v) / z), [softmax(v)[0], v[0], 0.5]), W) "
+               "at W = [[2.0, -1e-300, 0.03], [0.0, 0.0, 0.0]], v = [6.0, -1.0, -1e-300], z = 0.0")
+    np.testing.assert_array_equal(values(program), expected)
