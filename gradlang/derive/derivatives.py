@@ -20,6 +20,7 @@ import sympy as sp
 from gradlang import limits
 from gradlang.derive import dag
 from gradlang.errors import DiffError, LimitError, ShapeError
+from gradlang.expr.functions import RealAbs
 from gradlang.expr.primitives import constant_classes
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.source import to_source
@@ -119,10 +120,26 @@ def tree_derivative(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:
 
 
 def tree_gradient(expr: sp.Expr, symbols) -> list[sp.Expr]:
-    """First derivatives by many symbols on the tree path, freezing once."""
+    """First derivatives by many symbols on the tree path, freezing once.
+
+    An abs whose argument SymPy cannot prove real is differentiated as
+    gradlang's RealAbs (sign(u)*u', expr/functions.py), never through re and im.
+    """
     frozen = freeze(expr)
     present = dag_atoms(frozen.expr, sp.Symbol)
-    return [frozen.thaw(sp.diff(frozen.expr, s)) if s in present else sp.S.Zero for s in symbols]
+    real = _real_abs(frozen.expr)
+    return [_plain_abs(frozen.thaw(sp.diff(real, s))) if s in present else sp.S.Zero for s in symbols]
+
+
+def _real_abs(expr: sp.Expr) -> sp.Expr:
+    if not expr.has(sp.Abs):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sp.Abs) and not e.args[0].is_extended_real,
+                        lambda e: RealAbs(e.args[0]))
+
+
+def _plain_abs(expr: sp.Expr) -> sp.Expr:
+    return expr.replace(RealAbs, sp.Abs) if expr.has(RealAbs) else expr
 
 
 def check_symbol(value, operation: str) -> sp.Symbol:

@@ -164,12 +164,10 @@ def rule_function(expr, ctx):
 
 
 def rule_abs(expr, ctx):
-    """|u|' = sign(u)*u' for real u (0 at 0): Abs._eval_derivative."""
+    """|u|' = sign(u)*u' (0 at 0), for every u: gradlang's values are real, as in its own diff (RealAbs)."""
     arg = expr.args[0]
-    if not (arg.is_extended_real or arg.is_imaginary):
-        return by_sympy(expr, ctx)
     d = ctx.derive(arg)
-    raw = d.raw * sp.sign(sp.conjugate(arg))
+    raw = d.raw * sp.sign(arg)
     return _outer(ctx, "abs", expr, raw, arg, d, "abs'(u) = sign(u), 0 at 0")
 
 

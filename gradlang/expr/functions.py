@@ -167,6 +167,26 @@ class Where(sp.Function):
         return (a.is_extended_real and b.is_extended_real) or None
 
 
+class RealAbs(sp.Function):
+    """abs(u) while sympy.diff runs (derive/derivatives.py `tree_gradient`): derivative sign(u)*u'.
+
+    gradlang's values are real (a non-real result is nan), so abs' is sign(u)
+    as the reference says. SymPy's Abs, unable to prove that log(y) or a
+    `where` holding 1/y is real, differentiates through re, im and atan2
+    instead: `diff(abs(log(y)), y)` printed log(y/sign(y))*sign(y)^2*… and a
+    `where` of 1/y gave inf*0 = nan at y = 0 (differential fuzzer, seed 112).
+    """
+
+    nargs = 1
+
+    def _eval_derivative(self, symbol):
+        u = self.args[0]
+        return sp.sign(u) * u.diff(symbol)
+
+    def _eval_is_extended_nonnegative(self):
+        return True
+
+
 def _real_argument_first(sympy_rule):
     """tanh of an extended-real argument is real and finite. SymPy's own rules for
     those facts first split the argument into real and imaginary parts, expanding it

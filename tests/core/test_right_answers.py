@@ -402,3 +402,33 @@ def test_a_gradient_whose_paths_divide_by_zero(values):
     program = ("v: R^3\nW: R^(2,3)\nz: R\ngrad(dot(transpose(W) @ ((W @ v) / z), [softmax(v)[0], v[0], 0.5]), W) "
                "at W = [[2.0, -1e-300, 0.03], [0.0, 0.0, 0.0]], v = [6.0, -1.0, -1e-300], z = 0.0")
     np.testing.assert_array_equal(values(program), expected)
+
+
+@pytest.mark.parametrize("argument, jax_argument", [
+    ("log(y)", lambda y: jnp.log(y)),
+    ("sqrt(y)", lambda y: jnp.sqrt(y)),
+    ("asin(y)", lambda y: jnp.arcsin(y)),
+    ("where(0.0 > 1/y, 0.0, 1/y)", lambda y: jnp.where(0.0 > 1 / y, 0.0, 1 / y)),
+    ("log(abs(y)) - y", lambda y: jnp.log(jnp.abs(y)) - y),
+])
+def test_the_derivative_of_abs_is_sign_times_the_inner_derivative_whatever_sympy_proves(argument, jax_argument):
+    """abs'(u) = sign(u), for every u (LANGUAGE.md section 5): SymPy's Abs, unable to prove log(y) real, went
+    through re, im and atan2 (diff(abs(log(y)), y) was log(y/sign(y))*sign(y)^2*sign(log(y))/(y*log(y)))."""
+    import re
+
+    session = Session()
+    session.run("y: R")
+    text = to_source(session.eval(f"diff(abs({argument}), y)"))
+    assert not re.search(r"\b(re|im|atan2|conjugate)\(", text), text
+    assert "sign(" in text, text
+    for y in (0.25, 0.75):
+        expected = float(jax.grad(lambda y: jnp.abs(jax_argument(y)))(y))
+        assert float(session.eval(f"diff(abs({argument}), y) at y = {y}")) == pytest.approx(expected, rel=1e-12)
+
+
+def test_abs_of_a_where_of_a_reciprocal_at_zero_is_jaxs(values):
+    # differential fuzzer, seed 112: re/im in the derivative made inf*0 = nan at y = 0; JAX's is -inf
+    f = lambda y: jnp.abs(jnp.where(0.0 > 1 / y, 0.0, 1 / y))  # noqa: E731
+    expected = float(jax.grad(f)(0.0))
+    assert expected == -np.inf
+    assert values("y: R\ndiff(abs(where(0.0 > y^(-1), 0.0, y^(-1))), y) at y = 0.0") == expected
