@@ -103,7 +103,15 @@ class _Printer(InStoredOrder, NumPyPrinter):
             ("-" if expr < 0 else "") + "numpy.inf"
 
     def _print_Float(self, expr):
-        return repr(float(expr))
+        # numpy.float64, not a Python float: a constant part named by the common-subexpression pass
+        # ((1e308 + pi)^2 as _t0**2) is then computed by NumPy (inf), never by Python's float, whose
+        # ** raises OverflowError and / ZeroDivisionError (grammar fuzzer, typed seed 407)
+        return f"numpy.float64({float(expr)!r})"
+
+    def _print_NumberSymbol(self, expr):
+        return self._print_Float(sp.Float(expr))
+
+    _print_Pi = _print_Exp1 = _print_EulerGamma = _print_GoldenRatio = _print_Catalan = _print_NumberSymbol
 
     def _print_Written(self, expr):
         return self._print(expr.args[0])  # the form as written is computed: Written is the identity (domain.py)

@@ -257,3 +257,18 @@ def test_max_of_a_held_ieee_power_is_its_float(program, expected):
     # inf^0.0 is held (1.0 in IEEE, nan to SymPy's evalf): max ordered it by evalf and SymPy raised
     # "Invalid NaN comparison" (an InternalError; grammar fuzzer, typed seed 407)
     assert float(Session().eval(program)) == expected
+
+
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        ("v: R^3\nwhere(((1e308 + pi) * (1e308 + pi)) < -v, ((1e308 + pi) * (1e308 + pi)), -v) at v = [1, -2, 3]",
+         [-1.0, 2.0, -3.0]),
+        ("x: R\n(1e308 + pi)*(1e308 + pi) + x at x = 1", np.inf),
+        ("x: R\nwhere(x > 0, (pi + 1e300)^2, x) at x = 1", np.inf),
+    ],
+)
+def test_a_constant_part_named_by_the_compiler_overflows_to_inf(program, expected):
+    # (1e308 + pi)^2 became _t0**2 with _t0 a Python float, whose ** raised OverflowError (an InternalError;
+    # grammar fuzzer, typed seed 407); constants are NumPy's float64 now
+    np.testing.assert_array_equal(np.array(Session().eval(program), dtype=float), expected)
