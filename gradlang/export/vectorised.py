@@ -94,13 +94,12 @@ def _with_keywords(session, unit, program, definition: FunctionDef, lost: dict):
     unit.keywords = before + [(name, shape or None) for name, shape in lost.items()]
     try:
         root, reader = _read(session, unit, program, definition)
+        if _reached_unused(root):
+            raise NotVectorised("the body reads a symbol that is not an argument")
+        return root, reader
     except BaseException:
-        unit.keywords = before
+        unit.keywords = before  # the unit keeps its unrolled body and its own keywords
         raise
-    if _reached_unused(root):
-        unit.keywords = before
-        raise NotVectorised("the body reads a symbol that is not an argument")
-    return root, reader
 
 
 def _reached_unused(root: Node) -> dict:

@@ -27,10 +27,16 @@ from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from gradlang.expr.primitives.record import GradlangFunction, ZeroDerivative
 
 
-def _comparable(args) -> bool:
-    """Every argument a number SymPy can order: a held IEEE form such as inf^0.0 (1 in float) is
-    comparable to SymPy yet evaluates to its nan, so it is left to the float path."""
-    return all(a.is_comparable and a.evalf(30) is not sp.nan for a in args)
+def _ordered_values(args) -> list | None:
+    """Each argument as a 30-digit number, when SymPy can order them all; else None.
+
+    A held IEEE form such as inf^0.0 (1.0 in float) is comparable to SymPy yet
+    evaluates to its nan: it is left to the float path (grammar fuzzer, typed seed 407).
+    """
+    if not all(a.is_comparable for a in args):
+        return None
+    values = [a.evalf(30) for a in args]
+    return None if any(v is sp.nan for v in values) else values
 
 
 class _Reduction(GradlangFunction):
@@ -47,9 +53,8 @@ class _Reduction(GradlangFunction):
             return args[0]
         if sp.nan in args:
             return sp.nan  # IEEE, as np.maximum and jnp.max: a nan argument makes the extremum nan
-        if _comparable(args):
-            return cls.pick(args, key=lambda a: a.evalf(30))
-        return None
+        values = _ordered_values(args)
+        return None if values is None else args[values.index(cls.pick(values))]
 
     def _latex(self, printer, exp=None):
         name = r"\max" if self.pick is max else r"\min"
@@ -67,9 +72,9 @@ class _Share(ZeroDerivative, sp.Function):
 
     @classmethod
     def eval(cls, k, *args):
-        if not args or not _comparable(args):
+        values = _ordered_values(args) if args else None
+        if values is None:
             return None
-        values = [a.evalf(30) for a in args]
         extremum = cls.pick(values)
         tied = [v == extremum for v in values]
         return sp.Rational(1, sum(tied)) if tied[int(k)] else sp.S.Zero
