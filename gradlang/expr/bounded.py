@@ -57,6 +57,8 @@ def tidy(expr, function=None, limit=None, work=None):
         answer = (function or sp.simplify)(expr)
     except TypeError:
         return expr  # SymPy's own comparison of a nan inside a condition ("Invalid NaN comparison"): kept as it is
+    except RecursionError:
+        return expr  # SymPy's simplify of a condition holding sqrt(-1.5) recursed without end (differential seed 113)
     return speakable(expr, answer)
 
 

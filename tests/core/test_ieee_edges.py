@@ -272,3 +272,12 @@ def test_a_constant_part_named_by_the_compiler_overflows_to_inf(program, expecte
     # (1e308 + pi)^2 became _t0**2 with _t0 a Python float, whose ** raised OverflowError (an InternalError;
     # grammar fuzzer, typed seed 407); constants are NumPy's float64 now
     np.testing.assert_array_equal(np.array(Session().eval(program), dtype=float), expected)
+
+
+def test_a_simplify_that_recurses_without_end_keeps_the_value():
+    # blocked simplifies its difference; SymPy's simplify of a condition holding sqrt(-1.5) recursed without
+    # end (a LimitError "nests too deeply"; differential fuzzer, seed 113). JAX: [0, 0, 0]
+    program = ("v: R^3\nz: R\nf(u) = (dot(v, v))^(0.5)\n"
+               "blocked(where((((-1.5))^(0.5) * dot(v, v)) <= where(dot(v, v) >= atan(2.0), z, (v)[2]), "
+               "sg(dot(v, v)), (f(1))^(-1)), v) at z = -1.0, v = [2.0, 2.0, -400.0]")
+    assert [float(e) for e in Session().eval(program)] == [0.0, 0.0, 0.0]
