@@ -107,7 +107,16 @@ def kept(build, operands: list):
         attempt = _domain_kept(build, held)
         if _width(attempt) > _width(result):  # SymPy absorbed terms or factors into the constant
             result, operands = attempt, held
+        elif not _has_variable(result):  # y*inf*0.0 is nan to SymPy: y*nan keeps y for the derivative
+            cancelled = _ieee_cancelled(attempt, held)
+            if cancelled is not attempt and _has_variable(cancelled):
+                return cancelled
     return _ieee_cancelled(result, operands)
+
+
+def _has_variable(value) -> bool:
+    items = [e for e in _items(value) if isinstance(e, sp.Basic)]
+    return bool(items) and dag_has(items, sp.Symbol)
 
 
 def held_if_dropped(function, args: list, result):
@@ -174,17 +183,30 @@ def _ieee_cancelled(result, operands):
     held = {f for e in items for f in _specials(e) if isinstance(f, Written)}
     if not held or held <= {n for n in dag_nodes(result) if isinstance(n, Written)}:
         return result  # every held special is still somewhere in the result: nothing cancelled
-    if result not in _sums_and_products(items):
-        return result
-    return result + Written(sp.nan)
+    sums, products = _sums_and_products(items)
+    if result in sums:
+        return result + Written(sp.nan)
+    if result in products:
+        return _variable_factors(items, divided=result is not products[0]) * Written(sp.nan)
+    return result
 
 
-def _sums_and_products(items: list) -> list:
-    """What `+`, `*` (and for two operands `-`, `/`) of the items give: where a held inf or nan can cancel."""
-    built = [sp.Add(*items), sp.Mul(*items)]
+def _sums_and_products(items: list) -> tuple[list, list]:
+    """What `+` (and `-`), and `*` (and `/`, for two operands) of the items give: where a held inf or nan can cancel."""
+    sums, products = [sp.Add(*items)], [sp.Mul(*items)]
     if len(items) == 2:
-        built += [items[0] - items[1], items[0] / items[1]]
-    return built
+        sums.append(items[0] - items[1])
+        products.append(items[0] / items[1])
+    return sums, products
+
+
+def _variable_factors(items: list, divided: bool):
+    """The factors of a product that hold a variable, so a cancelled product is y*nan, not nan:
+    its derivative by y is nan, as JAX's inf*0.0, where a bare nan's is 0 (`y*inf*0.0`)."""
+    factors = [[f for f in sp.Mul.make_args(e) if f.free_symbols] for e in items]
+    if divided:
+        factors[1] = [1 / f for f in factors[1]]
+    return sp.Mul(*[f for group in factors for f in group])
 
 
 def _domain_kept(build, operands: list):

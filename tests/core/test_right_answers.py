@@ -432,3 +432,17 @@ def test_abs_of_a_where_of_a_reciprocal_at_zero_is_jaxs(values):
     expected = float(jax.grad(f)(0.0))
     assert expected == -np.inf
     assert values("y: R\ndiff(abs(where(0.0 > y^(-1), 0.0, y^(-1))), y) at y = 0.0") == expected
+
+
+@pytest.mark.parametrize("program, function", [
+    ("y*inf*0.0", lambda y: y * jnp.inf * 0.0),
+    ("(y*inf)/inf", lambda y: (y * jnp.inf) / jnp.inf),
+    ("prod([y*inf, 0.0, y])", lambda y: jnp.prod(jnp.array([y * jnp.inf, 0.0, y]))),
+    ("(y + inf) - (y + inf) + y", lambda y: (y + jnp.inf) - (y + jnp.inf) + y),
+])
+def test_a_product_that_cancels_a_held_infinity_keeps_its_variable(program, function, values):
+    # y*inf*0.0 was a bare nan, whose derivative is 0; JAX's is inf*0.0 = nan (issue 12, documented until now)
+    assert np.isnan(values(f"y: R\n{program} at y = 1.5"))
+    expected = float(jax.grad(function)(1.5))
+    got = values(f"y: R\ndiff({program}, y) at y = 1.5")
+    assert (np.isnan(got) and np.isnan(expected)) or got == expected, (got, expected)
