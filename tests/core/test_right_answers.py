@@ -446,3 +446,19 @@ def test_a_product_that_cancels_a_held_infinity_keeps_its_variable(program, func
     expected = float(jax.grad(function)(1.5))
     got = values(f"y: R\ndiff({program}, y) at y = 1.5")
     assert (np.isnan(got) and np.isnan(expected)) or got == expected, (got, expected)
+
+
+@pytest.mark.parametrize("program, function, order", [
+    ("sin(y) + y*inf", lambda y: jnp.sin(y) + y * jnp.inf, 2),
+    ("sin(y) + y/0.0", lambda y: jnp.sin(y) + y / 0.0, 3),
+    ("(sin(y) + 0.5) - ((0.0 - y) / 0.0)", lambda y: (jnp.sin(y) + 0.5) - ((0.0 - y) / 0.0), 3),
+])
+def test_a_derivative_beside_an_infinity_keeps_its_terms_for_the_next_order(program, function, order, values):
+    # the first derivative cos(y) + inf was evaluated to inf, so the next ones were 0 where JAX's are
+    # -sin(y) and -cos(y) (differential fuzzer, seed 115)
+    derivative = function
+    for _ in range(order):
+        derivative = jax.grad(derivative)
+    for y in (0.0, 0.7):
+        expected = float(derivative(y))
+        assert values(f"y: R\ndiff({program}, y, {order}) at y = {y}") == pytest.approx(expected, rel=1e-12, abs=1e-15)

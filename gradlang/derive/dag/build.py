@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.domain import Written, non_finite
+
 ZERO = sp.S.Zero
 ONE = sp.S.One
 
@@ -35,7 +37,12 @@ def mul(*factors) -> sp.Expr:
 
 
 def add(*terms) -> sp.Expr:
-    """The sum, unevaluated except for numbers."""
+    """The sum, unevaluated except for numbers.
+
+    An infinite or nan constant beside other terms is held (expr/domain.py
+    Written): once the sum is evaluated, SymPy would absorb cos(y) into
+    cos(y) + oo, and the next derivative would lose -sin(y) (differential
+    fuzzer, seed 115: diff(sin(y) + y/0.0, y, 3) was 0, JAX's -cos(y))."""
     constant = ZERO
     rest = []
     for t in terms:
@@ -44,7 +51,7 @@ def add(*terms) -> sp.Expr:
         else:
             rest.append(t)
     if constant != 0:
-        rest.append(constant)
+        rest.append(Written(constant) if rest and non_finite(constant) else constant)
     if not rest:
         return constant
     return rest[0] if len(rest) == 1 else sp.Add(*rest, evaluate=False)
