@@ -211,7 +211,7 @@ def _variable_factors(items: list, divided: bool):
 
 def _domain_kept(build, operands: list):
     """build(*operands), with restricted pieces of the operands held where SymPy would lose them."""
-    result = build(*operands)
+    result = _built(build, operands)
     wanted = _keys(operands)
     if not wanted:
         return result
@@ -230,6 +230,21 @@ def _domain_kept(build, operands: list):
         if not _lost(lost, attempt):
             return attempt
     return result  # 0*sqrt(y) and the like: nothing to hold on to (a cancellation, docs/decisions.md)
+
+
+def _built(build, operands: list):
+    """build(*operands); unevaluated where SymPy's own evaluation compares a nan and raises.
+
+    `(7 - v[0])^(nan*y - 5.0)`: Pow's evaluation factors the exponent and sorts
+    its terms, comparing nan ("Invalid NaN comparison", grammar fuzzer, typed
+    seed 409). Unevaluated, the power is computed by NumPy as IEEE says."""
+    try:
+        return build(*operands)
+    except TypeError as error:
+        if "NaN" not in str(error):
+            raise
+        with sp.evaluate(False):
+            return build(*operands)
 
 
 def _non_real(operands):
