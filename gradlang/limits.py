@@ -22,3 +22,4 @@ MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
 STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be set
 SIMPLIFY_MAX_NODES = 500        # tree nodes of a component that simplify/expand/factor will rewrite
 BLOCKED_SIMPLIFY_WORK = 4_500   # nodes times generators of a component blocked() simplifies (expr/bounded.py)
+BLOCKED_SIMPLIFY_SYMBOLS = 6    # symbols of a component blocked() simplifies (expr/bounded.py)

@@ -24,16 +24,20 @@ from gradlang.expr.walk import tree_size
 def small_enough(expr, limit=None, work=None) -> bool:
     """True when an expression is small enough to simplify (a size bound, not a clock).
 
-    `work` also bounds nodes times generators (see `generators`): simplify's
-    `cancel` multiplies out rational functions over every generator, so 277
-    nodes over 22 generators took 5 s a component where 224 over 9 take 0.1 s.
+    `work` also bounds nodes times generators (see `generators`) and the
+    number of symbols: simplify's `cancel` multiplies out rational functions
+    over every generator, so 277 nodes over 22 generators took 5 s a component
+    where 224 over 9 take 0.1 s; and trigsimp factors polynomials in every
+    symbol, 1.5 s for 27 nodes over W and v (9 symbols, differential seed 116).
     """
     if not isinstance(expr, sp.Basic):
         return True
     size = tree_size(expr)
     if size > (limit or limits.SIMPLIFY_MAX_NODES):
         return False
-    return work is None or size * generators(expr) <= work
+    if work is None:
+        return True
+    return size * generators(expr) <= work and len(expr.free_symbols) <= limits.BLOCKED_SIMPLIFY_SYMBOLS
 
 
 def generators(expr: sp.Basic) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -82,3 +83,18 @@ def test_blocked_over_many_generators_is_bounded_by_work_not_time(monkeypatch):
 def test_blocked_of_the_gallery_still_simplifies_under_the_work_bound():
     """The stable softmax's difference (224 nodes over 9 generators) is under the work bound: the zero matrix."""
     assert _text(STABLE + "blocked(stable_softmax(x), x)") == ["[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"]
+
+
+def test_blocked_over_many_symbols_is_kept_as_it_is(monkeypatch):
+    """Differential fuzzer, seed 116: each component has 27 nodes over W and v (9 symbols), and simplify's
+    trigsimp factored a cubic in all nine, 1.5 s a component (25 s on the loaded machine). Above
+    limits.BLOCKED_SIMPLIFY_SYMBOLS symbols blocked's difference is kept as it is; the value is unchanged."""
+    calls = []
+    original = sp.simplify
+    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
+    session = Session()
+    session.run("v: R^3\nW: R^(2,3)\nb = blocked(dot(tanh(v) + transpose(W) @ (W @ v), sg(v - 1.5)), v)")
+    assert calls == []
+    point = "v = [0.5, -1.0, 2.0], W = [[1.0, 2.0, -1.0], [0.5, 1.5, 2.0]]"
+    expected = [np.tanh(0.5) + 1.0 * (1.0 * 0.5 + 2.0 * -1.0 + -1.0 * 2.0) + 0.5 * (0.5 * 0.5 + 1.5 * -1.0 + 2.0 * 2.0)]
+    assert float(session.eval(f"b at {point}")[0]) == pytest.approx(expected[0], rel=1e-12)
