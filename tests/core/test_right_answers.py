@@ -404,6 +404,20 @@ def test_a_gradient_whose_paths_divide_by_zero(values):
     np.testing.assert_array_equal(values(program), expected)
 
 
+def test_a_zero_share_meets_an_overflowed_sum_of_paths_as_forward_mode_does(values):
+    """min's derivative is a share times each argument's derivative (docs/decisions.md, the chain-rule paths;
+    fuzz seed 117). The argument min does not take has derivative W00^2 + W10^2, which overflows, and its
+    share 0 times inf is nan. jax.jacfwd computes it in that order and agrees; jax.grad multiplies the zero
+    cotangent into each path first and gets 1. Both are IEEE readings of one real formula."""
+    W = jnp.array([[1e300, 0.0], [1e300, 0.0]])
+    loss = lambda v: jnp.minimum(v, W.T @ (W @ v))[0]  # noqa: E731
+    point = jnp.array([1.0, 0.0])
+    forward, reverse = np.asarray(jax.jacfwd(loss)(point)), np.asarray(jax.grad(loss)(point))
+    assert np.isnan(forward[0]) and reverse[0] == 1.0
+    program = "v: R^2\nW: R^(2,2)\ngrad(min(v, transpose(W) @ (W @ v))[0], v) at v = [1.0, 0.0], W = [[1e300, 0.0], [1e300, 0.0]]"
+    np.testing.assert_array_equal(values(program), forward)
+
+
 @pytest.mark.parametrize("argument, jax_argument", [
     ("log(y)", lambda y: jnp.log(y)),
     ("sqrt(y)", lambda y: jnp.sqrt(y)),
