@@ -326,14 +326,28 @@ def _transpose(call: Call):
 @builtin("linspace", 3, 3, "n evenly spaced floats from a to b", "linspace(-3, 3, 7)", "vector")
 def _linspace(call: Call):
     a, b, n = call.args
-    if not (is_scalar(n) and n.is_Integer and n >= 0):
-        raise ValueError("linspace(a, b, n) needs n to be a non-negative integer").located(_span(call.nodes[2]))
+    if not (is_scalar(n) and n.is_Integer and n >= 1):
+        raise ValueError("linspace(a, b, n) needs n to be a whole number of at least 1 (no value is empty)").located(
+            _span(call.nodes[2]))
     if int(n) > limits.MAX_NUMERIC_POINTS:
         raise LimitError(f"linspace of {n} points is above the limit of {limits.MAX_NUMERIC_POINTS}").located(_span(call.nodes[2]))
     for value, node in ((a, call.nodes[0]), (b, call.nodes[1])):
-        if not (is_scalar(value) and value.is_number and value.is_comparable):
+        if not (is_scalar(value) and value.is_number and (value.is_comparable or value is sp.nan)):
             raise ValueError("linspace needs numbers for its end points").located(_span(node))
-    return np.linspace(float(a), float(b), int(n))
+    return _evenly_spaced(float(a), float(b), int(n))
+
+
+def _evenly_spaced(a: float, b: float, n: int) -> np.ndarray:
+    """NumPy's linspace, unless b - a overflows: then a*(1 - t) + b*t, as jnp.linspace computes it.
+
+    NumPy steps by (b - a)/(n - 1), so linspace(-1e308, 1e308, 3) is [nan, inf, 1e308] with
+    overflow warnings; JAX gives [-1e308, 0, 1e308]. Where b - a is finite NumPy's numbers are
+    kept (linspace(-3, 3, 7) has an exact 2.0, JAX's formula 1.9999999999999998)."""
+    with np.errstate(all="ignore"):  # inf and nan as IEEE says; NumPy's warnings are not the user's
+        if n == 1 or np.isfinite(b - a):
+            return np.linspace(a, b, n)
+        t = np.arange(n - 1) / (n - 1)
+        return np.append(a * (1 - t) + b * t, b)
 
 
 # --- algebra ------------------------------------------------------------------

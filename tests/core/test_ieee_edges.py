@@ -300,3 +300,27 @@ def test_a_power_whose_exponent_sympy_cannot_order_is_built_unevaluated(statemen
     value = session.eval("((7 - v) ^ ((g(x, y) / 0.0) - (2 * 2.5))) at x = nan, y = 1.0, v = [6.0, 2.0, 8.0]")
     assert [float(e) for e in value][0] == 1.0  # IEEE: 1^nan is 1
     assert all(np.isnan(float(e)) for e in list(value)[1:])
+
+
+@pytest.mark.parametrize("statement", ["linspace(1, 1e308, 0) at x = [0.5, 1]", "linspace(0, 1, 0)"])
+def test_linspace_of_no_points_is_a_placed_value_error(statement):
+    # an empty vector at a list of points was an InternalError (np.stack of nothing; grammar fuzzer, typed
+    # seed 411), and empty vectors broke max and the printers: no value is empty, as no declaration is
+    from gradlang.errors import ValueError as GradlangValueError
+
+    with pytest.raises(GradlangValueError, match="at least 1") as caught:
+        Session().run(f"x: R\n{statement}")
+    assert (caught.value.line, caught.value.column) == (2, statement.index("0)") + 1)
+
+
+@pytest.mark.parametrize("a, b, n", [(-1e308, 1e308, 3), (1.7e308, -1.7e308, 5), (-np.inf, 1.0, 4),
+                                     (1.0, np.inf, 3), (np.nan, 1.0, 3), (-3.0, 3.0, 7)])
+def test_linspace_is_jaxs_where_the_width_overflows(a, b, n, capfd):
+    # NumPy's step (b - a)/(n - 1) overflowed: linspace(-1e308, 1e308, 3) was [nan, inf, 1e308], with NumPy's
+    # RuntimeWarnings and their file paths on the user's terminal
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    expected = np.asarray(jax.numpy.linspace(a, b, n))
+    got = values(f"linspace({a}, {b}, {n})")
+    np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)
+    assert capfd.readouterr().err == ""
