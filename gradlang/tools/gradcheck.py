@@ -146,18 +146,18 @@ def _frozen(expr, symbols, point):
 
 def _central(expr, symbols, point, constant_values, variables, steps) -> list[float]:
     """Central differences of expr along each variable, all 2n points in one compiled call."""
-    n = len(variables)
-    grid = np.tile(point, (2 * n, 1)).T  # one column per evaluation point
-    index = {s: i for i, s in enumerate(symbols)}
-    for k, (v, h) in enumerate(zip(variables, steps)):
-        grid[index[v], 2 * k] += h
-        grid[index[v], 2 * k + 1] -= h
-    columns = list(grid) + [np.full(2 * n, c) for c in constant_values]
-    (values,) = evaluate([expr], symbols, columns)
-    values = np.broadcast_to(values, (2 * n,))
-    # (x + h) - (x - h) is the step actually taken in floating point
-    taken = [(point[index[v]] + h) - (point[index[v]] - h) for v, h in zip(variables, steps)]
-    with np.errstate(all="ignore"):  # inf - inf is nan, as IEEE says; NumPy's warning is not the user's
+    with np.errstate(all="ignore"):  # at x = inf, inf - inf is nan, as IEEE says; NumPy's warning is not the user's
+        n = len(variables)
+        grid = np.tile(point, (2 * n, 1)).T  # one column per evaluation point
+        index = {s: i for i, s in enumerate(symbols)}
+        for k, (v, h) in enumerate(zip(variables, steps)):
+            grid[index[v], 2 * k] += h
+            grid[index[v], 2 * k + 1] -= h
+        columns = list(grid) + [np.full(2 * n, c) for c in constant_values]
+        (values,) = evaluate([expr], symbols, columns)
+        values = np.broadcast_to(values, (2 * n,))
+        # (x + h) - (x - h) is the step actually taken in floating point
+        taken = [(point[index[v]] + h) - (point[index[v]] - h) for v, h in zip(variables, steps)]
         return [float((values[2 * k] - values[2 * k + 1]) / taken[k]) for k in range(n)]
 
 

@@ -4,8 +4,8 @@ hypothesis draws programs from grammar/gradlang.lark itself (names from the
 builtins, the constants and a few variables; numbers from a pool of ordinary
 and extreme values), runs each through a `Session`, and writes every result
 and every error in all four output formats with the shells' `Emitter`. No
-program may end in an InternalError, and nothing written may contain a
-Python traceback.
+program may end in an InternalError, nothing written may contain a
+Python traceback, and no Python warning (NumPy's RuntimeWarning, say) may escape.
 
 A modest number of examples runs with the suite. A long run:
     GRADLANG_FUZZ=20000 python -m pytest tests/fuzz/test_grammar_fuzz.py -x
@@ -18,6 +18,7 @@ import functools
 import io
 import os
 import re
+import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -110,11 +111,16 @@ MARKED = re.compile("[\U000F0000-\U0010FFFF]")
 def run_in_every_format(source: str) -> dict[str, str]:
     """Run `source` once and write its results (or its error) in each format; the text written per format."""
     results, error = [], None
-    try:
-        for result in Session(time_limit=TIME_LIMIT).iter_run(source, "<fuzz>"):
-            results.append(result)
-    except GradlangError as caught:
-        error = caught
+    with warnings.catch_warnings(record=True) as caught_warnings:
+        warnings.simplefilter("always")
+        try:
+            for result in Session(time_limit=TIME_LIMIT).iter_run(source, "<fuzz>"):
+                results.append(result)
+        except GradlangError as caught:
+            error = caught
+    shown = [w for w in caught_warnings if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))]
+    # Python prints such a warning on the user's terminal, with a file path inside gradlang or NumPy
+    assert not shown, f"{source!r} let a Python warning through: {shown[0].filename}:{shown[0].lineno}: {shown[0].message}"
     written = {}
     for fmt in FORMATS:
         out, err = io.StringIO(), io.StringIO()
