@@ -327,8 +327,8 @@ def _transpose(call: Call):
 def _linspace(call: Call):
     a, b, n = call.args
     if not (is_scalar(n) and n.is_Integer and n >= 1):
-        raise ValueError("linspace(a, b, n) needs n to be a whole number of at least 1 (no value is empty)").located(
-            _span(call.nodes[2]))
+        message = "linspace(a, b, n) needs n to be a whole number of at least 1: gradlang has no empty vectors"
+        raise ValueError(message).located(_span(call.nodes[2]))
     if int(n) > limits.MAX_NUMERIC_POINTS:
         raise LimitError(f"linspace of {n} points is above the limit of {limits.MAX_NUMERIC_POINTS}").located(_span(call.nodes[2]))
     for value, node in ((a, call.nodes[0]), (b, call.nodes[1])):
