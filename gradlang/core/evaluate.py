@@ -18,7 +18,7 @@ import sympy as sp
 from lark import Token, Tree
 
 from gradlang import limits
-from gradlang.core import builtins, spelling
+from gradlang.core import builtins, spelling, tensor_at, tensor_values
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of, to_sympy_number
 from gradlang.expr.domain import kept
@@ -72,7 +72,10 @@ class Evaluator:
     def evaluate(self, node: Tree, frame: dict | None = None):
         method = getattr(self, "_" + node.data)
         try:
-            return method(node, frame or {})
+            value = method(node, frame or {})
+            if node.data in _SHAPED and tensor_values.involves(value):
+                return tensor_values.checked(value)
+            return value
         except GradlangError as error:
             raise error.located(Span.of(node.meta))
         except RecursionError:
@@ -183,6 +186,8 @@ class Evaluator:
         base_node, arguments = node.children
         base = to_symbolic(self.evaluate(base_node, frame))
         indices = self._values(arguments.children, frame)
+        if tensor_values.involves(base):
+            return tensor_values.index(base, indices)
         shape = shape_of(base)
         if not shape:
             raise ShapeError("a scalar cannot be indexed")
@@ -205,6 +210,10 @@ class Evaluator:
             return self._call_user(bound, args, node)
         if bound is not None:
             raise NameError(f"'{name}' is a value, not a function", Span.of(name_token))
+        if any(tensor_values.involves(a) for a in args):
+            value = tensor_values.call(name, args)
+            if value is not None:
+                return value
         entry = builtins.lookup(name)
         if entry is None:
             raise NameError(f"unknown function '{name}'", Span.of(name_token))
@@ -247,6 +256,8 @@ class Evaluator:
             call = self._builtin_call(entry, inner, self._values(_arguments(inner), frame), mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
+        if tensor_values.involves(value):
+            return tensor_at.at(self, value, bindings, frame)
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
@@ -350,8 +361,11 @@ def _matmul(a, b):
 _PRODUCT_OPS = {
     "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: _checked(u * v), [x, y]), a, b),
     "/": lambda a, b: elementwise(lambda x, y: kept(_divide, [x, y]), a, b),
-    "@": lambda a, b: kept(_matmul, [a, b]),
+    "@": lambda a, b: (tensor_values.matmul(a, b) if tensor_values.involves(a) or tensor_values.involves(b)
+                       else kept(_matmul, [a, b])),
 }
+
+_SHAPED = frozenset({"sum", "product", "power", "neg", "compare", "brackets"})  # checked when tensors take part
 
 _COMPARISONS = {
     op: functools.partial(relation, func)  # IEEE: a comparison with nan is false

@@ -27,6 +27,8 @@ from gradlang.derive.derivatives import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax.parse import parse
 from gradlang.core.substitute import settle
+from gradlang.expr.tensor import Var
+from gradlang.core.tensor_values import declare_size
 from gradlang.expr.values import elements, from_elements, real_symbols, shape_of
 from gradlang.lazy import np
 
@@ -207,13 +209,29 @@ class Session:
         self.env[str(name_token)] = FunctionDef(str(name_token), params, body, Span.of(statement.meta), text)
 
     def _declaration(self, statement: Tree, source: str) -> None:
-        name_token, kind_token, *sizes = statement.children
-        _check_bindable(name_token)
-        if str(kind_token) != "R":
-            raise SyntaxError(f"unknown type '{kind_token}': declare R, R^n or R^(m,n)", Span.of(kind_token))
-        shape = tuple(_size(token) for token in sizes)
-        name = str(name_token)
-        self.env[name] = _declared(name, shape)
+        *name_tokens, kind = statement.children
+        kind_token, *dims = kind.children
+        for token in name_tokens:
+            _check_bindable(token)
+        if str(kind_token) == "size" and not dims:
+            declared = {str(token): declare_size(str(token), self.env, token) for token in name_tokens}
+        elif str(kind_token) == "R":
+            shape = tuple(self._dimension(token) for token in dims)
+            declared = {str(token): _declared(str(token), shape) for token in name_tokens}
+        else:
+            raise SyntaxError(
+                f"unknown type '{kind_token}': declare R, R^n, R^(m,n) or size", Span.of(kind_token)
+            )
+        self.env.update(declared)
+
+    def _dimension(self, token):
+        """A literal size, or a size name (declared now if it is new: a name used in a shape is a size)."""
+        if token.type == "NUMBER":
+            return _size(token)
+        name = str(token)
+        _check_bindable(token)
+        self.env[name] = declare_size(name, self.env, token)
+        return self.env[name]
 
     def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
         meta = statement.meta
@@ -265,9 +283,12 @@ def _size(token) -> int:
 
 
 def _declared(name: str, shape: tuple):
-    """A real symbol, or a vector/matrix of component symbols named x[0] or W[0, 1]."""
+    """A real symbol, a vector/matrix of component symbols named x[0] or W[0, 1], or, where a size
+    is symbolic, one tensor symbol of that shape (section 3a)."""
     if not shape:
         return symbol(name)
+    if not all(isinstance(size, int) for size in shape):
+        return Var(name, shape)
     if len(shape) == 1:
         return from_elements(shape, real_symbols(f"{name}[{i}]" for i in range(shape[0])))
     rows, columns = shape

@@ -7,6 +7,8 @@ last assignment to each name, which is the one whose value the session holds.
 
 from __future__ import annotations
 
+from lark import Token
+
 from gradlang.errors import GradlangError, Span
 from gradlang.syntax.parse import parse
 
@@ -52,9 +54,17 @@ class Program:
         self.known = True
         for index, statement in enumerate(tree.children):
             if getattr(statement, "data", None) in ("assignment", "declaration", "definition"):
+                for name in _names_bound(statement):
+                    self.last[name] = index
                 name = str(statement.children[0])
-                self.last[name] = index
                 if statement.data == "assignment":
                     self.trees[name] = (index, statement.children[1])
                 else:
                     self.trees.pop(name, None)
+
+
+def _names_bound(statement) -> list:
+    """The names a statement binds: one, or several for a declaration `x, y: R^n`."""
+    if statement.data == "declaration":
+        return [str(token) for token in statement.children if isinstance(token, Token)]
+    return [str(statement.children[0])]

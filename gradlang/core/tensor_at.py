@@ -1,0 +1,229 @@
+"""Components and `at` for the tensor engine: a formula at literal sizes, as the component engine holds it.
+
+`components(e, sizes)` rebuilds a tensor formula with every declared tensor
+as its array of component symbols (`x[0]`, `W[0, 1]`, the names a literal
+declaration gives) and every operation as the component engine's own
+builtin, so the two engines can be compared entry by entry, and so `e at …`
+with numbers gives exactly the numbers a literal declaration would.
+Sizes come from the `at` itself (`at n = 3`) or from the shapes of the arrays
+given to the tensors (`at x = [1, 2, 3]`).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.core import builtins
+from gradlang.core.services import Services
+from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.expr.graph import build_dag
+from gradlang.expr.functions import MaxShare
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.nodes import Var
+from gradlang.expr.values import elements, elementwise, from_elements, real_symbols, shape_of
+
+
+def components(expr, sizes: dict):
+    """The value of a tensor formula at literal sizes, in the component engine's representation."""
+    dag = build_dag([expr])
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        built.append(_component(node, [built[k] for k in kids], sizes))
+    return built[dag.roots[0]]
+
+
+def literal_shape(shape: tuple, sizes: dict) -> tuple:
+    """A shape with every size replaced by its value; a size without one is a ValueError."""
+    result = []
+    for size in shape:
+        value = sizes.get(size, size)
+        if not isinstance(value, (int, sp.Integer)):
+            raise ValueError(f"the size '{size}' needs a value: add `{size} = 3` (or give an array) to the at")
+        result.append(int(value))
+    count = 1
+    for n in result:
+        count *= n
+    if count > limits.MAX_ELEMENTS:
+        raise LimitError(f"{count} components is above the limit of {limits.MAX_ELEMENTS}")
+    return tuple(result)
+
+
+def declared_components(var: Var, sizes: dict):
+    """The component symbols of a tensor at literal sizes, named as a literal declaration names them."""
+    shape = literal_shape(var.shape, sizes)
+    if len(shape) == 1:
+        names = [f"{var.name}[{i}]" for i in range(shape[0])]
+    else:
+        names = [f"{var.name}[{i}, {j}]" for i in range(shape[0]) for j in range(shape[1])]
+    return from_elements(shape, real_symbols(names))
+
+
+def _component(node, args: list, sizes: dict):
+    if isinstance(node, Var):
+        return declared_components(node, sizes)
+    if shapes.is_size(node):
+        return sp.Integer(literal_shape((node,), sizes)[0])
+    if not node.args:
+        return node
+    build = _BUILD.get(type(node))
+    if build is not None:
+        return build(node, args, sizes)
+    if not isinstance(node, sp.Basic) or isinstance(node, sp.Tuple):
+        return node
+    return elementwise(lambda *parts: node.func(*parts), *args)
+
+
+def _builtin(name: str, *args):
+    """The component engine's builtin `name` applied to component values."""
+    entry = builtins.lookup(name)
+    call = builtins.Call(name, list(args), [None] * len(args), None, Services([], []))
+    return entry.function(call)
+
+
+def _matmul(node, args, sizes):
+    from gradlang.core.evaluate import _matmul as component_matmul
+
+    return component_matmul(*args)
+
+
+def _outer(node, args, sizes):
+    a, b = (elements(v) for v in args)
+    return from_elements((len(a), len(b)), [x * y for x in a for y in b])
+
+
+def _entry(node, args, sizes):
+    base, *indices = args
+    positions = []
+    for index in indices:
+        if not isinstance(index, sp.Integer):
+            raise ValueError(f"the index '{index}' needs a number to take components: add it to the at")
+        positions.append(int(index))
+    return base[tuple(positions)] if len(positions) == 2 else base[positions[0]]
+
+
+def _onehot(node, args, sizes):
+    k, n = args
+    if not isinstance(k, sp.Integer):
+        raise ValueError(f"the index '{k}' needs a number to take components: add it to the at")
+    if not 0 <= int(k) < int(n):
+        raise ShapeError(f"index {k} is out of range for length {n}")
+    return from_elements((int(n),), [sp.S.One if i == int(k) else sp.S.Zero for i in range(int(n))])
+
+
+def _diag(node, args, sizes):
+    items = elements(args[0])
+    n = len(items)
+    return from_elements((n, n), [items[i] if i == j else sp.S.Zero for i in range(n) for j in range(n)])
+
+
+def _filled(node, args, sizes, value=sp.S.One):
+    shape = tuple(int(a) for a in args)
+    count = 1
+    for n in shape:
+        count *= n
+    return from_elements(shape, [value] * count)
+
+
+def _eye(node, args, sizes):
+    n = int(args[0])
+    return from_elements((n, n), [sp.S.One if i == j else sp.S.Zero for i in range(n) for j in range(n)])
+
+
+def _shares(node, args, sizes):
+    items = elements(args[0])
+    return from_elements(shape_of(args[0]), [MaxShare(sp.Integer(k), *items) for k in range(len(items))])
+
+
+_BUILD = {
+    t.MatMul: _matmul,
+    t.Dot: _matmul,
+    t.Outer: _outer,
+    t.Transpose: lambda node, args, sizes: _builtin("transpose", args[0]),
+    t.Total: lambda node, args, sizes: _builtin("sum", args[0]),
+    t.NormOf: lambda node, args, sizes: _builtin("norm", args[0]),
+    t.SoftmaxOf: lambda node, args, sizes: _builtin("softmax", args[0]),
+    t.LogSumExpOf: lambda node, args, sizes: _builtin("logsumexp", args[0]),
+    t.MaxOf: lambda node, args, sizes: _builtin("max", args[0]),
+    t.MaxShares: _shares,
+    t.Entry: _entry,
+    t.OneHot: _onehot,
+    t.Diag: _diag,
+    t.Eye: _eye,
+    t.Ones: _filled,
+}
+
+
+def sizes_from(value: Var, given, sizes: dict) -> None:
+    """Learn the sizes of a tensor's shape from the array given to it (a mismatch is a ShapeError)."""
+    given_shape = shape_of(given)
+    if len(given_shape) != len(value.shape):
+        raise ShapeError(f"'{value.name}' is {shapes.describe(value.shape)} but is given {shapes.describe(given_shape)}")
+    for size, length in zip(value.shape, given_shape):
+        known = sizes.get(size, size)
+        if isinstance(known, (int, sp.Integer)) and int(known) != length:
+            raise ShapeError(
+                f"'{value.name}' is {shapes.describe(value.shape)} with {size} = {known}, "
+                f"but is given {shapes.describe(given_shape)}"
+            )
+        sizes[size] = length
+
+
+def at(evaluator, value, bindings, frame):
+    """`e at …` for a formula of the tensor engine: sizes from the point, then the component engine's at."""
+    from gradlang.core.substitute import substitute
+
+    sizes, arrays, scalar_bindings = {}, {}, []
+    for binding in bindings:
+        target, value_node = binding.children
+        bound = evaluator.lookup(str(target.children[0]), frame)
+        if not (isinstance(bound, Var) or shapes.is_size(bound)):
+            scalar_bindings.append(binding)
+            continue
+        given = evaluator.evaluate(value_node, frame)
+        try:
+            _bind_tensor(bound, target, given, sizes, arrays)
+        except (ShapeError, ValueError) as error:
+            raise error.located(_span(binding))
+    pairs, batch = evaluator._bindings(scalar_bindings, frame)
+    value, pairs = _indices_first(value, pairs)
+    converted = components(value, sizes)
+    for var, given in arrays.items():
+        pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))
+    return substitute(converted, pairs, batch, evaluator.notes)
+
+
+def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
+    if target.data == "target_component":
+        raise ShapeError(f"at a symbolic size, give all of '{bound}' or its size, not one component")
+    if isinstance(bound, Var):
+        sizes_from(bound, given, sizes)
+        arrays[bound] = given
+        return
+    if not (isinstance(given, sp.Integer) and given >= 1):
+        raise ValueError(f"the size '{bound}' must be given a whole number of at least 1")
+    known = sizes.get(bound)
+    if known is not None and known != int(given):
+        raise ShapeError(f"the size '{bound}' is {known} from an array, but is given {given}")
+    sizes[bound] = int(given)
+
+
+def _indices_first(value, pairs: list):
+    """Substitute the integers given to index symbols (v[k], onehot(k, n)) before taking components."""
+    indices = set()
+    for node in build_dag([value]).nodes:
+        if isinstance(node, t.Entry):
+            indices.update(node.args[1:])
+        elif isinstance(node, t.OneHot):
+            indices.add(node.args[0])
+    first = {s: v for s, v in pairs if s in indices and isinstance(v, sp.Integer)}
+    if not first:
+        return value, pairs
+    return value.xreplace(first), [(s, v) for s, v in pairs if s not in first]
+
+
+def _span(node):
+    from gradlang.errors import Span
+
+    return Span.of(node.meta)

@@ -1,0 +1,260 @@
+"""The evaluator's door to the tensor engine: operations on values whose sizes are symbols.
+
+A declaration with a symbolic size (`x: R^n`) binds one `Var`; arithmetic
+and the elementwise functions build SymPy nodes over it as they would over a
+scalar, and `checked` verifies their shapes. The operations that are not
+elementwise go through `TABLE` here, which builds the tensor nodes of
+expr/tensor and takes derivatives with the tensor-level passes of
+derive/tensor. A builtin with no tensor form is refused with a ShapeError
+that suggests literal sizes, never computed wrongly by components.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.derive.tensor import forward, reverse
+from gradlang.errors import DiffError, LimitError, ShapeError
+from gradlang.expr import primitives
+from gradlang.expr.functions import Maximum, Minimum, Where
+from gradlang.expr.stopgrad import StopGradient, unstopped
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.nodes import Var, rank, shape_of
+
+_INVOLVED: dict = {}
+_CACHE_LIMIT = 4 * limits.MAX_ELEMENTS
+
+
+def declare_size(name: str, env: dict, token=None):
+    """The size a name stands for: its literal value if it is bound to one, else a size symbol."""
+    bound = env.get(name)
+    if bound is None or shapes.is_size(bound):
+        return bound if bound is not None else shapes.size_symbol(name)
+    if isinstance(bound, sp.Integer) and bound >= 1:
+        return int(bound)
+    raise ShapeError(f"'{name}' is already bound to a value, so it cannot be a size")
+
+
+def involves(value) -> bool:
+    """True when a value holds a declared tensor or a size symbol (cached per node: linear in the DAG)."""
+    if not isinstance(value, sp.Basic):
+        return False
+    stack = [value]
+    while stack:
+        node = stack[-1]
+        if node in _INVOLVED:
+            stack.pop()
+            continue
+        pending = [a for a in node.args if a not in _INVOLVED]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        own = isinstance(node, Var) or shapes.is_size(node)
+        _INVOLVED[node] = own or any(_INVOLVED[a] for a in node.args)
+    answer = _INVOLVED[value]
+    if len(_INVOLVED) > _CACHE_LIMIT:  # a bound on memory, not on correctness: answers are recomputed
+        _INVOLVED.clear()
+    return answer
+
+
+def checked(value):
+    """The value, once its shape is known to be consistent (a ShapeError names both shapes)."""
+    if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
+        if any(involves(e) for e in value):
+            raise ShapeError("a list cannot hold vectors or matrices of symbolic size")
+        return value
+    try:
+        shape_of(value)
+    except RecursionError:
+        raise LimitError("the computation nests too deeply") from None
+    return value
+
+
+def matmul(a, b):
+    sa, sb = _tensor_shape(a), _tensor_shape(b)
+    result = shapes.matmul(sa, sb)
+    return t.Dot(a, b) if result == () else t.MatMul(a, b)
+
+
+def index(base, indices: list):
+    """`v[k]` or `M[i, j]`: an entry; `M[i]` is refused at a symbolic size (a row needs a slice)."""
+    shape = _tensor_shape(base)
+    if not shape:
+        raise ShapeError("a scalar cannot be indexed")
+    if len(indices) != len(shape):
+        raise ShapeError(f"{shapes.describe(shape)} takes {len(shape)} indices here, got {len(indices)}")
+    for i, n in zip(indices, shape):
+        t.check_index(i, n)
+    return t.Entry(base, *indices)
+
+
+def _tensor_shape(value) -> tuple:
+    if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
+        raise ShapeError("a list cannot be combined with a vector or matrix of symbolic size")
+    return shape_of(value)
+
+
+def _one(name: str, check=None):
+    """A builtin of one tensor argument, its rank checked."""
+
+    def apply(args):
+        (value,) = args
+        if check is not None and rank(value) not in check:
+            allowed = " or ".join({0: "a scalar", 1: "a vector", 2: "a matrix"}[r] for r in check)
+            raise ShapeError(f"{name} takes {allowed}, got {shapes.describe(shape_of(value))}")
+        return BUILD[name](value)
+
+    return apply
+
+
+BUILD = {
+    "sum": lambda u: t.Total(u) if rank(u) else u,
+    "mean": lambda u: t.Total(u) / sp.Mul(*shape_of(u)) if rank(u) else u,
+    "norm": lambda u: t.NormOf(u),
+    "softmax": lambda u: t.SoftmaxOf(u),
+    "logsumexp": lambda u: t.LogSumExpOf(u),
+    "log_softmax": lambda u: u - t.LogSumExpOf(u),
+    "normalize": lambda u: u / t.NormOf(u),
+    "transpose": lambda u: t.Transpose(u) if rank(u) == 2 else u,
+    "diag": lambda u: t.Diag(u),
+    "len": lambda u: shape_of(u)[0],
+}
+
+
+def _pair(build, name: str):
+    def apply(args):
+        a, b = args
+        if rank(a) != 1 or rank(b) != 1:
+            raise ShapeError(f"{name} takes two vectors, got {shapes.describe(shape_of(a))} and {shapes.describe(shape_of(b))}")
+        if name != "outer" and shape_of(a) != shape_of(b):
+            raise ShapeError(f"{name} needs equal lengths, got {shapes.describe(shape_of(a))} and {shapes.describe(shape_of(b))}")
+        return build(a, b)
+
+    return apply
+
+
+def _extremum(name: str):
+    def apply(args):
+        if len(args) == 1 and rank(args[0]) > 0:
+            v = args[0]
+            return t.MaxOf(v) if name == "max" else -t.MaxOf(-v)
+        shapes.broadcast([shape_of(a) for a in args], name)
+        return (Maximum if name == "max" else Minimum)(*args)
+
+    return apply
+
+
+def _sized(build, count: int):
+    """onehot(k, n), eye(n), ones(n): constants whose sizes may be symbols."""
+
+    def apply(args):
+        size = args[-1]
+        if not (getattr(size, "is_integer", False) and size.is_positive):
+            raise ShapeError("a size must be a positive integer or a size name")
+        return build(*args)
+
+    return apply
+
+
+def _where(args):
+    condition, a, b = args
+    shapes.broadcast([shape_of(a) for a in (*condition.args, a, b)], "where")
+    return Where(condition, a, b)
+
+
+def _grad(args):
+    e, x = args
+    return reverse.grad(e, _variable(x, "grad"))
+
+
+def _jacobian(args):
+    v, x = args
+    x = _variable(x, "jacobian")
+    if rank(v) != 1 or rank(x) != 1:
+        raise ShapeError(f"jacobian takes a vector and a vector, got {shapes.describe(shape_of(v))} and {shapes.describe(shape_of(x))}")
+    return forward.tangent(v, x)
+
+
+def _hessian(args):
+    e, x = args
+    x = _variable(x, "hessian")
+    if rank(x) != 1:
+        raise ShapeError(f"hessian takes a vector variable, got {shapes.describe(shape_of(x))}")
+    return forward.tangent(reverse.grad(e, x), x)
+
+
+def _diff(args):
+    e, *rest = args
+    for variable in rest:
+        if isinstance(variable, sp.Integer):
+            raise DiffError("at a symbolic size, write each order as a repeated variable: diff(e, y, y)")
+        e = forward.tangent(e, _variable(variable, "diff", scalar=True))
+    return e
+
+
+def _blocked(args):
+    e, x = args
+    x = _variable(x, "blocked")
+    take = reverse.grad if rank(e) == 0 else forward.tangent
+    from gradlang.derive.tensor.rewrite import tidy
+
+    return tidy(sp.expand(take(unstopped(e), x) - take(e, x)) if _small(e) else take(unstopped(e), x) - take(e, x))
+
+
+def _small(e) -> bool:
+    return sp.count_ops(e) < 200
+
+
+def _variable(x, operation: str, scalar: bool = False):
+    """A declared tensor or a real scalar symbol; a component at a symbolic size is refused."""
+    if isinstance(x, Var) and not scalar:
+        return x
+    if isinstance(x, sp.Symbol) and x.is_real and not shapes.is_size(x) and not isinstance(x, Var):
+        return x
+    if isinstance(x, t.Entry):
+        raise DiffError(f"{operation} by one component is taken at a literal size: declare the size as a number")
+    raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
+
+
+TABLE = {
+    **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
+    **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
+    **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
+    "reduce_sum": _one("sum", {0, 1, 2}),
+    "reduce_mean": _one("mean", {0, 1, 2}),
+    "dot": _pair(t.Dot, "dot"),
+    "outer": _pair(t.Outer, "outer"),
+    "cosine": _pair(lambda a, b: t.Dot(a, b) / (t.NormOf(a) * t.NormOf(b)), "cosine"),
+    "max": _extremum("max"),
+    "min": _extremum("min"),
+    "reduce_max": _extremum("max"),
+    "reduce_min": _extremum("min"),
+    "onehot": _sized(t.OneHot, 2),
+    "eye": _sized(t.Eye, 1),
+    "ones": _sized(t.Ones, 1),
+    "where": _where,
+    "grad": _grad,
+    "jacobian": _jacobian,
+    "hessian": _hessian,
+    "diff": _diff,
+    "blocked": _blocked,
+    "stop_gradient": lambda args: StopGradient(*args),
+    "sg": lambda args: StopGradient(*args),
+    "unstopped": lambda args: unstopped(*args),
+}
+
+
+def call(name: str, args: list):
+    """A builtin applied to values of the tensor engine, or None where the component path serves."""
+    function = TABLE.get(name)
+    if function is not None:
+        return checked(function(args))
+    record = primitives.lookup(name)
+    if record is not None and record.apply == "elementwise":
+        return None
+    if name in ("simplify", "expand", "factor", "N"):
+        return None
+    raise ShapeError(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")

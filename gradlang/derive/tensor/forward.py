@@ -1,0 +1,128 @@
+"""Forward mode at the tensor level: `diff` by a scalar, `jacobian` and `hessian` as formulas.
+
+The tangent of a node is its derivative by the variable: shaped like the node
+for a scalar variable (a directional derivative), and the node's shape
+followed by the variable's length for a vector variable (a Jacobian), so
+`jacobian(softmax(x), x)` comes out as `diag(s) − s sᵀ`. Each tensor
+operation has its tangent rule in `RULES`; an elementwise node combines its
+arguments' tangents with the primitive's own partials (diag(f′(u)) J_u).
+A rule that would need a tensor of rank three (the derivative of a matrix by
+a vector) is refused with a DiffError that suggests literal sizes.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.derive.tensor import reverse
+from gradlang.derive.tensor.adjoints import full
+from gradlang.derive.tensor.rewrite import tidy
+from gradlang.errors import DiffError
+from gradlang.expr.graph import build_dag
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.nodes import rank, shape_of
+
+_TOO_HIGH = "this derivative would be a tensor of rank three; declare literal sizes and use components"
+
+
+def tangent(expr, wrt):
+    """d expr / d wrt: shaped like expr (wrt a scalar) or expr's shape + (len(wrt),) (wrt a vector)."""
+    if rank(wrt) > 1 or rank(expr) + rank(wrt) > 2:
+        raise DiffError(_TOO_HIGH)
+    dag = build_dag([expr])
+    depends = reverse._depends(dag, {wrt})
+    tangents: list = []
+    for i, node in enumerate(dag.nodes):
+        if not depends[i]:
+            tangents.append(sp.S.Zero)
+        elif node == wrt:
+            tangents.append(t.Eye(shape_of(wrt)[0]) if rank(wrt) else sp.S.One)
+        else:
+            tangents.append(_tangent(node, [tangents[k] for k in dag.children[i]], wrt))
+    result = tidy(tangents[dag.roots[0]])
+    return full(result, shape_of(expr) + shape_of(wrt))
+
+
+def _tangent(node, arg_tangents: list, wrt):
+    vector = rank(wrt) == 1
+    rule = RULES.get(type(node))
+    if rule is not None:
+        return rule(node, arg_tangents, vector)
+    if isinstance(node, t.TensorOp):
+        raise DiffError(f"no tangent rule for {type(node).__name__}")
+    return sp.Add(*[_elementwise(node, k, d, vector) for k, d in enumerate(arg_tangents) if d != 0])
+
+
+def _elementwise(node, k: int, arg_tangent, vector: bool):
+    partial = reverse._local(node, sp.S.One, k)
+    if partial is None or partial == 0:
+        return sp.S.Zero
+    if not vector:
+        return partial * arg_tangent
+    arg = node.args[k]
+    if rank(arg) == 1:
+        return t.MatMul(t.Diag(partial), arg_tangent) if rank(partial) else partial * arg_tangent
+    if rank(node) == 1:
+        return t.Outer(full(partial, shape_of(node)), arg_tangent)
+    return partial * arg_tangent
+
+
+def _sum_of(*terms):
+    return sp.Add(*[term for term in terms if term is not None])
+
+
+def _matmul(node, d, vector):
+    a, b = node.args
+    da, db = d
+    if vector:
+        if rank(a) == 2 and rank(b) == 1 and da == 0:  # A x: A J_x
+            return t.MatMul(a, db)
+        if rank(a) == 1 and rank(b) == 2 and db == 0:  # x @ B: Bᵀ J_x
+            return t.MatMul(t.Transpose(b), da)
+        raise DiffError(_TOO_HIGH)
+    return _sum_of(t.MatMul(da, b) if da != 0 else None, t.MatMul(a, db) if db != 0 else None)
+
+
+def _dot(node, d, vector):
+    a, b = node.args
+    da, db = d
+    if vector:
+        return _sum_of(t.MatMul(b, da) if da != 0 else None, t.MatMul(a, db) if db != 0 else None)
+    return _sum_of(t.Dot(da, b) if da != 0 else None, t.Dot(a, db) if db != 0 else None)
+
+
+def _linear(build_scalar, build_vector):
+    def rule(node, d, vector):
+        return build_vector(node, d[0]) if vector else build_scalar(node, d[0])
+
+    return rule
+
+
+def _softmax_vector(node, d):
+    return t.MatMul(t.Diag(node) - t.Outer(node, node), d)
+
+
+def _no_vector(build_scalar):
+    def rule(node, d, vector):
+        if vector:
+            raise DiffError(_TOO_HIGH)
+        return build_scalar(node, d)
+
+    return rule
+
+
+RULES = {
+    t.MatMul: _matmul,
+    t.Dot: _dot,
+    t.Total: _linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d)),
+    t.SoftmaxOf: _linear(lambda n, d: n * (d - t.Dot(n, d)), _softmax_vector),
+    t.LogSumExpOf: _linear(lambda n, d: t.Dot(t.SoftmaxOf(n.args[0]), d), lambda n, d: t.MatMul(t.SoftmaxOf(n.args[0]), d)),
+    t.Entry: lambda n, d, vector: (t.MatMul(t.OneHot(n.args[1], shape_of(n.args[0])[0]), d[0]) if vector
+                                    else t.Entry(d[0], *n.args[1:])),
+    t.NormOf: _linear(lambda n, d: t.Dot(n.args[0], d) / n, lambda n, d: t.MatMul(n.args[0], d) / n),
+    t.MaxOf: _linear(lambda n, d: t.Dot(t.MaxShares(n.args[0]), d), lambda n, d: t.MatMul(t.MaxShares(n.args[0]), d)),
+    t.Transpose: lambda n, d, vector: d[0] if rank(n) == 1 else _no_vector(lambda m, e: t.Transpose(e[0]))(n, d, vector),
+    t.Outer: _no_vector(lambda n, d: _sum_of(t.Outer(d[0], n.args[1]) if d[0] != 0 else None,
+                                             t.Outer(n.args[0], d[1]) if d[1] != 0 else None)),
+    t.Diag: _no_vector(lambda n, d: t.Diag(d[0])),
+}

@@ -1,0 +1,107 @@
+"""Reverse mode at the tensor level: the gradient of a scalar as one formula, whatever the sizes.
+
+The expression's DAG is walked from the output back to the variable, each
+distinct subexpression once. A node's adjoint is the sum of what its users
+send it; a tensor operation sends what its rule in adjoints.py says, an
+elementwise node sends ȳ ⊙ ∂f/∂u with ∂f/∂u from the primitive's own rule
+(SymPy's `fdiff`, which the registry's records supply), and a stopped or
+piecewise-constant node sends nothing, as `lax.stop_gradient` does. A scalar
+used beside a vector (broadcast) receives the sum of its adjoint.
+
+Nothing here expands a tensor into components: the work is proportional to
+the size of the formula, not to the sizes of its tensors.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.derive.tensor import adjoints
+from gradlang.derive.tensor.rewrite import tidy
+from gradlang.errors import DiffError
+from gradlang.expr import primitives
+from gradlang.expr.graph import build_dag
+from gradlang.expr.source import to_source
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.nodes import rank, shape_of
+
+
+def grad(expr, wrt):
+    """∂expr/∂wrt for a scalar `expr`, shaped like `wrt` (a declared tensor or a scalar symbol)."""
+    if rank(expr) != 0:
+        raise DiffError(f"grad needs a scalar expression, got {t_describe(expr)}; use jacobian for a vector")
+    adjoint = adjoints_of(expr, [wrt])[wrt]
+    return adjoints.full(tidy(adjoint), shape_of(wrt))
+
+
+def adjoints_of(expr, variables: list, seed=sp.S.One) -> dict:
+    """The adjoint of each variable: the sum of the contributions that reach it from `expr`."""
+    dag = build_dag([expr])
+    depends = _depends(dag, set(variables))
+    arriving: dict = {dag.roots[0]: [seed]}
+    for i in reversed(range(len(dag.nodes))):
+        if not depends[i] or i not in arriving:
+            continue
+        node = dag.nodes[i]
+        if node in variables:
+            continue
+        ybar = sp.Add(*arriving[i])
+        for position, child in enumerate(dag.children[i]):
+            if depends[child]:
+                sent = _local(node, ybar, position)
+                if sent is not None and sent != 0:
+                    arriving.setdefault(child, []).append(_unbroadcast(sent, shape_of(node.args[position])))
+    return {v: sp.Add(*arriving.get(dag.index.get(v, -1), [])) if v in dag.index else sp.S.Zero for v in variables}
+
+
+def _depends(dag, variables: set) -> list:
+    """Which nodes change with the variables: not through a stop or a piecewise-constant function."""
+    constant = (StopGradient, *primitives.constant_classes(), t.OneHot, t.Ones, t.Eye, t.MaxShares)
+    depends = []
+    for node, kids in zip(dag.nodes, dag.children):
+        if node in variables:
+            depends.append(True)
+        elif isinstance(node, constant) or not isinstance(node, sp.Expr):
+            depends.append(False)
+        else:
+            depends.append(any(depends[k] for k in kids))
+    return depends
+
+
+def _local(node, ybar, k):
+    """What node sends its argument k, given its own adjoint ybar."""
+    rule = adjoints.rule_for(node)
+    if rule is not None:
+        return rule(node, ybar, k)
+    if isinstance(node, sp.Add):
+        return ybar
+    if isinstance(node, sp.Mul):
+        return ybar * sp.Mul(*(node.args[:k] + node.args[k + 1 :]))
+    if isinstance(node, sp.Pow):
+        base, exponent = node.args
+        return ybar * (exponent * base ** (exponent - 1) if k == 0 else node * sp.log(base))
+    if isinstance(node, sp.Function):
+        return ybar * _partial(node, k)
+    raise DiffError(f"no tensor-level rule for {to_source(node)}; declare literal sizes to take it by components")
+
+
+def _partial(node, k):
+    """∂f/∂u_k of an elementwise function, from its record (SymPy's fdiff)."""
+    try:
+        return node.fdiff(k + 1)
+    except (sp.core.function.ArgumentIndexError, TypeError, NotImplementedError):
+        raise DiffError(f"no tensor-level rule for {node.func}; declare literal sizes to take it by components") from None
+
+
+def _unbroadcast(sent, shape: tuple):
+    """A scalar used beside a vector receives the sum of its adjoint."""
+    if len(shape) == 0 and rank(sent) > 0:
+        return t.Total(sent)
+    return sent
+
+
+def t_describe(expr) -> str:
+    from gradlang.expr.tensor.shapes import describe
+
+    return describe(shape_of(expr))

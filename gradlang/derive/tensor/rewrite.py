@@ -1,0 +1,176 @@
+"""The bounded rewrites that turn a raw adjoint into the form a teacher writes.
+
+Each rule is a function of one node that returns a simpler equal node, or
+None. `tidy` applies them bottom-up over the DAG, each node at most
+`MAX_PASSES` times, so the work is bounded by the size of the formula and the
+result is the same on every run. The identities:
+
+    scalars out of linear maps   outer(c u, v) = c outer(u, v), A (c x) = c A x, (c A)ᵀ = c Aᵀ
+    basis vectors                ⟨e_k, v⟩ = v_k,   e_k ⊙ v = v_k e_k,   Σ e_k = 1
+    softmax sums to one          Σ softmax(z) = 1,  ⟨𝟙, v⟩ = Σ v
+    ones                         Σ (c 𝟙) = n c,  A I = A,  I A = A
+    distribute where it cancels  s ⊙ (1 − e_k/s_k) = s − e_k  (kept only when the result is smaller)
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.nodes import rank, shape_of
+
+MAX_PASSES = 6
+MAX_EXPAND_OPS = 200  # distribute a product only when it is this small
+
+
+def _scalar_out(node):
+    """A linear map of c·u is c times the map of u (c a scalar factor)."""
+    linear = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total)
+    if not isinstance(node, linear):
+        return None
+    for k, arg in enumerate(node.args):
+        if isinstance(arg, sp.Mul):
+            scalars = [f for f in arg.args if rank(f) == 0]
+            if scalars and len(scalars) < len(arg.args):
+                rest = sp.Mul(*[f for f in arg.args if rank(f) > 0])
+                args = list(node.args)
+                args[k] = rest
+                return sp.Mul(*scalars) * node.func(*args)
+    return None
+
+
+def _basis(node):
+    if isinstance(node, t.Dot):
+        a, b = node.args
+        if isinstance(a, t.OneHot):
+            return t.Entry(b, a.args[0])
+        if isinstance(b, t.OneHot):
+            return t.Entry(a, b.args[0])
+        if isinstance(a, t.Ones):
+            return t.Total(b)
+        if isinstance(b, t.Ones):
+            return t.Total(a)
+    if isinstance(node, t.Total) and isinstance(node.args[0], (t.OneHot, t.SoftmaxOf)):
+        return sp.S.One
+    if isinstance(node, t.Total) and isinstance(node.args[0], t.Ones):
+        return sp.Mul(*node.args[0].args)
+    return None
+
+
+def _hadamard_basis(node):
+    """e_k ⊙ v = v_k e_k for a vector v."""
+    if not isinstance(node, sp.Mul):
+        return None
+    hots = [f for f in node.args if isinstance(f, t.OneHot)]
+    others = [f for f in node.args if not isinstance(f, t.OneHot)]
+    vectors = [f for f in others if rank(f) == 1]
+    if len(hots) != 1 or not vectors:
+        return None
+    k = hots[0].args[0]
+    scalars = [f for f in others if rank(f) == 0]
+    entries = [t.Entry(v, k) for v in vectors]
+    return sp.Mul(*scalars, *entries, hots[0])
+
+
+def _ones(node):
+    """c ⊙ 𝟙 stays; A I = A and I A = A; a Total of a scalar times ones is n times it."""
+    if isinstance(node, t.MatMul):
+        a, b = node.args
+        if isinstance(b, t.Eye):
+            return a
+        if isinstance(a, t.Eye):
+            return b
+    if isinstance(node, t.Total) and isinstance(node.args[0], sp.Mul):
+        ones = [f for f in node.args[0].args if isinstance(f, t.Ones)]
+        rest = [f for f in node.args[0].args if not isinstance(f, t.Ones)]
+        if ones and all(rank(f) == 0 for f in rest):
+            return sp.Mul(*rest, *ones[0].args)
+    return None
+
+
+def _total_of_sum(node):
+    """Σ(u + c) splits over its terms, so Σ softmax and Σ e_k can meet their rules."""
+    if isinstance(node, t.Total) and isinstance(node.args[0], sp.Add):
+        n = sp.Mul(*shape_of(node.args[0]))
+        return sp.Add(*[t.Total(term) if rank(term) else n * term for term in node.args[0].args])
+    return None
+
+
+def _common_factor(node):
+    """A sum inside a linear map shows its common factor: outer(2 W x − 2 y, x) = 2 outer(W x − y, x)."""
+    linear = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total)
+    if not isinstance(node, linear):
+        return None
+    for k, arg in enumerate(node.args):
+        if isinstance(arg, sp.Add):
+            factored = sp.factor_terms(arg)
+            if isinstance(factored, sp.Mul) and factored != arg:
+                args = list(node.args)
+                args[k] = factored
+                return node.func(*args)
+    return None
+
+
+def _scalar_coefficient(node):
+    """The scalar factors of a product cancelled together: σ(1 − σ)(−y/σ + (1 − y)/(1 − σ)) = σ − y."""
+    if not isinstance(node, sp.Mul):
+        return None
+    scalars = [f for f in node.args if rank(f) == 0]
+    if len(scalars) < 2 or sp.count_ops(sp.Mul(*scalars)) > MAX_EXPAND_OPS:
+        return None
+    before = sp.Mul(*scalars)
+    after = sp.factor(sp.cancel(before))
+    if sp.count_ops(after) >= sp.count_ops(before):
+        return None
+    return after * sp.Mul(*[f for f in node.args if rank(f) > 0])
+
+
+RULES = (_scalar_out, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
+
+
+def _step(node):
+    for rule in RULES:
+        result = rule(node)
+        if result is not None and result != node:
+            return result
+    return None
+
+
+def tidy(expr):
+    """expr with the rewrites applied bottom-up, then products distributed where that cancels terms."""
+    memo: dict = {}
+    try:
+        result = _tidy(expr, memo)
+        return _distribute(result, memo)
+    except RecursionError:
+        return expr
+
+
+def _tidy(expr, memo: dict):
+    if expr in memo:
+        return memo[expr]
+    if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
+        return expr
+    args = [_tidy(a, memo) for a in expr.args]
+    node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
+    for _ in range(MAX_PASSES):
+        stepped = _step(node)
+        if stepped is None:
+            break
+        node = _tidy(stepped, memo) if stepped.args and stepped != node else stepped
+    memo[expr] = node
+    return node
+
+
+def _distribute(expr, memo: dict):
+    """Distribute a product over its sums when the result, tidied, is smaller (s ⊙ (1 − e_k/s_k) = s − e_k)."""
+    if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
+        return expr
+    args = [_distribute(a, memo) for a in expr.args]
+    node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
+    if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
+        if sp.count_ops(node) <= MAX_EXPAND_OPS:
+            spread = _tidy(sp.expand_mul(node), memo)
+            if sp.count_ops(spread) < sp.count_ops(node):
+                return spread
+    return node

@@ -1,0 +1,294 @@
+"""Tensor-level values: whole vectors and matrices as single SymPy nodes with a shape.
+
+A declared `W: R^(m,n)` is one `Var`, a SymPy symbol that carries its shape.
+Elementwise arithmetic and the elementwise functions of the language are
+SymPy's own nodes over such symbols (`exp(x)`, `2*x - y`, `x*y` is the
+Hadamard product), so SymPy's algebra applies to them as it does to scalars;
+their shape is the broadcast of their arguments' shapes (`shape_of`). The
+operations that are not elementwise (`@`, `transpose`, `outer`, `dot`, the
+reductions, `softmax`, indexing, `onehot`, `diag`, `eye`) are the `TensorOp`
+classes below; each knows its shape and how the four output forms spell it
+(SymPy's printers call `_sympystr`, `_latex`, `_pretty` and `_numpycode`).
+
+A zero argument makes a product-like node zero, so an adjoint that vanishes
+collapses to the scalar 0, which broadcasts to any shape.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
+
+from gradlang.errors import ShapeError
+from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.spelling import Spelling
+
+
+class Var(sp.Symbol):
+    """A declared vector or matrix as one symbol, with its shape (sizes literal or symbolic)."""
+
+    def __new__(cls, name: str, shape: tuple):
+        obj = sp.Symbol.__xnew__(cls, name, real=True)
+        obj._shape = tuple(sp.sympify(s) for s in shape)
+        return obj
+
+    def __getnewargs_ex__(self):
+        return ((self.name, self._shape), {})
+
+    def _hashable_content(self):
+        return super()._hashable_content() + (self._shape,)
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+
+class TensorOp(sp.Function):
+    """A tensor operation that is not elementwise: its shape and spellings are its own."""
+
+    is_real = True
+    spelling: Spelling  # how plain, LaTeX, pretty and NumPy write it
+    precedence = PRECEDENCE["Func"]
+
+    @property
+    def shape(self) -> tuple:
+        raise NotImplementedError
+
+    def _sympystr(self, printer):
+        return self.spelling.plain(self, printer)
+
+    def _latex(self, printer, exp=None):
+        text = self.spelling.latex(self, printer)
+        return text if exp is None else rf"\left({text}\right)^{{exp}}"
+
+    def _pretty(self, printer):
+        return self.spelling.pretty(self, printer)
+
+    def _numpycode(self, printer):
+        return self.spelling.numpy(self, printer)
+
+
+def _zero_if_any_zero(*args):
+    return sp.S.Zero if any(a == 0 for a in args) else None
+
+
+class MatMul(TensorOp):
+    """`A @ B`: matrix times matrix, matrix times vector, vector times matrix."""
+
+    nargs = 2
+    precedence = PRECEDENCE["Mul"]
+    spelling = Spelling("{0} @ {1}", r"{0} {1}", "{0} {1}", "numpy.matmul({0}, {1})", infix=True)
+
+    @classmethod
+    def eval(cls, a, b):
+        return _zero_if_any_zero(a, b)
+
+    @property
+    def shape(self):
+        return shapes.matmul(shape_of(self.args[0]), shape_of(self.args[1]))
+
+
+class Dot(TensorOp):
+    """`dot(u, v)`: the inner product of two vectors, a scalar."""
+
+    nargs = 2
+    spelling = Spelling("dot({0}, {1})", r"{0}^{\top} {1}", "{0}ᵀ{1}", "numpy.dot({0}, {1})", bare_first=True)
+
+    @classmethod
+    def eval(cls, a, b):
+        return _zero_if_any_zero(a, b)
+
+    @property
+    def shape(self):
+        return ()
+
+
+class Outer(TensorOp):
+    """`outer(u, v)`: u vᵀ, a matrix."""
+
+    nargs = 2
+    spelling = Spelling("outer({0}, {1})", r"{0} {1}^{\top}", "{0} {1}ᵀ", "numpy.outer({0}, {1})", infix=True)
+
+    @classmethod
+    def eval(cls, a, b):
+        return _zero_if_any_zero(a, b)
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0]) + shape_of(self.args[1])
+
+
+class Transpose(TensorOp):
+    """`transpose(A)`: Aᵀ. Transposing twice is the identity."""
+
+    nargs = 1
+    spelling = Spelling("transpose({0})", r"{0}^{\top}", "{0}ᵀ", "numpy.transpose({0})", postfix=True)
+
+    @classmethod
+    def eval(cls, a):
+        if isinstance(a, Transpose):
+            return a.args[0]
+        return _zero_if_any_zero(a)
+
+    @property
+    def shape(self):
+        return tuple(reversed(shape_of(self.args[0])))
+
+
+class Total(TensorOp):
+    """`sum(u)`: the sum of every component, a scalar."""
+
+    nargs = 1
+    spelling = Spelling("sum({0})", r"\operatorname{sum}\left({0}\right)", "sum({0})", "numpy.sum({0})")
+
+    @classmethod
+    def eval(cls, a):
+        return _zero_if_any_zero(a)
+
+    @property
+    def shape(self):
+        return ()
+
+
+class NormOf(TensorOp):
+    """`norm(u)`: the Euclidean norm ‖u‖."""
+
+    nargs = 1
+    spelling = Spelling("norm({0})", r"\left\|{0}\right\|", "‖{0}‖", "numpy.linalg.norm({0})", bare_first=True)
+
+    @property
+    def shape(self):
+        return ()
+
+
+class SoftmaxOf(TensorOp):
+    """`softmax(z)` of a vector: exp(z)/Σ exp(z), evaluated shifted by the maximum."""
+
+    nargs = 1
+    spelling = Spelling("softmax({0})", r"\operatorname{softmax}\left({0}\right)", "softmax({0})", "_gl_softmax_vector({0})")
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
+class LogSumExpOf(TensorOp):
+    """`logsumexp(z)` of a vector, a scalar; its gradient is softmax(z)."""
+
+    nargs = 1
+    spelling = Spelling("logsumexp({0})", r"\operatorname{logsumexp}\left({0}\right)", "logsumexp({0})",
+                        "_gl_logsumexp_vector({0})")
+
+    @property
+    def shape(self):
+        return ()
+
+
+class Entry(TensorOp):
+    """`v[k]`, `M[i, j]`: one component, a scalar (indices integers or integer symbols)."""
+
+    spelling = Spelling("{0}[{rest}]", r"{0}_{{rest}}", "{0}[{rest}]", "{0}[{rest_int}]", postfix=True)
+
+    @property
+    def shape(self):
+        return ()
+
+
+class OneHot(TensorOp):
+    """`onehot(k, n)`: the basis vector e_k of length n."""
+
+    nargs = 2
+    spelling = Spelling("onehot({0}, {1})", r"e_{{0}}", "e_{0}", "_gl_onehot_vector({0}, {1})")
+
+    @property
+    def shape(self):
+        return (self.args[1],)
+
+
+class Diag(TensorOp):
+    """`diag(v)`: the diagonal matrix with v on its diagonal."""
+
+    nargs = 1
+    spelling = Spelling("diag({0})", r"\operatorname{diag}\left({0}\right)", "diag({0})", "numpy.diag({0})")
+
+    @property
+    def shape(self):
+        n = shape_of(self.args[0])[0]
+        return (n, n)
+
+
+class Eye(TensorOp):
+    """`eye(n)`: the n×n identity matrix."""
+
+    nargs = 1
+    spelling = Spelling("eye({0})", "I", "I", "numpy.eye({0})")
+
+    @property
+    def shape(self):
+        return (self.args[0], self.args[0])
+
+
+class Ones(TensorOp):
+    """`ones(n)`: the vector of ones (a scalar broadcast to a shape, made explicit)."""
+
+    spelling = Spelling("ones({all})", r"\mathbf{1}", "𝟙", "numpy.ones(({all},))")
+
+    @property
+    def shape(self):
+        return tuple(self.args)
+
+
+class MaxOf(TensorOp):
+    """`max(v)`: the largest component; ties share the gradient equally (section 5)."""
+
+    nargs = 1
+    spelling = Spelling("max({0})", r"\max\left({0}\right)", "max({0})", "numpy.max({0})")
+
+    @property
+    def shape(self):
+        return ()
+
+
+class MaxShares(TensorOp):
+    """The gradient of max(v): 1/t on each of the t components that attain the maximum, 0 elsewhere."""
+
+    nargs = 1
+    spelling = Spelling("max_shares({0})", r"\operatorname{argmax\_share}\left({0}\right)", "∂max({0})",
+                        "_gl_max_shares_vector({0})")
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
+OPS = (MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
+       MaxOf, MaxShares)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def shape_of(expr) -> tuple:
+    """The shape of a tensor expression: its own for a Var or TensorOp, else the broadcast of its arguments'."""
+    if isinstance(expr, (Var, TensorOp)):
+        return expr.shape
+    if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
+        return ()
+    return shapes.broadcast([shape_of(a) for a in expr.args])
+
+
+def rank(expr) -> int:
+    return len(shape_of(expr))
+
+
+def is_tensor(value) -> bool:
+    """True for a value of the tensor engine: a SymPy expression over at least one declared `Var`."""
+    return isinstance(value, sp.Basic) and any(isinstance(s, Var) for s in value.free_symbols)
+
+
+def check_index(index, length) -> None:
+    """An index must be an integer (or an integer symbol) within the length, when both are numbers."""
+    if not (getattr(index, "is_integer", False)):
+        raise ShapeError("an index must be an integer")
+    if index.is_Integer and length.is_Integer and not 0 <= int(index) < int(length):
+        raise ShapeError(f"index {index} is out of range for length {length}")

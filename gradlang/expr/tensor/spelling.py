@@ -1,0 +1,136 @@
+"""How a tensor operation is written in each output form, from one template per form.
+
+A template names the arguments `{0}`, `{1}`, the indices after the first
+argument `{rest}` (`{rest_int}` as Python integers, for NumPy) and all the
+arguments `{all}`. The plain form is gradlang source that reads back; LaTeX
+and pretty are the notation of matrix calculus (`W x`, `u vᵀ`, `e_k`, `I`);
+NumPy is whole-array code. An argument is put in parentheses where the
+notation would otherwise bind it wrongly: an infix operation (`@`,
+juxtaposition) wraps sums and products, a postfix one (`ᵀ`, `[k]`) wraps
+anything that is not a name or a call.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy as sp
+from sympy.printing.precedence import PRECEDENCE, precedence
+from sympy.printing.pretty.stringpict import prettyForm, stringPict
+
+_FIELD = re.compile(r"\{(\d+|rest|rest_int|all)\}")
+_SUBSCRIPTS = str.maketrans("0123456789aeijklmnorstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₗₘₙₒᵣₛₜᵤᵥₓ")
+
+
+@dataclass(frozen=True)
+class Spelling:
+    """The four spellings of one tensor operation."""
+
+    plain_template: str
+    latex_template: str
+    pretty_template: str
+    numpy_template: str
+    infix: bool = False  # written between its arguments: wrap sums and products
+    postfix: bool = False  # written after its first argument: wrap anything compound
+    bare_first: bool = False  # pretty/LaTeX write the first argument with a mark (uᵀv, ‖u‖)
+
+    def plain(self, node, printer) -> str:
+        if not self.plain_template.startswith("{0}"):  # a call: its parentheses are the brackets
+            return _fill(self.plain_template, node, lambda i, a: printer._print(a), printer)
+        return _fill(self.plain_template, node, lambda i, a: self._wrapped(printer, i, a, "plain"), printer)
+
+    def latex(self, node, printer) -> str:
+        return _fill(self.latex_template, node, lambda i, a: self._wrapped(printer, i, a, "latex"), printer)
+
+    def numpy(self, node, printer) -> str:
+        return _fill(self.numpy_template, node, lambda i, a: printer._print(a), printer)
+
+    def pretty(self, node, printer):
+        special = _pretty_special(self, node, printer)
+        if special is not None:
+            return special
+        pieces = []
+        for literal, field in _split(self.pretty_template):
+            if literal:
+                pieces.append(prettyForm(literal))
+            if field is not None:
+                pieces.extend(_pretty_field(self, field, node, printer))
+        return prettyForm(*stringPict.next(*pieces)) if pieces else prettyForm("")
+
+    def _wrapped(self, printer, index: int, arg, form: str) -> str:
+        text = printer._print(arg)
+        if self._needs_parens(index, arg):
+            return rf"\left({text}\right)" if form == "latex" else f"({text})"
+        return text
+
+    def _needs_parens(self, index: int, arg) -> bool:
+        if self.postfix and index == 0:
+            return not _is_simple(arg)
+        if self.infix:
+            level = precedence(arg)
+            return level < PRECEDENCE["Mul"] or (index > 0 and level <= PRECEDENCE["Mul"])
+        return False
+
+
+def _is_simple(arg) -> bool:
+    """A name, a number or a call: nothing a postfix mark could bind into."""
+    from gradlang.expr.tensor.nodes import TensorOp
+
+    if isinstance(arg, TensorOp):
+        return arg.spelling.plain_template.endswith(")") and not arg.spelling.infix
+    return isinstance(arg, (sp.Symbol, sp.Integer)) or (isinstance(arg, sp.Function))
+
+
+def _split(template: str):
+    """(literal, field) pairs of a template; the last field may be None."""
+    position = 0
+    for match in _FIELD.finditer(template):
+        yield template[position : match.start()], match.group(1)
+        position = match.end()
+    yield template[position:], None
+
+
+def _fill(template: str, node, argument, printer) -> str:
+    def replace(match):
+        field = match.group(1)
+        if field == "rest":
+            return ", ".join(printer._print(a) for a in node.args[1:])
+        if field == "rest_int":
+            return ", ".join(f"int({printer._print(a)})" for a in node.args[1:])
+        if field == "all":
+            return ", ".join(printer._print(a) for a in node.args)
+        return argument(int(field), node.args[int(field)])
+
+    return _FIELD.sub(replace, template)
+
+
+def _pretty_field(spelling: Spelling, field: str, node, printer) -> list:
+    if field in ("rest", "rest_int", "all"):
+        args = node.args[1:] if field != "all" else node.args
+        return [prettyForm(", ".join(str(a) for a in args))]
+    index = int(field)
+    form = printer._print(node.args[index])
+    if spelling._needs_parens(index, node.args[index]):
+        form = prettyForm(*form.parens())
+    return [form]
+
+
+def _pretty_special(spelling: Spelling, node, printer):
+    """Subscripts where the index is short: e₁, eₖ, xₖ, s₀ (else the template's brackets)."""
+    from gradlang.expr.tensor.nodes import Entry, OneHot
+
+    if isinstance(node, OneHot):
+        return prettyForm("e" + _subscript(node.args[0], "[{}]"))
+    if isinstance(node, Entry) and isinstance(node.args[0], sp.Symbol) and len(node.args) == 2:
+        return prettyForm(node.args[0].name + _subscript(node.args[1], "[{}]"))
+    return None
+
+
+def _subscript(index, fallback: str) -> str:
+    text = str(index)
+    translated = text.translate(_SUBSCRIPTS)
+    if len(text) <= 3 and translated != text or (text.isdigit() and len(text) <= 3):
+        if all(not c.isascii() for c in translated):
+            return translated
+    return fallback.format(text)
