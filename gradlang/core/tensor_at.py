@@ -78,6 +78,8 @@ def _component(node, args: list, sizes: dict):
 def _builtin(name: str, *args):
     """The component engine's builtin `name` applied to component values."""
     entry = builtins.lookup(name)
+    if entry is None:
+        raise ShapeError(f"{name} has no form at literal sizes")
     call = builtins.Call(name, list(args), [None] * len(args), None, Services([], []))
     return entry.function(call)
 
@@ -147,6 +149,11 @@ _BUILD = {
     t.LogSumExpOf: lambda node, args, sizes: _builtin("logsumexp", args[0]),
     t.MaxOf: lambda node, args, sizes: _builtin("max", args[0]),
     t.MaxShares: _shares,
+    t.ArgMax: lambda node, args, sizes: _builtin("argmax", args[0]),
+    t.ArgMin: lambda node, args, sizes: _builtin("argmin", args[0]),
+    t.Trace: lambda node, args, sizes: _builtin("trace", args[0]),
+    t.Det: lambda node, args, sizes: _builtin("det", args[0]),
+    t.Inv: lambda node, args, sizes: _builtin("inv", args[0]),
     t.Entry: _entry,
     t.OneHot: _onehot,
     t.Diag: _diag,

@@ -121,7 +121,26 @@ BUILD = {
     "transpose": lambda u: t.Transpose(u) if rank(u) == 2 else u,
     "diag": lambda u: t.Diag(u),
     "len": lambda u: shape_of(u)[0],
+    "argmax": lambda u: t.ArgMax(u),
+    "argmin": lambda u: t.ArgMin(u),
+    "trace": lambda u: t.Trace(u),
+    "det": lambda u: t.Det(u),
+    "logdet": lambda u: sp.log(t.Det(u)),
+    "inv": lambda u: t.Inv(u),
 }
+
+
+def _square(name: str):
+    """A builtin of one square matrix."""
+
+    def apply(args):
+        (value,) = args
+        shape = shape_of(value)
+        if len(shape) != 2 or shape[0] != shape[1]:
+            raise ShapeError(f"{name} takes a square matrix, got {shapes.describe(shape)}")
+        return BUILD[name](value)
+
+    return apply
 
 
 def _pair(build, name: str):
@@ -223,6 +242,8 @@ TABLE = {
     **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
     **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
     **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
+    **{name: _one(name, {1}) for name in ("argmax", "argmin")},
+    **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
     "reduce_sum": _one("sum", {0, 1, 2}),
     "reduce_mean": _one("mean", {0, 1, 2}),
     "dot": _pair(t.Dot, "dot"),

@@ -14,6 +14,9 @@ They are the transpose rules of JAX's `lax` primitives written as formulas:
     softmax     s = softmax(z) z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)
     logsumexp   c = lse(z)     z̄ = c̄ softmax(z)
     index       c = z_k        z̄ = c̄ e_k
+    trace       c = tr(A)      Ā = c̄ I
+    det         c = det(A)     Ā = c̄ c A⁻ᵀ
+    inv         C = A⁻¹        Ā = −A⁻ᵀ C̄ A⁻ᵀ
     diag        C = diag(v)    v̄ = diagonal of C̄ (through the identity: (C̄ ⊙ I) 𝟙)
     max         c = max(v)     v̄ = c̄ · shares of the maximum (ties split equally)
 
@@ -108,6 +111,19 @@ def _max(node, ybar, k):
     return ybar * t.MaxShares(node.args[0])
 
 
+def _trace(node, ybar, k):
+    return ybar * t.Eye(shape_of(node.args[0])[0])
+
+
+def _det(node, ybar, k):
+    return ybar * node * t.Transpose(t.Inv(node.args[0]))
+
+
+def _inv(node, ybar, k):
+    inverse_t = t.Transpose(node)
+    return -t.MatMul(t.MatMul(inverse_t, full(ybar, node.shape)), inverse_t)
+
+
 def _constant(node, ybar, k):
     return None
 
@@ -124,6 +140,9 @@ RULES = {
     t.Entry: _entry,
     t.Diag: _diag,
     t.MaxOf: _max,
+    t.Trace: _trace,
+    t.Det: _det,
+    t.Inv: _inv,
     t.OneHot: _constant,
     t.Eye: _constant,
     t.Ones: _constant,

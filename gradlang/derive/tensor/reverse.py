@@ -22,6 +22,7 @@ from gradlang.errors import DiffError
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
+from gradlang.expr.functions import Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -57,7 +58,7 @@ def adjoints_of(expr, variables: list, seed=sp.S.One) -> dict:
 
 def _depends(dag, variables: set) -> list:
     """Which nodes change with the variables: not through a stop or a piecewise-constant function."""
-    constant = (StopGradient, *primitives.constant_classes(), t.OneHot, t.Ones, t.Eye, t.MaxShares)
+    constant = (StopGradient, *primitives.constant_classes(), t.OneHot, t.Ones, t.Eye, t.MaxShares, t.ArgExtreme)
     depends = []
     for node, kids in zip(dag.nodes, dag.children):
         if node in variables:
@@ -82,16 +83,23 @@ def _local(node, ybar, k):
         base, exponent = node.args
         return ybar * (exponent * base ** (exponent - 1) if k == 0 else node * sp.log(base))
     if isinstance(node, sp.Function):
-        return ybar * _partial(node, k)
+        partial = _partial(node, k)
+        return None if partial is None else ybar * partial
     raise DiffError(f"no tensor-level rule for {to_source(node)}; declare literal sizes to take it by components")
 
 
 def _partial(node, k):
-    """∂f/∂u_k of an elementwise function, from its record (SymPy's fdiff)."""
+    """∂f/∂u_k of an elementwise function, from its record (SymPy's fdiff); where selects its branch's 1."""
+    if isinstance(node, Where):
+        condition = node.args[0]
+        return None if k == 0 else Where(condition, sp.S.One, sp.S.Zero) if k == 1 else Where(condition, sp.S.Zero, sp.S.One)
     try:
-        return node.fdiff(k + 1)
+        partial = node.fdiff(k + 1)
     except (sp.core.function.ArgumentIndexError, TypeError, NotImplementedError):
-        raise DiffError(f"no tensor-level rule for {node.func}; declare literal sizes to take it by components") from None
+        partial = None
+    if partial is None or partial.has(sp.Derivative, sp.Subs):
+        raise DiffError(f"no tensor-level rule for {node.func}; declare literal sizes to take it by components")
+    return partial
 
 
 def _unbroadcast(sent, shape: tuple):

@@ -9,6 +9,7 @@ result is the same on every run. The identities:
     basis vectors                ⟨e_k, v⟩ = v_k,   e_k ⊙ v = v_k e_k,   Σ e_k = 1
     softmax sums to one          Σ softmax(z) = 1,  ⟨𝟙, v⟩ = Σ v
     ones                         Σ (c 𝟙) = n c,  A I = A,  I A = A
+    products                     (A B)ᵀ = Bᵀ Aᵀ,  A W + B W = (A + B) W
     distribute where it cancels  s ⊙ (1 − e_k/s_k) = s − e_k  (kept only when the result is smaller)
 """
 
@@ -125,7 +126,30 @@ def _scalar_coefficient(node):
     return after * sp.Mul(*[f for f in node.args if rank(f) > 0])
 
 
-RULES = (_scalar_out, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
+def _transpose_product(node):
+    """(A B)ᵀ = Bᵀ Aᵀ, so transposes sit on the names: (Wᵀ A)ᵀ = Aᵀ W."""
+    if isinstance(node, t.Transpose) and isinstance(node.args[0], t.MatMul):
+        a, b = node.args[0].args
+        return t.MatMul(t.Transpose(b), t.Transpose(a))
+    return None
+
+
+def _collect_right(node):
+    """A W + B W = (A + B) W: products that share their right factor, collected."""
+    if not isinstance(node, sp.Add):
+        return None
+    groups: dict = {}
+    for term in node.args:
+        if isinstance(term, t.MatMul):
+            groups.setdefault(term.args[1], []).append(term)
+    for right, terms in groups.items():
+        if len(terms) > 1:
+            rest = [term for term in node.args if term not in terms]
+            return sp.Add(t.MatMul(sp.Add(*[term.args[0] for term in terms]), right), *rest)
+    return None
+
+
+RULES = (_scalar_out, _transpose_product, _collect_right, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
 
 
 def _step(node):

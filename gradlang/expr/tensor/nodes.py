@@ -130,6 +130,8 @@ class Transpose(TensorOp):
     def eval(cls, a):
         if isinstance(a, Transpose):
             return a.args[0]
+        if isinstance(a, (Var, TensorOp)) and len(a.shape) < 2:  # a vector is its own transpose, as in NumPy
+            return a
         return _zero_if_any_zero(a)
 
     @property
@@ -263,8 +265,64 @@ class MaxShares(TensorOp):
         return shape_of(self.args[0])
 
 
+class ArgExtreme(TensorOp):
+    """`argmax(v)`, `argmin(v)`: the index of the first largest (smallest) component; derivative 0."""
+
+    nargs = 1
+    is_integer = True
+
+    @property
+    def shape(self):
+        return ()
+
+
+class ArgMax(ArgExtreme):
+    spelling = Spelling("argmax({0})", r"\operatorname{argmax}\left({0}\right)", "argmax({0})", "numpy.argmax({0})")
+
+
+class ArgMin(ArgExtreme):
+    spelling = Spelling("argmin({0})", r"\operatorname{argmin}\left({0}\right)", "argmin({0})", "numpy.argmin({0})")
+
+
+class Trace(TensorOp):
+    """`trace(A)`: the sum of the diagonal of a square matrix."""
+
+    nargs = 1
+    spelling = Spelling("trace({0})", r"\operatorname{tr}\left({0}\right)", "tr({0})", "numpy.trace({0})")
+
+    @classmethod
+    def eval(cls, a):
+        return _zero_if_any_zero(a)
+
+    @property
+    def shape(self):
+        return ()
+
+
+class Det(TensorOp):
+    """`det(A)`: the determinant of a square matrix."""
+
+    nargs = 1
+    spelling = Spelling("det({0})", r"\det\left({0}\right)", "det({0})", "numpy.linalg.det({0})")
+
+    @property
+    def shape(self):
+        return ()
+
+
+class Inv(TensorOp):
+    """`inv(A)`: the inverse of a square matrix."""
+
+    nargs = 1
+    spelling = Spelling("inv({0})", r"{0}^{-1}", "{0}⁻¹", "numpy.linalg.inv({0})", postfix=True)
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
 OPS = (MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
-       MaxOf, MaxShares)
+       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv)
 
 
 @functools.lru_cache(maxsize=1 << 14)
