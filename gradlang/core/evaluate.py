@@ -256,7 +256,7 @@ class Evaluator:
             call = self._builtin_call(entry, inner, self._values(_arguments(inner), frame), mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
-        if tensor_values.involves(value):
+        if tensor_values.involves(value) or tensor_at.binds_tensor(self, bindings, frame):
             return tensor_at.at(self, value, bindings, frame)
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)

@@ -159,6 +159,7 @@ _BUILD = {
     t.Diag: _diag,
     t.Eye: _eye,
     t.Ones: _filled,
+    t.Zeros: lambda node, args, sizes: _filled(node, args, sizes, sp.S.Zero),
 }
 
 
@@ -175,6 +176,15 @@ def sizes_from(value: Var, given, sizes: dict) -> None:
                 f"but is given {shapes.describe(given_shape)}"
             )
         sizes[size] = length
+
+
+def binds_tensor(evaluator, bindings, frame) -> bool:
+    """Does an at give a value to a declared tensor or a size? (Then its expression is the tensor engine's.)"""
+    for binding in bindings:
+        bound = evaluator.lookup(str(binding.children[0].children[0]), frame)
+        if isinstance(bound, Var) or shapes.is_size(bound):
+            return True
+    return False
 
 
 def at(evaluator, value, bindings, frame):

@@ -215,16 +215,19 @@ def _diff(args):
 
 
 def _blocked(args):
+    """The part of the true derivative the stops removed; a value, so the stops left in it are removed too."""
+    from gradlang.derive.tensor.rewrite import tidy
+
     e, x = args
     x = _variable(x, "blocked")
     take = reverse.grad if rank(e) == 0 else forward.tangent
-    from gradlang.derive.tensor.rewrite import tidy
+    difference = unstopped(take(unstopped(e), x) - take(e, x))
+    if sp.count_ops(difference) <= _BLOCKED_EXPAND_OPS:
+        difference = sp.expand(difference)
+    return tidy(difference)
 
-    return tidy(sp.expand(take(unstopped(e), x) - take(e, x)) if _small(e) else take(unstopped(e), x) - take(e, x))
 
-
-def _small(e) -> bool:
-    return sp.count_ops(e) < 200
+_BLOCKED_EXPAND_OPS = 200  # a bound by size, so the printed result does not depend on the machine
 
 
 def _variable(x, operation: str, scalar: bool = False):
@@ -256,6 +259,7 @@ TABLE = {
     "onehot": _sized(t.OneHot, 2),
     "eye": _sized(t.Eye, 1),
     "ones": _sized(t.Ones, 1),
+    "zeros": _sized(t.Zeros, 1),
     "where": _where,
     "grad": _grad,
     "jacobian": _jacobian,

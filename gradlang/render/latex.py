@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from gradlang.expr import primitives
+from gradlang.expr.tensor.spelling import hadamard_latex
 from gradlang.expr.source import InStoredOrder
 from gradlang.render.plain import format_float
 from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, shape_text, shown, Summarising
@@ -68,6 +69,10 @@ def text_escape(text: str) -> str:
 
 class GradlangLatexPrinter(Summarising, InStoredOrder, LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
+
+    def _print_Mul(self, expr):
+        """The elementwise product of tensors as u \\odot v (SymPy's own product otherwise)."""
+        return hadamard_latex(self, expr) or super()._print_Mul(expr)
 
     def _print_Add(self, expr, order=None):
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.

@@ -30,6 +30,7 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from gradlang import limits
 from gradlang.expr import primitives
+from gradlang.expr.tensor.spelling import hadamard_pretty
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
@@ -91,6 +92,10 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         super().__init__({
             "use_unicode": True, "wrap_line": width is not None, "num_columns": width, "full": full, "source": source,
         })
+
+    def _print_Mul(self, expr):
+        """The elementwise product of tensors as u ⊙ v (SymPy's own product otherwise)."""
+        return hadamard_pretty(self, expr) or super()._print_Mul(expr)
 
     def _print_Symbol(self, expr, bold_name=False):
         parts = split_component(expr.name)

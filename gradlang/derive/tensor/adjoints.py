@@ -35,7 +35,9 @@ from gradlang.expr.tensor.nodes import rank, shape_of
 
 def full(expr, shape: tuple):
     """`expr` with its shape made explicit: a scalar standing for a broadcast becomes c 𝟙."""
-    if rank(expr) == len(shape) or expr == 0:
+    if expr == 0:
+        return t.Zeros(*shape) if shape else sp.S.Zero
+    if rank(expr) == len(shape):
         return expr
     if len(shape) == 2:
         return expr * t.Outer(t.Ones(shape[0]), t.Ones(shape[1]))
@@ -146,6 +148,7 @@ RULES = {
     t.OneHot: _constant,
     t.Eye: _constant,
     t.Ones: _constant,
+    t.Zeros: _constant,
     t.MaxShares: _constant,
 }
 

@@ -58,7 +58,7 @@ def adjoints_of(expr, variables: list, seed=sp.S.One) -> dict:
 
 def _depends(dag, variables: set) -> list:
     """Which nodes change with the variables: not through a stop or a piecewise-constant function."""
-    constant = (StopGradient, *primitives.constant_classes(), t.OneHot, t.Ones, t.Eye, t.MaxShares, t.ArgExtreme)
+    constant = (StopGradient, *primitives.constant_classes(), t.OneHot, t.Ones, t.Eye, t.MaxShares, t.ArgExtreme, t.Zeros)
     depends = []
     for node, kids in zip(dag.nodes, dag.children):
         if node in variables:

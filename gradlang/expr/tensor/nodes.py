@@ -242,6 +242,16 @@ class Ones(TensorOp):
         return tuple(self.args)
 
 
+class Zeros(TensorOp):
+    """`zeros(n)`, `zeros(m, n)`: a zero that keeps its shape (a gradient that nothing reaches)."""
+
+    spelling = Spelling("zeros({all})", r"\mathbf{0}", "𝟎", "numpy.zeros(({all},))")
+
+    @property
+    def shape(self):
+        return tuple(self.args)
+
+
 class MaxOf(TensorOp):
     """`max(v)`: the largest component; ties share the gradient equally (section 5)."""
 
@@ -321,7 +331,7 @@ class Inv(TensorOp):
         return shape_of(self.args[0])
 
 
-OPS = (MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
+OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
        MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv)
 
 

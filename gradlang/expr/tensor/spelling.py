@@ -69,6 +69,8 @@ class Spelling:
             return not _is_simple(arg)
         if self.infix:
             level = precedence(arg)
+            if hadamard_parts(arg) is not None:  # (u ⊙ v) xᵀ: ⊙ binds looser than juxtaposition
+                return True
             return level < PRECEDENCE["Mul"] or (index > 0 and level <= PRECEDENCE["Mul"])
         return False
 
@@ -134,3 +136,47 @@ def _subscript(index, fallback: str) -> str:
         if all(not c.isascii() for c in translated):
             return translated
     return fallback.format(text)
+
+
+def hadamard_parts(expr):
+    """(scalar factors, tensor factors) of a product with two or more tensor factors, else None."""
+    from gradlang.expr.tensor.nodes import rank
+
+    if not isinstance(expr, sp.Mul):
+        return None
+    tensors = [f for f in expr.args if rank(f) > 0]
+    if len(tensors) < 2:
+        return None
+    return [f for f in expr.args if rank(f) == 0], tensors
+
+
+def hadamard_pretty(printer, expr):
+    """u ⊙ v for the elementwise product of tensors, after its scalar factors: 2⋅y ⊙ (1 − tanh²(W x))."""
+    parts = hadamard_parts(expr)
+    if parts is None:
+        return None
+    scalars, tensors = parts
+    pieces = []
+    if scalars:
+        pieces += [printer._print(sp.Mul(*scalars)), prettyForm("⋅")]
+    for i, factor in enumerate(tensors):
+        form = printer._print(factor)
+        if isinstance(factor, (sp.Add, sp.Mul)) or precedence(factor) < PRECEDENCE["Mul"]:
+            form = prettyForm(*form.parens())
+        pieces += ([prettyForm(" ⊙ ")] if i else []) + [form]
+    return prettyForm(*stringPict.next(*pieces), binding=prettyForm.MUL)
+
+
+def hadamard_latex(printer, expr):
+    """u \\odot v for the elementwise product of tensors."""
+    parts = hadamard_parts(expr)
+    if parts is None:
+        return None
+    scalars, tensors = parts
+    texts = []
+    for factor in tensors:
+        text = printer._print(factor)
+        wrap = isinstance(factor, (sp.Add, sp.Mul)) or precedence(factor) < PRECEDENCE["Mul"]
+        texts.append(rf"\left({text}\right)" if wrap else text)
+    head = printer._print(sp.Mul(*scalars)) + " " if scalars else ""
+    return head + r" \odot ".join(texts)
