@@ -11,6 +11,7 @@ given to the tensors (`at x = [1, 2, 3]`).
 
 from __future__ import annotations
 
+import numpy as np
 import sympy as sp
 
 from gradlang import limits
@@ -18,8 +19,10 @@ from gradlang.core import builtins
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.graph import build_dag
+from gradlang.expr.source import to_source
 from gradlang.expr.functions import MaxShare
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import numbers
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var
 from gradlang.expr.values import elements, elementwise, from_elements, real_symbols, shape_of
@@ -204,11 +207,42 @@ def at(evaluator, value, bindings, frame):
         except (ShapeError, ValueError) as error:
             raise error.located(_span(binding))
     pairs, batch = evaluator._bindings(scalar_bindings, frame)
+    _check_indices(value, pairs)
+    floats = _whole_array_point(value, arrays, pairs, batch, sizes)
+    if floats is not None:
+        return numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
     value, pairs = _indices_first(value, pairs)
     converted = components(value, sizes)
     for var, given in arrays.items():
         pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))
     return substitute(converted, pairs, batch, evaluator.notes)
+
+
+def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dict):
+    """The point as floats when whole-array NumPy can evaluate the formula there, else None.
+
+    That is when the tensors are given floating-point arrays (exact numbers keep
+    the exact component path: exact in, exact out) and every symbol has a value."""
+    if batch or not arrays:
+        return None
+    point = {}
+    for var, given in arrays.items():
+        if not isinstance(given, np.ndarray):
+            items = elements(given)
+            if not all(isinstance(e, sp.Float) for e in items):
+                return None
+            given = np.array([float(e) for e in items]).reshape(shape_of(given))
+        point[var] = given
+    for symbol, number in pairs:
+        if not (isinstance(number, sp.Expr) and number.is_number and number.is_comparable):
+            return None
+        point[symbol] = float(number)
+    known = _known_sizes(value, sizes)
+    return point if numbers.free_of_others(value, point, known) else None
+
+
+def _known_sizes(value, sizes: dict) -> dict:
+    return {size: n for size, n in sizes.items() if isinstance(size, sp.Symbol)}
 
 
 def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
@@ -226,14 +260,27 @@ def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
     sizes[bound] = int(given)
 
 
-def _indices_first(value, pairs: list):
-    """Substitute the integers given to index symbols (v[k], onehot(k, n)) before taking components."""
+def _index_symbols(value) -> set:
     indices = set()
     for node in build_dag([value]).nodes:
         if isinstance(node, t.Entry):
             indices.update(node.args[1:])
         elif isinstance(node, t.OneHot):
             indices.add(node.args[0])
+    return {index for index in indices if isinstance(index, sp.Symbol)}
+
+
+def _check_indices(value, pairs: list) -> None:
+    """A name used as an index must be given a whole number."""
+    indices = _index_symbols(value)
+    for symbol, number in pairs:
+        if symbol in indices and not (isinstance(number, sp.Expr) and number.is_Integer):
+            raise ValueError(f"'{symbol}' is used as an index, so it must be given a whole number, not {to_source(number)}")
+
+
+def _indices_first(value, pairs: list):
+    """Substitute the integers given to index symbols (v[k], onehot(k, n)) before taking components."""
+    indices = _index_symbols(value)
     first = {s: v for s, v in pairs if s in indices and isinstance(v, sp.Integer)}
     if not first:
         return value, pairs

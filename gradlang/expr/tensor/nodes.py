@@ -356,7 +356,7 @@ def is_tensor(value) -> bool:
 
 def check_index(index, length) -> None:
     """An index must be an integer (or an integer symbol) within the length, when both are numbers."""
-    if not (getattr(index, "is_integer", False)):
-        raise ShapeError("an index must be an integer")
+    if not (getattr(index, "is_integer", False) or isinstance(index, sp.Symbol)):
+        raise ShapeError("an index must be an integer or a name that is given one")
     if index.is_Integer and length.is_Integer and not 0 <= int(index) < int(length):
         raise ShapeError(f"index {index} is out of range for length {length}")

@@ -1,0 +1,81 @@
+"""Numbers of a tensor formula by whole-array NumPy: one `@`, one `np.exp` over an array.
+
+The formula is compiled once by the same code generator as every other
+gradlang value (numeric.py: one line per distinct node, IEEE 754 floats),
+with each tensor operation written as its `_numpycode` spelling says, and
+the helpers below for those NumPy has no single function for. softmax and
+logsumexp shift by the maximum as the component engine's do (and as
+jax.nn does), so a large input does not overflow.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from gradlang.expr import numeric
+from gradlang.expr.tensor.nodes import shape_of
+
+
+def _finite_shift(v):
+    shift = np.max(v)
+    return shift if np.isfinite(shift) else 0.0
+
+
+def _softmax_vector(v):
+    exps = np.exp(v - np.max(v))  # an infinite maximum gives nan everywhere, as jax.nn.softmax does
+    return exps / np.sum(exps)
+
+
+def _logsumexp_vector(v):
+    shift = _finite_shift(v)
+    return shift + np.log(np.sum(np.exp(v - shift)))
+
+
+def _onehot_vector(k, n):
+    vector = np.zeros(int(n))
+    vector[int(k)] = 1.0
+    return vector
+
+
+def _max_shares_vector(v):
+    tied = v == np.max(v)
+    return np.where(tied, 1.0 / max(int(np.sum(tied)), 1), 0.0)
+
+
+HELPERS = {
+    "_gl_softmax_vector": _softmax_vector,
+    "_gl_logsumexp_vector": _logsumexp_vector,
+    "_gl_onehot_vector": _onehot_vector,
+    "_gl_max_shares_vector": _max_shares_vector,
+}
+numeric.HELPERS.update(HELPERS)
+
+
+def evaluate(expr, values: dict, sizes: dict):
+    """The formula at float arrays: `values` maps each Var and scalar symbol to a number or an array."""
+    symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
+    function = numeric.compile_function((expr,), tuple(symbols))
+    arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
+    with np.errstate(all="ignore"):
+        (output,) = function(*arguments)
+    shape = tuple(int(sizes.get(s, s)) for s in shape_of(expr))
+    return np.broadcast_to(numeric._real(output), shape).copy()
+
+
+def _argument(value):
+    if isinstance(value, np.ndarray):
+        return value.astype(float)
+    return float(value)
+
+
+def free_of_others(expr, values: dict, sizes: dict) -> bool:
+    """True when every symbol of the formula is given a number (so it evaluates to numbers)."""
+    return all(symbol in values or symbol in sizes for symbol in expr.free_symbols)
+
+
+def as_value(array: np.ndarray):
+    """A NumPy result as a gradlang value: a Float for a scalar, the array for a vector or matrix."""
+    if array.shape == ():
+        return sp.Float(float(array))
+    return array
