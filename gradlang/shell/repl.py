@@ -395,9 +395,10 @@ class GradlangCompleter(_completer_base()):
         yield from PathCompleter(expanduser=True).get_completions(Document(argument), complete_event)
 
 
-def start(session=None, fmt: str | None = None) -> int:
-    """Start the REPL on the process's standard streams."""
-    repl = Repl(session, fmt or default_format(sys.stdout))
+def start(session=None, fmt: str | None = None, streams: tuple | None = None) -> int:
+    """Start the REPL on the process's standard streams (or `streams`, standard output and error wrapped)."""
+    out, err = streams or (None, None)
+    repl = Repl(session, fmt or default_format(sys.stdout), out=out, err=err)
     if sys.stdin.isatty():
         return prompt_loop(repl)
     return line_loop(repl, getattr(sys.stdin, "buffer", sys.stdin))
