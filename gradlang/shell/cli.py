@@ -62,7 +62,12 @@ def _json_error(message: str) -> None:
     from gradlang.render.json import dumps
 
     record = {"kind": "error", "error": "UsageError", "message": message, "line": None, "column": None}
-    guarded_streams()[0].write(dumps(record) + "\n")
+    try:
+        out = guarded_streams()[0]
+        out.write(dumps(record) + "\n")
+        out.flush()
+    except (BrokenPipeError, OutputError):
+        silence_stdout()  # the message on standard error still says what went wrong
 
 
 def build_parser() -> argparse.ArgumentParser:
