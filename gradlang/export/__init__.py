@@ -39,7 +39,7 @@ from gradlang.core.evaluate import FunctionDef
 from gradlang.errors import GradlangError, InternalError, LimitError, Span, ValueError, source_lines
 from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
 from gradlang.export.names import NameTable, reserved_names
-from gradlang.export.prelude import PRELUDES
+from gradlang.export.prelude import PRELUDES, used_helpers
 from gradlang.export.shapes import call_hints
 from gradlang.export.statements import Program, binding_statements
 from gradlang.export.text import unit_text
@@ -59,15 +59,25 @@ def export_program(session, target: str, source: str | None = None, filename: st
     """
     if target not in PRELUDES:
         raise ValueError(f"unknown export target '{target}'; choose one of {', '.join(TARGETS)}")
-    names = {n: v for n, v in session.user_names().items() if n not in REPL_NAMES}
     place = _Place(source, filename, binding_statements(source))
+    names = _user_names(session, place.program)
     hints = call_hints(names, source)
     units = [u for n, v in names.items() if (u := _unit(session, n, v, names, hints, place)) is not None]
     table = _name_table(target, names, units)
     defined = defined_names(PRELUDES[target] + SHAPE_CHECK)
-    parts = [_header(target, units, table), PRELUDES[target].rstrip() + "\n" + SHAPE_CHECK]
-    parts += [_written(session, u, target, table, defined, place) for u in units]
-    return "\n\n".join(parts) + "\n"
+    functions = [_written(session, u, target, table, defined, place) for u in units]
+    prelude = used_helpers(PRELUDES[target].rstrip() + "\n" + SHAPE_CHECK, "\n\n".join(functions))
+    return "\n\n".join([_header(target, units, table), prelude.rstrip() + "\n", *functions]) + "\n"
+
+
+def _user_names(session, program: Program) -> dict:
+    """The session's names, but the REPL's `_` when the shell bound it (a last result, not a definition).
+
+    A function named `_`, or a `_ = …` the program wrote, is the user's and is
+    exported (as `u_`), never silently left out.
+    """
+    return {n: v for n, v in session.user_names().items()
+            if n not in REPL_NAMES or isinstance(v, FunctionDef) or n in program.last}
 
 
 class _Place:

@@ -25,8 +25,7 @@ SHAPE_CHECK = '''
 
 def _gl_check_shape(value, shape, name):
     """The function was unrolled for arrays of this shape: any other is refused, not silently misread."""
-    actual = getattr(value, "shape", None)
-    actual = _gl_list_shape(value) if actual is None else tuple(actual)
+    actual = tuple(value.shape)  # every argument is an array by now (text.py, ENTRY)
     if actual != shape:
         raise ValueError(f"{name} must have shape {shape}, got {actual}")
 
@@ -43,8 +42,7 @@ def _gl_check_shapes(arguments, shapes, least):
     """Shapes of a vectorised function: numbers it needs, and lengths n0, n1, ... its arguments must share."""
     lengths = {}
     for name, value in arguments.items():
-        actual = getattr(value, "shape", None)
-        actual = _gl_list_shape(value) if actual is None else tuple(actual)
+        actual = tuple(value.shape)
         wanted = shapes[name]
         if len(actual) != len(wanted) or any(
                 lengths.setdefault(w, a) != a if isinstance(w, str) else w != a for w, a in zip(wanted, actual)):
@@ -54,12 +52,6 @@ def _gl_check_shapes(arguments, shapes, least):
         if lengths[length] < count:
             raise ValueError(f"length {length} must be at least {count} (an index reads component {count - 1}), "
                              f"got shape with {length} = {lengths[length]}")
-
-
-def _gl_list_shape(value):
-    if isinstance(value, (list, tuple)):
-        return (len(value),) + (_gl_list_shape(value[0]) if value else ())
-    return ()
 '''
 
 _UNPRINTABLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}

@@ -14,9 +14,15 @@ gradlang's (checked in tests/tools/test_export.py):
 - `_abs` has derivative sign(u), 0 at 0 (JAX's jnp.abs gives 1 there).
 - `_relu`, `_round`, `_where` and the shares use the framework's primitive,
   which already agrees with gradlang.
+
+A module keeps only the helpers its functions call, directly or through
+another helper (`used_helpers`): a reader of `f(x) = x^2` exported should not
+wade through a hundred lines of code that never runs.
 '''
 
 from __future__ import annotations
+
+import ast
 
 from gradlang.expr import primitives
 
@@ -150,3 +156,46 @@ def prelude(target: str) -> str:
 
 
 PRELUDES = {target: prelude(target) for target in HEADS}
+
+
+def used_helpers(prelude_text: str, code: str) -> str:
+    """`prelude_text` without the functions that `code` never calls (directly or through a kept one)
+    and the imports nothing kept reads.
+
+    A dropped statement takes the blank lines before it, so what is kept
+    reads exactly as written.
+    """
+    tree = ast.parse(prelude_text)
+    kept = _needed(tree, _names(ast.parse(code)))
+    lines, dropped, end = prelude_text.split("\n"), set(), 0
+    for node in tree.body:
+        if node not in kept:
+            dropped.update(range(end, node.end_lineno))
+        end = node.end_lineno
+    return "\n".join(line for k, line in enumerate(lines) if k not in dropped).lstrip("\n")
+
+
+def _needed(tree, used: set) -> list:
+    """The top-level statements kept: functions reached from `used`, other statements, and the imports they read."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    wanted, todo = set(), list(used & set(functions))
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(_names(functions[name]) & set(functions))
+    kept = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.Import, ast.ImportFrom)) or
+            isinstance(n, ast.FunctionDef) and n.name in wanted]
+    read = used.union(*[_names(node) for node in kept])
+    imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)) and _bound(n) & read]
+    return kept + imports
+
+
+def _bound(node) -> set[str]:
+    """The names an import statement binds (`import jax.numpy as jnp` binds jnp)."""
+    return {alias.asname or alias.name.split(".")[0] for alias in node.names}
+
+
+def _names(tree) -> set[str]:
+    """Every bare name a piece of code reads."""
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}

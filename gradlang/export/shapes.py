@@ -89,7 +89,7 @@ def array_shapes(names: dict) -> list[tuple]:
 def parameter_options(definition: FunctionDef, names: dict, hints: dict) -> list[list]:
     """For each parameter, the shapes to try, most likely first (INDEX for an index)."""
     shapes = array_shapes(names)
-    arrays, indices = array_parameters(definition), index_parameters(definition)
+    arrays, indices = array_parameters(definition, names), index_parameters(definition)
     options = []
     for i, param in enumerate(definition.params):
         if param in indices:
@@ -109,23 +109,35 @@ def assignments(options: list[list[tuple]]):
     return combos[:MAX_TRIES]
 
 
-def array_parameters(definition: FunctionDef) -> set[str]:
-    """Parameters the body uses as arrays: indexed, in `@`, or given to a reduction."""
+def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
+    """Parameters the body uses as arrays: indexed, in `@`, or given to a reduction.
+
+    A reduction's argument counts only as itself or an elementwise expression
+    of it: the items of a list literal (`sum([a, b])`, `softmax([t, 1])`) may
+    be scalars, and a user function that shadows a builtin (`len(a, b) = a + b`)
+    reduces nothing.
+    """
     params, found = set(definition.params), set()
     for node in definition.body.iter_subtrees():
         if node.data == "index":
-            found |= _direct_names(node.children[0], params)
+            found |= _direct_names(node.children[0], params, names)
         elif node.data == "product":
             operands = node.children[0::2]
             for op, (left, right) in zip(node.children[1::2], zip(operands, operands[1:])):
                 if str(op) == "@":
-                    found |= _direct_names(left, params) | _direct_names(right, params)
+                    found |= _direct_names(left, params, names) | _direct_names(right, params, names)
         elif node.data == "call":
-            name, args = str(node.children[0]), _arguments(node)
+            name, args = _builtin(node, names), _arguments(node)
             if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
                 for argument in args:
-                    found |= _direct_names(argument, params) or _operand_names(argument, params)
+                    found |= _direct_names(argument, params, names) or _operand_names(argument, params, names)
     return found
+
+
+def _builtin(call: Tree, names: dict) -> str | None:
+    """The builtin a call node calls; None when a user function of that name shadows it."""
+    name = str(call.children[0])
+    return None if isinstance(names.get(name), FunctionDef) else name
 
 
 def index_parameters(definition: FunctionDef) -> set[str]:
@@ -139,9 +151,9 @@ def index_parameters(definition: FunctionDef) -> set[str]:
     return found
 
 
-def _direct_names(node, params: set) -> set[str]:
+def _direct_names(node, params: set, names: dict) -> set[str]:
     """The parameter a node is, possibly through elementwise calls: v, exp(v), sg(exp(v))."""
-    while isinstance(node, Tree) and node.data == "call" and str(node.children[0]) in ELEMENTWISE:
+    while isinstance(node, Tree) and node.data == "call" and _builtin(node, names) in ELEMENTWISE:
         args = _arguments(node)
         if len(args) != 1:
             return set()
@@ -151,16 +163,17 @@ def _direct_names(node, params: set) -> set[str]:
     return set()
 
 
-def _operand_names(node, params: set) -> set[str]:
-    """Parameters in an elementwise expression given to a reduction, sum(v + sg(v)): not under an index."""
+def _operand_names(node, params: set, names: dict) -> set[str]:
+    """Parameters in an elementwise expression given to a reduction, sum(v + sg(v)): not under an index,
+    nor items of a list literal (in `sum([a, b] * 2)` a and b may be scalars)."""
     found, stack = set(), [node]
     while stack:
         node = stack.pop()
-        if not isinstance(node, Tree) or node.data == "index":
+        if not isinstance(node, Tree) or node.data in ("index", "brackets"):
             continue
         if node.data == "name" and str(node.children[0]) in params:
             found.add(str(node.children[0]))
-        elif node.data != "call" or str(node.children[0]) in ELEMENTWISE:
+        elif node.data != "call" or _builtin(node, names) in ELEMENTWISE:
             stack.extend(node.children[1:] if node.data == "call" else node.children)
     return found
 

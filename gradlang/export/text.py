@@ -30,6 +30,7 @@ def unit_text(unit: Unit, target: str, table) -> str:
     described = ", ".join(f"{p}: {describe(k)}{_open(unit, n)}" for (p, k), (n, _) in zip(params, unit.params))
     text = f"{comment(unit.source)}\ndef {name}({_signature(params, keywords)}):\n"
     text += f'    """{name} from gradlang ({described or "no parameters"}).{_open_keywords(unit, table)}"""\n'
+    text += _entry(params + keywords, target)
     if unit.vector is not None:
         text += vector_body(unit.vector, target, table)
     else:
@@ -49,6 +50,17 @@ def _open(unit: Unit, name: str, role: str = "param") -> str:
 def _open_keywords(unit: Unit, table) -> str:
     shown = [f"{table[k]}: {_open(unit, k, 'keyword')[len(', or '):]}" for k, _ in unit.keywords if _open(unit, k, "keyword")]
     return f"\n\n    Keywords of other shapes: {'; '.join(shown)}.\n    " if shown else ""
+
+
+# Every number argument becomes the framework's float64 array on entry, so a Python float or list is
+# what gradlang would take: 1/x at 0.0 is inf (IEEE), not ZeroDivisionError, and a list is an array.
+ENTRY = {"numpy": "np.asarray({0}, dtype=float)", "jax": "jnp.asarray({0}, dtype=float)",
+         "torch": "_t({0})", "tf": "_t({0})"}
+
+
+def _entry(arguments, target: str) -> str:
+    """`x = np.asarray(x, dtype=float)` for each argument that is a number or an array (not an index)."""
+    return "".join(f"    {p} = {ENTRY[target].format(p)}\n" for p, kind in arguments if not isinstance(kind, Index))
 
 
 def _checks(arguments) -> str:

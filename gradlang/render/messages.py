@@ -42,6 +42,17 @@ _PICTURES = {code: chr(0x2400 + code) for code in range(0x20) if chr(code) not i
 _PICTURES[0x7F] = "\u2421"
 _PICTURES.update({code: "\ufffd" for code in range(0x80, 0xA0)})
 _PICTURES.update({0x2028: "\ufffd", 0x2029: "\ufffd"})
+# Format characters (Unicode category Cf) are invisible but act: a right-to-left override (U+202E)
+# reverses what follows on the terminal (a message could read as another), a zero-width joiner (U+200D)
+# hides between letters, so `a\u200db` looks like `ab`. They too become U+FFFD. The ranges are Unicode 15's
+# (tests/cli/test_output_holes.py checks them against the running Python's unicodedata).
+FORMAT_CHARACTERS = (
+    (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891),
+    (0x8E2, 0x8E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064),
+    (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)
+_PICTURES.update({code: "\ufffd" for first, last in FORMAT_CHARACTERS for code in range(first, last + 1)})
 
 
 def safe_text(text: str) -> str:

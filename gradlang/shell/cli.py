@@ -11,10 +11,12 @@ an error (or, with --strict, when a gradcheck disagrees), 2 for a usage error
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from gradlang.render.emit import Emitter
 from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
+from gradlang.shell.streams import OutputError, guarded_streams, say, silence_stdout
 
 EXAMPLES = """\
 examples:
@@ -25,6 +27,7 @@ examples:
   gradlang --latex notes.grad > notes.tex   a LaTeX fragment for lecture notes
   echo 'diff(x^3, x)' | gradlang -          read the script from standard input
   gradlang -e 'diff(x * stop_gradient(x), x)'
+  gradlang -e 'x: R^2' -e 'grad(x[0] * x[1], x)'    several -e run in order, as lines of one program
   gradlang --json -e 'x: R^3; grad(log(sum(exp(x))), x) at x = [1, 3, 3]'
   gradlang -i softmax.grad                  run a script, then explore it in the REPL
   gradlang --export jax softmax.grad > softmax_jax.py
@@ -43,15 +46,40 @@ def _version() -> str:
     return __version__
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser; with --json on the command line a usage error is also a JSON error object on
+    standard output, so a program reading the JSON lines learns why there are no results."""
+
+    json = False
+
+    def error(self, message: str):
+        if self.json:
+            _json_error(message)
+        super().error(message)
+
+
+def _json_error(message: str) -> None:
+    from gradlang.render.json import dumps
+
+    record = {"kind": "error", "error": "UsageError", "message": message, "line": None, "column": None}
+    try:
+        out = guarded_streams()[0]
+        out.write(dumps(record) + "\n")
+        out.flush()
+    except (BrokenPipeError, OutputError):
+        silence_stdout()  # the message on standard error still says what went wrong
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gradlang",
         description="Symbolic derivatives with stop_gradient as a first-class builtin.",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", nargs="?", metavar="FILE.grad", help="script to run ('-' reads standard input)")
-    parser.add_argument("-e", dest="code", metavar="CODE", help="run CODE (statements separated by ';' or newlines)")
+    parser.add_argument("-e", dest="code", metavar="CODE", action="append",
+                        help="run CODE (statements separated by ';' or newlines); several -e run in order")
     parser.add_argument("-i", dest="interactive", metavar="FILE", help="run FILE, then start the REPL with its definitions")
     group = parser.add_mutually_exclusive_group()
     for name, text in (
@@ -105,6 +133,8 @@ def _read(parser: argparse.ArgumentParser, path: str) -> str:
     from gradlang.shell.sources import SourceError, read_file, read_stream
 
     try:
+        if path == "-" and sys.stdin is None:
+            raise SourceError("cannot read standard input: it is closed")
         if path == "-":
             return read_stream(sys.stdin.buffer)
         return read_file(path)
@@ -113,18 +143,19 @@ def _read(parser: argparse.ArgumentParser, path: str) -> str:
         raise  # unreachable: parser.error exits
 
 
-def _code(parser: argparse.ArgumentParser, code: str) -> str:
+def _code(parser: argparse.ArgumentParser, codes: list[str]) -> str:
+    """The program of the -e arguments: one line (or more) each, in order, as perl and sed join theirs."""
     from gradlang.shell.sources import SourceError, from_argument
 
     try:
-        return from_argument(code)
+        return "\n".join(from_argument(code) for code in codes)
     except SourceError as error:
         parser.error(str(error))
         raise  # unreachable: parser.error exits
 
 
 def _emitter(args, fmt: str, transcript: bool = False) -> Emitter:
-    emitter = Emitter(fmt, sys.stdout, sys.stderr, transcript=transcript, full=args.full)
+    emitter = Emitter(fmt, *guarded_streams(), transcript=transcript, full=args.full)
     emitter.plot_dir = args.plot_dir
     return emitter
 
@@ -176,27 +207,59 @@ def export(session, source: str, filename: str, target: str, emitter: Emitter) -
         reporter, lambda: modules.append(export_program(session, target, source, filename))
     )
     if status == EXIT_OK:
-        sys.stdout.write(modules[0])
+        guarded_streams()[0].write(modules[0])
     return status
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # `gradlang … >&-`: Python gives no stream at all
+        say("gradlang: standard output is closed: there is nowhere to write results")
+        return EXIT_ERROR
+    if sys.stderr is None:  # `2>&-`: errors go nowhere; the exit status still tells
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     _safe_streams()
     parser = build_parser()
+    parser.json = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     _check_usage(parser, args)
     fmt = args.fmt or default_format(sys.stdout)
-    if args.plot_dir and not _has_matplotlib():
-        from gradlang.tools.plot import INSTALL_HINT
-
-        sys.stderr.write(f"gradlang: --plot-dir needs matplotlib, which is not installed: {INSTALL_HINT}\n")
-        return EXIT_ERROR
+    problem = _plot_dir_problem(args.plot_dir)
+    if problem is not None:
+        return _fail(args, problem)
     try:
-        return _dispatch(parser, args, fmt)
+        status = _dispatch(parser, args, fmt)
+        guarded_streams()[0].flush()
+        return status
     except BrokenPipeError:
         # The reader went away (| head): stop quietly, as Unix tools do.
+        silence_stdout()
         sys.stderr.close()
         return 0
+    except OutputError as error:
+        say(f"gradlang: {error}")
+        silence_stdout()
+        return EXIT_ERROR
+
+
+def _plot_dir_problem(plot_dir: str | None) -> str | None:
+    """Why --plot-dir cannot be used, found before the program runs (not a warning after each plot)."""
+    if not plot_dir:
+        return None
+    if os.path.exists(plot_dir) and not os.path.isdir(plot_dir):
+        return f"--plot-dir '{plot_dir}' is not a directory"
+    if not _has_matplotlib():
+        from gradlang.tools.plot import INSTALL_HINT
+
+        return f"--plot-dir needs matplotlib, which is not installed: {INSTALL_HINT}"
+    return None
+
+
+def _fail(args, message: str) -> int:
+    """A problem of the command line found before the program runs: one line on stderr (and JSON), exit 1."""
+    say(f"gradlang: {message}")
+    if args.fmt == "json":
+        _json_error(message)
+    return EXIT_ERROR
 
 
 def _safe_streams() -> None:
@@ -246,10 +309,13 @@ def _dispatch(parser, args, fmt: str) -> int:
         return run_program(session, source, filename, _emitter(args, fmt, transcript=True), args.strict)
     from gradlang.shell.repl import start
 
+    if sys.stdin is None:
+        say("gradlang: standard input is closed: the REPL has nothing to read")
+        return EXIT_ERROR
     if args.interactive is not None:
         source = _read(parser, args.interactive)
         run_program(session, source, args.interactive, _emitter(args, fmt, transcript=True))
-    return start(session, fmt=args.fmt)
+    return start(session, fmt=args.fmt, streams=guarded_streams())
 
 
 if __name__ == "__main__":  # pragma: no cover

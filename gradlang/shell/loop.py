@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 from gradlang.errors import GradlangError, InternalError
+from gradlang.shell.streams import OutputError
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -44,6 +45,7 @@ def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
     Any exception that is not a GradlangError is a bug in gradlang; it reaches
     the reporter as an InternalError whose cause is the original exception, so
     every shell says the same thing about it and GRADLANG_DEBUG can show where.
+    An output that cannot be written (shell/streams.py) is neither, and passes.
     """
     try:
         action()
@@ -53,6 +55,8 @@ def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
     except KeyboardInterrupt:
         reporter.interrupted()
         return EXIT_INTERRUPTED
+    except (BrokenPipeError, OutputError):
+        raise  # the output went away: the shell's to handle, neither the program's error nor a bug
     except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported as one
         reporter.error(as_internal(exc))
         return EXIT_ERROR

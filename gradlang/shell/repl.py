@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 from gradlang.shell import help as helptext
 from gradlang.render.emit import FORMATS, Emitter
 from gradlang.render.plain import to_plain
 from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
 from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
-from gradlang.shell.sources import SourceError, decode, read_file
+from gradlang.shell.sources import SourceError, decode, read_file, write_file
 from gradlang.syntax.brackets import open_brackets
 
 PROMPT = "gradlang> "
@@ -188,9 +187,9 @@ class Repl:
             self.emitter.note(modules[0].rstrip("\n"))
             return
         try:
-            Path(path.strip()).expanduser().write_text(modules[0], encoding="utf-8")
-        except OSError as error:
-            self.emitter.note(f"cannot write '{path.strip()}': {error.strerror or error}")
+            write_file(path.strip(), modules[0])
+        except SourceError as error:
+            self.emitter.note(str(error))
             self.failures += 1
             return
         self.emitter.note(f"wrote {path.strip()}")
@@ -396,9 +395,10 @@ class GradlangCompleter(_completer_base()):
         yield from PathCompleter(expanduser=True).get_completions(Document(argument), complete_event)
 
 
-def start(session=None, fmt: str | None = None) -> int:
-    """Start the REPL on the process's standard streams."""
-    repl = Repl(session, fmt or default_format(sys.stdout))
+def start(session=None, fmt: str | None = None, streams: tuple | None = None) -> int:
+    """Start the REPL on the process's standard streams (or `streams`, standard output and error wrapped)."""
+    out, err = streams or (None, None)
+    repl = Repl(session, fmt or default_format(sys.stdout), out=out, err=err)
     if sys.stdin.isatty():
         return prompt_loop(repl)
     return line_loop(repl, getattr(sys.stdin, "buffer", sys.stdin))

@@ -1,14 +1,20 @@
-"""Reading a program's text, from a file, standard input or the command line.
+"""Reading a program's text, from a file, standard input or the command line; writing a file the user names.
 
 Every shell reads programs through here so they all refuse the same things
 the same way: a device or a directory instead of a file (`gradlang /dev/zero`
 must not read until memory runs out), a program over MAX_SOURCE_BYTES, and
 bytes that are not UTF-8. A UTF-8 byte-order mark, which some editors write,
 is accepted and dropped; line endings are read as Python reads text files.
+
+A file written at the user's word (`:export numpy out.py`) is a regular file
+or nothing: a symbolic link is refused, not followed (it could point at any
+file the user may write), and so are a named pipe (which would block until
+someone reads it) and a device.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 
@@ -16,7 +22,7 @@ MAX_SOURCE_BYTES = 2 * 1024 * 1024  # 2 MiB: far beyond any teaching program, fa
 
 
 class SourceError(Exception):
-    """A program that cannot be read; the message says why, for the user."""
+    """A file that cannot be read or written; the message says why, for the user."""
 
 
 def read_file(path: str) -> str:
@@ -32,6 +38,35 @@ def read_file(path: str) -> str:
         raise SourceError(f"cannot read '{path}': {kind}")
     with os.fdopen(fd, "rb") as handle:
         return decode(_read_bounded(handle, path), path)
+
+
+def write_file(path: str, text: str) -> None:
+    """`text` as UTF-8 in the regular file `path`, created if missing (see the module docstring)."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(os.path.expanduser(path), flags, 0o666)
+    except OSError as error:
+        raise SourceError(f"cannot write '{path}': {_refused(error)}") from None
+    with os.fdopen(fd, "wb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SourceError(f"cannot write '{path}': not a regular file (a device, a pipe or a socket)")
+        try:
+            handle.truncate(0)
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+        except OSError as error:
+            raise SourceError(f"cannot write '{path}': {error.strerror or error}") from None
+
+
+def _refused(error: OSError) -> str:
+    """Why a file could not be opened for writing, in the user's terms."""
+    if error.errno == errno.ELOOP:  # O_NOFOLLOW met a link at the last component
+        return "it is a symbolic link (write to the file it points to by its own name)"
+    if error.errno == errno.ENXIO:  # O_NONBLOCK: a named pipe that nobody reads
+        return "not a regular file (a named pipe)"
+    if error.errno == errno.EISDIR:
+        return "it is a directory"
+    return error.strerror or str(error)
 
 
 def read_stream(stream, name: str = "standard input") -> str:

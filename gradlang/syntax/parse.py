@@ -11,6 +11,7 @@ with a friendly message and a place.
 
 from __future__ import annotations
 
+import unicodedata
 from importlib import resources
 from pathlib import Path
 
@@ -134,12 +135,21 @@ def _expected(names) -> str:
     return " (expected " + ", ".join(words) + ")" if words else ""
 
 
+def _character(char: str) -> str:
+    """A character for a message: itself in quotes, or its code point and name when it does not show
+    (a control or format character such as U+202E, which a terminal would obey or hide)."""
+    if char.isprintable():
+        return f"'{char}'"
+    name = unicodedata.name(char, "")
+    return f"U+{ord(char):04X}" + (f" ({name})" if name else "")
+
+
 def _friendly(error: UnexpectedInput, source: str) -> SyntaxError:
     """Turn a lark exception into a SyntaxError a newcomer can act on."""
     if isinstance(error, UnexpectedCharacters):
         char = source[error.pos_in_stream] if error.pos_in_stream < len(source) else "?"
         span = Span(error.line, error.column, error.line, error.column + 1)
-        return SyntaxError(f"unexpected character '{char}'", span)
+        return SyntaxError(f"unexpected character {_character(char)}", span)
     if isinstance(error, UnexpectedToken):
         token = error.token
         if token.type in ("$END", "_NL"):
