@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
+from gradlang.core.builtins import builtin
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import DiffError, LimitError, ShapeError
 from gradlang.expr import primitives
@@ -241,7 +242,19 @@ def _variable(x, operation: str, scalar: bool = False):
     raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
 
 
+def _components(args):
+    raise ShapeError("components needs literal sizes: give them with at, as in components(e at n = 3)")
+
+
+@builtin("components", 1, 1, "the entries of a vector or matrix as scalar expressions (at literal sizes)",
+         "components(grad(sum(x^2), x) at n = 3)", "core")
+def _components_builtin(call):
+    """At a literal size a value already is its components; a formula at a symbolic size is refused by TABLE."""
+    return call.args[0]
+
+
 TABLE = {
+    "components": _components,
     **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
     **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
     **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
