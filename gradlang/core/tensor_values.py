@@ -85,10 +85,12 @@ def index(base, indices: list):
     shape = _tensor_shape(base)
     if not shape:
         raise ShapeError("a scalar cannot be indexed")
-    if len(indices) != len(shape):
-        raise ShapeError(f"{shapes.describe(shape)} takes {len(shape)} indices here, got {len(indices)}")
+    if len(indices) > len(shape):
+        raise ShapeError(f"{shapes.describe(shape)} takes at most {len(shape)} indices, got {len(indices)}")
     for i, n in zip(indices, shape):
         t.check_index(i, n)
+    if len(indices) < len(shape):  # M[i]: row i
+        return t.Row(base, indices[0])
     return t.Entry(base, *indices)
 
 
@@ -98,10 +100,23 @@ def _tensor_shape(value) -> tuple:
     return shape_of(value)
 
 
+def _axis(name: str, value, axis):
+    """name(M, axis) on a matrix: axis 0 runs down each column, 1 along each row."""
+    if rank(value) != 2:
+        raise ShapeError(f"{name} with an axis takes a matrix, got {shapes.describe(shape_of(value))}")
+    if axis not in (0, 1):
+        raise ShapeError(f"the axis of {name} must be 0 or 1, got {axis}")
+    if name not in AXIS:
+        raise ShapeError(f"{name} takes no axis at a symbolic size yet; declare literal sizes")
+    return AXIS[name](value, axis)
+
+
 def _one(name: str, check=None):
-    """A builtin of one tensor argument, its rank checked."""
+    """A builtin of one tensor argument (and an axis, where it takes one), its rank checked."""
 
     def apply(args):
+        if len(args) == 2 and name in AXIS:
+            return _axis(name, *args)
         (value,) = args
         if check is not None and rank(value) not in check:
             allowed = " or ".join({0: "a scalar", 1: "a vector", 2: "a matrix"}[r] for r in check)
@@ -142,6 +157,21 @@ def _square(name: str):
         return BUILD[name](value)
 
     return apply
+
+
+def _count_along(value, axis):
+    m, n = shape_of(value)
+    return n if axis == 1 else m
+
+
+AXIS = {
+    "sum": lambda M, a: t.SumAxis(M, a),
+    "mean": lambda M, a: t.SumAxis(M, a) / _count_along(M, a),
+    "logsumexp": lambda M, a: t.LogSumExpAxis(M, a),
+    "softmax": lambda M, a: t.SoftmaxAxis(M, a),
+    "log_softmax": lambda M, a: M - (t.Outer(t.Ones(shape_of(M)[0]), t.LogSumExpAxis(M, a)) if a == 0
+                                     else t.Outer(t.LogSumExpAxis(M, a), t.Ones(shape_of(M)[1]))),
+}
 
 
 def _pair(build, name: str):

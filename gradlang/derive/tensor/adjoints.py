@@ -18,6 +18,9 @@ They are the transpose rules of JAX's `lax` primitives written as formulas:
     det         c = det(A)     Ā = c̄ c A⁻ᵀ
     inv         C = A⁻¹        Ā = −A⁻ᵀ C̄ A⁻ᵀ
     diag        C = diag(v)    v̄ = diagonal of C̄ (through the identity: (C̄ ⊙ I) 𝟙)
+    sum(M, a)   c = M 𝟙 (a=1)  M̄ = c̄ 𝟙ᵀ (rows; columns alike)
+    softmax(M, a), logsumexp(M, a): the vector rules, row by row (or column by column)
+    M[i, :]     c = row i      M̄ = e_i c̄ᵀ;   M[:, j]: M̄ = c̄ e_jᵀ
     max         c = max(v)     v̄ = c̄ · shares of the maximum (ties split equally)
 
 Elementwise nodes (SymPy's Add, Mul, Pow and the functions of the registry)
@@ -126,6 +129,42 @@ def _inv(node, ybar, k):
     return -t.MatMul(t.MatMul(inverse_t, full(ybar, node.shape)), inverse_t)
 
 
+def _spread(node, vector):
+    """A vector along the reduced axis spread back over the matrix: v 𝟙ᵀ for rows, 𝟙 vᵀ for columns."""
+    m, n = shape_of(node.args[0])
+    vector = full(vector, node.shape if rank(node) == 1 else shape_of(vector))
+    return t.Outer(t.Ones(m), vector) if node.args[1] == 0 else t.Outer(vector, t.Ones(n))
+
+
+def _sum_axis(node, ybar, k):
+    return None if k else _spread(node, ybar)
+
+
+def _logsumexp_axis(node, ybar, k):
+    return None if k else _spread(node, ybar) * t.SoftmaxAxis(*node.args)
+
+
+def _softmax_axis(node, ybar, k):
+    if k:
+        return None
+    ybar = full(ybar, node.shape)
+    return node * (ybar - _spread(t.SumAxis(node.args[0], node.args[1]), t.SumAxis(ybar * node, node.args[1])))
+
+
+def _row(node, ybar, k):
+    if k:
+        return None
+    m, n = shape_of(node.args[0])
+    return t.Outer(t.OneHot(node.args[1], m), full(ybar, (n,)))
+
+
+def _column(node, ybar, k):
+    if k:
+        return None
+    m, n = shape_of(node.args[0])
+    return t.Outer(full(ybar, (m,)), t.OneHot(node.args[1], n))
+
+
 def _constant(node, ybar, k):
     return None
 
@@ -143,6 +182,11 @@ RULES = {
     t.Diag: _diag,
     t.MaxOf: _max,
     t.Trace: _trace,
+    t.SumAxis: _sum_axis,
+    t.LogSumExpAxis: _logsumexp_axis,
+    t.SoftmaxAxis: _softmax_axis,
+    t.Row: _row,
+    t.Column: _column,
     t.Det: _det,
     t.Inv: _inv,
     t.OneHot: _constant,

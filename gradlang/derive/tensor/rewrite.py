@@ -22,12 +22,12 @@ from gradlang.expr.tensor.nodes import rank, shape_of
 
 MAX_PASSES = 6
 MAX_EXPAND_OPS = 200  # distribute a product only when it is this small
+LINEAR = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total, t.SumAxis, t.Row, t.Column, t.Entry)
 
 
 def _scalar_out(node):
     """A linear map of c·u is c times the map of u (c a scalar factor)."""
-    linear = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total)
-    if not isinstance(node, linear):
+    if not isinstance(node, LINEAR):
         return None
     for k, arg in enumerate(node.args):
         if isinstance(arg, sp.Mul):
@@ -73,6 +73,24 @@ def _hadamard_basis(node):
     return sp.Mul(*scalars, *entries, hots[0])
 
 
+def _is_ones(factor) -> bool:
+    """𝟙 or 𝟙 𝟙ᵀ: a factor of ones, the identity of the elementwise product."""
+    if isinstance(factor, t.Ones):
+        return True
+    return isinstance(factor, t.Outer) and all(isinstance(a, t.Ones) for a in factor.args)
+
+
+def _ones_factor(node):
+    """𝟙 ⊙ v = v where v has the shape already."""
+    if not isinstance(node, sp.Mul):
+        return None
+    ones = [f for f in node.args if _is_ones(f)]
+    shaped = [f for f in node.args if not _is_ones(f) and rank(f) > 0]
+    if ones and shaped:
+        return sp.Mul(*[f for f in node.args if not _is_ones(f)])
+    return None
+
+
 def _ones(node):
     """c ⊙ 𝟙 stays; A I = A and I A = A; a Total of a scalar times ones is n times it."""
     if isinstance(node, t.MatMul):
@@ -99,8 +117,7 @@ def _total_of_sum(node):
 
 def _common_factor(node):
     """A sum inside a linear map shows its common factor: outer(2 W x − 2 y, x) = 2 outer(W x − y, x)."""
-    linear = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total)
-    if not isinstance(node, linear):
+    if not isinstance(node, LINEAR):
         return None
     for k, arg in enumerate(node.args):
         if isinstance(arg, sp.Add):
@@ -149,7 +166,7 @@ def _collect_right(node):
     return None
 
 
-RULES = (_scalar_out, _transpose_product, _collect_right, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
+RULES = (_scalar_out, _ones_factor, _transpose_product, _collect_right, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
 
 
 def _step(node):

@@ -331,8 +331,78 @@ class Inv(TensorOp):
         return shape_of(self.args[0])
 
 
+class _AlongAxis(TensorOp):
+    """An operation along axis 0 (down each column) or 1 (along each row) of a matrix."""
+
+    nargs = 2
+
+    def _reduced(self):
+        m, n = shape_of(self.args[0])
+        return (n,) if self.args[1] == 0 else (m,)
+
+
+class SumAxis(_AlongAxis):
+    """`sum(M, axis)`: one sum per column (axis 0) or per row (axis 1)."""
+
+    spelling = Spelling("sum({0}, {1})", r"\operatorname{sum}_{{1}}\left({0}\right)", "sum_{1}({0})",
+                        "numpy.sum({0}, axis=int({1}))")
+
+    @classmethod
+    def eval(cls, a, axis):
+        return _zero_if_any_zero(a)
+
+    @property
+    def shape(self):
+        return self._reduced()
+
+
+class LogSumExpAxis(_AlongAxis):
+    """`logsumexp(M, axis)`: one logsumexp per column or row, computed stably."""
+
+    spelling = Spelling("logsumexp({0}, {1})", r"\operatorname{logsumexp}_{{1}}\left({0}\right)",
+                        "logsumexp_{1}({0})", "_gl_logsumexp_axis({0}, {1})")
+
+    @property
+    def shape(self):
+        return self._reduced()
+
+
+class SoftmaxAxis(_AlongAxis):
+    """`softmax(M, axis)`: each column (axis 0) or row (axis 1) normalised."""
+
+    spelling = Spelling("softmax({0}, {1})", r"\operatorname{softmax}_{{1}}\left({0}\right)",
+                        "softmax_{1}({0})", "_gl_softmax_axis({0}, {1})")
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
+class Row(TensorOp):
+    """`M[i, :]` (or `M[i]`): row i of a matrix, a vector."""
+
+    nargs = 2
+    spelling = Spelling("{0}[{1}, :]", r"{0}_{{1},:}", "{0}[{1}, :]", "{0}[int({1}), :]", postfix=True)
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])[1:]
+
+
+class Column(TensorOp):
+    """`M[:, j]`: column j of a matrix, a vector."""
+
+    nargs = 2
+    spelling = Spelling("{0}[:, {1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])[:1]
+
+
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
-       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv)
+       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv,
+       SumAxis, LogSumExpAxis, SoftmaxAxis, Row, Column)
 
 
 @functools.lru_cache(maxsize=1 << 14)

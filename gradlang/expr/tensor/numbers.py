@@ -43,7 +43,20 @@ def _max_shares_vector(v):
     return np.where(tied, 1.0 / max(int(np.sum(tied)), 1), 0.0)
 
 
+def _softmax_axis(matrix, axis):
+    exps = np.exp(matrix - np.max(matrix, axis=int(axis), keepdims=True))
+    return exps / np.sum(exps, axis=int(axis), keepdims=True)
+
+
+def _logsumexp_axis(matrix, axis):
+    shift = np.max(matrix, axis=int(axis), keepdims=True)
+    shift = np.where(np.isfinite(shift), shift, 0.0)
+    return np.squeeze(shift, axis=int(axis)) + np.log(np.sum(np.exp(matrix - shift), axis=int(axis)))
+
+
 HELPERS = {
+    "_gl_softmax_axis": _softmax_axis,
+    "_gl_logsumexp_axis": _logsumexp_axis,
     "_gl_softmax_vector": _softmax_vector,
     "_gl_logsumexp_vector": _logsumexp_vector,
     "_gl_onehot_vector": _onehot_vector,

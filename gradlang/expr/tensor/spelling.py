@@ -150,6 +150,15 @@ def hadamard_parts(expr):
     return [f for f in expr.args if rank(f) == 0], tensors
 
 
+def _loose(factor) -> bool:
+    """A factor of ⊙ that needs brackets: a sum, a product, or a juxtaposition (W x, u vᵀ)."""
+    from gradlang.expr.tensor.nodes import TensorOp
+
+    if isinstance(factor, TensorOp) and factor.spelling.infix:
+        return True
+    return isinstance(factor, (sp.Add, sp.Mul)) or precedence(factor) < PRECEDENCE["Mul"]
+
+
 def hadamard_pretty(printer, expr):
     """u ⊙ v for the elementwise product of tensors, after its scalar factors: 2⋅y ⊙ (1 − tanh²(W x))."""
     parts = hadamard_parts(expr)
@@ -161,7 +170,7 @@ def hadamard_pretty(printer, expr):
         pieces += [printer._print(sp.Mul(*scalars)), prettyForm("⋅")]
     for i, factor in enumerate(tensors):
         form = printer._print(factor)
-        if isinstance(factor, (sp.Add, sp.Mul)) or precedence(factor) < PRECEDENCE["Mul"]:
+        if _loose(factor):
             form = prettyForm(*form.parens())
         pieces += ([prettyForm(" ⊙ ")] if i else []) + [form]
     return prettyForm(*stringPict.next(*pieces), binding=prettyForm.MUL)
@@ -176,7 +185,7 @@ def hadamard_latex(printer, expr):
     texts = []
     for factor in tensors:
         text = printer._print(factor)
-        wrap = isinstance(factor, (sp.Add, sp.Mul)) or precedence(factor) < PRECEDENCE["Mul"]
+        wrap = _loose(factor)
         texts.append(rf"\left({text}\right)" if wrap else text)
     head = printer._print(sp.Mul(*scalars)) + " " if scalars else ""
     return head + r" \odot ".join(texts)
