@@ -129,6 +129,16 @@ def _common_factor(node):
     return None
 
 
+def _numeric_factor(node):
+    """A tensor sum whose terms share a number shows it: −2 y + 2 t = 2 (t − y)."""
+    if not isinstance(node, sp.Add) or rank(node) == 0:
+        return None
+    factored = sp.factor_terms(node)
+    if isinstance(factored, sp.Mul) and factored.args[0].is_Number and factored != node:
+        return factored
+    return None
+
+
 def _scalar_coefficient(node):
     """The scalar factors of a product cancelled together: σ(1 − σ)(−y/σ + (1 − y)/(1 − σ)) = σ − y."""
     if not isinstance(node, sp.Mul):
@@ -166,7 +176,7 @@ def _collect_right(node):
     return None
 
 
-RULES = (_scalar_out, _ones_factor, _transpose_product, _collect_right, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
+RULES = (_numeric_factor, _scalar_out, _ones_factor, _transpose_product, _collect_right, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
 
 
 def _step(node):
