@@ -74,6 +74,20 @@ def checked(value):
     return value
 
 
+def fit(result, operands: list):
+    """An elementwise result with the shape of its tensor operands, where SymPy's algebra dropped it.
+
+    `x - x` is 0 and `x/x` is 1 to SymPy; as values of shape n they are zeros(n)
+    and ones(n), so that `sum(x/x)` is n, not 1."""
+    tensor_shapes = [shape_of(o) for o in operands if involves(o)]
+    if not tensor_shapes:
+        return result
+    expected = shapes.broadcast(tensor_shapes)
+    if not expected or not isinstance(result, sp.Expr) or shape_of(result) == expected:
+        return result
+    return t.Zeros(*expected) if result == 0 else result * t.Ones(*expected)
+
+
 def matmul(a, b):
     sa, sb = _tensor_shape(a), _tensor_shape(b)
     result = shapes.matmul(sa, sb)

@@ -130,3 +130,16 @@ def test_components_at_a_literal_size_are_the_component_engines_expressions():
     session, _ = _run("")
     value = session.eval("components(grad(sum(x^2), x) at n = 3)")
     assert [str(e) for e in value] == ["2*x[0]", "2*x[1]", "2*x[2]"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("sum(x/x) at n = 3", 3),
+    ("sum(x - x + 1) at n = 4", 4),
+    ("sum(exp(x - x)) at x = [1.0, 2.0]", 2.0),
+    ("sum(x^0) at x = [1, 2, 3]", 3),
+    ("mean(W - W + 2) at m = 2, n = 3", 2),
+])
+def test_a_value_keeps_its_shape_where_algebra_cancels_it(source, expected):
+    """x/x is 1 in each component: summed over n components it is n, never 1."""
+    _, results = _run(source)
+    assert float(results[-1].value) == expected
