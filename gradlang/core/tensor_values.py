@@ -23,6 +23,7 @@ from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
+from gradlang.expr.values import from_elements
 
 _INVOLVED: dict = {}
 _CACHE_LIMIT = 4 * limits.MAX_ELEMENTS
@@ -39,26 +40,34 @@ def declare_size(name: str, env: dict, token=None):
 
 
 def involves(value) -> bool:
-    """True when a value holds a declared tensor or a size symbol (cached per node: linear in the DAG)."""
+    """True when a value holds a declared tensor or a size symbol.
+
+    Cached per node by identity (linear in the DAG): two equal expressions built
+    apart would be compared by SymPy as trees, once per path to each shared node."""
     if not isinstance(value, sp.Basic):
         return False
     stack = [value]
     while stack:
         node = stack[-1]
-        if node in _INVOLVED:
+        if _known(node):
             stack.pop()
             continue
-        pending = [a for a in node.args if a not in _INVOLVED]
+        pending = [a for a in node.args if not _known(a)]
         if pending:
             stack.extend(pending)
             continue
         stack.pop()
         own = isinstance(node, Var) or shapes.is_size(node)
-        _INVOLVED[node] = own or any(_INVOLVED[a] for a in node.args)
-    answer = _INVOLVED[value]
+        _INVOLVED[id(node)] = (node, own or any(_INVOLVED[id(a)][1] for a in node.args))
+    answer = _INVOLVED[id(value)][1]
     if len(_INVOLVED) > _CACHE_LIMIT:  # a bound on memory, not on correctness: answers are recomputed
         _INVOLVED.clear()
     return answer
+
+
+def _known(node) -> bool:
+    entry = _INVOLVED.get(id(node))
+    return entry is not None and entry[0] is node
 
 
 def checked(value):
@@ -295,6 +304,25 @@ def _components(args):
 def _components_builtin(call):
     """At a literal size a value already is its components; a formula at a symbolic size is refused by TABLE."""
     return call.args[0]
+
+
+def _filled(value):
+    def apply(call):
+        sizes = []
+        for size in call.args:
+            if not (isinstance(size, sp.Integer) and size >= 1):
+                raise ShapeError("a size must be a positive integer or a size name")
+            sizes.append(int(size))
+        count = sizes[0] * (sizes[1] if len(sizes) == 2 else 1)
+        if count > limits.MAX_ELEMENTS:
+            raise LimitError(f"{count} components is above the limit of {limits.MAX_ELEMENTS}")
+        return from_elements(tuple(sizes), [value] * count)
+
+    return apply
+
+
+builtin("ones", 1, 2, "a vector (or matrix) of ones: ones(n), ones(m, n)", "ones(3)", "vector")(_filled(sp.S.One))
+builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "zeros(3)", "vector")(_filled(sp.S.Zero))
 
 
 TABLE = {

@@ -52,16 +52,16 @@ class _Parser(argparse.ArgumentParser):
 
     json = False
 
-    def error(self, message: str):
+    def error(self, message: str, kind: str = "UsageError"):
         if self.json:
-            _json_error(message)
+            _json_error(message, kind)
         super().error(message)
 
 
-def _json_error(message: str) -> None:
+def _json_error(message: str, kind: str = "UsageError") -> None:
     from gradlang.render.json import dumps
 
-    record = {"kind": "error", "error": "UsageError", "message": message, "line": None, "column": None}
+    record = {"kind": "error", "error": kind, "message": message, "line": None, "column": None}
     try:
         out = guarded_streams()[0]
         out.write(dumps(record) + "\n")
@@ -139,7 +139,7 @@ def _read(parser: argparse.ArgumentParser, path: str) -> str:
             return read_stream(sys.stdin.buffer)
         return read_file(path)
     except SourceError as error:
-        parser.error(str(error))
+        parser.error(str(error), error.kind)
         raise  # unreachable: parser.error exits
 
 
@@ -150,7 +150,7 @@ def _code(parser: argparse.ArgumentParser, codes: list[str]) -> str:
     try:
         return "\n".join(from_argument(code) for code in codes)
     except SourceError as error:
-        parser.error(str(error))
+        parser.error(str(error), error.kind)
         raise  # unreachable: parser.error exits
 
 

@@ -22,7 +22,14 @@ MAX_SOURCE_BYTES = 2 * 1024 * 1024  # 2 MiB: far beyond any teaching program, fa
 
 
 class SourceError(Exception):
-    """A file that cannot be read or written; the message says why, for the user."""
+    """A file that cannot be read or written; the message says why, for the user.
+
+    `kind` is how JSON names it: a program over the size limit is a LimitError
+    (section 9), anything else a usage error."""
+
+    def __init__(self, message: str, kind: str = "UsageError"):
+        super().__init__(message)
+        self.kind = kind
 
 
 def read_file(path: str) -> str:
@@ -90,14 +97,14 @@ def _read_bounded(handle, name: str) -> bytes:
     except OSError as error:
         raise SourceError(f"cannot read '{name}': {error.strerror or error}") from None
     if len(data) > MAX_SOURCE_BYTES:
-        raise SourceError(f"cannot read '{name}': larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB, the limit for a program")
+        raise SourceError(f"cannot read '{name}': larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB, the limit for a program", "LimitError")
     return data
 
 
 def decode(data: bytes, name: str) -> str:
     """UTF-8 text with the byte-order mark dropped and line endings made '\\n'."""
     if len(data) > MAX_SOURCE_BYTES:
-        raise SourceError(f"{name}: larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB, the limit for a program")
+        raise SourceError(f"{name}: larger than {MAX_SOURCE_BYTES // (1024 * 1024)} MiB, the limit for a program", "LimitError")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -30,7 +30,8 @@ U = sp.Symbol("u", real=True)
 OPERATIONS = {
     "unstopped", "blocked", "diff", "grad", "jacobian", "hessian", "backward",
     "sum", "mean", "prod", "dot", "len", "reduce_sum", "reduce_mean",
-    "transpose", "linspace", "simplify", "expand", "factor", "N", "gradcheck", "plot",
+    "transpose", "linspace", "simplify", "expand", "factor", "N", "gradcheck", "plot", "components",
+    "ones", "zeros",
 }
 
 

@@ -16,8 +16,6 @@ collapses to the scalar 0, which broadcasts to any shape.
 
 from __future__ import annotations
 
-import functools
-
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 
@@ -405,14 +403,26 @@ OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExp
        SumAxis, LogSumExpAxis, SoftmaxAxis, Row, Column)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+_SHAPES: dict = {}
+_SHAPES_LIMIT = 1 << 16
+
+
 def shape_of(expr) -> tuple:
-    """The shape of a tensor expression: its own for a Var or TensorOp, else the broadcast of its arguments'."""
+    """The shape of a tensor expression: its own for a Var or TensorOp, else the broadcast of its arguments'.
+
+    Cached by identity: SymPy compares equal expressions built apart as trees."""
     if isinstance(expr, (Var, TensorOp)):
         return expr.shape
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return ()
-    return shapes.broadcast([shape_of(a) for a in expr.args])
+    entry = _SHAPES.get(id(expr))
+    if entry is not None and entry[0] is expr:
+        return entry[1]
+    shape = shapes.broadcast([shape_of(a) for a in expr.args])
+    if len(_SHAPES) > _SHAPES_LIMIT:
+        _SHAPES.clear()
+    _SHAPES[id(expr)] = (expr, shape)
+    return shape
 
 
 def rank(expr) -> int:
