@@ -303,7 +303,11 @@ def _explanations(derivations: list, depth="default", point=None, unfold: bool =
     from gradlang.explain.backward import backward_view
     from gradlang.explain import explain
     from gradlang.explain.explanation import DEFAULT_DEPTH
+    from gradlang.explain.tensor_pass import tensor_explanation
+    from gradlang.expr.tensor import is_tensor
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    return tuple(backward_view(r, unfold) if r.operation == "backward" else checked(explain(r, depth, unfold), point)
+    return tuple(backward_view(r, unfold) if r.operation == "backward"
+                 else tensor_explanation(r, depth) if is_tensor(r.expr)
+                 else checked(explain(r, depth, unfold), point)
                  for r in derivations)

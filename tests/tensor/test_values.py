@@ -143,3 +143,16 @@ def test_a_value_keeps_its_shape_where_algebra_cancels_it(source, expected):
     """x/x is 1 in each component: summed over n components it is n, never 1."""
     _, results = _run(source)
     assert float(results[-1].value) == expected
+
+
+def test_explain_of_a_gradient_at_symbolic_size_shows_the_reverse_pass_one_rule_a_line():
+    from gradlang.render.plain import to_plain
+
+    _, results = _run("explain grad(-log(softmax(W @ x)[1]), W)")
+    text = to_plain(results[-1])
+    lines = [line for line in text.splitlines() if line.startswith("# (")]
+    assert len(lines) <= 25
+    assert "[softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)]" in text and "[matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ]" in text
+    assert "∂L/∂(W @ x) = -onehot(1, m) + softmax(W @ x)" in text
+    assert lines[-1].split(" = ", 1)[1].split("  [")[0].strip() == "outer(-onehot(1, m) + softmax(W @ x), x)"
+    assert text.splitlines()[-1] == "outer(-onehot(1, m) + softmax(W @ x), x)"

@@ -36,8 +36,17 @@ def grad(expr, wrt):
     return adjoints.full(tidy(adjoint), shape_of(wrt))
 
 
-def adjoints_of(expr, variables: list, seed=sp.S.One) -> dict:
-    """The adjoint of each variable: the sum of the contributions that reach it from `expr`."""
+def trace(expr, wrt) -> list:
+    """The reverse pass shown: (node, its adjoint) for each node the gradient flows through, output first."""
+    visited: list = []
+    adjoints_of(expr, [wrt], visited=visited)
+    return visited
+
+
+def adjoints_of(expr, variables: list, seed=sp.S.One, visited: list | None = None) -> dict:
+    """The adjoint of each variable: the sum of the contributions that reach it from `expr`.
+
+    `visited`, when given, receives (node, adjoint) for each node as the pass reaches it."""
     dag = build_dag([expr])
     depends = _depends(dag, set(variables))
     arriving: dict = {dag.roots[0]: [seed]}
@@ -45,9 +54,11 @@ def adjoints_of(expr, variables: list, seed=sp.S.One) -> dict:
         if not depends[i] or i not in arriving:
             continue
         node = dag.nodes[i]
+        ybar = sp.Add(*arriving[i])
+        if visited is not None:
+            visited.append((node, ybar))
         if node in variables:
             continue
-        ybar = sp.Add(*arriving[i])
         for position, child in enumerate(dag.children[i]):
             if depends[child]:
                 sent = _local(node, ybar, position)

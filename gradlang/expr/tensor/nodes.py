@@ -64,6 +64,9 @@ class TensorOp(sp.Function):
     def _pretty(self, printer):
         return self.spelling.pretty(self, printer)
 
+    def _gradlang_line(self, printer):
+        return self.spelling.line(self, printer)
+
     def _numpycode(self, printer):
         return self.spelling.numpy(self, printer)
 

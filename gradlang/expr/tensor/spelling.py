@@ -43,6 +43,13 @@ class Spelling:
     def latex(self, node, printer) -> str:
         return _fill(self.latex_template, node, lambda i, a: self._wrapped(printer, i, a, "latex"), printer)
 
+    def line(self, node, printer) -> str:
+        """One line of Unicode mathematics (explain's lines): the pretty template, filled with text."""
+        special = _pretty_special(self, node, printer)
+        if special is not None:
+            return str(special.picture[0])
+        return _fill(self.pretty_template, node, lambda i, a: self._wrapped(printer, i, a, "line"), printer)
+
     def numpy(self, node, printer) -> str:
         return _fill(self.numpy_template, node, lambda i, a: printer._print(a), printer)
 
