@@ -131,6 +131,24 @@ def test_load_runs_a_file_in_the_session(tmp_path):
     assert out.getvalue().splitlines() == ["9", "w^2", "cannot read 'nowhere.grad': No such file or directory"]
 
 
+@pytest.mark.parametrize("program, first_line", [
+    ("t: R\nplot(t^2, t, 0, 1)", "1 ┤"),
+    ("x: R\ngradcheck(x^2, x) at x = 2", "gradcheck: the surrogate gradient agrees"),
+])
+def test_a_chart_or_a_table_is_the_whole_answer(program, first_line):
+    """The value of plot (its expressions) or gradcheck (its largest error) is not printed above what shows it."""
+    repl, out, _ = make_repl("pretty")
+    repl.execute(program)
+    assert out.getvalue().lstrip().startswith(first_line), out.getvalue()
+    assert repl.session.user_names()["_"] is not None  # the value is still `_`
+
+
+def test_a_value_computed_from_a_gradcheck_is_still_printed():
+    repl, out, _ = make_repl("pretty")
+    repl.execute("x: R\n2 * (gradcheck(x^2, x) at x = 2)")
+    assert out.getvalue().startswith("9.")
+
+
 def test_quit_and_unknown_commands():
     repl, out, _ = make_repl()
     assert repl.execute(":nonsense") is True
