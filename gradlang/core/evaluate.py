@@ -105,6 +105,10 @@ class Evaluator:
         self._noted(spelling.new_symbol_note(name, [*self.env, *frame]), None)
         return symbol(name)
 
+    def _functions(self, frame: dict) -> list[str]:
+        """The names of the user functions a call can reach, for a suggestion."""
+        return [name for name, value in {**self.env, **frame}.items() if isinstance(value, FunctionDef)]
+
     def lookup(self, name: str, frame: dict):
         """The binding of a name (parameter, then session), or None."""
         if name in frame:
@@ -207,7 +211,8 @@ class Evaluator:
             raise NameError(f"'{name}' is a value, not a function", Span.of(name_token))
         entry = builtins.lookup(name)
         if entry is None:
-            raise NameError(f"unknown function '{name}'", Span.of(name_token))
+            hint = spelling.did_you_mean(name, [*builtins.TABLE, *self._functions(frame)])
+            raise NameError(f"unknown function '{name}'{hint}", Span.of(name_token))
         call = self._builtin_call(entry, node, args, mark)
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
             return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)

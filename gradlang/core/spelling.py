@@ -33,6 +33,26 @@ def near_name(name: str, known) -> str | None:
     return close[0] if close else None
 
 
+def suggested_name(name: str, known) -> str | None:
+    """The known name a user probably meant by an unknown one: a near spelling, or the one name it begins.
+
+    For an error (`dif(x^2, x)`, `:help stop`): the user is already stopped, so
+    a start shared by exactly one known name (`stop` for `stop_gradient`) is
+    worth offering too, where a warning would only be noise.
+    """
+    near = near_name(name, known)
+    if near is not None or len(name) < 3:
+        return near
+    starting = [k for k in known if isinstance(k, str) and k.startswith(name) and k != name]
+    return starting[0] if len(starting) == 1 else None
+
+
+def did_you_mean(name: str, known) -> str:
+    """' (did you mean 'diff'?)' for an unknown name close to a known one, else ''."""
+    near = suggested_name(name, known)
+    return f" (did you mean '{near}'?)" if near else ""
+
+
 def new_symbol_note(name: str, known) -> str | None:
     """A warning when an unbound name looks like a typo of a bound one."""
     near = near_name(name, known)

@@ -368,6 +368,11 @@ class GradlangCompleter(_completer_base()):
         if before.lstrip().startswith(":load "):
             yield from self._files(document, complete_event)
             return
+        choices = _argument_choices(before)
+        if choices is not None:  # :format p<Tab>: the command's own words, not the language's names
+            word = before.split(" ", 1)[1].lstrip()
+            yield from (Completion(c, start_position=-len(word)) for c in choices if c.startswith(word) and c != word)
+            return
         option = helptext.explain_completions(before)
         if option is not None:  # explain[depth=…: the options first (a bracket may also be a vector, so names too)
             yield from (Completion(c, start_position=-len(option[0])) for c in option[1] if c.startswith(option[0]))
@@ -394,6 +399,22 @@ class GradlangCompleter(_completer_base()):
 
         argument = document.text_before_cursor.lstrip()[len(":load "):].lstrip()
         yield from PathCompleter(expanduser=True).get_completions(Document(argument), complete_event)
+
+
+def _argument_choices(before: str):
+    """The words a :command takes as its argument (formats, on/off, export targets), once one is being typed."""
+    command, space, argument = before.lstrip().partition(" ")
+    if not space or " " in argument.lstrip():
+        return None
+    if command == ":format":
+        return FORMATS
+    if command == ":full":
+        return ("on", "off")
+    if command == ":export":
+        from gradlang.export import TARGETS
+
+        return tuple(TARGETS)
+    return None
 
 
 def start(session=None, fmt: str | None = None) -> int:

@@ -166,3 +166,36 @@ def test_the_repl_starts_and_leaves_with_history_on_dev_full(tmp_path):
     status, _, screen = run.stdout.partition("\n")
     assert status == "0", run.stdout + run.stderr
     assert "memory" in screen and "Traceback" not in screen and "2" in screen
+
+
+# --- a near miss is named -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("typed, unknown, meant", [("x: R\ndif(x^2, x)", "dif", "diff"),
+                                                   ("x: R^3\nsofmax(x)", "sofmax", "softmax"),
+                                                   ("square(u) = u^2\nsquare(2) + sqare(3)", "sqare", "square")])
+def test_an_unknown_function_near_a_known_one_is_named(typed, unknown, meant):
+    repl, _, err = make_repl()
+    repl.execute(typed)
+    assert f"unknown function '{unknown}' (did you mean '{meant}'?)" in err.getvalue()
+
+
+def test_an_unknown_function_far_from_every_name_gets_no_guess():
+    repl, _, err = make_repl()
+    repl.execute("zzyzx(1)")
+    assert "unknown function 'zzyzx'" in err.getvalue() and "did you mean" not in err.getvalue()
+
+
+@pytest.mark.parametrize("topic, meant", [("stop", "stop_gradient"), ("gradd", "grad"), ("jacobain", "jacobian")])
+def test_help_on_a_near_miss_names_what_was_meant(topic, meant):
+    repl, out, _ = make_repl()
+    repl.execute(f":help {topic}")
+    assert f"no help for '{topic}' (did you mean '{meant}'?)" in out.getvalue()
+
+
+@pytest.mark.parametrize("typed, offered", [(":format p", ["pretty", "plain"]), (":format ", ["pretty", "plain", "latex", "json"]),
+                                            (":full o", ["on", "off"]), (":export to", ["torch"])])
+def test_tab_after_a_command_offers_its_own_words(typed, offered):
+    repl, _, _ = make_repl()
+    completions = [c.text for c in GradlangCompleter(repl).get_completions(Document(typed), CompleteEvent())]
+    assert completions == offered
