@@ -21,7 +21,7 @@ from gradlang import limits
 
 from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
-from gradlang.errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
+from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span, SyntaxError, ValueError
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.derive.derivatives import readable
 from gradlang.expr.exact import check_sizes
@@ -101,6 +101,9 @@ class Session:
             except GradlangError as error:
                 error.attach_source(source, filename)
                 raise
+            except Interrupted as stop:
+                stop.filename = filename
+                raise
             if result is not None:
                 yield result
 
@@ -166,7 +169,7 @@ class Session:
         except (Exception, KeyboardInterrupt) as error:
             self.env = saved
             if isinstance(error, KeyboardInterrupt):
-                raise
+                raise Interrupted(span, _first_line(source, statement)) from None
             raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
@@ -232,6 +235,11 @@ class Session:
 
 # --- helpers ------------------------------------------------------------------
 
+
+
+def _first_line(source: str, statement: Tree) -> str:
+    """A statement's first line of text, to name it in a message."""
+    return source[statement.meta.start_pos : statement.meta.end_pos].split("\n", 1)[0]
 
 
 def _settled(value):

@@ -25,7 +25,7 @@ class Reporter(Protocol):
 
     def error(self, error: GradlangError) -> None: ...
 
-    def interrupted(self) -> None: ...
+    def interrupted(self, stop: KeyboardInterrupt) -> None: ...
 
 
 def run_and_report(session, source: str, filename: str, reporter: Reporter) -> int:
@@ -50,8 +50,8 @@ def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
     except GradlangError as error:
         reporter.error(error)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        reporter.interrupted()
+    except KeyboardInterrupt as stop:
+        reporter.interrupted(stop)
         return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - anything else is a bug, reported as one
         reporter.error(as_internal(exc))

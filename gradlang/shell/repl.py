@@ -17,6 +17,7 @@ from pathlib import Path
 
 from gradlang.shell import help as helptext
 from gradlang.render.emit import FORMATS, Emitter
+from gradlang.render.messages import interrupted_text
 from gradlang.render.plain import to_plain
 from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
 from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
@@ -225,8 +226,8 @@ class _ReplReporter:
     def error(self, error) -> None:
         self.emitter.error(error)
 
-    def interrupted(self) -> None:
-        self.emitter.note("interrupted (nothing was changed)")
+    def interrupted(self, stop: KeyboardInterrupt) -> None:
+        self.emitter.note(interrupted_text(stop, "nothing was changed"))
 
 
 def describe_binding(name: str, value) -> str:
@@ -346,6 +347,7 @@ def make_prompt_session(repl: Repl, input=None, output=None, history=None):
         prompt_continuation=lambda width, line_number, soft_wrap: CONTINUATION[:width].rjust(width),
         complete_while_typing=False,
         enable_history_search=False,
+        enable_suspend=True,  # Ctrl-Z suspends to the shell, as in Python's REPL (no-op where there is no job control)
     )
 
 

@@ -260,3 +260,28 @@ def test_the_readme_transcript_is_the_real_output(tmp_path):
     shown = readme[start: readme.index("```", start)]
     run = gradlang("--pretty", str(REPO / "examples" / "stable_softmax.grad"), cwd=tmp_path)
     assert run.stdout.startswith(shown), run.stdout[: len(shown) + 200]
+
+
+# --- Ctrl-C -------------------------------------------------------------------------
+
+
+def test_ctrl_c_in_a_script_names_the_statement_that_was_running(monkeypatch):
+    """The KeyboardInterrupt is raised where Ctrl-C lands, inside the third statement; the message says so."""
+    import io
+
+    from gradlang.core.session import Session
+    from gradlang.render.emit import Emitter
+    from gradlang.shell.cli import run_program
+
+    shown = Session._show
+
+    def slow_third_line(self, statement, source):
+        if statement.meta.line == 3:
+            raise KeyboardInterrupt
+        return shown(self, statement, source)
+
+    monkeypatch.setattr(Session, "_show", slow_third_line)
+    out, err = io.StringIO(), io.StringIO()
+    status = run_program(Session(), "x: R\ndiff(x^2, x)\nexpand((x + 1)^40)\nx\n", "long.grad", Emitter("plain", out, err))
+    assert status == 130 and out.getvalue() == "2*x\n"
+    assert err.getvalue() == "long.grad:3: interrupted while running expand((x + 1)^40)\n"

@@ -199,3 +199,49 @@ def test_tab_after_a_command_offers_its_own_words(typed, offered):
     repl, _, _ = make_repl()
     completions = [c.text for c in GradlangCompleter(repl).get_completions(Document(typed), CompleteEvent())]
     assert completions == offered
+
+
+# --- Ctrl-Z -------------------------------------------------------------------------
+
+_JOB = """
+import os, sys, pty, signal
+pid, fd = pty.fork()
+if pid == 0:  # the shell's side: the REPL as a foreground job of its own, watched for a stop
+    child = os.fork()
+    if child == 0:
+        os.setpgid(0, 0)
+        os.execvp(sys.executable, [sys.executable, '-m', 'gradlang', '--plain'])
+    os.setpgid(child, child)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, child)
+    _, status = os.waitpid(child, os.WUNTRACED)
+    os.write(1, b'\\nSTOPPED\\n' if os.WIFSTOPPED(status) else b'\\nRAN ON\\n')
+    if os.WIFSTOPPED(status):
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    os._exit(0)
+screen = b''
+while b'gradlang>' not in screen:  # drawn once the terminal is in raw mode, where ^Z is a key
+    chunk = os.read(fd, 4096)
+    if b'\\x1b[6n' in chunk:
+        os.write(fd, b'\\x1b[1;1R')  # answer the cursor position request as a terminal does
+    screen += chunk
+os.write(fd, b'\\x1a\\rexit\\r')  # Ctrl-Z; if it does not suspend, the REPL reads on and leaves
+while b'STOPPED' not in screen and b'RAN ON' not in screen:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    screen += chunk
+os.waitpid(pid, 0)
+print('STOPPED' if b'STOPPED' in screen else 'RAN ON')
+"""
+
+
+def test_ctrl_z_at_the_prompt_suspends_the_repl_as_python_does(tmp_path):
+    pytest.importorskip("pty")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "GRADLANG_HISTORY": str(tmp_path / "h"), "TERM": "xterm"}
+    run = subprocess.run([sys.executable, "-c", _JOB], capture_output=True, text=True, env=env, timeout=600)
+    assert run.stdout.strip() == "STOPPED", run.stdout + run.stderr
