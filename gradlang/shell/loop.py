@@ -9,7 +9,10 @@ gradlang.render.messages).
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+import os
+import warnings
+from contextlib import contextmanager
+from typing import Callable, Iterator, Protocol
 
 from gradlang.errors import GradlangError, InternalError
 
@@ -46,7 +49,8 @@ def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
     every shell says the same thing about it and GRADLANG_DEBUG can show where.
     """
     try:
-        action()
+        with library_warnings_hidden():
+            action()
     except GradlangError as error:
         reporter.error(error)
         return EXIT_ERROR
@@ -57,6 +61,25 @@ def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
         reporter.error(as_internal(exc))
         return EXIT_ERROR
     return EXIT_OK
+
+
+@contextmanager
+def library_warnings_hidden() -> Iterator[None]:
+    """Python warnings of the libraries below (SymPy, NumPy) are not shown while a program runs and prints.
+
+    gradlang's own warnings are notes on a Result, never Python warnings, so
+    anything the warnings module would print is a library speaking to
+    gradlang's developers, with a path into site-packages: a user must never
+    see one. Warnings are recorded and dropped rather than only filtered,
+    since a library may install its own filter (SymPy does, on import, for
+    its deprecations). GRADLANG_DEBUG=1 lets them through.
+    """
+    if os.environ.get("GRADLANG_DEBUG") == "1":
+        yield
+        return
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("ignore")
+        yield
 
 
 def default_format(stream) -> str:

@@ -285,3 +285,34 @@ def test_ctrl_c_in_a_script_names_the_statement_that_was_running(monkeypatch):
     status = run_program(Session(), "x: R\ndiff(x^2, x)\nexpand((x + 1)^40)\nx\n", "long.grad", Emitter("plain", out, err))
     assert status == 130 and out.getvalue() == "2*x\n"
     assert err.getvalue() == "long.grad:3: interrupted while running expand((x + 1)^40)\n"
+
+
+# --- no library warning reaches the user -----------------------------------------------
+
+
+@pytest.mark.parametrize("program", ["x: R^2; x < 1", "x: R^(2,2); where(x < 1, x, 0)"])
+def test_no_library_warning_reaches_the_user(tmp_path, program):
+    run = gradlang("--pretty", "-e", program, cwd=tmp_path, env={"PYTHONWARNINGS": "always"})
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+
+
+def test_a_library_warning_met_while_printing_is_dropped(monkeypatch):
+    """Whatever a library says through `warnings` while a program runs or prints stays with gradlang's developers."""
+    import io
+    import warnings
+
+    from gradlang.core.session import Session
+    from gradlang.render.emit import Emitter
+    from gradlang.shell.cli import run_program
+
+    printed = Emitter.result
+
+    def noisy(self, result):
+        warnings.warn("from deep inside a library", DeprecationWarning)
+        printed(self, result)
+
+    monkeypatch.setattr(Emitter, "result", noisy)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert run_program(Session(), "1 + 1", "w.grad", Emitter("plain", io.StringIO(), io.StringIO())) == 0
+    assert seen == []
