@@ -22,7 +22,7 @@ from gradlang import limits
 from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span, SyntaxError, ValueError
-from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
+from gradlang.core.evaluate import Evaluator, FunctionDef, symbol, written_names
 from gradlang.derive.derivatives import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax.parse import parse
@@ -85,6 +85,7 @@ class Session:
         self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
+        self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
 
     # --- public API -------------------------------------------------------
 
@@ -150,7 +151,9 @@ class Session:
         token = None
         try:
             with budget(self.time_limit) as token:
-                return getattr(self, "_" + statement.data)(statement, source)
+                result = getattr(self, "_" + statement.data)(statement, source)
+            self.seen |= written_names(statement)
+            return result
         except OutOfTime as expiry:
             self.env = saved
             if not is_mine(expiry, token):
@@ -173,7 +176,7 @@ class Session:
             raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
-        return Evaluator(self.env, [], derivations, source)
+        return Evaluator(self.env, [], derivations, source, self.seen)
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator(source=source)
