@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from test_cli import REPO, gradlang  # pytest puts this folder on sys.path (no __init__.py here)
+from tests.safety import SAFETY_NET
 
 BROKEN_SESSION = (
     "import sys; import gradlang.core.session as s\n"
@@ -25,7 +26,7 @@ def broken_gradlang(*args, env=None, cwd) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
     environment.pop("GRADLANG_DEBUG", None) if not env or "GRADLANG_DEBUG" not in env else None
     return subprocess.run([sys.executable, "-c", BROKEN_SESSION, *args], capture_output=True, text=True,
-                          cwd=cwd, env=environment, timeout=60)
+                          cwd=cwd, env=environment, timeout=SAFETY_NET)
 
 
 # --- internal errors -----------------------------------------------------------------
@@ -65,7 +66,7 @@ def test_debug_shows_the_cause_of_an_error_the_session_wrapped(tmp_path, monkeyp
 
 def test_repl_does_not_import_cli():
     code = "import sys, gradlang.shell.repl; sys.exit('gradlang.shell.cli' in sys.modules)"
-    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=SAFETY_NET)
     assert run.returncode == 0
 
 
@@ -104,7 +105,7 @@ def test_a_byte_order_mark_is_accepted(tmp_path):
 def _raw(args, stdin: bytes, cwd, env=None) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
     return subprocess.run([sys.executable, "-m", "gradlang", *args], input=stdin, capture_output=True,
-                          cwd=cwd, env=environment, timeout=60)
+                          cwd=cwd, env=environment, timeout=SAFETY_NET)
 
 
 @pytest.mark.parametrize("locale_env", [{}, {"PYTHONIOENCODING": "utf-8"}, {"LC_ALL": "C", "PYTHONUTF8": "0"}])
@@ -117,7 +118,7 @@ def test_non_utf8_standard_input_is_a_clean_error(tmp_path, locale_env):
 
 def test_non_utf8_in_e_is_a_clean_error_and_every_output_is_utf8(tmp_path):
     run = subprocess.run([sys.executable, "-m", "gradlang", "--json", "-e", os.fsdecode(b"1 + \xff")],
-                         capture_output=True, cwd=tmp_path, timeout=60,
+                         capture_output=True, cwd=tmp_path, timeout=SAFETY_NET,
                          env={**os.environ, "PYTHONPATH": str(REPO), "LC_ALL": "C", "PYTHONUTF8": "0"})
     assert run.returncode == 2 and b"not valid UTF-8" in run.stderr and b"Traceback" not in run.stderr
     run.stderr.decode("utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from gradlang.shell.repl import GradlangCompleter, Repl, history_path, is_complete, line_loop, prompt_loop
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -236,14 +238,15 @@ def _spawn(tmp_path: Path) -> subprocess.Popen:
 
 
 def test_ctrl_c_interrupts_a_long_computation_and_keeps_state(tmp_path):
+    """Ctrl-C lands once `k` is printed: the REPL is then running the expansion after it on that line."""
     proc = _spawn(tmp_path)
     proc.stdin.write("k = 7\n")
-    proc.stdin.write("expand((a + b + c + d + e + f + g)^18)\n")
+    proc.stdin.write("k; expand((a + b + c + d + e + f + g)^18)\n")
     proc.stdin.flush()
-    time.sleep(2.5)  # start-up plus a moment into the expansion
+    ready, _, _ = select.select([proc.stdout], [], [], SAFETY_NET)
+    assert ready and proc.stdout.readline() == "7\n"
     proc.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    out, err = proc.communicate("k + 1\n", timeout=30)
+    out, err = proc.communicate("k + 1\n", timeout=SAFETY_NET)
     assert proc.returncode == 0
     assert "interrupted" in out and out.rstrip().endswith("8")
     assert "Traceback" not in err

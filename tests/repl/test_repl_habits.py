@@ -15,6 +15,7 @@ from prompt_toolkit.history import InMemoryHistory
 
 from gradlang.shell.history import file_history
 from gradlang.shell.repl import GradlangCompleter, Repl, describe_binding, line_loop
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -162,7 +163,7 @@ def test_the_repl_starts_and_leaves_with_history_on_dev_full(tmp_path):
             "    out += chunk\n"
             "print(os.waitpid(pid, 0)[1]); sys.stdout.write(out.decode('utf-8', 'replace'))\n")
     env = {**os.environ, "PYTHONPATH": str(REPO), "GRADLANG_HISTORY": "/dev/full", "TERM": "dumb"}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=SAFETY_NET)
     status, _, screen = run.stdout.partition("\n")
     assert status == "0", run.stdout + run.stderr
     assert "memory" in screen and "Traceback" not in screen and "2" in screen
@@ -243,5 +244,5 @@ print('STOPPED' if b'STOPPED' in screen else 'RAN ON')
 def test_ctrl_z_at_the_prompt_suspends_the_repl_as_python_does(tmp_path):
     pytest.importorskip("pty")
     env = {**os.environ, "PYTHONPATH": str(REPO), "GRADLANG_HISTORY": str(tmp_path / "h"), "TERM": "xterm"}
-    run = subprocess.run([sys.executable, "-c", _JOB], capture_output=True, text=True, env=env, timeout=600)
+    run = subprocess.run([sys.executable, "-c", _JOB], capture_output=True, text=True, env=env, timeout=SAFETY_NET)
     assert run.stdout.strip() == "STOPPED", run.stdout + run.stderr
