@@ -32,13 +32,13 @@ def make_repl(fmt: str = "plain") -> tuple[Repl, io.StringIO, io.StringIO]:
 def drive(repl: Repl, chunks: list[str], history=None, pause: float = 0.0) -> None:
     """Type chunks into the prompt_toolkit REPL through a pipe, then Ctrl-D.
 
-    With a history given, typing waits a second first: prompt_toolkit loads the
-    history in a background task, and an Up arrow that arrives before it ran
-    (a loaded machine) would find nothing.
+    With a history given, typing waits until prompt_toolkit has loaded it (in a
+    background task): an Up arrow that arrived before would find nothing, and
+    a fixed pause is too short on a loaded machine.
     """
     with create_pipe_input() as pipe:
         def feed():
-            time.sleep(1.0 if history is not None else 0.0)
+            _until_loaded(history)
             for chunk in [*chunks, "\x04"]:
                 pipe.send_text(chunk)
                 time.sleep(pause)
@@ -47,6 +47,16 @@ def drive(repl: Repl, chunks: list[str], history=None, pause: float = 0.0) -> No
         feeder.start()
         prompt_loop(repl, input=pipe, output=DummyOutput(), history=history or InMemoryHistory(), show_banner=False)
         feeder.join()
+
+
+def _until_loaded(history) -> None:
+    """Wait until the prompt has loaded every line of `history` (a safety net of minutes if it never does)."""
+    if history is None:
+        return
+    stored = len(list(history.load_history_strings()))
+    deadline = time.monotonic() + SAFETY_NET
+    while len(history.get_strings()) < stored and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 # --- the shell ----------------------------------------------------------------
