@@ -21,7 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "fuzz"))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests" / "fuzz"), str(ROOT)]  # differential.py, and the `tests` package it imports
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 

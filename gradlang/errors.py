@@ -115,6 +115,24 @@ class GradlangError(Exception):
         return self.format()
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a statement: still a KeyboardInterrupt, as Python means it, but knowing its statement.
+
+    A long script stopped by Ctrl-C should say where it was, as an error does;
+    the session raises this in place of the bare KeyboardInterrupt.
+    """
+
+    def __init__(self, span: Span, statement: str = ""):
+        super().__init__()
+        self.span = span
+        self.statement = statement  # the statement's first line, for the message
+        self.filename: str | None = None
+
+    def where(self) -> str:
+        """`file:line` of the statement that was running."""
+        return f"{self.filename or '<input>'}:{self.span.line}"
+
+
 class SyntaxError(GradlangError):  # noqa: A001 - the kind's name is part of the language
     kind = "SyntaxError"
 

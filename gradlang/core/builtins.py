@@ -414,7 +414,7 @@ def _plot(call: Call):
     labels = [call.services.source_text(node) or _plain(value) for node, value in zip(expr_nodes, exprs)]
     figure = make_plot(list(exprs), labels, t, float(a), float(b))
     call.services.attach(figure)
-    return from_elements((len(exprs),), list(exprs))
+    return figure.value
 
 
 def _plain(value) -> str:

@@ -59,11 +59,14 @@ def symbol(name: str) -> sp.Symbol:
 class Evaluator:
     """Evaluates expression trees against the session's bindings."""
 
-    def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = ""):
+    def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = "",
+                 seen: frozenset = frozenset()):
         self.env = env
         self.notes = notes
         self.attachments: list = []
-        self.services = Services(notes, self.attachments, derivations, source)  # for the statement's own calls
+        self.differentiated: list = []  # every operand of a derivative in the statement, for `at`'s notes
+        self.seen = seen  # names written in the statements before this one, for `at`'s notes
+        self.services = Services(notes, self.attachments, derivations, source, self.differentiated)
         self.unfolded: list = []  # user functions called, in order (for explain)
         self.call_depth = 0
 
@@ -107,6 +110,10 @@ class Evaluator:
             return builtins.CONSTANTS[name]
         self._noted(spelling.new_symbol_note(name, [*self.env, *frame]), None)
         return symbol(name)
+
+    def _functions(self, frame: dict) -> list[str]:
+        """The names of the user functions a call can reach, for a suggestion."""
+        return [name for name, value in {**self.env, **frame}.items() if isinstance(value, FunctionDef)]
 
     def lookup(self, name: str, frame: dict):
         """The binding of a name (parameter, then session), or None."""
@@ -220,7 +227,8 @@ class Evaluator:
                 return value
         entry = builtins.lookup(name)
         if entry is None:
-            raise NameError(f"unknown function '{name}'", Span.of(name_token))
+            hint = spelling.did_you_mean(name, [*builtins.TABLE, *self._functions(frame)])
+            raise NameError(f"unknown function '{name}'{hint}", Span.of(name_token))
         call = self._builtin_call(entry, node, args, mark)
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
             return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
@@ -230,7 +238,8 @@ class Evaluator:
         """The record a builtin receives: its arguments, where it stands, and narrow services."""
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
-        services = self.services if self.call_depth == 0 else Services(self.notes, self.attachments)
+        services = self.services if self.call_depth == 0 else Services(
+            self.notes, self.attachments, differentiated=self.differentiated)
         return builtins.Call(entry.name, args, list(_arguments(node)), Span.of(node.meta), services, definitions)
 
     def _call_user(self, definition: FunctionDef, args: list, node):
@@ -280,8 +289,9 @@ class Evaluator:
         """Warn about an `at` that binds a name twice or one the expression lacks."""
         names = [str(binding.children[0].children[0]) for binding in bindings]
         self._noted(spelling.repeated_binding_note(names), None)
-        written = _written_names(inner)
-        for note in spelling.unused_binding_notes(value, list(dict.fromkeys(names)), [*self.env, *frame], written):
+        context = spelling.AtContext(known=frozenset([*self.env, *frame]) | self.seen, written=written_names(inner),
+                                     differentiated=tuple(self.differentiated))
+        for note in spelling.unused_binding_notes(value, list(dict.fromkeys(names)), context):
             self._noted(note, None)
 
     def _bindings(self, bindings, frame) -> tuple[list, list]:
@@ -433,8 +443,15 @@ def _float_array(given, name: str) -> np.ndarray:
     return np.array([float(e) for e in items], dtype=float).reshape(shape_of(given))
 
 
-def _written_names(node) -> set[str]:
-    """Every name token written in an expression's syntax tree."""
+def written_names(node) -> frozenset[str]:
+    """Every name token written in a syntax tree, but the targets an `at` binds (`x` in `at x = 2`)."""
     if isinstance(node, Token):
-        return {str(node)} if node.type == "NAME" else set()
-    return {str(token) for token in node.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")}
+        return frozenset({str(node)} if node.type == "NAME" else ())
+    names, stack = set(), [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Token):
+            names.update([str(item)] if item.type == "NAME" else [])
+        elif not item.data.startswith("target"):
+            stack.extend(item.children)
+    return frozenset(names)

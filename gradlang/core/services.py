@@ -32,6 +32,7 @@ class Services:
     attachments: list  # records shown after the value (gradcheck reports, plots)
     derivations: list | None = None  # explain's derivative requests; None when not recorded
     source: str = ""  # the statement's text, for the source of an argument
+    differentiated: list | None = None  # what every derivative in the statement differentiated, for `at`'s notes
 
     def warn(self, note: str) -> None:
         """Add a warning once."""
@@ -42,7 +43,9 @@ class Services:
         self.attachments.append(record)
 
     def record(self, operation, call, wrt, specs, result) -> None:
-        """Remember a derivative written directly inside an explain statement."""
+        """Remember what a derivative differentiated, and the whole request inside an explain statement."""
+        if self.differentiated is not None:
+            self.differentiated.append(call.args[0])
         if self.derivations is not None:
             request = DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span, call.definitions)
             self.derivations.append(request)

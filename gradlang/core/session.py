@@ -21,8 +21,8 @@ from gradlang import limits
 
 from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
-from gradlang.errors import GradlangError, InternalError, LimitError, NameError, Span, SyntaxError, ValueError
-from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
+from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span, SyntaxError, ValueError
+from gradlang.core.evaluate import Evaluator, FunctionDef, symbol, written_names
 from gradlang.derive.derivatives import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax.parse import parse
@@ -87,6 +87,7 @@ class Session:
         self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
+        self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
 
     # --- public API -------------------------------------------------------
 
@@ -102,6 +103,9 @@ class Session:
                 result = self._run_statement(statement, source)
             except GradlangError as error:
                 error.attach_source(source, filename)
+                raise
+            except Interrupted as stop:
+                stop.filename = filename
                 raise
             if result is not None:
                 yield result
@@ -149,7 +153,9 @@ class Session:
         token = None
         try:
             with budget(self.time_limit) as token:
-                return getattr(self, "_" + statement.data)(statement, source)
+                result = getattr(self, "_" + statement.data)(statement, source)
+            self.seen |= written_names(statement)
+            return result
         except OutOfTime as expiry:
             self.env = saved
             if not is_mine(expiry, token):
@@ -168,11 +174,11 @@ class Session:
         except (Exception, KeyboardInterrupt) as error:
             self.env = saved
             if isinstance(error, KeyboardInterrupt):
-                raise
+                raise Interrupted(span, _first_line(source, statement)) from None
             raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
-        return Evaluator(self.env, [], derivations, source)
+        return Evaluator(self.env, [], derivations, source, self.seen)
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator(source=source)
@@ -250,6 +256,11 @@ class Session:
 
 # --- helpers ------------------------------------------------------------------
 
+
+
+def _first_line(source: str, statement: Tree) -> str:
+    """A statement's first line of text, to name it in a message."""
+    return source[statement.meta.start_pos : statement.meta.end_pos].split("\n", 1)[0]
 
 
 def _settled(value):

@@ -61,3 +61,22 @@ def stop_gradient(expr: sp.Expr) -> sp.Expr:
 def unstopped(expr: sp.Basic) -> sp.Basic:
     """`expr` with every stop_gradient removed: the function it computes."""
     return unwrap(expr, StopGradient)
+
+
+def unstopped_symbols(exprs) -> set:
+    """The symbols reached without passing through a stop: those a derivative can still see.
+
+    One walk over distinct subexpressions (a shared subtree is visited once),
+    not entering any StopGradient.
+    """
+    seen, found = set(), set()
+    stack = [e for e in exprs if isinstance(e, sp.Basic)]
+    while stack:
+        node = stack.pop()
+        if node in seen or isinstance(node, StopGradient):
+            continue
+        seen.add(node)
+        if isinstance(node, sp.Symbol):
+            found.add(node)
+        stack.extend(a for a in node.args if isinstance(a, sp.Basic))
+    return found

@@ -23,7 +23,7 @@ import textwrap
 from gradlang.errors import GradlangError, Span, Warning
 from gradlang.render import json as json_render
 from gradlang.render.latex import to_latex
-from gradlang.render.messages import error_text, safe_text
+from gradlang.render.messages import error_text, interrupted_text, safe_text
 from gradlang.render.plain import to_plain
 from gradlang.render.shown import shown
 
@@ -156,8 +156,8 @@ class Emitter:
             self._write(json_render.dumps(json_render.to_json(error)) + "\n")
             self._flush()
 
-    def interrupted(self) -> None:
-        self.err.write("interrupted\n")
+    def interrupted(self, stop: KeyboardInterrupt) -> None:
+        self.err.write(interrupted_text(stop) + "\n")
         self.err.flush()
 
     def note(self, text: str, style: str | None = None) -> None:

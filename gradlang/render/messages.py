@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import traceback
 
-from gradlang.errors import BUG_NOTE as INTERNAL_NOTE, GradlangError
+from gradlang.errors import BUG_NOTE as INTERNAL_NOTE, GradlangError, Interrupted
 
 
 def error_text(error: GradlangError) -> str:
@@ -19,6 +19,16 @@ def error_text(error: GradlangError) -> str:
     if error.kind == "InternalError":
         text += "\n" + INTERNAL_NOTE + debug_traceback(error)
     return text
+
+
+def interrupted_text(stop: KeyboardInterrupt, consequence: str = "") -> str:
+    """Ctrl-C as every shell says it: where the script was, when a statement was running, and what it left."""
+    text = "interrupted"
+    if isinstance(stop, Interrupted):
+        statement = safe_text(stop.statement.strip())
+        shown = statement if len(statement) <= 60 else statement[:59] + "…"
+        text = f"{stop.where()}: interrupted while running {shown}"
+    return f"{text} ({consequence})" if consequence else text
 
 
 def debug_traceback(error: BaseException) -> str:

@@ -36,7 +36,7 @@ from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
 from gradlang.render.shown import shape_text, shown, Summarising
-from gradlang.expr.values import shape_of, to_symbolic
+from gradlang.expr.values import from_elements, shape_of, to_symbolic
 from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
@@ -148,8 +148,8 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
     _print_floating = _print_float
 
     def _print_NDimArray(self, expr):
-        if expr.rank() == 1:
-            return self._print(sp.ImmutableMatrix([list(expr)]))
+        if expr.rank() == 1:  # a row; from_elements, as a vector of conditions is no SymPy matrix
+            return self._print(from_elements((1, len(expr)), list(expr)))
         return super()._print_NDimArray(expr)
 
     _print_ImmutableDenseNDimArray = _print_NDimArray
@@ -176,17 +176,21 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
         parts = [source_text(result)] if with_source else []
         parts.extend(self._print(step) for step in result.steps)
+        if not _told_by_attachment(result):
+            parts.append(self._value_part(result, gutter))
+        parts.extend(self._print(attachment) for attachment in result.attachments)
+        return Group(*parts)
+
+    def _value_part(self, result, gutter: str):
+        """The `→ value` of a result: a 2-D picture, or one line when it is large or summarises a derivation."""
         value = shown(result.value, self._settings["full"])
         if value.named or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
             # Named shared parts, or many components shown whole (--full): one line of text, not a 2-D
             # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
-            parts.append(Text(to_plain(value, self._settings["full"])))
-        elif result.kind == "explain" and not self._settings["full"] and not self._fits(value, gutter):
-            parts.append(self._value_line(value, gutter))
-        else:
-            parts.append(self._value_text(value, gutter))
-        parts.extend(self._print(attachment) for attachment in result.attachments)
-        return Group(*parts)
+            return Text(to_plain(value, self._settings["full"]))
+        if result.kind == "explain" and not self._settings["full"] and not self._fits(value, gutter):
+            return self._value_line(value, gutter)
+        return self._value_text(value, gutter)
 
     def _fits(self, value, prefix: str) -> bool:
         """Does the 2-D picture fit the width, in a few rows? (An explained value is a summary of what came above.)"""
@@ -335,6 +339,19 @@ def _float_to_sympy(value: float) -> sp.Expr:
     from gradlang.expr.numeric import to_sympy_number
 
     return to_sympy_number(value)
+
+
+def _told_by_attachment(result) -> bool:
+    """Is the value only what its one attachment shows better (plot's expressions, gradcheck's largest error)?
+
+    A chart or table on a terminal is the answer; the value above it repeated
+    it as a bare list or number. Plain and JSON keep the value: there it is
+    the source that reads back, or the data a tool reads.
+    """
+    if len(result.attachments) != 1:
+        return False
+    told = getattr(result.attachments[0], "value", None)
+    return told is not None and told == result.value
 
 
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):

@@ -62,8 +62,8 @@ class Annotated:
             self._show_until(error.line - 1)
         self.emitter.error(error)
 
-    def interrupted(self) -> None:
-        self.emitter.interrupted()
+    def interrupted(self, stop: KeyboardInterrupt) -> None:
+        self.emitter.interrupted(stop)
 
     def finish(self, status: int) -> int:
         """After the run: the rest of the script (its closing comments) when it succeeded."""

@@ -174,8 +174,8 @@ class ScriptReporter:
     def error(self, error) -> None:
         self.emitter.error(error)
 
-    def interrupted(self) -> None:
-        self.emitter.interrupted()
+    def interrupted(self, stop: KeyboardInterrupt) -> None:
+        self.emitter.interrupted(stop)
 
 
 class _Quiet(ScriptReporter):

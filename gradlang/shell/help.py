@@ -148,4 +148,7 @@ def topic_help(name: str, user_names: dict | None = None) -> str:
         return f"{name}: constant"
     if user_names and name in user_names:
         return f"{name}: defined in this session (see :vars)"
-    return f"no help for '{name}'; :help lists every builtin"
+    from gradlang.core.spelling import did_you_mean
+
+    known = [*table, *KEYWORDS, *COMMANDS, *_constants(), *(user_names or {})]
+    return f"no help for '{name}'{did_you_mean(name, known)}; :help lists every builtin"

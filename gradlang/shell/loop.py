@@ -9,7 +9,10 @@ gradlang.render.messages).
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+import os
+import warnings
+from contextlib import contextmanager
+from typing import Callable, Iterator, Protocol
 
 from gradlang.errors import GradlangError, InternalError
 from gradlang.shell.streams import OutputError
@@ -26,7 +29,7 @@ class Reporter(Protocol):
 
     def error(self, error: GradlangError) -> None: ...
 
-    def interrupted(self) -> None: ...
+    def interrupted(self, stop: KeyboardInterrupt) -> None: ...
 
 
 def run_and_report(session, source: str, filename: str, reporter: Reporter) -> int:
@@ -48,12 +51,13 @@ def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
     An output that cannot be written (shell/streams.py) is neither, and passes.
     """
     try:
-        action()
+        with library_warnings_hidden():
+            action()
     except GradlangError as error:
         reporter.error(error)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        reporter.interrupted()
+    except KeyboardInterrupt as stop:
+        reporter.interrupted(stop)
         return EXIT_INTERRUPTED
     except (BrokenPipeError, OutputError):
         raise  # the output went away: the shell's to handle, neither the program's error nor a bug
@@ -61,6 +65,25 @@ def guarded(reporter: Reporter, action: Callable[[], object]) -> int:
         reporter.error(as_internal(exc))
         return EXIT_ERROR
     return EXIT_OK
+
+
+@contextmanager
+def library_warnings_hidden() -> Iterator[None]:
+    """Python warnings of the libraries below (SymPy, NumPy) are not shown while a program runs and prints.
+
+    gradlang's own warnings are notes on a Result, never Python warnings, so
+    anything the warnings module would print is a library speaking to
+    gradlang's developers, with a path into site-packages: a user must never
+    see one. Warnings are recorded and dropped rather than only filtered,
+    since a library may install its own filter (SymPy does, on import, for
+    its deprecations). GRADLANG_DEBUG=1 lets them through.
+    """
+    if os.environ.get("GRADLANG_DEBUG") == "1":
+        yield
+        return
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("ignore")
+        yield
 
 
 def default_format(stream) -> str:

@@ -26,7 +26,7 @@ from gradlang.render.image import png_bytes
 from gradlang.render.latex import to_latex
 from gradlang.render.plain import to_plain
 from gradlang.core.session import Result, Session
-from gradlang.render.messages import error_text, safe_text
+from gradlang.render.messages import error_text, interrupted_text, safe_text
 from gradlang.shell.loop import EXIT_OK, run_and_report
 
 _SESSIONS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -100,8 +100,8 @@ class _Display:
     def error(self, error) -> None:
         self.failure = error_text(error)
 
-    def interrupted(self) -> None:
-        self.failure = "interrupted (the statement that was running changed nothing)"
+    def interrupted(self, stop: KeyboardInterrupt) -> None:
+        self.failure = interrupted_text(stop, "the statement that was running changed nothing")
 
 
 def run_and_display(session: Session, source: str) -> None:

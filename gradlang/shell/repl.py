@@ -16,6 +16,7 @@ import sys
 
 from gradlang.shell import help as helptext
 from gradlang.render.emit import FORMATS, Emitter
+from gradlang.render.messages import interrupted_text
 from gradlang.render.plain import to_plain
 from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
 from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
@@ -224,8 +225,8 @@ class _ReplReporter:
     def error(self, error) -> None:
         self.emitter.error(error)
 
-    def interrupted(self) -> None:
-        self.emitter.note("interrupted (nothing was changed)")
+    def interrupted(self, stop: KeyboardInterrupt) -> None:
+        self.emitter.note(interrupted_text(stop, "nothing was changed"))
 
 
 def describe_binding(name: str, value) -> str:
@@ -345,6 +346,7 @@ def make_prompt_session(repl: Repl, input=None, output=None, history=None):
         prompt_continuation=lambda width, line_number, soft_wrap: CONTINUATION[:width].rjust(width),
         complete_while_typing=False,
         enable_history_search=False,
+        enable_suspend=True,  # Ctrl-Z suspends to the shell, as in Python's REPL (no-op where there is no job control)
     )
 
 
@@ -366,6 +368,11 @@ class GradlangCompleter(_completer_base()):
         before = document.text_before_cursor
         if before.lstrip().startswith(":load "):
             yield from self._files(document, complete_event)
+            return
+        choices = _argument_choices(before)
+        if choices is not None:  # :format p<Tab>: the command's own words, not the language's names
+            word = before.split(" ", 1)[1].lstrip()
+            yield from (Completion(c, start_position=-len(word)) for c in choices if c.startswith(word) and c != word)
             return
         option = helptext.explain_completions(before)
         if option is not None:  # explain[depth=…: the options first (a bracket may also be a vector, so names too)
@@ -393,6 +400,22 @@ class GradlangCompleter(_completer_base()):
 
         argument = document.text_before_cursor.lstrip()[len(":load "):].lstrip()
         yield from PathCompleter(expanduser=True).get_completions(Document(argument), complete_event)
+
+
+def _argument_choices(before: str):
+    """The words a :command takes as its argument (formats, on/off, export targets), once one is being typed."""
+    command, space, argument = before.lstrip().partition(" ")
+    if not space or " " in argument.lstrip():
+        return None
+    if command == ":format":
+        return FORMATS
+    if command == ":full":
+        return ("on", "off")
+    if command == ":export":
+        from gradlang.export import TARGETS
+
+        return tuple(TARGETS)
+    return None
 
 
 def start(session=None, fmt: str | None = None, streams: tuple | None = None) -> int:

@@ -48,6 +48,7 @@ class _Check:
     exprs: tuple
     hit: Callable  # list of arrays -> boolean array
     describe: Callable  # list of floats (at the first hit) -> KinkWarning
+    same: tuple = ()  # expressions all 0 where either convention gives the same derivative: no warning there
 
 
 # --- public API -----------------------------------------------------------------
@@ -90,7 +91,7 @@ def _run(exprs, symbols: list, values: list, checks=None):
     checks = [c for c in (_candidates(exprs) if checks is None else checks) if _known(c.exprs, symbols)]
     if not checks:
         return []
-    needed = list(dict.fromkeys(e for c in checks for e in c.exprs))
+    needed = list(dict.fromkeys(e for c in checks for e in (*c.exprs, *_same(c, symbols))))
     results = dict(zip(needed, evaluate(needed, symbols, values)))
     shape = np.broadcast_shapes(*[np.shape(v) for v in values]) if values else ()
     total = int(np.prod(shape)) if shape else 1
@@ -99,12 +100,26 @@ def _run(exprs, symbols: list, values: list, checks=None):
         if check.key in found:
             continue
         arrays = [np.broadcast_to(results[e], shape) for e in check.exprs]
-        mask = np.broadcast_to(check.hit(arrays), shape)
+        mask = np.broadcast_to(check.hit(arrays), shape) & ~_agreeing(check, symbols, results, shape)
         if mask.any():
             first = np.argwhere(mask)[0] if shape else ()
             point = [float(a[tuple(first)]) for a in arrays]
             found[check.key] = (check.describe(point), int(mask.sum()), total)
     return list(found.values())
+
+
+def _same(check: _Check, symbols) -> tuple:
+    """The check's agreement expressions, when the point gives them numbers (else it warns as before)."""
+    return check.same if check.same and _known(check.same, symbols) else ()
+
+
+def _agreeing(check: _Check, symbols, results: dict, shape) -> np.ndarray:
+    """Where both sides of a kink have the same derivative, so its convention cannot show."""
+    same = _same(check, symbols)
+    if not same:
+        return np.zeros(shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return np.logical_and.reduce([np.broadcast_to(results[e], shape) == 0 for e in same])
 
 
 def _known(exprs, symbols) -> bool:
@@ -212,7 +227,27 @@ def _boundary(record, kink, node):
             f"where({_show(condition)}, …) is on the boundary of its condition (both sides are {_num(p[0])}).",
             f"where on the boundary of its condition: {kink.convention}",
         ),
+        _branch_slopes(*node.args[1:]),
     )
+
+
+_MAX_BRANCH_SYMBOLS = 16  # above this many, the branches are not compared (one derivative per symbol)
+
+
+def _branch_slopes(a, b) -> tuple:
+    """∂a/∂s − ∂b/∂s for each symbol s of the branches: all 0 where the branch taken cannot change the derivative.
+
+    At the boundary the derivative follows the branch the condition selects;
+    when both branches have the same derivative there (a mask of constants,
+    `where(v == max(v), 1, 0)`; `where(x >= 0, x^2, 0)` at 0), the convention
+    changes nothing and a warning would only alarm.
+    """
+    symbols = sorted(dag_atoms(a, sp.Symbol) | dag_atoms(b, sp.Symbol), key=str)
+    if len(symbols) > _MAX_BRANCH_SYMBOLS:
+        return ()
+    if not symbols:
+        return (sp.S.Zero,)
+    return tuple(sp.diff(a - b, symbol) for symbol in symbols)
 
 
 _READERS = {"point": _point, "tie": _tie, "boundary": _boundary}

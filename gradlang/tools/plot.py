@@ -22,6 +22,7 @@ from gradlang.expr import numeric
 from gradlang.errors import LimitError, ValueError
 from gradlang.expr.walk import dag_atoms
 from gradlang.expr.source import to_source
+from gradlang.expr.values import from_elements
 
 MAX_SERIES = 16
 MAX_POINTS = 100_000
@@ -135,6 +136,11 @@ class Plot:
     b: float
     xs: np.ndarray
     ys: np.ndarray
+
+    @property
+    def value(self):
+        """What `plot(…)` evaluates to: the vector of its expressions (`_` in the REPL)."""
+        return from_elements((len(self.exprs),), list(self.exprs))
 
     def __repr__(self) -> str:
         return f"Plot({list(self.labels)!r}, {self.t}, {self.a:g}, {self.b:g})"

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,7 +32,7 @@ def gradlang(*args, stdin: str = "", cwd: Path, env: dict | None = None) -> subp
         text=True,
         cwd=cwd,
         env=environment,
-        timeout=60,
+        timeout=SAFETY_NET,
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from test_cli import REPO, gradlang  # pytest puts this folder on sys.path (no __init__.py here)
+from tests.safety import SAFETY_NET
 
 BROKEN_SESSION = (
     "import sys; import gradlang.core.session as s\n"
@@ -25,7 +26,7 @@ def broken_gradlang(*args, env=None, cwd) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
     environment.pop("GRADLANG_DEBUG", None) if not env or "GRADLANG_DEBUG" not in env else None
     return subprocess.run([sys.executable, "-c", BROKEN_SESSION, *args], capture_output=True, text=True,
-                          cwd=cwd, env=environment, timeout=60)
+                          cwd=cwd, env=environment, timeout=SAFETY_NET)
 
 
 # --- internal errors -----------------------------------------------------------------
@@ -65,7 +66,7 @@ def test_debug_shows_the_cause_of_an_error_the_session_wrapped(tmp_path, monkeyp
 
 def test_repl_does_not_import_cli():
     code = "import sys, gradlang.shell.repl; sys.exit('gradlang.shell.cli' in sys.modules)"
-    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    run = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=SAFETY_NET)
     assert run.returncode == 0
 
 
@@ -104,7 +105,7 @@ def test_a_byte_order_mark_is_accepted(tmp_path):
 def _raw(args, stdin: bytes, cwd, env=None) -> subprocess.CompletedProcess:
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", **(env or {})}
     return subprocess.run([sys.executable, "-m", "gradlang", *args], input=stdin, capture_output=True,
-                          cwd=cwd, env=environment, timeout=60)
+                          cwd=cwd, env=environment, timeout=SAFETY_NET)
 
 
 @pytest.mark.parametrize("locale_env", [{}, {"PYTHONIOENCODING": "utf-8"}, {"LC_ALL": "C", "PYTHONUTF8": "0"}])
@@ -117,7 +118,7 @@ def test_non_utf8_standard_input_is_a_clean_error(tmp_path, locale_env):
 
 def test_non_utf8_in_e_is_a_clean_error_and_every_output_is_utf8(tmp_path):
     run = subprocess.run([sys.executable, "-m", "gradlang", "--json", "-e", os.fsdecode(b"1 + \xff")],
-                         capture_output=True, cwd=tmp_path, timeout=60,
+                         capture_output=True, cwd=tmp_path, timeout=SAFETY_NET,
                          env={**os.environ, "PYTHONPATH": str(REPO), "LC_ALL": "C", "PYTHONUTF8": "0"})
     assert run.returncode == 2 and b"not valid UTF-8" in run.stderr and b"Traceback" not in run.stderr
     run.stderr.decode("utf-8")
@@ -260,3 +261,59 @@ def test_the_readme_transcript_is_the_real_output(tmp_path):
     shown = readme[start: readme.index("```", start)]
     run = gradlang("--pretty", str(REPO / "examples" / "stable_softmax.grad"), cwd=tmp_path)
     assert run.stdout.startswith(shown), run.stdout[: len(shown) + 200]
+
+
+# --- Ctrl-C -------------------------------------------------------------------------
+
+
+def test_ctrl_c_in_a_script_names_the_statement_that_was_running(monkeypatch):
+    """The KeyboardInterrupt is raised where Ctrl-C lands, inside the third statement; the message says so."""
+    import io
+
+    from gradlang.core.session import Session
+    from gradlang.render.emit import Emitter
+    from gradlang.shell.cli import run_program
+
+    shown = Session._show
+
+    def slow_third_line(self, statement, source):
+        if statement.meta.line == 3:
+            raise KeyboardInterrupt
+        return shown(self, statement, source)
+
+    monkeypatch.setattr(Session, "_show", slow_third_line)
+    out, err = io.StringIO(), io.StringIO()
+    status = run_program(Session(), "x: R\ndiff(x^2, x)\nexpand((x + 1)^40)\nx\n", "long.grad", Emitter("plain", out, err))
+    assert status == 130 and out.getvalue() == "2*x\n"
+    assert err.getvalue() == "long.grad:3: interrupted while running expand((x + 1)^40)\n"
+
+
+# --- no library warning reaches the user -----------------------------------------------
+
+
+@pytest.mark.parametrize("program", ["x: R^2; x < 1", "x: R^(2,2); where(x < 1, x, 0)"])
+def test_no_library_warning_reaches_the_user(tmp_path, program):
+    run = gradlang("--pretty", "-e", program, cwd=tmp_path, env={"PYTHONWARNINGS": "always"})
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+
+
+def test_a_library_warning_met_while_printing_is_dropped(monkeypatch):
+    """Whatever a library says through `warnings` while a program runs or prints stays with gradlang's developers."""
+    import io
+    import warnings
+
+    from gradlang.core.session import Session
+    from gradlang.render.emit import Emitter
+    from gradlang.shell.cli import run_program
+
+    printed = Emitter.result
+
+    def noisy(self, result):
+        warnings.warn("from deep inside a library", DeprecationWarning)
+        printed(self, result)
+
+    monkeypatch.setattr(Emitter, "result", noisy)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert run_program(Session(), "1 + 1", "w.grad", Emitter("plain", io.StringIO(), io.StringIO())) == 0
+    assert seen == []

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gradlang.shell.repl import Repl
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_full_flag(flags, summarised, tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     run = subprocess.run([sys.executable, "-m", "gradlang", "--plain", *flags, "-e", "linspace(0, 1, 1001)"],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=SAFETY_NET)
     assert run.returncode == 0, run.stderr
     assert ("# R^1001, summarised" in run.stdout) == summarised
     assert run.stdout.count(", ") == (7 if summarised else 1000)  # the note has one too

@@ -14,6 +14,7 @@ import time
 import pytest
 
 from gradlang import GradlangError, Session
+from tests.safety import SAFETY_NET
 
 # Each definition doubles the expression; expanding the last one never ends.
 DOUBLING = "f(x) = sin(x) + cos(x)\ng0(x) = f(f(x))\n" + "".join(
@@ -21,45 +22,42 @@ DOUBLING = "f(x) = sin(x) + cos(x)\ng0(x) = f(f(x))\n" + "".join(
 
 
 def _run_in_thread(source: str, time_limit: float):
-    """Run `source` in a worker thread; (error or None, seconds taken)."""
+    """Run `source` in a worker thread; the error it ended with, or None."""
     outcome: dict = {}
 
     def work():
-        start = time.monotonic()
         try:
             Session(time_limit=time_limit).run(source)
         except GradlangError as error:
             outcome["error"] = error
         except BaseException as error:  # noqa: BLE001 - the test reports anything else as a failure
             outcome["error"] = error
-        outcome["seconds"] = time.monotonic() - start
 
     worker = threading.Thread(target=work, daemon=True)
     worker.start()
-    worker.join(timeout=120)
+    worker.join(timeout=SAFETY_NET)
     assert not worker.is_alive(), "the statement ran past its budget in a worker thread"
-    return outcome.get("error"), outcome["seconds"]
+    return outcome.get("error")
 
 
 def test_the_time_budget_holds_in_a_worker_thread():
-    error, seconds = _run_in_thread(DOUBLING, time_limit=1.0)
+    error = _run_in_thread(DOUBLING, time_limit=1.0)
     assert isinstance(error, GradlangError) and error.kind == "LimitError", error
     assert "took longer than 1 s" in error.message
-    assert error.line == DOUBLING.count("\n") + 1
-    assert seconds < 30
+    assert error.line == DOUBLING.count("\n") + 1  # the clock ended it: expanding g29 never ends
 
 
 def test_a_worker_thread_session_still_works_and_keeps_its_bindings():
     outcome = {}
 
     def work():
-        session = Session(time_limit=5.0)
+        session = Session(time_limit=SAFETY_NET)
         session.run("a = 2\nf(t) = t^2 * a")
         outcome["value"] = session.eval("diff(f(x), x) at x = 3")
 
     worker = threading.Thread(target=work)
     worker.start()
-    worker.join(timeout=60)
+    worker.join(timeout=SAFETY_NET)
     assert outcome["value"] == 12
 
 
@@ -68,7 +66,7 @@ def test_budgets_of_two_threads_are_independent():
     results: dict = {}
 
     def quick():
-        session = Session(time_limit=30.0)
+        session = Session(time_limit=SAFETY_NET)
         for _ in range(20):
             results.setdefault("quick", []).append(session.eval("diff(sin(x)^3, x) at x = 0.5"))
 
@@ -76,10 +74,10 @@ def test_budgets_of_two_threads_are_independent():
     fast = threading.Thread(target=quick)
     slow.start()
     fast.start()
-    slow.join(timeout=120)
-    fast.join(timeout=120)
+    slow.join(timeout=SAFETY_NET)
+    fast.join(timeout=SAFETY_NET)
     assert len(results["quick"]) == 20
-    assert results["slow"][0].kind == "LimitError"
+    assert results["slow"].kind == "LimitError"
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer on this platform")
@@ -87,12 +85,13 @@ def test_the_hosts_alarm_timer_and_handler_are_left_alone():
     fired = []
     previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
     try:
-        signal.setitimer(signal.ITIMER_REAL, 3.0)
-        Session(time_limit=10.0).run("y = diff(sin(x)^2, x)\ny at x = 1.0")
+        signal.setitimer(signal.ITIMER_REAL, SAFETY_NET)  # still running after the statement, however slow
+        Session(time_limit=SAFETY_NET).run("y = diff(sin(x)^2, x)\ny at x = 1.0")
         remaining, _ = signal.getitimer(signal.ITIMER_REAL)
-        assert 0 < remaining <= 3.0, "the host's timer was cancelled"
+        assert 0 < remaining <= SAFETY_NET, "the host's timer was cancelled"
         assert signal.getsignal(signal.SIGALRM) is not previous
-        deadline = time.monotonic() + 10
+        signal.setitimer(signal.ITIMER_REAL, 0.05)  # and the host's handler is the one that fires
+        deadline = time.monotonic() + SAFETY_NET
         while not fired and time.monotonic() < deadline:
             time.sleep(0.05)
         assert fired == [signal.SIGALRM]
@@ -123,4 +122,4 @@ def test_no_budget_outlives_its_statement():
             assert error.kind == "LimitError", error.format()
     time.sleep(0.3)
     assert not budget._open, "a deadline outlived its statement"
-    assert Session(time_limit=5.0).eval("1 + 1") == 2
+    assert Session(time_limit=SAFETY_NET).eval("1 + 1") == 2

@@ -2,8 +2,9 @@
 
 From the CLI (`python -m gradlang`, a file), from a `Session` in the main
 thread and from a `Session` in a worker thread (as a web server runs it), each
-case must end in a clean error or the right answer within seconds and under
-2 GiB (a sum of 100,000 terms under 1 GiB, as docs/limits.md promises). Every
+case must end in a clean error or the right answer, within a bounded amount of
+work (CPU seconds, which a loaded machine does not inflate as it does the
+wall clock) and under 2 GiB (a sum of 100,000 terms under 1 GiB, as docs/limits.md promises). Every
 way runs in a fresh subprocess, so its peak memory (`ru_maxrss`) is its own;
 the results are written in the case's format, as the shells and an embedding
 host would, since rendering is a stage that must be bounded too. The large
@@ -24,12 +25,12 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 GIB = 1024**3
-# Guards against a hang, not speed measurements (those are in benchmarks/FUZZ.md): generous for a
-# loaded machine, far below what the unbounded cases took (minutes, gigabytes).
-SECONDS = 240.0
+# The work a case may do: far below what the unbounded cases took (minutes, gigabytes). A hang is
+# caught by the safety net (tests/safety.py); speed is measured in benchmarks/FUZZ.md, not here.
 CPU_SECONDS = 30.0
 
 DOUBLING = "f(x) = sin(x) + cos(x)\ng0(x) = f(f(x))\n" + "".join(
@@ -83,7 +84,7 @@ def _session_way(source: str, fmt: str, in_thread: bool, time_limit: float) -> d
     if in_thread:
         worker = threading.Thread(target=work, daemon=True)
         worker.start()
-        worker.join(SECONDS)
+        worker.join(SAFETY_NET)
     else:
         work()
     return outcome
@@ -96,7 +97,7 @@ def _cli_way(source: str, fmt: str) -> dict:
         path.write_text(source)
         start = time.monotonic()
         done = subprocess.run([sys.executable, "-m", "gradlang", f"--{fmt}", str(path)], capture_output=True,
-                              text=True, timeout=SECONDS, env={**os.environ, "NO_COLOR": "1"})
+                              text=True, timeout=SAFETY_NET, env={**os.environ, "NO_COLOR": "1"})
     outcome = {"seconds": time.monotonic() - start, "kind": "value", "stderr": done.stderr[-2000:]}
     lines = [json.loads(line) for line in done.stdout.splitlines()] if fmt == "json" else []
     errors = [line for line in lines if line.get("kind") == "error"]
@@ -119,7 +120,7 @@ def _child(case: str, way: str) -> None:
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         outcome["cpu"] = usage.ru_utime + usage.ru_stime
     else:
-        time_limit = 3.0 if case in SESSION_ONLY else 60.0
+        time_limit = 3.0 if case in SESSION_ONLY else SAFETY_NET  # 3 s: that case is ended by the clock
         outcome = _session_way(make(), fmt, way == "thread", time_limit)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         outcome["cpu"] = time.process_time() - cpu
@@ -143,7 +144,7 @@ def _ways():
 def test_robustness_case_ends_cleanly_fast_and_small(case, way):
     _, expected, _, memory = CASES[case]
     code = f"from tests.core.test_limits_everywhere import _child; _child({case!r}, {way!r})"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=SECONDS * 2,
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=SAFETY_NET * 2,
                           cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"})
     assert done.returncode == 0, done.stderr[-3000:]
     outcome = json.loads(done.stdout.splitlines()[-1])
@@ -156,5 +157,5 @@ def test_robustness_case_ends_cleanly_fast_and_small(case, way):
         assert expected is None or outcome.get("text") == expected, outcome
     else:
         assert outcome["kind"] == expected, outcome
-    assert outcome["seconds"] < SECONDS and outcome["cpu"] < CPU_SECONDS, outcome
+    assert outcome["cpu"] < CPU_SECONDS, outcome
     assert outcome["peak"] < memory, f"peak {outcome['peak'] / GIB:.2f} GiB: {outcome}"

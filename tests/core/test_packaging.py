@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,7 +30,7 @@ def _clean_env() -> dict:
 def wheel(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)],
-                   check=True, env=_clean_env(), cwd=out, timeout=600)
+                   check=True, env=_clean_env(), cwd=out, timeout=SAFETY_NET)
     (built,) = out.glob("gradlang-*.whl")
     return built
 
@@ -61,19 +62,19 @@ def _dependencies_pth(venv: Path) -> None:
 @pytest.mark.slow
 def test_installed_wheel_runs_from_another_folder(wheel, tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=SAFETY_NET)
     _dependencies_pth(venv)
     python = venv / "bin" / "python"
     # --ignore-installed: the running environment (seen through the .pth) may hold gradlang
     # itself, as CI's non-editable install does, and pip would then install nothing here.
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", str(wheel)],
-                   check=True, env=_clean_env(), timeout=300)
+                   check=True, env=_clean_env(), timeout=SAFETY_NET)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     code = ("import gradlang; from gradlang import Session; "
             "print(gradlang.__file__); print(Session().eval('diff(x^2, x)'))")
     run = subprocess.run([str(python), "-c", code], cwd=elsewhere, env=_clean_env(),
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=SAFETY_NET)
     assert run.returncode == 0, run.stderr
     location, value = run.stdout.split()
     assert Path(location).is_relative_to(venv), "imported the checkout, not the installed wheel"

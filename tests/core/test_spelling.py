@@ -59,3 +59,39 @@ def test_near_name_rules():
     assert near_name("Loss", ["loss"]) == "loss"
     assert near_name("x2", ["x1"]) is None
     assert near_name("mu", ["mu2"]) is None
+
+
+# --- an `at` warns only where the user is likely wrong, or a stop is why ---------------
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        # one point reused for every line of a script
+        "W: R^(2,2); Wp: R^(2,2); v = [1, 2]\np = [[1, 0], [0, 1]]\n"
+        "sum(W @ v) at W = p, Wp = p\nsum(Wp @ v) at W = p, Wp = p",
+        # a discount of 0 cancels q_t in the definition, before the point is given
+        "gamma = 0\ntd = (r + gamma * sg(q_t) - q_tm1)^2\ndiff(td, q_tm1) at q_t = 1, q_tm1 = 2, r = 1",
+        # a gradient that does not depend on the point: x was differentiated away
+        "x: R; y: R\ngrad(x*sg(y^2), [x, y]) at x = 2, y = 3",
+        # vq_vae's decoder weight d is on no path to the code e
+        "e: R\nrecon = (d * (z + sg(e - z)) - 1)^2\ncodebook = (sg(z) - e)^2\n"
+        "grad(recon + codebook, e) at z = 1, e = 2, d = 3\ngrad(codebook, e) at z = 1, e = 2, d = 3",
+    ],
+)
+def test_an_at_point_that_covers_more_than_the_expression_is_not_a_mistake(program):
+    assert _warnings(program) == []
+
+
+def test_a_name_only_a_stop_removed_is_said_to_be_removed_by_the_stop():
+    """The stop_gradient example of TensorFlow's autodiff guide: dz/dy is None there, 0 here."""
+    (warning,) = _warnings("x: R; y: R\ngrad(x^2 + sg(y^2), [x, y]) at x = 2, y = 3")
+    assert "'y'" in warning and "only inside stop_gradient" in warning and "None" in warning
+    assert "cancelled" not in warning and "does not occur" not in warning
+
+
+def test_a_name_nobody_wrote_is_still_a_likely_typo():
+    (warning,) = _warnings("loss = x^2\ndiff(loss, x) at x = 1, lss = 2")
+    assert "'lss' does not occur" in warning and "did you mean 'loss'" in warning
+    (warning,) = _warnings("diff(x^2, x) at zork = 1")
+    assert "'zork' does not occur" in warning and "did you mean" not in warning

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from functools import lru_cache
 from pathlib import Path
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -25,7 +26,7 @@ def run_example(name: str, fmt: str = "--plain") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run(
         [sys.executable, "-m", "gradlang", fmt, str(EXAMPLES / f"{name}.grad")],
-        capture_output=True, text=True, timeout=120, cwd=REPO, env=env,
+        capture_output=True, text=True, timeout=SAFETY_NET, cwd=REPO, env=env,
     )
 
 

@@ -32,3 +32,11 @@ def test_json_is_one_object_per_line(example_run, name):
         record = json.loads(line)
         assert isinstance(record, dict)
         assert record["kind"] in ("value", "explain")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_lesson_prints_no_warning_it_does_not_teach(example_run, name):
+    """Kink warnings are lessons (a tie, a jump); an `at` warning would say the lesson's author erred."""
+    done = example_run(name)
+    said = " ".join(done.stderr.split())  # warnings are wrapped at 80 columns
+    assert "changes nothing" not in said and "does not occur" not in said, done.stderr

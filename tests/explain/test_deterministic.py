@@ -98,3 +98,16 @@ def test_blocked_over_many_symbols_is_kept_as_it_is(monkeypatch):
     point = "v = [0.5, -1.0, 2.0], W = [[1.0, 2.0, -1.0], [0.5, 1.5, 2.0]]"
     expected = [np.tanh(0.5) + 1.0 * (1.0 * 0.5 + 2.0 * -1.0 + -1.0 * 2.0) + 0.5 * (0.5 * 0.5 + 1.5 * -1.0 + 2.0 * 2.0)]
     assert float(session.eval(f"b at {point}")[0]) == pytest.approx(expected[0], rel=1e-12)
+
+
+def test_an_exact_point_settles_the_same_on_a_slow_machine(monkeypatch):
+    """An exact number is put over one denominator by `cancel`; that too is bounded by size, not by a clock."""
+    original = sp.cancel
+
+    def slow(expr, *args, **kwargs):
+        time.sleep(0.6)  # longer than the half second the old budget allowed
+        return original(expr, *args, **kwargs)
+
+    monkeypatch.setattr(sp, "cancel", slow)
+    assert _text("x: R^3\ngrad(log(exp(x[0]) / sum(exp(x))), x) at x = [1, 3, 3]") == [
+        "[2*exp(2)/(1 + 2*exp(2)), -exp(2)/(1 + 2*exp(2)), -exp(2)/(1 + 2*exp(2))]"]

@@ -17,6 +17,7 @@ import pytest
 
 from gradlang.core.session import Session
 from gradlang.render import to_latex
+from tests.safety import SAFETY_NET
 
 pytestmark = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
 
@@ -68,7 +69,7 @@ def _compile(body: str, tmp_path: Path) -> str:
     source = tmp_path / "doc.tex"
     source.write_text(DOCUMENT % body, encoding="utf-8")
     run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", source.name],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                         cwd=tmp_path, capture_output=True, text=True, timeout=SAFETY_NET)
     log = (tmp_path / "doc.log").read_text(encoding="latin-1")
     assert run.returncode == 0, log[log.find("\n!"):][:1500]
     return log
@@ -101,6 +102,6 @@ def _examples():
 def test_every_example_compiles(path, tmp_path):
     environment = {**os.environ, "PYTHONPATH": str(EXAMPLES.parent)}
     run = subprocess.run([sys.executable, "-m", "gradlang", "--latex", str(path)], capture_output=True,
-                         text=True, timeout=600, cwd=EXAMPLES.parent, env=environment)
+                         text=True, timeout=SAFETY_NET, cwd=EXAMPLES.parent, env=environment)
     log = _compile(run.stdout, tmp_path)
     assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]

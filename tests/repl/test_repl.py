@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from gradlang.shell.repl import GradlangCompleter, Repl, history_path, is_complete, line_loop, prompt_loop
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,13 +32,13 @@ def make_repl(fmt: str = "plain") -> tuple[Repl, io.StringIO, io.StringIO]:
 def drive(repl: Repl, chunks: list[str], history=None, pause: float = 0.0) -> None:
     """Type chunks into the prompt_toolkit REPL through a pipe, then Ctrl-D.
 
-    With a history given, typing waits a second first: prompt_toolkit loads the
-    history in a background task, and an Up arrow that arrives before it ran
-    (a loaded machine) would find nothing.
+    With a history given, typing waits until prompt_toolkit has loaded it (in a
+    background task): an Up arrow that arrived before would find nothing, and
+    a fixed pause is too short on a loaded machine.
     """
     with create_pipe_input() as pipe:
         def feed():
-            time.sleep(1.0 if history is not None else 0.0)
+            _until_loaded(history)
             for chunk in [*chunks, "\x04"]:
                 pipe.send_text(chunk)
                 time.sleep(pause)
@@ -45,6 +47,16 @@ def drive(repl: Repl, chunks: list[str], history=None, pause: float = 0.0) -> No
         feeder.start()
         prompt_loop(repl, input=pipe, output=DummyOutput(), history=history or InMemoryHistory(), show_banner=False)
         feeder.join()
+
+
+def _until_loaded(history) -> None:
+    """Wait until the prompt has loaded every line of `history` (a safety net of minutes if it never does)."""
+    if history is None:
+        return
+    stored = len(list(history.load_history_strings()))
+    deadline = time.monotonic() + SAFETY_NET
+    while len(history.get_strings()) < stored and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 # --- the shell ----------------------------------------------------------------
@@ -129,6 +141,24 @@ def test_load_runs_a_file_in_the_session(tmp_path):
     repl.execute("sq(w)")
     repl.execute(":load nowhere.grad")
     assert out.getvalue().splitlines() == ["9", "w^2", "cannot read 'nowhere.grad': No such file or directory"]
+
+
+@pytest.mark.parametrize("program, first_line", [
+    ("t: R\nplot(t^2, t, 0, 1)", "1 ┤"),
+    ("x: R\ngradcheck(x^2, x) at x = 2", "gradcheck: the surrogate gradient agrees"),
+])
+def test_a_chart_or_a_table_is_the_whole_answer(program, first_line):
+    """The value of plot (its expressions) or gradcheck (its largest error) is not printed above what shows it."""
+    repl, out, _ = make_repl("pretty")
+    repl.execute(program)
+    assert out.getvalue().lstrip().startswith(first_line), out.getvalue()
+    assert repl.session.user_names()["_"] is not None  # the value is still `_`
+
+
+def test_a_value_computed_from_a_gradcheck_is_still_printed():
+    repl, out, _ = make_repl("pretty")
+    repl.execute("x: R\n2 * (gradcheck(x^2, x) at x = 2)")
+    assert out.getvalue().startswith("9.")
 
 
 def test_quit_and_unknown_commands():
@@ -218,14 +248,15 @@ def _spawn(tmp_path: Path) -> subprocess.Popen:
 
 
 def test_ctrl_c_interrupts_a_long_computation_and_keeps_state(tmp_path):
+    """Ctrl-C lands once `k` is printed: the REPL is then running the expansion after it on that line."""
     proc = _spawn(tmp_path)
     proc.stdin.write("k = 7\n")
-    proc.stdin.write("expand((a + b + c + d + e + f + g)^18)\n")
+    proc.stdin.write("k; expand((a + b + c + d + e + f + g)^18)\n")
     proc.stdin.flush()
-    time.sleep(2.5)  # start-up plus a moment into the expansion
+    ready, _, _ = select.select([proc.stdout], [], [], SAFETY_NET)
+    assert ready and proc.stdout.readline() == "7\n"
     proc.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    out, err = proc.communicate("k + 1\n", timeout=30)
+    out, err = proc.communicate("k + 1\n", timeout=SAFETY_NET)
     assert proc.returncode == 0
     assert "interrupted" in out and out.rstrip().endswith("8")
     assert "Traceback" not in err

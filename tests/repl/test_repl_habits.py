@@ -15,6 +15,7 @@ from prompt_toolkit.history import InMemoryHistory
 
 from gradlang.shell.history import file_history
 from gradlang.shell.repl import GradlangCompleter, Repl, describe_binding, line_loop
+from tests.safety import SAFETY_NET
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -162,7 +163,86 @@ def test_the_repl_starts_and_leaves_with_history_on_dev_full(tmp_path):
             "    out += chunk\n"
             "print(os.waitpid(pid, 0)[1]); sys.stdout.write(out.decode('utf-8', 'replace'))\n")
     env = {**os.environ, "PYTHONPATH": str(REPO), "GRADLANG_HISTORY": "/dev/full", "TERM": "dumb"}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=SAFETY_NET)
     status, _, screen = run.stdout.partition("\n")
     assert status == "0", run.stdout + run.stderr
     assert "memory" in screen and "Traceback" not in screen and "2" in screen
+
+
+# --- a near miss is named -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("typed, unknown, meant", [("x: R\ndif(x^2, x)", "dif", "diff"),
+                                                   ("x: R^3\nsofmax(x)", "sofmax", "softmax"),
+                                                   ("square(u) = u^2\nsquare(2) + sqare(3)", "sqare", "square")])
+def test_an_unknown_function_near_a_known_one_is_named(typed, unknown, meant):
+    repl, _, err = make_repl()
+    repl.execute(typed)
+    assert f"unknown function '{unknown}' (did you mean '{meant}'?)" in err.getvalue()
+
+
+def test_an_unknown_function_far_from_every_name_gets_no_guess():
+    repl, _, err = make_repl()
+    repl.execute("zzyzx(1)")
+    assert "unknown function 'zzyzx'" in err.getvalue() and "did you mean" not in err.getvalue()
+
+
+@pytest.mark.parametrize("topic, meant", [("stop", "stop_gradient"), ("gradd", "grad"), ("jacobain", "jacobian")])
+def test_help_on_a_near_miss_names_what_was_meant(topic, meant):
+    repl, out, _ = make_repl()
+    repl.execute(f":help {topic}")
+    assert f"no help for '{topic}' (did you mean '{meant}'?)" in out.getvalue()
+
+
+@pytest.mark.parametrize("typed, offered", [(":format p", ["pretty", "plain"]), (":format ", ["pretty", "plain", "latex", "json"]),
+                                            (":full o", ["on", "off"]), (":export to", ["torch"])])
+def test_tab_after_a_command_offers_its_own_words(typed, offered):
+    repl, _, _ = make_repl()
+    completions = [c.text for c in GradlangCompleter(repl).get_completions(Document(typed), CompleteEvent())]
+    assert completions == offered
+
+
+# --- Ctrl-Z -------------------------------------------------------------------------
+
+_JOB = """
+import os, sys, pty, signal
+pid, fd = pty.fork()
+if pid == 0:  # the shell's side: the REPL as a foreground job of its own, watched for a stop
+    child = os.fork()
+    if child == 0:
+        os.setpgid(0, 0)
+        os.execvp(sys.executable, [sys.executable, '-m', 'gradlang', '--plain'])
+    os.setpgid(child, child)
+    signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    os.tcsetpgrp(0, child)
+    _, status = os.waitpid(child, os.WUNTRACED)
+    os.write(1, b'\\nSTOPPED\\n' if os.WIFSTOPPED(status) else b'\\nRAN ON\\n')
+    if os.WIFSTOPPED(status):
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    os._exit(0)
+screen = b''
+while b'gradlang>' not in screen:  # drawn once the terminal is in raw mode, where ^Z is a key
+    chunk = os.read(fd, 4096)
+    if b'\\x1b[6n' in chunk:
+        os.write(fd, b'\\x1b[1;1R')  # answer the cursor position request as a terminal does
+    screen += chunk
+os.write(fd, b'\\x1a\\rexit\\r')  # Ctrl-Z; if it does not suspend, the REPL reads on and leaves
+while b'STOPPED' not in screen and b'RAN ON' not in screen:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    screen += chunk
+os.waitpid(pid, 0)
+print('STOPPED' if b'STOPPED' in screen else 'RAN ON')
+"""
+
+
+def test_ctrl_z_at_the_prompt_suspends_the_repl_as_python_does(tmp_path):
+    pytest.importorskip("pty")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "GRADLANG_HISTORY": str(tmp_path / "h"), "TERM": "xterm"}
+    run = subprocess.run([sys.executable, "-c", _JOB], capture_output=True, text=True, env=env, timeout=SAFETY_NET)
+    assert run.stdout.strip() == "STOPPED", run.stdout + run.stderr

@@ -29,6 +29,9 @@ AT_KINKS = [
     ("ceil(t) at t = -1", ["ceil(t)"]),
     ("round(t) at t = 2.5", ["round(t)"]),
     ("where(t > 1, t, 1) at t = 1", ["where("]),
+    ("v: R^3\nwhere(v == max(v), v, 0) at v = [1, 3, 2]", ["where(v[1] == max("]),  # v[1] is the max: slope 1 or 0
+    ("where(t >= 0, t, 1) at t = linspace(-1, 1, 3)", ["at 1 of 3 points: where("]),
+    ("where(t > 0, t*y, 0) at t = 0", ["where("]),  # y has no number: the branches cannot be compared
     ("sign(s) + relu(t) at s = 0, t = 0", ["sign(s)", "relu(t)"]),
 ]
 
@@ -47,6 +50,11 @@ AWAY = [
     "round(t) at t = 2.25",
     "round(t) at t = 3",
     "where(t > 1, t, 1) at t = 2",
+    # on the boundary, but both branches have the same derivative there: the convention cannot show
+    "v: R^3\nwhere(v == max(v), 1, 0) at v = [1, 3, 2]",
+    "v: R^3\ngrad(sum(v * sg(where(v == max(v), 1, 0))), v) at v = [1, 3, 2]",
+    "where(t >= 0, t^2, 0) at t = 0",
+    "where(t >= 0, t^2, 0) at t = linspace(-1, 1, 3)",
     "exp(t) * sin(t) at t = 0",
     "abs(t) at t = linspace(0.5, 1, 3)",
 ]
