@@ -61,6 +61,7 @@ GROUP_TITLES = {
     "elementwise": "elementwise",
     "reduction": "reductions",
     "vector": "vectors",
+    "matrix": "matrices",
     "algebra": "algebra",
 }
 
