@@ -441,3 +441,4 @@ def check_arity(entry: Builtin, count: int) -> None:
 # importing them registers them in TABLE.
 from gradlang.core import builtins_vectors  # noqa: E402,F401
 from gradlang.core import builtins_axes  # noqa: E402,F401
+from gradlang.core.loading import READS_TEXT  # noqa: E402,F401  (the evaluator asks builtins)

@@ -195,12 +195,29 @@ class Evaluator:
             return base[positions[0], positions[1]]
         return from_elements((shape[1],), list(base.row(positions[0])))
 
+    def _column(self, node, frame):
+        """M[:, j]: column j of a matrix, as a vector."""
+        return self._slice(node, frame, lambda base, j: [base[i, j] for i in range(base.rows)], 1, "M[:, j]")
+
+    def _row(self, node, frame):
+        """M[i, :]: row i of a matrix, as a vector (the same as M[i])."""
+        return self._slice(node, frame, lambda base, i: list(base.row(i)), 0, "M[i, :]")
+
+    def _slice(self, node, frame, take, axis: int, form: str):
+        base_node, index_node = node.children
+        base = to_symbolic(self.evaluate(base_node, frame))
+        if len(shape_of(base)) != 2:
+            raise ShapeError(f"{form} takes a matrix, not {describe_shape(shape_of(base))}").located(Span.of(base_node.meta))
+        position = _index_value(self.evaluate(index_node, frame), base.shape[axis], index_node)
+        items = take(base, position)
+        return from_elements((len(items),), items)
+
     def _call(self, node, frame):
         name_token = node.children[0]
         name = str(name_token)
         mark = len(self.unfolded)
-        args = self._values(_arguments(node), frame)
         bound = self.lookup(name, frame)
+        args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None)
         if isinstance(bound, FunctionDef):
             return self._call_user(bound, args, node)
         if bound is not None:
@@ -212,6 +229,14 @@ class Evaluator:
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
             return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
         return entry.function(call)
+
+    def _call_values(self, node, frame, text: bool) -> list:
+        """The argument values; a quoted text is kept as text only for a builtin that reads files (load)."""
+        nodes = _arguments(node)
+        return [str(n.children[0])[1:-1] if text and n.data == "string" else self.evaluate(n, frame) for n in nodes]
+
+    def _string(self, node, frame):
+        raise ValueError('a quoted text is a file name, only an argument of load("…")')
 
     def _builtin_call(self, entry, node, args: list, mark: int) -> builtins.Call:
         """The record a builtin receives: its arguments, where it stands, and narrow services."""

@@ -47,6 +47,7 @@ ELEMENTWISE = _primitive_names("elementwise", "where")  # where(c, a, b) is elem
 DEFAULT_SHAPE = (3,)
 MAX_TRIES = 256
 INDEX = "index"  # the option of a parameter used as an index
+SUBSCRIPTS = ("index", "column", "row")  # v[i], M[i, j]; the slices M[:, j] and M[i, :]
 
 
 def declared_shapes(names: dict) -> list[tuple]:
@@ -113,7 +114,7 @@ def array_parameters(definition: FunctionDef) -> set[str]:
     """Parameters the body uses as arrays: indexed, in `@`, or given to a reduction."""
     params, found = set(definition.params), set()
     for node in definition.body.iter_subtrees():
-        if node.data == "index":
+        if node.data in SUBSCRIPTS:
             found |= _direct_names(node.children[0], params)
         elif node.data == "product":
             operands = node.children[0::2]
@@ -132,8 +133,8 @@ def index_parameters(definition: FunctionDef) -> set[str]:
     """Parameters written as an index themselves: `a` in pi[a] or W[a, 0]."""
     params, found = set(definition.params), set()
     for node in definition.body.iter_subtrees():
-        if node.data == "index":
-            for argument in node.children[1].children:
+        if node.data in SUBSCRIPTS:
+            for argument in _subscripts(node):
                 if isinstance(argument, Tree) and argument.data == "name" and str(argument.children[0]) in params:
                     found.add(str(argument.children[0]))
     return found
@@ -156,13 +157,18 @@ def _operand_names(node, params: set) -> set[str]:
     found, stack = set(), [node]
     while stack:
         node = stack.pop()
-        if not isinstance(node, Tree) or node.data == "index":
+        if not isinstance(node, Tree) or node.data in SUBSCRIPTS:
             continue
         if node.data == "name" and str(node.children[0]) in params:
             found.add(str(node.children[0]))
         elif node.data != "call" or str(node.children[0]) in ELEMENTWISE:
             stack.extend(node.children[1:] if node.data == "call" else node.children)
     return found
+
+
+def _subscripts(node: Tree) -> list:
+    """The index expressions of v[i], M[i, j] (an `arguments` node) or of a slice M[:, j], M[i, :] (one)."""
+    return node.children[1].children if node.data == "index" else [node.children[1]]
 
 
 def _arguments(call: Tree) -> list:

@@ -62,6 +62,7 @@ GROUP_TITLES = {
     "reduction": "reductions",
     "vector": "vectors",
     "matrix": "matrices",
+    "data": "data",
     "algebra": "algebra",
 }
 

@@ -136,6 +136,10 @@ ROWS = [
     Row("log-softmax-axis-0-grad-stopped", f"W: R^(2,3)\ngrad(sum(log_softmax(W * sg(W), 0) * {C23_TEXT}), W)",
         lambda W: jax.grad(lambda W: jnp.sum(jax.nn.log_softmax(W * sg(W), axis=0) * C23))(W), {"W": W23}),
     Row("log-softmax-axis-1", "W: R^(2,3)\nlog_softmax(W, 1)", lambda W: jax.nn.log_softmax(W, axis=1), {"W": W23}),
+    # slices
+    Row("column-slice-value", "W: R^(2,3)\nW[:, 1] * W[:, -1]", lambda W: W[:, 1] * W[:, -1], {"W": W23}),
+    Row("row-slice-grad-stopped", "W: R^(2,3)\ngrad(dot(W[1, :], sg(W[0, :])) + sum(W[:, 2]^2), W)",
+        lambda W: jax.grad(lambda W: jnp.dot(W[1, :], sg(W[0, :])) + jnp.sum(W[:, 2] ** 2))(W), {"W": W23}),
 ]
 
 
@@ -179,6 +183,11 @@ def test_agrees_with_jax(row, values):
         ("max([[1, 5], [-3, 4]], 0.0)", "[[1.0, 5.0], [0.0, 4.0]]"),  # a float: elementwise
         ("a = 0\nmax([[1, 5], [-3, 4]], a)", "[[1, 5], [0, 4]]"),  # a name: elementwise
         ("mean([[1, 2], [3, 5]], 1)", "[3/2, 4]"),
+        ("M = [[1, 2, 3], [4, 5, 6]]\nM[:, 1]", "[2, 5]"),
+        ("M = [[1, 2, 3], [4, 5, 6]]\nM[1, :]", "[4, 5, 6]"),
+        ("M = [[1, 2, 3], [4, 5, 6]]\nM[-1, :] - M[:, 0][1]", "[0, 1, 2]"),
+        ("W: R^(2,2)\nW[:, 0]", "[W[0, 0], W[1, 0]]"),
+        ("[[1, 2], [3, 4]][:, 1]", "[2, 4]"),
     ],
 )
 def test_exact_values(source, expected):
@@ -245,6 +254,13 @@ def test_plain_output_reads_back(source):
         ("logsumexp(3, 0)", "ShapeError", "takes a matrix, not a scalar", 11),
         ("sum([[1, 2], [3, 4]], 0, 1)", "NameError", "1 or 2 arguments", 1),
         ("log_softmax([[1 < 2, 1], [1, 2]], 0)", "ValueError", "not a condition", 13),
+        ("M = [[1, 2], [3, 4]]\nM[:, 2]", "ShapeError", "index 2 is out of range for length 2", 6),
+        ("M = [[1, 2], [3, 4]]\nM[-3, :]", "ShapeError", "out of range", 3),
+        ("M = [[1, 2], [3, 4]]\nM[:, 0.5]", "ShapeError", "an integer", 6),
+        ("v = [1, 2]\nv[:, 0]", "ShapeError", "M[:, j] takes a matrix, not a vector of length 2", 1),
+        ("x: R\nx[0, :]", "ShapeError", "M[i, :] takes a matrix, not a scalar", 1),
+        ("M = [[1, 2], [3, 4]]\nM[:, :]", "SyntaxError", "unexpected ':'", 6),
+        ("M = [[1, 2], [3, 4]]\nM[:]", "SyntaxError", "unexpected ']'", 4),
     ],
 )
 def test_errors_are_placed(source, kind, message, column):
