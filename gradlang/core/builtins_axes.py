@@ -4,8 +4,8 @@ The entries these names already have are kept for one argument; a second
 argument makes the axis form (expr/component_axes.py). `max` and `min` of
 two arguments were already the elementwise maximum (`max(v, 0)`), so for
 them the axis form is taken only when the first argument is a matrix and the
-second is written as the integer literal 0 or 1 (`is_axis_call`, which the
-vectorised export asks too); any other second argument (`max(M, 0.0)`,
+second is written as the integer literal 0 or 1 (`is_axis_call`; the export
+asks `literal_axis` too); any other second argument (`max(M, 0.0)`,
 `max(M, z)`, `max(v, 0)`) stays elementwise. docs/decisions.md says why.
 """
 

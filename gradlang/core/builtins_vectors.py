@@ -17,6 +17,10 @@ from gradlang.expr import component_linalg as linalg
 from gradlang.expr import component_vectors as vectors
 from gradlang.expr.component_axes import rows_of
 
+# The builtins here that read a whole vector or matrix (export/shapes.py guesses such a parameter is an array).
+WHOLE_VALUES = frozenset({"outer", "diag", "normalize", "cosine", "log_softmax", "argmax", "argmin",
+                          "trace", "det", "logdet", "inv"})
+
 
 def placed(call: Call, index: int, function, *args):
     """function(*args), an error without a place put at argument `index` (the call itself when None)."""

@@ -28,6 +28,8 @@ import itertools
 import sympy as sp
 from lark import Tree
 
+from gradlang.core.builtins_axes import literal_axis
+from gradlang.core.builtins_vectors import WHOLE_VALUES
 from gradlang.core.evaluate import FunctionDef
 from gradlang.expr import primitives
 from gradlang.syntax.parse import parse
@@ -41,7 +43,7 @@ def _primitive_names(*applies) -> set:
 
 # The builtins that take whole vectors: the operations of builtins.py and the registry's reductions.
 REDUCTIONS = {"sum", "mean", "prod", "dot", "len", "transpose", "reduce_sum", "reduce_mean"} | _primitive_names(
-    "reduction", "rows")
+    "reduction", "rows") | WHOLE_VALUES
 ONE_ARGUMENT_REDUCTIONS = _primitive_names("extremum")
 ELEMENTWISE = _primitive_names("elementwise", "where")  # where(c, a, b) is elementwise in a and b too
 DEFAULT_SHAPE = (3,)
@@ -111,7 +113,7 @@ def assignments(options: list[list[tuple]]):
 
 
 def array_parameters(definition: FunctionDef) -> set[str]:
-    """Parameters the body uses as arrays: indexed, in `@`, or given to a reduction."""
+    """Parameters the body uses as arrays: indexed or sliced, in `@`, or given to a reduction (or max(M, 1))."""
     params, found = set(definition.params), set()
     for node in definition.body.iter_subtrees():
         if node.data in SUBSCRIPTS:
@@ -124,8 +126,13 @@ def array_parameters(definition: FunctionDef) -> set[str]:
         elif node.data == "call":
             name, args = str(node.children[0]), _arguments(node)
             if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
-                for argument in args:
-                    found |= _direct_names(argument, params) or _operand_names(argument, params)
+                arrays = args
+            elif name in ONE_ARGUMENT_REDUCTIONS and len(args) == 2 and literal_axis(args[1]):
+                arrays = args[:1]  # max(M, 1): the axis form takes a matrix (core/builtins_axes.py)
+            else:
+                arrays = []
+            for argument in arrays:
+                found |= _direct_names(argument, params) or _operand_names(argument, params)
     return found
 
 
