@@ -11,9 +11,10 @@ can call them as they are.
 Which arithmetic computes a determinant or an inverse depends on the entries:
 - all floats: NumPy's LU (as `jnp.linalg.det` / `jnp.linalg.inv`), float in,
   float out;
-- exact numbers: SymPy's exact elimination, bounded by limits.MAX_INTEGER_BITS;
-- symbols: the cofactor formula (Berkowitz), for matrices up to
-  limits.MAX_SYMBOLIC_MATRIX_ORDER (the formula has n! terms).
+- integers and rationals: SymPy's fraction-free elimination (DomainMatrix),
+  bounded by limits.MAX_INTEGER_BITS and limits.MAX_EXACT_MATRIX_ORDER;
+- symbols (and exact irrationals such as sqrt(2)): the cofactor formula
+  (Berkowitz), up to limits.MAX_SYMBOLIC_MATRIX_ORDER (it has n! terms).
 Errors follow `log(-1)`: an exact singular matrix under `inv` and an exact
 det(A) <= 0 under `logdet` are ValueErrors; floats follow IEEE (logdet of a
 negative float determinant is nan), except that a float matrix NumPy finds
@@ -23,6 +24,7 @@ singular under `inv` is refused, as `numpy.linalg.inv` refuses it.
 from __future__ import annotations
 
 import sympy as sp
+from sympy.polys.matrices import DomainMatrix
 
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
@@ -33,12 +35,13 @@ from gradlang.lazy import np
 
 
 def numeric_kind(items) -> str:
-    """"float" (numbers, one a float or an IEEE special), "exact" (exact numbers) or "symbolic"."""
+    """"float" (numbers, one a float or an IEEE special), "exact" (integers and rationals) or
+    "symbolic" (symbols, or exact numbers such as sqrt(2) and pi, whose arithmetic is SymPy's)."""
     if not all(isinstance(e, sp.Expr) and e.is_number for e in items):
         return "symbolic"
     if any(e.has(sp.Float, sp.oo, -sp.oo, sp.nan, sp.zoo) for e in items):
         return "float"
-    return "exact"
+    return "exact" if all(e.is_Rational for e in items) else "symbolic"
 
 
 def _floats(matrix) -> np.ndarray:
@@ -114,7 +117,8 @@ def det(value):
             return to_sympy_number(np.linalg.det(_floats(matrix)))
     if kind == "exact":
         _check_exact_size(matrix, items, "det")
-        return matrix.det()
+        domain_matrix = DomainMatrix.from_Matrix(matrix)  # fraction-free over ZZ or QQ: 80×80 in 0.3 s
+        return domain_matrix.domain.to_sympy(domain_matrix.det())
     _check_symbolic_order(matrix, "det")
     return sp.expand(matrix.det(method="berkowitz"))
 
@@ -135,16 +139,23 @@ def inv(value):
     if kind == "float":
         return _float_inverse(matrix)
     if kind == "exact":
-        _check_exact_size(matrix, items, "inv", factor=2)
-        if matrix.det() == 0:
-            raise ValueError("inv of a singular matrix: its determinant is 0")
-        return sp.ImmutableMatrix(matrix.inv())
+        return _exact_inverse(matrix, items)
     _check_symbolic_order(matrix, "inv")
     d = det(matrix)
     if d == 0:
         raise ValueError("inv of a matrix that is singular for every value of its symbols: its determinant is 0")
     adjugate = matrix.adjugate(method="berkowitz")
     return sp.ImmutableMatrix(matrix.rows, matrix.cols, [sp.expand(e) / d for e in adjugate])
+
+
+def _exact_inverse(matrix, items) -> sp.ImmutableMatrix:
+    """adj(A)/det(A) in exact integers or rationals, fraction-free (DomainMatrix.inv_den)."""
+    _check_exact_size(matrix, items, "inv", factor=2)
+    domain_matrix = DomainMatrix.from_Matrix(matrix)
+    if domain_matrix.det() == 0:
+        raise ValueError("inv of a singular matrix: its determinant is 0")
+    numerators, denominator = domain_matrix.inv_den()
+    return sp.ImmutableMatrix(numerators.to_Matrix()) / domain_matrix.domain.to_sympy(denominator)
 
 
 def _float_inverse(matrix) -> sp.ImmutableMatrix:
@@ -157,8 +168,14 @@ def _float_inverse(matrix) -> sp.ImmutableMatrix:
 
 
 def _check_exact_size(matrix, items, name: str, factor: int = 1) -> None:
-    """An exact determinant has at most n*(bits of the largest entry) + log2(n!) bits: refuse it early."""
+    """An exact determinant has at most n*(bits of the largest entry) + log2(n!) bits: refuse it early,
+    and refuse an order whose elimination would take long (a size, so the answer is the same everywhere)."""
     n = matrix.rows
+    if n > limits.MAX_EXACT_MATRIX_ORDER:
+        raise LimitError(
+            f"{name} of a {n}×{n} matrix of exact numbers is above the limit of {limits.MAX_EXACT_MATRIX_ORDER}×"
+            f"{limits.MAX_EXACT_MATRIX_ORDER}; write a float in it (2.0 rather than 2) for floating point"
+        )
     size = factor * (n * max(map(bits, items)) + n * n.bit_length())
     check_product_bits(size, f"{name} of this matrix")
 
@@ -166,7 +183,8 @@ def _check_exact_size(matrix, items, name: str, factor: int = 1) -> None:
 def _check_symbolic_order(matrix, name: str) -> None:
     if matrix.rows > limits.MAX_SYMBOLIC_MATRIX_ORDER:
         raise LimitError(
-            f"{name} of a {matrix.rows}×{matrix.rows} matrix of symbols would have {matrix.rows}! terms; "
+            f"{name} of a {matrix.rows}×{matrix.rows} matrix of symbols (or of exact irrationals such as sqrt(2)) "
+            f"would have {matrix.rows}! terms; "
             f"the limit is {limits.MAX_SYMBOLIC_MATRIX_ORDER}×{limits.MAX_SYMBOLIC_MATRIX_ORDER}: "
             f"give the entries numbers first ({name}(A at A = …))"
         )

@@ -113,6 +113,9 @@ ROWS = [
     Row("inv-grad", "W: R^(2,2)\ngrad(sum(inv(W) @ [1.0, -2.0]) + sum(sg(inv(W))), W)",
         lambda W: jax.grad(lambda W: jnp.sum(jnp.linalg.inv(W) @ jnp.array([1.0, -2.0])) + jnp.sum(sg(jnp.linalg.inv(W))))(W),
         {"W": [[1.0, 2.0], [-0.5, 0.3]]}),
+    Row("exact-integers-inv-det", "inv([[4, -2, 1], [3, 6, -4], [2, 1, 8]]) * det([[4, -2, 1], [3, 6, -4], [2, 1, 8]])",
+        lambda: jnp.linalg.inv(jnp.array([[4.0, -2, 1], [3, 6, -4], [2, 1, 8]]))
+        * jnp.linalg.det(jnp.array([[4.0, -2, 1], [3, 6, -4], [2, 1, 8]])), {}),
     Row("numbers-inv-det", "inv([[2.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 4.0]]) * det([[2.0, 1.0], [1.0, 3.0]])",
         lambda: jnp.linalg.inv(jnp.array([[2.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 4.0]]))
         * jnp.linalg.det(jnp.array([[2.0, 1.0], [1.0, 3.0]])), {}),
@@ -170,6 +173,10 @@ def test_agrees_with_jax(row, values):
         ("det([[1, 2], [3, 4]])", "-2"),
         ("inv([[2, 1], [1, 1]])", "[[1, -1], [-1, 2]]"),
         ("logdet([[2, 1], [1, 2]])", "log(3)"),
+        ("inv([[1/2, 1], [3, 1/3]])", "[[-2/17, 6/17], [18/17, -3/17]]"),
+        ("det([[sqrt(2), 1], [1, sqrt(2)]])", "1"),  # an exact irrational: the cofactor formula
+        ("inv([[sqrt(2), 1], [1, sqrt(2)]])", "[[sqrt(2), -1], [-1, sqrt(2)]]"),
+        ("det(2*eye(100))", str(2**100)),
         ("W: R^(2,2)\ndet(W)", "W[0, 0]*W[1, 1] - W[0, 1]*W[1, 0]"),
         ("W: R^(2,2)\nsimplify(grad(logdet(W), W) - transpose(inv(W)))", "[[0, 0], [0, 0]]"),
         ("sum([[1, 2], [3, 4]], 0)", "[4, 6]"),
@@ -234,7 +241,10 @@ def test_plain_output_reads_back(source):
         ("W: R^(2,2); logdet(W) at W = [[1, 0], [0, -1]]", "ValueError", "not a real number", 13),
         ("det([1, 2])", "ShapeError", "square matrix, not a vector of length 2", 5),
         ("trace([[1, 2, 3], [4, 5, 6]])", "ShapeError", "square matrix, not a 2×3 matrix", 7),
-        ("W: R^(7,7); det(W)", "LimitError", "7×7", 17),
+        ("W: R^(6,6); det(W)", "LimitError", "6×6", 17),
+        ("W: R^(6,6); inv(W)", "LimitError", "6×6", 17),
+        ("det(eye(101))", "LimitError", "101×101 matrix of exact numbers", 5),
+        ("inv(eye(6)*sqrt(2))", "LimitError", "6×6 matrix of symbols", 5),
         ("outer([1, 2], 3)", "ShapeError", "a vector, not a scalar", 1),
         ("onehot(3, 3)", "ValueError", "out of range", 8),
         ("onehot(-1, 3)", "ValueError", "out of range", 8),
