@@ -88,6 +88,8 @@ def along(name: str, value, axis: int):
 def rows_of(value, name: str, normalise=log_softmax_line):
     """A normalisation without an axis: each row of a matrix (as softmax(M) is), or the vector."""
     value = to_symbolic(value)
+    if not shape_of(value):
+        raise ShapeError(f"{name} takes a vector or a matrix, not a scalar")
     return _normalised(value, 1 if len(shape_of(value)) == 2 else 0, name, normalise)
 
 

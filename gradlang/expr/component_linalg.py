@@ -159,9 +159,13 @@ def _exact_inverse(matrix, items) -> sp.ImmutableMatrix:
 
 
 def _float_inverse(matrix) -> sp.ImmutableMatrix:
+    """NumPy's inverse; a matrix holding inf or nan gives nan everywhere (IEEE, as jnp.linalg.inv)."""
+    floats = _floats(matrix)
+    if not np.all(np.isfinite(floats)):
+        return from_elements(floats.shape, [sp.nan] * floats.size)
     try:
         with np.errstate(all="ignore"):
-            inverse = np.linalg.inv(_floats(matrix))
+            inverse = np.linalg.inv(floats)
     except np.linalg.LinAlgError:
         raise ValueError("inv of a singular matrix (numpy.linalg.inv refuses it too)") from None
     return from_elements(inverse.shape, [to_sympy_number(x) for x in inverse.ravel()])
