@@ -120,7 +120,7 @@ def det(value):
         domain_matrix = DomainMatrix.from_Matrix(matrix)  # fraction-free over ZZ or QQ: 80×80 in 0.3 s
         return domain_matrix.domain.to_sympy(domain_matrix.det())
     _check_symbolic_order(matrix, "det")
-    return sp.expand(matrix.det(method="berkowitz"))
+    return matrix.det(method="berkowitz")  # a polynomial in the entries; never expanded (entries may be sums)
 
 
 def logdet(value):
@@ -145,7 +145,7 @@ def inv(value):
     if d == 0:
         raise ValueError("inv of a matrix that is singular for every value of its symbols: its determinant is 0")
     adjugate = matrix.adjugate(method="berkowitz")
-    return sp.ImmutableMatrix(matrix.rows, matrix.cols, [sp.expand(e) / d for e in adjugate])
+    return sp.ImmutableMatrix(matrix.rows, matrix.cols, [e / d for e in adjugate])
 
 
 def _exact_inverse(matrix, items) -> sp.ImmutableMatrix:
