@@ -23,3 +23,6 @@ STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be se
 SIMPLIFY_MAX_NODES = 500        # tree nodes of a component that simplify/expand/factor will rewrite
 BLOCKED_SIMPLIFY_WORK = 4_500   # nodes times generators of a component blocked() simplifies (expr/bounded.py)
 BLOCKED_SIMPLIFY_SYMBOLS = 6    # symbols of a component blocked() simplifies (expr/bounded.py)
+MAX_SYMBOLIC_MATRIX_ORDER = 5   # n of an n×n matrix of symbols under det, logdet, inv (the formula has n! terms)
+MAX_EXACT_MATRIX_ORDER = 100   # n of an n×n matrix of integers or rationals under det, logdet, inv
+MAX_LOAD_BYTES = 16_000_000     # bytes of a file load() reads (and of an .npz member, uncompressed)

@@ -435,3 +435,10 @@ def check_arity(entry: Builtin, count: int) -> None:
             wanted = f"{entry.min_args} or {entry.max_args}"
         plural = "s" if wanted != "1" else ""
         raise NameError(f"{entry.name} takes {wanted} argument{plural}, got {count}")
+
+
+# The builtins of section 6 that are compositions live in their own modules (this one is full);
+# importing them registers them in TABLE.
+from gradlang.core import builtins_vectors  # noqa: E402,F401
+from gradlang.core import builtins_axes  # noqa: E402,F401
+from gradlang.core.loading import READS_TEXT  # noqa: E402,F401  (the evaluator asks builtins)

@@ -18,7 +18,7 @@ import sympy as sp
 from lark import Token, Tree
 
 from gradlang import limits
-from gradlang.core import builtins, spelling, tensor_at, tensor_values
+from gradlang.core import builtins, spelling, subscripts, tensor_at, tensor_values
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of, to_sympy_number
 from gradlang.expr.domain import kept
@@ -190,30 +190,14 @@ class Evaluator:
 
     # --- postfix --------------------------------------------------------
 
-    def _index(self, node, frame):
-        base_node, arguments = node.children
-        base = to_symbolic(self.evaluate(base_node, frame))
-        indices = self._values(arguments.children, frame)
-        if tensor_values.involves(base):
-            return tensor_values.index(base, indices)
-        shape = shape_of(base)
-        if not shape:
-            raise ShapeError("a scalar cannot be indexed")
-        if len(indices) > len(shape):
-            raise ShapeError(f"{describe_shape(shape)} takes at most {len(shape)} indices, got {len(indices)}")
-        positions = [_index_value(i, n, arg) for i, n, arg in zip(indices, shape, arguments.children)]
-        if len(shape) == 1:
-            return base[positions[0]]
-        if len(positions) == 2:
-            return base[positions[0], positions[1]]
-        return from_elements((shape[1],), list(base.row(positions[0])))
+    _index, _column, _row = subscripts.index, subscripts.column, subscripts.row  # v[i], M[:, j], M[i, :]
 
     def _call(self, node, frame):
         name_token = node.children[0]
         name = str(name_token)
         mark = len(self.unfolded)
-        args = self._values(_arguments(node), frame)
         bound = self.lookup(name, frame)
+        args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None)
         if isinstance(bound, FunctionDef):
             return self._call_user(bound, args, node)
         if bound is not None:
@@ -233,6 +217,14 @@ class Evaluator:
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
             return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
         return entry.function(call)
+
+    def _call_values(self, node, frame, text: bool) -> list:
+        """The argument values; a quoted text is kept as text only for a builtin that reads files (load)."""
+        nodes = _arguments(node)
+        return [str(n.children[0])[1:-1] if text and n.data == "string" else self.evaluate(n, frame) for n in nodes]
+
+    def _string(self, node, frame):
+        raise ValueError('a quoted text is a file name, only an argument of load("…")')
 
     def _builtin_call(self, entry, node, args: list, mark: int) -> builtins.Call:
         """The record a builtin receives: its arguments, where it stands, and narrow services."""
@@ -388,15 +380,6 @@ _COMPARISONS = {
         ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
     }.items()
 }
-
-
-def _index_value(value, length: int, node) -> int:
-    if not (is_scalar(value) and isinstance(value, sp.Expr) and value.is_Integer):
-        raise ShapeError("an index must be an integer").located(Span.of(node.meta))
-    index = int(value)
-    if not -length <= index < length:
-        raise ShapeError(f"index {index} is out of range for length {length}").located(Span.of(node.meta))
-    return index % length
 
 
 def _target_index(token) -> int:

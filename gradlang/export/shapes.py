@@ -28,6 +28,8 @@ import itertools
 import sympy as sp
 from lark import Tree
 
+from gradlang.core.builtins_axes import literal_axis
+from gradlang.core.builtins_vectors import WHOLE_VALUES
 from gradlang.core.evaluate import FunctionDef
 from gradlang.expr import primitives
 from gradlang.syntax.parse import parse
@@ -41,12 +43,13 @@ def _primitive_names(*applies) -> set:
 
 # The builtins that take whole vectors: the operations of builtins.py and the registry's reductions.
 REDUCTIONS = {"sum", "mean", "prod", "dot", "len", "transpose", "reduce_sum", "reduce_mean"} | _primitive_names(
-    "reduction", "rows")
+    "reduction", "rows") | WHOLE_VALUES
 ONE_ARGUMENT_REDUCTIONS = _primitive_names("extremum")
 ELEMENTWISE = _primitive_names("elementwise", "where")  # where(c, a, b) is elementwise in a and b too
 DEFAULT_SHAPE = (3,)
 MAX_TRIES = 256
 INDEX = "index"  # the option of a parameter used as an index
+SUBSCRIPTS = ("index", "column", "row")  # v[i], M[i, j]; the slices M[:, j] and M[i, :]
 
 
 def declared_shapes(names: dict) -> list[tuple]:
@@ -110,7 +113,7 @@ def assignments(options: list[list[tuple]]):
 
 
 def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
-    """Parameters the body uses as arrays: indexed, in `@`, or given to a reduction.
+    """Parameters the body uses as arrays: indexed or sliced, in `@`, or given to a reduction (or max(M, 1)).
 
     A reduction's argument counts only as itself or an elementwise expression
     of it: the items of a list literal (`sum([a, b])`, `softmax([t, 1])`) may
@@ -119,7 +122,7 @@ def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
     """
     params, found = set(definition.params), set()
     for node in definition.body.iter_subtrees():
-        if node.data == "index":
+        if node.data in SUBSCRIPTS:
             found |= _direct_names(node.children[0], params, names)
         elif node.data == "product":
             operands = node.children[0::2]
@@ -129,8 +132,13 @@ def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
         elif node.data == "call":
             name, args = _builtin(node, names), _arguments(node)
             if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
-                for argument in args:
-                    found |= _direct_names(argument, params, names) or _operand_names(argument, params, names)
+                arrays = args
+            elif name in ONE_ARGUMENT_REDUCTIONS and len(args) == 2 and literal_axis(args[1]):
+                arrays = args[:1]  # max(M, 1): the axis form takes a matrix (core/builtins_axes.py)
+            else:
+                arrays = []
+            for argument in arrays:
+                found |= _direct_names(argument, params, names) or _operand_names(argument, params, names)
     return found
 
 
@@ -144,8 +152,8 @@ def index_parameters(definition: FunctionDef) -> set[str]:
     """Parameters written as an index themselves: `a` in pi[a] or W[a, 0]."""
     params, found = set(definition.params), set()
     for node in definition.body.iter_subtrees():
-        if node.data == "index":
-            for argument in node.children[1].children:
+        if node.data in SUBSCRIPTS:
+            for argument in _subscripts(node):
                 if isinstance(argument, Tree) and argument.data == "name" and str(argument.children[0]) in params:
                     found.add(str(argument.children[0]))
     return found
@@ -169,13 +177,18 @@ def _operand_names(node, params: set, names: dict) -> set[str]:
     found, stack = set(), [node]
     while stack:
         node = stack.pop()
-        if not isinstance(node, Tree) or node.data in ("index", "brackets"):
+        if not isinstance(node, Tree) or node.data in (*SUBSCRIPTS, "brackets"):
             continue
         if node.data == "name" and str(node.children[0]) in params:
             found.add(str(node.children[0]))
         elif node.data != "call" or _builtin(node, names) in ELEMENTWISE:
             stack.extend(node.children[1:] if node.data == "call" else node.children)
     return found
+
+
+def _subscripts(node: Tree) -> list:
+    """The index expressions of v[i], M[i, j] (an `arguments` node) or of a slice M[:, j], M[i, :] (one)."""
+    return node.children[1].children if node.data == "index" else [node.children[1]]
 
 
 def _arguments(call: Tree) -> list:

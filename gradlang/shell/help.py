@@ -61,6 +61,8 @@ GROUP_TITLES = {
     "elementwise": "elementwise",
     "reduction": "reductions",
     "vector": "vectors",
+    "matrix": "matrices",
+    "data": "data",
     "algebra": "algebra",
 }
 

@@ -9,7 +9,7 @@ registry of primitives), so a new primitive is highlighted without an edit here.
 from __future__ import annotations
 
 from pygments.lexer import RegexLexer, bygroups, words
-from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, Text, Whitespace
+from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 from gradlang.core import builtins
 
@@ -45,6 +45,7 @@ class GradlangLexer(RegexLexer):
             (r"\d+\.\d*|\.\d+", Number.Float),
             (r"\d+", Number.Integer),
             (r"<=|>=|==|!=|\*\*|[-+*/@^<>=]", Operator),
+            (r'"[^"\n#;()\[\]]*"', String),  # a file name, as the grammar's STRING: load("w.npy")
             (r"[()\[\],;:]", Punctuation),
             (r".", Text),
         ]

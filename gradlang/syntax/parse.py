@@ -69,6 +69,7 @@ _TERMINAL_WORDS = {
     "ADD_OP": "'+' or '-'",
     "MUL_OP": "'*', '/' or '@'",
     "POW_OP": "'^'",
+    "STRING": "a quoted file name",
     "_NL": "a new line",
     "$END": "the end of the input",
 }

@@ -58,6 +58,7 @@ def _programs():
         "_NL": st.just("\n"),
         "WS": st.just(" "),
         "COMMENT": st.just(" "),
+        "STRING": st.sampled_from(['"w.npy"', '"f.npz"', '"x.csv"', '""', '"W"']),  # never a path of the machine
     }
     declared_real = functools.partial(re.sub, r"(:\s*)[A-Za-z_]\w*", r"\1R")  # `x: sin` only tests one message
     return hypothesis_lark.from_lark(grammar, explicit=explicit).map(lambda body: PRELUDE + declared_real(body))

@@ -1,0 +1,93 @@
+"""The vector and matrix builtins of section 6 that are compositions, not primitives.
+
+outer, diag, eye, onehot, argmax, argmin, normalize, cosine, huber,
+log_softmax, trace, det, logdet and inv. Each entry only checks its call and
+places errors; the mathematics is in expr/component_vectors.py and
+expr/component_linalg.py, functions of values that the tensor-level engine
+can call directly. Their results are made of existing primitives (Norm,
+Abs, Where, LogSumExp, products and sums), so derivatives, explain and the
+exports need nothing new.
+"""
+
+from __future__ import annotations
+
+from gradlang.core.builtins import Call, builtin
+from gradlang.errors import GradlangError, Span
+from gradlang.expr import component_linalg as linalg
+from gradlang.expr import component_vectors as vectors
+from gradlang.expr.component_axes import rows_of
+
+# The builtins here that read a whole vector or matrix (export/shapes.py guesses such a parameter is an array).
+WHOLE_VALUES = frozenset({"outer", "diag", "normalize", "cosine", "log_softmax", "argmax", "argmin",
+                          "trace", "det", "logdet", "inv"})
+
+
+def placed(call: Call, index: int, function, *args):
+    """function(*args), an error without a place put at argument `index` (the call itself when None)."""
+    try:
+        return function(*args)
+    except GradlangError as error:
+        node = call.nodes[index] if index is not None else None
+        raise error.located(Span.of(node.meta) if node is not None else call.span)
+
+
+def _one(function, index=0):
+    """A builtin of one argument whose errors point at that argument."""
+    return lambda call: placed(call, index, function, call.args[0])
+
+
+# --- vectors ---------------------------------------------------------------------------
+
+for _name, _function, _doc, _example in (
+    ("normalize", vectors.normalize, "v / norm(v), no epsilon", "normalize([3, 4])"),
+    ("argmax", vectors.argmax, "index of the largest component (the first of a tie); derivative 0", "argmax([1, 3, 3])"),
+    ("argmin", vectors.argmin, "index of the smallest component (the first of a tie); derivative 0", "argmin([2, 1, 1])"),
+    ("diag", linalg.diag, "a vector to a diagonal matrix; a matrix to its diagonal", "diag([1, 2])"),
+):
+    builtin(_name, 1, 1, _doc, _example, "vector")(_one(_function))
+
+
+@builtin("outer", 2, 2, "outer product: outer(a, b)[i, j] = a[i]*b[j]", "outer([1, 2], [3, 4, 5])", "vector")
+def _outer(call: Call):
+    return placed(call, None, linalg.outer, *call.args)
+
+
+@builtin("cosine", 2, 2, "cosine similarity dot(a, b)/(norm(a)*norm(b)), no epsilon", "cosine([1, 0], [1, 1])", "vector")
+def _cosine(call: Call):
+    return placed(call, None, vectors.cosine, *call.args)
+
+
+@builtin("huber", 2, 2, "Huber loss elementwise: u^2/2 where |u| <= delta, else delta*(|u| - delta/2)",
+         "huber([0.5, 3], 1)", "vector")
+def _huber(call: Call):
+    placed(call, 1, vectors.check_delta, call.args[1])
+    return placed(call, None, vectors.huber, *call.args)
+
+
+@builtin("eye", 1, 1, "the n×n identity matrix", "eye(3)", "vector")
+def _eye(call: Call):
+    return placed(call, 0, linalg.eye, call.args[0])
+
+
+@builtin("onehot", 2, 2, "the vector of length n with 1 at index k (from 0)", "onehot(1, 3)", "vector")
+def _onehot(call: Call):
+    k, n = call.args
+    placed(call, 1, vectors.check_length, n)  # n first, its error placed at n
+    return placed(call, 0, vectors.onehot, k, n)
+
+
+@builtin("log_softmax", 1, 2, "v - logsumexp(v), computed stably; rows of a matrix, or log_softmax(M, axis)",
+         "log_softmax([1, 2, 3])", "vector")
+def _log_softmax(call: Call):
+    return placed(call, 0, rows_of, call.args[0], "log_softmax")  # the axis form: core/builtins_axes.py
+
+
+# --- matrices --------------------------------------------------------------------------------
+
+for _name, _function, _doc, _example in (
+    ("trace", linalg.trace, "sum of the diagonal of a square matrix", "trace([[1, 2], [3, 4]])"),
+    ("det", linalg.det, "determinant of a square matrix", "det([[1, 2], [3, 4]])"),
+    ("logdet", linalg.logdet, "log(det(A)), for det(A) > 0", "logdet([[2, 1], [1, 2]])"),
+    ("inv", linalg.inv, "inverse of a square matrix", "inv([[2, 1], [1, 1]])"),
+):
+    builtin(_name, 1, 1, _doc, _example, "matrix")(_one(_function))

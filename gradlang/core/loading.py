@@ -1,0 +1,152 @@
+"""load("w.npy"), load("f.npz", "W"), load("x.csv"): numbers from a file (section 6, data).
+
+A file is read as data and nothing else: `.npy` and `.npz` through NumPy with
+allow_pickle=False (an object array or a pickle is refused, never run), `.csv`
+as comma-separated numbers. The value is a float64 array, as linspace gives
+(at most two axes), to be given to a declared vector or matrix in `at`. The
+name is relative to the working directory. As `--plot-dir` never follows a
+symlink where it writes (render/emit.py; the directories on the way may be
+links), load never follows one where it reads: the file is opened with
+O_NOFOLLOW (and O_NONBLOCK, so a pipe cannot hang it) and must be a regular
+file of at most limits.MAX_LOAD_BYTES (an `.npz` member too, once
+uncompressed: its size is checked before it is inflated). The grammar's
+STRING has no quote, `#`, `;` or bracket inside (grammar/gradlang.lark).
+"""
+
+from __future__ import annotations
+
+import builtins as python
+import io
+import os
+import stat
+import warnings
+import zipfile
+
+from gradlang import limits
+from gradlang.core.builtins import Call, builtin
+from gradlang.core.builtins_vectors import placed
+from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.expr.exact import to_sympy_number
+from gradlang.lazy import np
+
+READS_TEXT = frozenset({"load"})  # builtins whose quoted arguments the evaluator passes as text
+FORMATS = (".npy", ".npz", ".csv")
+
+
+def read_array(path: str, member: str | None = None):
+    """The numbers of a .npy, .npz member or .csv file: a float64 array (a float for one number)."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix not in FORMATS:
+        raise ValueError(f'load reads .npy, .npz and .csv files, not "{path}"')
+    if (member is None) != (suffix != ".npz"):
+        raise ValueError(f'an .npz file holds named arrays: load("{path}", "name")' if member is None
+                         else f"only an .npz file has named arrays; write load(\"{path}\")")
+    data = read_bytes(path)
+    if suffix == ".npz":
+        data = _member(data, member, path)
+    array = _csv(data, path) if suffix == ".csv" else _npy(data, path)
+    return _numbers(array, path)
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of a regular file, refusing a symlink, a device or pipe, and a file above the limit."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise ValueError(_unreadable(path, error)) from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError(f'"{path}" is not a regular file')
+        _check_size(status.st_size, f'"{path}"')
+        return _read_all(fd, status.st_size)
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Up to `size` bytes (a read may return fewer than asked)."""
+    chunks, left = [], size
+    while left > 0:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _unreadable(path: str, error: OSError) -> str:
+    if os.path.islink(path):
+        return f'"{path}" is a symbolic link; load reads a file itself, never through a link'
+    if isinstance(error, FileNotFoundError):
+        return f'there is no file "{path}" (names are relative to the working directory, {os.getcwd()})'
+    return f'cannot open "{path}": {error.strerror or error}'
+
+
+def _check_size(size: int, what: str) -> None:
+    if size > limits.MAX_LOAD_BYTES:
+        raise LimitError(f"{what} has {size} bytes, above the limit of {limits.MAX_LOAD_BYTES} for load")
+
+
+def _member(data: bytes, member: str, path: str) -> bytes:
+    """One array of an .npz archive, its uncompressed size checked before it is read."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        names = [n[:-4] for n in archive.namelist() if n.endswith(".npy")]
+        if member not in names:
+            raise ValueError(f'"{path}" has no array named "{member}"; it has {", ".join(sorted(names)) or "none"}')
+        info = archive.getinfo(member + ".npy")
+        _check_size(info.file_size, f'"{member}" of "{path}"')
+        return archive.read(info)
+    except (zipfile.BadZipFile, python.ValueError, OSError, EOFError, RuntimeError, NotImplementedError) as error:
+        raise ValueError(f'cannot read "{path}" as an .npz file: {error}') from None
+
+
+def _npy(data: bytes, path: str):
+    try:
+        return np.load(io.BytesIO(data), allow_pickle=False)
+    except python.ValueError as error:
+        if "pickle" in str(error) or "Object arrays" in str(error):
+            raise ValueError(f'"{path}" holds Python objects (a pickle); load reads numbers only') from None
+        raise ValueError(f'cannot read "{path}" as .npy: {error}') from None
+    except (OSError, EOFError) as error:
+        raise ValueError(f'cannot read "{path}" as .npy: {error}') from None
+
+
+def _csv(data: bytes, path: str):
+    """Comma-separated numbers, one row per line (# starts a comment, as in np.loadtxt)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data": refused below as empty
+            return np.loadtxt(io.StringIO(data.decode("utf-8")), delimiter=",", dtype=float)
+    except (python.ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f'"{path}" is not a table of numbers: {error}') from None
+
+
+def _numbers(array, path: str):
+    """Real numbers only (booleans and integers become floats), at most two axes, at least one number."""
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f'"{path}" holds {array.dtype} values; load reads real numbers only')
+    if array.ndim > 2:
+        raise ShapeError(f'"{path}" holds an array of shape {array.shape}; values have at most two axes')
+    if array.size == 0:
+        raise ValueError(f'"{path}" holds no numbers: gradlang has no empty vectors')
+    if array.ndim == 0:
+        return to_sympy_number(float(array))
+    return np.ascontiguousarray(array, dtype=np.float64)
+
+
+def _text(call: Call, index: int) -> str:
+    value = call.args[index]
+    if not isinstance(value, str):
+        raise ValueError('load takes a file name in quotes: load("w.npy")')
+    return value
+
+
+@builtin("load", 1, 2, 'numbers from a .npy, .npz (load("f.npz", "W")) or .csv file, as floats',
+         'load("weights.npy")', "data", conditions=(0, 1))
+def _load(call: Call):
+    path = placed(call, 0, _text, call, 0)
+    member = placed(call, 1, _text, call, 1) if len(call.args) == 2 else None
+    return placed(call, 0, read_array, path, member)

@@ -1,0 +1,76 @@
+"""Subscripts: `v[i]`, `M[i, j]`, `M[i]` and the slices `M[:, j]`, `M[i, :]`.
+
+The Evaluator's methods for the three grammar forms (bound to it as
+`_index`, `_column`, `_row`). A vector or matrix of symbolic size is
+subscripted by the tensor engine (an entry, a row or a column node); an
+array of components is subscripted here, with its indices checked against
+its literal shape.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.core import tensor_values
+from gradlang.errors import ShapeError, Span
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.values import describe_shape, from_elements, is_scalar, shape_of, to_symbolic
+
+
+def index(self, node, frame):
+    """v[i], M[i, j], and M[i] (row i)."""
+    base_node, arguments = node.children
+    base = to_symbolic(self.evaluate(base_node, frame))
+    indices = self._values(arguments.children, frame)
+    if tensor_values.involves(base):
+        return tensor_values.index(base, indices)
+    shape = shape_of(base)
+    if not shape:
+        raise ShapeError("a scalar cannot be indexed")
+    if len(indices) > len(shape):
+        raise ShapeError(f"{describe_shape(shape)} takes at most {len(shape)} indices, got {len(indices)}")
+    positions = [index_value(i, n, arg) for i, n, arg in zip(indices, shape, arguments.children)]
+    if len(shape) == 1:
+        return base[positions[0]]
+    if len(positions) == 2:
+        return base[positions[0], positions[1]]
+    return from_elements((shape[1],), list(base.row(positions[0])))
+
+
+def column(self, node, frame):
+    """M[:, j]: column j of a matrix, as a vector."""
+    return _slice(self, node, frame, lambda base, j: [base[i, j] for i in range(base.rows)], 1, "M[:, j]")
+
+
+def row(self, node, frame):
+    """M[i, :]: row i of a matrix, as a vector (the same as M[i])."""
+    return _slice(self, node, frame, lambda base, i: list(base.row(i)), 0, "M[i, :]")
+
+
+def _slice(self, node, frame, take, axis: int, form: str):
+    base_node, index_node = node.children
+    base = to_symbolic(self.evaluate(base_node, frame))
+    if tensor_values.involves(base):
+        return _tensor_slice(base, self.evaluate(index_node, frame), axis, form)
+    if len(shape_of(base)) != 2:
+        raise ShapeError(f"{form} takes a matrix, not {describe_shape(shape_of(base))}").located(Span.of(base_node.meta))
+    position = index_value(self.evaluate(index_node, frame), base.shape[axis], index_node)
+    items = take(base, position)
+    return from_elements((len(items),), items)
+
+
+def _tensor_slice(base, position, axis: int, form: str):
+    shape = t.shape_of(base)
+    if len(shape) != 2:
+        raise ShapeError(f"{form} takes a matrix, not {tensor_values.shapes.describe(shape)}")
+    t.check_index(position, shape[axis])
+    return t.Column(base, position) if axis == 1 else t.Row(base, position)
+
+
+def index_value(value, length: int, node) -> int:
+    if not (is_scalar(value) and isinstance(value, sp.Expr) and value.is_Integer):
+        raise ShapeError("an index must be an integer").located(Span.of(node.meta))
+    position = int(value)
+    if not -length <= position < length:
+        raise ShapeError(f"index {position} is out of range for length {length}").located(Span.of(node.meta))
+    return position % length

@@ -1,0 +1,131 @@
+"""load(): numbers from .npy, .npz and .csv files, for `at` (language reference, section 6, data).
+
+Files are written by NumPy in a temporary working directory; the values
+gradlang computes from them are checked against NumPy on the same arrays,
+and every file that is not numbers (a pickle, an object array, text, a
+symlink, too large) is a placed error.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from gradlang import GradlangError, Session, limits
+from tests.conftest import as_floats
+
+W = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
+B = np.array([0.1, -0.2])
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    np.save("w.npy", W)
+    np.save("ints.npy", np.arange(3))
+    np.savez_compressed("layer.npz", W=W, b=B)
+    np.savetxt("w.csv", W, delimiter=",")
+    (tmp_path / "row.csv").write_text("1, 2.5, -3\n")
+    return tmp_path
+
+
+def _value(source: str) -> np.ndarray:
+    return as_floats(Session().eval(source))
+
+
+def test_a_matrix_from_npy_in_at(folder):
+    got = _value('W: R^(2,3); x: R^3\ngrad(sum(tanh(W @ x)), W) at W = load("w.npy"), x = [1.0, 2.0, -1.0]')
+    x = np.array([1.0, 2.0, -1.0])
+    np.testing.assert_allclose(got, np.outer(1 - np.tanh(W @ x) ** 2, x), rtol=1e-12)
+
+
+def test_npz_members_and_csv(folder):
+    got = _value('W: R^(2,3); b: R^2\nsum((W @ [1, 1, 1] + b)^2) at W = load("layer.npz", "W"), b = load("layer.npz", "b")')
+    np.testing.assert_allclose(got, np.sum((W @ np.ones(3) + B) ** 2), rtol=1e-12)
+    np.testing.assert_allclose(_value('load("w.csv")'), W, rtol=1e-15)
+    np.testing.assert_allclose(_value('load("row.csv")'), [1.0, 2.5, -3.0])
+
+
+def test_integers_become_floats_and_a_scalar_takes_many(folder):
+    assert _value('load("ints.npy")').tolist() == [0.0, 1.0, 2.0]
+    assert _value('x^2 at x = load("ints.npy")').tolist() == [0.0, 1.0, 4.0]
+
+
+def _error(source: str) -> GradlangError:
+    with pytest.raises(GradlangError) as caught:
+        Session().run(source)
+    return caught.value
+
+
+def _write_bad_files(folder):
+    np.save("objects.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    (folder / "pickled.npy").write_bytes(pickle.dumps([1.0, 2.0]))
+    (folder / "words.csv").write_text("a,b\n1,2\n")
+    (folder / "ragged.csv").write_text("1,2\n3\n")
+    (folder / "empty.csv").write_text("")
+    np.save("complex.npy", np.array([1 + 2j]))
+    np.save("cube.npy", np.zeros((2, 2, 2)))
+    (folder / "notes.txt").write_text("1")
+    (folder / "broken.npz").write_bytes(b"not a zip")
+    os.symlink("w.npy", "link.npy")
+    os.mkdir("folder.npy")
+
+
+@pytest.mark.parametrize(
+    "source, kind, message",
+    [
+        ('load("objects.npy")', "ValueError", "Python objects (a pickle)"),
+        ('load("pickled.npy")', "ValueError", "Python objects (a pickle)"),
+        ('load("words.csv")', "ValueError", "not a table of numbers"),
+        ('load("ragged.csv")', "ValueError", "not a table of numbers"),
+        ('load("empty.csv")', "ValueError", "no numbers"),
+        ('load("complex.npy")', "ValueError", "real numbers only"),
+        ('load("cube.npy")', "ShapeError", "at most two axes"),
+        ('load("missing.npy")', "ValueError", 'there is no file "missing.npy"'),
+        ('load("notes.txt")', "ValueError", "reads .npy, .npz and .csv"),
+        ('load("link.npy")', "ValueError", "symbolic link"),
+        ('load("folder.npy")', "ValueError", "not a regular file"),
+        ('load("broken.npz", "W")', "ValueError", "as an .npz file"),
+        ('load("layer.npz")', "ValueError", 'load("layer.npz", "name")'),
+        ('load("layer.npz", "V")', "ValueError", "no array named \"V\"; it has W, b"),
+        ('load("w.npy", "W")', "ValueError", "only an .npz file"),
+        ("load(3)", "ValueError", "file name in quotes"),
+        ('sin("w.npy")', "ValueError", "only an argument of load"),
+        ('f(a) = a\nf("w.npy")', "ValueError", "only an argument of load"),
+        ('["w.npy"]', "ValueError", "only an argument of load"),
+        ('W: R^(2,2)\nsum(W) at W = load("w.npy")', "ShapeError", "'W' is a 2×2 matrix but is given a 2×3 matrix"),
+    ],
+)
+def test_anything_but_numbers_is_a_placed_error(folder, source, kind, message):
+    _write_bad_files(folder)
+    error = _error(source)
+    assert error.kind == kind and message in error.message, error.format()
+    assert error.line is not None and error.column is not None
+
+
+def test_the_error_points_at_the_file_name(folder):
+    error = _error('x = 1\ny = load("missing.npy")')
+    assert (error.line, error.column) == (2, 10)
+
+
+def test_a_quote_is_not_an_operand(folder):
+    assert _error('"w.npy" + 1').kind == "SyntaxError"
+
+
+def test_size_is_bounded_before_reading(folder, monkeypatch):
+    np.savez_compressed("zeros.npz", Z=np.zeros((100, 100)))  # 80 kB of numbers in an archive of a few hundred bytes
+    assert os.path.getsize("zeros.npz") < 2_000
+    monkeypatch.setattr(limits, "MAX_LOAD_BYTES", 2_000)
+    assert _value('load("w.npy")').shape == (2, 3)
+    big = _error('load("zeros.npz", "Z")')
+    assert big.kind == "LimitError" and '"Z" of "zeros.npz"' in big.message
+    monkeypatch.setattr(limits, "MAX_LOAD_BYTES", 100)
+    assert _error('load("w.npy")').kind == "LimitError"  # 48 bytes of numbers after a header of 128
+
+
+def test_a_user_function_named_load_is_called_as_written(folder):
+    error = _error('load(x) = x\nload("w.npy")')
+    assert error.kind == "ValueError" and "only an argument of load" in error.message
