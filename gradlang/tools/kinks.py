@@ -26,6 +26,7 @@ import numpy as np
 import sympy as sp
 from sympy.core.relational import Relational
 
+from gradlang.derive import derivatives
 from gradlang.expr import primitives
 from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
@@ -247,7 +248,7 @@ def _branch_slopes(a, b) -> tuple:
         return ()
     if not symbols:
         return (sp.S.Zero,)
-    return tuple(sp.diff(a - b, symbol) for symbol in symbols)
+    return tuple(derivatives.diff(a - b, [(symbol, 1)]) for symbol in symbols)  # gradlang's rules: sign′ is 0, not δ
 
 
 _READERS = {"point": _point, "tie": _tie, "boundary": _boundary}

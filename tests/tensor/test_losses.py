@@ -137,7 +137,7 @@ def _declare(declarations: dict, sizes: dict | None) -> str:
         dims = [str(sizes[d]) if sizes else d for d in names]
         return f"R^{dims[0]}" if len(dims) == 1 else f"R^({dims[0]},{dims[1]})"
 
-    head = "" if sizes else "m, n: size\n"
+    head = f"m = {sizes['m']}\nn = {sizes['n']}\n" if sizes else "m, n: size\n"
     return head + "\n".join(f"{name}: {shape(names)}" for name, names in declarations.items())
 
 
