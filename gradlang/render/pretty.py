@@ -35,7 +35,8 @@ from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
-from gradlang.render.shown import shape_text, shown, Summarising
+from gradlang.render.shown import shape_text, shown_result, Summarising
+from gradlang.render.teacher import is_tensor_value, negated_pretty, TeacherOrder, tensor_sum_pretty, where_pretty
 from gradlang.expr.values import shape_of, to_symbolic
 from gradlang.lazy import np
 
@@ -76,10 +77,12 @@ def format_pretty_float(value: float) -> str:
     return format_float(float(f"{value:.{_FLOAT_DIGITS}g}"))
 
 
-class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
+class GradlangPrettyPrinter(Summarising, TeacherOrder, InStoredOrder, PrettyPrinter):
     """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark, and gradlang's records."""
 
     def _print_Add(self, expr, order=None):
+        if self._tensor_value:
+            return tensor_sum_pretty(self, expr)  # W x − y: a teacher's order and minus sign
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
         form = super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
         if form.height() == 1 and "+ -∞" in form.picture[0]:  # a held -inf (Written) shows no sign to SymPy
@@ -94,7 +97,9 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         })
 
     def _print_Mul(self, expr):
-        """The elementwise product of tensors as u ⊙ v (SymPy's own product otherwise)."""
+        """The elementwise product of tensors as u ⊙ v (SymPy's own product otherwise); −u in a tensor value."""
+        if self._tensor_value and expr.could_extract_minus_sign():
+            return negated_pretty(self, expr)
         return hadamard_pretty(self, expr) or super()._print_Mul(expr)
 
     def _print_Symbol(self, expr, bold_name=False):
@@ -161,7 +166,12 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         return self._print(_ndarray_to_sympy(array))
 
     def _print_Shown(self, shown):
-        """The value (named parts are shown as text lines by `_print_Result`) and the size a summary stands for."""
+        """The value (named parts are shown as text lines by `_print_Result`) and the size a summary stands for;
+        a tensor value with its named parts under it (`where s = softmax(x)`)."""
+        if shown.tensor:
+            with self.tensor_order(True):
+                form = self._print(shown.value)
+                return where_pretty(self, form, shown.named) if shown.named else form
         form = self._print(shown.value)
         if not shown.shape:
             return form
@@ -176,8 +186,8 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
         parts = [source_text(result)] if with_source else []
         parts.extend(self._print(step) for step in result.steps)
-        value = shown(result.value, self._settings["full"])
-        if value.named or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
+        value = shown_result(result, self._settings["full"])
+        if value.named and not value.tensor or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
             # Named shared parts, or many components shown whole (--full): one line of text, not a 2-D
             # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
             parts.append(Text(to_plain(value, self._settings["full"])))
@@ -340,7 +350,8 @@ def _float_to_sympy(value: float) -> sp.Expr:
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):
     """A value as styled Text, or a record (Result, Explanation, report, …) as a rich renderable."""
     printer = GradlangPrettyPrinter(width, full, source)
-    out = printer._print(value)
+    with printer.tensor_order(is_tensor_value(value)):
+        out = printer._print(value)
     if isinstance(out, stringPict):
         return styled(out.render(**printer._settings))
     return out
