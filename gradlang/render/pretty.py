@@ -30,6 +30,7 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from gradlang import limits
 from gradlang.expr import primitives
+from gradlang.expr.tensor.nodes import TensorOp
 from gradlang.expr.tensor.spelling import hadamard_pretty
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
@@ -209,7 +210,9 @@ class GradlangPrettyPrinter(Summarising, TeacherOrder, InStoredOrder, PrettyPrin
         """A value too large to draw after a derivation: one line of it, and its shape (--full draws it whole)."""
         width = self._settings["num_columns"] or 100
         line = Text(prefix, style=GUTTER_STYLE)
-        line.append_text(styled(to_line(value.value)))
+        where = "".join(f", where {to_line(name)} = {to_line(part)}" if k == 0 else f", {to_line(name)} = {to_line(part)}"
+                        for k, (name, part) in enumerate(value.named if value.tensor else ()))
+        line.append_text(styled(to_line(value.value) + where))
         if line.cell_len > width:
             line.truncate(width - 1)
             line.append("…")
@@ -272,6 +275,11 @@ class LinePrinter(PlainPrinter):
     """
 
     printmethod = "_gradlang_line"  # not the classes' _sympystr hook (gradlang source): the methods below
+
+    def _print(self, expr, **kwargs):
+        if isinstance(expr, TensorOp):  # W x, s sᵀ: the pretty notation (dispatch by name would find SymPy's MatMul)
+            return expr.spelling.line(expr, self)
+        return super()._print(expr, **kwargs)
 
     def _print_Symbol(self, expr):
         parts = split_component(expr.name)

@@ -11,6 +11,7 @@ bytes under two hash seeds.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -64,6 +65,25 @@ def test_a_tensor_result_prints_as_a_teacher_writes_it(source, plain, pretty):
     assert result.text == plain
     if pretty is not None:
         assert _pretty(result) == pretty
+
+
+@pytest.mark.parametrize("source, pretty, latex", [
+    ("dot(1 - x, w)", "(1 − x)ᵀw", r"\left(1 - x\right)^{\top} w"),
+    ("dot(x, x + w)", "xᵀ(w + x)", r"x^{\top} \left(w + x\right)"),
+    ("dot(x - w, w) * x", "x⋅(x − w)ᵀw", r"x \left(\left(x - w\right)^{\top} w\right)"),
+])
+def test_the_transposed_factor_of_a_dot_product_is_bracketed_when_compound(source, pretty, latex):
+    result = _session().run(source)[-1]
+    assert (_pretty(result), result.latex) == (pretty, latex)
+
+
+def test_one_line_of_a_tensor_value_names_its_parts_after_it():
+    from gradlang.render.pretty import GradlangPrettyPrinter
+    from gradlang.render.shown import shown_result
+
+    result = _session().run("explain jacobian(softmax(W @ x), x)")[-1]
+    line = GradlangPrettyPrinter(60)._value_line(shown_result(result), "→ ")
+    assert line.plain.splitlines()[0] == "→ (diag(s) − s sᵀ) W, where s = softmax(W x)"
 
 
 def test_latex_names_the_part_after_the_value():
@@ -157,3 +177,31 @@ def test_the_same_bytes_under_any_hash_seed(fmt):
 
     first = run("1")
     assert first and first == run("2024")
+
+
+# --- LaTeX compiles ----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_the_latex_of_tensor_results_compiles_and_fits_the_page(tmp_path):
+    from tests.explain.test_latex_compiles import _compile
+
+    session = _session()
+    results = [session.run(row[0])[-1] for row in ROWS]
+    body = "\n".join(f"\\[\n{result.latex}\n\\]" for result in results)
+    log = _compile(body, tmp_path)
+    assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]
+
+
+def test_a_transcript_in_latex_compiles(tmp_path):
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    from tests.explain.test_latex_compiles import _compile
+
+    program = tmp_path / "tensors.grad"
+    program.write_text(PROGRAM, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "gradlang", "--latex", str(program)], capture_output=True,
+                         text=True, timeout=600, check=True)
+    (tmp_path / "doc").mkdir()
+    log = _compile(run.stdout, tmp_path / "doc")
+    assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]

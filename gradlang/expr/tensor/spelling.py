@@ -43,6 +43,13 @@ class Spelling:
     def latex(self, node, printer) -> str:
         return _fill(self.latex_template, node, lambda i, a: self._wrapped(printer, i, a, "latex"), printer)
 
+    def line(self, node, printer) -> str:
+        """The pretty notation on one line of text (W x, s sᵀ, e₁), for printers of lines such as explain's."""
+        special = _pretty_special(self, node, printer)
+        if special is not None:
+            return special.picture[0]
+        return _fill(self.pretty_template, node, lambda i, a: self._wrapped(printer, i, a, "line"), printer)
+
     def numpy(self, node, printer) -> str:
         return _fill(self.numpy_template, node, lambda i, a: printer._print(a), printer)
 
@@ -65,6 +72,8 @@ class Spelling:
         return text
 
     def _needs_parens(self, index: int, arg) -> bool:
+        if self.bare_first and "{1}" in self.pretty_template:  # uᵀv: ᵀ binds to u alone, and v is a factor
+            return not _is_simple(arg) if index == 0 else precedence(arg) < PRECEDENCE["Mul"]
         if self.postfix and index == 0:
             return not _is_simple(arg)
         if self.infix:
