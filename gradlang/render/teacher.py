@@ -29,6 +29,7 @@ from contextlib import contextmanager
 import sympy as sp
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
+from gradlang.errors import ShapeError
 from gradlang.expr import primitives
 from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.graph import build_dag
@@ -53,7 +54,7 @@ def is_tensor_value(value) -> bool:
 def teacher_parts(value, taken=frozenset()) -> tuple[list, object]:
     """([(name, part)], value in terms of the names): the repeated parts of a tensor value, named."""
     dag = build_dag([value])
-    placeholders = (lambda i: Var(f"_part{i}", shape_of(dag.nodes[i])))
+    placeholders = (lambda i: Var(f"_part{i}", _shape(dag.nodes[i])))
     shared, [reduced] = named_subexpressions([value], min_size=1, symbols=placeholders)
     parts, inlined = _worth_naming(shared)
     reduced = rebuild(reduced, inlined)
@@ -61,6 +62,14 @@ def teacher_parts(value, taken=frozenset()) -> tuple[list, object]:
     renamed = {p: Var(name, p.shape) for (p, _), name in zip(parts, names)}
     exprs = rebuild_all([part for _, part in parts] + [reduced], renamed)
     return [(renamed[p], e) for (p, _), e in zip(parts, exprs)], exprs[-1]
+
+
+def _shape(node) -> tuple:
+    """The node's shape; () for a node with none (a condition): its name then prints as a number's would."""
+    try:
+        return shape_of(node)
+    except ShapeError:
+        return ()
 
 
 def _worth_naming(shared: list) -> tuple[list, dict]:
