@@ -54,6 +54,7 @@ def is_tensor_value(value) -> bool:
 def teacher_parts(value, taken=frozenset()) -> tuple[list, object]:
     """([(name, part)], value in terms of the names): the repeated parts of a tensor value, named."""
     dag = build_dag([value])
+    # cse calls `symbols` with the index of the node in this same DAG (build_dag of the same roots)
     placeholders = (lambda i: Var(f"_part{i}", _shape(dag.nodes[i])))
     shared, [reduced] = named_subexpressions([value], min_size=1, symbols=placeholders)
     parts, inlined = _worth_naming(shared)
