@@ -55,6 +55,7 @@ class Result:
     warnings: tuple = ()
     derivations: tuple = ()
     attachments: tuple = ()
+    bound: frozenset = frozenset()  # the names the session had bound: a printed part is never named one of them
 
     # The text forms of the Python API (LANGUAGE.md §11), made on first access only,
     # by the printers that gradlang.render registers in TEXT_FORMS.
@@ -62,17 +63,17 @@ class Result:
     @cached_property
     def text(self) -> str:
         """The value in the plain format (gradlang source; summarised when large)."""
-        return TEXT_FORMS["plain"](self.value)
+        return TEXT_FORMS["plain"](self.value, self.bound)
 
     @cached_property
     def latex(self) -> str:
         """The value as a LaTeX fragment."""
-        return TEXT_FORMS["latex"](self.value)
+        return TEXT_FORMS["latex"](self.value, self.bound)
 
     @cached_property
     def named(self) -> tuple:
-        """(t_k, expr) pairs when a large value is shown with its shared parts named."""
-        return TEXT_FORMS["named"](self.value)
+        """(t_k, expr) pairs when a large value is shown with its shared parts named (or a tensor value its repeated parts)."""
+        return TEXT_FORMS["named"](self.value, self.bound)
 
     def _repr_latex_(self) -> str:
         return f"$\\displaystyle {self.latex}$"
@@ -251,6 +252,7 @@ class Session:
             warnings=tuple(evaluator.notes),
             derivations=derivations,
             attachments=tuple(evaluator.attachments),
+            bound=frozenset(self.env),
         )
 
 

@@ -30,9 +30,9 @@ def to_rich(value, width: int | None = None, full: bool = False, source: bool = 
 
 # Result.text, .latex and .named of the Python API, computed on first access.
 _session.TEXT_FORMS.update(
-    plain=lambda value: to_plain(_shown(value)),
-    latex=lambda value: to_latex(_shown(value)),
-    named=lambda value: _shown(value).named,
+    plain=lambda value, bound=frozenset(): to_plain(_shown(value, taken=bound)),
+    latex=lambda value, bound=frozenset(): to_latex(_shown(value, taken=bound)),
+    named=lambda value, bound=frozenset(): _shown(value, taken=bound).named,
 )
 
 __all__ = ["to_json", "to_latex", "to_plain", "to_rich"]

@@ -24,7 +24,7 @@ from sympy.printing.printer import Printer
 from gradlang.render.latex import to_latex
 from gradlang.render.plain import to_plain
 from gradlang.render.report import json_number as encode_float
-from gradlang.render.shown import shown
+from gradlang.render.shown import shown_result
 from gradlang.lazy import np
 from gradlang.expr.walk import dag_atoms
 
@@ -91,7 +91,7 @@ class JsonPrinter(Printer):
     def _print_Result(self, result) -> dict:
         """The section 8 keys, plus column and warnings (and steps, attachments when there are any)."""
         full = self._settings["full"]
-        value = shown(result.value, full)
+        value = shown_result(result, full)
         data = {
             "line": result.line,
             "column": result.column,

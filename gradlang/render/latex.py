@@ -22,7 +22,8 @@ from gradlang.expr import primitives
 from gradlang.expr.tensor.spelling import hadamard_latex
 from gradlang.expr.source import InStoredOrder
 from gradlang.render.plain import format_float
-from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, shape_text, shown, Summarising
+from gradlang.render.teacher import TeacherOrder, where_latex
+from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, shape_text, shown_result, Summarising
 from gradlang import limits
 
 _GAPS = {ROW_GAP: r"\cdots", COLUMN_GAP: r"\vdots", BOTH_GAP: r"\ddots"}
@@ -67,7 +68,7 @@ def text_escape(text: str) -> str:
     return text.translate(_TEXT_ESCAPES)
 
 
-class GradlangLatexPrinter(Summarising, InStoredOrder, LatexPrinter):
+class GradlangLatexPrinter(Summarising, TeacherOrder, InStoredOrder, LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
 
     def _print_Mul(self, expr):
@@ -176,7 +177,12 @@ class GradlangLatexPrinter(Summarising, InStoredOrder, LatexPrinter):
     _print_floating = _print_float
 
     def _print_Shown(self, shown) -> str:
-        """Named shared parts as an aligned block, then the value and the size a summary stands for."""
+        """Named shared parts as an aligned block, then the value and the size a summary stands for;
+        a tensor value's parts after it (`\\text{where } s = …`)."""
+        if shown.tensor:
+            with self.tensor_order(True):
+                text = self._print(shown.value)
+                return where_latex(self, text, shown.named) if shown.named else text
         text = self._print(shown.value)
         if shown.shape:
             size = shape_text(shown.shape).replace("×", r" \times ")
@@ -191,7 +197,7 @@ class GradlangLatexPrinter(Summarising, InStoredOrder, LatexPrinter):
     def _print_Result(self, result) -> str:
         """Derivations, then the value, then attachments, one per line."""
         parts = [self._print(step) for step in result.steps]
-        parts.append(self._print(shown(result.value, self._settings["full"])))
+        parts.append(self._print(shown_result(result, self._settings["full"])))
         parts.extend(self._print(attachment) for attachment in result.attachments)
         return "\n".join(parts)
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from sympy.printing.str import StrPrinter
 
-from gradlang.render.shown import MARKS, is_gap_row, shape_text, shown, Summarising
+from gradlang.render.shown import MARKS, is_gap_row, shape_text, shown_result, Summarising
 from gradlang.expr.source import SourcePrinter, format_float
+from gradlang.render.teacher import TeacherOrder
 
 
-class PlainPrinter(Summarising, SourcePrinter):
+class PlainPrinter(Summarising, TeacherOrder, SourcePrinter):
     """gradlang source for values; plain text for records; summaries of large arrays."""
 
     _default_settings = {**StrPrinter._default_settings, "full": False}
@@ -45,9 +46,10 @@ class PlainPrinter(Summarising, SourcePrinter):
         return super()._print_ndarray(array)
 
     def _print_Shown(self, shown):
-        """Named shared parts (t1 = …) first, then the value, then the size a summary stands for."""
-        lines = [f"{self._print(name)} = {self._print(expr)}" for name, expr in shown.named]
-        text = self._print(shown.value)
+        """Named shared parts (t1 = …, s = softmax(x)) first, as assignments, then the value, then the size a summary stands for."""
+        with self.tensor_order(shown.tensor):
+            lines = [f"{self._print(name)} = {self._print(expr)}" for name, expr in shown.named]
+            text = self._print(shown.value)
         if shown.shape:
             size = shape_text(shown.shape).replace("×", ",")
             text += f"  # R^{size if len(shown.shape) == 1 else '(' + size + ')'}, summarised"
@@ -58,7 +60,7 @@ class PlainPrinter(Summarising, SourcePrinter):
     def _print_Result(self, result):
         """A whole result as the plain format prints it: derivations, value, attachments."""
         parts = [_comment(self._print(step)) for step in result.steps]
-        value = self._print(shown(result.value, self._settings["full"]))
+        value = self._print(shown_result(result, self._settings["full"]))
         if result.kind == "explain" and not self._settings["full"]:
             value = _after_derivation(value, result.value)
         parts.append(value + "\n")

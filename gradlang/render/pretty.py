@@ -30,12 +30,14 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from gradlang import limits
 from gradlang.expr import primitives
+from gradlang.expr.tensor.nodes import TensorOp
 from gradlang.expr.tensor.spelling import hadamard_pretty
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
-from gradlang.render.shown import shape_text, shown, Summarising
+from gradlang.render.shown import shape_text, shown_result, Summarising
+from gradlang.render.teacher import is_tensor_value, negated_pretty, TeacherOrder, tensor_sum_pretty, where_pretty
 from gradlang.expr.values import from_elements, shape_of, to_symbolic
 from gradlang.lazy import np
 
@@ -76,10 +78,12 @@ def format_pretty_float(value: float) -> str:
     return format_float(float(f"{value:.{_FLOAT_DIGITS}g}"))
 
 
-class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
+class GradlangPrettyPrinter(Summarising, TeacherOrder, InStoredOrder, PrettyPrinter):
     """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark, and gradlang's records."""
 
     def _print_Add(self, expr, order=None):
+        if self._tensor_value:
+            return tensor_sum_pretty(self, expr)  # W x − y: a teacher's order and minus sign
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
         form = super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)
         if form.height() == 1 and "+ -∞" in form.picture[0]:  # a held -inf (Written) shows no sign to SymPy
@@ -94,7 +98,9 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         })
 
     def _print_Mul(self, expr):
-        """The elementwise product of tensors as u ⊙ v (SymPy's own product otherwise)."""
+        """The elementwise product of tensors as u ⊙ v (SymPy's own product otherwise); −u in a tensor value."""
+        if self._tensor_value and expr.could_extract_minus_sign():
+            return negated_pretty(self, expr)
         return hadamard_pretty(self, expr) or super()._print_Mul(expr)
 
     def _print_Symbol(self, expr, bold_name=False):
@@ -161,7 +167,12 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         return self._print(_ndarray_to_sympy(array))
 
     def _print_Shown(self, shown):
-        """The value (named parts are shown as text lines by `_print_Result`) and the size a summary stands for."""
+        """The value (named parts are shown as text lines by `_print_Result`) and the size a summary stands for;
+        a tensor value with its named parts under it (`where s = softmax(x)`)."""
+        if shown.tensor:
+            with self.tensor_order(True):
+                form = self._print(shown.value)
+                return where_pretty(self, form, shown.named) if shown.named else form
         form = self._print(shown.value)
         if not shown.shape:
             return form
@@ -183,8 +194,8 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
 
     def _value_part(self, result, gutter: str):
         """The `→ value` of a result: a 2-D picture, or one line when it is large or summarises a derivation."""
-        value = shown(result.value, self._settings["full"])
-        if value.named or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
+        value = shown_result(result, self._settings["full"])
+        if value.named and not value.tensor or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
             # Named shared parts, or many components shown whole (--full): one line of text, not a 2-D
             # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).
             return Text(to_plain(value, self._settings["full"]))
@@ -203,7 +214,9 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
         """A value too large to draw after a derivation: one line of it, and its shape (--full draws it whole)."""
         width = self._settings["num_columns"] or 100
         line = Text(prefix, style=GUTTER_STYLE)
-        line.append_text(styled(to_line(value.value)))
+        where = "".join(f", where {to_line(name)} = {to_line(part)}" if k == 0 else f", {to_line(name)} = {to_line(part)}"
+                        for k, (name, part) in enumerate(value.named if value.tensor else ()))
+        line.append_text(styled(to_line(value.value) + where))
         if line.cell_len > width:
             line.truncate(width - 1)
             line.append("…")
@@ -266,6 +279,11 @@ class LinePrinter(PlainPrinter):
     """
 
     printmethod = "_gradlang_line"  # not the classes' _sympystr hook (gradlang source): the methods below
+
+    def _print(self, expr, **kwargs):
+        if isinstance(expr, TensorOp):  # W x, s sᵀ: the pretty notation (dispatch by name would find SymPy's MatMul)
+            return expr.spelling.line(expr, self)
+        return super()._print(expr, **kwargs)
 
     def _print_Symbol(self, expr):
         parts = split_component(expr.name)
@@ -357,7 +375,8 @@ def _told_by_attachment(result) -> bool:
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):
     """A value as styled Text, or a record (Result, Explanation, report, …) as a rich renderable."""
     printer = GradlangPrettyPrinter(width, full, source)
-    out = printer._print(value)
+    with printer.tensor_order(is_tensor_value(value)):
+        out = printer._print(value)
     if isinstance(out, stringPict):
         return styled(out.render(**printer._settings))
     return out

@@ -10,7 +10,9 @@ say how large the value is. JSON values and `--full` skip the summary.
 Then an expression that shares subexpressions is shown as `t1 = …, t2 = …`
 and the value in terms of them, so the printout grows with the DAG, not with
 the tree (the shared parts are found on what is shown, so a summarised value
-costs no more than its edges).
+costs no more than its edges). A tensor value has its repeated parts named as
+a teacher names them (`s = softmax(x)`, render/teacher.py), avoiding the
+names the session has bound (`taken`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from gradlang.expr.cse import named_subexpressions
 from gradlang.errors import LimitError
 from gradlang.lazy import np
 from gradlang.expr.values import elements, from_elements, shape_of
+from gradlang.render.teacher import is_tensor_value, teacher_parts
 from gradlang.expr.walk import tree_size
 
 THRESHOLD = 1000      # components above which an array is summarised (NumPy's default)
@@ -43,16 +46,25 @@ class Shown:
     named: tuple          # (t_k, expr_k) pairs, in the order they are defined
     value: object         # what to print: the value, or a small array with gap marks
     shape: tuple | None   # the original shape when summarised, else None
+    tensor: bool = False  # a tensor value: named parts print as `where s = …`, sums in a teacher's order
 
 
-def shown(value, full: bool = False) -> Shown:
-    """The value as the printers show it (see the module docstring)."""
+def shown(value, full: bool = False, taken=frozenset()) -> Shown:
+    """The value as the printers show it (see the module docstring); `taken`: names no printed part may have."""
+    if is_tensor_value(value):
+        named, value = teacher_parts(value, taken)
+        return Shown(tuple(named), value, None, tensor=True)
     shape = None
     if not full and _size(value) > THRESHOLD:
         shape = tuple(value.shape)
         value = summarised(value)
     named, value = _name_shared_parts(value)
     return Shown(tuple(named), value, shape)
+
+
+def shown_result(result, full: bool = False) -> Shown:
+    """A Result's value as the printers show it, its parts named apart from the names its session had bound."""
+    return shown(result.value, full, result.bound)
 
 
 def _size(value) -> int:

@@ -44,10 +44,10 @@ class Spelling:
         return _fill(self.latex_template, node, lambda i, a: self._wrapped(printer, i, a, "latex"), printer)
 
     def line(self, node, printer) -> str:
-        """One line of Unicode mathematics (explain's lines): the pretty template, filled with text."""
+        """The pretty notation on one line of text (W x, s sᵀ, e₁), for printers of lines such as explain's."""
         special = _pretty_special(self, node, printer)
         if special is not None:
-            return str(special.picture[0])
+            return special.picture[0]
         return _fill(self.pretty_template, node, lambda i, a: self._wrapped(printer, i, a, "line"), printer)
 
     def numpy(self, node, printer) -> str:
@@ -72,6 +72,8 @@ class Spelling:
         return text
 
     def _needs_parens(self, index: int, arg) -> bool:
+        if self.bare_first and "{1}" in self.pretty_template:  # uᵀv: ᵀ binds to u alone, and v is a factor
+            return not _is_simple(arg) if index == 0 else precedence(arg) < PRECEDENCE["Mul"]
         if self.postfix and index == 0:
             return not _is_simple(arg)
         if self.infix:
