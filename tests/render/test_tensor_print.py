@@ -39,7 +39,7 @@ ROWS = [
     ("hessian(log(sigmoid(dot(w, x))), w)", "p = sigmoid(dot(w, x))\np*(p - 1)*outer(x, x)",
      "p⋅(p − 1)⋅x xᵀ\nwhere p = sigmoid(wᵀx)"),
     ("grad(sum(sigmoid(W @ x) * y), W)", "p = sigmoid(W @ x)\nouter(p*y*(1 - p), x)", "((1 − p) ⊙ p ⊙ y) xᵀ\nwhere p = sigmoid(W x)"),
-    ("grad(sum((tanh(W @ x) - y)^2), W)", "h = tanh(W @ x)\nouter((1 - h^2)*(2*h - 2*y), x)", None),
+    ("grad(sum((tanh(W @ x) - y)^2), W)", "h = tanh(W @ x)\n2*outer((1 - h^2)*(h - y), x)", None),
     ("grad(norm(W @ x - y), W)", "r = W @ x - y\nouter(r, x)/norm(r)", None),
     ("grad(logsumexp(W @ x) - (W @ x)[0], W)", "outer(softmax(W @ x) - onehot(0, m), x)", "(softmax(W x) − e₀) xᵀ"),
 ]
