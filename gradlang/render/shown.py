@@ -15,6 +15,8 @@ costs no more than its edges).
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import sympy as sp
@@ -59,7 +61,7 @@ def _size(value) -> int:
     if isinstance(value, np.ndarray):
         return value.size
     if isinstance(value, (sp.MatrixBase, sp.NDimArray)):
-        return int(np.prod(value.shape))
+        return math.prod(value.shape)
     return 1
 
 
@@ -139,7 +141,7 @@ class Summarising:
         return super()._print(expr, **kwargs)
 
     def _large(self, array) -> bool:
-        return not self._settings.get("full", False) and int(np.prod(array.shape)) > THRESHOLD
+        return not self._settings.get("full", False) and math.prod(array.shape) > THRESHOLD
 
 
 def _is_array(value) -> bool:

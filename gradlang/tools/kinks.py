@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-import numpy as np
+import math
+
 import sympy as sp
 from sympy.core.relational import Relational
 
@@ -30,6 +31,7 @@ from gradlang.expr import primitives
 from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
 from gradlang.errors import Warning
+from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.walk import dag_atoms
 from gradlang.expr.source import to_source
@@ -92,6 +94,8 @@ def _run(exprs, symbols: list, values: list, checks=None):
         return []
     needed = list(dict.fromkeys(e for c in checks for e in c.exprs))
     results = dict(zip(needed, evaluate(needed, symbols, values)))
+    if all(isinstance(r, float) for r in results.values()):
+        return _run_point(checks, results)
     shape = np.broadcast_shapes(*[np.shape(v) for v in values]) if values else ()
     total = int(np.prod(shape)) if shape else 1
     found: dict = {}
@@ -104,6 +108,16 @@ def _run(exprs, symbols: list, values: list, checks=None):
             first = np.argwhere(mask)[0] if shape else ()
             point = [float(a[tuple(first)]) for a in arrays]
             found[check.key] = (check.describe(point), int(mask.sum()), total)
+    return list(found.values())
+
+
+def _run_point(checks, results: dict) -> list:
+    """One point computed without NumPy (expr/pure_numeric.py): each check reads Python floats."""
+    found: dict = {}
+    for check in checks:
+        point = [results[e] for e in check.exprs]
+        if check.key not in found and check.hit(point):
+            found[check.key] = (check.describe(point), 1, 1)
     return list(found.values())
 
 
@@ -172,15 +186,17 @@ def _tie(record, kink, node) -> _Check:
     """max/min (or a share of one) with two or more arguments attaining the extremum."""
     args = node.args[1:] if isinstance(node, (MaxShare, MinShare)) else node.args
     name = "max" if node.pick is max else "min"
-    pick = np.max if name == "max" else np.min
 
     def hit(arrays):
+        if all(isinstance(a, float) for a in arrays):  # one point without NumPy (expr/pure_numeric.py)
+            top = _extremum(name, arrays)
+            return sum(a == top for a in arrays) >= 2
         stacked = np.stack(arrays)
         with np.errstate(invalid="ignore"):
-            return (stacked == pick(stacked, axis=0)).sum(axis=0) >= 2
+            return (stacked == getattr(np, name)(stacked, axis=0)).sum(axis=0) >= 2
 
     def describe(point):
-        extremum = pick(point)
+        extremum = _extremum(name, point)
         tied = [i for i, v in enumerate(point) if v == extremum]
         shown = ", ".join(_show(args[i]) for i in tied)
         return KinkWarning(
@@ -192,6 +208,11 @@ def _tie(record, kink, node) -> _Check:
         )
 
     return _Check((name, args), tuple(args), hit, describe)
+
+
+def _extremum(name: str, point: list) -> float:
+    """max or min of a point's floats, nan if any is nan (as NumPy's)."""
+    return math.nan if any(v != v for v in point) else (max if name == "max" else min)(point)
 
 
 def _show_args(args) -> str:
