@@ -1,0 +1,146 @@
+"""The playground page (web/, docs/web.md) in a real browser: Debian's Chromium driven by Playwright.
+
+Serves the built page (web/dist, made by web/build/build.sh) on 127.0.0.1,
+runs the default lesson and checks the rendered gradient and the derivation's
+ledger, runs every lesson of the gallery and compares the page's JSON with
+`gradlang --json`, places an error at its line, and saves screenshots in
+tests/web/screenshots/. Skipped when Chromium, Playwright or the built page is
+missing, unless GRADLANG_REQUIRE_BROWSER=1 (as .ci/run sets): then that fails.
+Timeouts are safety nets of minutes on a loaded machine, never measurements.
+"""
+
+import functools
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.core.test_threadless import same_result
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = ROOT / "web" / "dist"
+SHOTS = Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+MINUTES = 60_000  # Playwright counts milliseconds
+# Lessons that evaluate at a list of points, which needs NumPy: the page has none, and says so at that line.
+NEEDS_NUMPY = {"pitfalls": 31, "straight_through": 8, "tour": 38}
+
+
+def _missing() -> str | None:
+    if not Path(CHROMIUM).exists():
+        return "no Chromium (apt-get install chromium)"
+    if not (DIST / "index.html").exists():
+        return "the page is not built (bash web/build/build.sh)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "no Playwright (pip install playwright)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def page():
+    missing = _missing()
+    if missing:
+        if os.environ.get("GRADLANG_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"the browser test cannot run: {missing}")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    handler = functools.partial(_QuietHandler, directory=str(DIST))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    SHOTS.mkdir(exist_ok=True)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+            tab.set_default_timeout(2 * MINUTES)
+            tab.base = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+            tab.goto(tab.base)
+            yield tab
+            browser.close()
+    finally:
+        server.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def _finished(tab):
+    """Wait for the run to end (the status line says done), then the page's results as JSON objects."""
+    tab.wait_for_selector('#status[data-state="done"]', timeout=15 * MINUTES)
+    return tab.evaluate("window.gradlangPage.results")
+
+
+def _run(tab):
+    tab.wait_for_selector('#status[data-state="done"], #status[data-state="ready"]', timeout=15 * MINUTES)
+    tab.click(".cm-content")
+    tab.keyboard.press("Control+Enter")
+    tab.wait_for_selector('#status[data-state="running"], #status[data-state="done"]')
+    return _finished(tab)
+
+
+def _cli(name: str) -> list:
+    done = subprocess.run([sys.executable, "-m", "gradlang", "--json", f"examples/{name}.grad"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_the_default_lesson_shows_its_gradient_and_derivation(page):
+    results = _finished(page)
+    page.screenshot(path=str(SHOTS / "stable_softmax.png"), full_page=False)
+    gradient = page.locator('section[data-line="8"] .value .katex annotation').text_content()
+    assert r"\frac{2 e^{2}}{1 + 2 e^{2}}" in gradient  # typeset by KaTeX from gradlang's LaTeX
+    derivation = page.locator('section[data-line="7"] details.derivation')
+    assert derivation.locator("table.ledger .stop-name").text_content() == "stop_gradient(x[1])"
+    assert derivation.locator("table.ledger .verdict").text_content() == "blocking"
+    assert derivation.locator(".check").text_content() == "✓ equals diff"
+    assert derivation.locator(".katex").count() >= 2  # the rows read as formulas, not as LaTeX source
+    stop_colour = page.evaluate("""() => [...document.querySelectorAll('section[data-line="7"] .katex *')]
+        .some((n) => getComputedStyle(n).color === 'rgb(180, 0, 158)')""")
+    assert stop_colour
+    want = _cli("stable_softmax")
+    assert len(results) == len(want) and all(same_result(g, w) for g, w in zip(results, want))
+
+
+def test_every_lesson_gives_the_commands_results(page):
+    names = page.evaluate("[...document.querySelectorAll('#lessons option')].map((o) => o.value)")
+    assert len(names) == len(list((ROOT / "examples").glob("*.grad")))
+    for name in names:
+        page.select_option("#lessons", name)
+        assert page.evaluate("document.querySelector('.cm-content').textContent").startswith("#")
+        got, want = _run(page), _cli(name)
+        if name in NEEDS_NUMPY:
+            assert got[-1]["kind"] == "error" and got[-1]["line"] == NEEDS_NUMPY[name], got[-1]
+            assert "needs NumPy" in got[-1]["message"]
+            want = [w for w in want if w["line"] < NEEDS_NUMPY[name]]
+            got = got[:-1]
+        assert len(got) == len(want) > 0, name
+        for g, w in zip(got, want):
+            assert same_result(g, w), (name, g, w)
+
+
+def test_an_error_is_shown_at_its_line_and_shared_in_the_link(page):
+    page.select_option("#lessons", "pitfalls")
+    _run(page)
+    error = page.locator("section.result.error")
+    assert error.get_attribute("data-line") == "31"
+    assert error.locator(".statement code").text_content().startswith("diff(safe_sqrt(t), t) at t = [0.0")
+    assert "line 31, column 26: ValueError" in error.locator(".message").text_content()
+    assert page.locator(".cm-error-line").count() == 1
+    page.click("#share")
+    link = page.locator("#share-link").input_value()
+    page.goto("about:blank")
+    page.goto(link.replace("pitfalls", ""))
+    page.wait_for_selector('#status[data-state="done"]', timeout=15 * MINUTES)
+    assert page.evaluate("document.querySelector('.cm-content').textContent").startswith("# pitfalls.grad")
+    page.screenshot(path=str(SHOTS / "error.png"), full_page=False)
