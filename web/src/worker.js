@@ -36,6 +36,11 @@ const ready = start().then(
 
 onmessage = async (event) => {
   const runner = await ready;
-  const status = runner.run(event.data.run, (text) => say({ message: text }));
-  say({ done: status });
+  try {
+    say({ done: runner.run(event.data.run, (text) => say({ message: text })) });
+  } catch (error) { // runner.run reports every error itself; this is a last resort, never a traceback
+    say({ message: JSON.stringify({ json: JSON.stringify({ kind: "error", error: "InternalError",
+      message: String(error.message || error).split("\n").filter(Boolean).pop() }) }) });
+    say({ done: 1 });
+  }
 };
