@@ -31,6 +31,21 @@ class _LazyNumpy:
         return getattr(module, name)
 
 
+_HAS_NUMPY: list = []
+
+
+def has_numpy() -> bool:
+    """Whether NumPy can be imported (not in the browser page); imports it, so ask only where it is needed."""
+    if not _HAS_NUMPY:
+        try:
+            import numpy  # noqa: F401
+        except ImportError:
+            _HAS_NUMPY.append(False)
+        else:
+            _HAS_NUMPY.append(True)
+    return _HAS_NUMPY[0]
+
+
 def _import_numpy():
     try:
         import numpy

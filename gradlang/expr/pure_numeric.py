@@ -76,12 +76,15 @@ def divide(a, b) -> Float:
 
 
 def power(a, b) -> Float:
+    """IEEE pow, as numpy.power: an exponent of 0.5 is a square root there (power(-inf, 0.5) is nan)."""
     a, b = float(a), float(b)
+    if b == 0.5:
+        return sqrt(a)
     try:
         return Float(math.pow(a, b))
-    except OverflowError:
+    except OverflowError:  # only a result too large raises; one too small is 0.0
         odd = a < 0 and b == math.floor(b) and b % 2 == 1
-        return Float(-inf if odd else inf) if abs(a) > 1 else Float(0.0)
+        return Float(-inf if odd else inf)
     except ValueError:  # 0 to a negative power, or a negative base to a fractional one
         if a == 0.0:
             odd = b == math.floor(b) and b % 2 == 1

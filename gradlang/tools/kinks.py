@@ -73,6 +73,18 @@ def kink_warnings_batch(exprs, symbols, arrays) -> list[KinkWarning]:
     return out
 
 
+def kink_warnings_points(exprs, symbols, points: list) -> list[KinkWarning]:
+    """kink_warnings_batch without NumPy (core/pure_points.py): the points one at a time, counted alike."""
+    checks = _candidates(exprs)
+    found: dict = {}
+    for point in points:
+        for key, (message, _, _) in _run(exprs, list(symbols), list(point), checks, keyed=True) if checks else []:
+            first, count = found.get(key, (message, 0))
+            found[key] = (first, count + 1)
+    return [KinkWarning(f"at {count} of {len(points)} points: {first.short}", first.detail)
+            for first, count in found.values()]
+
+
 # --- the walk ----------------------------------------------------------------------
 
 
@@ -88,10 +100,16 @@ def _numeric_mapping(mapping: dict):
     return symbols, values
 
 
-def _run(exprs, symbols: list, values: list, checks=None):
+def _run(exprs, symbols: list, values: list, checks=None, keyed: bool = False):
+    """(message, points hit, points) for each kink hit; with `keyed`, (check key, that) pairs."""
+    found = _found(exprs, symbols, values, checks)
+    return list(found.items()) if keyed else list(found.values())
+
+
+def _found(exprs, symbols: list, values: list, checks=None) -> dict:
     checks = [c for c in (_candidates(exprs) if checks is None else checks) if _known(c.exprs, symbols)]
     if not checks:
-        return []
+        return {}
     needed = list(dict.fromkeys(e for c in checks for e in c.exprs))
     results = dict(zip(needed, evaluate(needed, symbols, values)))
     if all(isinstance(r, float) for r in results.values()):
@@ -108,17 +126,17 @@ def _run(exprs, symbols: list, values: list, checks=None):
             first = np.argwhere(mask)[0] if shape else ()
             point = [float(a[tuple(first)]) for a in arrays]
             found[check.key] = (check.describe(point), int(mask.sum()), total)
-    return list(found.values())
+    return found
 
 
-def _run_point(checks, results: dict) -> list:
+def _run_point(checks, results: dict) -> dict:
     """One point computed without NumPy (expr/pure_numeric.py): each check reads Python floats."""
     found: dict = {}
     for check in checks:
         point = [results[e] for e in check.exprs]
         if check.key not in found and check.hit(point):
             found[check.key] = (check.describe(point), 1, 1)
-    return list(found.values())
+    return found
 
 
 def _known(exprs, symbols) -> bool:

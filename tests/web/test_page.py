@@ -28,8 +28,6 @@ DIST = ROOT / "web" / "dist"
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 MINUTES = 60_000  # Playwright counts milliseconds
-# Lessons that evaluate at a list of points, which needs NumPy: the page has none, and says so at that line.
-NEEDS_NUMPY = {"pitfalls": 31, "straight_through": 8, "tour": 38}
 
 
 def _missing() -> str | None:
@@ -119,28 +117,31 @@ def test_every_lesson_gives_the_commands_results(page):
         page.select_option("#lessons", name)
         assert page.evaluate("document.querySelector('.cm-content').textContent").startswith("#")
         got, want = _run(page), _cli(name)
-        if name in NEEDS_NUMPY:
-            assert got[-1]["kind"] == "error" and got[-1]["line"] == NEEDS_NUMPY[name], got[-1]
-            assert "needs NumPy" in got[-1]["message"]
-            want = [w for w in want if w["line"] < NEEDS_NUMPY[name]]
-            got = got[:-1]
         assert len(got) == len(want) > 0, name
         for g, w in zip(got, want):
             assert same_result(g, w), (name, g, w)
 
 
 def test_an_error_is_shown_at_its_line_and_shared_in_the_link(page):
-    page.select_option("#lessons", "pitfalls")
-    _run(page)
-    error = page.locator("section.result.error")
-    assert error.get_attribute("data-line") == "31"
-    assert error.locator(".statement code").text_content().startswith("diff(safe_sqrt(t), t) at t = [0.0")
-    assert "line 31, column 26: ValueError" in error.locator(".message").text_content()
-    assert page.locator(".cm-error-line").count() == 1
+    page.select_option("#lessons", "tour")
+    lines = page.evaluate("document.querySelectorAll('.cm-line').length")
+    page.click(".cm-content")
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\ny = t + nofunction(t)")
+    results = _run(page)
+    error = results[-1]
+    assert (error["kind"], error["error"], error["line"], error["column"]) == ("error", "NameError", lines + 1, 9)
+    shown = page.locator("section.result.error")
+    assert shown.get_attribute("data-line") == str(lines + 1)
+    assert shown.locator(".statement code").text_content() == "y = t + nofunction(t)"
+    assert shown.locator(".caret").text_content() == " " * 8 + "^"  # under column 9: the unknown name
+    assert f"line {lines + 1}, column 9: NameError" in shown.locator(".message").text_content()
+    assert page.locator(".cm-error-line").text_content() == "y = t + nofunction(t)"
+    page.screenshot(path=str(SHOTS / "error.png"), full_page=False)
     page.click("#share")
     link = page.locator("#share-link").input_value()
+    assert "#code=" in link
     page.goto("about:blank")
-    page.goto(link.replace("pitfalls", ""))
-    page.wait_for_selector('#status[data-state="done"]', timeout=15 * MINUTES)
-    assert page.evaluate("document.querySelector('.cm-content').textContent").startswith("# pitfalls.grad")
-    page.screenshot(path=str(SHOTS / "error.png"), full_page=False)
+    page.goto(link)
+    results = _finished(page)
+    assert results[-1]["error"] == "NameError" and results[-1]["line"] == lines + 1  # the same program, run again

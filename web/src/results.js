@@ -104,7 +104,7 @@ function derivation(step, latex) {
       const holder = element("div", "step-math");
       holder.append(line);
       body.append(holder);
-    } else if (!/^(stop |Check:)/.test(row.text)) {
+    } else if (!/^(stop |Check:)/.test(row.text) && row.text !== step.summary) { // those three are shown below
       body.append(element("div", row.small ? "step-note" : "step-summary", row.text));
     }
   }
