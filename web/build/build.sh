@@ -11,6 +11,7 @@ root="$(dirname "$web")"
 dist="$web/dist"
 # a Python with gradlang installed (the README's venv): the highlighter's words come from its lexer
 python="${PYTHON:-$root/.venv/bin/python}"
+case "$python" in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac  # before the cd below
 
 cd "$web"
 npm ci --no-audit --no-fund

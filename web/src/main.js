@@ -50,7 +50,7 @@ function makeEditor(words, source) {
     parent: $("editor"),
     extensions: [
       Prec.highest(keymap.of([{ key: "Mod-Enter", run: () => { run(); return true; } }])),
-      basicSetup, gradlangLanguage(words), stopHighlighting, marks,
+      basicSetup, EditorView.lineWrapping, gradlangLanguage(words), stopHighlighting, marks,
     ],
   });
 }
@@ -120,6 +120,7 @@ function finish() {
   const seconds = ((performance.now() - page.started) / 1000).toFixed(1);
   const errors = page.results.filter((r) => r.kind === "error").length;
   status(`done in ${seconds} s: ${page.results.length - errors} result(s)${errors ? ", stopped at an error" : ""}`, "done");
+  document.querySelector("#output .result.error")?.scrollIntoView({ block: "center" });
   markLines([
     ...page.results.filter((r) => r.kind !== "error" && r.warnings.length).map((r) => ({ line: r.line, kind: "warning" })),
     ...page.results.filter((r) => r.kind === "error" && r.line).map((r) => ({ line: r.line, kind: "error" })),

@@ -67,7 +67,11 @@ export function renderError(error, sourceLines) {
     const text = sourceLines[error.line - 1];
     const statement = element("div", "statement");
     statement.append(element("span", "line-number", `${error.line} ┃`), element("code", "", text));
-    node.append(statement, element("pre", "caret", `${" ".repeat(Math.max(0, (error.column || 1) - 1))}^`));
+    const caretRow = element("div", "statement"); // laid out as the statement above it, so the caret lines up
+    const blank = element("span", "line-number", `${error.line} ┃`);
+    blank.style.visibility = "hidden";
+    caretRow.append(blank, element("code", "caret", `${" ".repeat(Math.max(0, (error.column || 1) - 1))}^`));
+    node.append(statement, caretRow);
   }
   node.append(element("div", "message", `${where}${error.error}: ${error.message}`));
   return node;
