@@ -133,7 +133,7 @@ def test_an_error_is_shown_at_its_line_and_shared_in_the_link(page):
     assert (error["kind"], error["error"], error["line"], error["column"]) == ("error", "NameError", lines + 1, 9)
     shown = page.locator("section.result.error")
     assert shown.get_attribute("data-line") == str(lines + 1)
-    assert shown.locator(".statement code").text_content() == "y = t + nofunction(t)"
+    assert shown.locator(".statement code:not(.caret)").text_content() == "y = t + nofunction(t)"
     assert shown.locator(".caret").text_content() == " " * 8 + "^"  # under column 9: the unknown name
     assert f"line {lines + 1}, column 9: NameError" in shown.locator(".message").text_content()
     assert page.locator(".cm-error-line").text_content() == "y = t + nofunction(t)"
@@ -145,3 +145,24 @@ def test_an_error_is_shown_at_its_line_and_shared_in_the_link(page):
     page.goto(link)
     results = _finished(page)
     assert results[-1]["error"] == "NameError" and results[-1]["line"] == lines + 1  # the same program, run again
+
+
+def test_a_statement_past_the_time_limit_ends_python_which_starts_again(page):
+    """?limit=10: the page ends the worker 10 s into a statement that runs for minutes, says so as a
+    LimitError at that statement, and starts Python again, which then runs the next program. (10 s is
+    far below the statement's time and far above the declaration's before it, however loaded the machine.)"""
+    import base64
+
+    program = "x: R\nexpand((a + b + c + d + e + 1)^25)\n"  # over 30 s in CPython, longer in the page
+    code = base64.urlsafe_b64encode(program.encode()).decode().rstrip("=")
+    page.goto(f"{page.base}?limit=10#code={code}")
+    page.wait_for_function("window.gradlangPage && window.gradlangPage.results.some((r) => r.error === 'LimitError')",
+                           timeout=15 * MINUTES)
+    error = page.evaluate("window.gradlangPage.results")[-1]
+    assert (error["error"], error["line"]) == ("LimitError", 2), error
+    assert "longer than 10 s" in error["message"] and "starting it again" in error["message"]
+    assert page.locator("section.result.error").get_attribute("data-line") == "2"
+    page.wait_for_selector('#status[data-state="ready"]', timeout=15 * MINUTES)
+    page.select_option("#lessons", "reinforce")
+    results = _run(page)
+    assert results and all(r["kind"] != "error" for r in results), results

@@ -84,6 +84,7 @@ function share() {
 // --- the worker ----------------------------------------------------------------------------
 
 function startWorker() {
+  page.workerStarted = performance.now();
   page.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
   page.worker.onmessage = (event) => onWorker(event.data);
   page.worker.onerror = (event) => status(`Python could not start: ${event.message}`, "failed");
@@ -94,7 +95,7 @@ function onWorker(data) {
   if (data.progress) status(data.progress);
   else if (data.failed) status(`Python could not start: ${data.failed}`, "failed");
   else if (data.ready) {
-    status(`ready (Python loaded in ${((performance.now()) / 1000).toFixed(1)} s)`, "ready");
+    status(`ready (Python started in ${((performance.now() - page.workerStarted) / 1000).toFixed(1)} s)`, "ready");
     if (page.queued !== null) run(page.queued);
   } else if (data.message) onMessage(JSON.parse(data.message));
   else if ("done" in data) finish();
