@@ -20,6 +20,11 @@ the watchdog's lock, so no expiry can escape the `with` that set it.
 
 Like a signal, the exception cannot interrupt one long call into C; every such
 call gradlang makes is bounded by a size limit instead (docs/limits.md).
+
+Where no thread can start (Pyodide in the browser: `sys.platform ==
+"emscripten"`, or `Thread.start` raising RuntimeError), the same budgets are
+kept without a watchdog by budget_traced.py: the computation reads the clock at
+each Python call. Size limits hold on both paths, being checks, not timers.
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+
+from gradlang import budget_traced
 
 _RETRY = 0.05  # seconds between repeated expiries of a budget that is still open
 
@@ -43,6 +50,9 @@ _hook = {"open": 0, "previous": None}  # budgets open in any thread, and the hos
 
 class OutOfTime(BaseException):
     """Raised inside the computation when a budget of its thread has expired."""
+
+
+budget_traced.set_exception(OutOfTime)
 
 
 def _available() -> bool:
@@ -71,11 +81,19 @@ def _watch() -> None:
             _lock.wait(max(wake - time.monotonic(), 0.001))
 
 
-def _start_watchdog() -> None:
+def _start_watchdog() -> bool:
+    """Start the watchdog if it is not running; False where threads cannot start (Pyodide)."""
     global _watchdog
+    if sys.platform == "emscripten":
+        return False
     if _watchdog is None or not _watchdog.is_alive():  # not alive: first use, or a child after fork()
-        _watchdog = threading.Thread(target=_watch, name="gradlang-budget-watchdog", daemon=True)
-        _watchdog.start()
+        watchdog = threading.Thread(target=_watch, name="gradlang-budget-watchdog", daemon=True)
+        try:
+            watchdog.start()
+        except RuntimeError:  # "can't start new thread": a host without threads
+            return False
+        _watchdog = watchdog
+    return True
 
 
 @contextmanager
@@ -85,20 +103,41 @@ def budget(seconds: float | None):
     Yields a token; catch the exception with `is_mine(error, token)` to tell
     your own budget from an outer one.
     """
-    if seconds is None or not _available():
+    if seconds is None:
+        yield None
+        return
+    with _lock:
+        threaded = _start_watchdog()
+    if not threaded:
+        with _traced(seconds) as deadline:
+            yield deadline
+        return
+    if not _available():
         yield None
         return
     thread_id = threading.get_ident()
     deadline = time.monotonic() + seconds
     try:
         with _lock:  # inside the try: if an outer expiry lands here, the finally still closes
-            _start_watchdog()
             _borrow_unraisable_hook()
             _open.setdefault(thread_id, []).append(deadline)
             _lock.notify()
         yield deadline
     finally:
         _close(thread_id, deadline)
+
+
+@contextmanager
+def _traced(seconds: float):
+    """A budget without the watchdog (budget_traced.py); an expiry raised where Python ignores it is not shown."""
+    with _lock:
+        _borrow_unraisable_hook()
+    try:
+        with budget_traced.traced_budget(seconds) as deadline:
+            yield deadline
+    finally:
+        with _lock:
+            _return_unraisable_hook()
 
 
 def _close(thread_id: int, deadline: float) -> None:

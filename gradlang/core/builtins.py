@@ -23,7 +23,7 @@ from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
-from gradlang.lazy import np
+from gradlang.lazy import has_numpy, np
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.source import to_source
 from gradlang.expr.values import (
@@ -343,6 +343,10 @@ def _evenly_spaced(a: float, b: float, n: int) -> np.ndarray:
     NumPy steps by (b - a)/(n - 1), so linspace(-1e308, 1e308, 3) is [nan, inf, 1e308] with
     overflow warnings; JAX gives [-1e308, 0, 1e308]. Where b - a is finite NumPy's numbers are
     kept (linspace(-3, 3, 7) has an exact 2.0, JAX's formula 1.9999999999999998)."""
+    if not has_numpy():  # the browser page: the same numbers as a SymPy vector of floats (pure_points.py)
+        from gradlang.core.pure_points import linspace
+
+        return linspace(a, b, n)
     with np.errstate(all="ignore"):  # inf and nan as IEEE says; NumPy's warnings are not the user's
         if n == 1 or np.isfinite(b - a):
             return np.linspace(a, b, n)

@@ -23,7 +23,7 @@ from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Sp
 from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of, to_sympy_number
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
-from gradlang.lazy import np
+from gradlang.lazy import has_numpy, np
 from gradlang.core.services import Services
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
@@ -420,6 +420,10 @@ def _pair_up(bound, given, name: str, pairs: list, batch: list) -> None:
 def _float_array(given, name: str) -> np.ndarray:
     if isinstance(given, np.ndarray):
         return given
+    if not has_numpy():  # the browser page: a list of floats, evaluated point by point (pure_points.py)
+        from gradlang.core.pure_points import float_list
+
+        return float_list(given, name)
     items = elements(given)
     if not all(isinstance(e, sp.Expr) and e.is_number and e.is_comparable for e in items):
         raise ValueError(f"a list given to the scalar '{name}' must hold numbers")

@@ -20,7 +20,7 @@ from gradlang.expr.bounded import tidy
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.exact import combine
 from gradlang.core.floats import fold_floats
-from gradlang.lazy import np
+from gradlang.lazy import has_numpy, np
 from gradlang.expr.values import describe_shape, elements, from_elements, is_condition, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms, dag_has, rebuild, rebuild_all
 
@@ -30,6 +30,10 @@ def substitute(value, pairs: list, batch: list, notes: list | None = None):
     Warnings about evaluating exactly at a kink or tie go to `notes`.
     """
     value = to_symbolic(value)
+    if batch and not has_numpy():  # the browser page: one point at a time
+        from gradlang.core import pure_points
+
+        return pure_points.batch(value, pairs, batch, notes)
     if batch:
         _warn_kinks_batch(value, pairs, batch, notes)
         return _batch(value, pairs, batch)

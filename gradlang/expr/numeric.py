@@ -6,6 +6,10 @@ record in the registry says (gradlang/expr/primitives/): a NumPy function by nam
 or its own NumPy implementation passed to lambdify as a helper (max/min
 reducing over all their arguments, the shares splitting ties equally, relu),
 stop_gradient as the identity.
+
+Where NumPy cannot be imported (the browser page, docs/web.md) the same code
+runs on Python floats with pure_numeric.py as its `numpy`: one point at a
+time, the same values.
 """
 
 from __future__ import annotations
@@ -13,16 +17,22 @@ from __future__ import annotations
 import functools
 from collections import OrderedDict
 
-import numpy as np
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 from sympy.printing.precedence import precedence
 
-from gradlang.expr import primitives
+from gradlang.errors import ValueError
+from gradlang.expr import primitives, pure_numeric
 from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.exact import to_sympy_number  # noqa: F401 - re-exported: callers holding NumPy results import it here
 from gradlang.expr.masking import mask_untaken
 from gradlang.expr.source import InStoredOrder
+
+
+try:
+    import numpy as np
+except ImportError:  # Pyodide without its numpy wheel: pure_numeric.py computes, one point at a time
+    np = None
 
 
 def _helpers() -> dict:
@@ -43,7 +53,13 @@ def _sum(*terms):
     return np.where(np.isfinite(total), total + carry, total)
 
 
-HELPERS = {**_helpers(), "_gl_sum": _sum}
+HELPERS = {**_helpers(), "_gl_sum": _sum} if np is not None else pure_numeric.HELPERS
+
+
+def _namespace() -> dict:
+    """What the generated code sees: NumPy (bare inf, nan as the printer writes them) and the helpers."""
+    module = np if np is not None else pure_numeric
+    return {**module.__dict__, "numpy": module, "functools": functools, **HELPERS}
 
 
 _FLAT_TERMS = 256  # a longer sum or product is printed as a balanced tree of parentheses
@@ -162,7 +178,7 @@ def compile_function(exprs: tuple, symbols: tuple):
         _CACHE.move_to_end(key)
         return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
-    namespace = {**np.__dict__, "numpy": np, "functools": functools, **HELPERS}  # bare inf, nan as the printer writes them
+    namespace = _namespace()
     exec(compile(function_source(arguments, assignments, outputs), "<gradlang>", "exec"), namespace)
     function = namespace["_f"]
     _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs
@@ -229,9 +245,11 @@ _SLOT = sp.Symbol("_slot_")
 _SLOT_CODE = "_slot_"
 
 
-def evaluate(exprs: list, symbols: list, values: list) -> list[np.ndarray]:
+def evaluate(exprs: list, symbols: list, values: list) -> list:
     """Evaluate scalar expressions at NumPy values (broadcast together), IEEE semantics."""
     function = compile_function(tuple(exprs), tuple(symbols))
+    if np is None:
+        return _evaluate_pure(function, values)
     arrays = [np.asarray(v, dtype=float) for v in values]
     with np.errstate(all="ignore"):
         outputs = function(*arrays)
@@ -245,3 +263,12 @@ def _real(output) -> np.ndarray:
     if np.iscomplexobj(output):
         output = np.where(output.imag == 0, output.real, np.nan)
     return np.asarray(output, dtype=float)
+
+
+def _evaluate_pure(function, values: list) -> list[float]:
+    """One point, without NumPy: Python floats in, Python floats out (nan for a non-real result)."""
+    if not all(isinstance(v, (int, float)) for v in values):
+        raise ValueError("evaluating at a list of points needs NumPy, which is not available here "
+                         "(in the browser page); evaluate at one point at a time")
+    outputs = function(*[pure_numeric.Float(v) for v in values])
+    return [float(o) if not isinstance(o, complex) else (o.real if o.imag == 0 else pure_numeric.nan) for o in outputs]

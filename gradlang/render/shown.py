@@ -17,6 +17,8 @@ names the session has bound (`taken`).
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import sympy as sp
@@ -71,7 +73,7 @@ def _size(value) -> int:
     if isinstance(value, np.ndarray):
         return value.size
     if isinstance(value, (sp.MatrixBase, sp.NDimArray)):
-        return int(np.prod(value.shape))
+        return math.prod(value.shape)
     return 1
 
 
@@ -151,7 +153,7 @@ class Summarising:
         return super()._print(expr, **kwargs)
 
     def _large(self, array) -> bool:
-        return not self._settings.get("full", False) and int(np.prod(array.shape)) > THRESHOLD
+        return not self._settings.get("full", False) and math.prod(array.shape) > THRESHOLD
 
 
 def _is_array(value) -> bool:

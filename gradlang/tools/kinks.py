@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-import numpy as np
+import math
+
 import sympy as sp
 from sympy.core.relational import Relational
 
@@ -31,6 +32,7 @@ from gradlang.expr import primitives
 from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
 from gradlang.errors import Warning
+from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.walk import dag_atoms
 from gradlang.expr.source import to_source
@@ -73,6 +75,18 @@ def kink_warnings_batch(exprs, symbols, arrays) -> list[KinkWarning]:
     return out
 
 
+def kink_warnings_points(exprs, symbols, points: list) -> list[KinkWarning]:
+    """kink_warnings_batch without NumPy (core/pure_points.py): the points one at a time, counted alike."""
+    checks = _candidates(exprs)
+    found: dict = {}
+    for point in points:
+        for key, (message, _, _) in _run(exprs, list(symbols), list(point), checks, keyed=True) if checks else []:
+            first, count = found.get(key, (message, 0))
+            found[key] = (first, count + 1)
+    return [KinkWarning(f"at {count} of {len(points)} points: {first.short}", first.detail)
+            for first, count in found.values()]
+
+
 # --- the walk ----------------------------------------------------------------------
 
 
@@ -88,12 +102,20 @@ def _numeric_mapping(mapping: dict):
     return symbols, values
 
 
-def _run(exprs, symbols: list, values: list, checks=None):
+def _run(exprs, symbols: list, values: list, checks=None, keyed: bool = False):
+    """(message, points hit, points) for each kink hit; with `keyed`, (check key, that) pairs."""
+    found = _found(exprs, symbols, values, checks)
+    return list(found.items()) if keyed else list(found.values())
+
+
+def _found(exprs, symbols: list, values: list, checks=None) -> dict:
     checks = [c for c in (_candidates(exprs) if checks is None else checks) if _known(c.exprs, symbols)]
     if not checks:
-        return []
+        return {}
     needed = list(dict.fromkeys(e for c in checks for e in (*c.exprs, *_same(c, symbols))))
     results = dict(zip(needed, evaluate(needed, symbols, values)))
+    if all(isinstance(r, float) for r in results.values()):
+        return _run_point(checks, results, symbols)
     shape = np.broadcast_shapes(*[np.shape(v) for v in values]) if values else ()
     total = int(np.prod(shape)) if shape else 1
     found: dict = {}
@@ -106,7 +128,18 @@ def _run(exprs, symbols: list, values: list, checks=None):
             first = np.argwhere(mask)[0] if shape else ()
             point = [float(a[tuple(first)]) for a in arrays]
             found[check.key] = (check.describe(point), int(mask.sum()), total)
-    return list(found.values())
+    return found
+
+
+def _run_point(checks, results: dict, symbols) -> dict:
+    """One point computed without NumPy (expr/pure_numeric.py): each check reads Python floats."""
+    found: dict = {}
+    for check in checks:
+        point = [results[e] for e in check.exprs]
+        agreeing = _same(check, symbols) and all(results[e] == 0 for e in _same(check, symbols))
+        if check.key not in found and check.hit(point) and not agreeing:
+            found[check.key] = (check.describe(point), 1, 1)
+    return found
 
 
 def _same(check: _Check, symbols) -> tuple:
@@ -188,15 +221,17 @@ def _tie(record, kink, node) -> _Check:
     """max/min (or a share of one) with two or more arguments attaining the extremum."""
     args = node.args[1:] if isinstance(node, (MaxShare, MinShare)) else node.args
     name = "max" if node.pick is max else "min"
-    pick = np.max if name == "max" else np.min
 
     def hit(arrays):
+        if all(isinstance(a, float) for a in arrays):  # one point without NumPy (expr/pure_numeric.py)
+            top = _extremum(name, arrays)
+            return sum(a == top for a in arrays) >= 2
         stacked = np.stack(arrays)
         with np.errstate(invalid="ignore"):
-            return (stacked == pick(stacked, axis=0)).sum(axis=0) >= 2
+            return (stacked == getattr(np, name)(stacked, axis=0)).sum(axis=0) >= 2
 
     def describe(point):
-        extremum = pick(point)
+        extremum = _extremum(name, point)
         tied = [i for i, v in enumerate(point) if v == extremum]
         shown = ", ".join(_show(args[i]) for i in tied)
         return KinkWarning(
@@ -208,6 +243,11 @@ def _tie(record, kink, node) -> _Check:
         )
 
     return _Check((name, args), tuple(args), hit, describe)
+
+
+def _extremum(name: str, point: list) -> float:
+    """max or min of a point's floats, nan if any is nan (as NumPy's)."""
+    return math.nan if any(v != v for v in point) else (max if name == "max" else min)(point)
 
 
 def _show_args(args) -> str:
