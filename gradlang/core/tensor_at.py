@@ -11,7 +11,6 @@ given to the tensors (`at x = [1, 2, 3]`).
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from gradlang import limits
@@ -22,9 +21,9 @@ from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
 from gradlang.expr.functions import MaxShare
 from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor import numbers
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var
+from gradlang.lazy import has_numpy, np
 from gradlang.expr.values import elements, elementwise, from_elements, real_symbols, shape_of
 
 
@@ -210,6 +209,8 @@ def at(evaluator, value, bindings, frame):
     _check_indices(value, pairs)
     floats = _whole_array_point(value, arrays, pairs, batch, sizes)
     if floats is not None:
+        from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy takes the component path
+
         return numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
     value, pairs = _indices_first(value, pairs)
     converted = components(value, sizes)
@@ -223,7 +224,7 @@ def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dic
 
     That is when the tensors are given floating-point arrays (exact numbers keep
     the exact component path: exact in, exact out) and every symbol has a value."""
-    if batch or not arrays:
+    if batch or not arrays or not has_numpy():
         return None
     point = {}
     for var, given in arrays.items():
@@ -238,7 +239,7 @@ def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dic
             return None
         point[symbol] = float(number)
     known = _known_sizes(value, sizes)
-    return point if numbers.free_of_others(value, point, known) else None
+    return point if all(s in point or s in known for s in value.free_symbols) else None
 
 
 def _known_sizes(value, sizes: dict) -> dict:

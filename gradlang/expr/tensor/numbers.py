@@ -82,11 +82,6 @@ def _argument(value):
     return float(value)
 
 
-def free_of_others(expr, values: dict, sizes: dict) -> bool:
-    """True when every symbol of the formula is given a number (so it evaluates to numbers)."""
-    return all(symbol in values or symbol in sizes for symbol in expr.free_symbols)
-
-
 def as_value(array: np.ndarray):
     """A NumPy result as a gradlang value: a Float for a scalar, the array for a vector or matrix."""
     if array.shape == ():
