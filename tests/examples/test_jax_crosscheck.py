@@ -155,6 +155,10 @@ def safe_sqrt_double_where(t):
 
 
 identity = lambda e: e
+W_SIZES = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])  # sizes.grad, at m = 2, n = 3
+X_SIZES = np.array([0.3, -0.2, 0.9])
+
+
 ROWS = [
     Row("tour", "diff(h(t), t) at t = 1.7", lambda: grad(lambda t: t * sg(t))(1.7)),
     Row("tour", "diff(f(t), t) at t = 1.0", lambda: grad(lambda t: t**2 * jnp.sin(t))(1.0)),
@@ -198,6 +202,11 @@ ROWS = [
     Row("pitfalls", "diff(relu(t), t) at t = 0.0", lambda: grad(jax.nn.relu)(0.0)),
     Row("pitfalls", "diff(safe_sqrt(t), t) at t = 0.0", lambda: grad(safe_sqrt_double_where)(0.0)),
     Row("pitfalls", "diff(safe_sqrt(t), t) at t = 0.25", lambda: grad(safe_sqrt_double_where)(0.25)),
+    Row("sizes", f"grad(sum((W @ x - y)^2), W) at W = {W_SIZES.tolist()}, x = {X_SIZES.tolist()}, y = [1.0, -2.0]",
+        lambda: grad(lambda W: jnp.sum((W @ X_SIZES - jnp.array([1.0, -2.0])) ** 2))(W_SIZES)),
+    Row("sizes", f"grad(-log(softmax(W @ x)[k]), W) at W = {W_SIZES.tolist()}, x = {X_SIZES.tolist()}, k = 1",
+        lambda: grad(lambda W: -jnp.log(jax.nn.softmax(W @ X_SIZES)[1]))(W_SIZES)),
+    Row("sizes", f"jacobian(softmax(x), x) at x = {X_SIZES.tolist()}", lambda: jacobian(jax.nn.softmax)(X_SIZES)),
 ]
 
 
