@@ -16,6 +16,7 @@ import pytest
 from test_cli import REPO, gradlang  # pytest puts this folder on sys.path (no __init__.py here)
 
 from gradlang.render.messages import safe_text
+from tests.safety import SAFETY_NET
 
 
 def closed(*fds: int):
@@ -27,7 +28,7 @@ def run(args, tmp_path, close=(), stdout=subprocess.PIPE, stdin=subprocess.DEVNU
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     environment.pop("GRADLANG_DEBUG", None)
     return subprocess.run([sys.executable, "-m", "gradlang", *args], stdin=stdin, stdout=stdout,
-                          stderr=subprocess.PIPE, cwd=tmp_path, env=environment, timeout=120,
+                          stderr=subprocess.PIPE, cwd=tmp_path, env=environment, timeout=SAFETY_NET,
                           preexec_fn=closed(*close), text=True)
 
 
@@ -54,7 +55,7 @@ def test_a_full_disk_is_one_line_and_exit_1(args, tmp_path):
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     with open("/dev/full", "w") as full:  # `gradlang … > /dev/full`; `-` reads the program below
         result = subprocess.run([sys.executable, "-m", "gradlang", *args], input="1 + 1\n", stdout=full,
-                                stderr=subprocess.PIPE, cwd=tmp_path, env=environment, timeout=120, text=True)
+                                stderr=subprocess.PIPE, cwd=tmp_path, env=environment, timeout=SAFETY_NET, text=True)
     assert result.returncode == 1
     one_line_without_traceback(result.stderr, "cannot write standard output: No space left on device")
 
@@ -67,7 +68,7 @@ def test_a_reader_that_goes_away_is_a_quiet_end_not_a_bug(tmp_path):
     assert child.stdout.read(10) == b'{"line": 1'
     child.stdout.close()  # `| head -c 10`
     stderr = child.stderr.read().decode()
-    assert child.wait(timeout=120) == 0
+    assert child.wait(timeout=SAFETY_NET) == 0
     assert stderr == ""
 
 
@@ -83,7 +84,7 @@ def test_closed_standard_input_is_said_for_the_repl_and_for_dash(tmp_path):
 def test_closed_standard_error_still_exits_1_on_an_error(tmp_path):
     environment = {**os.environ, "PYTHONPATH": str(REPO)}
     result = subprocess.run([sys.executable, "-m", "gradlang", "-e", "1; 1/0"], stdout=subprocess.PIPE,
-                            stderr=None, cwd=tmp_path, env=environment, timeout=120, preexec_fn=closed(2), text=True)
+                            stderr=None, cwd=tmp_path, env=environment, timeout=SAFETY_NET, preexec_fn=closed(2), text=True)
     assert (result.returncode, result.stdout) == (1, "1\n")
 
 

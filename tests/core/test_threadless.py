@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.safety import SAFETY_NET
+
 ROOT = Path(__file__).resolve().parents[2]
 
 BROWSER_LIKE = """
@@ -28,7 +30,7 @@ from gradlang.render.json import dumps, to_json
 
 def _run(body: str) -> str:
     done = subprocess.run([sys.executable, "-c", BROWSER_LIKE + body], capture_output=True, text=True,
-                          timeout=600, cwd=ROOT)
+                          timeout=SAFETY_NET, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

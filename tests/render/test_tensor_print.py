@@ -23,6 +23,7 @@ from gradlang.render import to_plain
 from gradlang.render.pretty import to_rich
 from tests.conftest import as_floats
 from tests.tensor.test_losses import LOSSES, SIZES, _at, _declare, _point
+from tests.safety import SAFETY_NET
 
 pytest.importorskip("rich")
 
@@ -172,7 +173,7 @@ def test_the_same_bytes_under_any_hash_seed(fmt):
     def run(seed: str) -> bytes:
         env = {**os.environ, "PYTHONHASHSEED": seed, "COLUMNS": "100"}
         command = [sys.executable, "-m", "gradlang", f"--{fmt}", "-e", PROGRAM]
-        return subprocess.run(command, env=env, capture_output=True, timeout=300, check=True).stdout
+        return subprocess.run(command, env=env, capture_output=True, timeout=SAFETY_NET, check=True).stdout
 
     first = run("1")
     assert first and first == run("2024")
@@ -200,7 +201,7 @@ def test_a_transcript_in_latex_compiles(tmp_path):
     program = tmp_path / "tensors.grad"
     program.write_text(PROGRAM, encoding="utf-8")
     run = subprocess.run([sys.executable, "-m", "gradlang", "--latex", str(program)], capture_output=True,
-                         text=True, timeout=600, check=True)
+                         text=True, timeout=SAFETY_NET, check=True)
     (tmp_path / "doc").mkdir()
     log = _compile(run.stdout, tmp_path / "doc")
     assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]

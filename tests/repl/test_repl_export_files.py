@@ -13,6 +13,7 @@ import threading
 import pytest
 
 from gradlang.shell.repl import Repl, line_loop
+from tests.safety import SAFETY_NET
 
 PROGRAM = "f(x) = x^2\n"
 
@@ -61,7 +62,7 @@ def test_a_named_pipe_nobody_reads_is_refused_at_once(tmp_path):
     done: list = []
     worker = threading.Thread(target=lambda: done.append(export_to(fifo)), daemon=True)
     worker.start()
-    worker.join(60)  # returns at once when refused; a minute only bounds the failure
+    worker.join(SAFETY_NET)  # returns at once when refused; the net only bounds a failure
     if worker.is_alive():  # blocked in open() until someone reads: be the reader, so the thread ends
         os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
         pytest.fail(":export blocked on a named pipe that nobody reads")

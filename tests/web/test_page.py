@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.core.test_threadless import same_result
+from tests.safety import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "web" / "dist"
@@ -59,7 +60,7 @@ def page():
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-            tab.set_default_timeout(2 * MINUTES)
+            tab.set_default_timeout(SAFETY_NET * 200)
             tab.base = f"http://127.0.0.1:{server.server_address[1]}/index.html"
             tab.goto(tab.base)
             yield tab
@@ -75,12 +76,12 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 def _finished(tab):
     """Wait for the run to end (the status line says done), then the page's results as JSON objects."""
-    tab.wait_for_selector('#status[data-state="done"]', timeout=15 * MINUTES)
+    tab.wait_for_selector('#status[data-state="done"]', timeout=SAFETY_NET * 1500)
     return tab.evaluate("window.gradlangPage.results")
 
 
 def _run(tab):
-    tab.wait_for_selector('#status[data-state="done"], #status[data-state="ready"]', timeout=15 * MINUTES)
+    tab.wait_for_selector('#status[data-state="done"], #status[data-state="ready"]', timeout=SAFETY_NET * 1500)
     tab.click(".cm-content")
     tab.keyboard.press("Control+Enter")
     tab.wait_for_selector('#status[data-state="running"], #status[data-state="done"]')
@@ -89,7 +90,7 @@ def _run(tab):
 
 def _cli(name: str) -> list:
     done = subprocess.run([sys.executable, "-m", "gradlang", "--json", f"examples/{name}.grad"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+                          capture_output=True, text=True, timeout=SAFETY_NET)
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
@@ -157,12 +158,12 @@ def test_a_statement_past_the_time_limit_ends_python_which_starts_again(page):
     code = base64.urlsafe_b64encode(program.encode()).decode().rstrip("=")
     page.goto(f"{page.base}?limit=10#code={code}")
     page.wait_for_function("window.gradlangPage && window.gradlangPage.results.some((r) => r.error === 'LimitError')",
-                           timeout=15 * MINUTES)
+                           timeout=SAFETY_NET * 1500)
     error = page.evaluate("window.gradlangPage.results")[-1]
     assert (error["error"], error["line"]) == ("LimitError", 2), error
     assert "longer than 10 s" in error["message"] and "starting it again" in error["message"]
     assert page.locator("section.result.error").get_attribute("data-line") == "2"
-    page.wait_for_selector('#status[data-state="ready"]', timeout=15 * MINUTES)
+    page.wait_for_selector('#status[data-state="ready"]', timeout=SAFETY_NET * 1500)
     page.select_option("#lessons", "reinforce")
     results = _run(page)
     assert results and all(r["kind"] != "error" for r in results), results
