@@ -235,7 +235,8 @@ class Eye(TensorOp):
 class Ones(TensorOp):
     """`ones(n)`: the vector of ones (a scalar broadcast to a shape, made explicit)."""
 
-    spelling = Spelling("ones({all})", r"\mathbf{1}", "𝟙", "numpy.ones(({all},))")
+    # `\mathbf 1`, not `\mathbf{1}`: a template reads `{1}` as the argument 1 (spelling.py)
+    spelling = Spelling("ones({all})", r"\mathbf 1", "𝟙", "numpy.ones(({all},))")
 
     @property
     def shape(self):
@@ -245,7 +246,7 @@ class Ones(TensorOp):
 class Zeros(TensorOp):
     """`zeros(n)`, `zeros(m, n)`: a zero that keeps its shape (a gradient that nothing reaches)."""
 
-    spelling = Spelling("zeros({all})", r"\mathbf{0}", "𝟎", "numpy.zeros(({all},))")
+    spelling = Spelling("zeros({all})", r"\mathbf 0", "𝟎", "numpy.zeros(({all},))")
 
     @property
     def shape(self):
