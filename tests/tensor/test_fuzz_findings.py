@@ -31,3 +31,16 @@ def test_every_format_prints_ones_and_zeros(source):
     (result,) = _session().run(source)
     assert result.text and result.latex
     assert "mathbf" in result.latex and not re.search(r"\\mathbf[a-z]", result.latex)
+
+
+@pytest.mark.parametrize("source, shape", [
+    ("blocked(b, x) at x = [1.0, 2.0, 3.0]", (3,)),  # nothing blocked: the zero gradient keeps its shape
+    ("blocked(trace(A), x) at x = [1.0, 2.0], A = [[1.0, 2.0], [3.0, 4.0]]", (2,)),
+    ("blocked(sum(W), W) at W = [[1.0, 2.0, 3.0]]", (1, 3)),
+    ("blocked(x, x) at x = [1.0, 2.0]", (2, 2)),
+])
+def test_blocked_has_the_shape_of_the_derivative(source, shape):
+    import numpy as np
+
+    value = _session().eval(source)
+    assert np.shape(value) == shape and not np.any(value)
