@@ -208,6 +208,7 @@ def at(evaluator, value, bindings, frame):
             raise error.located(_span(binding))
     pairs, batch = evaluator._bindings(scalar_bindings, frame)
     _check_indices(value, pairs)
+    _check_ranges(value, pairs, sizes)
     floats = _whole_array_point(value, arrays, pairs, batch, sizes)
     if floats is not None:
         return numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
@@ -276,6 +277,28 @@ def _check_indices(value, pairs: list) -> None:
     for symbol, number in pairs:
         if symbol in indices and not (isinstance(number, sp.Expr) and number.is_Integer):
             raise ValueError(f"'{symbol}' is used as an index, so it must be given a whole number, not {to_source(number)}")
+
+
+def _indexed(node) -> list:
+    """(index, length) pairs of an indexing node: v[k], M[i, j], M[i, :], M[:, j], onehot(k, n)."""
+    if isinstance(node, t.Entry):
+        return list(zip(node.args[1:], t.shape_of(node.args[0])))
+    if isinstance(node, (t.Row, t.Column)):
+        return [(node.args[1], t.shape_of(node.args[0])[0 if isinstance(node, t.Row) else 1])]
+    if isinstance(node, t.OneHot):
+        return [(node.args[0], node.args[1])]
+    return []
+
+
+def _check_ranges(value, pairs: list, sizes: dict) -> None:
+    """Every index within its length once the point gives both (NumPy would raise, or wrap a negative one)."""
+    given = {symbol: number for symbol, number in pairs if isinstance(number, sp.Integer)}
+    for node in build_dag([value]).nodes:
+        for index, length in _indexed(node):
+            index, length = given.get(index, index), sizes.get(length, length)
+            if isinstance(index, sp.Integer) and isinstance(length, (int, sp.Integer)):
+                if not 0 <= int(index) < int(length):
+                    raise ShapeError(f"index {index} is out of range for length {length}")
 
 
 def _indices_first(value, pairs: list):

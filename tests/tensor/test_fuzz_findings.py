@@ -44,3 +44,20 @@ def test_blocked_has_the_shape_of_the_derivative(source, shape):
 
     value = _session().eval(source)
     assert np.shape(value) == shape and not np.any(value)
+
+
+@pytest.mark.parametrize("source", [
+    "x[5] at x = [1.0, 2.0]",  # was IndexError from NumPy (an InternalError)
+    "x[5] at x = [1, 2]",
+    "x[k] at x = [1.0, 2.0], k = 5",
+    "x[k] at x = [1.0, 2.0], k = -1",  # NumPy would wrap round to x[1]
+    "W[2] at W = [[1.0, 2.0], [3.0, 4.0]]",
+    "W[0, 3] at W = [[1.0, 2.0], [3.0, 4.0]]",
+    "sum(onehot(k, n)) at n = 2, k = 2",
+    "grad(A[k, k], A) at A = [[1.0, 2.0], [3.0, 4.0]], k = 2",
+])
+def test_an_index_out_of_range_at_a_point_is_a_shape_error(source):
+    with pytest.raises(GradlangError) as caught:
+        _session().eval(source)
+    assert caught.value.kind == "ShapeError" and "out of range" in caught.value.message
+    assert caught.value.line == 1 and caught.value.column == 1
