@@ -61,3 +61,28 @@ def test_an_index_out_of_range_at_a_point_is_a_shape_error(source):
         _session().eval(source)
     assert caught.value.kind == "ShapeError" and "out of range" in caught.value.message
     assert caught.value.line == 1 and caught.value.column == 1
+
+
+POINT = "x = [0.3, -1.2], W = [[0.5, -0.2], [1.1, 0.4], [-0.7, 0.9]], A = [[1.5, 0.2], [-0.3, 0.8]], b = -0.4"
+
+
+@pytest.mark.parametrize("body", [
+    "trace(a * A)",  # was DiffError: no tangent rule for Trace
+    "det(a * A)",
+    "sum(inv(A + a * A))",
+    "sum(sum(a * W, 0))",
+    "sum(logsumexp(a * W, 1))",
+    "sum(softmax(a * W, 1) * W)",
+    "sum((a * W)[1])",
+])
+def test_diff_by_a_scalar_goes_through_every_matrix_operation(body):
+    """Forward mode (diff) against reverse mode (grad by a) and central differences of the value."""
+    session, h = _session(), 1e-5
+    forward = float(session.eval(f"diff({body}, a) at {POINT}, a = 0.7"))
+    reverse = float(session.eval(f"grad({body}, a) at {POINT}, a = 0.7"))
+    value = [float(session.eval(f"{body} at {POINT}, a = {0.7 + d}")) for d in (h, -h)]
+    assert forward == pytest.approx(reverse, rel=1e-9)
+    assert forward == pytest.approx((value[0] - value[1]) / (2 * h), rel=1e-6)
+    second = float(session.eval(f"diff({body}, a, a) at {POINT}, a = 0.7"))
+    slopes = [float(session.eval(f"diff({body}, a) at {POINT}, a = {0.7 + d}")) for d in (h, -h)]
+    assert second == pytest.approx((slopes[0] - slopes[1]) / (2 * h), rel=1e-5, abs=1e-8)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.tensor import reverse
-from gradlang.derive.tensor.adjoints import full
+from gradlang.derive.tensor.adjoints import _spread, full
 from gradlang.derive.tensor.rewrite import tidy
 from gradlang.errors import DiffError
 from gradlang.expr.graph import build_dag
@@ -111,7 +111,29 @@ def _no_vector(build_scalar):
     return rule
 
 
+def _softmax_axis(node, d):
+    """s ⊙ (ḋ − spread(Σ_axis s ⊙ ḋ)): the vector rule along each row (axis 1) or column (axis 0)."""
+    total = t.SumAxis(node * d, node.args[1])
+    return node * (d - _spread(t.SumAxis(node.args[0], node.args[1]), total))
+
+
+def _det(node, d):
+    return node * t.Trace(t.MatMul(t.Inv(node.args[0]), d))  # Jacobi: d det(A) = det(A) tr(A⁻¹ dA)
+
+
+MATRIX_RULES = {  # by a scalar only: by a vector each would be a tensor of rank three
+    t.Trace: _no_vector(lambda n, d: t.Trace(d[0])),
+    t.Det: _no_vector(lambda n, d: _det(n, d[0])),
+    t.Inv: _no_vector(lambda n, d: -t.MatMul(t.MatMul(n, d[0]), n)),
+    t.SumAxis: _no_vector(lambda n, d: t.SumAxis(d[0], n.args[1])),
+    t.LogSumExpAxis: _no_vector(lambda n, d: t.SumAxis(t.SoftmaxAxis(*n.args) * d[0], n.args[1])),
+    t.SoftmaxAxis: _no_vector(lambda n, d: _softmax_axis(n, d[0])),
+    t.Row: _no_vector(lambda n, d: t.Row(d[0], n.args[1])),
+    t.Column: _no_vector(lambda n, d: t.Column(d[0], n.args[1])),
+}
+
 RULES = {
+    **MATRIX_RULES,
     t.MatMul: _matmul,
     t.Dot: _dot,
     t.Total: _linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d)),
