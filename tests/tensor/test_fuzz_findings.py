@@ -86,3 +86,16 @@ def test_diff_by_a_scalar_goes_through_every_matrix_operation(body):
     second = float(session.eval(f"diff({body}, a, a) at {POINT}, a = 0.7"))
     slopes = [float(session.eval(f"diff({body}, a) at {POINT}, a = {0.7 + d}")) for d in (h, -h)]
     assert second == pytest.approx((slopes[0] - slopes[1]) / (2 * h), rel=1e-5, abs=1e-8)
+
+
+@pytest.mark.parametrize("source", [
+    "-a * (A @ x)",  # was printed -a*A @ x, which reads back as (-a*A) @ x
+    "-x * (A @ x)",
+    "-2 * exp(A) * (transpose(A) @ A)",
+    "-exp(A) * (transpose(A) @ A) / n^2",
+])
+def test_a_negated_product_with_a_matrix_product_reads_back(source):
+    session = _session()
+    point = "A = [[1.5, 0.2], [-0.3, 0.8]], x = [0.3, -1.2], a = 0.7"
+    text = session.run(source)[0].text
+    assert float(abs(session.eval(f"sum(abs(({text}) - ({source}))) at {point}"))) < 1e-12, text
