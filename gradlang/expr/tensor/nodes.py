@@ -383,7 +383,8 @@ class Row(TensorOp):
     """`M[i, :]` (or `M[i]`): row i of a matrix, a vector."""
 
     nargs = 2
-    spelling = Spelling("{0}[{1}, :]", r"{0}_{{1},:}", "{0}[{1}, :]", "{0}[int({1}), :]", postfix=True)
+    # plain `M[i]`: the grammar reads no slices, and M[i] is row i (section 3)
+    spelling = Spelling("{0}[{1}]", r"{0}_{{1},:}", "{0}[{1}, :]", "{0}[int({1}), :]", postfix=True)
 
     @property
     def shape(self):
@@ -394,7 +395,7 @@ class Column(TensorOp):
     """`M[:, j]`: column j of a matrix, a vector."""
 
     nargs = 2
-    spelling = Spelling("{0}[:, {1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
+    spelling = Spelling("transpose({0})[{1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
 
     @property
     def shape(self):
