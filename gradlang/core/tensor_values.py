@@ -139,6 +139,7 @@ BUILD = {
     "len": lambda u: shape_of(u)[0],
     "argmax": lambda u: t.ArgMax(u),
     "argmin": lambda u: t.ArgMin(u),
+    "max_shares": lambda u: t.MaxShares(u),  # how grad(max(v), v) prints: it must read back
     "trace": lambda u: t.Trace(u),
     "det": lambda u: t.Det(u),
     "logdet": lambda u: sp.log(t.Det(u)),
@@ -289,7 +290,7 @@ TABLE = {
     **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
     **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
     **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
-    **{name: _one(name, {1}) for name in ("argmax", "argmin")},
+    **{name: _one(name, {1}) for name in ("argmax", "argmin", "max_shares")},
     **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
     "reduce_sum": _one("sum", {0, 1, 2}),
     "reduce_mean": _one("mean", {0, 1, 2}),

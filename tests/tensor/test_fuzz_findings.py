@@ -99,3 +99,17 @@ def test_a_negated_product_with_a_matrix_product_reads_back(source):
     point = "A = [[1.5, 0.2], [-0.3, 0.8]], x = [0.3, -1.2], a = 0.7"
     text = session.run(source)[0].text
     assert float(abs(session.eval(f"sum(abs(({text}) - ({source}))) at {point}"))) < 1e-12, text
+
+
+@pytest.mark.parametrize("source", [
+    "W[0]",  # printed W[0, :], which the grammar does not read
+    "grad(sum(W[0] * x), W)",
+    "grad(logsumexp(a * W[1]), a)",
+    "grad(max(x), x)",  # printed max_shares(x), which was refused at symbolic size
+    "grad(max(x) * sum(x), x)",
+])
+def test_a_row_and_the_shares_of_max_read_back(source):
+    session = _session()
+    point = "W = [[1.5, 0.2], [-0.3, 0.8]], x = [0.3, 0.3], a = 0.7"
+    text = session.run(source)[0].text
+    assert float(session.eval(f"sum(abs(({text}) - ({source}))) at {point}")) == 0, text
