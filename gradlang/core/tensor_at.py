@@ -141,7 +141,45 @@ def _shares(node, args, sizes):
     return from_elements(shape_of(args[0]), [MaxShare(sp.Integer(k), *items) for k in range(len(items))])
 
 
+def _lines(matrix, axis: int) -> list:
+    """The vectors an axis runs along: each column (axis 0) or each row (axis 1), as component vectors."""
+    m, n = shape_of(matrix)
+    items = elements(matrix)
+    if axis == 1:
+        return [from_elements((n,), items[i * n : (i + 1) * n]) for i in range(m)]
+    return [from_elements((m,), items[j::n]) for j in range(n)]
+
+
+def _along(name: str):
+    """sum, logsumexp or softmax along an axis: the component engine's builtin on each line, put back."""
+
+    def build(node, args, sizes):
+        matrix, axis = args[0], int(node.args[1])
+        parts = [_builtin(name, line) for line in _lines(matrix, axis)]
+        if name != "softmax":
+            return from_elements((len(parts),), parts)
+        rows = [elements(part) for part in parts]
+        if axis == 0:
+            rows = [list(row) for row in zip(*rows)]
+        return from_elements(shape_of(matrix), [item for row in rows for item in row])
+
+    return build
+
+
+def _line(node, args, sizes):
+    """M[i] (a Row) or a Column: one line of the component matrix."""
+    matrix, index = args
+    if not isinstance(index, sp.Integer):
+        raise ValueError(f"the index '{index}' needs a number to take components: add it to the at")
+    return _lines(matrix, 1 if isinstance(node, t.Row) else 0)[int(index)]
+
+
 _BUILD = {
+    t.SumAxis: _along("sum"),
+    t.LogSumExpAxis: _along("logsumexp"),
+    t.SoftmaxAxis: _along("softmax"),
+    t.Row: _line,
+    t.Column: _line,
     t.MatMul: _matmul,
     t.Dot: _matmul,
     t.Outer: _outer,

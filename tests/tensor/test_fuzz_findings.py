@@ -113,3 +113,18 @@ def test_a_row_and_the_shares_of_max_read_back(source):
     point = "W = [[1.5, 0.2], [-0.3, 0.8]], x = [0.3, 0.3], a = 0.7"
     text = session.run(source)[0].text
     assert float(session.eval(f"sum(abs(({text}) - ({source}))) at {point}")) == 0, text
+
+
+@pytest.mark.parametrize("body", [
+    "sum(W, 0)", "sum(W, 1)", "mean(W, 0)", "logsumexp(W, 1)", "logsumexp(W, 0)", "softmax(W, 1)", "softmax(W, 0)",
+    "log_softmax(W, 1)", "W[1]", "grad(norm(softmax(exp(W), 1)), W)", "grad(sum(logsumexp(softmax(W, 0), 0)), W)",
+    "grad(max(sum(log_softmax(W, 1), 0)), W)",
+])
+def test_the_axis_forms_and_rows_have_components(body):
+    """At an exact point (the component path) they give the numbers of the float point (whole-array NumPy)."""
+    import numpy as np
+
+    session = _session()
+    exact = session.eval(f"{body} at W = [[1, -2, 0], [2, 1, 1]]")
+    floats = session.eval(f"{body} at W = [[1.0, -2.0, 0.0], [2.0, 1.0, 1.0]]")
+    np.testing.assert_allclose(np.array(exact.tolist(), dtype=float), floats, rtol=1e-12)
