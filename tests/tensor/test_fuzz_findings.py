@@ -128,3 +128,14 @@ def test_the_axis_forms_and_rows_have_components(body):
     exact = session.eval(f"{body} at W = [[1, -2, 0], [2, 1, 1]]")
     floats = session.eval(f"{body} at W = [[1.0, -2.0, 0.0], [2.0, 1.0, 1.0]]")
     np.testing.assert_allclose(np.array(exact.tolist(), dtype=float), floats, rtol=1e-12)
+
+
+@pytest.mark.parametrize("source", [
+    "inv(A) at A = [[1.0, 2.0], [2.0, 4.0]]",  # was NumPy's LinAlgError, an InternalError
+    "grad(det(outer(y, y) * outer(x, y)), x) at x = [-0.39, 1.96, -0.25], y = [0.43, 1.49, 0.75]",
+    "grad(logdet(A), A) at A = [[1.0, 2.0], [2.0, 4.0]]",
+])
+def test_a_singular_matrix_at_a_float_point_is_a_value_error(source):
+    with pytest.raises(GradlangError) as caught:
+        _session().eval(source)
+    assert caught.value.kind == "ValueError" and "singular" in caught.value.message
