@@ -146,7 +146,7 @@ class Evaluator:
         base_node, _, exponent_node = node.children
         base = self._numeric(base_node, frame)
         exponent = self._numeric(exponent_node, frame)
-        return elementwise(lambda b, e: kept(_power, [b, e]), base, exponent)
+        return tensor_values.shaped(elementwise(lambda b, e: kept(_power, [b, e]), base, exponent), [base, exponent])
 
     def _noted(self, note, value):
         self.services.warn(note)
@@ -156,14 +156,15 @@ class Evaluator:
         children = node.children
         operands = [self._numeric(child, frame) for child in children[0::2]]
         if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
-            return kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
+            product = kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
+            return tensor_values.shaped(product, operands)
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
                 value = _PRODUCT_OPS[str(op)](value, operand)
             except GradlangError as error:
                 raise error.located(Span.of(operand_node.meta))
-        return value
+        return tensor_values.shaped(value, operands)
 
     def _sum(self, node, frame):
         children = node.children
@@ -172,7 +173,7 @@ class Evaluator:
             term = self._numeric(term_node, frame)
             terms.append(term if str(op) == "+" else elementwise(lambda u: -u, term))
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
-            return kept(_add, terms)
+            return tensor_values.shaped(kept(_add, terms), terms)
         return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):

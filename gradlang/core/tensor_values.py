@@ -74,6 +74,19 @@ def checked(value):
     return value
 
 
+def shaped(value, operands: list):
+    """An arithmetic result with the shape its operands broadcast to: SymPy cancels x - x to 0 and x/x to 1,
+    and a scalar where a vector was would make softmax(x - x) the number 1 (an explicit 0 𝟙 or 𝟙 keeps it)."""
+    from gradlang.derive.tensor.adjoints import full
+
+    if not isinstance(value, sp.Expr) or shape_of(value) or not any(involves(o) for o in operands):
+        return value
+    if any(isinstance(o, (sp.NDimArray, sp.MatrixBase)) for o in operands):
+        return value
+    shape = shapes.broadcast([shape_of(o) for o in operands])
+    return full(value, shape) if shape else value
+
+
 def matmul(a, b):
     sa, sb = _tensor_shape(a), _tensor_shape(b)
     result = shapes.matmul(sa, sb)

@@ -139,3 +139,19 @@ def test_a_singular_matrix_at_a_float_point_is_a_value_error(source):
     with pytest.raises(GradlangError) as caught:
         _session().eval(source)
     assert caught.value.kind == "ValueError" and "singular" in caught.value.message
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("softmax(x - x) at x = [1.0, 2.0]", [0.5, 0.5]),  # was 1.0: SymPy's x - x is the scalar 0
+    ("softmax(x / x) at x = [1.0, 2.0]", [0.5, 0.5]),
+    ("softmax(0 * x) at x = [1.0, 2.0]", [0.5, 0.5]),
+    ("softmax(x^0) at x = [1.0, 2.0]", [0.5, 0.5]),
+    ("sum(x - x + 1) at x = [1.0, 2.0, 3.0]", 3.0),
+    ("outer(a * (u - u), x) at u = [1.0, 2.0], x = [1.0, 2.0, 3.0], a = 2.0", [[0.0] * 3] * 2),
+    ("log_softmax(W - W, 1) at W = [[1.0, 2.0]]", [[-0.6931471805599453] * 2]),
+    ("len(x - x) at n = 4", 4),
+])
+def test_a_cancelled_tensor_keeps_its_shape(source, expected):
+    import numpy as np
+
+    np.testing.assert_allclose(np.array(_session().eval(source), dtype=float), expected, rtol=1e-12)
