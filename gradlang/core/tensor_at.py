@@ -141,6 +141,13 @@ def _shares(node, args, sizes):
     return from_elements(shape_of(args[0]), [MaxShare(sp.Integer(k), *items) for k in range(len(items))])
 
 
+def _inverse(node, args, sizes):
+    try:
+        return sp.ImmutableMatrix(args[0].inv())
+    except sp.matrices.common.NonInvertibleMatrixError:
+        raise ValueError("a singular matrix has no inverse") from None
+
+
 def _lines(matrix, axis: int) -> list:
     """The vectors an axis runs along: each column (axis 0) or each row (axis 1), as component vectors."""
     m, n = shape_of(matrix)
@@ -192,9 +199,9 @@ _BUILD = {
     t.MaxShares: _shares,
     t.ArgMax: lambda node, args, sizes: _builtin("argmax", args[0]),
     t.ArgMin: lambda node, args, sizes: _builtin("argmin", args[0]),
-    t.Trace: lambda node, args, sizes: _builtin("trace", args[0]),
-    t.Det: lambda node, args, sizes: _builtin("det", args[0]),
-    t.Inv: lambda node, args, sizes: _builtin("inv", args[0]),
+    t.Trace: lambda node, args, sizes: args[0].trace(),  # SymPy's own, where the component engine has none
+    t.Det: lambda node, args, sizes: args[0].det(),
+    t.Inv: _inverse,
     t.Entry: _entry,
     t.OneHot: _onehot,
     t.Diag: _diag,

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from gradlang import GradlangError, Session
+from tests.conftest import as_floats
 
 DECLARATIONS = "m, n: size\nx, y: R^n\nu: R^m\nW: R^(m,n)\nA: R^(n,n)"
 
@@ -155,3 +156,16 @@ def test_a_cancelled_tensor_keeps_its_shape(source, expected):
     import numpy as np
 
     np.testing.assert_allclose(np.array(_session().eval(source), dtype=float), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("body", [
+    "trace(A)", "det(A)", "inv(A)", "grad(det(A), A)", "grad(trace(inv(A)), A)", "logdet(A)",
+])
+def test_trace_det_and_inv_at_an_exact_point(body):
+    """Exact in, exact out: was "ShapeError: det has no form at literal sizes"."""
+    import numpy as np
+
+    session = _session()
+    exact = session.eval(f"{body} at A = [[2, 1], [1, 3]]")
+    floats = session.eval(f"{body} at A = [[2.0, 1.0], [1.0, 3.0]]")
+    np.testing.assert_allclose(as_floats(exact), as_floats(floats), rtol=1e-12)
