@@ -169,3 +169,11 @@ def test_trace_det_and_inv_at_an_exact_point(body):
     exact = session.eval(f"{body} at A = [[2, 1], [1, 3]]")
     floats = session.eval(f"{body} at A = [[2.0, 1.0], [1.0, 3.0]]")
     np.testing.assert_allclose(as_floats(exact), as_floats(floats), rtol=1e-12)
+
+
+def test_a_size_bound_to_a_number_can_be_used_in_several_shapes():
+    """`n = 3` then two shapes with n: the first rebound n to a Python int, and the second refused it."""
+    session = Session()
+    session.run("m = 2\nn = 3\nx: R^n\nW: R^(m,n)\nA: R^(n,n)")
+    assert session.eval("len(W @ x) + n") == 5
+    assert float(session.eval("sum(A @ x) at x = [1, 1, 1], A = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]")) == 3
