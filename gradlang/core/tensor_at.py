@@ -340,8 +340,8 @@ def _check_ranges(value, pairs: list, sizes: dict) -> None:
     given = {symbol: number for symbol, number in pairs if isinstance(number, sp.Integer)}
     for node in build_dag([value]).nodes:
         for index, length in _indexed(node):
-            index, length = given.get(index, index), sizes.get(length, length)
-            if isinstance(index, sp.Integer) and isinstance(length, (int, sp.Integer)):
+            index, length = given.get(index, sizes.get(index, index)), sizes.get(length, length)  # x[n]: n a size
+            if isinstance(index, (int, sp.Integer)) and isinstance(length, (int, sp.Integer)):
                 if not 0 <= int(index) < int(length):
                     raise ShapeError(f"index {index} is out of range for length {length}")
 
