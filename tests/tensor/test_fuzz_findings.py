@@ -56,6 +56,8 @@ def test_blocked_has_the_shape_of_the_derivative(source, shape):
     "W[0, 3] at W = [[1.0, 2.0], [3.0, 4.0]]",
     "sum(onehot(k, n)) at n = 2, k = 2",
     "grad(A[k, k], A) at A = [[1.0, 2.0], [3.0, 4.0]], k = 2",
+    "x[n] at n = 2, x = [1.0, 2.0]",  # a size used as an index: its value is out of range
+    "x[argmax(u)] at x = [1.0, 2.0], u = [0.0, 1.0, 5.0]",  # known only when NumPy computes argmax
 ])
 def test_an_index_out_of_range_at_a_point_is_a_shape_error(source):
     with pytest.raises(GradlangError) as caught:
