@@ -179,3 +179,26 @@ def test_a_size_bound_to_a_number_can_be_used_in_several_shapes():
     session.run("m = 2\nn = 3\nx: R^n\nW: R^(m,n)\nA: R^(n,n)")
     assert session.eval("len(W @ x) + n") == 5
     assert float(session.eval("sum(A @ x) at x = [1, 1, 1], A = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]")) == 3
+
+
+def test_a_large_tensor_result_prints_with_its_shared_parts_named():
+    """Above NAMED_PARTS_ABOVE nodes a result prints as t1 = …; a named vector must keep its shape,
+    or the LaTeX printer's product of t1 with a matrix is "ShapeError: @ needs vectors or matrices"."""
+    body = "x"
+    for _ in range(10):
+        body = f"log_softmax({body})"
+    (result,) = _session().run(f"jacobian({body}, x)")
+    assert result.latex and result.text and result.named
+
+
+@pytest.mark.parametrize("wrap", ["softmax({})", "tanh({})", "log_softmax({})"])
+def test_a_gradient_through_twenty_nested_operations_is_bounded(wrap):
+    """grad through 20 nested softmaxes was exponential (the adjoint doubles per level as a tree, and
+    factor_terms walks the tree): over 100 s. The rewrites now skip SymPy's tree walks on large trees."""
+    body = "x"
+    for _ in range(20):
+        body = wrap.format(body)
+    session = Session(time_limit=30)  # a safety net: the statement takes well under a second
+    session.run(DECLARATIONS)
+    (result,) = session.run(f"grad(sum({body}) + {body}[0], x)")
+    assert result.text
