@@ -141,11 +141,46 @@ def _shares(node, args, sizes):
     return from_elements(shape_of(args[0]), [MaxShare(sp.Integer(k), *items) for k in range(len(items))])
 
 
+MAX_EXACT_DET = 8  # Laplace expansion over column subsets: n 2^n products
+
+
+def _laplace(matrix, rows: tuple, columns: tuple, memo: dict):
+    """det of the minor on these rows and columns, expanded along its first row (memoised by minor).
+
+    SymPy's own det and inv test entries for zero, which with exp and log in them can take minutes;
+    the expansion does no test and no simplification, so an exact point costs what the formula does."""
+    if not rows:
+        return sp.S.One
+    key = (rows, columns)
+    if key not in memo:
+        first, rest = rows[0], rows[1:]
+        memo[key] = sp.Add(*[(-1) ** k * matrix[first, c] * _laplace(matrix, rest, columns[:k] + columns[k + 1:], memo)
+                             for k, c in enumerate(columns)])
+    return memo[key]
+
+
+def _det(node, args, sizes):
+    matrix = args[0]
+    n = matrix.shape[0]
+    if n > MAX_EXACT_DET:
+        raise LimitError(f"det and inv take components up to {MAX_EXACT_DET}×{MAX_EXACT_DET}; give float arrays")
+    return _laplace(matrix, tuple(range(n)), tuple(range(n)), {})
+
+
 def _inverse(node, args, sizes):
-    try:
-        return sp.ImmutableMatrix(args[0].inv())
-    except sp.matrices.common.NonInvertibleMatrixError:
-        raise ValueError("a singular matrix has no inverse") from None
+    """adj(A)/det(A), the cofactors by the same expansion."""
+    matrix, n = args[0], args[0].shape[0]
+    determinant = _det(node, args, sizes)
+    if determinant == 0:
+        raise ValueError("a singular matrix has no inverse")
+    memo: dict = {}
+    everything = tuple(range(n))
+
+    def cofactor(i, j):
+        rows, columns = everything[:j] + everything[j + 1:], everything[:i] + everything[i + 1:]
+        return (-1) ** (i + j) * _laplace(matrix, rows, columns, memo)
+
+    return sp.ImmutableMatrix(n, n, [cofactor(i, j) / determinant for i in range(n) for j in range(n)])
 
 
 def _lines(matrix, axis: int) -> list:
@@ -200,7 +235,7 @@ _BUILD = {
     t.ArgMax: lambda node, args, sizes: _builtin("argmax", args[0]),
     t.ArgMin: lambda node, args, sizes: _builtin("argmin", args[0]),
     t.Trace: lambda node, args, sizes: args[0].trace(),  # SymPy's own, where the component engine has none
-    t.Det: lambda node, args, sizes: args[0].det(),
+    t.Det: _det,
     t.Inv: _inverse,
     t.Entry: _entry,
     t.OneHot: _onehot,

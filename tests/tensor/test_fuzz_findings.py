@@ -202,3 +202,13 @@ def test_a_gradient_through_twenty_nested_operations_is_bounded(wrap):
     session.run(DECLARATIONS)
     (result,) = session.run(f"grad(sum({body}) + {body}[0], x)")
     assert result.text
+
+
+def test_inv_of_transcendental_entries_at_an_exact_point_is_prompt():
+    """SymPy's Matrix.det and inv test entries for zero: with exp in them, minutes (seed 1015). The
+    Laplace expansion does no test; the time limit is a safety net, the statement takes a fraction of a second."""
+    session = Session(time_limit=30)
+    session.run(DECLARATIONS)
+    value = session.eval("trace(inv((A / (1 + exp(A))) + 4 * eye(n))) at A = [[0, 1, 2], [1, 0, -1], [2, 1, 1]]")
+    assert float(value) == pytest.approx(
+        float(session.eval("trace(inv((A / (1 + exp(A))) + 4 * eye(n))) at A = [[0.0, 1, 2], [1, 0, -1], [2, 1, 1]]")))
