@@ -161,10 +161,11 @@ class Evaluator:
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
-                value = _PRODUCT_OPS[str(op)](value, operand)
+                step = _PRODUCT_OPS[str(op)](value, operand)
             except GradlangError as error:
                 raise error.located(Span.of(operand_node.meta))
-        return tensor_values.shaped(value, operands)
+            value = step if str(op) == "@" else tensor_values.shaped(step, [value, operand])  # @ is not elementwise
+        return value
 
     def _sum(self, node, frame):
         children = node.children

@@ -212,3 +212,17 @@ def test_inv_of_transcendental_entries_at_an_exact_point_is_prompt():
     value = session.eval("trace(inv((A / (1 + exp(A))) + 4 * eye(n))) at A = [[0, 1, 2], [1, 0, -1], [2, 1, 1]]")
     assert float(value) == pytest.approx(
         float(session.eval("trace(inv((A / (1 + exp(A))) + 4 * eye(n))) at A = [[0.0, 1, 2], [1, 0, -1], [2, 1, 1]]")))
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("(x / a) @ y at x = [1.0, 2.0], y = [1.0, 1.0], a = 2.0", 1.5),  # 1c2e1e1 made it [1.5, 1.5]
+    ("normalize(x) @ y at x = [3.0, 4.0], y = [1.0, 1.0]", 1.4),
+    ("(x - x) @ y at x = [3.0, 4.0], y = [1.0, 1.0]", 0.0),
+    ("a * (W @ x) / a at W = [[1.0, 2.0]], x = [1.0, 1.0], a = 2.0", [3.0]),
+])
+def test_a_matrix_product_is_not_broadcast_like_an_elementwise_one(source, expected):
+    import numpy as np
+
+    value = _session().eval(source)
+    assert np.shape(value) == np.shape(expected)
+    np.testing.assert_allclose(as_floats(value), expected)
