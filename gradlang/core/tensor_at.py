@@ -342,13 +342,9 @@ def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
 
 
 def _index_symbols(value) -> set:
-    indices = set()
-    for node in build_dag([value]).nodes:
-        if isinstance(node, t.Entry):
-            indices.update(node.args[1:])
-        elif isinstance(node, t.OneHot):
-            indices.add(node.args[0])
-    return {index for index in indices if isinstance(index, sp.Symbol)}
+    """The names used as indices: v[k], M[i, j], rows M[i], onehot(k, n)."""
+    indices = {index for node in build_dag([value]).nodes for index, _ in _indexed(node)}
+    return {index for index in indices if isinstance(index, sp.Symbol) and not shapes.is_size(index)}
 
 
 def _check_indices(value, pairs: list) -> None:

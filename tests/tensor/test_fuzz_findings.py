@@ -226,3 +226,18 @@ def test_a_matrix_product_is_not_broadcast_like_an_elementwise_one(source, expec
     value = _session().eval(source)
     assert np.shape(value) == np.shape(expected)
     np.testing.assert_allclose(as_floats(value), expected)
+
+
+@pytest.mark.parametrize("source", [
+    "components(grad(sum(A[k] * x), x) at n = 3, k = 1)",  # was "the index 'k' needs a number"
+    "A[k] at A = [[1, 2], [3, 4]], k = 1",
+    "grad(sum((A^2)[k]), A) at A = [[1, 2], [3, 4]], k = 0",
+])
+def test_a_name_indexing_a_row_is_given_its_number(source):
+    assert _session().eval(source) is not None
+
+
+def test_a_name_indexing_a_row_must_be_a_whole_number():
+    with pytest.raises(GradlangError) as caught:
+        _session().eval("A[k] at A = [[1.0, 2.0], [3.0, 4.0]], k = 0.5")
+    assert caught.value.kind == "ValueError" and "whole number" in caught.value.message
