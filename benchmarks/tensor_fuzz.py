@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.tensor import tensor_hostile, tensor_judge  # noqa: E402
 
-QUIET = {"ok", "refused", "error"}
+QUIET = {"ok", "refused", "error"}  # every other verdict is written out in full
 
 
 def main() -> None:
