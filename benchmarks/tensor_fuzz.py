@@ -58,6 +58,8 @@ def hostile(options, out) -> None:
         finding = tensor_judge.run_hostile(source)
         counts[finding.verdict] += 1
         _write(out, f"hostile, seed {options.seed + i}", [finding])
+        if (i + 1) % 50 == 0:
+            print(f"hostile {i + 1:5d}  {dict(counts)}", flush=True)
     print("hostile programs:", options.hostile, dict(counts), flush=True)
 
 
