@@ -241,3 +241,15 @@ def test_a_name_indexing_a_row_must_be_a_whole_number():
     with pytest.raises(GradlangError) as caught:
         _session().eval("A[k] at A = [[1.0, 2.0], [3.0, 4.0]], k = 0.5")
     assert caught.value.kind == "ValueError" and "whole number" in caught.value.message
+
+
+@pytest.mark.parametrize("body", ["norm(a * W)", "norm(a * A + outer(W[0], x))", "norm(sin(a * x))"])
+def test_diff_of_the_norm_of_a_matrix(body):
+    """The tangent of ‖U‖ was dot(U, dU)/‖U‖, NumPy's matrix product for a matrix: "shapes (2,3) and
+    (2,3) not aligned" (an InternalError). The Frobenius norm's tangent is Σ(U ⊙ dU)/‖U‖."""
+    session, h = _session(), 1e-6
+    point = "W = [[-0.83, -0.96, -0.5], [1.9, -0.43, -1.7]], A = [[1.3, 0.08, -1.38], [0.43, 1.86, -0.76], " \
+            "[0.12, 0.77, 0.39]], x = [-0.76, -0.16, 1.61]"
+    forward = float(session.eval(f"diff({body}, a) at {point}, a = 0.5"))
+    value = [float(session.eval(f"{body} at {point}, a = {0.5 + d}")) for d in (h, -h)]
+    assert forward == pytest.approx((value[0] - value[1]) / (2 * h), rel=1e-6)

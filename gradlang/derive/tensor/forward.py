@@ -102,6 +102,16 @@ def _softmax_vector(node, d):
     return t.MatMul(t.Diag(node) - t.Outer(node, node), d)
 
 
+def _norm(node, d, vector: bool):
+    """d‖u‖ = ⟨u, du⟩/‖u‖; for a matrix the Frobenius inner product Σ(U ⊙ dU), not U @ dU."""
+    u = node.args[0]
+    if rank(u) == 2:
+        if vector:
+            raise DiffError(_TOO_HIGH)
+        return t.Total(u * d) / node
+    return (t.MatMul(u, d) if vector else t.Dot(u, d)) / node
+
+
 def _no_vector(build_scalar):
     def rule(node, d, vector):
         if vector:
@@ -141,7 +151,7 @@ RULES = {
     t.LogSumExpOf: _linear(lambda n, d: t.Dot(t.SoftmaxOf(n.args[0]), d), lambda n, d: t.MatMul(t.SoftmaxOf(n.args[0]), d)),
     t.Entry: lambda n, d, vector: (t.MatMul(t.OneHot(n.args[1], shape_of(n.args[0])[0]), d[0]) if vector
                                     else t.Entry(d[0], *n.args[1:])),
-    t.NormOf: _linear(lambda n, d: t.Dot(n.args[0], d) / n, lambda n, d: t.MatMul(n.args[0], d) / n),
+    t.NormOf: lambda n, d, vector: _norm(n, d[0], vector),
     t.MaxOf: _linear(lambda n, d: t.Dot(t.MaxShares(n.args[0]), d), lambda n, d: t.MatMul(t.MaxShares(n.args[0]), d)),
     t.Transpose: lambda n, d, vector: d[0] if rank(n) == 1 else _no_vector(lambda m, e: t.Transpose(e[0]))(n, d, vector),
     t.Outer: _no_vector(lambda n, d: _sum_of(t.Outer(d[0], n.args[1]) if d[0] != 0 else None,
