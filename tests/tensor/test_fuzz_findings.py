@@ -243,8 +243,9 @@ def test_a_name_indexing_a_row_must_be_a_whole_number():
     assert caught.value.kind == "ValueError" and "whole number" in caught.value.message
 
 
-@pytest.mark.parametrize("body", ["norm(a * W)", "norm(a * A + outer(W[0], x))", "norm(sin(a * x))"])
-def test_diff_of_the_norm_of_a_matrix(body):
+@pytest.mark.parametrize("body", ["norm(a * W)", "norm(a * A + outer(W[0], x))", "norm(sin(a * x))",
+                                  "max(a * W)", "min(a * W)"])  # max's tangent had the same dot
+def test_diff_of_the_norm_and_max_of_a_matrix(body):
     """The tangent of ‖U‖ was dot(U, dU)/‖U‖, NumPy's matrix product for a matrix: "shapes (2,3) and
     (2,3) not aligned" (an InternalError). The Frobenius norm's tangent is Σ(U ⊙ dU)/‖U‖."""
     session, h = _session(), 1e-6

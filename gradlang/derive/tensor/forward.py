@@ -102,14 +102,18 @@ def _softmax_vector(node, d):
     return t.MatMul(t.Diag(node) - t.Outer(node, node), d)
 
 
-def _norm(node, d, vector: bool):
-    """d‖u‖ = ⟨u, du⟩/‖u‖; for a matrix the Frobenius inner product Σ(U ⊙ dU), not U @ dU."""
-    u = node.args[0]
+def _inner(u, d, vector: bool):
+    """⟨u, du⟩: dot for vectors (u @ J by a vector), for matrices the Frobenius Σ(U ⊙ dU), not U @ dU."""
     if rank(u) == 2:
         if vector:
             raise DiffError(_TOO_HIGH)
-        return t.Total(u * d) / node
-    return (t.MatMul(u, d) if vector else t.Dot(u, d)) / node
+        return t.Total(u * d)
+    return t.MatMul(u, d) if vector else t.Dot(u, d)
+
+
+def _norm(node, d, vector: bool):
+    """d‖u‖ = ⟨u, du⟩/‖u‖."""
+    return _inner(node.args[0], d, vector) / node
 
 
 def _no_vector(build_scalar):
@@ -152,7 +156,7 @@ RULES = {
     t.Entry: lambda n, d, vector: (t.MatMul(t.OneHot(n.args[1], shape_of(n.args[0])[0]), d[0]) if vector
                                     else t.Entry(d[0], *n.args[1:])),
     t.NormOf: lambda n, d, vector: _norm(n, d[0], vector),
-    t.MaxOf: _linear(lambda n, d: t.Dot(t.MaxShares(n.args[0]), d), lambda n, d: t.MatMul(t.MaxShares(n.args[0]), d)),
+    t.MaxOf: lambda n, d, vector: _inner(t.MaxShares(n.args[0]), d[0], vector),
     t.Transpose: lambda n, d, vector: d[0] if rank(n) == 1 else _no_vector(lambda m, e: t.Transpose(e[0]))(n, d, vector),
     t.Outer: _no_vector(lambda n, d: _sum_of(t.Outer(d[0], n.args[1]) if d[0] != 0 else None,
                                              t.Outer(n.args[0], d[1]) if d[1] != 0 else None)),
