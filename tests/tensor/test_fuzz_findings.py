@@ -254,3 +254,15 @@ def test_diff_of_the_norm_and_max_of_a_matrix(body):
     forward = float(session.eval(f"diff({body}, a) at {point}, a = 0.5"))
     value = [float(session.eval(f"{body} at {point}, a = {0.5 + d}")) for d in (h, -h)]
     assert forward == pytest.approx((value[0] - value[1]) / (2 * h), rel=1e-6)
+
+
+@pytest.mark.parametrize("body", ["norm(log_softmax(a * x))", "norm(x - logsumexp(a * x))", "dot(x - a * sum(x), y - a)",
+                                  "sum(softmax(x - a * sum(x)) * x)"])
+def test_a_tangent_that_broadcasts_keeps_its_shape(body):
+    """d(x − c)/da = −dc/da is a scalar standing for a vector; diff(norm(log_softmax(a x)), a, a) took it as one
+    and built dot(vector, scalar): "cannot broadcast a non-scalar to a scalar array" (an InternalError)."""
+    session, h = _session(), 1e-5
+    point = "x = [-0.26, -1.58, 1.51], y = [0.5, 0.2, -1.0]"
+    second = float(session.eval(f"diff({body}, a, a) at {point}, a = 0.3"))
+    slopes = [float(session.eval(f"diff({body}, a) at {point}, a = {0.3 + d}")) for d in (h, -h)]
+    assert second == pytest.approx((slopes[0] - slopes[1]) / (2 * h), rel=1e-5, abs=1e-8)

@@ -57,8 +57,9 @@ def _elementwise(node, k: int, arg_tangent, vector: bool):
     partial = reverse._local(node, sp.S.One, k)
     if partial is None or partial == 0:
         return sp.S.Zero
-    if not vector:
-        return partial * arg_tangent
+    if not vector:  # d(x − c) = −dc: a scalar tangent beside a vector stands for −dc 𝟙, made explicit
+        product = partial * arg_tangent
+        return product if product == 0 else full(product, shape_of(node))
     arg = node.args[k]
     if rank(arg) == 1:
         return t.MatMul(t.Diag(partial), arg_tangent) if rank(partial) else partial * arg_tangent
