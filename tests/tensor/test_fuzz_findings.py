@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from gradlang import GradlangError, Session
@@ -41,8 +42,6 @@ def test_every_format_prints_ones_and_zeros(source):
     ("blocked(x, x) at x = [1.0, 2.0]", (2, 2)),
 ])
 def test_blocked_has_the_shape_of_the_derivative(source, shape):
-    import numpy as np
-
     value = _session().eval(source)
     assert np.shape(value) == shape and not np.any(value)
 
@@ -125,8 +124,6 @@ def test_a_row_and_the_shares_of_max_read_back(source):
 ])
 def test_the_axis_forms_and_rows_have_components(body):
     """At an exact point (the component path) they give the numbers of the float point (whole-array NumPy)."""
-    import numpy as np
-
     session = _session()
     exact = session.eval(f"{body} at W = [[1, -2, 0], [2, 1, 1]]")
     floats = session.eval(f"{body} at W = [[1.0, -2.0, 0.0], [2.0, 1.0, 1.0]]")
@@ -155,8 +152,6 @@ def test_a_singular_matrix_at_a_float_point_is_a_value_error(source):
     ("len(x - x) at n = 4", 4),
 ])
 def test_a_cancelled_tensor_keeps_its_shape(source, expected):
-    import numpy as np
-
     np.testing.assert_allclose(np.array(_session().eval(source), dtype=float), expected, rtol=1e-12)
 
 
@@ -165,8 +160,6 @@ def test_a_cancelled_tensor_keeps_its_shape(source, expected):
 ])
 def test_trace_det_and_inv_at_an_exact_point(body):
     """Exact in, exact out: was "ShapeError: det has no form at literal sizes"."""
-    import numpy as np
-
     session = _session()
     exact = session.eval(f"{body} at A = [[2, 1], [1, 3]]")
     floats = session.eval(f"{body} at A = [[2.0, 1.0], [1.0, 3.0]]")
@@ -221,8 +214,6 @@ def test_inv_of_transcendental_entries_at_an_exact_point_is_prompt():
     ("a * (W @ x) / a at W = [[1.0, 2.0]], x = [1.0, 1.0], a = 2.0", [3.0]),
 ])
 def test_a_matrix_product_is_not_broadcast_like_an_elementwise_one(source, expected):
-    import numpy as np
-
     value = _session().eval(source)
     assert np.shape(value) == np.shape(expected)
     np.testing.assert_allclose(as_floats(value), expected)
