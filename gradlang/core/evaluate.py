@@ -168,10 +168,11 @@ class Evaluator:
         value = operands[0]
         for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
             try:
-                value = _PRODUCT_OPS[str(op)](value, operand)
+                step = _PRODUCT_OPS[str(op)](value, operand)
             except GradlangError as error:
                 raise error.located(Span.of(operand_node.meta))
-        return value if "@" in map(str, children[1::2]) else tensor_values.fit(value, operands)
+            value = step if str(op) == "@" else tensor_values.fit(step, [value, operand])  # @ is not elementwise
+        return value
 
     def _sum(self, node, frame):
         children = node.children

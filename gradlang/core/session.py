@@ -237,8 +237,10 @@ class Session:
             return _size(token)
         name = str(token)
         _check_bindable(token)
-        self.env[name] = declare_size(name, self.env, token)
-        return self.env[name]
+        size = declare_size(name, self.env, token)
+        if not isinstance(size, int):  # a name bound to a number (n = 3) keeps its value, not a Python int
+            self.env[name] = size
+        return size
 
     def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
         meta = statement.meta

@@ -140,7 +140,87 @@ def _shares(node, args, sizes):
     return from_elements(shape_of(args[0]), [MaxShare(sp.Integer(k), *items) for k in range(len(items))])
 
 
+MAX_EXACT_DET = 8  # Laplace expansion over column subsets: n 2^n products
+
+
+def _laplace(matrix, rows: tuple, columns: tuple, memo: dict):
+    """det of the minor on these rows and columns, expanded along its first row (memoised by minor).
+
+    SymPy's own det and inv test entries for zero, which with exp and log in them can take minutes;
+    the expansion does no test and no simplification, so an exact point costs what the formula does."""
+    if not rows:
+        return sp.S.One
+    key = (rows, columns)
+    if key not in memo:
+        first, rest = rows[0], rows[1:]
+        memo[key] = sp.Add(*[(-1) ** k * matrix[first, c] * _laplace(matrix, rest, columns[:k] + columns[k + 1:], memo)
+                             for k, c in enumerate(columns)])
+    return memo[key]
+
+
+def _det(node, args, sizes):
+    matrix = args[0]
+    n = matrix.shape[0]
+    if n > MAX_EXACT_DET:
+        raise LimitError(f"det and inv take components up to {MAX_EXACT_DET}×{MAX_EXACT_DET}; give float arrays")
+    return _laplace(matrix, tuple(range(n)), tuple(range(n)), {})
+
+
+def _inverse(node, args, sizes):
+    """adj(A)/det(A), the cofactors by the same expansion."""
+    matrix, n = args[0], args[0].shape[0]
+    determinant = _det(node, args, sizes)
+    if determinant == 0:
+        raise ValueError("a singular matrix has no inverse")
+    memo: dict = {}
+    everything = tuple(range(n))
+
+    def cofactor(i, j):
+        rows, columns = everything[:j] + everything[j + 1:], everything[:i] + everything[i + 1:]
+        return (-1) ** (i + j) * _laplace(matrix, rows, columns, memo)
+
+    return sp.ImmutableMatrix(n, n, [cofactor(i, j) / determinant for i in range(n) for j in range(n)])
+
+
+def _lines(matrix, axis: int) -> list:
+    """The vectors an axis runs along: each column (axis 0) or each row (axis 1), as component vectors."""
+    m, n = shape_of(matrix)
+    items = elements(matrix)
+    if axis == 1:
+        return [from_elements((n,), items[i * n : (i + 1) * n]) for i in range(m)]
+    return [from_elements((m,), items[j::n]) for j in range(n)]
+
+
+def _along(name: str):
+    """sum, logsumexp or softmax along an axis: the component engine's builtin on each line, put back."""
+
+    def build(node, args, sizes):
+        matrix, axis = args[0], int(node.args[1])
+        parts = [_builtin(name, line) for line in _lines(matrix, axis)]
+        if name != "softmax":
+            return from_elements((len(parts),), parts)
+        rows = [elements(part) for part in parts]
+        if axis == 0:
+            rows = [list(row) for row in zip(*rows)]
+        return from_elements(shape_of(matrix), [item for row in rows for item in row])
+
+    return build
+
+
+def _line(node, args, sizes):
+    """M[i] (a Row) or a Column: one line of the component matrix."""
+    matrix, index = args
+    if not isinstance(index, sp.Integer):
+        raise ValueError(f"the index '{index}' needs a number to take components: add it to the at")
+    return _lines(matrix, 1 if isinstance(node, t.Row) else 0)[int(index)]
+
+
 _BUILD = {
+    t.SumAxis: _along("sum"),
+    t.LogSumExpAxis: _along("logsumexp"),
+    t.SoftmaxAxis: _along("softmax"),
+    t.Row: _line,
+    t.Column: _line,
     t.MatMul: _matmul,
     t.Dot: _matmul,
     t.Outer: _outer,
@@ -153,9 +233,9 @@ _BUILD = {
     t.MaxShares: _shares,
     t.ArgMax: lambda node, args, sizes: _builtin("argmax", args[0]),
     t.ArgMin: lambda node, args, sizes: _builtin("argmin", args[0]),
-    t.Trace: lambda node, args, sizes: _builtin("trace", args[0]),
-    t.Det: lambda node, args, sizes: _builtin("det", args[0]),
-    t.Inv: lambda node, args, sizes: _builtin("inv", args[0]),
+    t.Trace: lambda node, args, sizes: args[0].trace(),  # SymPy's own, where the component engine has none
+    t.Det: _det,
+    t.Inv: _inverse,
     t.Entry: _entry,
     t.OneHot: _onehot,
     t.Diag: _diag,
@@ -207,6 +287,7 @@ def at(evaluator, value, bindings, frame):
             raise error.located(_span(binding))
     pairs, batch = evaluator._bindings(scalar_bindings, frame)
     _check_indices(value, pairs)
+    _check_ranges(value, pairs, sizes)
     floats = _whole_array_point(value, arrays, pairs, batch, sizes)
     if floats is not None:
         from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy takes the component path
@@ -262,13 +343,9 @@ def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
 
 
 def _index_symbols(value) -> set:
-    indices = set()
-    for node in build_dag([value]).nodes:
-        if isinstance(node, t.Entry):
-            indices.update(node.args[1:])
-        elif isinstance(node, t.OneHot):
-            indices.add(node.args[0])
-    return {index for index in indices if isinstance(index, sp.Symbol)}
+    """The names used as indices: v[k], M[i, j], rows M[i], onehot(k, n)."""
+    indices = {index for node in build_dag([value]).nodes for index, _ in _indexed(node)}
+    return {index for index in indices if isinstance(index, sp.Symbol) and not shapes.is_size(index)}
 
 
 def _check_indices(value, pairs: list) -> None:
@@ -277,6 +354,28 @@ def _check_indices(value, pairs: list) -> None:
     for symbol, number in pairs:
         if symbol in indices and not (isinstance(number, sp.Expr) and number.is_Integer):
             raise ValueError(f"'{symbol}' is used as an index, so it must be given a whole number, not {to_source(number)}")
+
+
+def _indexed(node) -> list:
+    """(index, length) pairs of an indexing node: v[k], M[i, j], M[i, :], M[:, j], onehot(k, n)."""
+    if isinstance(node, t.Entry):
+        return list(zip(node.args[1:], t.shape_of(node.args[0])))
+    if isinstance(node, (t.Row, t.Column)):
+        return [(node.args[1], t.shape_of(node.args[0])[0 if isinstance(node, t.Row) else 1])]
+    if isinstance(node, t.OneHot):
+        return [(node.args[0], node.args[1])]
+    return []
+
+
+def _check_ranges(value, pairs: list, sizes: dict) -> None:
+    """Every index within its length once the point gives both (NumPy would raise, or wrap a negative one)."""
+    given = {symbol: number for symbol, number in pairs if isinstance(number, sp.Integer)}
+    for node in build_dag([value]).nodes:
+        for index, length in _indexed(node):
+            index, length = given.get(index, sizes.get(index, index)), sizes.get(length, length)  # x[n]: n a size
+            if isinstance(index, (int, sp.Integer)) and isinstance(length, (int, sp.Integer)):
+                if not 0 <= int(index) < int(length):
+                    raise ShapeError(f"index {index} is out of range for length {length}")
 
 
 def _indices_first(value, pairs: list):

@@ -161,8 +161,8 @@ BUILD = {
     "diag": lambda u: t.Diag(u),
     "len": lambda u: shape_of(u)[0],
     "argmax": lambda u: t.ArgMax(u),
-    "max_shares": lambda u: t.MaxShares(u),
     "argmin": lambda u: t.ArgMin(u),
+    "max_shares": lambda u: t.MaxShares(u),  # how grad(max(v), v) prints: it must read back
     "trace": lambda u: t.Trace(u),
     "det": lambda u: t.Det(u),
     "logdet": lambda u: sp.log(t.Det(u)),
@@ -271,6 +271,7 @@ def _diff(args):
 
 def _blocked(args):
     """The part of the true derivative the stops removed; a value, so the stops left in it are removed too."""
+    from gradlang.derive.tensor.adjoints import full
     from gradlang.derive.tensor.rewrite import tidy
 
     e, x = args
@@ -279,7 +280,7 @@ def _blocked(args):
     difference = unstopped(take(unstopped(e), x) - take(e, x))
     if sp.count_ops(difference) <= _BLOCKED_EXPAND_OPS:
         difference = sp.expand(difference)
-    return tidy(difference)
+    return full(tidy(difference), shape_of(e) + shape_of(x))  # a stop that blocks nothing: zeros of that shape
 
 
 _BLOCKED_EXPAND_OPS = 200  # a bound by size, so the printed result does not depend on the machine

@@ -21,6 +21,7 @@ import sympy as sp
 from sympy.core.relational import Relational
 
 from gradlang.expr.graph import build_dag, rebuilt
+from gradlang.expr.tensor.nodes import Var, is_tensor, shape_of
 
 
 def named_subexpressions(exprs, min_size: int = 8, prefix: str = "t", symbols=None, shared_only: bool = True,
@@ -49,11 +50,18 @@ def named_subexpressions(exprs, min_size: int = 8, prefix: str = "t", symbols=No
         expr, size = _with_args(node, [reduced[k] for k in kids]), 1 + sum(sizes[k] for k in kids)
         if (not shared_only or (uses[i] > 1 and i not in roots)) and size >= min_size:
             name = names(i) if callable(names) else next(names)
+            name = _shaped_name(name, expr) if symbols is None else name
             named.append((name, expr))
             expr, size = name, 1
         reduced.append(expr)
         sizes.append(size)
     return named, [reduced[r] for r in dag.roots]
+
+
+def _shaped_name(name, expr):
+    """A name for a part of the tensor engine keeps its shape (a Var), so a product that uses it still has one."""
+    shape = shape_of(expr) if is_tensor(expr) else ()
+    return Var(name.name, shape) if shape else name
 
 
 def _uses(dag) -> list[int]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-from sympy.printing.precedence import precedence
+from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
 from gradlang import limits
@@ -63,6 +63,11 @@ class InStoredOrder:
                 self._settings["order"] = saved
 
 
+def _has_infix_factor(product) -> bool:
+    """A factor written infix at the precedence of `*` (the tensor engine's `@`): it needs parentheses."""
+    return any(isinstance(f, sp.Function) and precedence(f) <= PRECEDENCE["Mul"] for f in sp.Mul.make_args(product))
+
+
 class SourcePrinter(InStoredOrder, StrPrinter):
     """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
 
@@ -84,6 +89,10 @@ class SourcePrinter(InStoredOrder, StrPrinter):
 
     def _print_Mul(self, expr):
         coefficient, rest = expr.as_coeff_Mul()
+        if coefficient.is_negative and _has_infix_factor(rest):
+            # SymPy gives a negated product the precedence of a sum, so it would not wrap `A @ x`:
+            # -a*A @ x reads back as (-a*A) @ x. The positive product wraps it; the sign goes in front.
+            return "-" + self._print(-expr)
         if coefficient is sp.S.One or not coefficient.is_Rational and not coefficient.is_Float:
             return super()._print_Mul(expr)
         if not any(f.is_Add for f in sp.Mul.make_args(rest)):

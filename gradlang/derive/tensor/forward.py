@@ -15,7 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.tensor import reverse
-from gradlang.derive.tensor.adjoints import full
+from gradlang.derive.tensor.adjoints import _spread, full
 from gradlang.derive.tensor.rewrite import tidy
 from gradlang.errors import DiffError
 from gradlang.expr.graph import build_dag
@@ -57,8 +57,9 @@ def _elementwise(node, k: int, arg_tangent, vector: bool):
     partial = reverse._local(node, sp.S.One, k)
     if partial is None or partial == 0:
         return sp.S.Zero
-    if not vector:
-        return partial * arg_tangent
+    if not vector:  # d(x − c) = −dc: a scalar tangent beside a vector stands for −dc 𝟙, made explicit
+        product = partial * arg_tangent
+        return product if product == 0 else full(product, shape_of(node))
     arg = node.args[k]
     if rank(arg) == 1:
         return t.MatMul(t.Diag(partial), arg_tangent) if rank(partial) else partial * arg_tangent
@@ -102,6 +103,20 @@ def _softmax_vector(node, d):
     return t.MatMul(t.Diag(node) - t.Outer(node, node), d)
 
 
+def _inner(u, d, vector: bool):
+    """⟨u, du⟩: dot for vectors (u @ J by a vector), for matrices the Frobenius Σ(U ⊙ dU), not U @ dU."""
+    if rank(u) == 2:
+        if vector:
+            raise DiffError(_TOO_HIGH)
+        return t.Total(u * d)
+    return t.MatMul(u, d) if vector else t.Dot(u, d)
+
+
+def _norm(node, d, vector: bool):
+    """d‖u‖ = ⟨u, du⟩/‖u‖."""
+    return _inner(node.args[0], d, vector) / node
+
+
 def _no_vector(build_scalar):
     def rule(node, d, vector):
         if vector:
@@ -111,7 +126,29 @@ def _no_vector(build_scalar):
     return rule
 
 
+def _softmax_axis(node, d):
+    """s ⊙ (ḋ − spread(Σ_axis s ⊙ ḋ)): the vector rule along each row (axis 1) or column (axis 0)."""
+    total = t.SumAxis(node * d, node.args[1])
+    return node * (d - _spread(t.SumAxis(node.args[0], node.args[1]), total))
+
+
+def _det(node, d):
+    return node * t.Trace(t.MatMul(t.Inv(node.args[0]), d))  # Jacobi: d det(A) = det(A) tr(A⁻¹ dA)
+
+
+MATRIX_RULES = {  # by a scalar only: by a vector each would be a tensor of rank three
+    t.Trace: _no_vector(lambda n, d: t.Trace(d[0])),
+    t.Det: _no_vector(lambda n, d: _det(n, d[0])),
+    t.Inv: _no_vector(lambda n, d: -t.MatMul(t.MatMul(n, d[0]), n)),
+    t.SumAxis: _no_vector(lambda n, d: t.SumAxis(d[0], n.args[1])),
+    t.LogSumExpAxis: _no_vector(lambda n, d: t.SumAxis(t.SoftmaxAxis(*n.args) * d[0], n.args[1])),
+    t.SoftmaxAxis: _no_vector(lambda n, d: _softmax_axis(n, d[0])),
+    t.Row: _no_vector(lambda n, d: t.Row(d[0], n.args[1])),
+    t.Column: _no_vector(lambda n, d: t.Column(d[0], n.args[1])),
+}
+
 RULES = {
+    **MATRIX_RULES,
     t.MatMul: _matmul,
     t.Dot: _dot,
     t.Total: _linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d)),
@@ -119,8 +156,8 @@ RULES = {
     t.LogSumExpOf: _linear(lambda n, d: t.Dot(t.SoftmaxOf(n.args[0]), d), lambda n, d: t.MatMul(t.SoftmaxOf(n.args[0]), d)),
     t.Entry: lambda n, d, vector: (t.MatMul(t.OneHot(n.args[1], shape_of(n.args[0])[0]), d[0]) if vector
                                     else t.Entry(d[0], *n.args[1:])),
-    t.NormOf: _linear(lambda n, d: t.Dot(n.args[0], d) / n, lambda n, d: t.MatMul(n.args[0], d) / n),
-    t.MaxOf: _linear(lambda n, d: t.Dot(t.MaxShares(n.args[0]), d), lambda n, d: t.MatMul(t.MaxShares(n.args[0]), d)),
+    t.NormOf: lambda n, d, vector: _norm(n, d[0], vector),
+    t.MaxOf: lambda n, d, vector: _inner(t.MaxShares(n.args[0]), d[0], vector),
     t.Transpose: lambda n, d, vector: d[0] if rank(n) == 1 else _no_vector(lambda m, e: t.Transpose(e[0]))(n, d, vector),
     t.Outer: _no_vector(lambda n, d: _sum_of(t.Outer(d[0], n.args[1]) if d[0] != 0 else None,
                                              t.Outer(n.args[0], d[1]) if d[1] != 0 else None)),

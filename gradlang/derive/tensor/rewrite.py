@@ -15,6 +15,8 @@ result is the same on every run. The identities:
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 
 from gradlang.expr.tensor import nodes as t
@@ -22,6 +24,18 @@ from gradlang.expr.tensor.nodes import rank, shape_of
 
 MAX_PASSES = 6
 MAX_EXPAND_OPS = 200  # distribute a product only when it is this small
+MAX_TREE = 2000  # SymPy's factor_terms and count_ops walk a formula as a tree: a shared part at every use
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def tree_size(expr) -> int:
+    """Nodes of the formula written out as a tree, counted over its DAG (linear in the DAG's size)."""
+    return 1 + sum(tree_size(a) for a in expr.args)
+
+
+def _small(expr) -> bool:
+    """Small enough, as a tree, for SymPy's tree walks: an adjoint through nested softmaxes doubles at each one."""
+    return tree_size(expr) <= MAX_TREE
 LINEAR = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total, t.SumAxis, t.Row, t.Column, t.Entry)
 
 
@@ -120,7 +134,7 @@ def _common_factor(node):
     if not isinstance(node, LINEAR):
         return None
     for k, arg in enumerate(node.args):
-        if isinstance(arg, sp.Add):
+        if isinstance(arg, sp.Add) and _small(arg):
             factored = sp.factor_terms(arg)
             if isinstance(factored, sp.Mul) and factored != arg:
                 args = list(node.args)
@@ -131,7 +145,7 @@ def _common_factor(node):
 
 def _numeric_factor(node):
     """A tensor sum whose terms share a number shows it: −2 y + 2 t = 2 (t − y)."""
-    if not isinstance(node, sp.Add) or rank(node) == 0:
+    if not isinstance(node, sp.Add) or rank(node) == 0 or not _small(node):
         return None
     factored = sp.factor_terms(node)
     if isinstance(factored, sp.Mul) and factored.args[0].is_Number and factored != node:
@@ -144,7 +158,7 @@ def _scalar_coefficient(node):
     if not isinstance(node, sp.Mul):
         return None
     scalars = [f for f in node.args if rank(f) == 0]
-    if len(scalars) < 2 or sp.count_ops(sp.Mul(*scalars)) > MAX_EXPAND_OPS:
+    if len(scalars) < 2 or not _small(sp.Mul(*scalars)) or sp.count_ops(sp.Mul(*scalars)) > MAX_EXPAND_OPS:
         return None
     before = sp.Mul(*scalars)
     after = sp.factor(sp.cancel(before))
@@ -192,7 +206,7 @@ def tidy(expr):
     memo: dict = {}
     try:
         result = _tidy(expr, memo)
-        return _distribute(result, memo)
+        return _distribute(result, memo, {})
     except RecursionError:
         return expr
 
@@ -213,14 +227,20 @@ def _tidy(expr, memo: dict):
     return node
 
 
-def _distribute(expr, memo: dict):
+def _distribute(expr, memo: dict, done: dict):
     """Distribute a product over its sums when the result, tidied, is smaller (s ⊙ (1 − e_k/s_k) = s − e_k)."""
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return expr
-    args = [_distribute(a, memo) for a in expr.args]
+    if expr not in done:
+        done[expr] = _distributed(expr, memo, done)
+    return done[expr]
+
+
+def _distributed(expr, memo: dict, done: dict):
+    args = [_distribute(a, memo, done) for a in expr.args]
     node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
     if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
-        if sp.count_ops(node) <= MAX_EXPAND_OPS:
+        if _small(node) and sp.count_ops(node) <= MAX_EXPAND_OPS:
             spread = _tidy(sp.expand_mul(node), memo)
             if sp.count_ops(spread) < sp.count_ops(node):
                 return spread

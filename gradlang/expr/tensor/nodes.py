@@ -236,7 +236,8 @@ class Eye(TensorOp):
 class Ones(TensorOp):
     """`ones(n)`: the vector of ones (a scalar broadcast to a shape, made explicit)."""
 
-    spelling = Spelling("ones({all})", r"\mathbf{1}", "𝟙", "numpy.ones(({all},))")
+    # `\mathbf 1`, not `\mathbf{1}`: a template reads `{1}` as the argument 1 (spelling.py)
+    spelling = Spelling("ones({all})", r"\mathbf 1", "𝟙", "numpy.ones(({all},))")
 
     @property
     def shape(self):
@@ -246,7 +247,7 @@ class Ones(TensorOp):
 class Zeros(TensorOp):
     """`zeros(n)`, `zeros(m, n)`: a zero that keeps its shape (a gradient that nothing reaches)."""
 
-    spelling = Spelling("zeros({all})", r"\mathbf{0}", "𝟎", "numpy.zeros(({all},))")
+    spelling = Spelling("zeros({all})", r"\mathbf 0", "𝟎", "numpy.zeros(({all},))")
 
     @property
     def shape(self):
@@ -383,7 +384,8 @@ class Row(TensorOp):
     """`M[i, :]` (or `M[i]`): row i of a matrix, a vector."""
 
     nargs = 2
-    spelling = Spelling("{0}[{1}, :]", r"{0}_{{1},:}", "{0}[{1}, :]", "{0}[int({1}), :]", postfix=True)
+    # plain `M[i]`: the grammar reads no slices, and M[i] is row i (section 3)
+    spelling = Spelling("{0}[{1}]", r"{0}_{{1},:}", "{0}[{1}, :]", "{0}[int({1}), :]", postfix=True)
 
     @property
     def shape(self):
@@ -394,7 +396,7 @@ class Column(TensorOp):
     """`M[:, j]`: column j of a matrix, a vector."""
 
     nargs = 2
-    spelling = Spelling("{0}[:, {1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
+    spelling = Spelling("transpose({0})[{1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
 
     @property
     def shape(self):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from gradlang.errors import ShapeError, ValueError
 from gradlang.expr import numeric
 from gradlang.expr.tensor.nodes import shape_of
 
@@ -71,7 +72,12 @@ def evaluate(expr, values: dict, sizes: dict):
     function = numeric.compile_function((expr,), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
-        (output,) = function(*arguments)
+        try:
+            (output,) = function(*arguments)
+        except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
+            raise ValueError("a singular matrix has no inverse: inv, and the gradient of det, need an invertible one") from None
+        except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
+            raise ShapeError("an index is out of range for its vector or matrix at this point") from None
     shape = tuple(int(sizes.get(s, s)) for s in shape_of(expr))
     return np.broadcast_to(numeric._real(output), shape).copy()
 

@@ -1,0 +1,156 @@
+"""Random programs at symbolic size for the tensor-engine fuzzer, written twice: gradlang text and JAX.
+
+A program is a tree of tuples `(op, *children)` over fixed declarations:
+
+    m, n: size;  x, y: R^n;  u: R^m;  W: R^(m,n);  A: R^(n,n);  a, b scalars;  k an index
+
+Each node has one of five shapes: "S" (scalar), "n", "m" (vectors), "mn",
+"nn" (matrices). `draw(rng, shape, depth)` draws a tree of that shape from a
+seeded `random.Random`, so a program is reproducible from its seed alone.
+`text(tree)` writes it as gradlang source; `jax_of(tree, env)` computes it
+with jax.numpy, independently (never by translating gradlang's output), so a
+program the component engine cannot run (argmax, onehot, rows, axis forms)
+still has an oracle.
+"""
+
+from __future__ import annotations
+
+import random
+
+import jax
+import jax.numpy as jnp
+
+jax.config.update("jax_enable_x64", True)
+sg = jax.lax.stop_gradient
+
+DECLARATIONS = "m, n: size\nx, y: R^n\nu: R^m\nW: R^(m,n)\nA: R^(n,n)"
+LITERAL = "x, y: R^{n}\nu: R^{m}\nW: R^({m},{n})\nA: R^({n},{n})"  # the same at literal sizes
+
+UNARY = {
+    "tanh": jnp.tanh, "sigmoid": jax.nn.sigmoid, "sin": jnp.sin, "cos": jnp.cos, "softplus": jax.nn.softplus,
+    "relu": jax.nn.relu, "abs": jnp.abs, "sg": sg, "unstopped": lambda v: v,
+    "exp": lambda v: jnp.exp(v / 4), "log": lambda v: jnp.log(1 + v ** 2), "sqrt": lambda v: jnp.sqrt(1 + v ** 2),
+}
+UNARY_TEXT = {"exp": "exp({}/4)", "log": "log(1 + ({})^2)", "sqrt": "sqrt(1 + ({})^2)"}
+LEAVES = {"S": ["a", "b"], "n": ["x", "y"], "m": ["u"], "mn": ["W"], "nn": ["A"]}
+
+# Operations by result shape: (op, argument shapes). Elementwise ones are added for every shape.
+OPS = {
+    "S": [("sum", "n"), ("sum", "mn"), ("mean", "n"), ("mean", "nn"), ("norm", "n"), ("norm", "mn"),
+          ("logsumexp", "n"), ("max1", "n"), ("min1", "n"), ("dot", "n", "n"), ("matmul", "n", "n"),
+          ("idx_k", "n"), ("idx0", "n"), ("idx00", "mn"), ("idx_argmax", "n", "n"), ("trace", "nn"),
+          ("det", "nn"), ("cosine", "n", "n"), ("sum", "m")],
+    "n": [("softmax", "n"), ("log_softmax", "n"), ("tmatvec", "mn", "m"), ("matmul", "nn", "n"),
+          ("matmul", "n", "nn"), ("normalize", "n"), ("row_k", "nn"), ("row0", "mn"), ("sum_ax0", "mn"),
+          ("mean_ax0", "mn"), ("lse_ax0", "mn"), ("onehot", "S"), ("ones", "S")],
+    "m": [("matmul", "mn", "n"), ("sum_ax1", "mn"), ("lse_ax1", "mn"), ("softmax", "m")],
+    "mn": [("outer", "m", "n"), ("softmax_ax1", "mn"), ("softmax_ax0", "mn"), ("log_softmax_ax1", "mn"),
+           ("matmul", "mn", "nn")],
+    "nn": [("transpose", "nn"), ("matmul", "nn", "nn"), ("outer", "n", "n"), ("diag", "n"), ("eye", "S"),
+           ("inv_shifted", "nn")],
+}
+
+TEXT = {
+    "sum": "sum({0})", "mean": "mean({0})", "norm": "norm({0})", "logsumexp": "logsumexp({0})", "max1": "max({0})",
+    "min1": "min({0})", "dot": "dot({0}, {1})", "matmul": "({0} @ {1})", "idx_k": "({0})[k]", "idx0": "({0})[0]",
+    "idx00": "({0})[0, 0]", "idx_argmax": "({0})[argmax({1})]", "trace": "trace({0})", "det": "det({0})",
+    "cosine": "cosine({0}, {1})", "softmax": "softmax({0})", "log_softmax": "log_softmax({0})",
+    "tmatvec": "(transpose({0}) @ {1})", "normalize": "normalize({0})", "row_k": "({0})[k]", "row0": "({0})[0]",
+    "sum_ax0": "sum({0}, 0)", "mean_ax0": "mean({0}, 0)", "lse_ax0": "logsumexp({0}, 0)",
+    "onehot": "(({0}) * onehot(k, n))", "ones": "(({0}) * ones(n))", "sum_ax1": "sum({0}, 1)",
+    "lse_ax1": "logsumexp({0}, 1)", "outer": "outer({0}, {1})", "softmax_ax1": "softmax({0}, 1)",
+    "softmax_ax0": "softmax({0}, 0)", "log_softmax_ax1": "log_softmax({0}, 1)", "transpose": "transpose({0})",
+    "diag": "diag({0})", "eye": "(({0}) * eye(n))", "inv_shifted": "inv({0} + 4 * eye(n))",
+    "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / (1 + exp({1})))",
+    "scale": "({1} * {0})", "square": "({0})^2", "max2": "max({0}, {1})", "min0": "min({0}, 0)",
+    "where": "where({0} > {1}, {2}, {3})", "where0": "where({0} > 0, {1}, {2})",
+}
+
+
+def draw(rng: random.Random, shape: str, depth: int):
+    """A random tree of the given shape, at most `depth` operations deep."""
+    if depth <= 0 or rng.random() < 0.2:
+        return ("leaf", rng.choice(LEAVES[shape]))
+    if rng.random() < 0.45:
+        return _elementwise(rng, shape, depth)
+    op, *shapes = rng.choice(OPS[shape])
+    return (op, *[draw(rng, s, depth - 1) for s in shapes])
+
+
+def _elementwise(rng: random.Random, shape: str, depth: int):
+    choice = rng.randrange(11)
+    same = lambda: draw(rng, shape, depth - 1)  # noqa: E731
+    if choice == 10:  # a stop more often than any one function: the engine's reason to exist
+        return ("un", "sg", same())
+    if choice < 4:
+        return ("un", rng.choice(sorted(UNARY)), same())
+    if choice < 6:
+        return (rng.choice(["add", "sub", "mul", "div"]), same(), same())
+    if choice == 6:
+        return ("scale", same(), draw(rng, "S", depth - 1))
+    if choice == 7:
+        return (rng.choice(["square", "min0"]), same())
+    if choice == 8:
+        return ("max2", same(), rng.choice([same(), draw(rng, "S", depth - 1)]))
+    return rng.choice([("where", same(), same(), same(), same()), ("where0", same(), same(), same())])
+
+
+def text(tree) -> str:
+    """The tree as gradlang source."""
+    op, *children = tree
+    if op == "leaf":
+        return children[0]
+    if op == "un":
+        inner = text(children[1])
+        return UNARY_TEXT.get(children[0], children[0] + "({})").format(inner)
+    return TEXT[op].format(*[text(c) for c in children])
+
+
+JAX = {
+    "sum": jnp.sum, "mean": jnp.mean, "norm": lambda v: jnp.sqrt(jnp.sum(v * v)), "logsumexp": jax.nn.logsumexp,
+    "max1": jnp.max, "min1": jnp.min, "dot": jnp.dot, "matmul": jnp.matmul, "trace": jnp.trace, "det": jnp.linalg.det,
+    "cosine": lambda p, q: jnp.dot(p, q) / (jnp.linalg.norm(p) * jnp.linalg.norm(q)),
+    "softmax": jax.nn.softmax, "log_softmax": jax.nn.log_softmax, "tmatvec": lambda M, v: M.T @ v,
+    "normalize": lambda v: v / jnp.linalg.norm(v), "row0": lambda M: M[0], "idx0": lambda v: v[0],
+    "idx00": lambda M: M[0, 0], "idx_argmax": lambda v, w: v[jnp.argmax(w)],
+    "sum_ax0": lambda M: jnp.sum(M, 0), "mean_ax0": lambda M: jnp.mean(M, 0),
+    "lse_ax0": lambda M: jax.nn.logsumexp(M, 0), "sum_ax1": lambda M: jnp.sum(M, 1),
+    "lse_ax1": lambda M: jax.nn.logsumexp(M, 1), "outer": jnp.outer,
+    "softmax_ax1": lambda M: jax.nn.softmax(M, 1), "softmax_ax0": lambda M: jax.nn.softmax(M, 0),
+    "log_softmax_ax1": lambda M: jax.nn.log_softmax(M, 1), "transpose": lambda M: M.T, "diag": jnp.diag,
+    "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": lambda p, q: p / (1 + jnp.exp(q)),
+    "scale": lambda p, c: c * p, "square": lambda p: p ** 2, "max2": jnp.maximum,
+    "min0": lambda p: jnp.minimum(p, 0.0), "where": lambda p, q, r, s: jnp.where(p > q, r, s),
+    "where0": lambda p, r, s: jnp.where(p > 0, r, s),
+}
+
+
+def jax_of(tree, env: dict):
+    """The tree computed by JAX over `env` (x, y, u, W, A, a, b as arrays; k, m, n as Python ints)."""
+    op, *children = tree
+    if op == "leaf":
+        return env[children[0]]
+    if op == "un" and children[0] == "unstopped":
+        return jax_of(children[1], {**env, "sg": lambda v: v})
+    if op == "un":
+        function = env.get("sg", sg) if children[0] == "sg" else UNARY[children[0]]
+        return function(jax_of(children[1], env))
+    args = [jax_of(c, env) for c in children]
+    if op in JAX:
+        return JAX[op](*args)
+    n, k = env["n"], env["k"]
+    return {
+        "idx_k": lambda: args[0][k], "row_k": lambda: args[0][k],
+        "onehot": lambda: args[0] * jax.nn.one_hot(k, n, dtype=jnp.float64),
+        "ones": lambda: args[0] * jnp.ones(n), "eye": lambda: args[0] * jnp.eye(n),
+        "inv_shifted": lambda: jnp.linalg.inv(args[0] + 4 * jnp.eye(n)),
+    }[op]()
+
+
+def uses(tree, names: set) -> bool:
+    """Does the tree use one of these operations (or leaves)?"""
+    op, *children = tree
+    if op == "leaf":
+        return children[0] in names
+    return op in names or (op == "un" and children[0] in names) or any(
+        uses(c, names) for c in children if isinstance(c, tuple))
