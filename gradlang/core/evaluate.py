@@ -204,7 +204,7 @@ class Evaluator:
         if bound is not None:
             raise NameError(f"'{name}' is a value, not a function", Span.of(name_token))
         if any(tensor_values.involves(a) for a in args):
-            value = tensor_values.call(name, args)
+            value = tensor_values.call(name, args, _arguments(node))
             if value is not None and name == "grad":  # explain shows its reverse pass
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)

@@ -15,6 +15,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core.builtins import builtin
+from gradlang.core.builtins_axes import literal_axis
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import DiffError, LimitError, ShapeError
 from gradlang.expr import primitives
@@ -25,6 +26,7 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.values import from_elements
 
+_EXTREMA = ("max", "min", "reduce_max", "reduce_min")
 _INVOLVED: dict = {}
 _CACHE_LIMIT = 4 * limits.MAX_ELEMENTS
 
@@ -359,8 +361,12 @@ TABLE = {
 }
 
 
-def call(name: str, args: list):
-    """A builtin applied to values of the tensor engine, or None where the component path serves."""
+def call(name: str, args: list, nodes: list = ()):
+    """A builtin applied to values of the tensor engine, or None where the component path serves.
+
+    `nodes` are the arguments' syntax: max(M, 0) with a literal 0 or 1 is an axis form (core/builtins_axes.py)."""
+    if name in _EXTREMA and len(args) == 2 and rank(args[0]) == 2 and len(nodes) == 2 and literal_axis(nodes[1]):
+        raise ShapeError(f"{name} along an axis of a matrix of symbolic size is not available yet; declare literal sizes")
     function = TABLE.get(name)
     if function is not None:
         return checked(function(args))

@@ -99,8 +99,15 @@ def test_diff_by_a_scalar_goes_through_every_matrix_operation(body):
 def test_a_negated_product_with_a_matrix_product_reads_back(source):
     session = _session()
     point = "A = [[1.5, 0.2], [-0.3, 0.8]], x = [0.3, -1.2], a = 0.7"
-    text = session.run(source)[0].text
+    text = _last_line_after_names(session, session.run(source)[0].text)
     assert float(abs(session.eval(f"sum(abs(({text}) - ({source}))) at {point}"))) < 1e-12, text
+
+
+def _last_line_after_names(session, text: str) -> str:
+    """The formula of a plain text, its named parts (`t1 = W[1, :]`) bound in the session first."""
+    *named, last = text.splitlines()
+    session.run("\n".join(named))
+    return last
 
 
 @pytest.mark.parametrize("source", [
@@ -113,7 +120,7 @@ def test_a_negated_product_with_a_matrix_product_reads_back(source):
 def test_a_row_and_the_shares_of_max_read_back(source):
     session = _session()
     point = "W = [[1.5, 0.2], [-0.3, 0.8]], x = [0.3, 0.3], a = 0.7"
-    text = session.run(source)[0].text
+    text = _last_line_after_names(session, session.run(source)[0].text)
     assert float(session.eval(f"sum(abs(({text}) - ({source}))) at {point}")) == 0, text
 
 
