@@ -64,7 +64,7 @@ class Builtin:
 
 
 TABLE: dict[str, Builtin] = {}
-CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan}
+CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan, "true": sp.true, "false": sp.false}  # a decided condition prints as true/false
 CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
 
 

@@ -71,7 +71,18 @@ def power(base, exponent):
 def product(factors: list):
     """sp.Mul of the factors, refused before it is computed when its exact numbers would be too big."""
     check_product_bits(sum(bits(f) for f in factors))
-    return checked(sp.Mul(*factors))
+    return float_zero_kept(checked(sp.Mul(*factors)), factors)
+
+
+def float_zero_kept(result, factors: list):
+    """A product that SymPy made the exact 0 from a float zero (0.0*z) is the float 0.0.
+
+    SymPy's Mul takes `0.0*z` to the Integer 0, so `y/(0.0*z)` would be an exact
+    division by zero (an error) and `log(0.0*z)` exact `log(0)`, where IEEE and
+    `y/0.0` give inf and -inf. A float in a value keeps it floating (LANGUAGE.md §2)."""
+    if result is sp.S.Zero and any(isinstance(f, sp.Expr) and f.is_Float for f in factors):
+        return sp.Float(0.0)
+    return result
 
 
 def check_product_bits(size: int, what: str = "this product") -> None:

@@ -35,7 +35,7 @@ from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
 from gradlang.render.shown import shape_text, shown, Summarising
-from gradlang.expr.values import shape_of, to_symbolic
+from gradlang.expr.values import from_elements, shape_of, to_symbolic
 from gradlang.lazy import np
 
 STOPPED_STYLE = "magenta"
@@ -143,8 +143,8 @@ class GradlangPrettyPrinter(Summarising, InStoredOrder, PrettyPrinter):
     _print_floating = _print_float
 
     def _print_NDimArray(self, expr):
-        if expr.rank() == 1:
-            return self._print(sp.ImmutableMatrix([list(expr)]))
+        if expr.rank() == 1:  # a row; from_elements allows conditions in it (SymPy deprecates them in a Matrix)
+            return self._print(from_elements((1, len(expr)), list(expr)))
         return super()._print_NDimArray(expr)
 
     _print_ImmutableDenseNDimArray = _print_NDimArray
