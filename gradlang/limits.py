@@ -5,7 +5,8 @@ Each is checked at the place that could blow up, and exceeding it raises a
 teaching-sized programs and documented in docs/limits.md.
 """
 
-MAX_SOURCE_CHARS = 1_000_000    # characters of one program (a file, a cell, a line typed)
+MAX_SOURCE_CHARS = 1_000_000    # characters of one program (a file, a cell, a line pasted)
+MAX_TYPED_CHARS = 5_000         # characters typed key by key into one REPL input (shell/typed.py)
 MAX_STATEMENTS = 10_000         # statements of one program
 MAX_SOURCE_NESTING = 200        # open ( and [ at once
 MAX_TREE_DEPTH = 400            # depth of the parse tree after parsing
