@@ -199,6 +199,7 @@ class Session:
         with readable():  # the values end where the step-by-step derivations do
             value = _settled(evaluator.evaluate(body))
             derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
+        explaining.check_printable(derivations)
         steps = _explanations(derivations, depth, explaining.point(body, self._evaluator()), unfold)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 

@@ -92,9 +92,17 @@ def check_product_bits(size: int, what: str = "this product") -> None:
 
 
 def check_matmul(left_items: list, right_items: list, inner: int) -> None:
-    """Each entry of A @ B sums `inner` products of an entry of A and one of B."""
+    """Each entry of A @ B sums `inner` products of an entry of A and one of B.
+
+    SymPy builds each of those products as an expression (about 40 µs apiece),
+    so a product of two 300×300 matrices of symbols, 27 million of them, never
+    finished: their count is bounded (limits.MAX_MATMUL_PRODUCTS)."""
     if not left_items or not right_items:
         return
+    products = len(left_items) * len(right_items) // max(int(inner), 1)
+    if products > limits.MAX_MATMUL_PRODUCTS:
+        raise LimitError(f"this matrix product would build {products} products of entries, above the limit of "
+                         f"{limits.MAX_MATMUL_PRODUCTS}; give the matrices numbers with `at` to multiply them numerically")
     size = max(map(bits, left_items)) + max(map(bits, right_items)) + int(inner).bit_length()
     check_product_bits(size, "this matrix product")
 
