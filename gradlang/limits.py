@@ -5,22 +5,29 @@ Each is checked at the place that could blow up, and exceeding it raises a
 teaching-sized programs and documented in docs/limits.md.
 """
 
-MAX_SOURCE_CHARS = 1_000_000    # characters of one program (a file, a cell, a line typed)
+MAX_SOURCE_CHARS = 1_000_000    # characters of one program (a file, a cell, a line pasted)
+MAX_TYPED_CHARS = 5_000         # characters typed key by key into one REPL input (shell/typed.py)
 MAX_STATEMENTS = 10_000         # statements of one program
 MAX_SOURCE_NESTING = 200        # open ( and [ at once
 MAX_TREE_DEPTH = 400            # depth of the parse tree after parsing
 MAX_ELEMENTS = 100_000          # components of one vector or matrix value
+MAX_ROW_ARGUMENTS = 4_000_000   # arguments a row-wise function's components hold (softmax of n: n², core/builtins.py)
 MAX_NUMERIC_POINTS = 1_000_000  # points of linspace / elementwise evaluation
 MAX_GRADCHECK_CELLS = 20_000_000  # numbers gradcheck's finite differences evaluate at once (160 MB)
+MAX_MATMUL_PRODUCTS = 125_000  # products of entries one symbolic matrix product builds (50×50 @ 50×50)
 MAX_INTEGER_BITS = 100_000      # size of an exact integer power (about 30 000 digits)
 MAX_DERIVATIVE_ORDER = 100      # n in diff(e, x, n), summed over all variables
+MAX_DERIVATIVE_NODES = 20_000   # distinct subexpressions a derivative may add before it is differentiated again
 NAMED_PARTS_ABOVE = 2_000       # tree nodes above which a result is shown as t1 = …, t2 = …
 MAX_LAID_OUT_COMPONENTS = 400  # components of a value the pretty format lays out in 2-D (else one line)
 MAX_ORDERED_TERMS = 256        # terms of a sum printed in polynomial order (a longer one keeps its own)
+MAX_EXPLAINED_TREE_NODES = 100_000  # tree nodes of an expression explain derives step by step (core/explaining.py)
 MAX_PRINTED_NODES = 200_000     # nodes of a result written out, with its shared parts named
 MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
 STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be set
 SIMPLIFY_MAX_NODES = 500        # tree nodes of a component that simplify/expand/factor will rewrite
+MAX_EXPANDED_TERMS = 10_000     # terms a component of simplify/expand/factor may multiply out to (expr/bounded.py)
+DECIDED_COMPARISON_NODES = 500  # tree nodes of a comparison SymPy decides before numbers are given (expr/walk.py)
 BLOCKED_SIMPLIFY_WORK = 4_500   # nodes times generators of a component blocked() simplifies (expr/bounded.py)
 BLOCKED_SIMPLIFY_SYMBOLS = 6    # symbols of a component blocked() simplifies (expr/bounded.py)
 MAX_SYMBOLIC_MATRIX_ORDER = 5   # n of an n×n matrix of symbols under det, logdet, inv (the formula has n! terms)

@@ -64,7 +64,7 @@ class Builtin:
 
 
 TABLE: dict[str, Builtin] = {}
-CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan}
+CONSTANTS = {"pi": sp.pi, "inf": sp.oo, "nan": sp.nan, "true": sp.true, "false": sp.false}  # a decided condition prints as true/false
 CORE = ("stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked")
 
 
@@ -239,11 +239,20 @@ def _rows(function):
     def apply(call: Call):
         value = to_symbolic(call.args[0])
         shape = shape_of(value)
+        _check_row_arguments(shape)
         if len(shape) == 2:
             return sp.ImmutableMatrix([function(*value.row(i)) for i in range(shape[0])])
         return from_elements(shape, function(*elements(value)))
 
     return apply
+
+
+def _check_row_arguments(shape) -> None:
+    """Each of a row's n results holds the whole row (softmax(k, v0, …, vn)): n² arguments a row, bounded."""
+    rows, length = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0] if shape else 1)
+    if rows * length * length > limits.MAX_ROW_ARGUMENTS:
+        raise LimitError(f"its {rows * length} components would hold {rows * length * length} arguments together "
+                         f"(each holds its whole row), above the limit of {limits.MAX_ROW_ARGUMENTS}")
 
 
 def _where(function):

@@ -20,7 +20,9 @@ from lark import Token, Tree
 from gradlang import limits
 from gradlang.core import builtins, spelling, subscripts, tensor_at, tensor_values
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
-from gradlang.expr.exact import check_matmul, checked as _checked, power as _power, product as _product_of, to_sympy_number
+from gradlang.expr.exact import (
+    check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
+)
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
 from gradlang.lazy import has_numpy, np
@@ -366,7 +368,7 @@ def _matmul(a, b):
 
 
 _PRODUCT_OPS = {
-    "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: _checked(u * v), [x, y]), a, b),
+    "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: float_zero_kept(_checked(u * v), [u, v]), [x, y]), a, b),
     "/": lambda a, b: elementwise(lambda x, y: kept(_divide, [x, y]), a, b),
     "@": lambda a, b: (tensor_values.matmul(a, b) if tensor_values.involves(a) or tensor_values.involves(b)
                        else kept(_matmul, [a, b])),
@@ -406,6 +408,7 @@ def _component(bound, name: str, indices: list):
 def _pair_up(bound, given, name: str, pairs: list, batch: list) -> None:
     """Match a target with its value: symbol = number, vector = list, or symbol = many numbers."""
     target_shape, given_shape = shape_of(bound), shape_of(given)
+    _forget(set(elements(to_symbolic(bound))), pairs, batch)
     if target_shape == ():
         if given_shape == ():
             pairs.append((bound, given))
@@ -418,6 +421,12 @@ def _pair_up(bound, given, name: str, pairs: list, batch: list) -> None:
     pairs.extend(zip(elements(bound), elements(given)))
 
 
+def _forget(symbols: set, pairs: list, batch: list) -> None:
+    """Drop earlier values of these symbols: in `t at t = 5, t = [1, 2]` the last one is used, as the warning says."""
+    pairs[:] = [(s, v) for s, v in pairs if s not in symbols]
+    batch[:] = [(s, a) for s, a in batch if s not in symbols]
+
+
 def _float_array(given, name: str) -> np.ndarray:
     if isinstance(given, np.ndarray):
         return given
@@ -426,8 +435,8 @@ def _float_array(given, name: str) -> np.ndarray:
 
         return float_list(given, name)
     items = elements(given)
-    if not all(isinstance(e, sp.Expr) and e.is_number and e.is_comparable for e in items):
-        raise ValueError(f"a list given to the scalar '{name}' must hold numbers")
+    if not all(isinstance(e, sp.Expr) and e.is_number and (e.is_comparable or e is sp.nan) for e in items):
+        raise ValueError(f"a list given to the scalar '{name}' must hold numbers")  # nan is one (IEEE), I is not
     return np.array([float(e) for e in items], dtype=float).reshape(shape_of(given))
 
 

@@ -16,8 +16,13 @@ from dataclasses import dataclass
 from lark import Tree
 
 from gradlang.derive.derivatives import DerivativeRequest
-from gradlang.errors import Span, SyntaxError, ValueError
-from gradlang.expr.values import from_elements, is_scalar, shape_of, to_symbolic
+from sympy import Basic
+
+from gradlang import limits
+from gradlang.errors import LimitError, Span, SyntaxError, ValueError
+from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import tree_size
+from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
 
 OPTIONS = ("depth",)
 FLAGS = ("unfold",)  # options without a value: explain[unfold] derives the builtins from their definitions
@@ -176,3 +181,36 @@ def _target_text(target: Tree) -> str:
 
 __all__ = ["FLAGS", "OPTIONS", "Point", "SelectedRequest", "depth_option", "parts", "point", "selected", "unfold_option",
            "whole_request"]
+
+
+def check_printable(derivations: list) -> None:
+    """Refuse early the derivations too large to derive step by step or to print (limits.MAX_PRINTED_NODES).
+
+    Even with its shared parts named, a printed result writes every argument of
+    every distinct subexpression once, so the arguments of its DAG are a lower
+    bound on its printed size. softmax of 1000 components has a million (each
+    component holds the whole row): explain used to derive and check it for
+    minutes before the printer refused it (issue 29, row 19)."""
+    for request in derivations:
+        _check_tree(request)
+        items = [e for e in elements(to_symbolic(request.result)) if isinstance(e, Basic)]
+        arguments = sum(len(kids) for kids in build_dag(items).children)
+        if arguments > limits.MAX_PRINTED_NODES:
+            raise LimitError(
+                f"this derivative written out has at least {arguments} nodes even with its shared parts named, "
+                f"above the limit of {limits.MAX_PRINTED_NODES}; explain selected components "
+                "(explain grad(e, x)[0]) or a smaller size", request.span)
+
+
+def _check_tree(request) -> None:
+    """The expression derived step by step, written out as a tree, within limits.MAX_EXPLAINED_TREE_NODES.
+
+    The rules apply SymPy's own arithmetic, whose assumptions walk a shared
+    subexpression once per path to it: `explain diff(f30, x)` of a doubling
+    chain (60 distinct subexpressions, 2^30 as a tree) never ended."""
+    items = [e for e in elements(to_symbolic(request.expr)) if isinstance(e, Basic)]
+    if items and tree_size(items, cap=limits.MAX_EXPLAINED_TREE_NODES + 1) > limits.MAX_EXPLAINED_TREE_NODES:
+        raise LimitError(
+            f"explain derives step by step an expression of at most {limits.MAX_EXPLAINED_TREE_NODES} nodes "
+            "written out as a tree, and this one has more (its parts are shared); ask for the derivative "
+            "without explain", request.span)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from gradlang import limits
 from gradlang.derive.derivatives import DerivativeRequest
-from gradlang.expr.bounded import tidy_each, too_large
+from gradlang.expr.bounded import tidy_each, too_large, why_too_large
 from gradlang.lazy import np
 
 
@@ -66,5 +66,5 @@ class Services:
         skipped = too_large(value) if not isinstance(value, np.ndarray) else 0
         if skipped:
             self.notes.append(f"{name} kept {skipped} component{'s' if skipped > 1 else ''} as "
-                              f"{'they were' if skipped > 1 else 'it was'}: above {limits.SIMPLIFY_MAX_NODES} nodes")
+                              f"{'they were' if skipped > 1 else 'it was'}: {why_too_large(value)}")
         return tidy_each(value, function)

@@ -9,6 +9,9 @@ made only when a shell (or an API user, through `Result.text`) asks for it.
 
 from __future__ import annotations
 
+import builtins as _python  # its ValueError: gradlang's (imported below) is a GradlangError
+import math
+import numbers
 import sys
 from dataclasses import dataclass
 from functools import cached_property
@@ -89,6 +92,15 @@ class Session:
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
+
+    @property
+    def time_limit(self) -> float | None:
+        """Seconds each statement may run (None: unbounded)."""
+        return self._time_limit
+
+    @time_limit.setter
+    def time_limit(self, seconds) -> None:
+        self._time_limit = checked_time_limit(seconds)
 
     # --- public API -------------------------------------------------------
 
@@ -196,6 +208,7 @@ class Session:
         with readable():  # the values end where the step-by-step derivations do
             value = _settled(evaluator.evaluate(body))
             derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
+        explaining.check_printable(derivations)
         steps = _explanations(derivations, depth, explaining.point(body, self._evaluator()), unfold)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
@@ -273,6 +286,18 @@ def _settled(value):
     if not isinstance(value, np.ndarray):
         check_sizes(elements(value) if shape_of(value) else [value])
     return value
+
+
+def checked_time_limit(seconds):
+    """A statement time limit: a positive, finite number of seconds, or None for none.
+
+    nan would pass every comparison as false, so its deadline would never come
+    (issue 29, row 20); a Python ValueError, as for any bad argument of the API."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or not 0 < seconds < math.inf:
+        raise _python.ValueError(f"time_limit must be a positive, finite number of seconds, or None; got {seconds!r}")
+    return float(seconds)
 
 
 def _check_bindable(token) -> None:

@@ -18,7 +18,9 @@ import sympy as sp
 from gradlang import limits
 from gradlang.expr.bounded import tidy
 from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.expr.domain import check_real
 from gradlang.expr.exact import combine
+from gradlang.expr.graph import build_dag
 from gradlang.core.floats import fold_floats
 from gradlang.lazy import has_numpy, np
 from gradlang.expr.values import describe_shape, elements, from_elements, is_condition, shape_of, to_symbolic
@@ -87,11 +89,13 @@ def free_symbols(items) -> set:
 
 def _exact(value, items, mapping):
     results = [_tidy(e) for e in _rebuilt(items, mapping, combine)]
-    if dag_has([r for r in results if isinstance(r, sp.Expr)], sp.zoo, sp.nan):  # one walk: items share
+    dag = build_dag([r for r in results if isinstance(r, sp.Basic)])  # one walk: items share
+    if any(n is sp.zoo or n is sp.nan for n in dag.nodes):
         raise ValueError("the result is undefined at this point (division by zero)")
     for result in results:
         if isinstance(result, sp.Expr) and result.is_number and result.is_extended_real is False:
             raise ValueError(f"the result {result} is not a real number")
+    check_real(dag)  # min(sqrt(-4), 1): SymPy cannot tell that the whole is not real
     return from_elements(shape_of(value), results)
 
 

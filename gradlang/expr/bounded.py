@@ -12,9 +12,12 @@ but they never change a printed result.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from gradlang import limits
+from gradlang.expr.graph import build_dag
 from gradlang.lazy import np
 from gradlang.expr.speakable import speakable
 from gradlang.expr.values import elementwise, elements, shape_of
@@ -33,11 +36,43 @@ def small_enough(expr, limit=None, work=None) -> bool:
     if not isinstance(expr, sp.Basic):
         return True
     size = tree_size(expr)
-    if size > (limit or limits.SIMPLIFY_MAX_NODES):
+    if size > (limit or limits.SIMPLIFY_MAX_NODES) or expanded_terms(expr) > limits.MAX_EXPANDED_TERMS:
         return False
     if work is None:
         return True
     return size * generators(expr) <= work and len(expr.free_symbols) <= limits.BLOCKED_SIMPLIFY_SYMBOLS
+
+
+def expanded_terms(expr: sp.Basic) -> int:
+    """At most how many terms multiplying out any part of an expression gives (above the bound: the bound + 1).
+
+    A small tree can expand to a huge sum: `(x + y + z + w + 1)^60` has 5 nodes
+    and 635 376 terms, which expand, factor and simplify would all build. The
+    count is bottom-up over the DAG: a sum adds its terms' counts, a product
+    multiplies them, an integer power n of k terms gives the multinomial count
+    C(n + k - 1, k - 1), and a function is one term (its argument is counted
+    on its own, since expand multiplies out inside functions too)."""
+    cap = limits.MAX_EXPANDED_TERMS + 1
+    dag = build_dag([expr])
+    terms: list[int] = []
+    for node, kids in zip(dag.nodes, dag.children):
+        if isinstance(node, sp.Add):
+            count = sum(terms[k] for k in kids)
+        elif isinstance(node, sp.Mul):
+            count = math.prod(min(terms[k], cap) for k in kids)
+        elif isinstance(node, sp.Pow) and node.exp.is_Integer and terms[kids[0]] > 1:
+            count = _multinomial(abs(int(node.exp)), terms[kids[0]], cap)
+        else:
+            count = 1
+        terms.append(min(count, cap))
+    return max(terms, default=1)
+
+
+def _multinomial(n: int, k: int, cap: int) -> int:
+    """The number of monomials of (a_1 + … + a_k)^n, or cap when it is larger (computed only when small)."""
+    if n >= cap or k >= cap:
+        return cap
+    return min(math.comb(n + k - 1, k - 1), cap)
 
 
 def generators(expr: sp.Basic) -> int:
@@ -74,6 +109,15 @@ def tidy_each(value, function=None, work=None):
 
 
 def too_large(value) -> int:
-    """How many components of a value are above the size bound (kept unsimplified)."""
+    """How many components of a value are above the size bounds (kept unsimplified)."""
     items = elements(value) if shape_of(value) else [value]
     return sum(1 for e in items if not small_enough(e))
+
+
+def why_too_large(value) -> str:
+    """The bound the first component kept unsimplified passes, for the note that says so."""
+    items = elements(value) if shape_of(value) else [value]
+    first = next(e for e in items if not small_enough(e))
+    if tree_size(first, cap=limits.SIMPLIFY_MAX_NODES + 1) > limits.SIMPLIFY_MAX_NODES:
+        return f"above {limits.SIMPLIFY_MAX_NODES} nodes"
+    return f"multiplied out it would have more than {limits.MAX_EXPANDED_TERMS} terms"

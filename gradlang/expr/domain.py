@@ -33,6 +33,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.errors import ValueError
+from gradlang.expr.exact import float_zero_kept
 from gradlang.expr.values import elements, elementwise
 from gradlang.expr.walk import dag_has, dag_nodes, rebuild
 from gradlang.lazy import np
@@ -193,7 +194,7 @@ def _ieee_cancelled(result, operands):
 
 def _sums_and_products(items: list) -> tuple[list, list]:
     """What `+` (and `-`), and `*` (and `/`, for two operands) of the items give: where a held inf or nan can cancel."""
-    sums, products = [sp.Add(*items)], [sp.Mul(*items)]
+    sums, products = [sp.Add(*items)], [float_zero_kept(sp.Mul(*items), items)]  # y*inf*0.0 as `*` builds it
     if len(items) == 2:
         sums.append(items[0] - items[1])
         products.append(items[0] / items[1])
@@ -322,3 +323,40 @@ def _hold(operand, lost: set):
         return operand
     mapping = {p: Written(p) for p in pieces}
     return elementwise(lambda e: rebuild(e, mapping) if isinstance(e, sp.Basic) else e, operand)
+
+
+def check_real(dag) -> None:
+    """A ValueError naming the first exact non-real number among a DAG's nodes (gradlang's exact numbers are real).
+
+    SymPy keeps a non-real number inside a function whose realness it cannot
+    decide (`max(2*sqrt(-1), 1)`, a min_share), so asking whether the whole
+    result is real misses it; every such number starts at one of a few origins
+    (I, a negative base to a fractional power, asin or acos beyond ±1), and the
+    message names the largest sum, product or power of numbers around it."""
+    holds: list[bool] = []  # the node is or has a non-real origin
+    number: list[bool] = []  # no symbol in it (bottom-up: SymPy's is_number walks the tree each time)
+    plain: list[bool] = []  # an origin, a real number, or a sum, product or power of such
+    found = None
+    for node, kids in zip(dag.nodes, dag.children):
+        origin = _non_real_origin(node)
+        holds.append(origin or any(holds[k] for k in kids))
+        number.append(all(number[k] for k in kids) if kids else bool(getattr(node, "is_number", False)))
+        arithmetic = isinstance(node, (sp.Add, sp.Mul, sp.Pow)) and all(plain[k] for k in kids)
+        plain.append(origin or arithmetic or (number[-1] and not holds[-1]))
+        if holds[-1] and plain[-1]:
+            found = node
+    if found is not None:
+        from gradlang.expr.source import to_source
+
+        raise ValueError(f"{to_source(found)} is not a real number (it is met on the way to the result)")
+
+
+def _non_real_origin(node) -> bool:
+    """Where an exact number stops being real: sqrt(-1), (-1)^(1/3), asin(2)."""
+    if node is sp.I:
+        return True
+    if isinstance(node, sp.Pow):
+        return node.base.is_Rational and node.base.is_negative and node.exp.is_Rational and not node.exp.is_Integer
+    if isinstance(node, (sp.asin, sp.acos)):
+        return node.args[0].is_Rational and abs(node.args[0]) > 1
+    return False

@@ -71,7 +71,18 @@ def power(base, exponent):
 def product(factors: list):
     """sp.Mul of the factors, refused before it is computed when its exact numbers would be too big."""
     check_product_bits(sum(bits(f) for f in factors))
-    return checked(sp.Mul(*factors))
+    return float_zero_kept(checked(sp.Mul(*factors)), factors)
+
+
+def float_zero_kept(result, factors: list):
+    """A product that SymPy made the exact 0 from a float zero (0.0*z) is the float 0.0.
+
+    SymPy's Mul takes `0.0*z` to the Integer 0, so `y/(0.0*z)` would be an exact
+    division by zero (an error) and `log(0.0*z)` exact `log(0)`, where IEEE and
+    `y/0.0` give inf and -inf. A float in a value keeps it floating (LANGUAGE.md §2)."""
+    if result is sp.S.Zero and any(isinstance(f, sp.Expr) and f.is_Float for f in factors):
+        return sp.Float(0.0)
+    return result
 
 
 def check_product_bits(size: int, what: str = "this product") -> None:
@@ -81,9 +92,17 @@ def check_product_bits(size: int, what: str = "this product") -> None:
 
 
 def check_matmul(left_items: list, right_items: list, inner: int) -> None:
-    """Each entry of A @ B sums `inner` products of an entry of A and one of B."""
+    """Each entry of A @ B sums `inner` products of an entry of A and one of B.
+
+    SymPy builds each of those products as an expression (about 40 µs apiece),
+    so a product of two 300×300 matrices of symbols, 27 million of them, never
+    finished: their count is bounded (limits.MAX_MATMUL_PRODUCTS)."""
     if not left_items or not right_items:
         return
+    products = len(left_items) * len(right_items) // max(int(inner), 1)
+    if products > limits.MAX_MATMUL_PRODUCTS:
+        raise LimitError(f"this matrix product would build {products} products of entries, above the limit of "
+                         f"{limits.MAX_MATMUL_PRODUCTS}; give the matrices numbers with `at` to multiply them numerically")
     size = max(map(bits, left_items)) + max(map(bits, right_items)) + int(inner).bit_length()
     check_product_bits(size, "this matrix product")
 

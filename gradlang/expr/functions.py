@@ -25,6 +25,7 @@ import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from gradlang.expr.primitives.record import GradlangFunction, ZeroDerivative
+from gradlang.expr.walk import dag_has
 
 
 def _ordered_values(args) -> list | None:
@@ -33,6 +34,8 @@ def _ordered_values(args) -> list | None:
     A held IEEE form such as inf^0.0 (1.0 in float) is comparable to SymPy yet
     evaluates to its nan: it is left to the float path (grammar fuzzer, typed seed 407).
     """
+    if dag_has(list(args), sp.Symbol):  # one walk of the DAG first: is_comparable asks SymPy's
+        return None  # assumptions, which walk a shared argument once per path (max(f30, x) of a doubling chain)
     if not all(a.is_comparable for a in args):
         return None
     values = [a.evalf(30) for a in args]

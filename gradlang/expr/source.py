@@ -25,10 +25,10 @@ from sympy.printing.str import StrPrinter
 from gradlang import limits
 from gradlang.expr import primitives
 
-# How a condition that SymPy has already decided is written in gradlang,
-# which has no boolean literals: a comparison that evaluates to it.
-TRUE_SOURCE = "0 == 0"
-FALSE_SOURCE = "0 == 1"
+# How a condition that SymPy has already decided is written in gradlang:
+# the constants `true` and `false` (core/builtins.py) read back to it.
+TRUE_SOURCE = "true"
+FALSE_SOURCE = "false"
 
 
 def format_float(value: float) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang import limits
 from gradlang.expr.graph import build_dag, tree_sizes
 
 
@@ -93,10 +94,20 @@ def build(node, args):
 
 
 def relation(func, a, b):
-    """A comparison with nan, or with a non-real number (nan in float arithmetic), is false (!= true), as in
-    IEEE; SymPy raises TypeError for both."""
+    """A comparison with nan, or with a non-real float number (nan in float arithmetic), is false (!= true), as
+    in IEEE; SymPy raises TypeError for both.
+
+    A comparison with an exact non-real number (`sqrt(-4) > 0`) is kept undecided: the statement's
+    value then ends in an error, as `sqrt(-4)` does, or, once a float makes it floating, the number
+    is nan and the comparison false (core/substitute.py)."""
+    if any(_not_a_number(side) and side not in (sp.nan, sp.zoo) and not side.has(sp.Float) for side in (a, b)):
+        return func(a, b, evaluate=False)
     if _not_a_number(a) or _not_a_number(b):
         return sp.true if func is sp.Ne else sp.false
+    if tree_size([a, b], cap=limits.DECIDED_COMPARISON_NODES + 1) > limits.DECIDED_COMPARISON_NODES:
+        # SymPy decides a comparison by asking its sides' signs, walking their trees once per path
+        # through shared parts (`f30 > 0` of a doubling chain never ends); a large one waits for numbers
+        return func(a, b, evaluate=False)
     try:
         return func(a, b)
     except TypeError:  # SymPy wrongly judged a symbolic side non-real: keep the comparison as written

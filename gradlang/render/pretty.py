@@ -154,7 +154,7 @@ class GradlangPrettyPrinter(Summarising, TeacherOrder, InStoredOrder, PrettyPrin
     _print_floating = _print_float
 
     def _print_NDimArray(self, expr):
-        if expr.rank() == 1:  # a row; from_elements, as a vector of conditions is no SymPy matrix
+        if expr.rank() == 1:  # a row; from_elements allows conditions in it (SymPy deprecates them in a Matrix)
             return self._print(from_elements((1, len(expr)), list(expr)))
         return super()._print_NDimArray(expr)
 

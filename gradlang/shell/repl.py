@@ -21,6 +21,8 @@ from gradlang.render.plain import to_plain
 from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
 from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
 from gradlang.shell.sources import SourceError, decode, read_file, write_file
+from gradlang.errors import LimitError
+from gradlang.shell.typed import DROPPED, TypedLineGuard, dropped_message
 from gradlang.syntax.brackets import open_brackets
 
 PROMPT = "gradlang> "
@@ -297,7 +299,8 @@ def _text_line(repl: Repl, line) -> str | None:
 def prompt_loop(repl: Repl, input=None, output=None, history=None, show_banner: bool = True) -> int:
     """The prompt_toolkit REPL; `input`/`output` are injectable (pipe input in tests)."""
     history, note = (history, None) if history is not None else file_history()
-    prompt = make_prompt_session(repl, input=input, output=output, history=history)
+    guard = TypedLineGuard()
+    prompt = make_prompt_session(repl, input=input, output=output, history=history, guard=guard)
     if show_banner:
         repl.emitter.note(banner())
     if note:
@@ -306,9 +309,14 @@ def prompt_loop(repl: Repl, input=None, output=None, history=None, show_banner: 
         try:
             text = prompt.prompt(PROMPT)
         except KeyboardInterrupt:
+            guard.over = False
             continue
         except EOFError:
             break
+        if text == DROPPED:
+            repl.emitter.error(LimitError(dropped_message(guard.limit)))
+            repl.failures += 1
+            continue
         try:
             repl.execute(text)
         except KeyboardInterrupt:
@@ -316,7 +324,7 @@ def prompt_loop(repl: Repl, input=None, output=None, history=None, show_banner: 
     return 0
 
 
-def make_prompt_session(repl: Repl, input=None, output=None, history=None):
+def make_prompt_session(repl: Repl, input=None, output=None, history=None, guard=None):
     from prompt_toolkit import PromptSession
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.lexers import PygmentsLexer
@@ -328,12 +336,17 @@ def make_prompt_session(repl: Repl, input=None, output=None, history=None):
     @bindings.add("enter")
     @bindings.add("c-j")
     def _enter(event):
+        if guard is not None and guard.enter(event):
+            return
         buffer = event.current_buffer
         # Enter on an empty line runs an unfinished statement too, so an unclosed bracket is reported.
         if is_complete(buffer.text) or not buffer.document.current_line.strip():
             buffer.validate_and_handle()
         else:
             buffer.insert_text("\n")
+
+    if guard is not None:
+        guard.add_to(bindings)
 
     return PromptSession(
         input=input,

@@ -123,3 +123,22 @@ def test_no_budget_outlives_its_statement():
     time.sleep(0.3)
     assert not budget._open, "a deadline outlived its statement"
     assert Session(time_limit=SAFETY_NET).eval("1 + 1") == 2
+
+
+@pytest.mark.parametrize("seconds", [float("nan"), float("inf"), 0, -1.0, "60", True])
+def test_a_time_limit_that_is_not_a_positive_number_of_seconds_is_refused(seconds):
+    # Session(time_limit=nan) gave no time limit at all (nan never compares as passed)
+    with pytest.raises(ValueError, match="time_limit must be a positive, finite number of seconds, or None"):
+        Session(time_limit=seconds)
+    session = Session()
+    with pytest.raises(ValueError, match="time_limit"):
+        session.time_limit = seconds
+    assert session.time_limit == 60.0
+
+
+def test_a_time_limit_may_be_none_or_any_real_number_of_seconds():
+    import numpy as np
+
+    assert Session(time_limit=None).time_limit is None
+    assert Session(time_limit=np.float64(2.5)).time_limit == 2.5
+    assert Session(time_limit=3).eval("1 + 1") == 2

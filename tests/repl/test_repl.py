@@ -231,6 +231,27 @@ def test_ctrl_c_at_the_prompt_discards_the_line():
     assert out.getvalue() == "4\n"
 
 
+@pytest.mark.parametrize("chunks", [
+    ["1+" * 60 + "1\r"],                    # read in one go
+    ["1+" * 30, "1+" * 30 + "1", "\r"],     # the Enter read after the dropped keys
+])
+def test_a_line_typed_beyond_the_limit_is_dropped_whole_and_the_repl_goes_on(monkeypatch, chunks):
+    # issue 29, row 20: a 1 MB line typed key by key never came back (prompt_toolkit redraws per key)
+    monkeypatch.setattr("gradlang.limits.MAX_TYPED_CHARS", 100)
+    repl, out, err = make_repl()
+    drive(repl, [*chunks, "2 + 2\r"], pause=0.2)
+    assert out.getvalue() == "4\n"
+    assert "LimitError: a line typed at the prompt holds at most 100 characters" in err.getvalue()
+    assert repl.failures == 1
+
+
+def test_a_line_typed_within_the_limit_runs(monkeypatch):
+    monkeypatch.setattr("gradlang.limits.MAX_TYPED_CHARS", 100)
+    repl, out, _ = make_repl()
+    drive(repl, ["1+" * 49 + "1\r"])
+    assert out.getvalue() == "50\n"
+
+
 # --- a subprocess: piped standard input and Ctrl-C -------------------------------
 
 

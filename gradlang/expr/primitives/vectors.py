@@ -12,6 +12,8 @@ components).
 
 from __future__ import annotations
 
+import functools
+
 import sympy as sp
 from mpmath.libmp import prec_to_dps
 
@@ -32,6 +34,18 @@ def _shifted_exps(args) -> list:
     """exp(a_i - m) for each argument, m the largest: finite however large the arguments."""
     shift = max(args, key=lambda a: a.evalf(30))
     return shift, [sp.exp(a - shift) for a in args]
+
+
+@functools.lru_cache(maxsize=8)
+def _evaluated_exps(args: tuple, dps: int) -> tuple:
+    """The shifted exps of a row and their sum as numbers, once per row and precision.
+
+    The n components of softmax(v) all hold the whole row: evaluating each on
+    its own computed n exponentials n times, n² in all (the check of explain's
+    vector derivation of a softmax of 1000 components never ended, issue 29)."""
+    _, exps = _shifted_exps(args)
+    values = [e.evalf(dps) for e in exps]
+    return values, sp.Add(*values).evalf(dps)
 
 
 def _logsumexp_form(args):
@@ -110,7 +124,8 @@ class Softmax(GradlangFunction):
     def _eval_evalf(self, prec):
         k, *args = self.args
         if _numbers(args):
-            return _softmax_form(k, args).evalf(prec_to_dps(prec))
+            exps, total = _evaluated_exps(tuple(args), prec_to_dps(prec))
+            return (exps[int(k)] / total).evalf(prec_to_dps(prec))
         return None
 
     def _eval_is_extended_real(self):
