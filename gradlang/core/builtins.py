@@ -18,7 +18,6 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core.services import Services
-from gradlang.core.substitute import substitute
 from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr import construct, exact, primitives
@@ -387,49 +386,6 @@ def _numeric(call: Call):
     return elementwise(lambda e: e.evalf(15) if isinstance(e, sp.Expr) else e, value)
 
 
-# --- tools (the language reference (docs/language.md), section 12) ---------------------------------------------
-
-
-def _gradcheck(call: Call, pairs: list, batch: list):
-    """gradcheck(e, x) at …: the surrogate gradient against frozen finite differences."""
-    from gradlang.tools.gradcheck import gradcheck
-
-    if batch:
-        raise ValueError("gradcheck checks one point: give each symbol one value, not a list")
-    expr, wrt = call.args
-    report = gradcheck(to_symbolic(expr), derive.check_variables(to_symbolic(wrt), "gradcheck"), pairs)
-    substitute(expr, pairs, [], call.services.notes)  # only for its warnings about kinks at the point
-    call.services.attach(report)
-    return report.value
-
-
-@builtin("gradcheck", 2, 2, "check grad(e, x) against finite differences with stops frozen",
-         "gradcheck(x*sg(x), x) at x = 2.0", "tools", at=_gradcheck)
-def _gradcheck_without_point(call: Call):
-    raise ValueError("gradcheck needs a point: write gradcheck(e, x) at x = …")
-
-
-@builtin("plot", 4, None, "plot expressions of t on [a, b]: plot(e1, e2, …, t, a, b)", "plot(relu(t), diff(relu(t), t), t, -2, 2)", "tools")
-def _plot(call: Call):
-    from gradlang.tools.plot import make_plot
-
-    *exprs, t, a, b = call.args
-    *expr_nodes, t_node, a_node, b_node = call.nodes
-    t = derive.check_symbol(t, "plot") if is_scalar(t) else None
-    if t is None:
-        raise ValueError("plot(e1, …, t, a, b) needs a scalar symbol t").located(_span(t_node))
-    for value, node in ((a, a_node), (b, b_node)):
-        if not (is_scalar(value) and value.is_number and value.is_comparable):
-            raise ValueError("plot needs numbers for the ends of the interval").located(_span(node))
-    for value, node in zip(exprs, expr_nodes):
-        if not is_scalar(value):
-            raise ShapeError(f"plot draws scalar expressions, not {describe_shape(shape_of(value))}").located(_span(node))
-    labels = [call.services.source_text(node) or _plain(value) for node, value in zip(expr_nodes, exprs)]
-    figure = make_plot(list(exprs), labels, t, float(a), float(b))
-    call.services.attach(figure)
-    return figure.value
-
-
 def _plain(value) -> str:
     return to_source(value)
 
@@ -455,3 +411,4 @@ def check_arity(entry: Builtin, count: int) -> None:
 from gradlang.core import builtins_vectors  # noqa: E402,F401
 from gradlang.core import builtins_axes  # noqa: E402,F401
 from gradlang.core.loading import READS_TEXT  # noqa: E402,F401  (the evaluator asks builtins)
+from gradlang.core import builtins_tools  # noqa: E402,F401  (gradcheck, plot)

@@ -19,13 +19,14 @@ from lark import Token, Tree
 
 from gradlang import limits
 from gradlang.core import builtins, spelling, subscripts, tensor_at, tensor_values
+from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import (
     check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
-from gradlang.lazy import has_numpy, np
+from gradlang.lazy import np
 from gradlang.core.services import Services
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
@@ -383,61 +384,6 @@ _COMPARISONS = {
         ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
     }.items()
 }
-
-
-def _target_index(token) -> int:
-    """The index written in an `at` target (`x[1] = …`): the grammar takes any number there."""
-    text = str(token)
-    if not text.isdigit():
-        raise ShapeError(f"an index must be an integer, not {text}")
-    if len(text) > 9:
-        raise ShapeError(f"index {text[:12]}… is out of range")
-    return int(text)
-
-
-def _component(bound, name: str, indices: list):
-    shape = shape_of(bound)
-    if len(indices) != len(shape):
-        raise ShapeError(f"'{name}' is {describe_shape(shape)}, so {name}[…] needs {len(shape)} indices")
-    for index, length in zip(indices, shape):
-        if index >= length:
-            raise ShapeError(f"index {index} is out of range for length {length}")
-    return bound[tuple(indices)] if len(indices) == 2 else bound[indices[0]]
-
-
-def _pair_up(bound, given, name: str, pairs: list, batch: list) -> None:
-    """Match a target with its value: symbol = number, vector = list, or symbol = many numbers."""
-    target_shape, given_shape = shape_of(bound), shape_of(given)
-    _forget(set(elements(to_symbolic(bound))), pairs, batch)
-    if target_shape == ():
-        if given_shape == ():
-            pairs.append((bound, given))
-        else:
-            batch.append((bound, _float_array(given, name)))
-        return
-    if target_shape != given_shape:
-        raise ShapeError(f"'{name}' is {describe_shape(target_shape)} but is given {describe_shape(given_shape)}")
-    given = to_symbolic(given)
-    pairs.extend(zip(elements(bound), elements(given)))
-
-
-def _forget(symbols: set, pairs: list, batch: list) -> None:
-    """Drop earlier values of these symbols: in `t at t = 5, t = [1, 2]` the last one is used, as the warning says."""
-    pairs[:] = [(s, v) for s, v in pairs if s not in symbols]
-    batch[:] = [(s, a) for s, a in batch if s not in symbols]
-
-
-def _float_array(given, name: str) -> np.ndarray:
-    if isinstance(given, np.ndarray):
-        return given
-    if not has_numpy():  # the browser page: a list of floats, evaluated point by point (pure_points.py)
-        from gradlang.core.pure_points import float_list
-
-        return float_list(given, name)
-    items = elements(given)
-    if not all(isinstance(e, sp.Expr) and e.is_number and (e.is_comparable or e is sp.nan) for e in items):
-        raise ValueError(f"a list given to the scalar '{name}' must hold numbers")  # nan is one (IEEE), I is not
-    return np.array([float(e) for e in items], dtype=float).reshape(shape_of(given))
 
 
 def written_names(node) -> frozenset[str]:
