@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradlang import GradlangError, Session
+from gradlang.expr.tensor import Var, is_size
 from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from gradlang.render.plain import to_plain
 from gradlang.expr.stopgrad import StopGradient
@@ -115,6 +116,8 @@ def _declared(session: Session) -> Session:
     for name, value in session.user_names().items():
         if isinstance(value, (sp.NDimArray, sp.MatrixBase)) and all(isinstance(e, sp.Symbol) for e in value):
             fresh.bind(name, value)
+        elif isinstance(value, Var) or is_size(value):  # a tensor of symbolic size, and the sizes
+            fresh.bind(name, value)
     return fresh
 
 
@@ -126,7 +129,10 @@ def _same(a, b) -> bool:
 
 def assert_round_trip(session: Session, value) -> None:
     text = to_plain(value)
-    again = _declared(session).eval(text)
+    fresh = _declared(session)
+    *named, formula = text.splitlines()  # a tensor value's named parts (s = softmax(x)) come first
+    fresh.run("\n".join(named))
+    again = fresh.eval(formula)
     assert _same(again, value), f"{text!r} read back as {again!r}, not {value!r}"
 
 
