@@ -30,6 +30,8 @@ UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "atan", "sigmoid", "softplu
 REDUCTIONS = ("sum", "mean", "max", "min", "norm", "logsumexp", "prod")
 CONSTANTS = ("0.5", "2.0", "-1.5", "3", "1e-3", "0.0", "1")
 COMPARISONS = (">", "<", ">=", "<=")
+AXIS_REDUCTIONS = ("sum", "mean", "max", "logsumexp")  # along axis 1 of the 2x3 matrix: a vector of length 2
+HUBER_DELTAS = ("0.5", "1", "2.0")
 
 
 # ---- strategies ---------------------------------------------------------------------------------
@@ -70,9 +72,15 @@ def exprs(shape, depth: int, params=(), calls: bool = False):
             st.tuples(st.just("softmaxv"), same()),
             st.tuples(st.just("list"), st.lists(scalar(), min_size=3, max_size=3)),
             st.tuples(st.just("tmatvec"), exprs(MAT, depth - 1, params, calls), exprs(VEC2, depth - 1, params, calls)),
+            st.tuples(st.just("normalize"), same()),
+            st.tuples(st.just("diagouter"), same(), same()),
+            st.tuples(st.just("row"), exprs(MAT, depth - 1, params, calls), st.integers(0, 1)),
         ]
     if shape == VEC2:
-        options.append(st.tuples(st.just("matvec"), exprs(MAT, depth - 1, params, calls), exprs(VEC3, depth - 1, params, calls)))
+        matrix = exprs(MAT, depth - 1, params, calls)
+        options += [st.tuples(st.just("matvec"), matrix, exprs(VEC3, depth - 1, params, calls)),
+                    st.tuples(st.just("axis"), st.sampled_from(AXIS_REDUCTIONS), matrix),
+                    st.tuples(st.just("column"), matrix, st.integers(0, 2))]
     return st.one_of(options)
 
 
@@ -85,6 +93,11 @@ def _scalar_options(depth, params, calls):
         st.tuples(st.just("softmax"), vec(), st.integers(0, 2)),
         st.tuples(st.just("idx"), vec(), st.integers(0, 2)),
         st.tuples(st.just("where"), st.sampled_from(COMPARISONS), scalar(), scalar(), scalar(), scalar()),
+        st.tuples(st.just("cosine"), vec(), vec()),
+        st.tuples(st.just("log_softmax"), vec(), st.integers(0, 2)),
+        st.tuples(st.just("huber"), scalar(), st.sampled_from(HUBER_DELTAS)),
+        st.tuples(st.just("traceouter"), vec(), vec()),
+        st.tuples(st.just("detgram"), exprs(MAT, depth - 1, params, calls)),
     ]
     if calls:
         options.append(st.tuples(st.just("call"), scalar()))
@@ -160,6 +173,30 @@ def source(t) -> str:
         return f"(transpose({source(t[1])}) @ {source(t[2])})"
     if kind == "call":
         return f"f({source(t[1])})"
+    return _source_of_new_builtins(t)
+
+
+def _source_of_new_builtins(t) -> str:
+    """Section 6's compositions (outer, diag, normalize, cosine, huber, log_softmax, trace, det, axes, slices)."""
+    kind = t[0]
+    if kind in ("normalize", "cosine"):
+        return f"{kind}({', '.join(source(a) for a in t[1:])})"
+    if kind == "diagouter":
+        return f"diag(outer({source(t[1])}, {source(t[2])}))"
+    if kind == "traceouter":
+        return f"trace(outer({source(t[1])}, {source(t[2])}))"
+    if kind == "row":
+        return f"({source(t[1])})[{t[2]}, :]"
+    if kind == "column":
+        return f"({source(t[1])})[:, {t[2]}]"
+    if kind == "axis":
+        return f"{t[1]}({source(t[2])}, 1)"
+    if kind == "log_softmax":
+        return f"log_softmax({source(t[1])})[{t[2]}]"
+    if kind == "huber":
+        return f"huber({source(t[1])}, {t[2]})"
+    if kind == "detgram":
+        return f"det({source(t[1])} @ transpose({source(t[1])}))"
     raise AssertionError(kind)
 
 
@@ -238,6 +275,51 @@ class Reading:
         if kind == "tmatvec":
             return self.value(t[1], env).T @ self.value(t[2], env)
         raise AssertionError(kind)
+
+    def _norm(self, a):
+        return jnp.sqrt(jnp.sum(a * a))  # as `norm` above: no epsilon (LANGUAGE.md section 6)
+
+    def _normalize(self, t, env):
+        a = self.value(t[1], env)
+        return a / self._norm(a)
+
+    def _cosine(self, t, env):
+        a, b = self.value(t[1], env), self.value(t[2], env)
+        return jnp.dot(a, b) / (self._norm(a) * self._norm(b))
+
+    def _diagouter(self, t, env):
+        return jnp.diag(jnp.outer(self.value(t[1], env), self.value(t[2], env)))
+
+    def _traceouter(self, t, env):
+        return jnp.trace(jnp.outer(self.value(t[1], env), self.value(t[2], env)))
+
+    def _row(self, t, env):
+        return self.value(t[1], env)[t[2], :]
+
+    def _column(self, t, env):
+        return self.value(t[1], env)[:, t[2]]
+
+    def _axis(self, t, env):
+        reduce = {"sum": jnp.sum, "mean": jnp.mean, "logsumexp": jax.nn.logsumexp}.get(t[1])
+        if reduce is None:  # max: the doc reading shares a tie equally, as jnp.max's own gradient does
+            reduce = jnp.max
+        return reduce(self.value(t[2], env), axis=1)
+
+    def _log_softmax(self, t, env):
+        return jax.nn.log_softmax(self.value(t[1], env))[t[2]]
+
+    def _huber(self, t, env):
+        """optax.huber_loss raw; the doc reading is gradlang's `where` (docs/decisions.md, huber is a where)."""
+        u, delta = self.value(t[1], env), float(t[2])
+        size = jnp.abs(u)
+        if self.doc:
+            return jnp.where(size <= delta, u * u / 2, delta * (size - delta / 2))
+        clipped = jnp.minimum(size, delta)
+        return 0.5 * clipped * clipped + delta * (size - clipped)
+
+    def _detgram(self, t, env):
+        m = self.value(t[1], env)
+        return jnp.linalg.det(m @ m.T)
 
     def _un(self, t, env):
         function = _section5_abs if (self.doc and t[1] == "abs") else JAX_UNARY[t[1]]

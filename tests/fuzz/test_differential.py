@@ -180,3 +180,16 @@ def test_the_judge_rounds_at_the_square_of_the_largest_intermediate(got, raw, la
 
     got, raw = np.array(got), np.array(raw)
     assert judge("s", got, 0.1, raw, lambda: raw, largest=lambda: largest).verdict == verdict
+
+
+def test_a_vector_that_cancels_to_zero_under_cosine_is_a_documented_error():
+    """Seed 121: `cosine(a, transpose(W - W) @ b)`. `W - W` is 0 before any number is seen
+    (docs/decisions.md, cancellations), so the second vector is exactly zero, and cosine of an
+    exact zero vector is a ValueError as log(-1) is (decisions, domain errors follow log(-1));
+    JAX's 0*inf or 0/0 is nan. Every statement of the program is that error, none a bug."""
+    from differential import run_program
+
+    zero = ("tmatvec", ("bin", "-", ("var", "W"), ("var", "W")), ("matvec", ("var", "W"), ("var", "v")))
+    point = {"y": 0.0, "z": 2.0, "v": [1.0, 2.0, 3.0], "W": [[1.0, 0.5, 2.0], [0.0, -1.0, 0.0]]}
+    findings = run_program((None, ("cosine", ("var", "v"), zero), ("normalize", zero), point), slow=None)
+    assert {f.verdict for f in findings} == {"documented-error"}, "\n".join(map(str, findings))

@@ -80,7 +80,9 @@ def _calls(inner):
 
 def _typed_programs():
     """Programs the grammar accepts and that mostly type-check: right arities, declared shapes."""
-    leaves = st.sampled_from(["x", "y", "v", "W", "v[0]", "W[1, 0]", "pi", "inf", "nan", "f(x)", "g(x, y)"] + NUMBERS)
+    # slices and the new builtins' usual arguments (axes 0 and 1, sizes, a class index) are leaves too
+    leaves = st.sampled_from(["x", "y", "v", "W", "v[0]", "W[1, 0]", "W[:, 1]", "W[0, :]", "pi", "inf", "nan",
+                              "f(x)", "g(x, y)", "eye(2)", "onehot(1, 3)"] + NUMBERS)
     expressions = st.recursive(
         leaves,
         lambda inner: st.one_of(
