@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.errors import ShapeError
+from gradlang.expr.values import describe_shape as describe  # symbolic sizes print as written: n, m×n
 
 Shape = tuple
 
@@ -24,15 +25,6 @@ def size_symbol(name: str) -> sp.Symbol:
 def is_size(value) -> bool:
     """A size symbol (a symbol that is a positive integer), as `m, n: size` declares."""
     return isinstance(value, sp.Symbol) and value.is_integer is True and value.is_positive is True
-
-
-def describe(shape: Shape) -> str:
-    """The shape in the words of the component engine's messages, with symbolic sizes as written."""
-    if len(shape) == 0:
-        return "a scalar"
-    if len(shape) == 1:
-        return f"a vector of length {shape[0]}"
-    return f"a {shape[0]}×{shape[1]} matrix"
 
 
 def broadcast(shapes: list, what: str = "an elementwise operation") -> Shape:
