@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
+from gradlang.core import builtins
 from gradlang.core.builtins import builtin
 from gradlang.core.builtins_axes import literal_axis
 from gradlang.derive.tensor import forward, reverse
@@ -373,6 +374,6 @@ def call(name: str, args: list, nodes: list = ()):
     record = primitives.lookup(name)
     if record is not None and record.apply == "elementwise":
         return None
-    if name in ("simplify", "expand", "factor", "N"):
-        return None
+    if name in ("simplify", "expand", "factor", "N") or builtins.lookup(name) is None:
+        return None  # the component path's own answer (an unknown name gets its "did you mean")
     raise ShapeError(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")
