@@ -29,7 +29,7 @@ class Var(sp.Symbol):
 
     def __new__(cls, name: str, shape: tuple):
         obj = sp.Symbol.__xnew__(cls, name, real=True)
-        obj._shape = tuple(sp.sympify(s) for s in shape)
+        obj._shape = tuple(sp.Integer(s) if isinstance(s, int) else s for s in shape)  # ints and size symbols
         return obj
 
     def __getnewargs_ex__(self):
