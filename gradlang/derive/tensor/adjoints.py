@@ -200,7 +200,3 @@ RULES = {
 def rule_for(node):
     """The adjoint rule of a tensor operation, or None for an elementwise SymPy node."""
     return RULES.get(type(node))
-
-
-def zero_like(node) -> sp.Expr:
-    return sp.S.Zero

@@ -26,12 +26,13 @@ from gradlang.expr.functions import Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.expr.tensor.shapes import describe
 
 
 def grad(expr, wrt):
     """∂expr/∂wrt for a scalar `expr`, shaped like `wrt` (a declared tensor or a scalar symbol)."""
     if rank(expr) != 0:
-        raise DiffError(f"grad needs a scalar expression, got {t_describe(expr)}; use jacobian for a vector")
+        raise DiffError(f"grad needs a scalar expression, got {describe(shape_of(expr))}; use jacobian for a vector")
     adjoint = adjoints_of(expr, [wrt])[wrt]
     return adjoints.full(tidy(adjoint), shape_of(wrt))
 
@@ -118,9 +119,3 @@ def _unbroadcast(sent, shape: tuple):
     if len(shape) == 0 and rank(sent) > 0:
         return t.Total(sent)
     return sent
-
-
-def t_describe(expr) -> str:
-    from gradlang.expr.tensor.shapes import describe
-
-    return describe(shape_of(expr))

@@ -49,6 +49,11 @@ class TensorOp(sp.Function):
     is_real = True
     spelling: Spelling  # how plain, LaTeX, pretty and NumPy write it
     precedence = PRECEDENCE["Func"]
+    zero_in: tuple = ()  # argument positions where a zero makes the whole node zero (it is linear there)
+
+    @classmethod
+    def eval(cls, *args):
+        return sp.S.Zero if any(args[k] == 0 for k in cls.zero_in) else None
 
     @property
     def shape(self) -> tuple:
@@ -71,50 +76,41 @@ class TensorOp(sp.Function):
         return self.spelling.numpy(self, printer)
 
 
-def _zero_if_any_zero(*args):
-    return sp.S.Zero if any(a == 0 for a in args) else None
+class ScalarOp(TensorOp):
+    """A tensor operation whose value is a scalar (a reduction, an entry, an inner product)."""
+
+    @property
+    def shape(self) -> tuple:
+        return ()
 
 
 class MatMul(TensorOp):
     """`A @ B`: matrix times matrix, matrix times vector, vector times matrix."""
 
+    zero_in = (0, 1)
     nargs = 2
     precedence = PRECEDENCE["Mul"]
     spelling = Spelling("{0} @ {1}", r"{0} {1}", "{0} {1}", "numpy.matmul({0}, {1})", infix=True)
-
-    @classmethod
-    def eval(cls, a, b):
-        return _zero_if_any_zero(a, b)
 
     @property
     def shape(self):
         return shapes.matmul(shape_of(self.args[0]), shape_of(self.args[1]))
 
 
-class Dot(TensorOp):
+class Dot(ScalarOp):
     """`dot(u, v)`: the inner product of two vectors, a scalar."""
 
+    zero_in = (0, 1)
     nargs = 2
     spelling = Spelling("dot({0}, {1})", r"{0}^{\top} {1}", "{0}ᵀ{1}", "numpy.dot({0}, {1})", bare_first=True)
-
-    @classmethod
-    def eval(cls, a, b):
-        return _zero_if_any_zero(a, b)
-
-    @property
-    def shape(self):
-        return ()
 
 
 class Outer(TensorOp):
     """`outer(u, v)`: u vᵀ, a matrix."""
 
+    zero_in = (0, 1)
     nargs = 2
     spelling = Spelling("outer({0}, {1})", r"{0} {1}^{\top}", "{0} {1}ᵀ", "numpy.outer({0}, {1})", infix=True)
-
-    @classmethod
-    def eval(cls, a, b):
-        return _zero_if_any_zero(a, b)
 
     @property
     def shape(self):
@@ -133,37 +129,26 @@ class Transpose(TensorOp):
             return a.args[0]
         if isinstance(a, (Var, TensorOp)) and len(a.shape) < 2:  # a vector is its own transpose, as in NumPy
             return a
-        return _zero_if_any_zero(a)
+        return sp.S.Zero if a == 0 else None
 
     @property
     def shape(self):
         return tuple(reversed(shape_of(self.args[0])))
 
 
-class Total(TensorOp):
+class Total(ScalarOp):
     """`sum(u)`: the sum of every component, a scalar."""
 
+    zero_in = (0,)
     nargs = 1
     spelling = Spelling("sum({0})", r"\operatorname{sum}\left({0}\right)", "sum({0})", "numpy.sum({0})")
 
-    @classmethod
-    def eval(cls, a):
-        return _zero_if_any_zero(a)
 
-    @property
-    def shape(self):
-        return ()
-
-
-class NormOf(TensorOp):
+class NormOf(ScalarOp):
     """`norm(u)`: the Euclidean norm ‖u‖."""
 
     nargs = 1
     spelling = Spelling("norm({0})", r"\left\|{0}\right\|", "‖{0}‖", "numpy.linalg.norm({0})", bare_first=True)
-
-    @property
-    def shape(self):
-        return ()
 
 
 class SoftmaxOf(TensorOp):
@@ -177,26 +162,18 @@ class SoftmaxOf(TensorOp):
         return shape_of(self.args[0])
 
 
-class LogSumExpOf(TensorOp):
+class LogSumExpOf(ScalarOp):
     """`logsumexp(z)` of a vector, a scalar; its gradient is softmax(z)."""
 
     nargs = 1
     spelling = Spelling("logsumexp({0})", r"\operatorname{logsumexp}\left({0}\right)", "logsumexp({0})",
                         "_gl_logsumexp_vector({0})")
 
-    @property
-    def shape(self):
-        return ()
 
-
-class Entry(TensorOp):
+class Entry(ScalarOp):
     """`v[k]`, `M[i, j]`: one component, a scalar (indices integers or integer symbols)."""
 
     spelling = Spelling("{0}[{rest}]", r"{0}_{{rest}}", "{0}[{rest}]", "{0}[{rest_int}]", postfix=True)
-
-    @property
-    def shape(self):
-        return ()
 
 
 class OneHot(TensorOp):
@@ -254,15 +231,11 @@ class Zeros(TensorOp):
         return tuple(self.args)
 
 
-class MaxOf(TensorOp):
+class MaxOf(ScalarOp):
     """`max(v)`: the largest component; ties share the gradient equally (section 5)."""
 
     nargs = 1
     spelling = Spelling("max({0})", r"\max\left({0}\right)", "max({0})", "numpy.max({0})")
-
-    @property
-    def shape(self):
-        return ()
 
 
 class MaxShares(TensorOp):
@@ -277,15 +250,11 @@ class MaxShares(TensorOp):
         return shape_of(self.args[0])
 
 
-class ArgExtreme(TensorOp):
+class ArgExtreme(ScalarOp):
     """`argmax(v)`, `argmin(v)`: the index of the first largest (smallest) component; derivative 0."""
 
     nargs = 1
     is_integer = True
-
-    @property
-    def shape(self):
-        return ()
 
 
 class ArgMax(ArgExtreme):
@@ -296,30 +265,19 @@ class ArgMin(ArgExtreme):
     spelling = Spelling("argmin({0})", r"\operatorname{argmin}\left({0}\right)", "argmin({0})", "numpy.argmin({0})")
 
 
-class Trace(TensorOp):
+class Trace(ScalarOp):
     """`trace(A)`: the sum of the diagonal of a square matrix."""
 
+    zero_in = (0,)
     nargs = 1
     spelling = Spelling("trace({0})", r"\operatorname{tr}\left({0}\right)", "tr({0})", "numpy.trace({0})")
 
-    @classmethod
-    def eval(cls, a):
-        return _zero_if_any_zero(a)
 
-    @property
-    def shape(self):
-        return ()
-
-
-class Det(TensorOp):
+class Det(ScalarOp):
     """`det(A)`: the determinant of a square matrix."""
 
     nargs = 1
     spelling = Spelling("det({0})", r"\det\left({0}\right)", "det({0})", "numpy.linalg.det({0})")
-
-    @property
-    def shape(self):
-        return ()
 
 
 class Inv(TensorOp):
@@ -346,12 +304,9 @@ class _AlongAxis(TensorOp):
 class SumAxis(_AlongAxis):
     """`sum(M, axis)`: one sum per column (axis 0) or per row (axis 1)."""
 
+    zero_in = (0,)
     spelling = Spelling("sum({0}, {1})", r"\operatorname{sum}_{{1}}\left({0}\right)", "sum_{1}({0})",
                         "numpy.sum({0}, axis=int({1}))")
-
-    @classmethod
-    def eval(cls, a, axis):
-        return _zero_if_any_zero(a)
 
     @property
     def shape(self):

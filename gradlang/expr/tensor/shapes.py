@@ -43,12 +43,3 @@ def matmul(a: Shape, b: Shape) -> Shape:
     if a[-1] != b[0]:
         raise ShapeError(f"@ cannot multiply {describe(a)} by {describe(b)}")
     return a[:-1] + b[1:]
-
-
-def numeric(shape: Shape) -> bool:
-    """True when every size of the shape is a literal integer."""
-    return all(isinstance(s, sp.Integer) for s in shape)
-
-
-def sizes_in(shape: Shape) -> set:
-    return {s for s in shape if isinstance(s, sp.Symbol)}
