@@ -158,3 +158,9 @@ def test_explain_of_a_gradient_at_symbolic_size_shows_the_reverse_pass_one_rule_
     assert "∂L/∂(W @ x) = softmax(W @ x) - onehot(1, m)" in text
     assert lines[-1].split(" = ", 1)[1].split("  [")[0].strip() == "outer(softmax(W @ x) - onehot(1, m), x)"
     assert text.splitlines()[-1] == "outer(softmax(W @ x) - onehot(1, m), x)"
+
+
+def test_a_power_of_a_tensor_reduction_prints_its_exponent_in_latex():
+    """norm(x)^2 was \\left(\\|x\\|\\right)^{exp}: the template wrote the name, not the exponent."""
+    _, results = _run("norm(x)^2\nsum(x)^3")
+    assert results[0].latex.endswith("^{2}") and results[1].latex.endswith("^{3}")

@@ -64,7 +64,7 @@ class TensorOp(sp.Function):
 
     def _latex(self, printer, exp=None):
         text = self.spelling.latex(self, printer)
-        return text if exp is None else rf"\left({text}\right)^{{exp}}"
+        return text if exp is None else rf"\left({text}\right)^{{{exp}}}"
 
     def _pretty(self, printer):
         return self.spelling.pretty(self, printer)
