@@ -14,6 +14,7 @@ import sympy as sp
 
 from gradlang.derive.tensor.reverse import trace
 from gradlang.derive.tensor.rewrite import tidy
+from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Math, VectorDerivation, VectorLine, formula
 
@@ -93,19 +94,9 @@ def tensor_derivation(expr, wrt, result) -> VectorDerivation:
 
 
 def _users(expr) -> dict:
-    """For each subexpression, the first node (nearest the output) that uses it."""
-    users: dict = {}
-    stack = [expr]
-    seen = set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        for arg in node.args:
-            users.setdefault(arg, node)
-            stack.append(arg)
-    return users
+    """For each subexpression, the node nearest the output that uses it (the DAG's last parent)."""
+    dag = build_dag([expr])
+    return {dag.nodes[i]: dag.nodes[max(users)] for i, users in enumerate(dag.parents()) if users}
 
 
 def tensor_explanation(request, depth=None):
