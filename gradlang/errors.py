@@ -157,6 +157,21 @@ class LimitError(GradlangError):
     kind = "LimitError"
 
 
+class NeedsComponents(GradlangError):
+    """A mark on a ShapeError or DiffError of the tensor engine: it has no whole-tensor form here.
+
+    At a symbolic size that is the user's error; at literal sizes the
+    evaluator takes the same operation by components instead (section 3a)."""
+
+
+class ShapeNeedsComponents(NeedsComponents, ShapeError):
+    pass
+
+
+class DiffNeedsComponents(NeedsComponents, DiffError):
+    pass
+
+
 class InternalError(GradlangError):
     """A bug in gradlang itself, never the user's fault."""
 

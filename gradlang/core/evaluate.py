@@ -63,8 +63,10 @@ class Evaluator:
     """Evaluates expression trees against the session's bindings."""
 
     def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = "",
-                 seen: frozenset = frozenset()):
+                 seen: frozenset = frozenset(), by_components: bool = False):
         self.env = env
+        self.by_components = by_components  # every value at literal sizes as its components (explain, export)
+        self._lowered: dict = {}
         self.notes = notes
         self.attachments: list = []
         self.differentiated: list = []  # every operand of a derivative in the statement, for `at`'s notes
@@ -120,13 +122,16 @@ class Evaluator:
 
     def lookup(self, name: str, frame: dict):
         """The binding of a name (parameter, then session), or None."""
-        if name in frame:
-            return frame[name]
-        return self.env.get(name)
+        value = frame[name] if name in frame else self.env.get(name)
+        if not self.by_components or not tensor_values.literal(value):
+            return value
+        if id(value) not in self._lowered:
+            self._lowered[id(value)] = (value, tensor_values.lowered(value))
+        return self._lowered[id(value)][1]
 
     def _brackets(self, node, frame):
         check_count(len(node.children[0].children))
-        items = [to_symbolic(v) for v in self._values(node.children[0].children, frame)]
+        items = [to_symbolic(tensor_values.lowered(v)) for v in self._values(node.children[0].children, frame)]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
             shown = " and ".join(sorted(describe_shape(s) for s in shapes))
@@ -154,8 +159,7 @@ class Evaluator:
 
     def _power(self, node, frame):
         base_node, _, exponent_node = node.children
-        base = self._numeric(base_node, frame)
-        exponent = self._numeric(exponent_node, frame)
+        base, exponent = tensor_values.aligned([self._numeric(base_node, frame), self._numeric(exponent_node, frame)])
         return tensor_values.fit(elementwise(lambda b, e: kept(_power, [b, e]), base, exponent), [base, exponent])
 
     def _noted(self, note, value):
@@ -164,7 +168,7 @@ class Evaluator:
 
     def _product(self, node, frame):
         children = node.children
-        operands = [self._numeric(child, frame) for child in children[0::2]]
+        operands = tensor_values.aligned([self._numeric(child, frame) for child in children[0::2]])
         if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
             product = kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
             return tensor_values.fit(product, operands)
@@ -183,13 +187,14 @@ class Evaluator:
         for op, term_node in zip(children[1::2], children[2::2]):
             term = self._numeric(term_node, frame)
             terms.append(term if str(op) == "+" else elementwise(lambda u: -u, term))
+        terms = tensor_values.aligned(terms)
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
             return tensor_values.fit(kept(_add, terms), terms)
         return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):
         left, op, right = node.children
-        a, b = self._numeric(left, frame), self._numeric(right, frame)
+        a, b = tensor_values.aligned([self._numeric(left, frame), self._numeric(right, frame)])
         return elementwise(_COMPARISONS[str(op)], a, b)
 
     # --- postfix --------------------------------------------------------
@@ -207,7 +212,7 @@ class Evaluator:
         if bound is not None:
             raise NameError(f"'{name}' is a value, not a function", Span.of(name_token))
         if any(tensor_values.involves(a) for a in args):
-            value = tensor_values.call(name, args, _arguments(node))
+            value, args = tensor_values.call(name, args, _arguments(node))
             if value is not None and name == "grad":  # explain shows its reverse pass
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
@@ -262,11 +267,14 @@ class Evaluator:
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
-            call = self._builtin_call(entry, inner, self._values(_arguments(inner), frame), mark)
+            args = [tensor_values.lowered(v) for v in self._values(_arguments(inner), frame)]  # it binds components
+            call = self._builtin_call(entry, inner, args, mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         if tensor_values.involves(value) or tensor_at.binds_tensor(self, bindings, frame):
-            return tensor_at.at(self, value, bindings, frame)
+            if not tensor_at.by_components(self, value, bindings, frame):
+                return tensor_at.at(self, value, bindings, frame)
+            value = tensor_values.lowered(value)  # and each tensor bound below is its components
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
@@ -309,6 +317,7 @@ class Evaluator:
             raise ValueError(f"'{name}' is a constant, not a symbol, so there is nothing to substitute")
         if bound is None:
             bound = symbol(name)
+        bound = tensor_values.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
         if isinstance(bound, FunctionDef):
             raise ValueError(f"'{name}' is a function; give values to symbols")
         if target.data == "target_component":

@@ -32,7 +32,7 @@ from gradlang.syntax.parse import parse
 from gradlang.core.substitute import settle
 from gradlang.expr.tensor import Var
 from gradlang.core.tensor_values import declare_size
-from gradlang.expr.values import elements, from_elements, real_symbols, shape_of
+from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import np
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
@@ -190,8 +190,8 @@ class Session:
                 raise Interrupted(span, _first_line(source, statement)) from None
             raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
 
-    def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen)
+    def _evaluator(self, derivations=None, source: str = "", by_components: bool = False) -> Evaluator:
+        return Evaluator(self.env, [], derivations, source, self.seen, by_components)
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator(source=source)
@@ -204,12 +204,14 @@ class Session:
         depth = explaining.depth_option(options, self.explain_depth)
         unfold = explaining.unfold_option(options, self.explain_unfold)
         derivations: list = []
-        evaluator = self._evaluator(derivations, source)
+        # At literal sizes explain derives by components, step by step as it always has; at a
+        # symbolic size it shows the tensor-level reverse pass (explain/tensor_pass.py).
+        evaluator = self._evaluator(derivations, source, by_components=True)
         with readable():  # the values end where the step-by-step derivations do
             value = _settled(evaluator.evaluate(body))
-            derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
+            derivations = explaining.selected(body, derivations, self._evaluator(by_components=True).evaluate)
         explaining.check_printable(derivations)
-        steps = _explanations(derivations, depth, explaining.point(body, self._evaluator()), unfold)
+        steps = _explanations(derivations, depth, explaining.point(body, self._evaluator(by_components=True)), unfold)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: Tree, source: str) -> None:
@@ -323,18 +325,17 @@ def _size(token) -> int:
 
 
 def _declared(name: str, shape: tuple):
-    """A real symbol, a vector/matrix of component symbols named x[0] or W[0, 1], or, where a size
-    is symbolic, one tensor symbol of that shape (section 3a)."""
+    """A real symbol, or one tensor symbol of its shape, whether its sizes are symbols or numbers
+    (section 3a): `x: R^3` is the same formula as `x: R^n`, with its components x[0], x[1], x[2]
+    on request."""
     if not shape:
         return symbol(name)
-    if not all(isinstance(size, int) for size in shape):
-        return Var(name, shape)
-    if len(shape) == 1:
-        return from_elements(shape, real_symbols(f"{name}[{i}]" for i in range(shape[0])))
-    rows, columns = shape
-    if rows * columns > limits.MAX_ELEMENTS:
-        raise LimitError(f"{rows}×{columns} components is above the limit of {limits.MAX_ELEMENTS}")
-    return from_elements(shape, real_symbols(f"{name}[{i}, {j}]" for i in range(rows) for j in range(columns)))
+    count = 1
+    for size in shape:
+        count *= size if isinstance(size, int) else 1
+    if count > limits.MAX_ELEMENTS:
+        raise LimitError(f"{'×'.join(map(str, shape))} components is above the limit of {limits.MAX_ELEMENTS}")
+    return Var(name, shape)
 
 
 def _explanations(derivations: list, depth="default", point=None, unfold: bool = False) -> tuple:

@@ -15,6 +15,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins
+from gradlang.core.literal_sizes import involves, literal, mixed
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.graph import build_dag
@@ -267,6 +268,20 @@ def binds_tensor(evaluator, bindings, frame) -> bool:
         if isinstance(bound, Var) or shapes.is_size(bound):
             return True
     return False
+
+
+def by_components(evaluator, value, bindings, frame) -> bool:
+    """Is this `at` at literal sizes one the component engine takes? When it gives one component
+    (`x[0] = 1`) or the value holds component symbols beside its tensors; whole tensors given
+    whole arrays stay with the tensor engine (whole-array NumPy)."""
+    targets = [(t, evaluator.lookup(str(t.children[0]), frame)) for t in (b.children[0] for b in bindings)]
+    tensors = [bound for _, bound in targets if isinstance(bound, Var) or shapes.is_size(bound)]
+    if not all(literal(bound) for bound in tensors if isinstance(bound, Var)) or any(shapes.is_size(b) for b in tensors):
+        return False
+    if involves(value) and not literal(value):
+        return False
+    component = any(t.data == "target_component" and isinstance(bound, Var) for t, bound in targets)
+    return component or mixed(value, *tensors)
 
 
 def at(evaluator, value, bindings, frame):

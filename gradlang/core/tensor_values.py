@@ -17,8 +17,9 @@ from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins import builtin
 from gradlang.core.builtins_axes import literal_axis
+from gradlang.core.literal_sizes import aligned, involves, literal, lowered, mixed, shorter  # noqa: F401 - the evaluator's door
 from gradlang.derive.tensor import forward, reverse
-from gradlang.errors import DiffError, LimitError, ShapeError
+from gradlang.errors import DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
 from gradlang.expr import primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
@@ -28,8 +29,6 @@ from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.values import from_elements
 
 _EXTREMA = ("max", "min", "reduce_max", "reduce_min")
-_INVOLVED: dict = {}
-_CACHE_LIMIT = 4 * limits.MAX_ELEMENTS
 
 
 def declare_size(name: str, env: dict, token=None):
@@ -40,37 +39,6 @@ def declare_size(name: str, env: dict, token=None):
     if isinstance(bound, sp.Integer) and bound >= 1:
         return int(bound)
     raise ShapeError(f"'{name}' is already bound to a value, so it cannot be a size")
-
-
-def involves(value) -> bool:
-    """True when a value holds a declared tensor or a size symbol.
-
-    Cached per node by identity (linear in the DAG): two equal expressions built
-    apart would be compared by SymPy as trees, once per path to each shared node."""
-    if not isinstance(value, sp.Basic):
-        return False
-    stack = [value]
-    while stack:
-        node = stack[-1]
-        if _known(node):
-            stack.pop()
-            continue
-        pending = [a for a in node.args if not _known(a)]
-        if pending:
-            stack.extend(pending)
-            continue
-        stack.pop()
-        own = isinstance(node, Var) or shapes.is_size(node)
-        _INVOLVED[id(node)] = (node, own or any(_INVOLVED[id(a)][1] for a in node.args))
-    answer = _INVOLVED[id(value)][1]
-    if len(_INVOLVED) > _CACHE_LIMIT:  # a bound on memory, not on correctness: answers are recomputed
-        _INVOLVED.clear()
-    return answer
-
-
-def _known(node) -> bool:
-    entry = _INVOLVED.get(id(node))
-    return entry is not None and entry[0] is node
 
 
 def checked(value):
@@ -133,7 +101,7 @@ def _axis(name: str, value, axis):
     if axis not in (0, 1):
         raise ShapeError(f"the axis of {name} must be 0 or 1, got {axis}")
     if name not in AXIS:
-        raise ShapeError(f"{name} takes no axis at a symbolic size yet; declare literal sizes")
+        raise ShapeNeedsComponents(f"{name} takes no axis at a symbolic size yet; declare literal sizes")
     return AXIS[name](value, axis)
 
 
@@ -267,7 +235,7 @@ def _diff(args):
     e, *rest = args
     for variable in rest:
         if isinstance(variable, sp.Integer):
-            raise DiffError("at a symbolic size, write each order as a repeated variable: diff(e, y, y)")
+            raise DiffNeedsComponents("at a symbolic size, write each order as a repeated variable: diff(e, y, y)")
         e = forward.tangent(e, _variable(variable, "diff", scalar=True))
     return e
 
@@ -296,12 +264,12 @@ def _variable(x, operation: str, scalar: bool = False):
     if isinstance(x, sp.Symbol) and x.is_real and not shapes.is_size(x) and not isinstance(x, Var):
         return x
     if isinstance(x, t.Entry):
-        raise DiffError(f"{operation} by one component is taken at a literal size: declare the size as a number")
+        raise DiffNeedsComponents(f"{operation} by one component is taken at a literal size: declare the size as a number")
     raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
 
 
 def _components(args):
-    raise ShapeError("components needs literal sizes: give them with at, as in components(e at n = 3)")
+    raise ShapeNeedsComponents("components needs literal sizes: give them with at, as in components(e at n = 3)")
 
 
 @builtin("components", 1, 1, "the entries of a vector or matrix as scalar expressions (at literal sizes)",
@@ -362,18 +330,45 @@ TABLE = {
 }
 
 
-def call(name: str, args: list, nodes: list = ()):
-    """A builtin applied to values of the tensor engine, or None where the component path serves.
+_DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked"})
 
-    `nodes` are the arguments' syntax: max(M, 0) with a literal 0 or 1 is an axis form (core/builtins_axes.py)."""
+
+def call(name: str, args: list, nodes: list = ()) -> tuple:
+    """(value, args): a builtin applied by the tensor engine, or (None, the arguments the component path takes).
+
+    At literal sizes the component path takes the arguments as their components
+    wherever the tensor engine has no whole-tensor form (a NeedsComponents
+    error), so every builtin keeps working on `x: R^3`. `nodes` are the
+    arguments' syntax: max(M, 0) with a literal 0 or 1 is an axis form."""
+    at_literal = all(literal(a) or not involves(a) for a in args)
+    if not at_literal:
+        return _tensor_call(name, args, nodes), args
+    if (name in _DERIVATIVES and mixed(*args)) or any(isinstance(a, (sp.NDimArray, sp.MatrixBase)) for a in args):
+        return None, [lowered(a) for a in args]  # a list beside a tensor: both as components
+    try:
+        value = _tensor_call(name, args, nodes)
+    except NeedsComponents:
+        return None, [lowered(a) for a in args]
+    if value is None and not _kept_whole(name):
+        return None, [lowered(a) for a in args]
+    return (shorter(value) if name in _DERIVATIVES else value), args
+
+
+_KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})
+
+
+def _kept_whole(name: str) -> bool:
+    """An elementwise function (or simplify and its kin) of a tensor is still a formula of that tensor."""
+    record = primitives.lookup(name)
+    return name in _KEPT_WHOLE or (record is not None and record.apply == "elementwise")
+
+
+def _tensor_call(name: str, args: list, nodes: list):
     if name in _EXTREMA and len(args) == 2 and rank(args[0]) == 2 and len(nodes) == 2 and literal_axis(nodes[1]):
-        raise ShapeError(f"{name} along an axis of a matrix of symbolic size is not available yet; declare literal sizes")
+        raise ShapeNeedsComponents(f"{name} along an axis of a matrix of symbolic size is not available yet; declare literal sizes")
     function = TABLE.get(name)
     if function is not None:
         return checked(function(args))
-    record = primitives.lookup(name)
-    if record is not None and record.apply == "elementwise":
-        return None
-    if name in ("simplify", "expand", "factor", "N") or builtins.lookup(name) is None:
+    if _kept_whole(name) or builtins.lookup(name) is None:
         return None  # the component path's own answer (an unknown name gets its "did you mean")
-    raise ShapeError(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")
+    raise ShapeNeedsComponents(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")

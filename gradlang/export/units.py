@@ -85,7 +85,7 @@ def _branches(session, definition: FunctionDef, shapes: tuple, symbols: dict):
     indices = [p for p, s in zip(definition.params, shapes) if s == INDEX]
 
     def value_at(values):
-        return Evaluator(session.env, []).evaluate(definition.body, {**frame, **dict(zip(indices, map(sp.Integer, values)))})
+        return Evaluator(session.env, [], by_components=True).evaluate(definition.body, {**frame, **dict(zip(indices, map(sp.Integer, values)))})
 
     first = value_at([0] * len(indices))
     lengths = [_index_length(value_at, k, len(indices), p) for k, p in enumerate(indices)]

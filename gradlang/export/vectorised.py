@@ -227,7 +227,7 @@ class _Reader:
                     continue  # a symbol the function's value lost (u*(x - x)): folded if it cancels, as a call does
                 return None  # a symbol, or a value of symbols
         try:
-            value = Evaluator(self.session.env, []).evaluate(node, values)
+            value = Evaluator(self.session.env, [], by_components=True).evaluate(node, values)
         except GradlangError as error:
             raise NotVectorised(error.message) from None
         if isinstance(value, FunctionDef) or _free(value):

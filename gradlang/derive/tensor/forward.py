@@ -17,7 +17,7 @@ import sympy as sp
 from gradlang.derive.tensor import reverse
 from gradlang.derive.tensor.adjoints import _spread, full
 from gradlang.derive.tensor.rewrite import tidy
-from gradlang.errors import DiffError
+from gradlang.errors import DiffError, DiffNeedsComponents
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -28,7 +28,7 @@ _TOO_HIGH = "this derivative would be a tensor of rank three; declare literal si
 def tangent(expr, wrt):
     """d expr / d wrt: shaped like expr (wrt a scalar) or expr's shape + (len(wrt),) (wrt a vector)."""
     if rank(wrt) > 1 or rank(expr) + rank(wrt) > 2:
-        raise DiffError(_TOO_HIGH)
+        raise DiffNeedsComponents(_TOO_HIGH)
     dag = build_dag([expr])
     depends = reverse._depends(dag, {wrt})
     tangents: list = []
@@ -80,7 +80,7 @@ def _matmul(node, d, vector):
             return t.MatMul(a, db)
         if rank(a) == 1 and rank(b) == 2 and db == 0:  # x @ B: Bᵀ J_x
             return t.MatMul(t.Transpose(b), da)
-        raise DiffError(_TOO_HIGH)
+        raise DiffNeedsComponents(_TOO_HIGH)
     return _sum_of(t.MatMul(da, b) if da != 0 else None, t.MatMul(a, db) if db != 0 else None)
 
 
@@ -107,7 +107,7 @@ def _inner(u, d, vector: bool):
     """⟨u, du⟩: dot for vectors (u @ J by a vector), for matrices the Frobenius Σ(U ⊙ dU), not U @ dU."""
     if rank(u) == 2:
         if vector:
-            raise DiffError(_TOO_HIGH)
+            raise DiffNeedsComponents(_TOO_HIGH)
         return t.Total(u * d)
     return t.MatMul(u, d) if vector else t.Dot(u, d)
 
@@ -120,7 +120,7 @@ def _norm(node, d, vector: bool):
 def _no_vector(build_scalar):
     def rule(node, d, vector):
         if vector:
-            raise DiffError(_TOO_HIGH)
+            raise DiffNeedsComponents(_TOO_HIGH)
         return build_scalar(node, d)
 
     return rule

@@ -18,7 +18,7 @@ import sympy as sp
 
 from gradlang.derive.tensor import adjoints
 from gradlang.derive.tensor.rewrite import tidy
-from gradlang.errors import DiffError
+from gradlang.errors import DiffError, DiffNeedsComponents
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
@@ -97,7 +97,7 @@ def _local(node, ybar, k):
     if isinstance(node, sp.Function):
         partial = _partial(node, k)
         return None if partial is None else ybar * partial
-    raise DiffError(f"no tensor-level rule for {to_source(node)}; declare literal sizes to take it by components")
+    raise DiffNeedsComponents(f"no tensor-level rule for {to_source(node)}; declare literal sizes to take it by components")
 
 
 def _partial(node, k):
@@ -110,7 +110,7 @@ def _partial(node, k):
     except (sp.core.function.ArgumentIndexError, TypeError, NotImplementedError):
         partial = None
     if partial is None or partial.has(sp.Derivative, sp.Subs):
-        raise DiffError(f"no tensor-level rule for {node.func}; declare literal sizes to take it by components")
+        raise DiffNeedsComponents(f"no tensor-level rule for {node.func}; declare literal sizes to take it by components")
     return partial
 
 

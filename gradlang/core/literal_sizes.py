@@ -1,0 +1,122 @@
+"""Values at literal sizes: `x: R^3` is the tensor formula `x`, with its components on request.
+
+A declaration binds one tensor symbol whatever its sizes (section 3a), so
+`W: R^(2,3)` gives the formula `W: R^(m,n)` gives. Where the tensor engine has
+no whole-tensor form for an operation, a value at literal sizes is *lowered*
+to the component engine's representation (an array of scalar expressions in
+x[0], x[1], …) and the component engine answers, as it did before tensors
+were values. This module says which values are at literal sizes, lowers them,
+and keeps the two representations from meeting unlowered: the tensor engine
+sees the symbol x[0] as a stranger to x, so a value holding both is lowered
+whole before it is differentiated or given numbers.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.nodes import Var, shape_of
+from gradlang.expr.values import from_elements
+
+_INVOLVED: dict = {}
+_CACHE_LIMIT = 4 * limits.MAX_ELEMENTS
+
+
+def involves(value) -> bool:
+    """True when a value holds a declared tensor or a size symbol."""
+    return _flags(value)[0]
+
+
+def literal(value) -> bool:
+    """True when a value holds declared tensors whose every size is a number (`x: R^3`).
+
+    Such a value can always be lowered to its components, so where the tensor
+    engine has no whole-tensor form the component engine answers instead."""
+    involved, symbolic, _ = _flags(value)
+    return involved and not symbolic
+
+
+def mixed(*values) -> bool:
+    """True when values at literal sizes hold both a tensor and component symbols (x and x[0]).
+
+    The tensor engine sees x[0] as a stranger to x, so such values are lowered
+    whole before they are differentiated or given numbers."""
+    flags = [_flags(v) for v in values]
+    tensors, symbolic, pieces = (any(f[i] for f in flags) for i in range(3))
+    return tensors and pieces and not symbolic
+
+
+def lowered(value):
+    """A value at literal sizes as the component engine holds it (each entry a scalar); others as they are."""
+    from gradlang.core.tensor_at import components
+
+    if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
+        if not any(literal(e) for e in value):
+            return value
+        return from_elements(tuple(value.shape), [lowered(e) for e in value])
+    return components(value, {}) if literal(value) else value
+
+
+def aligned(values: list) -> list:
+    """Operands of one operation: where a list meets a tensor of literal size, the tensor as its components."""
+    if any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values) and any(literal(v) for v in values):
+        return [lowered(v) for v in values]
+    return values
+
+
+def _flags(value) -> tuple:
+    """(involves a tensor, has a symbolic size, has a component symbol such as x[0]), cached per node by identity (linear in the DAG).
+
+    Two equal expressions built apart would be compared by SymPy as trees,
+    once per path to each shared node, so the cache is keyed by id."""
+    if not isinstance(value, sp.Basic):
+        return False, False, False
+    stack = [value]
+    while stack:
+        node = stack[-1]
+        if _known(node):
+            stack.pop()
+            continue
+        pending = [a for a in node.args if not _known(a)]
+        if pending:
+            stack.extend(pending)
+            continue
+        stack.pop()
+        symbolic = shapes.is_size(node) or (isinstance(node, Var) and not all(n.is_Integer for n in node.shape))
+        own = isinstance(node, Var) or symbolic
+        piece = isinstance(node, sp.Symbol) and not isinstance(node, Var) and "[" in node.name
+        kids = [_INVOLVED[id(a)] for a in node.args]
+        _INVOLVED[id(node)] = (node, own or any(k[1] for k in kids), symbolic or any(k[2] for k in kids),
+                               piece or any(k[3] for k in kids))
+    answer = _INVOLVED[id(value)][1:]
+    if len(_INVOLVED) > _CACHE_LIMIT:  # a bound on memory, not on correctness: answers are recomputed
+        _INVOLVED.clear()
+    return answer
+
+
+def _known(node) -> bool:
+    entry = _INVOLVED.get(id(node))
+    return entry is not None and entry[0] is node
+
+
+_SHORT_ENTRIES, _SHORT_NODES = 64, 400  # bounds by size: the choice never depends on the machine
+
+
+def shorter(value):
+    """A derivative at literal sizes as its components when they print shorter than its formula.
+
+    grad(x[0]*x[1], x) at x: R^3 reads [x[1], x[0], 0], as a teacher writes it,
+    not x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x."""
+    from gradlang.expr.graph import build_dag
+    from gradlang.expr.source import to_source
+
+    shape = shape_of(value) if involves(value) else ()
+    count = 1
+    for n in shape:
+        count *= int(n)
+    if not shape or count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
+        return value
+    parts = lowered(value)
+    return parts if len(to_source(parts)) < len(to_source(value)) else value
