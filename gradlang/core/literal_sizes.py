@@ -108,7 +108,8 @@ def shorter(value):
     """A derivative at literal sizes as its components when they print shorter than its formula.
 
     grad(x[0]*x[1], x) at x: R^3 reads [x[1], x[0], 0], as a teacher writes it,
-    not x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x."""
+    not x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x. An
+    array of numbers is shown as such: [0, 0, 0], not zeros(3)."""
     from gradlang.expr.graph import build_dag
     from gradlang.expr.source import to_source
 
@@ -119,4 +120,5 @@ def shorter(value):
     if not shape or count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
         return value
     parts = lowered(value)
-    return parts if len(to_source(parts)) < len(to_source(value)) else value
+    numbers = all(not sp.Basic.free_symbols.fget(e) for e in parts) if isinstance(parts, sp.NDimArray) else False
+    return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value

@@ -23,6 +23,9 @@ def index(self, node, frame):
     base = to_symbolic(self.evaluate(base_node, frame))
     indices = self._values(arguments.children, frame)
     if tensor_values.involves(base):
+        for i, n, arg in zip(indices, t.shape_of(base), arguments.children):
+            if getattr(i, "is_Integer", False) and getattr(n, "is_Integer", False):
+                index_value(i, int(n), arg)  # out of range: placed at the index, as for a list
         return tensor_values.index(base, indices)
     shape = shape_of(base)
     if not shape:
@@ -63,6 +66,7 @@ def _tensor_slice(base, position, axis: int, form: str):
     shape = t.shape_of(base)
     if len(shape) != 2:
         raise ShapeError(f"{form} takes a matrix, not {tensor_values.shapes.describe(shape)}")
+    position = tensor_values.wrapped(position, shape[axis])
     t.check_index(position, shape[axis])
     return t.Column(base, position) if axis == 1 else t.Row(base, position)
 

@@ -81,11 +81,19 @@ def index(base, indices: list):
         raise ShapeError("a scalar cannot be indexed")
     if len(indices) > len(shape):
         raise ShapeError(f"{shapes.describe(shape)} takes at most {len(shape)} indices, got {len(indices)}")
+    indices = [wrapped(i, n) for i, n in zip(indices, shape)] + list(indices[len(shape):])
     for i, n in zip(indices, shape):
         t.check_index(i, n)
     if len(indices) < len(shape):  # M[i]: row i
         return t.Row(base, indices[0])
     return t.Entry(base, *indices)
+
+
+def wrapped(index, length):
+    """A negative index counts from the end, as in NumPy, where the length is a number."""
+    if getattr(index, "is_Integer", False) and getattr(length, "is_Integer", False) and -length <= index < 0:
+        return index + length
+    return index
 
 
 def _tensor_shape(value) -> tuple:
@@ -114,7 +122,7 @@ def _one(name: str, check=None):
         (value,) = args
         if check is not None and rank(value) not in check:
             allowed = " or ".join({0: "a scalar", 1: "a vector", 2: "a matrix"}[r] for r in check)
-            raise ShapeError(f"{name} takes {allowed}, got {shapes.describe(shape_of(value))}")
+            raise ShapeNeedsComponents(f"{name} takes {allowed}, got {shapes.describe(shape_of(value))}")
         return BUILD[name](value)
 
     return apply

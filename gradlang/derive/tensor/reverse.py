@@ -18,7 +18,7 @@ import sympy as sp
 
 from gradlang.derive.tensor import adjoints
 from gradlang.derive.tensor.rewrite import tidy
-from gradlang.errors import DiffError, DiffNeedsComponents
+from gradlang.errors import DiffError, DiffNeedsComponents, ShapeError
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
@@ -32,7 +32,7 @@ from gradlang.expr.tensor.shapes import describe
 def grad(expr, wrt):
     """∂expr/∂wrt for a scalar `expr`, shaped like `wrt` (a declared tensor or a scalar symbol)."""
     if rank(expr) != 0:
-        raise DiffError(f"grad needs a scalar expression, got {describe(shape_of(expr))}; use jacobian for a vector")
+        raise ShapeError(f"grad needs a scalar expression, got {describe(shape_of(expr))}; use jacobian for a vector")
     adjoint = adjoints_of(expr, [wrt])[wrt]
     return adjoints.full(tidy(adjoint), shape_of(wrt))
 
