@@ -85,7 +85,7 @@ def test_a_long_sum_works():
 def test_time_limit_is_a_limit_error():
     session = Session(time_limit=0.5)
     with pytest.raises(GradlangError) as caught:
-        session.run("x: R^1000\ngrad(sum(softmax(x)), x)")  # n² partials, each holding the row: minutes
+        session.run("x: R^1000\ngrad(sum(components(softmax(x))), x)")  # by components: n² partials, minutes
     assert caught.value.kind == "LimitError"
 
 

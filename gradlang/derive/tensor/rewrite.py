@@ -190,7 +190,19 @@ def _collect_right(node):
     return None
 
 
-RULES = (_numeric_factor, _scalar_out, _ones_factor, _transpose_product, _collect_right, _common_factor, _basis, _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
+def _diag_sum(node):
+    """a diag(u) + b diag(v) = diag(a u + b v): diag is linear, so diag(2 v) − diag(v) is diag(v)."""
+    if not isinstance(node, sp.Add):
+        return None
+    parts = [(c, d) for c, d in (term.as_coeff_Mul() for term in node.args) if isinstance(d, t.Diag)]
+    if len(parts) < 2:
+        return None
+    rest = [term for term in node.args if term.as_coeff_Mul()[1] not in {d for _, d in parts}]
+    return sp.Add(t.Diag(sp.Add(*[c * d.args[0] for c, d in parts])), *rest)
+
+
+RULES = (_numeric_factor, _scalar_out, _ones_factor, _transpose_product, _collect_right, _diag_sum, _common_factor, _basis,
+         _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
 
 
 def _step(node):

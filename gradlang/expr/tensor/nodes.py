@@ -351,7 +351,7 @@ class Column(TensorOp):
     """`M[:, j]`: column j of a matrix, a vector."""
 
     nargs = 2
-    spelling = Spelling("transpose({0})[{1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
+    spelling = Spelling("{0}[:, {1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
 
     @property
     def shape(self):
