@@ -110,15 +110,18 @@ def shorter(value):
     grad(x[0]*x[1], x) at x: R^3 reads [x[1], x[0], 0], as a teacher writes it,
     not x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x. An
     array of numbers is shown as such: [0, 0, 0], not zeros(3)."""
+    from gradlang.core.tensor_at import components
     from gradlang.expr.graph import build_dag
     from gradlang.expr.source import to_source
 
-    shape = shape_of(value) if involves(value) else ()
+    if isinstance(value, (sp.NDimArray, sp.MatrixBase)) or not isinstance(value, sp.Expr) or _flags(value)[1]:
+        return value
+    shape = shape_of(value)
     count = 1
     for n in shape:
         count *= int(n)
     if not shape or count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
         return value
-    parts = lowered(value)
-    numbers = all(not sp.Basic.free_symbols.fget(e) for e in parts) if isinstance(parts, sp.NDimArray) else False
+    parts = components(value, {})
+    numbers = not any(e.free_symbols for e in parts)
     return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value

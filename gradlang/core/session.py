@@ -86,8 +86,9 @@ class Session:
     """A gradlang session: bindings plus the statements run so far."""
 
     def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT, explain_depth="default",
-                 explain_unfold: bool = False):
+                 explain_unfold: bool = False, components: bool = False):
         self.time_limit = time_limit
+        self.components = components  # the component engine for every value at literal sizes: the oracle
         self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
@@ -191,7 +192,7 @@ class Session:
             raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "", by_components: bool = False) -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen, by_components)
+        return Evaluator(self.env, [], derivations, source, self.seen, by_components or self.components)
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator(source=source)

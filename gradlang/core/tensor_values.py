@@ -19,7 +19,7 @@ from gradlang.core.builtins import builtin
 from gradlang.core.builtins_axes import literal_axis
 from gradlang.core.literal_sizes import aligned, involves, literal, lowered, mixed, shorter  # noqa: F401 - the evaluator's door
 from gradlang.derive.tensor import forward, reverse
-from gradlang.errors import DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
+from gradlang.errors import Span, DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
 from gradlang.expr import primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
@@ -241,10 +241,15 @@ def _hessian(args):
 
 def _diff(args):
     e, *rest = args
-    for variable in rest:
+    for position, variable in enumerate(rest, 1):
         if isinstance(variable, sp.Integer):
             raise DiffNeedsComponents("at a symbolic size, write each order as a repeated variable: diff(e, y, y)")
-        e = forward.tangent(e, _variable(variable, "diff", scalar=True))
+        try:
+            variable = _variable(variable, "diff", scalar=True)
+        except DiffError as error:
+            error.argument = position  # placed at that argument by call()
+            raise
+        e = forward.tangent(e, variable)
     return e
 
 
@@ -273,6 +278,9 @@ def _variable(x, operation: str, scalar: bool = False):
         return x
     if isinstance(x, t.Entry):
         raise DiffNeedsComponents(f"{operation} by one component is taken at a literal size: declare the size as a number")
+    if isinstance(x, Var):
+        raise DiffError(f"{operation} takes scalar symbols and components, not {shapes.describe(x.shape)}; "
+                        "use grad or jacobian for a whole vector")
     raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
 
 
@@ -372,6 +380,16 @@ def _kept_whole(name: str) -> bool:
 
 
 def _tensor_call(name: str, args: list, nodes: list):
+    try:
+        return _tensor_value(name, args, nodes)
+    except DiffError as error:
+        position = getattr(error, "argument", None)
+        if position is not None and position < len(nodes):
+            raise error.located(Span.of(nodes[position].meta))
+        raise
+
+
+def _tensor_value(name: str, args: list, nodes: list):
     if name in _EXTREMA and len(args) == 2 and rank(args[0]) == 2 and len(nodes) == 2 and literal_axis(nodes[1]):
         raise ShapeNeedsComponents(f"{name} along an axis of a matrix of symbolic size is not available yet; declare literal sizes")
     function = TABLE.get(name)

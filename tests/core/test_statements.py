@@ -7,8 +7,10 @@ from gradlang import Session
 ROWS = [
     # declarations
     ("x: R\nx", "x"),
-    ("x: R^3\nx", "[x[0], x[1], x[2]]"),
-    ("W: R^(2,2)\nW", "[[W[0, 0], W[0, 1]], [W[1, 0], W[1, 1]]]"),
+    ("x: R^3\nx", "x"),  # one tensor, its components on request
+    ("x: R^3\ncomponents(x)", "[x[0], x[1], x[2]]"),
+    ("W: R^(2,2)\nW", "W"),
+    ("W: R^(2,2)\ncomponents(W)", "[[W[0, 0], W[0, 1]], [W[1, 0], W[1, 1]]]"),
     ("x: R^2\ndiff(x[0] * x_0, x_0)", "x[0]"),
     ("x: R^2\ndiff(x[0] * x_0, x[0])", "x_0"),
     # assignments are eager

@@ -130,7 +130,7 @@ def _jax_scalar(tree, stops: bool):
 
 def sessions(p: Program):
     """(tensor session, component session) with the program's declarations."""
-    tensor, component = Session(time_limit=TIME_LIMIT), Session(time_limit=TIME_LIMIT)
+    tensor, component = Session(time_limit=TIME_LIMIT), Session(time_limit=TIME_LIMIT, components=True)
     tensor.run(tp.DECLARATIONS)
     component.run(tp.LITERAL.format(m=p.m, n=p.n))
     return tensor, component
