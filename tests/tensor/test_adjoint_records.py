@@ -65,3 +65,13 @@ def test_a_node_with_two_rules_is_refused(monkeypatch):
     monkeypatch.setattr(primitives, "_OPERATIONS", [*primitives._OPERATIONS, again])
     with pytest.raises(RuntimeError, match="Det has two adjoint rules"):
         primitives.tensor_rules()
+
+
+def test_explain_words_each_rule_as_its_record_says():
+    from gradlang.explain.tensor_pass import _rule
+
+    x = t.Var("x", (3,))
+    for node, cls in ((t.SoftmaxOf(x), t.SoftmaxOf), (t.Det(t.Var("A", (3, 3))), t.Det)):
+        plain, latex = primitives.tensor_rules()[cls].said
+        shown = _rule(node)[0]
+        assert shown.plain == plain and shown.latex.endswith(latex)

@@ -185,7 +185,8 @@ def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) 
 # max of a whole vector at symbolic size (MaxOf): v̄ = ȳ · shares of the maximum (ties split equally);
 # the shares (MaxShares) are a constant to differentiation. The tensor engine has no min node.
 _extremum("max", "max", Maximum, MaxShare,
-          tensor=(TensorRule(nodes.MaxOf, lambda node, ybar, k: ybar * nodes.MaxShares(node.args[0])),),
+          tensor=(TensorRule(nodes.MaxOf, lambda node, ybar, k: ybar * nodes.MaxShares(node.args[0]), (
+              "max: v̄ = ȳ · (ties share equally)", r"\bar{v} = \bar{y} \cdot \text{(ties share equally)}")),),
           share_tensor=(TensorRule(nodes.MaxShares),))
 _extremum("min", "min", Minimum, MinShare)
 

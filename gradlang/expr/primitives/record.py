@@ -131,10 +131,13 @@ class TensorRule:
     (an index, an axis): the transpose rule of a JAX `lax` primitive written as
     a formula. No `adjoint` declares the node a constant to differentiation
     (onehot, eye, the shares of max): the reverse pass never enters it.
+    `said` is the rule as explain's tensor pass names it, plain and LaTeX
+    (`("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")`).
     """
 
     node: type
     adjoint: Callable | None = None
+    said: tuple = ()  # (plain, latex); empty: explain names the node's class
 
 
 @dataclass(frozen=True)

@@ -115,21 +115,27 @@ def _inv(node, ybar, k):
     return -t.MatMul(t.MatMul(inverse_t, full(ybar, node.shape)), inverse_t)
 
 
-def _operation(name: str, *rules: tuple) -> None:
-    """Register an operation from (node class, adjoint) pairs; an adjoint None is a constant."""
-    register_operation(TensorOperation(name, tuple(TensorRule(node, adjoint) for node, adjoint in rules)))
+def _operation(name: str, *rules: TensorRule) -> None:
+    register_operation(TensorOperation(name, rules))
 
 
-_operation("matmul", (t.MatMul, _matmul))
-_operation("dot", (t.Dot, _dot))
-_operation("outer", (t.Outer, _outer))
-_operation("transpose", (t.Transpose, _transpose))
-_operation("sum", (t.Total, _total), (t.SumAxis, _sum_axis))
-_operation("index", (t.Entry, _entry), (t.Row, _row), (t.Column, _column))
-_operation("diag", (t.Diag, _diag))
-_operation("trace", (t.Trace, _trace))
-_operation("det", (t.Det, _det))
-_operation("inv", (t.Inv, _inv))
+_operation("matmul", TensorRule(t.MatMul, _matmul, (
+    "matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ", r"\bar{A} = \bar{Y} B^{\top},\ \bar{B} = A^{\top} \bar{Y}")))
+_operation("dot", TensorRule(t.Dot, _dot, ("dot: ū = ȳ v, v̄ = ȳ u", r"\bar{u} = \bar{y} v,\ \bar{v} = \bar{y} u")))
+_operation("outer", TensorRule(t.Outer, _outer, (
+    "outer: ū = Ȳ v, v̄ = Ȳᵀ u", r"\bar{u} = \bar{Y} v,\ \bar{v} = \bar{Y}^{\top} u")))
+_operation("transpose", TensorRule(t.Transpose, _transpose, ("transpose: Ā = Ȳᵀ", r"\bar{A} = \bar{Y}^{\top}")))
+_operation("sum",
+           TensorRule(t.Total, _total, ("sum: ū = ȳ 𝟙", r"\bar{u} = \bar{y} \mathbf{1}")),
+           TensorRule(t.SumAxis, _sum_axis, ("sum along an axis: M̄ = ȳ 𝟙ᵀ", r"\bar{M} = \bar{y} \mathbf{1}^{\top}")))
+_operation("index",
+           TensorRule(t.Entry, _entry, ("index: z̄ = ȳ e_k", r"\bar{z} = \bar{y} e_k")),
+           TensorRule(t.Row, _row, ("row: M̄ = e_i ȳᵀ", r"\bar{M} = e_i \bar{y}^{\top}")),
+           TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}")))
+_operation("diag", TensorRule(t.Diag, _diag))
+_operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")))
+_operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}")))
+_operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}")))
 for _name, _node in (("onehot", t.OneHot), ("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros),
                      ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
-    _operation(_name, (_node, None))
+    _operation(_name, TensorRule(_node))  # a constant to differentiation: no adjoint

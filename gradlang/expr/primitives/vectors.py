@@ -218,7 +218,11 @@ register(Primitive(
         "tf": "def _logsumexp(*args):\n    return tf.reduce_logsumexp(_stack(*args), axis=0)\n",
     }, whole={"numpy": "_logsumexp(*np.ravel({args}))", "jax": "jax.nn.logsumexp",
               "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
-    tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint), TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint)),
+    tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint, (
+        "logsumexp: z̄ = ȳ softmax(z)", r"\bar{z} = \bar{y} \operatorname{softmax}(z)")),
+            TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint, (
+                "logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
+                r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"))),
 ))
 register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
@@ -234,7 +238,9 @@ register(Primitive(
         "tf": "def _softmax(k, *args):\n    return tf.nn.softmax(_stack(*args), axis=0)[k]\n",
     }, whole={"numpy": "_softmax_last", "jax": "jax.nn.softmax({args}, axis=-1)",
               "torch": "torch.softmax(_t({args}), dim=-1)", "tf": "tf.nn.softmax({args}, axis=-1)"}),
-    tensor=(TensorRule(t.SoftmaxOf, _softmax_adjoint), TensorRule(t.SoftmaxAxis, _softmax_axis_adjoint)),
+    tensor=(TensorRule(t.SoftmaxOf, _softmax_adjoint, (
+        "softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", r"\bar{z} = s \odot (\bar{s} - \langle \bar{s}, s \rangle)")),
+            TensorRule(t.SoftmaxAxis, _softmax_axis_adjoint, ("softmax along an axis, row by row", r"\text{row by row}"))),
 ))
 
 
@@ -274,5 +280,6 @@ register(Primitive(
         "tf": "def _norm(*args):\n    return tf.norm(_stack(*args), axis=0)\n",
     }, whole={"numpy": "_norm(*np.ravel({args}))", "jax": "jnp.linalg.norm(jnp.ravel({args}))",
               "torch": "torch.linalg.vector_norm(_t({args}))", "tf": "tf.norm"}),
-    tensor=(TensorRule(t.NormOf, lambda node, ybar, k: ybar * node.args[0] / node),),
+    tensor=(TensorRule(t.NormOf, lambda node, ybar, k: ybar * node.args[0] / node,
+                       ("norm: ū = ȳ u/‖u‖", r"\bar{u} = \bar{y} u / \|u\|")),),
 ))
