@@ -255,7 +255,7 @@ def _diff(args):
 
 def _blocked(args):
     """The part of the true derivative the stops removed; a value, so the stops left in it are removed too."""
-    from gradlang.derive.tensor.adjoints import full
+    from gradlang.expr.tensor.broadcast import full
     from gradlang.derive.tensor.rewrite import tidy
 
     e, x = args

@@ -2,7 +2,8 @@
 
 Each line is the adjoint of one subexpression the gradient flows through,
 `∂L/∂u = …`, tidied by the bounded rewrites, with the rule of the operation
-that sent it (`matmul: Ā = Ȳ Bᵀ`, `softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)`). Lines
+that sent it (`matmul: Ā = Ȳ Bᵀ`, `softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)`, as the
+operation's record says it: record.TensorRule's `said`). Lines
 for plain arithmetic that only passes the adjoint on (a sum, a sign) are
 left out; the last line is the gradient itself. The records are explain's
 own (formula.VectorDerivation), so every output form renders them.
@@ -14,6 +15,7 @@ import sympy as sp
 
 from gradlang.derive.tensor.reverse import trace
 from gradlang.derive.tensor.rewrite import tidy
+from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Math, VectorDerivation, VectorLine, formula
@@ -24,27 +26,6 @@ def _bar(name: str) -> str:
     return rf"\bar{{{name}}}"
 
 
-_RULES = {
-    t.MatMul: ("matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ", rf"{_bar('A')} = {_bar('Y')} B^{{\top}},\ {_bar('B')} = A^{{\top}} {_bar('Y')}"),
-    t.Dot: ("dot: ū = ȳ v, v̄ = ȳ u", rf"{_bar('u')} = {_bar('y')} v,\ {_bar('v')} = {_bar('y')} u"),
-    t.Outer: ("outer: ū = Ȳ v, v̄ = Ȳᵀ u", rf"{_bar('u')} = {_bar('Y')} v,\ {_bar('v')} = {_bar('Y')}^{{\top}} u"),
-    t.Transpose: ("transpose: Ā = Ȳᵀ", rf"{_bar('A')} = {_bar('Y')}^{{\top}}"),
-    t.Total: ("sum: ū = ȳ 𝟙", rf"{_bar('u')} = {_bar('y')} \mathbf{{1}}"),
-    t.NormOf: ("norm: ū = ȳ u/‖u‖", rf"{_bar('u')} = {_bar('y')} u / \|u\|"),
-    t.SoftmaxOf: ("softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", rf"{_bar('z')} = s \odot ({_bar('s')} - \langle {_bar('s')}, s \rangle)"),
-    t.LogSumExpOf: ("logsumexp: z̄ = ȳ softmax(z)", rf"{_bar('z')} = {_bar('y')} \operatorname{{softmax}}(z)"),
-    t.Entry: ("index: z̄ = ȳ e_k", rf"{_bar('z')} = {_bar('y')} e_k"),
-    t.MaxOf: ("max: v̄ = ȳ · (ties share equally)", rf"{_bar('v')} = {_bar('y')} \cdot \text{{(ties share equally)}}"),
-    t.Trace: ("trace: Ā = ȳ I", rf"{_bar('A')} = {_bar('y')} I"),
-    t.Det: ("det: Ā = ȳ det(A) A⁻ᵀ", rf"{_bar('A')} = {_bar('y')} \det(A) A^{{-\top}}"),
-    t.Inv: ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", rf"{_bar('A')} = -A^{{-\top}} {_bar('Y')} A^{{-\top}}"),
-    t.SumAxis: ("sum along an axis: M̄ = ȳ 𝟙ᵀ", rf"{_bar('M')} = {_bar('y')} \mathbf{{1}}^{{\top}}"),
-    t.SoftmaxAxis: ("softmax along an axis, row by row", r"\text{row by row}"),
-    t.LogSumExpAxis: ("logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
-                      rf"{_bar('M')} = {_bar('y')} \mathbf{{1}}^{{\top}} \odot \operatorname{{softmax}}(M)"),
-    t.Row: ("row: M̄ = e_i ȳᵀ", rf"{_bar('M')} = e_i {_bar('y')}^{{\top}}"),
-    t.Column: ("column: M̄ = ȳ e_jᵀ", rf"{_bar('M')} = {_bar('y')} e_j^{{\top}}"),
-}
 _ARITHMETIC = {
     sp.Add: ("sum rule: ū = ȳ", rf"{_bar('u')} = {_bar('y')}"),
     sp.Mul: ("product rule: ū = ȳ ⊙ v", rf"{_bar('u')} = {_bar('y')} \odot v"),
@@ -55,7 +36,8 @@ _ARITHMETIC = {
 def _rule(user) -> tuple:
     """The rule that sent the adjoint down from `user` (the node above), as a formula in both spellings."""
     if isinstance(user, t.TensorOp):
-        plain, latex = _RULES.get(type(user), (type(user).__name__, type(user).__name__))
+        rule = primitives.tensor_rules().get(type(user))
+        plain, latex = rule.said if rule is not None and rule.said else (type(user).__name__, type(user).__name__)
     elif isinstance(user, sp.Function):
         name = user.func.__name__.lower()
         plain, latex = f"{name}: ū = ȳ ⊙ f′(u)", rf"{_bar('u')} = {_bar('y')} \odot f'(u)"

@@ -15,11 +15,11 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.tensor import reverse
-from gradlang.derive.tensor.adjoints import _spread, full
 from gradlang.derive.tensor.rewrite import tidy
 from gradlang.errors import DiffError, DiffNeedsComponents
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.broadcast import full, spread
 from gradlang.expr.tensor.nodes import rank, shape_of
 
 _TOO_HIGH = "this derivative would be a tensor of rank three; declare literal sizes and use components"
@@ -129,7 +129,7 @@ def _no_vector(build_scalar):
 def _softmax_axis(node, d):
     """s ⊙ (ḋ − spread(Σ_axis s ⊙ ḋ)): the vector rule along each row (axis 1) or column (axis 0)."""
     total = t.SumAxis(node * d, node.args[1])
-    return node * (d - _spread(t.SumAxis(node.args[0], node.args[1]), total))
+    return node * (d - spread(t.SumAxis(node.args[0], node.args[1]), total))
 
 
 def _det(node, d):

@@ -2,7 +2,7 @@
 
 The expression's DAG is walked from the output back to the variable, each
 distinct subexpression once. A node's adjoint is the sum of what its users
-send it; a tensor operation sends what its rule in adjoints.py says, an
+send it; a tensor operation sends what its record's rule says (adjoints.py), an
 elementwise node sends ȳ ⊙ ∂f/∂u with ∂f/∂u from the primitive's own rule
 (SymPy's `fdiff`, which the registry's records supply), and a stopped or
 piecewise-constant node sends nothing, as `lax.stop_gradient` does. A scalar
@@ -25,6 +25,7 @@ from gradlang.expr.source import to_source
 from gradlang.expr.functions import Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import rank, shape_of
 from gradlang.expr.tensor.shapes import describe
 
@@ -34,7 +35,7 @@ def grad(expr, wrt):
     if rank(expr) != 0:
         raise ShapeError(f"grad needs a scalar expression, got {describe(shape_of(expr))}; use jacobian for a vector")
     adjoint = adjoints_of(expr, [wrt])[wrt]
-    return adjoints.full(tidy(adjoint), shape_of(wrt))
+    return full(tidy(adjoint), shape_of(wrt))
 
 
 def trace(expr, wrt) -> list:
@@ -70,7 +71,7 @@ def adjoints_of(expr, variables: list, seed=sp.S.One, visited: list | None = Non
 
 def _depends(dag, variables: set) -> list:
     """Which nodes change with the variables: not through a stop or a piecewise-constant function."""
-    constant = (StopGradient, *primitives.constant_classes(), t.OneHot, t.Ones, t.Eye, t.MaxShares, t.ArgExtreme, t.Zeros)
+    constant = (StopGradient, *primitives.constant_classes(), *adjoints.constant_nodes())
     depends = []
     for node, kids in zip(dag.nodes, dag.children):
         if node in variables:

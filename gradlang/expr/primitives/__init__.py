@@ -2,11 +2,14 @@
 
 Records are written in the modules of this package (elementwise.py,
 nonsmooth.py, vectors.py), each next to the SymPy class it needs when SymPy
-has none. The registry is filled on first use, so a module that defines one
+has none; tensor_ops.py holds the records of the tensor engine's operations
+that are no function of the language (`@`, indexing, dot, det, …), which
+carry only their adjoint rules. The registry is filled on first use, so a module that defines one
 of the classes (functions.py) can import the record vocabulary without a
 cycle. Everything that lists primitives asks here: the builtin table, the
 lexer, the NumPy printer, the export printers and preludes, the kink checks,
-the DAG rules and the "constants to differentiation" set.
+the DAG rules, the "constants to differentiation" set and the tensor
+engine's adjoint rules (`tensor_rules`).
 """
 
 from __future__ import annotations
@@ -24,16 +27,19 @@ from gradlang.expr.primitives.record import (
     Kink,
     Ops,
     Primitive,
+    TensorOperation,
+    TensorRule,
     ZeroDerivative,
     helpers,
     same,
     unary,
 )
 
-_MODULES = ("elementwise", "nonsmooth", "vectors")
+_MODULES = ("elementwise", "nonsmooth", "vectors", "tensor_ops")
 _BY_NAME: dict = {}
 _BY_CLASS: dict = {}
 _RECORDS: list = []
+_OPERATIONS: list = []
 _loaded = False
 
 
@@ -50,6 +56,12 @@ def register(record: Primitive) -> Primitive:
         if record.cls.__module__.startswith("gradlang."):
             record.cls._sympystr = _spelled  # str() of a value reads as gradlang: stop_gradient(x)
     _RECORDS.append(record)
+    return record
+
+
+def register_operation(record: TensorOperation) -> TensorOperation:
+    """Add the record of a tensor operation that is no function of the language."""
+    _OPERATIONS.append(record)
     return record
 
 
@@ -122,12 +134,27 @@ def names() -> set:
     return set(_BY_NAME)
 
 
+def tensor_rules() -> dict:
+    """Every tensor node class -> its TensorRule, from the primitives' records and tensor_ops.py's.
+
+    A node class with two rules is an error: each has one home."""
+    _load()
+    rules: dict = {}
+    for record in (*_RECORDS, *_OPERATIONS):
+        for rule in record.tensor:
+            if rule.node in rules:
+                raise RuntimeError(f"tensor node {rule.node.__name__} has two adjoint rules")
+            rules[rule.node] = rule
+    return rules
+
+
 def constant_classes() -> tuple:
     """Classes whose derivative is zero: stop_gradient and the piecewise-constant functions."""
     return tuple(r.cls for r in records() if r.zero_derivative)
 
 
 __all__ = [
-    "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "Ops", "Primitive", "ZeroDerivative",
-    "by_class", "constant_classes", "helpers", "lookup", "names", "records", "register", "same", "unary",
+    "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "Ops", "Primitive", "TensorOperation", "TensorRule",
+    "ZeroDerivative", "by_class", "constant_classes", "helpers", "lookup", "names", "records", "register",
+    "register_operation", "same", "tensor_rules", "unary",
 ]

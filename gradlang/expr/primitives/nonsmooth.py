@@ -17,7 +17,8 @@ import sympy as sp
 from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
-from gradlang.expr.primitives import Export, Kink, Primitive, helpers, register, same, unary
+from gradlang.expr.primitives import Export, Kink, Primitive, TensorRule, helpers, register, same, unary
+from gradlang.expr.tensor import nodes
 
 ZERO, ONE = sp.S.Zero, sp.S.One
 
@@ -157,8 +158,10 @@ _SHARE_CODE = {
 }
 
 
-def _extremum(name: str, long: str, cls, share_cls) -> None:
-    """max or min of several arguments (one reduction), and the share of each argument in its derivative."""
+def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) -> None:
+    """max or min of several arguments (one reduction), and the share of each argument in its derivative.
+
+    `tensor` and `share_tensor` are their rules for the tensor engine's nodes, if it has any."""
     tie = Kink("tie", _TIE_FRAMEWORKS.format(name=name, long=long))
     register(Primitive(
         name, cls, f"{name} of a vector, or elementwise {name} of several; ties share the gradient",
@@ -167,6 +170,7 @@ def _extremum(name: str, long: str, cls, share_cls) -> None:
         numpy=lambda *args: functools.reduce(getattr(np, f"{long}imum"), args), latex=rf"\{name}", kink=tie,
         export=helpers(f"_{name}", {t: code.format(name=name) for t, code in _EXTREMUM_CODE.items()},
                        {t: code.format(name=name) for t, code in _EXTREMUM_WHOLE.items()}),
+        tensor=tensor,
     ))
     register(Primitive(
         f"{name}_share", share_cls,
@@ -174,10 +178,16 @@ def _extremum(name: str, long: str, cls, share_cls) -> None:
         build=share_cls, group="reduction", apply="share", arity=(3, None), zero_derivative=True,
         numpy=lambda k, *args: _share(getattr(np, name), k, *args), latex=rf"\operatorname{{{name}\_share}}",
         kink=tie, export=helpers(f"_{name}_share", {t: code.format(name=name) for t, code in _SHARE_CODE.items()}),
+        tensor=share_tensor,
     ))
 
 
-_extremum("max", "max", Maximum, MaxShare)
+# max of a whole vector at symbolic size (MaxOf): v̄ = ȳ · shares of the maximum (ties split equally);
+# the shares (MaxShares) are a constant to differentiation. The tensor engine has no min node.
+_extremum("max", "max", Maximum, MaxShare,
+          tensor=(TensorRule(nodes.MaxOf, lambda node, ybar, k: ybar * nodes.MaxShares(node.args[0]), (
+              "max: v̄ = ȳ · (ties share equally)", r"\bar{v} = \bar{y} \cdot \text{(ties share equally)}")),),
+          share_tensor=(TensorRule(nodes.MaxShares),))
 _extremum("min", "min", Minimum, MinShare)
 
 # --- where -------------------------------------------------------------------------------

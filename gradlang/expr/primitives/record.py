@@ -113,10 +113,44 @@ class Primitive:
     kink: Kink | None = None
     export: dict = field(default_factory=dict)  # target -> Export
     rule: str = ""  # the derivative in words, for explain (one-argument functions show f'(u) instead)
+    tensor: tuple = ()  # TensorRule per tensor-engine node of the function (softmax: SoftmaxOf, SoftmaxAxis)
 
     @property
     def names(self) -> tuple:
         return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
+class TensorRule:
+    """How reverse mode at symbolic size (derive/tensor/reverse.py) passes an adjoint through one tensor node.
+
+    `node` is a `TensorOp` class of expr/tensor/nodes.py. `adjoint(node, ybar,
+    k)` is the contribution to the adjoint of the node's argument k, given the
+    adjoint `ybar` of the node itself (shaped like the node, or a scalar that
+    stands for a broadcast), or None where the argument is not differentiated
+    (an index, an axis): the transpose rule of a JAX `lax` primitive written as
+    a formula. No `adjoint` declares the node a constant to differentiation
+    (onehot, eye, the shares of max): the reverse pass never enters it.
+    `said` is the rule as explain's tensor pass names it, plain and LaTeX
+    (`("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")`).
+    """
+
+    node: type
+    adjoint: Callable | None = None
+    said: tuple = ()  # (plain, latex); empty: explain names the node's class
+
+
+@dataclass(frozen=True)
+class TensorOperation:
+    """An operation of the tensor engine that is not a function of the registry: `@`, indexing, dot, det, ….
+
+    Its builtin is a composition (core/builtins_vectors.py) or a subscript, so
+    it has no `Primitive`; this record is the one place of its adjoint rules,
+    as a primitive's `tensor` field is of its own (tensor_ops.py).
+    """
+
+    name: str
+    tensor: tuple  # TensorRule per node
 
 
 def unary(rule: Callable) -> Callable:

@@ -8,6 +8,14 @@ s_k (δ_kj - s_j) by x_j. Their evaluation shifts by the maximum inside
 no stop_gradient appears in what the user sees. `Norm(x0, ..., xn)`, the
 Euclidean norm, has gradient x / norm(x) (Frobenius for a matrix: all its
 components).
+
+Each record also carries its rules for the tensor engine's nodes
+(record.TensorRule), as a teacher states them:
+
+    softmax     s = softmax(z) z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)
+    logsumexp   c = lse(z)     z̄ = c̄ softmax(z)
+    norm        c = ‖u‖        ū = c̄ u/‖u‖
+    softmax(M, a), logsumexp(M, a): the vector rules, row by row (or column by column)
 """
 
 from __future__ import annotations
@@ -17,7 +25,9 @@ import functools
 import sympy as sp
 from mpmath.libmp import prec_to_dps
 
-from gradlang.expr.primitives import GradlangFunction, Primitive, helpers, register
+from gradlang.expr.primitives import GradlangFunction, Primitive, TensorRule, helpers, register
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.broadcast import full, spread
 from gradlang.lazy import np
 
 
@@ -174,6 +184,26 @@ def _softmax_numpy(k, *args):
     return exps[int(k)] / np.sum(exps, axis=0)
 
 
+def _logsumexp_adjoint(node, ybar, k):
+    return ybar * t.SoftmaxOf(node.args[0])
+
+
+def _logsumexp_axis_adjoint(node, ybar, k):
+    return None if k else spread(node, ybar) * t.SoftmaxAxis(*node.args)
+
+
+def _softmax_adjoint(node, ybar, k):
+    ybar = full(ybar, node.shape)
+    return node * (ybar - t.Dot(ybar, node))
+
+
+def _softmax_axis_adjoint(node, ybar, k):
+    if k:
+        return None
+    ybar = full(ybar, node.shape)
+    return node * (ybar - spread(t.SumAxis(node.args[0], node.args[1]), t.SumAxis(ybar * node, node.args[1])))
+
+
 register(Primitive(
     "logsumexp", LogSumExp, "log(sum(exp(v))), computed stably; its gradient is softmax(v)",
     "logsumexp([1, 2, 3])", build=LogSumExp, group="reduction", apply="reduction", arity=(1, 1),
@@ -188,6 +218,11 @@ register(Primitive(
         "tf": "def _logsumexp(*args):\n    return tf.reduce_logsumexp(_stack(*args), axis=0)\n",
     }, whole={"numpy": "_logsumexp(*np.ravel({args}))", "jax": "jax.nn.logsumexp",
               "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
+    tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint, (
+        "logsumexp: z̄ = ȳ softmax(z)", r"\bar{z} = \bar{y} \operatorname{softmax}(z)")),
+            TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint, (
+                "logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
+                r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"))),
 ))
 register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
@@ -203,6 +238,9 @@ register(Primitive(
         "tf": "def _softmax(k, *args):\n    return tf.nn.softmax(_stack(*args), axis=0)[k]\n",
     }, whole={"numpy": "_softmax_last", "jax": "jax.nn.softmax({args}, axis=-1)",
               "torch": "torch.softmax(_t({args}), dim=-1)", "tf": "tf.nn.softmax({args}, axis=-1)"}),
+    tensor=(TensorRule(t.SoftmaxOf, _softmax_adjoint, (
+        "softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", r"\bar{z} = s \odot (\bar{s} - \langle \bar{s}, s \rangle)")),
+            TensorRule(t.SoftmaxAxis, _softmax_axis_adjoint, ("softmax along an axis, row by row", r"\text{row by row}"))),
 ))
 
 
@@ -242,4 +280,6 @@ register(Primitive(
         "tf": "def _norm(*args):\n    return tf.norm(_stack(*args), axis=0)\n",
     }, whole={"numpy": "_norm(*np.ravel({args}))", "jax": "jnp.linalg.norm(jnp.ravel({args}))",
               "torch": "torch.linalg.vector_norm(_t({args}))", "tf": "tf.norm"}),
+    tensor=(TensorRule(t.NormOf, lambda node, ybar, k: ybar * node.args[0] / node,
+                       ("norm: ū = ȳ u/‖u‖", r"\bar{u} = \bar{y} u / \|u\|")),),
 ))

@@ -2,6 +2,7 @@
 
 `nodes` holds the classes (`Var`, and the `TensorOp`s that are not elementwise),
 `shapes` the symbolic shape rules, `spelling` how each form writes them,
+`broadcast` a scalar's broadcast made explicit (for the adjoint rules),
 `components` the entries of a tensor at literal sizes (the component engine's
 representation, which is also the oracle), `numbers` whole-array NumPy.
 """

@@ -1,0 +1,32 @@
+"""A broadcast made explicit: the shape a scalar stands for, written as ones.
+
+An adjoint that is a scalar (0, or c for c 𝟙) broadcasts to any shape; the
+adjoint rules of the records (expr/primitives/) and the passes of
+derive/tensor/ make the shape explicit where a formula needs it (`full`),
+and spread a vector along a reduced axis back over its matrix (`spread`).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.nodes import rank, shape_of
+
+
+def full(expr, shape: tuple):
+    """`expr` with its shape made explicit: a scalar standing for a broadcast becomes c 𝟙."""
+    if expr == 0:
+        return t.Zeros(*shape) if shape else sp.S.Zero
+    if rank(expr) == len(shape):
+        return expr
+    if len(shape) == 2:
+        return expr * t.Outer(t.Ones(shape[0]), t.Ones(shape[1]))
+    return expr * t.Ones(*shape)
+
+
+def spread(node, vector):
+    """A vector along the reduced axis spread back over the matrix: v 𝟙ᵀ for rows, 𝟙 vᵀ for columns."""
+    m, n = shape_of(node.args[0])
+    vector = full(vector, node.shape if rank(node) == 1 else shape_of(vector))
+    return t.Outer(t.Ones(m), vector) if node.args[1] == 0 else t.Outer(vector, t.Ones(n))
