@@ -18,7 +18,7 @@ import sympy as sp
 
 from gradlang.derive.tensor import adjoints
 from gradlang.derive.tensor.rewrite import tidy
-from gradlang.errors import DiffError, DiffNeedsComponents, ShapeError
+from gradlang.errors import DiffNeedsComponents, ShapeError
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
