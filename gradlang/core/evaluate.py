@@ -18,7 +18,7 @@ import sympy as sp
 from lark import Token, Tree
 
 from gradlang import limits
-from gradlang.core import builtins, spelling, subscripts, tensor_at, tensor_values
+from gradlang.core import builtins, spelling, subscripts, tensor_at, tensor_values, twins
 from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import (
@@ -63,9 +63,10 @@ class Evaluator:
     """Evaluates expression trees against the session's bindings."""
 
     def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = "",
-                 seen: frozenset = frozenset(), by_components: bool = False):
+                 seen: frozenset = frozenset(), by_components: bool = False, twins: dict | None = None):
         self.env = env
         self.by_components = by_components  # every value at literal sizes as its components (explain, export)
+        self.twins = twins if twins is not None else {}  # core/twins.py: names bound at literal sizes, by components
         self._lowered: dict = {}
         self.notes = notes
         self.attachments: list = []
@@ -123,7 +124,12 @@ class Evaluator:
     def lookup(self, name: str, frame: dict):
         """The binding of a name (parameter, then session), or None."""
         value = frame[name] if name in frame else self.env.get(name)
-        if not self.by_components or not tensor_values.literal(value):
+        if not self.by_components:
+            return value
+        twin = None if name in frame else twins.of(self.twins, name, value)
+        if twin is not None:
+            return twin.value()
+        if not tensor_values.literal(value):
             return value
         if id(value) not in self._lowered:
             self._lowered[id(value)] = (value, tensor_values.lowered(value))
@@ -264,6 +270,8 @@ class Evaluator:
 
     def _at(self, node, frame):
         inner, bindings = node.children[0], node.children[1:]
+        if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
+            return self._twin().evaluate(node, frame)  # the component engine's numbers, to the last digit
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
@@ -272,12 +280,19 @@ class Evaluator:
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         if tensor_values.involves(value) or tensor_at.binds_tensor(self, bindings, frame):
-            if not tensor_at.by_components(self, value, bindings, frame):
+            if not self.by_components:
                 return tensor_at.at(self, value, bindings, frame)
             value = tensor_values.lowered(value)  # and each tensor bound below is its components
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
+
+    def _twin(self) -> "Evaluator":
+        """This evaluator as the component engine: the same bindings, notes and services, by components."""
+        twin = Evaluator(self.env, self.notes, None, "", self.seen, by_components=True, twins=self.twins)
+        twin.services, twin.attachments, twin.differentiated = self.services, self.attachments, self.differentiated
+        twin.call_depth, twin.unfolded = self.call_depth, self.unfolded
+        return twin
 
     def _point_taker(self, node, frame):
         """The builtin a call node names when it consumes the at point itself (its record's `at`), else None."""

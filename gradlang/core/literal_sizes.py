@@ -17,7 +17,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.nodes import Var, shape_of
+from gradlang.expr.tensor.nodes import TensorOp, Var, shape_of
 from gradlang.expr.values import from_elements
 
 _INVOLVED: dict = {}
@@ -85,7 +85,7 @@ def _flags(value) -> tuple:
             continue
         stack.pop()
         symbolic = shapes.is_size(node) or (isinstance(node, Var) and not all(n.is_Integer for n in node.shape))
-        own = isinstance(node, Var) or symbolic
+        own = isinstance(node, (Var, TensorOp)) or symbolic  # zeros(3) too: a tensor constant
         piece = isinstance(node, sp.Symbol) and not isinstance(node, Var) and "[" in node.name
         kids = [_INVOLVED[id(a)] for a in node.args]
         _INVOLVED[id(node)] = (node, own or any(k[1] for k in kids), symbolic or any(k[2] for k in kids),
@@ -105,23 +105,25 @@ _SHORT_ENTRIES, _SHORT_NODES = 64, 400  # bounds by size: the choice never depen
 
 
 def shorter(value):
-    """A derivative at literal sizes as its components when they print shorter than its formula.
+    """A value at literal sizes as its components when they print shorter than its formula (for display).
 
-    grad(x[0]*x[1], x) at x: R^3 reads [x[1], x[0], 0], as a teacher writes it,
-    not x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x. An
-    array of numbers is shown as such: [0, 0, 0], not zeros(3)."""
+    hessian(norm(x), x)[0, 1] at x: R^2 reads -x[0]*x[1]/norm([x[0], x[1]])^3, and
+    grad(x[0]*x[1], x) reads [x[1], x[0], 0], as a teacher writes them, not
+    x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x. An
+    array of numbers is shown as such: [0, 0, 0], not zeros(3). Bounded by
+    size, so the choice never depends on the machine."""
     from gradlang.core.tensor_at import components
     from gradlang.expr.graph import build_dag
     from gradlang.expr.source import to_source
 
-    if isinstance(value, (sp.NDimArray, sp.MatrixBase)) or not isinstance(value, sp.Expr) or _flags(value)[1]:
+    if not isinstance(value, sp.Expr) or isinstance(value, (Var, sp.MatrixBase)) or not literal(value):
         return value
-    shape = shape_of(value)
     count = 1
-    for n in shape:
+    for n in shape_of(value):
         count *= int(n)
-    if not shape or count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
+    if count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
         return value
     parts = components(value, {})
-    numbers = not any(e.free_symbols for e in parts)
+    entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
+    numbers = not any(e.free_symbols for e in entries)
     return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value

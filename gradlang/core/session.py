@@ -31,6 +31,8 @@ from gradlang.expr.exact import check_sizes
 from gradlang.syntax.parse import parse
 from gradlang.core.substitute import settle
 from gradlang.expr.tensor import Var
+from gradlang.core import twins
+from gradlang.core.literal_sizes import shorter
 from gradlang.core.tensor_values import declare_size
 from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import np
@@ -92,6 +94,7 @@ class Session:
         self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
+        self.twins: dict = {}  # core/twins.py: the component engine's reading of names bound at literal sizes
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
 
     @property
@@ -162,7 +165,7 @@ class Session:
             ) from None
 
     def _run_statement(self, statement: Tree, source: str) -> Result | None:
-        saved = dict(self.env)
+        saved, saved_twins = dict(self.env), dict(self.twins)
         span = Span.of(statement.meta)
         token = None
         try:
@@ -171,32 +174,32 @@ class Session:
             self.seen |= written_names(statement)
             return result
         except OutOfTime as expiry:
-            self.env = saved
+            self.env, self.twins = saved, saved_twins
             if not is_mine(expiry, token):
                 raise
             raise LimitError(f"this statement took longer than {self.time_limit:g} s", span) from None
         except GradlangError as error:
-            self.env = saved
+            self.env, self.twins = saved, saved_twins
             raise error.located(span)
         except RecursionError:
-            self.env = saved
+            self.env, self.twins = saved, saved_twins
             raise LimitError("the computation nests too deeply", span) from None
         except PrecisionExhausted:
-            self.env = saved
+            self.env, self.twins = saved, saved_twins
             raise LimitError("an exact number here is too large to compare or round at SymPy's working "
                              "precision; write one of its numbers as a float (1e300 instead of 10^300)", span) from None
         except (Exception, KeyboardInterrupt) as error:
-            self.env = saved
+            self.env, self.twins = saved, saved_twins
             if isinstance(error, KeyboardInterrupt):
                 raise Interrupted(span, _first_line(source, statement)) from None
             raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "", by_components: bool = False) -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen, by_components or self.components)
+        return Evaluator(self.env, [], derivations, source, self.seen, by_components or self.components, self.twins)
 
     def _show(self, statement: Tree, source: str) -> Result:
         evaluator = self._evaluator(source=source)
-        value = _settled(evaluator.evaluate(statement.children[0]))
+        value = shorter(_settled(evaluator.evaluate(statement.children[0])))  # at literal sizes, the shorter form
         return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: Tree, source: str) -> Result:
@@ -218,7 +221,9 @@ class Session:
     def _assignment(self, statement: Tree, source: str) -> None:
         name_token, body = statement.children
         _check_bindable(name_token)
-        self.env[str(name_token)] = _settled(self._evaluator().evaluate(body))
+        before = dict(self.env)
+        self.env[str(name_token)] = value = _settled(self._evaluator().evaluate(body))
+        twins.bind(self.twins, str(name_token), value, body, before)
 
     def _definition(self, statement: Tree, source: str) -> None:
         children = statement.children

@@ -15,10 +15,11 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins
-from gradlang.core.literal_sizes import involves, literal, mixed
+from gradlang.core.literal_sizes import literal
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import relation
 from gradlang.expr.source import to_source
 from gradlang.expr.functions import MaxShare
 from gradlang.expr.tensor import nodes as t
@@ -75,6 +76,8 @@ def _component(node, args: list, sizes: dict):
         return build(node, args, sizes)
     if not isinstance(node, sp.Basic) or isinstance(node, sp.Tuple):
         return node
+    if isinstance(node, sp.core.relational.Relational):  # built as the evaluator builds a comparison
+        return elementwise(lambda a, b: relation(node.func, a, b), *args)
     return elementwise(lambda *parts: node.func(*parts), *args)
 
 
@@ -270,18 +273,21 @@ def binds_tensor(evaluator, bindings, frame) -> bool:
     return False
 
 
-def by_components(evaluator, value, bindings, frame) -> bool:
-    """Is this `at` at literal sizes one the component engine takes? When it gives one component
-    (`x[0] = 1`) or the value holds component symbols beside its tensors; whole tensors given
-    whole arrays stay with the tensor engine (whole-array NumPy)."""
-    targets = [(t, evaluator.lookup(str(t.children[0]), frame)) for t in (b.children[0] for b in bindings)]
-    tensors = [bound for _, bound in targets if isinstance(bound, Var) or shapes.is_size(bound)]
-    if not all(literal(bound) for bound in tensors if isinstance(bound, Var)) or any(shapes.is_size(b) for b in tensors):
-        return False
-    if involves(value) and not literal(value):
-        return False
-    component = any(t.data == "target_component" and isinstance(bound, Var) for t, bound in targets)
-    return component or mixed(value, *tensors)
+def at_literal_sizes(evaluator, inner, bindings, frame) -> bool:
+    """Is this `at` at literal sizes: does it give numbers to a tensor of literal size, or read a name
+    bound at literal sizes? Then the component engine gives the numbers (evaluate.py, `_twin`),
+    exactly its numbers and its IEEE and exactness rules; whole-array NumPy evaluates the formulas
+    whose sizes the point itself gives (x: R^n at x = [1.0, 2.0])."""
+    from gradlang.core.evaluate import written_names
+
+    targets = [str(b.children[0].children[0]) for b in bindings]
+    if any(isinstance(v, Var) and literal(v) for v in (evaluator.lookup(n, frame) for n in targets)):
+        return True
+    for name in written_names(inner):
+        value = evaluator.lookup(name, frame)
+        if isinstance(value, sp.Basic) and literal(value):
+            return True
+    return False
 
 
 def at(evaluator, value, bindings, frame):

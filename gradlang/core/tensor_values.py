@@ -17,7 +17,7 @@ from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins import builtin
 from gradlang.core.builtins_axes import literal_axis
-from gradlang.core.literal_sizes import aligned, involves, literal, lowered, mixed, shorter  # noqa: F401 - the evaluator's door
+from gradlang.core.literal_sizes import aligned, involves, literal, lowered, mixed  # noqa: F401 - the evaluator's door
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import Span, DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
 from gradlang.expr import primitives
@@ -365,9 +365,9 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
         value = _tensor_call(name, args, nodes)
     except NeedsComponents:
         return None, [lowered(a) for a in args]
-    if value is None and not _kept_whole(name):
+    if value is None and (name in _KEPT_WHOLE or not _kept_whole(name)):  # simplify works on components
         return None, [lowered(a) for a in args]
-    return (shorter(value) if name in _DERIVATIVES else value), args
+    return value, args
 
 
 _KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})

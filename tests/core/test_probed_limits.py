@@ -65,14 +65,14 @@ def test_a_power_within_the_term_bound_is_expanded():
 
 
 def test_a_product_of_large_symbolic_matrices_meets_the_product_bound():
-    error = _limit_error("A: R^(60,60)\nB: R^(60,60)\nA @ B")
+    error = _limit_error("A: R^(60,60)\nB: R^(60,60)\ncomponents(A @ B)")  # A @ B is a formula
     assert error.message.startswith(f"this matrix product would build 216000 products of entries, above the "
                                     f"limit of {limits.MAX_MATMUL_PRODUCTS}")
 
 
 def test_softmax_of_a_long_vector_meets_the_row_bound():
     # each of softmax's n components holds the whole row: n² arguments (700 MB for n = 100 000)
-    error = _limit_error("x: R^3000\nsoftmax(x)")
+    error = _limit_error("x: R^3000\ncomponents(softmax(x))")  # softmax(x) is a formula
     assert error.message == (f"its 3000 components would hold 9000000 arguments together (each holds its whole "
                              f"row), above the limit of {limits.MAX_ROW_ARGUMENTS}")
 
