@@ -66,7 +66,7 @@ def test_blocked_over_many_generators_is_bounded_by_work_not_time(monkeypatch):
     calls = []
     original = sp.simplify
     monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
-    session = Session()
+    session = Session(components=True)  # the component engine's blocked: a simplify per component, bounded by work
     session.run("v: R^3\nW: R^(2,3)\nb = blocked(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1)), v)")
     kept = list(session.env["b"])
     assert calls == []
@@ -78,6 +78,8 @@ def test_blocked_over_many_generators_is_bounded_by_work_not_time(monkeypatch):
     surrogate = session.eval(f"grad(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1)), v) at {point}")
     assert [float(a) for a in blocked] == pytest.approx([float(t) - float(s) for t, s in zip(true, surrogate)], rel=1e-12)
     assert any(abs(float(a)) > 1e-3 for a in blocked)
+    tensor = Session().eval(f"v: R^3\nW: R^(2,3)\nblocked(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1)), v) at {point}")
+    assert [float(a) for a in tensor] == pytest.approx([float(a) for a in blocked], rel=1e-12)  # the tensor engine agrees
 
 
 def test_blocked_of_the_gallery_still_simplifies_under_the_work_bound():
