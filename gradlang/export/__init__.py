@@ -38,6 +38,7 @@ from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.core.evaluate import FunctionDef
 from gradlang.errors import GradlangError, InternalError, LimitError, Span, ValueError, source_lines
 from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
+from gradlang.export.components import ComponentSession
 from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES, used_helpers
 from gradlang.export.shapes import call_hints
@@ -59,6 +60,7 @@ def export_program(session, target: str, source: str | None = None, filename: st
     """
     if target not in PRELUDES:
         raise ValueError(f"unknown export target '{target}'; choose one of {', '.join(TARGETS)}")
+    session = ComponentSession(session)  # x: R^3 and the values made of it, as components (components.py)
     place = _Place(source, filename, binding_statements(source))
     names = _user_names(session, place.program)
     hints = call_hints(names, source)

@@ -31,6 +31,7 @@ import sympy as sp
 
 from gradlang import GradlangError, Session
 from gradlang.core.evaluate import FunctionDef
+from gradlang.core.literal_sizes import lowered
 from gradlang.export import TARGETS, export_program
 from tests.conftest import as_floats
 
@@ -45,6 +46,11 @@ def session_of(path: Path) -> Session:
     session = Session()
     session.run(path.read_text(encoding="utf-8"))
     return session
+
+
+def names_of(session: Session) -> dict:
+    """The session's names as the export reads them: a value at literal sizes (x: R^3) as its components."""
+    return {name: lowered(value) for name, value in session.user_names().items()}
 
 
 @lru_cache(maxsize=None)
@@ -117,7 +123,7 @@ def sample(shape: tuple, offset: int = 0) -> np.ndarray | float:
 def declared(session: Session) -> dict[str, tuple]:
     """The example's declared symbols and their shapes (a name bound to a symbol or an array of them)."""
     found = {}
-    for name, value in session.user_names().items():
+    for name, value in names_of(session).items():
         if isinstance(value, sp.Symbol) and value.name == name:
             found[name] = ()
         elif isinstance(value, (sp.NDimArray, sp.MatrixBase)) and all(
@@ -170,7 +176,7 @@ def losses() -> list:
     for path in EXAMPLES:
         session = session_of(path)
         names = declared(session)
-        for name, value in session.user_names().items():
+        for name, value in names_of(session).items():
             if name not in names and isinstance(value, (sp.Expr, sp.NDimArray, sp.MatrixBase)) and value.free_symbols:
                 found.append((path, name))
     return found
@@ -351,7 +357,7 @@ def test_every_function_and_loss_agrees_at_two_lengths(path, name, target, lengt
 def declared_arrays_used(path: Path, name: str) -> bool:
     """Whether the unit reads a declared array (a keyword or a loss's symbol), whose length can change."""
     session = session_of(path)
-    value = session.user_names()[name]
+    value = names_of(session)[name]
     shapes = declared(session)
     if isinstance(value, FunctionDef):
         return bool(set(_statement_names(value.body)) & {n for n, s in shapes.items() if s})
