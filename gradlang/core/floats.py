@@ -15,6 +15,7 @@ import sympy as sp
 from gradlang.expr.domain import held_special
 from gradlang.expr.graph import build_dag, tree_sizes
 from gradlang.expr.values import is_condition
+from gradlang.expr.tensor.nodes import TensorOp
 from gradlang.expr.walk import build
 
 SMALL_TREE = 600  # a result this small as a tree is rebuilt with SymPy's evaluation (its usual form)
@@ -45,8 +46,8 @@ def _constant_nodes(dag) -> list[bool]:
     """Whether each node is a real number expression without symbols (conditions excluded)."""
     constant: list[bool] = []
     for node, kids in zip(dag.nodes, dag.children):
-        if is_condition(node) or not isinstance(node, sp.Expr):
-            constant.append(False)
+        if is_condition(node) or not isinstance(node, sp.Expr) or isinstance(node, TensorOp):
+            constant.append(False)  # onehot(1, 3) is a constant vector, not a number to fold
         elif not kids:
             constant.append(node.is_number)
         else:
