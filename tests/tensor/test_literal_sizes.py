@@ -1,0 +1,78 @@
+"""Literal sizes through the tensor engine (docs/language.md section 3a, docs/architecture.md).
+
+`x: R^3` binds one tensor: the formula is the one `x: R^n` gives, its
+components come on request, and every number is the component engine's
+(`Session(components=True)`, the old path and the oracle) to the last digit
+printed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gradlang import Session
+from gradlang.expr.tensor import is_tensor
+
+
+def _text(source: str, **options) -> str:
+    return Session(**options).run(source)[-1].text
+
+
+def test_a_literal_size_gives_the_formula_of_a_symbolic_size():
+    symbolic = _text("m, n: size\nW: R^(m,n)\nx: R^n\ny: R^m\ngrad(sum((W @ x - y)^2), W)")
+    literal = _text("W: R^(2,3)\nx: R^3\ny: R^2\ngrad(sum((W @ x - y)^2), W)")
+    assert literal == symbolic == "2*outer(W @ x - y, x)"
+    nll = _text("W: R^(2,3)\nx: R^3\ngrad(-log(softmax(W @ x)[1]), W)")
+    assert nll == "outer(softmax(W @ x) - onehot(1, 2), x)"
+
+
+def test_a_declaration_at_a_literal_size_is_one_tensor():
+    session = Session()
+    session.run("x: R^3\nW: R^(2,3)")
+    assert is_tensor(session.env["x"]) and is_tensor(session.env["W"])
+    assert session.run("x")[-1].text == "x"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("x: R^3\ncomponents(x)", "[x[0], x[1], x[2]]"),
+    ("x: R^3\ncomponents(grad(sum(x^2), x))", "[2*x[0], 2*x[1], 2*x[2]]"),
+    ("x: R^3\nx[0] * x[-1]", "x[0]*x[2]"),
+    ("x: R^3\ndiff(sum(x^2), x[1])", "2*x[1]"),
+    ("x: R^3\ngrad(x[0] * x[1], x)", "[x[1], x[0], 0]"),  # its components print shorter than its formula
+    ("W: R^(1,2)\ngrad(sum(W), W)", "[[1, 1]]"),  # an array of numbers prints as numbers
+    ("x: R^3\nprod(x)", "x[0]*x[1]*x[2]"),  # no tensor form: taken by components
+    ("x: R^3\nx + [1, 2, 3]", "[x[0] + 1, x[1] + 2, x[2] + 3]"),  # a list beside a tensor
+])
+def test_components_come_on_request(source, expected):
+    assert _text(source) == expected
+
+
+PROGRAMS = [
+    "x: R^3\ngrad(logsumexp(x), x) at x = [1.0, 2.0, 3.0]",
+    "x: R^3\ng = grad(-log(softmax(x)[1]), x)\ng at x = [1, 2, 3]",  # exact in, exact out
+    "W: R^(2,3)\nx: R^3\ng = grad(sum(tanh(W @ x)^2), W)\ng at W = [[0.1, 0.2, 0.3], [-0.4, 0.5, 0.6]], x = [1.0, -1.0, 2.0]",
+    "x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2) + prod(x), x) at x = [0.5, -1.5, 2.0]",  # components beside a tensor
+    "x: R^3\ngrad(sum(x^2), x) at x[0] = 1",  # one component given a number
+    "v: R^3\nE = sum(where(v > 1, exp(1000*v), v^2))\nhessian(E - 3/0.0, v) at v = [1.0, 2.0, 3.0]",  # IEEE
+    "x: R^2\ngrad(min(sqrt(x)), x) at x = [4, 9]",
+    "x: R^3\nsm = softmax(x - sg(max(x)))\ngrad(log(sm[0]), x) at x = [1.0, 3.0, 3.0]",
+]
+
+
+@pytest.mark.parametrize("source", PROGRAMS)
+def test_numbers_at_literal_sizes_are_the_component_engines_to_the_last_digit(source):
+    assert _text(source) == _text(source, components=True)
+
+
+def test_a_name_rebound_since_reads_its_new_value():
+    session = Session()
+    session.run("x: R^2\ng = grad(sum(x^3), x)\ng = 2 * x")
+    assert session.run("g at x = [1, 2]")[-1].text == "[2, 4]"
+    session.run("g(t) = t + 1")
+    assert session.run("g(x[0]) at x = [5, 0]")[-1].text == "6"
+
+
+def test_a_mixed_value_is_differentiated_whole_never_a_silent_zero():
+    by_tensors = _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)")
+    assert by_tensors == _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)", components=True)
+    assert by_tensors == "[2*x[0], 8*x[1], 18*x[2]]"
