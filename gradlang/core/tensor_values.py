@@ -19,7 +19,9 @@ from gradlang.core.builtins import builtin
 from gradlang.core.builtins_axes import literal_axis
 from gradlang.core.literal_sizes import aligned, involves, literal, lowered, mixed  # noqa: F401 - the evaluator's door
 from gradlang.derive.tensor import forward, reverse
-from gradlang.errors import Span, DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
+from gradlang.errors import (
+    DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, Span,
+)
 from gradlang.expr import primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
@@ -347,6 +349,10 @@ TABLE = {
 
 
 _DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked"})
+_KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})
+# At literal sizes blocked and SymPy's algebra are the component engine's: its simplification proves
+# what the tensor rewrites do not yet (the stable softmax's stop blocks nothing: the zero matrix).
+_BY_COMPONENTS = _KEPT_WHOLE | {"blocked"}
 
 
 def call(name: str, args: list, nodes: list = ()) -> tuple:
@@ -356,23 +362,24 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     wherever the tensor engine has no whole-tensor form (a NeedsComponents
     error), so every builtin keeps working on `x: R^3`. `nodes` are the
     arguments' syntax: max(M, 0) with a literal 0 or 1 is an axis form."""
-    at_literal = all(literal(a) or not involves(a) for a in args)
-    if not at_literal:
+    if not all(literal(a) or not involves(a) for a in args):
         return _tensor_call(name, args, nodes), args
-    if (name in _DERIVATIVES and mixed(*args)) or name == "blocked" or any(isinstance(a, (sp.NDimArray, sp.MatrixBase)) for a in args):
-        return None, [lowered(a) for a in args]  # a list beside a tensor: both as components
+    if _by_components(name, args):
+        return None, [lowered(a) for a in args]
     try:
         value = _tensor_call(name, args, nodes)
     except NeedsComponents:
         return None, [lowered(a) for a in args]
-    if value is None and (name in _KEPT_WHOLE or not _kept_whole(name)):  # simplify works on components
+    if value is None and not _kept_whole(name):
         return None, [lowered(a) for a in args]
     return value, args
 
 
-_KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})
-# blocked at literal sizes is the component engine's: its simplification proves a stop blocks nothing
-# (the zero matrix of the stable softmax), which the tensor rewrites do not yet.
+def _by_components(name: str, args: list) -> bool:
+    """At literal sizes, a builtin the component engine answers without asking the tensor engine: blocked
+    and simplify's kin, a derivative of a value holding x[0] beside x, and any builtin given a list."""
+    return (name in _BY_COMPONENTS or (name in _DERIVATIVES and mixed(*args))
+            or any(isinstance(a, (sp.NDimArray, sp.MatrixBase)) for a in args))
 
 
 def _kept_whole(name: str) -> bool:
