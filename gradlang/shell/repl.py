@@ -22,6 +22,7 @@ from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, ru
 from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
 from gradlang.shell.sources import SourceError, decode, read_file, write_file
 from gradlang.errors import LimitError
+from gradlang.expr.tensor.nodes import Var
 from gradlang.shell.typed import DROPPED, TypedLineGuard, dropped_message
 from gradlang.syntax.brackets import open_brackets
 
@@ -236,6 +237,9 @@ def describe_binding(name: str, value) -> str:
     source = getattr(value, "source", None)
     if source is not None and hasattr(value, "params"):
         return _summary(source)
+    if isinstance(value, Var):  # a declared vector or matrix: its declaration (x: R^3, W: R^(m,n))
+        sizes = ", ".join(str(n) for n in value.shape)
+        return f"{name}: R^{sizes if len(value.shape) == 1 else f'({sizes})'}"
     try:
         text = f"{name} = {to_plain(value)}"
     except Exception:  # noqa: BLE001 - a value the printer cannot show must not end the session

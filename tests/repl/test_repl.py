@@ -116,7 +116,7 @@ def test_vars_reset_and_format():
     repl, out, _ = make_repl()
     repl.execute("x: R^2\nf(v) = sum(v^2)\nk = 3")
     repl.execute(":vars")
-    assert out.getvalue() == "x = [x[0], x[1]]\nf(v) = sum(v^2)\nk = 3\n"
+    assert out.getvalue() == "x: R^2\nf(v) = sum(v^2)\nk = 3\n"  # a declared vector: its declaration
     repl.execute(":format latex")
     repl.execute("sg(k*t)")
     repl.execute(":format json")

@@ -91,10 +91,11 @@ def test_help_wraps_under_its_own_column():
 
 def test_vars_summarises_long_values():
     repl, out, _ = make_repl()
-    repl.execute("W: R^(30,30)\nk = 3")
+    repl.execute("W: R^(30,30)\nk = 3\nC = components(W)")
     repl.execute(":vars")
-    w, k = out.getvalue().splitlines()
-    assert len(w) <= 72 and w.startswith("W = [[W[0, 0]") and w.endswith("… (30×30)")
+    w, k, c = out.getvalue().splitlines()
+    assert w == "W: R^(30, 30)"  # a declared matrix: its declaration
+    assert len(c) <= 72 and c.startswith("C = [[W[0, 0]") and c.endswith("… (30×30)")
     assert k == "k = 3"
     assert describe_binding("s", 5) == "s = 5"
 
