@@ -238,7 +238,7 @@ def describe_binding(name: str, value) -> str:
     if source is not None and hasattr(value, "params"):
         return _summary(source)
     if isinstance(value, Var):  # a declared vector or matrix: its declaration (x: R^3, W: R^(m,n))
-        sizes = ", ".join(str(n) for n in value.shape)
+        sizes = ",".join(str(n) for n in value.shape)
         return f"{name}: R^{sizes if len(value.shape) == 1 else f'({sizes})'}"
     try:
         text = f"{name} = {to_plain(value)}"

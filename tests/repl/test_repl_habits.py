@@ -94,7 +94,7 @@ def test_vars_summarises_long_values():
     repl.execute("W: R^(30,30)\nk = 3\nC = components(W)")
     repl.execute(":vars")
     w, k, c = out.getvalue().splitlines()
-    assert w == "W: R^(30, 30)"  # a declared matrix: its declaration
+    assert w == "W: R^(30,30)"  # a declared matrix: its declaration, as written
     assert len(c) <= 72 and c.startswith("C = [[W[0, 0]") and c.endswith("… (30×30)")
     assert k == "k = 3"
     assert describe_binding("s", 5) == "s = 5"
