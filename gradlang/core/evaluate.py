@@ -18,7 +18,7 @@ import sympy as sp
 from lark import Token, Tree
 
 from gradlang import limits
-from gradlang.core import builtins, spelling, subscripts, tensor_at, tensor_values, twins
+from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_values, twins
 from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import (
@@ -129,15 +129,15 @@ class Evaluator:
         twin = None if name in frame else twins.of(self.twins, name, value)
         if twin is not None:
             return twin.value()
-        if not tensor_values.literal(value):
+        if not literal_sizes.literal(value):
             return value
         if id(value) not in self._lowered:
-            self._lowered[id(value)] = (value, tensor_values.lowered(value))
+            self._lowered[id(value)] = (value, literal_sizes.lowered(value))
         return self._lowered[id(value)][1]
 
     def _brackets(self, node, frame):
         check_count(len(node.children[0].children))
-        items = [to_symbolic(tensor_values.lowered(v)) for v in self._values(node.children[0].children, frame)]
+        items = [to_symbolic(literal_sizes.lowered(v)) for v in self._values(node.children[0].children, frame)]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
             shown = " and ".join(sorted(describe_shape(s) for s in shapes))
@@ -165,7 +165,7 @@ class Evaluator:
 
     def _power(self, node, frame):
         base_node, _, exponent_node = node.children
-        base, exponent = tensor_values.aligned([self._numeric(base_node, frame), self._numeric(exponent_node, frame)])
+        base, exponent = literal_sizes.aligned([self._numeric(base_node, frame), self._numeric(exponent_node, frame)])
         return tensor_values.fit(elementwise(lambda b, e: kept(_power, [b, e]), base, exponent), [base, exponent])
 
     def _noted(self, note, value):
@@ -174,7 +174,7 @@ class Evaluator:
 
     def _product(self, node, frame):
         children = node.children
-        operands = tensor_values.aligned([self._numeric(child, frame) for child in children[0::2]])
+        operands = literal_sizes.aligned([self._numeric(child, frame) for child in children[0::2]])
         if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
             product = kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
             return tensor_values.fit(product, operands)
@@ -193,14 +193,14 @@ class Evaluator:
         for op, term_node in zip(children[1::2], children[2::2]):
             term = self._numeric(term_node, frame)
             terms.append(term if str(op) == "+" else elementwise(lambda u: -u, term))
-        terms = tensor_values.aligned(terms)
+        terms = literal_sizes.aligned(terms)
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
             return tensor_values.fit(kept(_add, terms), terms)
         return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):
         left, op, right = node.children
-        a, b = tensor_values.aligned([self._numeric(left, frame), self._numeric(right, frame)])
+        a, b = literal_sizes.aligned([self._numeric(left, frame), self._numeric(right, frame)])
         return elementwise(_COMPARISONS[str(op)], a, b)
 
     # --- postfix --------------------------------------------------------
@@ -275,14 +275,14 @@ class Evaluator:
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
-            args = [tensor_values.lowered(v) for v in self._values(_arguments(inner), frame)]  # it binds components
+            args = [literal_sizes.lowered(v) for v in self._values(_arguments(inner), frame)]  # it binds components
             call = self._builtin_call(entry, inner, args, mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         if tensor_values.involves(value) or tensor_at.binds_tensor(self, bindings, frame):
             if not self.by_components:
                 return tensor_at.at(self, value, bindings, frame)
-            value = tensor_values.lowered(value)  # and each tensor bound below is its components
+            value = literal_sizes.lowered(value)  # and each tensor bound below is its components
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
@@ -332,7 +332,7 @@ class Evaluator:
             raise ValueError(f"'{name}' is a constant, not a symbol, so there is nothing to substitute")
         if bound is None:
             bound = symbol(name)
-        bound = tensor_values.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
+        bound = literal_sizes.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
         if isinstance(bound, FunctionDef):
             raise ValueError(f"'{name}' is a function; give values to symbols")
         if target.data == "target_component":

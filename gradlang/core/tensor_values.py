@@ -17,7 +17,7 @@ from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins import builtin
 from gradlang.core.builtins_axes import literal_axis
-from gradlang.core.literal_sizes import aligned, involves, literal, lowered, mixed  # noqa: F401 - the evaluator's door
+from gradlang.core.literal_sizes import involves, literal, lowered, mixed
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
     DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, Span,

@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import sympy as sp
+
+from gradlang.core.literal_sizes import literal
+
 _UNSET = object()
 
 
@@ -46,17 +50,8 @@ def of(twins: dict, name: str, value):
 
 def bind(twins: dict, name: str, value, body, env: dict) -> None:
     """Keep (or drop) the twin of a name just bound to `value` by the statement `body` in `env`."""
-    from gradlang.core.literal_sizes import literal
-
-    if _at_literal_sizes(value, literal):
+    entries = list(value) if isinstance(value, (sp.NDimArray, sp.MatrixBase)) else [value]
+    if any(literal(e) for e in entries):
         twins[name] = Twin(value, body, dict(env), dict(twins))
     else:
         twins.pop(name, None)
-
-
-def _at_literal_sizes(value, literal) -> bool:
-    import sympy as sp
-
-    if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
-        return any(literal(e) for e in value)
-    return literal(value)
