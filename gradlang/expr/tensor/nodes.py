@@ -296,7 +296,9 @@ class _AlongAxis(TensorOp):
 
     nargs = 2
 
-    def _reduced(self):
+    @property
+    def shape(self):
+        """One entry per column (axis 0) or per row (axis 1); softmax along an axis keeps the shape."""
         m, n = shape_of(self.args[0])
         return (n,) if self.args[1] == 0 else (m,)
 
@@ -308,20 +310,12 @@ class SumAxis(_AlongAxis):
     spelling = Spelling("sum({0}, {1})", r"\operatorname{sum}_{{1}}\left({0}\right)", "sum_{1}({0})",
                         "numpy.sum({0}, axis=int({1}))")
 
-    @property
-    def shape(self):
-        return self._reduced()
-
 
 class LogSumExpAxis(_AlongAxis):
     """`logsumexp(M, axis)`: one logsumexp per column or row, computed stably."""
 
     spelling = Spelling("logsumexp({0}, {1})", r"\operatorname{logsumexp}_{{1}}\left({0}\right)",
                         "logsumexp_{1}({0})", "_gl_logsumexp_axis({0}, {1})")
-
-    @property
-    def shape(self):
-        return self._reduced()
 
 
 class SoftmaxAxis(_AlongAxis):
