@@ -87,6 +87,14 @@ def test_packages_import_only_downward():
     assert not bad, "\n".join(bad)
 
 
+def test_only_syntax_reads_the_lark_tree():
+    """Every later stage reads the lowered form (syntax/lowered.py), never the parser's tree."""
+    readers = [str(path.relative_to(PACKAGE)) for path in _modules()
+               if _package_of(_dotted(path)) != "syntax"
+               and any(target.split(".")[0] == "lark" for _, target in _imports(path))]
+    assert not readers, readers
+
+
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_module_is_short(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_MODULE_LINES

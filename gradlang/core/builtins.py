@@ -19,7 +19,7 @@ import sympy as sp
 from gradlang import limits
 from gradlang.core.services import Services
 from gradlang.derive import derivatives as derive
-from gradlang.errors import DiffError, LimitError, NameError, ShapeError, Span, ValueError
+from gradlang.errors import DiffError, LimitError, NameError, ShapeError, ValueError
 from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
 from gradlang.lazy import has_numpy, np
@@ -100,7 +100,7 @@ def _no_condition(call: Call, value, node=None) -> None:
 
 
 def _span(node):
-    return Span.of(node.meta) if node is not None else None
+    return node.span if node is not None else None
 
 
 # --- core -------------------------------------------------------------------
@@ -132,7 +132,7 @@ def _diff_specs(call: Call) -> list:
     """(symbol, order) pairs: each variable optionally followed by a literal order."""
     specs: list = []
     for value, node in zip(call.args[1:], call.nodes[1:]):
-        if node.data == "number" and value.is_Integer:
+        if node.kind == "number" and value.is_Integer:
             if not specs:
                 raise DiffError("the derivative order must follow a variable").located(_span(node))
             if specs[-1][1] != 1 or value < 0:

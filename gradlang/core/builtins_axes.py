@@ -47,7 +47,7 @@ def is_axis_call(name: str, values: list, nodes: list) -> bool:
 
 def literal_axis(node) -> bool:
     """The syntax node is the integer literal 0 or 1 (as diff reads a literal order)."""
-    return getattr(node, "data", None) == "number" and str(node.children[0]) in ("0", "1")
+    return getattr(node, "kind", None) == "number" and node.literal in ("0", "1")
 
 
 def _with_axis(name: str, whole):

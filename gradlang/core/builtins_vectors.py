@@ -12,7 +12,7 @@ exports need nothing new.
 from __future__ import annotations
 
 from gradlang.core.builtins import Call, builtin
-from gradlang.errors import GradlangError, Span
+from gradlang.errors import GradlangError
 from gradlang.expr import component_linalg as linalg
 from gradlang.expr import component_vectors as vectors
 from gradlang.expr.component_axes import rows_of
@@ -28,7 +28,7 @@ def placed(call: Call, index: int, function, *args):
         return function(*args)
     except GradlangError as error:
         node = call.nodes[index] if index is not None else None
-        raise error.located(Span.of(node.meta) if node is not None else call.span)
+        raise error.located(node.span if node is not None else call.span)
 
 
 def _one(function, index=0):

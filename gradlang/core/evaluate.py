@@ -15,7 +15,6 @@ import functools
 from dataclasses import dataclass
 
 import sympy as sp
-from lark import Token, Tree
 
 from gradlang import limits
 from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_values, twins
@@ -41,6 +40,8 @@ from gradlang.expr.values import (
     to_symbolic,
 )
 from gradlang.expr.walk import dag_has
+from gradlang.syntax import lowered as lo
+from gradlang.syntax.lowered import written_names
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class FunctionDef:
 
     name: str
     params: tuple
-    body: Tree
+    body: lo.Node
     span: Span
     source: str
 
@@ -78,17 +79,17 @@ class Evaluator:
 
     # --- dispatch -------------------------------------------------------
 
-    def evaluate(self, node: Tree, frame: dict | None = None):
-        method = getattr(self, "_" + node.data)
+    def evaluate(self, node: lo.Node, frame: dict | None = None):
+        method = getattr(self, "_" + node.kind)
         try:
             value = method(node, frame or {})
-            if node.data in _SHAPED and tensor_values.involves(value):
+            if node.kind in _SHAPED and tensor_values.involves(value):
                 return tensor_values.checked(value)
             return value
         except GradlangError as error:
-            raise error.located(Span.of(node.meta))
+            raise error.located(node.span)
         except RecursionError:
-            raise LimitError("the computation nests too deeply", Span.of(node.meta)) from None
+            raise LimitError("the computation nests too deeply", node.span) from None
 
     def _values(self, nodes, frame) -> list:
         return [self.evaluate(n, frame) for n in nodes]
@@ -96,7 +97,7 @@ class Evaluator:
     # --- atoms ----------------------------------------------------------
 
     def _number(self, node, frame):
-        text = str(node.children[0])
+        text = node.literal
         if any(c in text for c in ".eE"):
             return to_sympy_number(float(text))
         if len(text) > limits.MAX_INTEGER_BITS // 3:
@@ -104,7 +105,7 @@ class Evaluator:
         return sp.Integer(text)
 
     def _name(self, node, frame):
-        name = str(node.children[0])
+        name = node.name
         value = self.lookup(name, frame)
         if isinstance(value, FunctionDef):
             raise NameError(f"'{name}' is a function; call it as {name}(…)")
@@ -136,8 +137,8 @@ class Evaluator:
         return self._lowered[id(value)][1]
 
     def _brackets(self, node, frame):
-        check_count(len(node.children[0].children))
-        items = [to_symbolic(literal_sizes.lowered(v)) for v in self._values(node.children[0].children, frame)]
+        check_count(len(node.items))
+        items = [to_symbolic(literal_sizes.lowered(v)) for v in self._values(node.items, frame)]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
             shown = " and ".join(sorted(describe_shape(s) for s in shapes))
@@ -152,20 +153,19 @@ class Evaluator:
     # --- operators ------------------------------------------------------
 
     def _neg(self, node, frame):
-        return elementwise(lambda u: -u, self._numeric(node.children[0], frame))
+        return elementwise(lambda u: -u, self._numeric(node.operand, frame))
 
     def _pos(self, node, frame):
-        return self._numeric(node.children[0], frame)
+        return self._numeric(node.operand, frame)
 
     def _numeric(self, node, frame):
         value = self.evaluate(node, frame)
         if any(is_condition(e) for e in elements(to_symbolic(value))):
-            raise ValueError("a condition can only be the first argument of where").located(Span.of(node.meta))
+            raise ValueError("a condition can only be the first argument of where").located(node.span)
         return value
 
     def _power(self, node, frame):
-        base_node, _, exponent_node = node.children
-        base, exponent = literal_sizes.aligned([self._numeric(base_node, frame), self._numeric(exponent_node, frame)])
+        base, exponent = literal_sizes.aligned([self._numeric(node.base, frame), self._numeric(node.exponent, frame)])
         return tensor_values.fit(elementwise(lambda b, e: kept(_power, [b, e]), base, exponent), [base, exponent])
 
     def _noted(self, note, value):
@@ -173,52 +173,48 @@ class Evaluator:
         return value
 
     def _product(self, node, frame):
-        children = node.children
-        operands = literal_sizes.aligned([self._numeric(child, frame) for child in children[0::2]])
-        if all(str(op) == "*" for op in children[1::2]) and all(_is_scalar_expr(v) for v in operands):
+        operands = literal_sizes.aligned([self._numeric(child, frame) for child in node.operands])
+        if all(op == "*" for op in node.operators) and all(_is_scalar_expr(v) for v in operands):
             product = kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
             return tensor_values.fit(product, operands)
         value = operands[0]
-        for op, operand_node, operand in zip(children[1::2], children[2::2], operands[1:]):
+        for op, operand_node, operand in zip(node.operators, node.operands[1:], operands[1:]):
             try:
-                step = _PRODUCT_OPS[str(op)](value, operand)
+                step = _PRODUCT_OPS[op](value, operand)
             except GradlangError as error:
-                raise error.located(Span.of(operand_node.meta))
-            value = step if str(op) == "@" else tensor_values.fit(step, [value, operand])  # @ is not elementwise
+                raise error.located(operand_node.span)
+            value = step if op == "@" else tensor_values.fit(step, [value, operand])  # @ is not elementwise
         return value
 
     def _sum(self, node, frame):
-        children = node.children
-        terms = [self._numeric(children[0], frame)]
-        for op, term_node in zip(children[1::2], children[2::2]):
+        terms = [self._numeric(node.terms[0], frame)]
+        for op, term_node in zip(node.signs, node.terms[1:]):
             term = self._numeric(term_node, frame)
-            terms.append(term if str(op) == "+" else elementwise(lambda u: -u, term))
+            terms.append(term if op == "+" else elementwise(lambda u: -u, term))
         terms = literal_sizes.aligned(terms)
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
             return tensor_values.fit(kept(_add, terms), terms)
         return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):
-        left, op, right = node.children
-        a, b = literal_sizes.aligned([self._numeric(left, frame), self._numeric(right, frame)])
-        return elementwise(_COMPARISONS[str(op)], a, b)
+        a, b = literal_sizes.aligned([self._numeric(node.left, frame), self._numeric(node.right, frame)])
+        return elementwise(_COMPARISONS[node.operator], a, b)
 
     # --- postfix --------------------------------------------------------
 
     _index, _column, _row = subscripts.index, subscripts.column, subscripts.row  # v[i], M[:, j], M[i, :]
 
     def _call(self, node, frame):
-        name_token = node.children[0]
-        name = str(name_token)
+        name = node.name
         mark = len(self.unfolded)
         bound = self.lookup(name, frame)
         args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None)
         if isinstance(bound, FunctionDef):
             return self._call_user(bound, args, node)
         if bound is not None:
-            raise NameError(f"'{name}' is a value, not a function", Span.of(name_token))
+            raise NameError(f"'{name}' is a value, not a function", node.name_span)
         if any(tensor_values.involves(a) for a in args):
-            value, args = tensor_values.call(name, args, _arguments(node))
+            value, args = tensor_values.call(name, args, node.args)
             if value is not None and name == "grad":  # explain shows its reverse pass
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
@@ -227,7 +223,7 @@ class Evaluator:
         entry = builtins.lookup(name)
         if entry is None:
             hint = spelling.did_you_mean(name, [*builtins.TABLE, *self._functions(frame)])
-            raise NameError(f"unknown function '{name}'{hint}", Span.of(name_token))
+            raise NameError(f"unknown function '{name}'{hint}", node.name_span)
         call = self._builtin_call(entry, node, args, mark)
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
             return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
@@ -235,8 +231,7 @@ class Evaluator:
 
     def _call_values(self, node, frame, text: bool) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load)."""
-        nodes = _arguments(node)
-        return [str(n.children[0])[1:-1] if text and n.data == "string" else self.evaluate(n, frame) for n in nodes]
+        return [n.value if text and isinstance(n, lo.Text) else self.evaluate(n, frame) for n in node.args]
 
     def _string(self, node, frame):
         raise ValueError('a quoted text is a file name, only an argument of load("…")')
@@ -247,7 +242,7 @@ class Evaluator:
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
         services = self.services if self.call_depth == 0 else Services(
             self.notes, self.attachments, differentiated=self.differentiated)
-        return builtins.Call(entry.name, args, list(_arguments(node)), Span.of(node.meta), services, definitions)
+        return builtins.Call(entry.name, args, list(node.args), node.span, services, definitions)
 
     def _call_user(self, definition: FunctionDef, args: list, node):
         if len(args) != len(definition.params):
@@ -269,13 +264,13 @@ class Evaluator:
     # --- at -------------------------------------------------------------
 
     def _at(self, node, frame):
-        inner, bindings = node.children[0], node.children[1:]
+        inner, bindings = node.body, node.bindings
         if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
             return self._twin().evaluate(node, frame)  # the component engine's numbers, to the last digit
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
-            args = [literal_sizes.lowered(v) for v in self._values(_arguments(inner), frame)]  # it binds components
+            args = [literal_sizes.lowered(v) for v in self._values(inner.args, frame)]  # it binds components
             call = self._builtin_call(entry, inner, args, mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
@@ -296,9 +291,9 @@ class Evaluator:
 
     def _point_taker(self, node, frame):
         """The builtin a call node names when it consumes the at point itself (its record's `at`), else None."""
-        if not (isinstance(node, Tree) and node.data == "call"):
+        if not isinstance(node, lo.Call):
             return None
-        name = str(node.children[0])
+        name = node.name
         entry = builtins.lookup(name)
         if entry is None or entry.at is None or self.lookup(name, frame) is not None:
             return None
@@ -306,7 +301,7 @@ class Evaluator:
 
     def _check_names(self, value, inner, bindings, frame) -> None:
         """Warn about an `at` that binds a name twice or one the expression lacks."""
-        names = [str(binding.children[0].children[0]) for binding in bindings]
+        names = [binding.target.name for binding in bindings]
         self._noted(spelling.repeated_binding_note(names), None)
         context = spelling.AtContext(known=frozenset([*self.env, *frame]) | self.seen, written=written_names(inner),
                                      differentiated=tuple(self.differentiated))
@@ -317,16 +312,15 @@ class Evaluator:
         """(symbol, value) pairs and (symbol, array) batches of an at-clause."""
         pairs, batch = [], []
         for binding in bindings:
-            target_node, value_node = binding.children
-            given = self.evaluate(value_node, frame)
+            given = self.evaluate(binding.value, frame)
             try:
-                self._bind_target(target_node, given, frame, pairs, batch)
+                self._bind_target(binding.target, given, frame, pairs, batch)
             except GradlangError as error:
-                raise error.located(Span.of(binding.meta))
+                raise error.located(binding.span)
         return pairs, batch
 
     def _bind_target(self, target, given, frame, pairs, batch):
-        name = str(target.children[0])
+        name = target.name
         bound = self.lookup(name, frame)
         if bound is None and name in builtins.CONSTANTS:
             raise ValueError(f"'{name}' is a constant, not a symbol, so there is nothing to substitute")
@@ -335,8 +329,8 @@ class Evaluator:
         bound = literal_sizes.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
         if isinstance(bound, FunctionDef):
             raise ValueError(f"'{name}' is a function; give values to symbols")
-        if target.data == "target_component":
-            bound = _component(bound, name, [_target_index(t) for t in target.children[1:]])
+        if target.indices:
+            bound = _component(bound, name, [_target_index(t) for t in target.indices])
         if not all(isinstance(e, sp.Symbol) for e in elements(to_symbolic(bound))):
             raise ValueError(f"'{name}' is bound to a value, not a symbol, so there is nothing to substitute")
         _pair_up(bound, given, name, pairs, batch)
@@ -347,11 +341,6 @@ class Evaluator:
 def _is_scalar_expr(value) -> bool:
     """A SymPy scalar: an ImmutableMatrix is an Expr too, and its `*` is the matrix product."""
     return isinstance(value, sp.Expr) and is_scalar(value)
-
-
-def _arguments(call_node) -> list:
-    """The argument nodes of a call node (none for f())."""
-    return call_node.children[1].children if len(call_node.children) > 1 else []
 
 
 def _add(*terms):
@@ -408,17 +397,3 @@ _COMPARISONS = {
         ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
     }.items()
 }
-
-
-def written_names(node) -> frozenset[str]:
-    """Every name token written in a syntax tree, but the targets an `at` binds (`x` in `at x = 2`)."""
-    if isinstance(node, Token):
-        return frozenset({str(node)} if node.type == "NAME" else ())
-    names, stack = set(), [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Token):
-            names.update([str(item)] if item.type == "NAME" else [])
-        elif not item.data.startswith("target"):
-            stack.extend(item.children)
-    return frozenset(names)

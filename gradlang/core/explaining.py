@@ -1,8 +1,7 @@
-"""The explain statement's surface: its options, the components it selects, its point.
+"""The explain statement's surface: the components it selects, its point.
 
-`explain[depth=1] e` sets how many levels of substeps are shown for this
-statement (`depth=all`: every step); `explain[unfold] e` derives the builtins
-from their definitions (explain/unfold.py); `explain grad(e, x)[1]` and
+Its options (`explain[depth=1]`, `explain[unfold]`) are read with the rest of
+its syntax (syntax/lower.py). `explain grad(e, x)[1]` and
 `explain jacobian(f, x)[i, j]` derive only the selected components (the
 request is narrowed before anything is derived); `explain … at x = v` gives
 the point at which the closing check (explain_check.py) shows numbers.
@@ -13,68 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lark import Tree
-
 from gradlang.derive.derivatives import DerivativeRequest
 from sympy import Basic
 
 from gradlang import limits
-from gradlang.errors import LimitError, Span, SyntaxError, ValueError
+from gradlang.errors import LimitError
 from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import tree_size
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
+from gradlang.syntax import lowered as lo
+from gradlang.syntax.lower import FLAGS, OPTIONS
 
-OPTIONS = ("depth",)
-FLAGS = ("unfold",)  # options without a value: explain[unfold] derives the builtins from their definitions
 _SELECTABLE = ("diff", "grad", "jacobian", "hessian", "blocked")
-_MAX_DEPTH_DIGITS = 6
-
-
-def parts(statement: Tree) -> tuple[Tree | None, Tree]:
-    """The option list (or None) and the expression of an explain statement."""
-    children = statement.children
-    return (children[0], children[1]) if len(children) == 2 else (None, children[0])
-
-
-def _chosen(options: Tree | None) -> dict:
-    """Each option the list names, once: name -> its value node (a flag -> True)."""
-    chosen: dict = {}
-    for option in options.children if options is not None else ():
-        if option.data == "explain_flag":
-            name_token, value = option.children[0], True
-        else:
-            name_token, value = option.children
-        name = str(name_token)
-        if name not in OPTIONS + FLAGS:
-            known = ", ".join(OPTIONS + FLAGS)
-            raise SyntaxError(f"explain has no option '{name}' (it knows: {known})", Span.of(name_token))
-        if name in chosen:
-            raise SyntaxError(f"the option '{name}' is given twice", Span.of(name_token))
-        chosen[name] = value
-    return chosen
-
-
-def depth_option(options: Tree | None, default):
-    """The depth the statement asks for (None: all), or `default` when it names none."""
-    chosen = _chosen(options)
-    return _depth(chosen["depth"]) if "depth" in chosen else default
-
-
-def unfold_option(options: Tree | None, default: bool = False) -> bool:
-    """Whether the statement asks to unfold the builtins (explain[unfold] …), else `default`."""
-    return bool(_chosen(options).get("unfold", default))
-
-
-def _depth(node: Tree):
-    """depth=N (a whole number of levels) or depth=all."""
-    token = node.children[0] if node.children else None
-    text = str(token) if token is not None else ""
-    if node.data == "name" and text == "all":
-        return None
-    if node.data == "number" and text.isdigit() and len(text) <= _MAX_DEPTH_DIGITS:
-        return int(text)
-    raise ValueError("depth is a whole number of levels (0, 1, 2, …) or all, as in explain[depth=2]",
-                     Span.of(node.meta))
 
 
 # --- components ---------------------------------------------------------------
@@ -92,21 +41,21 @@ class SelectedRequest(DerivativeRequest):
     indices: tuple = ()
 
 
-def selected(body: Tree, derivations: list, evaluate) -> list:
+def selected(body: lo.Node, derivations: list, evaluate) -> list:
     """The derivations, with the one the statement indexes narrowed to the selected components.
 
     Only an index applied directly to a derivative call narrows it (`grad(e, x)[1]`,
     possibly under `at`); `evaluate` evaluates an index node (already checked by the
     statement's own evaluation).
     """
-    node = body.children[0] if body.data == "at" else body
-    if node.data != "index" or node.children[0].data != "call":
+    node = body.body if isinstance(body, lo.At) else body
+    if not (isinstance(node, lo.Index) and isinstance(node.base, lo.Call)):
         return derivations
-    call, arguments = node.children
-    if str(call.children[0]) not in _SELECTABLE:
+    call = node.base
+    if call.name not in _SELECTABLE:
         return derivations
-    span = Span.of(call.meta)
-    indices = [int(to_symbolic(evaluate(argument))) for argument in arguments.children]
+    span = call.span
+    indices = [int(to_symbolic(evaluate(argument))) for argument in node.indices]
     return [_narrowed(r, indices) or r if r.span == span else r for r in derivations]
 
 
@@ -162,25 +111,23 @@ class Point:
     pairs: tuple
 
 
-def point(body: Tree, evaluator) -> Point | None:
+def point(body: lo.Node, evaluator) -> Point | None:
     """The statement's point, when it is `e at x = v, …` with one value per symbol."""
-    if body.data != "at":
+    if not isinstance(body, lo.At):
         return None
-    bindings = body.children[1:]
+    bindings = body.bindings
     pairs, batch = evaluator._bindings(bindings, {})
     if batch:
         return None  # a list given to a scalar: many points, no single one to check at
-    shown = tuple((_target_text(b.children[0]), evaluator.evaluate(b.children[1])) for b in bindings)
+    shown = tuple((_target_text(b.target), evaluator.evaluate(b.value)) for b in bindings)
     return Point(shown, tuple(pairs))
 
 
-def _target_text(target: Tree) -> str:
-    name, *indices = (str(t) for t in target.children)
-    return f"{name}[{', '.join(indices)}]" if indices else name
+def _target_text(target: lo.Target) -> str:
+    return f"{target.name}[{', '.join(target.indices)}]" if target.indices else target.name
 
 
-__all__ = ["FLAGS", "OPTIONS", "Point", "SelectedRequest", "depth_option", "parts", "point", "selected", "unfold_option",
-           "whole_request"]
+__all__ = ["FLAGS", "OPTIONS", "Point", "SelectedRequest", "point", "selected", "whole_request"]
 
 
 def check_printable(derivations: list) -> None:

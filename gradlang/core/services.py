@@ -54,7 +54,7 @@ class Services:
         """The source of an argument written in the statement itself (not inside a function body)."""
         if not self.source:
             return None
-        return self.source[node.meta.start_pos : node.meta.end_pos]
+        return node.text(self.source)
 
     def bounded(self, function, value, name: str):
         """Apply a SymPy algebra function to every component small enough for it.

@@ -17,18 +17,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
 
-from lark import Tree
 from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
 from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
-from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span, SyntaxError, ValueError
-from gradlang.core.evaluate import Evaluator, FunctionDef, symbol, written_names
+from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span
+from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.derive.derivatives import readable
 from gradlang.expr.exact import check_sizes
-from gradlang.syntax.parse import parse
+from gradlang.syntax import lowered as lo
+from gradlang.syntax.lower import read
+from gradlang.syntax.lowered import written_names
 from gradlang.core.substitute import settle
 from gradlang.expr.tensor import Var
 from gradlang.core import twins
@@ -115,7 +116,7 @@ class Session:
         except GradlangError as error:
             error.attach_source(source, filename)
             raise  # a bare raise keeps an InternalError's cause, for GRADLANG_DEBUG=1
-        for statement in tree.children:
+        for statement in tree.statements:
             try:
                 result = self._run_statement(statement, source)
             except GradlangError as error:
@@ -150,12 +151,12 @@ class Session:
 
     # --- statements -------------------------------------------------------
 
-    def _parse(self, source: str) -> Tree:
-        """The program's tree, read within the size limits and the statement time budget."""
+    def _parse(self, source: str) -> lo.Program:
+        """The program's statements, read and lowered within the size limits and the statement time budget."""
         token = None
         try:
             with budget(self.time_limit) as token:
-                return parse(source)
+                return read(source)
         except OutOfTime as expiry:
             if not is_mine(expiry, token):
                 raise
@@ -164,13 +165,13 @@ class Session:
                 Span(1, 1, 1, 2),
             ) from None
 
-    def _run_statement(self, statement: Tree, source: str) -> Result | None:
+    def _run_statement(self, statement: lo.Node, source: str) -> Result | None:
         saved, saved_twins = dict(self.env), dict(self.twins)
-        span = Span.of(statement.meta)
+        span = statement.span
         token = None
         try:
             with budget(self.time_limit) as token:
-                result = getattr(self, "_" + statement.data)(statement, source)
+                result = getattr(self, "_" + statement.kind)(statement, source)
             self.seen |= written_names(statement)
             return result
         except OutOfTime as expiry:
@@ -197,16 +198,20 @@ class Session:
     def _evaluator(self, derivations=None, source: str = "", by_components: bool = False) -> Evaluator:
         return Evaluator(self.env, [], derivations, source, self.seen, by_components or self.components, self.twins)
 
-    def _show(self, statement: Tree, source: str) -> Result:
+    def _faulty(self, statement: lo.Faulty, source: str) -> None:
+        """A statement whose own syntax the language refuses (lower.py): its error, now that it is reached."""
+        raise statement.error
+
+    def _show(self, statement: lo.Show, source: str) -> Result:
         evaluator = self._evaluator(source=source)
-        value = shorter(_settled(evaluator.evaluate(statement.children[0])))  # at literal sizes, the shorter form
+        value = shorter(_settled(evaluator.evaluate(statement.value)))  # at literal sizes, the shorter form
         return self._result(statement, source, "value", value, evaluator)
 
-    def _explain(self, statement: Tree, source: str) -> Result:
+    def _explain(self, statement: lo.Explain, source: str) -> Result:
         """explain[options] e: e's value, and the derivation of each derivative written in e (core/explaining.py)."""
-        options, body = explaining.parts(statement)
-        depth = explaining.depth_option(options, self.explain_depth)
-        unfold = explaining.unfold_option(options, self.explain_unfold)
+        body = statement.body
+        depth = self.explain_depth if statement.depth is lo.DEFAULT else statement.depth
+        unfold = self.explain_unfold if statement.unfold is lo.DEFAULT else statement.unfold
         derivations: list = []
         # At literal sizes explain derives by components, step by step as it always has; at a
         # symbolic size it shows the tensor-level reverse pass (explain/tensor_pass.py).
@@ -218,57 +223,42 @@ class Session:
         steps = _explanations(derivations, depth, explaining.point(body, self._evaluator(by_components=True)), unfold)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
-    def _assignment(self, statement: Tree, source: str) -> None:
-        name_token, body = statement.children
-        _check_bindable(name_token)
+    def _assignment(self, statement: lo.Assignment, source: str) -> None:
+        name, body = _bindable(statement.target), statement.value
         before = dict(self.env)
-        self.env[str(name_token)] = value = _settled(self._evaluator().evaluate(body))
-        twins.bind(self.twins, str(name_token), value, body, before)
+        self.env[name] = value = _settled(self._evaluator().evaluate(body))
+        twins.bind(self.twins, name, value, body, before)
 
-    def _definition(self, statement: Tree, source: str) -> None:
-        children = statement.children
-        name_token, body = children[0], children[-1]
-        parameter_nodes = children[1].children if len(children) == 3 else []
-        _check_bindable(name_token)
-        params = tuple(_parameter(node) for node in parameter_nodes)
-        if len(set(params)) != len(params):
-            raise SyntaxError(f"a parameter of '{name_token}' is named twice", Span.of(statement.meta))
-        text = source[statement.meta.start_pos : statement.meta.end_pos]
-        self.env[str(name_token)] = FunctionDef(str(name_token), params, body, Span.of(statement.meta), text)
+    def _definition(self, statement: lo.Definition, source: str) -> None:
+        name = _bindable(statement.target)
+        params = tuple(_bindable(param) for param in statement.params)
+        self.env[name] = FunctionDef(name, params, statement.body, statement.span, statement.text(source))
 
-    def _declaration(self, statement: Tree, source: str) -> None:
-        *name_tokens, kind = statement.children
-        kind_token, *dims = kind.children
-        for token in name_tokens:
-            _check_bindable(token)
-        if str(kind_token) == "size" and not dims:
-            declared = {str(token): declare_size(str(token), self.env, token) for token in name_tokens}
-        elif str(kind_token) == "R":
-            shape = tuple(self._dimension(token) for token in dims)
-            declared = {str(token): _declared(str(token), shape) for token in name_tokens}
+    def _declaration(self, statement: lo.Declaration, source: str) -> None:
+        names = [_bindable(name) for name in statement.names]
+        if statement.is_size:
+            declared = {name: declare_size(name, self.env) for name in names}
         else:
-            raise SyntaxError(
-                f"unknown type '{kind_token}': declare R, R^n, R^(m,n) or size", Span.of(kind_token)
-            )
+            shape = tuple(self._dimension(dimension) for dimension in statement.shape)
+            declared = {name: _declared(name, shape) for name in names}
         self.env.update(declared)
 
-    def _dimension(self, token):
+    def _dimension(self, dimension: lo.Dimension):
         """A literal size, or a size name (declared now if it is new: a name used in a shape is a size)."""
-        if token.type == "NUMBER":
-            return _size(token)
-        name = str(token)
-        _check_bindable(token)
-        size = declare_size(name, self.env, token)
+        if isinstance(dimension.size, int):
+            return dimension.size
+        name = dimension.size
+        _bindable(dimension)
+        size = declare_size(name, self.env)
         if not isinstance(size, int):  # a name bound to a number (n = 3) keeps its value, not a Python int
             self.env[name] = size
         return size
 
     def _result(self, statement, source, kind, value, evaluator, steps=(), derivations=()) -> Result:
-        meta = statement.meta
         return Result(
-            line=meta.line,
-            column=meta.column,
-            source=source[meta.start_pos : meta.end_pos],
+            line=statement.span.line,
+            column=statement.span.column,
+            source=statement.text(source),
             kind=kind,
             value=value,
             steps=steps,
@@ -283,9 +273,9 @@ class Session:
 
 
 
-def _first_line(source: str, statement: Tree) -> str:
+def _first_line(source: str, statement: lo.Node) -> str:
     """A statement's first line of text, to name it in a message."""
-    return source[statement.meta.start_pos : statement.meta.end_pos].split("\n", 1)[0]
+    return statement.text(source).split("\n", 1)[0]
 
 
 def _settled(value):
@@ -308,26 +298,12 @@ def checked_time_limit(seconds):
     return float(seconds)
 
 
-def _check_bindable(token) -> None:
-    if str(token) in builtins.CORE:
-        raise NameError(f"'{token}' is a core builtin and cannot be rebound", Span.of(token))
-
-
-def _parameter(node) -> str:
-    if not (isinstance(node, Tree) and node.data == "name"):
-        raise SyntaxError("the parameters of a definition must be plain names", Span.of(node.meta))
-    token = node.children[0]
-    _check_bindable(token)
-    return str(token)
-
-
-def _size(token) -> int:
-    text = str(token)
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError("a size must be a whole number of at least 1", Span.of(token))
-    if len(text) > 9 or int(text) > limits.MAX_ELEMENTS:
-        raise LimitError(f"{text} components is above the limit of {limits.MAX_ELEMENTS}", Span.of(token))
-    return int(text)
+def _bindable(node) -> str:
+    """The name a statement binds (a Name, or a size name in a shape); a core builtin cannot be rebound."""
+    name = node.name if isinstance(node, lo.Name) else node.size
+    if name in builtins.CORE:
+        raise NameError(f"'{name}' is a core builtin and cannot be rebound", node.span)
+    return name
 
 
 def _declared(name: str, shape: tuple):

@@ -12,18 +12,17 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.core import tensor_values
-from gradlang.errors import ShapeError, Span
+from gradlang.errors import ShapeError
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.values import describe_shape, from_elements, is_scalar, shape_of, to_symbolic
 
 
 def index(self, node, frame):
     """v[i], M[i, j], and M[i] (row i)."""
-    base_node, arguments = node.children
-    base = to_symbolic(self.evaluate(base_node, frame))
-    indices = self._values(arguments.children, frame)
+    base = to_symbolic(self.evaluate(node.base, frame))
+    indices = self._values(node.indices, frame)
     if tensor_values.involves(base):
-        for i, n, arg in zip(indices, t.shape_of(base), arguments.children):
+        for i, n, arg in zip(indices, t.shape_of(base), node.indices):
             if getattr(i, "is_Integer", False) and getattr(n, "is_Integer", False):
                 index_value(i, int(n), arg)  # out of range: placed at the index, as for a list
         return tensor_values.index(base, indices)
@@ -32,7 +31,7 @@ def index(self, node, frame):
         raise ShapeError("a scalar cannot be indexed")
     if len(indices) > len(shape):
         raise ShapeError(f"{describe_shape(shape)} takes at most {len(shape)} indices, got {len(indices)}")
-    positions = [index_value(i, n, arg) for i, n, arg in zip(indices, shape, arguments.children)]
+    positions = [index_value(i, n, arg) for i, n, arg in zip(indices, shape, node.indices)]
     if len(shape) == 1:
         return base[positions[0]]
     if len(positions) == 2:
@@ -51,12 +50,12 @@ def row(self, node, frame):
 
 
 def _slice(self, node, frame, take, axis: int, form: str):
-    base_node, index_node = node.children
+    base_node, index_node = node.base, node.index
     base = to_symbolic(self.evaluate(base_node, frame))
     if tensor_values.involves(base):
         return _tensor_slice(base, self.evaluate(index_node, frame), axis, form)
     if len(shape_of(base)) != 2:
-        raise ShapeError(f"{form} takes a matrix, not {describe_shape(shape_of(base))}").located(Span.of(base_node.meta))
+        raise ShapeError(f"{form} takes a matrix, not {describe_shape(shape_of(base))}").located(base_node.span)
     position = index_value(self.evaluate(index_node, frame), base.shape[axis], index_node)
     items = take(base, position)
     return from_elements((len(items),), items)
@@ -73,8 +72,8 @@ def _tensor_slice(base, position, axis: int, form: str):
 
 def index_value(value, length: int, node) -> int:
     if not (is_scalar(value) and isinstance(value, sp.Expr) and value.is_Integer):
-        raise ShapeError("an index must be an integer").located(Span.of(node.meta))
+        raise ShapeError("an index must be an integer").located(node.span)
     position = int(value)
     if not -length <= position < length:
-        raise ShapeError(f"index {position} is out of range for length {length}").located(Span.of(node.meta))
+        raise ShapeError(f"index {position} is out of range for length {length}").located(node.span)
     return position % length

@@ -26,6 +26,7 @@ from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
+from gradlang.syntax.lowered import written_names
 from gradlang.expr.values import elements, elementwise, from_elements, real_symbols, shape_of
 
 
@@ -267,7 +268,7 @@ def sizes_from(value: Var, given, sizes: dict) -> None:
 def binds_tensor(evaluator, bindings, frame) -> bool:
     """Does an at give a value to a declared tensor or a size? (Then its expression is the tensor engine's.)"""
     for binding in bindings:
-        bound = evaluator.lookup(str(binding.children[0].children[0]), frame)
+        bound = evaluator.lookup(binding.target.name, frame)
         if isinstance(bound, Var) or shapes.is_size(bound):
             return True
     return False
@@ -278,9 +279,7 @@ def at_literal_sizes(evaluator, inner, bindings, frame) -> bool:
     bound at literal sizes? Then the component engine gives the numbers (evaluate.py, `_twin`),
     exactly its numbers and its IEEE and exactness rules; whole-array NumPy evaluates the formulas
     whose sizes the point itself gives (x: R^n at x = [1.0, 2.0])."""
-    from gradlang.core.evaluate import written_names
-
-    targets = [str(b.children[0].children[0]) for b in bindings]
+    targets = [b.target.name for b in bindings]
     if any(isinstance(v, Var) and literal(v) for v in (evaluator.lookup(n, frame) for n in targets)):
         return True
     for name in written_names(inner):
@@ -296,8 +295,8 @@ def at(evaluator, value, bindings, frame):
 
     sizes, arrays, scalar_bindings = {}, {}, []
     for binding in bindings:
-        target, value_node = binding.children
-        bound = evaluator.lookup(str(target.children[0]), frame)
+        target, value_node = binding.target, binding.value
+        bound = evaluator.lookup(target.name, frame)
         if not (isinstance(bound, Var) or shapes.is_size(bound)):
             scalar_bindings.append(binding)
             continue
@@ -305,7 +304,7 @@ def at(evaluator, value, bindings, frame):
         try:
             _bind_tensor(bound, target, given, sizes, arrays)
         except (ShapeError, ValueError) as error:
-            raise error.located(_span(binding))
+            raise error.located(binding.span)
     pairs, batch = evaluator._bindings(scalar_bindings, frame)
     _check_indices(value, pairs)
     _check_ranges(value, pairs, sizes)
@@ -349,7 +348,7 @@ def _known_sizes(value, sizes: dict) -> dict:
 
 
 def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
-    if target.data == "target_component":
+    if target.indices:
         raise ShapeError(f"at a symbolic size, give all of '{bound}' or its size, not one component")
     if isinstance(bound, Var):
         sizes_from(bound, given, sizes)
@@ -406,9 +405,3 @@ def _indices_first(value, pairs: list):
     if not first:
         return value, pairs
     return value.xreplace(first), [(s, v) for s, v in pairs if s not in first]
-
-
-def _span(node):
-    from gradlang.errors import Span
-
-    return Span.of(node.meta)

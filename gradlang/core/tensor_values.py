@@ -20,7 +20,7 @@ from gradlang.core.builtins_axes import literal_axis
 from gradlang.core.literal_sizes import involves, literal, lowered, mixed
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
-    DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, Span,
+    DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents,
 )
 from gradlang.expr import primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
@@ -394,7 +394,7 @@ def _tensor_call(name: str, args: list, nodes: list):
     except DiffError as error:
         position = getattr(error, "argument", None)
         if position is not None and position < len(nodes):
-            raise error.located(Span.of(nodes[position].meta))
+            raise error.located(nodes[position].span)
         raise
 
 

@@ -127,7 +127,7 @@ def _rebased(span: Span, start: Span) -> Span:
 def _unit(session, name: str, value, names: dict, hints: dict, place: _Place) -> Unit | None:
     """The unit of one name, or None for data and declarations; a refusal names and places it."""
     if isinstance(value, FunctionDef):
-        where = (value.source, value.span, Span.of(value.body.meta))
+        where = (value.source, value.span, value.body.span)
         return _bounded(session, place, name, where,
                         lambda: _vectorised(session, function_unit(session, value, names, hints), place, value))
     where = place.statements.get(name, (f"{name} = …", None, None))

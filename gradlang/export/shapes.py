@@ -26,13 +26,13 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
-from lark import Tree
 
 from gradlang.core.builtins_axes import literal_axis
 from gradlang.core.builtins_vectors import WHOLE_VALUES
 from gradlang.core.evaluate import FunctionDef
 from gradlang.expr import primitives
-from gradlang.syntax.parse import parse
+from gradlang.syntax import lowered as lo
+from gradlang.syntax.lower import read
 from gradlang.expr.values import elements, shape_of
 
 
@@ -49,7 +49,7 @@ ELEMENTWISE = _primitive_names("elementwise", "where")  # where(c, a, b) is elem
 DEFAULT_SHAPE = (3,)
 MAX_TRIES = 256
 INDEX = "index"  # the option of a parameter used as an index
-SUBSCRIPTS = ("index", "column", "row")  # v[i], M[i, j]; the slices M[:, j] and M[i, :]
+SUBSCRIPTS = (lo.Index, lo.Column, lo.Row)  # v[i], M[i, j]; the slices M[:, j] and M[i, :]
 
 
 def declared_shapes(names: dict) -> list[tuple]:
@@ -68,17 +68,17 @@ def call_hints(names: dict, source: str | None) -> dict:
     trees = [v.body for v in names.values() if isinstance(v, FunctionDef)]
     if source:
         try:
-            trees.append(parse(source))
+            trees.extend(read(source).statements)
         except Exception:  # noqa: BLE001 - a script that does not parse gives no hints
             pass
     hints: dict = {}
     for tree in trees:
-        for node in tree.iter_subtrees():
-            if node.data == "call" and isinstance(names.get(str(node.children[0])), FunctionDef):
-                for i, argument in enumerate(_arguments(node)):
+        for node in lo.walk(tree):
+            if isinstance(node, lo.Call) and isinstance(names.get(node.name), FunctionDef):
+                for i, argument in enumerate(node.args):
                     shape = _literal_shape(argument, names)
                     if shape:
-                        hints.setdefault((str(node.children[0]), i), shape)
+                        hints.setdefault((node.name, i), shape)
     return hints
 
 
@@ -121,16 +121,16 @@ def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
     reduces nothing.
     """
     params, found = set(definition.params), set()
-    for node in definition.body.iter_subtrees():
-        if node.data in SUBSCRIPTS:
-            found |= _direct_names(node.children[0], params, names)
-        elif node.data == "product":
-            operands = node.children[0::2]
-            for op, (left, right) in zip(node.children[1::2], zip(operands, operands[1:])):
-                if str(op) == "@":
+    for node in lo.walk(definition.body):
+        if isinstance(node, SUBSCRIPTS):
+            found |= _direct_names(node.base, params, names)
+        elif isinstance(node, lo.Product):
+            operands = node.operands
+            for op, (left, right) in zip(node.operators, zip(operands, operands[1:])):
+                if op == "@":
                     found |= _direct_names(left, params, names) | _direct_names(right, params, names)
-        elif node.data == "call":
-            name, args = _builtin(node, names), _arguments(node)
+        elif isinstance(node, lo.Call):
+            name, args = _builtin(node, names), node.args
             if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
                 arrays = args
             elif name in ONE_ARGUMENT_REDUCTIONS and len(args) == 2 and literal_axis(args[1]):
@@ -142,32 +142,31 @@ def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
     return found
 
 
-def _builtin(call: Tree, names: dict) -> str | None:
+def _builtin(call: lo.Call, names: dict) -> str | None:
     """The builtin a call node calls; None when a user function of that name shadows it."""
-    name = str(call.children[0])
+    name = call.name
     return None if isinstance(names.get(name), FunctionDef) else name
 
 
 def index_parameters(definition: FunctionDef) -> set[str]:
     """Parameters written as an index themselves: `a` in pi[a] or W[a, 0]."""
     params, found = set(definition.params), set()
-    for node in definition.body.iter_subtrees():
-        if node.data in SUBSCRIPTS:
+    for node in lo.walk(definition.body):
+        if isinstance(node, SUBSCRIPTS):
             for argument in _subscripts(node):
-                if isinstance(argument, Tree) and argument.data == "name" and str(argument.children[0]) in params:
-                    found.add(str(argument.children[0]))
+                if isinstance(argument, lo.Name) and argument.name in params:
+                    found.add(argument.name)
     return found
 
 
 def _direct_names(node, params: set, names: dict) -> set[str]:
     """The parameter a node is, possibly through elementwise calls: v, exp(v), sg(exp(v))."""
-    while isinstance(node, Tree) and node.data == "call" and _builtin(node, names) in ELEMENTWISE:
-        args = _arguments(node)
-        if len(args) != 1:
+    while isinstance(node, lo.Call) and _builtin(node, names) in ELEMENTWISE:
+        if len(node.args) != 1:
             return set()
-        node = args[0]
-    if isinstance(node, Tree) and node.data == "name" and str(node.children[0]) in params:
-        return {str(node.children[0])}
+        node = node.args[0]
+    if isinstance(node, lo.Name) and node.name in params:
+        return {node.name}
     return set()
 
 
@@ -177,33 +176,27 @@ def _operand_names(node, params: set, names: dict) -> set[str]:
     found, stack = set(), [node]
     while stack:
         node = stack.pop()
-        if not isinstance(node, Tree) or node.data in (*SUBSCRIPTS, "brackets"):
+        if isinstance(node, (*SUBSCRIPTS, lo.Brackets)):
             continue
-        if node.data == "name" and str(node.children[0]) in params:
-            found.add(str(node.children[0]))
-        elif node.data != "call" or _builtin(node, names) in ELEMENTWISE:
-            stack.extend(node.children[1:] if node.data == "call" else node.children)
+        if isinstance(node, lo.Name) and node.name in params:
+            found.add(node.name)
+        elif not isinstance(node, lo.Call) or _builtin(node, names) in ELEMENTWISE:
+            stack.extend(node.parts())
     return found
 
 
-def _subscripts(node: Tree) -> list:
-    """The index expressions of v[i], M[i, j] (an `arguments` node) or of a slice M[:, j], M[i, :] (one)."""
-    return node.children[1].children if node.data == "index" else [node.children[1]]
-
-
-def _arguments(call: Tree) -> list:
-    return list(call.children[1].children) if len(call.children) > 1 else []
+def _subscripts(node) -> tuple:
+    """The index expressions of v[i], M[i, j], or of a slice M[:, j], M[i, :] (one)."""
+    return node.indices if isinstance(node, lo.Index) else (node.index,)
 
 
 def _literal_shape(node, names: dict):
-    if not isinstance(node, Tree):
-        return None
-    if node.data == "name":
-        value = names.get(str(node.children[0]))
+    if isinstance(node, lo.Name):
+        value = names.get(node.name)
         return shape_of(value) if isinstance(value, sp.Basic) and shape_of(value) else None
-    if node.data == "brackets":
-        items = node.children[0].children if node.children else []
-        inner = {_literal_shape(i, names) if isinstance(i, Tree) and i.data == "brackets" else () for i in items}
+    if isinstance(node, lo.Brackets):
+        items = node.items
+        inner = {_literal_shape(i, names) if isinstance(i, lo.Brackets) else () for i in items}
         if len(inner) == 1:
             (shape,) = inner
             return (len(items),) + (shape or ())

@@ -7,10 +7,9 @@ last assignment to each name, which is the one whose value the session holds.
 
 from __future__ import annotations
 
-from lark import Token
-
-from gradlang.errors import GradlangError, Span
-from gradlang.syntax.parse import parse
+from gradlang.errors import GradlangError
+from gradlang.syntax import lowered as lo
+from gradlang.syntax.lower import read
 
 
 def binding_statements(source: str | None) -> dict:
@@ -18,15 +17,13 @@ def binding_statements(source: str | None) -> dict:
     if not source:
         return {}
     try:
-        tree = parse(source)
+        program = read(source)
     except GradlangError:  # a program that does not parse ran nothing: there is nothing to quote
         return {}
     found = {}
-    for statement in tree.children:
-        if getattr(statement, "data", None) == "assignment":
-            meta = statement.meta
-            text = source[meta.start_pos : meta.end_pos]
-            found[str(statement.children[0])] = (text, Span.of(meta), Span.of(statement.children[1].meta))
+    for statement in program.statements:
+        if isinstance(statement, lo.Assignment):
+            found[statement.target.name] = (statement.text(source), statement.span, statement.value.span)
     return found
 
 
@@ -48,23 +45,22 @@ class Program:
         if not source:
             return
         try:
-            tree = parse(source)
+            program = read(source)
         except GradlangError:
             return
         self.known = True
-        for index, statement in enumerate(tree.children):
-            if getattr(statement, "data", None) in ("assignment", "declaration", "definition"):
+        for index, statement in enumerate(program.statements):
+            if isinstance(statement, (lo.Assignment, lo.Declaration, lo.Definition)):
                 for name in _names_bound(statement):
                     self.last[name] = index
-                name = str(statement.children[0])
-                if statement.data == "assignment":
-                    self.trees[name] = (index, statement.children[1])
-                else:
-                    self.trees.pop(name, None)
+                    if isinstance(statement, lo.Assignment):
+                        self.trees[name] = (index, statement.value)
+                    else:
+                        self.trees.pop(name, None)
 
 
 def _names_bound(statement) -> list:
     """The names a statement binds: one, or several for a declaration `x, y: R^n`."""
-    if statement.data == "declaration":
-        return [str(token) for token in statement.children if isinstance(token, Token)]
-    return [str(statement.children[0])]
+    if isinstance(statement, lo.Declaration):
+        return [name.name for name in statement.names]
+    return [statement.target.name]

@@ -63,7 +63,7 @@ class Unit:
 
 def function_unit(session, definition: FunctionDef, names: dict, hints: dict) -> Unit:
     """The function evaluated with symbolic parameters, for the first parameter shapes that fit."""
-    unit = Unit(definition.name, definition.source, definition.span, Span.of(definition.body.meta))
+    unit = Unit(definition.name, definition.source, definition.span, definition.body.span)
     last = None
     for shapes in assignments(parameter_options(definition, names, hints)):
         unit.symbols = {}

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy as sp
-from lark import Token, Tree
 
 from gradlang import limits
 from gradlang.core import builtins
@@ -38,6 +37,7 @@ from gradlang.export.ir import (
     Graph, Length, Node, NotVectorised, at_least, broadcast, matmul_shape, program_shape, resolved, unify_shapes,
 )
 from gradlang.export.masks import masked
+from gradlang.syntax import lowered as lo
 
 REDUCTIONS = {"sum": "sum", "reduce_sum": "sum", "mean": "mean", "reduce_mean": "mean", "prod": "prod"}
 
@@ -199,15 +199,13 @@ class _Reader:
     # --- trees ---------------------------------------------------------------
 
     def read(self, node, frame: dict, time) -> Node:
-        if isinstance(node, Token):
-            raise NotVectorised("a bare token")
-        method = getattr(self, "_" + node.data, None)
-        if node.data not in ("name",):
+        method = getattr(self, "_" + node.kind, None)
+        if not isinstance(node, lo.Name):
             folded = self._fold(node, frame, time)
             if folded is not None:
                 return folded
         if method is None:
-            raise NotVectorised(f"{node.data} is not read as array operations")
+            raise NotVectorised(f"{node.kind} is not read as array operations")
         return method(node, frame, time)
 
     def _fold(self, node, frame: dict, time):
@@ -238,7 +236,7 @@ class _Reader:
         raise NotVectorised("a number is folded")  # unreachable: _fold evaluates every number
 
     def _name(self, node, frame, time):
-        return self.name(str(node.children[0]), frame, time)
+        return self.name(node.name, frame, time)
 
     def _numeric(self, node, frame, time) -> Node:
         value = self.read(node, frame, time)
@@ -247,26 +245,24 @@ class _Reader:
         return value
 
     def _neg(self, node, frame, time):
-        value = self._numeric(node.children[0], frame, time)
+        value = self._numeric(node.operand, frame, time)
         return self.graph.node("neg", (value,), value.shape)
 
     def _pos(self, node, frame, time):
-        return self._numeric(node.children[0], frame, time)
+        return self._numeric(node.operand, frame, time)
 
     def _power(self, node, frame, time):
-        base, exponent = (self._numeric(n, frame, time) for n in (node.children[0], node.children[2]))
+        base, exponent = (self._numeric(n, frame, time) for n in (node.base, node.exponent))
         return self.graph.node("pow", (base, exponent), broadcast([base.shape, exponent.shape]))
 
     def _sum(self, node, frame, time):
-        children = node.children
-        terms = [self._numeric(n, frame, time) for n in children[0::2]]
-        signs = ("+",) + tuple(str(op) for op in children[1::2])
+        terms = [self._numeric(n, frame, time) for n in node.terms]
+        signs = ("+",) + node.signs
         return self.graph.node("add", tuple(terms), broadcast([t.shape for t in terms]), signs)
 
     def _product(self, node, frame, time):
-        children = node.children
-        value = self._numeric(children[0], frame, time)
-        for op, operand_node in zip(children[1::2], children[2::2]):
+        value = self._numeric(node.operands[0], frame, time)
+        for op, operand_node in zip(node.operators, node.operands[1:]):
             operand = self._numeric(operand_node, frame, time)
             if str(op) == "@":
                 value = self.graph.node("matmul", (value, operand), matmul_shape(value.shape, operand.shape))
@@ -275,12 +271,12 @@ class _Reader:
         return value
 
     def _compare(self, node, frame, time):
-        left, op, right = node.children
-        a, b = self._numeric(left, frame, time), self._numeric(right, frame, time)
+        op = node.operator
+        a, b = self._numeric(node.left, frame, time), self._numeric(node.right, frame, time)
         return self.graph.node("compare", (a, b), broadcast([a.shape, b.shape]), str(op), condition=True)
 
     def _brackets(self, node, frame, time):
-        items = [self._numeric(n, frame, time) for n in node.children[0].children]
+        items = [self._numeric(n, frame, time) for n in node.items]
         shape = items[0].shape
         if len(shape) > 1 or any(len(i.shape) != len(shape) for i in items):
             raise NotVectorised("a list of mixed shapes")
@@ -289,8 +285,8 @@ class _Reader:
         return self.graph.node("stack", tuple(items), (len(items),) + shape)
 
     def _index(self, node, frame, time):
-        base = self._numeric(node.children[0], frame, time)
-        indices = [self.read(n, frame, time) for n in node.children[1].children]
+        base = self._numeric(node.base, frame, time)
+        indices = [self.read(n, frame, time) for n in node.indices]
         if any(i.op != "const" or not isinstance(i.data, sp.Integer) for i in indices):
             raise NotVectorised("an index that is not a whole number of the program")
         if not base.shape or len(indices) > len(base.shape):
@@ -301,8 +297,8 @@ class _Reader:
         return self.graph.node("index", (base,), base.shape[len(positions):], positions)
 
     def _call(self, node, frame, time):
-        name = str(node.children[0])
-        argument_nodes = list(node.children[1].children) if len(node.children) > 1 else []
+        name = node.name
+        argument_nodes = list(node.args)
         bound = frame.get(name)
         if bound is None:
             self._check_time(name, time)
@@ -407,16 +403,14 @@ class _Names:
         return self.memo[key]
 
     def _read(self, node, bound: frozenset) -> set:
-        if not isinstance(node, Tree):
-            return set()
         found = set()
-        if node.data in ("name", "call", "target_name", "target_component"):
-            name = str(node.children[0])
+        if isinstance(node, (lo.Name, lo.Call, lo.Target)):
+            name = node.name
             found |= {name} - bound
             definition = self.env.get(name)
-            if node.data == "call" and isinstance(definition, FunctionDef):
+            if isinstance(node, lo.Call) and isinstance(definition, FunctionDef):
                 found |= self(definition.body, frozenset(definition.params))
-        for child in node.children:
+        for child in node.parts():
             found |= self(child, bound)
         return found
 

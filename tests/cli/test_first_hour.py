@@ -277,7 +277,7 @@ def test_ctrl_c_in_a_script_names_the_statement_that_was_running(monkeypatch):
     shown = Session._show
 
     def slow_third_line(self, statement, source):
-        if statement.meta.line == 3:
+        if statement.span.line == 3:
             raise KeyboardInterrupt
         return shown(self, statement, source)
 

@@ -207,8 +207,10 @@ def _grown(match) -> str:
 
 
 def _statement_names(node) -> set:
-    return {str(sub.children[0]) for sub in node.iter_subtrees()
-            if sub.data in ("name", "call", "target_name", "target_component")}
+    """The names a lowered statement or expression reads or binds (at targets included)."""
+    from gradlang.syntax import lowered as lo
+
+    return {sub.name for sub in lo.walk(node) if isinstance(sub, (lo.Name, lo.Call, lo.Target))}
 
 
 @lru_cache(maxsize=None)
@@ -219,18 +221,23 @@ def longer_session(path: Path):
     such a name is not run either (it would read the name as a new symbol). Returns the session and
     the names gradlang could not bind.
     """
-    from gradlang.syntax.parse import parse
+    from gradlang.syntax import lowered as lo
+    from gradlang.syntax.lower import read
 
     source = re.sub(r"^(\s*\w+\s*:\s*)R\^(\d+|\(\d+\s*,\s*\d+\))", _grown, path.read_text(encoding="utf-8"),
                     flags=re.MULTILINE)
     session, failed = Session(), set()
-    for statement in parse(source).children:
-        target = str(statement.children[0]) if statement.data in ("assignment", "declaration", "definition") else None
+    for statement in read(source).statements:
+        target = None
+        if isinstance(statement, lo.Declaration):
+            target = statement.names[0].name
+        elif isinstance(statement, (lo.Assignment, lo.Definition)):
+            target = statement.target.name
         if _statement_names(statement) & failed:
             failed.add(target)
             continue
         try:
-            session.run(source[statement.meta.start_pos:statement.meta.end_pos])
+            session.run(statement.text(source))
         except GradlangError:
             failed.add(target)
     return session, failed - {None}

@@ -43,7 +43,7 @@ class _AnnouncingSession(Session):
     post = None
 
     def _run_statement(self, statement, source):
-        line = getattr(statement.meta, "line", None)
+        line = statement.span.line if statement.span is not None else None
         if self.post is not None and line is not None:
             self.post(json.dumps({"running": line}))
         return super()._run_statement(statement, source)

@@ -1,0 +1,300 @@
+"""The lowered form of a program: typed statements and expressions that every later stage reads.
+
+lower.py builds it from the lark tree, once per program; nothing outside
+`syntax/` sees a lark tree. Each node is a frozen dataclass named for what it
+is (`Product`, `Index`, `At`, `Declaration`), with its parts as typed fields
+(an operator is a string, a name is a string, a declaration carries its shape
+with each size literal or symbolic) and its place in the source, so an error
+can point at the innermost syntax that caused it. An expression's own shape is
+not known here: names get their shapes from the session, and the tensor nodes
+(expr/tensor/) check them as the value is built.
+
+`kind` is the name the evaluators dispatch on (`_product`, `_index`, ...);
+nodes compare by identity, as syntax does (two `x` written twice are two nodes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import ClassVar, Iterator
+
+from gradlang.errors import GradlangError, Span
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a node is written: its span (lines and columns) and its character offsets."""
+
+    span: Span | None
+    start: int = 0
+    end: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Node:
+    """Any node of the lowered form."""
+
+    kind: ClassVar[str] = "node"
+    place: Place = field(kw_only=True, repr=False)
+
+    @property
+    def span(self) -> Span | None:
+        return self.place.span
+
+    def text(self, source: str) -> str:
+        """The node as written in `source`."""
+        return source[self.place.start : self.place.end]
+
+    def parts(self) -> Iterator["Node"]:
+        """The nodes directly below this one, in the order written."""
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if isinstance(value, Node):
+                yield value
+            elif isinstance(value, tuple):
+                yield from (item for item in value if isinstance(item, Node))
+
+
+# --- expressions ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Number(Node):
+    kind: ClassVar[str] = "number"
+    literal: str  # as written: 3, 2.5, 1e-3 (the evaluator decides exact or float)
+
+
+@dataclass(frozen=True, eq=False)
+class Name(Node):
+    kind: ClassVar[str] = "name"
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class Text(Node):
+    """A quoted file name, an argument of load("…") only; `value` is without its quotes."""
+
+    kind: ClassVar[str] = "string"
+    value: str
+
+
+@dataclass(frozen=True, eq=False)
+class Brackets(Node):
+    """[a, b, c]: a vector, or a matrix when the items are vectors."""
+
+    kind: ClassVar[str] = "brackets"
+    items: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class Neg(Node):
+    kind: ClassVar[str] = "neg"
+    operand: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Pos(Node):
+    kind: ClassVar[str] = "pos"
+    operand: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Power(Node):
+    kind: ClassVar[str] = "power"
+    base: Node
+    exponent: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Product(Node):
+    """a * b / c @ d, flat and left to right: `operators[i]` stands between operands i and i + 1."""
+
+    kind: ClassVar[str] = "product"
+    operands: tuple
+    operators: tuple  # "*", "/" or "@"
+
+
+@dataclass(frozen=True, eq=False)
+class Sum(Node):
+    """a + b - c, flat: `signs[i]` stands before term i + 1."""
+
+    kind: ClassVar[str] = "sum"
+    terms: tuple
+    signs: tuple  # "+" or "-"
+
+
+@dataclass(frozen=True, eq=False)
+class Compare(Node):
+    kind: ClassVar[str] = "compare"
+    left: Node
+    operator: str  # < <= > >= == !=
+    right: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Call(Node):
+    """f(a, b): a builtin or a user function, by name; `name_span` is where the name is written."""
+
+    kind: ClassVar[str] = "call"
+    name: str
+    args: tuple
+    name_span: Span | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Index(Node):
+    """v[i], M[i, j], or M[i] (row i)."""
+
+    kind: ClassVar[str] = "index"
+    base: Node
+    indices: tuple
+
+
+@dataclass(frozen=True, eq=False)
+class Column(Node):
+    """M[:, j]."""
+
+    kind: ClassVar[str] = "column"
+    base: Node
+    index: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Row(Node):
+    """M[i, :]."""
+
+    kind: ClassVar[str] = "row"
+    base: Node
+    index: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Target(Node):
+    """What an `at` binding gives a value to: a name, or one component `x[1]` (`indices` as written)."""
+
+    kind: ClassVar[str] = "target"
+    name: str
+    indices: tuple = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Binding(Node):
+    kind: ClassVar[str] = "binding"
+    target: Target
+    value: Node
+
+
+@dataclass(frozen=True, eq=False)
+class At(Node):
+    """e at x = 1, y = 2."""
+
+    kind: ClassVar[str] = "at"
+    body: Node
+    bindings: tuple
+
+
+# --- statements -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Dimension(Node):
+    """One size of a declared shape: a literal (`3`) or a size name (`n`)."""
+
+    kind: ClassVar[str] = "dimension"
+    size: int | str
+
+
+@dataclass(frozen=True, eq=False)
+class Declaration(Node):
+    """x, y: R^n — or m, n: size, where `is_size` is set and `shape` is empty.
+
+    `shape` is () for a scalar, one Dimension for a vector, two for a matrix;
+    `type_name` is the type as written (R or size), for messages."""
+
+    kind: ClassVar[str] = "declaration"
+    names: tuple  # Name nodes
+    type_name: str
+    shape: tuple = ()
+    is_size: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Assignment(Node):
+    kind: ClassVar[str] = "assignment"
+    target: Name
+    value: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Definition(Node):
+    """f(a, b) = body: a user function, its body evaluated at each call."""
+
+    kind: ClassVar[str] = "definition"
+    target: Name
+    params: tuple  # Name nodes, distinct
+    body: Node
+
+
+DEFAULT = "default"  # an explain option the statement does not set
+
+
+@dataclass(frozen=True, eq=False)
+class Explain(Node):
+    """explain[depth=2, unfold] e: depth is a number of levels, None for all, or DEFAULT."""
+
+    kind: ClassVar[str] = "explain"
+    body: Node
+    depth: object = DEFAULT
+    unfold: object = DEFAULT
+    option_names: tuple = ()  # Name nodes of the options written
+
+
+@dataclass(frozen=True, eq=False)
+class Show(Node):
+    """An expression on its own: its value is printed."""
+
+    kind: ClassVar[str] = "show"
+    value: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Faulty(Node):
+    """A statement the grammar reads but the language refuses (f(1) = …): its error, raised when it runs,
+    so the statements before it run first, as they would in the REPL."""
+
+    kind: ClassVar[str] = "faulty"
+    error: GradlangError
+
+
+@dataclass(frozen=True)
+class Program:
+    statements: tuple
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every node at or below `node` (iteratively: trees may be wide and deep)."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        yield item
+        stack.extend(reversed(list(item.parts())))
+
+
+def written_names(node: Node) -> frozenset:
+    """Every name written at or below a node (names, called names, declared and bound names),
+    but the targets an `at` gives values to (`x` in `at x = 2`)."""
+    found = set()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Target):
+            continue
+        name = getattr(item, "name", None)
+        if isinstance(item, (Name, Call)):
+            found.add(name)
+        elif isinstance(item, Declaration):
+            found.add(item.type_name)
+        elif isinstance(item, Dimension) and isinstance(item.size, str):
+            found.add(item.size)
+        stack.extend(item.parts())
+    return frozenset(found)
