@@ -22,7 +22,7 @@ from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
     DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents,
 )
-from gradlang.expr import primitives
+from gradlang.expr import component_vectors as vectors, primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
@@ -220,6 +220,14 @@ def _where(args):
     return Where(condition, a, b)
 
 
+def _huber(args):
+    """huber(u, delta) of a tensor: the component formula, applied to the whole tensor (it is elementwise)."""
+    u, delta = args
+    if rank(delta) != 0:
+        raise ShapeNeedsComponents("huber's delta must be a scalar at a symbolic size; declare literal sizes")
+    return vectors.huber(u, delta)
+
+
 def _grad(args):
     e, x = args
     return reverse.grad(e, _variable(x, "grad"))
@@ -337,6 +345,7 @@ TABLE = {
     "ones": _sized(t.Ones, 1),
     "zeros": _sized(t.Zeros, 1),
     "where": _where,
+    "huber": _huber,
     "grad": _grad,
     "jacobian": _jacobian,
     "hessian": _hessian,

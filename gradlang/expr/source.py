@@ -117,7 +117,7 @@ class SourcePrinter(InStoredOrder, StrPrinter):
         if magnitude.is_Rational and magnitude.q != 1 and not wrapped:
             denominator.insert(0, str(magnitude.q))
         body = numerator + (_over(denominator) if denominator else "")
-        if wrapped:
+        if wrapped and (len(above) > 1 or denominator):  # a sole sum is already in its parentheses
             body = f"({body})"
         if magnitude.is_Float:
             return f"{sign}{self._print(magnitude)}*{body}"

@@ -10,7 +10,7 @@ from gradlang import GradlangError, Session
 from gradlang.expr.tensor import Var
 from tests.conftest import as_floats
 
-MODEL = "m, n: size\nW: R^(m,n)\nx: R^n\ny: R^m\n"
+MODEL = "m, n: size\nW: R^(m,n)\nx, z: R^n\ny: R^m\n"
 
 
 def _run(source: str):
@@ -74,6 +74,13 @@ def test_a_shape_mismatch_is_a_placed_shape_error_naming_both_shapes(source, wor
     ("blocked(sum(x * sg(x)), x)", "x"),
     ("blocked(-log(exp(x[1] - sg(max(x))) / sum(exp(x - sg(max(x))))), x)", "zeros(n)"),  # shaped like grad
     ("grad(sum(x * sg(x)), x)", "stop_gradient(x)"),
+    # the two branches of a where's derivative are one where
+    ("grad(sum(where(x > 0, x, 0.1*x)), x)", "where(x > 0, 1, 0.1)"),
+    ("grad(huber(dot(y, W @ x) - 1, 1), x)", "t1 = dot(y, W @ x) - 1\n(transpose(W) @ y)*where(abs(t1) <= 1, t1, sign(t1))"),
+    # an entry of an elementwise formula is the formula of the entry: a one-hot weighted NLL is s − e_k
+    ("grad(-sum(onehot(k, m) * log(softmax(W @ x))), W)", "outer(softmax(W @ x) - onehot(k, m), x)"),
+    # a sum of a product of two vectors is their dot product
+    ("grad(sum(normalize(x) * z), x)", "t1 = norm(x)\nz/t1 - x*dot(x, z)/t1^3"),
 ])
 def test_a_derivative_at_symbolic_size_is_the_formula_a_teacher_writes(source, plain):
     _, results = _run(source)

@@ -6,11 +6,12 @@ None. `tidy` applies them bottom-up over the DAG, each node at most
 result is the same on every run. The identities:
 
     scalars out of linear maps   outer(c u, v) = c outer(u, v), A (c x) = c A x, (c A)ᵀ = c Aᵀ
-    basis vectors                ⟨e_k, v⟩ = v_k,   e_k ⊙ v = v_k e_k,   Σ e_k = 1
-    softmax sums to one          Σ softmax(z) = 1,  ⟨𝟙, v⟩ = Σ v
+    basis vectors                ⟨e_k, v⟩ = v_k,   e_k ⊙ v = v_k e_k,   Σ e_k = 1,   (f(u))_k = f(u_k)
+    softmax sums to one          Σ softmax(z) = 1,  ⟨𝟙, v⟩ = Σ v,  Σ (u ⊙ v) = ⟨u, v⟩
     ones                         Σ (c 𝟙) = n c,  A I = A,  I A = A
     products                     (A B)ᵀ = Bᵀ Aᵀ,  A W + B W = (A + B) W
     distribute where it cancels  s ⊙ (1 − e_k/s_k) = s − e_k  (kept only when the result is smaller)
+    where's two branches         a ⊙ where(c, 1, 0) + b ⊙ where(c, 0, 1) = where(c, a, b)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import functools
 
 import sympy as sp
 
+from gradlang.expr.functions import Where
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import rank, shape_of
 
@@ -201,8 +203,48 @@ def _diag_sum(node):
     return sp.Add(t.Diag(sp.Add(*[c * d.args[0] for c, d in parts])), *rest)
 
 
+def _entry_inside(node):
+    """(f(u, c))_k = f(u_k, c) for an elementwise f of vectors: (1/s)_k = 1/s_k, so s_k/s_k can cancel."""
+    if not (isinstance(node, t.Entry) and len(node.args) == 2):
+        return None
+    base, k = node.args
+    if isinstance(base, (t.TensorOp, sp.Symbol)) or rank(base) != 1 or not isinstance(base, (sp.Pow, sp.Mul, sp.Add)):
+        return None
+    return base.func(*[t.Entry(a, k) if rank(a) == 1 else a for a in base.args])
+
+
+def _total_of_product(node):
+    """Σ(c u ⊙ v) = c ⟨u, v⟩ for two vectors u and v."""
+    if not (isinstance(node, t.Total) and isinstance(node.args[0], sp.Mul)):
+        return None
+    factors = node.args[0].args
+    vectors = [f for f in factors if rank(f) == 1]
+    if len(vectors) != 2 or any(rank(f) > 1 for f in factors):
+        return None
+    return sp.Mul(*[f for f in factors if rank(f) == 0]) * t.Dot(*vectors)
+
+
+def _where_branches(node):
+    """a ⊙ where(c, 1, 0) + b ⊙ where(c, 0, 1) = where(c, a, b): a where's derivative, its two branches in one where."""
+    if not isinstance(node, sp.Add):
+        return None
+    branches: dict = {}
+    for term in node.args:
+        for factor in sp.Mul.make_args(term):
+            if isinstance(factor, Where) and {factor.args[1], factor.args[2]} == {sp.S.One, sp.S.Zero}:
+                rest = sp.Mul(*[f for f in sp.Mul.make_args(term) if f is not factor])
+                branches.setdefault(factor.args[0], {}).setdefault(factor.args[1] == 1, []).append((term, rest))
+                break
+    for condition, sides in branches.items():
+        if len(sides.get(True, ())) == 1 and len(sides.get(False, ())) == 1:
+            (taken_term, taken), (other_term, other) = sides[True][0], sides[False][0]
+            rest = [term for term in node.args if term is not taken_term and term is not other_term]
+            return sp.Add(Where(condition, taken, other), *rest)
+    return None
+
+
 RULES = (_numeric_factor, _scalar_out, _ones_factor, _transpose_product, _collect_right, _diag_sum, _common_factor, _basis,
-         _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient)
+         _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient, _where_branches, _entry_inside, _total_of_product)
 
 
 def _step(node):
