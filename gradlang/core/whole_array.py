@@ -104,20 +104,21 @@ def _evaluate(evaluator, inner, bindings, targets, frame):
         point[target] = given
         if not isinstance(target, Var):
             pairs.append((target, sp.Float(given)))
-    if not value.free_symbols <= set(point):
+    computed, indexes, symbols = _prepared(value)
+    if not symbols <= set(point):
         return None
-    computed, indexes = _prepared(value)
     if indexes:  # an index given a float, or out of range: the component engine's error
         _check_indices(value, pairs)
         _check_ranges(value, pairs, {})
     return numbers.as_value(numbers.evaluate(computed, point, {}))
 
 
-_PREPARED: dict = {}  # id of a formula -> (it, the formula NumPy computes, whether it indexes): once each
+_PREPARED: dict = {}  # id of a formula -> (it, and what _prepared says of it): each formula is walked once
 
 
 def _prepared(value) -> tuple:
-    """(the formula as NumPy computes it, does it take an entry, a row, a column or a one-hot vector?)."""
+    """(the formula as NumPy computes it, does it take an entry, a row, a column or a one-hot vector?,
+    its symbols)."""
     from gradlang.expr.graph import build_dag
     from gradlang.expr.tensor import nodes as t
 
@@ -125,10 +126,11 @@ def _prepared(value) -> tuple:
     if known is None or known[0] is not value:
         nodes = build_dag([value]).nodes
         indexes = any(isinstance(n, (t.Entry, t.Row, t.Column, t.OneHot)) for n in nodes)
-        known = _PREPARED[id(value)] = (value, _scaled_outers(value, nodes), indexes)
+        symbols = frozenset(n for n in nodes if isinstance(n, sp.Symbol))  # Vars too; one walk of the DAG
+        known = _PREPARED[id(value)] = (value, _scaled_outers(value, nodes), indexes, symbols)
         if len(_PREPARED) > 256:
             _PREPARED.pop(next(iter(_PREPARED)))
-    return known[1], known[2]
+    return known[1:]
 
 
 def _scaled_outers(value, nodes: list):
