@@ -50,13 +50,14 @@ def at(evaluator, inner, bindings, frame):
     targets = _targets(evaluator, bindings, frame)
     if targets is None or _count(targets) < WHOLE_ARRAY_COMPONENTS:
         return None
-    mark = len(evaluator.notes)
+    marks = len(evaluator.notes), len(evaluator.attachments)
     try:
-        answer = _evaluate(evaluator, inner, bindings, targets, frame)
+        found = _point(evaluator, inner, bindings, targets, frame)
     except GradlangError:
-        answer = None  # the component engine raises its own error, at its place
-    if answer is None:
-        del evaluator.notes[mark:]  # its notes are the component engine's to give
+        found = None  # the component engine raises its own error, at its place
+    answer = None if found is None else _numbers(*found)
+    if answer is None:  # its notes and records are the component engine's to give
+        del evaluator.notes[marks[0]:], evaluator.attachments[marks[1]:]
     return answer
 
 
@@ -89,9 +90,9 @@ def _count(targets: list) -> int:
     return total
 
 
-def _evaluate(evaluator, inner, bindings, targets, frame):
+def _point(evaluator, inner, bindings, targets, frame):
+    """(the formula NumPy computes, the point), or None when the whole-array path does not apply."""
     from gradlang.core.tensor_at import _check_indices, _check_ranges
-    from gradlang.expr.tensor import numbers
 
     value = evaluator.evaluate(inner, frame)
     if not isinstance(value, sp.Expr) or not literal(value) or mixed(value):
@@ -110,7 +111,23 @@ def _evaluate(evaluator, inner, bindings, targets, frame):
     if indexes:  # an index given a float, or out of range: the component engine's error
         _check_indices(value, pairs)
         _check_ranges(value, pairs, {})
-    return numbers.as_value(numbers.evaluate(computed, point, {}))
+    return computed, point
+
+
+def _numbers(computed, point):
+    """The formula's value at the point; None when numbers.py cannot compile it (the component engine's then).
+
+    Its own errors (a singular matrix under inv, an index NumPy computes out
+    of range) are the answer's: the component engine would say the same, or
+    stop at its size limit first."""
+    from gradlang.expr.tensor import numbers
+
+    try:
+        return numbers.as_value(numbers.evaluate(computed, point, {}))
+    except GradlangError:
+        raise
+    except Exception:  # a node the code generator has no spelling for: never a wrong number
+        return None
 
 
 _PREPARED: dict = {}  # id of a formula -> (it, and what _prepared says of it): each formula is walked once

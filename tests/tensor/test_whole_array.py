@@ -157,3 +157,11 @@ def test_json_writes_a_float_array_as_the_per_number_encoder_does():
     assert json.dumps(encode_value(array)) == json.dumps(_encode_list(array.tolist()))
     with_specials = np.array([np.nan, np.inf, 1.0])
     assert encode_value(with_specials) == ["nan", "inf", 1.0]
+
+
+def test_a_singular_matrix_is_numpys_error_not_the_component_engines_size_limit():
+    session = Session()
+    session.bind("A", np.ones((64, 64)))
+    with pytest.raises(GradlangError) as caught:
+        session.run("W: R^(64,64)\ninv(W) at W = A")
+    assert caught.value.kind == "ValueError" and "singular" in caught.value.message
