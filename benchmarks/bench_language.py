@@ -13,9 +13,11 @@ waiting for a core is not the program's. Then a
 log-log slope of the gradient statement's time against the DAG size of its
 result, per family, start-up beside `python -c "import sympy"`, the
 10^6-point compiled evaluation of bench_eval.py through `Session.eval`, and
-each target of issue 13 with its measured number, met or not met.
+each target of issue 13 with its measured number, met or not met. Then the
+MLP at widths 16 to 4096 with .npy inputs beside a whole JAX process and
+hand-written NumPy, and the targets of issue 26 (bench_wide.py).
 
-    python benchmarks/bench_language.py [--quick] [--repeats N] [--timeout S] [--family TEXT] [--no-sympy] [--no-eval]
+    python benchmarks/bench_language.py [--quick] [--repeats N] [--timeout S] [--family TEXT] [--no-sympy] [--no-eval] [--widths 16,256,1024,4096]
 """
 
 from __future__ import annotations
@@ -249,6 +251,7 @@ def main(argv=None) -> None:
     parser.add_argument("--family", default="", help="only families whose name contains this")
     parser.add_argument("--no-sympy", action="store_true", help="skip SymPy by hand")
     parser.add_argument("--no-eval", action="store_true", help="skip the 10^6-point evaluation")
+    parser.add_argument("--widths", default="16,256,1024,4096", help="widths of the MLP with .npy inputs ('' for none)")
     args = parser.parse_args(argv)
     import jax
     jax.config.update("jax_enable_x64", True)
@@ -275,6 +278,11 @@ def main(argv=None) -> None:
     print(f"| `python -c 'import sympy'` | {sympy_import:.2f} |\n| ratio | {startup / sympy_import:.2f} |")
     evaluation = None if args.no_eval else eval_ratio()
     print_targets(measured, slopes, sympy_import, startup, evaluation)
+    widths = tuple(int(w) for w in args.widths.split(",") if w)
+    if widths:
+        import bench_wide
+
+        bench_wide.print_targets(bench_wide.table(widths, args.repeats), startup / sympy_import)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,54 @@ def mlp(width: int) -> Program:
     )
 
 
+def wide_point(width: int):
+    """Inputs of the wide MLP, scaled by 1/sqrt(width) as a network is initialised (unrounded floats).
+
+    mlp_point's weights in (-0.5, 0.5) saturate tanh at large widths, and then
+    1 - tanh² is a cancellation that no two float64 programs round alike."""
+    rng = np.random.default_rng(width)
+    scale = 1 / np.sqrt(width)
+    return (rng.uniform(-1, 1, width), rng.uniform(-1, 1, (width, width)) * scale, rng.uniform(-0.5, 0.5, width),
+            rng.uniform(-1, 1, width) * scale)
+
+
+def mlp_files(width: int, folder) -> Program:
+    """The same MLP with every input a declared tensor given from .npy files in `folder` (written here).
+
+    Nobody types a million numbers: W1, b1, w2 and x0 are read by load(), so the
+    numbers come by whole-array NumPy above the threshold (core/whole_array.py)."""
+    x0, W1, b1, w2 = wide_point(width)
+    names = {"x0": x0, "W1": W1, "b1": b1, "w2": w2}
+    for name, array in names.items():
+        np.save(f"{folder}/{name}_{width}.npy", array)
+    given = ", ".join(f'{name} = load("{folder}/{name}_{width}.npy")' for name in ("W1", "b1", "w2", "x0"))
+    return Program(
+        "2-layer tanh MLP, .npy inputs", width,
+        [f"W1: R^({width},{width})", f"b1: R^{width}", f"w2: R^{width}", f"x0: R^{width}", "c: R"],
+        ["h = tanh(W1 @ x0 + b1)", "loss = (tanh(dot(w2, h) + c) - 0.3)^2"],
+        "g = grad(loss, W1)",
+        f"g at {given}, c = 0.1",
+    )
+
+
+def mlp_by_hand(x0, W1, b1, w2, c=0.1):
+    """The gradient of the MLP's loss by W1, written by hand in NumPy (the backward pass)."""
+    h = np.tanh(W1 @ x0 + b1)
+    out = np.tanh(w2 @ h + c)
+    return np.outer(2 * (out - 0.3) * (1 - out**2) * w2 * (1 - h**2), x0)
+
+
+JAX_MLP = """
+import sys, numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_enable_x64", True)
+folder, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+x0, W1, b1, w2 = (jnp.asarray(np.load(f"{folder}/{k}_{n}.npy")) for k in ("x0", "W1", "b1", "w2"))
+def loss(W):
+    return (jnp.tanh(w2 @ jnp.tanh(W @ x0 + b1) + 0.1) - 0.3) ** 2
+np.save(out, np.asarray(jax.jit(jax.grad(loss))(W1)))
+"""
+
+
 def softmax_point(n: int):
     return np.round(np.random.default_rng(n).uniform(-2, 2, n), 3)
 

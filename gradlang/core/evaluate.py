@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_values, twins
+from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_values, twins, whole_array
 from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import (
@@ -266,7 +266,8 @@ class Evaluator:
     def _at(self, node, frame):
         inner, bindings = node.body, node.bindings
         if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
-            return self._twin().evaluate(node, frame)  # the component engine's numbers, to the last digit
+            answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
+            return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)

@@ -41,15 +41,22 @@ def read_array(path: str, member: str | None = None):
     if (member is None) != (suffix != ".npz"):
         raise ValueError(f'an .npz file holds named arrays: load("{path}", "name")' if member is None
                          else f"only an .npz file has named arrays; write load(\"{path}\")")
+    if suffix == ".npy":  # read by NumPy straight into the array: a large file is never held twice
+        return _numbers(_opened(path, lambda fd, size: _npy_file(fd, path)), path)
     data = read_bytes(path)
     if suffix == ".npz":
         data = _member(data, member, path)
-    array = _csv(data, path) if suffix == ".csv" else _npy(data, path)
+    array = _csv(data, path) if suffix == ".csv" else _npy(io.BytesIO(data), path)
     return _numbers(array, path)
 
 
 def read_bytes(path: str) -> bytes:
     """The bytes of a regular file, refusing a symlink, a device or pipe, and a file above the limit."""
+    return _opened(path, _read_all)
+
+
+def _opened(path: str, read):
+    """read(fd, size) of a regular file, refusing a symlink, a device or pipe, and a file above the limit."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
@@ -59,7 +66,7 @@ def read_bytes(path: str) -> bytes:
         if not stat.S_ISREG(status.st_mode):
             raise ValueError(f'"{path}" is not a regular file')
         _check_size(status.st_size, f'"{path}"')
-        return _read_all(fd, status.st_size)
+        return read(fd, status.st_size)
     finally:
         os.close(fd)
 
@@ -103,9 +110,14 @@ def _member(data: bytes, member: str, path: str) -> bytes:
         raise ValueError(f'cannot read "{path}" as an .npz file: {error}') from None
 
 
-def _npy(data: bytes, path: str):
+def _npy_file(fd: int, path: str):
+    with os.fdopen(fd, "rb", closefd=False) as file:
+        return _npy(file, path)
+
+
+def _npy(file, path: str):
     try:
-        return np.load(io.BytesIO(data), allow_pickle=False)
+        return np.load(file, allow_pickle=False)
     except python.ValueError as error:
         if "pickle" in str(error) or "Object arrays" in str(error):
             raise ValueError(f'"{path}" holds Python objects (a pickle); load reads numbers only') from None
@@ -150,3 +162,22 @@ def _load(call: Call):
     path = placed(call, 0, _text, call, 0)
     member = placed(call, 1, _text, call, 1) if len(call.args) == 2 else None
     return placed(call, 0, read_array, path, member)
+
+
+def array_value(value, name: str):
+    """A NumPy array given from Python (Session.bind) as load gives one: a float64 copy, checked alike.
+
+    Real numbers only, at most two axes, at least one number; the copy is the
+    session's own, so changing the caller's array later changes nothing bound."""
+    if not isinstance(value, np.ndarray):
+        return value
+    what = f"the array bound to '{name}'"
+    if value.dtype.kind not in "biuf":
+        raise ValueError(f"{what} holds {value.dtype} values; gradlang takes real numbers only")
+    if value.ndim > 2:
+        raise ShapeError(f"{what} has shape {value.shape}; values have at most two axes")
+    if value.size == 0:
+        raise ValueError(f"{what} holds no numbers: gradlang has no empty vectors")
+    if value.ndim == 0:
+        return to_sympy_number(float(value))
+    return np.array(value, dtype=np.float64, order="C", copy=True)

@@ -144,7 +144,10 @@ class Session:
         self.env = dict(state)
 
     def bind(self, name: str, value) -> None:
-        self.env[name] = value
+        """Bind a name to a value; a NumPy array becomes a float64 copy, as load gives (core/loading.py)."""
+        from gradlang.core.loading import array_value
+
+        self.env[name] = array_value(value, name)
 
     def user_names(self) -> dict:
         return dict(self.env)
@@ -315,8 +318,8 @@ def _declared(name: str, shape: tuple):
     count = 1
     for size in shape:
         count *= size if isinstance(size, int) else 1
-    if count > limits.MAX_ELEMENTS:
-        raise LimitError(f"{'×'.join(map(str, shape))} components is above the limit of {limits.MAX_ELEMENTS}")
+    if count > limits.MAX_TENSOR_ELEMENTS:  # its components are built only on request, each under MAX_ELEMENTS
+        raise LimitError(f"{'×'.join(map(str, shape))} components is above the limit of {limits.MAX_TENSOR_ELEMENTS}")
     return Var(name, shape)
 
 

@@ -43,6 +43,8 @@ class _NotNumeric(Exception):
 
 def _encode(value):
     if isinstance(value, np.ndarray):
+        if value.dtype == np.float64 and np.isfinite(value).all():
+            return value.tolist()  # NumPy makes the floats in one call; json writes each as repr, as below
         return _encode_list(value.tolist())
     if isinstance(value, (bool, np.bool_, BooleanTrue, BooleanFalse)):
         return bool(value)

@@ -79,12 +79,16 @@ def evaluate(expr, values: dict, sizes: dict):
         except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
             raise ShapeError("an index is out of range for its vector or matrix at this point") from None
     shape = tuple(int(sizes.get(s, s)) for s in shape_of(expr))
-    return np.broadcast_to(numeric._real(output), shape).copy()
+    output = numeric._real(output)
+    if isinstance(output, np.ndarray) and output.shape == shape and output.dtype == np.float64 \
+            and output.flags.owndata and not any(output is a for a in arguments):
+        return output  # a new array of its own already: no copy of a large result
+    return np.broadcast_to(output, shape).copy()
 
 
 def _argument(value):
     if isinstance(value, np.ndarray):
-        return value.astype(float)
+        return np.asarray(value, dtype=float)  # no copy of a float64 array: nothing writes into it
     return float(value)
 
 

@@ -1,0 +1,167 @@
+"""Numbers at literal sizes by whole-array NumPy (core/whole_array.py), and the arrays it takes.
+
+At or above WHOLE_ARRAY_COMPONENTS float components given to the tensors of
+an `at`, the tensor formula is evaluated by NumPy on the arrays; below it,
+and for exact numbers or a formula NumPy cannot finish, the component engine
+answers as before. The two must agree to 1e-12 on either side of the
+threshold, and the whole-array numbers must be a hand-written NumPy
+backward pass's. Speed is measured in benchmarks/bench_wide.py, never here.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from gradlang import GradlangError, Session, limits
+from gradlang.core import whole_array
+from gradlang.render.json import _encode_list, encode_value
+from tests.conftest import as_floats
+
+THRESHOLD = whole_array.WHOLE_ARRAY_COMPONENTS
+MLP = "W1: R^({n},{n}); b1: R^{n}; w2: R^{n}; x0: R^{n}\nloss = (tanh(dot(w2, tanh(W1 @ x0 + b1)) + 0.1) - 0.3)^2\n"
+
+
+def _mlp_arrays(n: int):
+    rng = np.random.default_rng(n)
+    return {"W1": rng.uniform(-1, 1, (n, n)) / np.sqrt(n), "b1": rng.uniform(-0.5, 0.5, n),
+            "w2": rng.uniform(-1, 1, n) / np.sqrt(n), "x0": rng.uniform(-1, 1, n)}
+
+
+def _by_hand(W1, b1, w2, x0):
+    h = np.tanh(W1 @ x0 + b1)
+    out = np.tanh(w2 @ h + 0.1)
+    return np.outer(2 * (out - 0.3) * (1 - out**2) * w2 * (1 - h**2), x0)
+
+
+def _close(got, expected, rtol=1e-12):
+    got, expected = as_floats(got), as_floats(expected)
+    assert got.shape == expected.shape
+    assert np.max(np.abs(got - expected)) <= rtol * np.max(np.abs(expected))
+
+
+def test_a_width_300_gradient_is_the_hand_written_numpy_one():
+    session = Session()
+    session.run(MLP.format(n=300) + "g = grad(loss, W1)")
+    arrays = _mlp_arrays(300)
+    for name, array in arrays.items():
+        session.bind(f"{name}_data", array)
+    value = session.eval("g at W1 = W1_data, b1 = b1_data, w2 = w2_data, x0 = x0_data")
+    assert isinstance(value, np.ndarray) and value.dtype == np.float64
+    _close(value, _by_hand(**arrays))
+
+
+def _both_engines(n: int, source: str, point: str, arrays: dict):
+    """The value by the default session and by the component engine alone (the oracle)."""
+    values = []
+    for components in (False, True):
+        session = Session(components=components)
+        for name, array in arrays.items():
+            session.bind(name, array)
+        values.append(session.eval(source.format(n=n) + point))
+    return values
+
+
+def _agree_either_side(threshold: int, source: str, point: str) -> None:
+    for n in (threshold - 1, threshold):
+        x = np.random.default_rng(n).uniform(-2, 2, n)
+        fast, oracle = _both_engines(n, source, point, {"data": x})
+        _close(fast, oracle)
+        if n < threshold:  # below it, the component engine answers: its value exactly
+            assert type(fast) is type(oracle) and list(fast) == list(oracle)
+        else:
+            assert isinstance(fast, np.ndarray)
+
+
+def test_the_two_paths_agree_either_side_of_the_threshold():
+    _agree_either_side(THRESHOLD, "x: R^{n}; y: R\n", "tanh(x) * y at x = data, y = 0.5")  # n ms by components
+
+
+def test_a_gradient_by_either_path_either_side_of_a_lower_threshold(monkeypatch):
+    monkeypatch.setattr(whole_array, "WHOLE_ARRAY_COMPONENTS", 64)  # the component engine's gradient costs n ms
+    _agree_either_side(64, "x: R^{n}; y: R\ng = grad(sum(tanh(x) * x^2) * y + logsumexp(x), x)\n",
+                       "g at x = data, y = 0.5")
+
+
+def test_the_threshold_counts_every_tensor_the_at_gives():
+    n = THRESHOLD // 2
+    arrays = {"a": np.linspace(-1, 1, n), "b": np.linspace(2, 3, n)}
+    fast, oracle = _both_engines(n, "u: R^{n}; v: R^{n}\n", "u * v + exp(u) at u = a, v = b", arrays)
+    assert isinstance(fast, np.ndarray)
+    _close(fast, oracle)
+
+
+def test_exact_numbers_keep_the_exact_component_path():
+    value = Session().eval(f"x: R^{THRESHOLD}\nsum(x^2) at x = ones({THRESHOLD})")
+    assert value == THRESHOLD and isinstance(value, sp.Integer)
+
+
+def test_a_symbol_left_free_keeps_a_formula():
+    value = Session().eval(f"x: R^{THRESHOLD}\nsum(x) * y at x = linspace(0, 1, {THRESHOLD})")
+    assert value.free_symbols == {sp.Symbol("y", real=True)}
+
+
+@pytest.mark.parametrize("k", [THRESHOLD, -1, 1.5])
+def test_a_bad_index_is_the_component_engines_error(k):
+    errors = []
+    for components in (False, True):
+        with pytest.raises(GradlangError) as caught:
+            Session(components=components).run(f"x: R^{THRESHOLD}\nx[k] at x = linspace(0, 1, {THRESHOLD}), k = {k}")
+        errors.append((caught.value.kind, caught.value.message))
+    assert errors[0] == errors[1]
+
+
+def test_a_large_matrix_from_npy_takes_no_components(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    arrays = _mlp_arrays(128)
+    for name, array in arrays.items():
+        np.save(f"{name}.npy", array)
+    monkeypatch.setattr("gradlang.core.tensor_at.components", None)  # the component engine would fail here
+    value = Session().eval(MLP.format(n=128) + 'grad(loss, W1) at W1 = load("W1.npy"), b1 = load("b1.npy"), '
+                           'w2 = load("w2.npy"), x0 = load("x0.npy")')
+    _close(value, _by_hand(**arrays))
+
+
+def test_bind_takes_a_numpy_array_as_load_gives_one():
+    session = Session()
+    data = np.arange(6).reshape(2, 3)
+    session.bind("m", data)
+    data[0, 0] = 100  # the session holds its own copy
+    bound = session.user_names()["m"]
+    assert bound.dtype == np.float64 and bound.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert float(session.eval("W: R^(2,3)\nsum(W) at W = m")) == 15
+    session.bind("one", np.float64(2.5))
+    assert session.eval("one") == 2.5
+
+
+@pytest.mark.parametrize("array, kind", [(np.zeros((2, 2, 2)), "ShapeError"), (np.array([1 + 2j]), "ValueError"),
+                                         (np.array([], dtype=float), "ValueError"), (np.array(["a"]), "ValueError")])
+def test_bind_refuses_what_load_refuses(array, kind):
+    with pytest.raises(GradlangError) as caught:
+        Session().bind("data", array)
+    assert caught.value.kind == kind
+
+
+def test_a_declared_tensor_may_hold_4096_by_4096_but_not_more():
+    assert Session().eval("W: R^(4096,4096)\nW").shape == (4096, 4096)
+    with pytest.raises(GradlangError) as caught:
+        Session().run("W: R^(4097,4097)")
+    assert caught.value.kind == "LimitError" and str(limits.MAX_TENSOR_ELEMENTS) in caught.value.message
+
+
+def test_json_writes_a_float_array_as_the_per_number_encoder_does():
+    array = np.array([[0.1, -2.5e-300, 1e300], [3.0, -0.0, 1 / 3]])
+    assert json.dumps(encode_value(array)) == json.dumps(_encode_list(array.tolist()))
+    with_specials = np.array([np.nan, np.inf, 1.0])
+    assert encode_value(with_specials) == ["nan", "inf", 1.0]
+
+
+def test_a_singular_matrix_is_numpys_error_not_the_component_engines_size_limit():
+    session = Session()
+    session.bind("A", np.ones((64, 64)))
+    with pytest.raises(GradlangError) as caught:
+        session.run("W: R^(64,64)\ninv(W) at W = A")
+    assert caught.value.kind == "ValueError" and "singular" in caught.value.message
