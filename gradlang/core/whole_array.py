@@ -68,10 +68,10 @@ def _targets(evaluator, bindings, frame):
 
     targets = []
     for binding in bindings:
-        target = binding.children[0]
-        if target.data == "target_component":
+        target = binding.target
+        if target.indices:
             return None
-        name = str(target.children[0])
+        name = target.name
         bound = evaluator.lookup(name, frame)
         bound = symbol(name) if bound is None else bound
         if isinstance(bound, Var) and literal(bound):
@@ -100,7 +100,7 @@ def _point(evaluator, inner, bindings, targets, frame):
         return None
     point, pairs = {}, []
     for target, binding in zip(targets, bindings):
-        given = _floats(target, evaluator.evaluate(binding.children[1], frame))
+        given = _floats(target, evaluator.evaluate(binding.value, frame))
         if given is None:
             return None
         point[target] = given
