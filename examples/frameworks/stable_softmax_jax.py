@@ -1,0 +1,21 @@
+"""A softmax cross-entropy in JAX: jax.nn.log_softmax (which stops the maximum inside its own jit).
+
+    gradlang --from-jax stable_softmax_jax:loss --shapes 'W=3,4 x=4' --emit
+"""
+
+import jax
+import jax.numpy as jnp
+
+LABEL = 2
+
+
+def loss(W, x):
+    logits = W @ x
+    return -jax.nn.log_softmax(logits)[LABEL]
+
+
+def by_hand(W, x):
+    """The same loss written out, with the stop where the tf.stop_gradient docs put it."""
+    z = W @ x
+    shifted = z - jax.lax.stop_gradient(jnp.max(z))
+    return jnp.log(jnp.sum(jnp.exp(shifted))) - shifted[LABEL]

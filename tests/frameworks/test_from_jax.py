@@ -1,0 +1,59 @@
+"""--from-jax: published losses translate, keep every stop, and gradlang's gradient equals jax.grad."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import numpy as np
+import pytest
+
+from tests.frameworks.harness import EXAMPLES, in_examples, point, run, worst
+
+jax = pytest.importorskip("jax")
+jax.config.update("jax_enable_x64", True)
+
+# (module:function, --shapes, how many stops the source has on the traced path)
+LOSSES = [
+    ("byol_jax:loss", "params.online.W=2,3 params.predictor.W=2,2 params.target.W=2,3 x=3", 1),
+    ("stable_softmax_jax:loss", "W=3,4 x=4", 1),
+    ("stable_softmax_jax:by_hand", "W=3,4 x=4", 1),
+    ("vqvae_jax:loss", "z=3 codebook=4,3", 3),
+    ("rl_jax:td_loss", "W=2,3 s=3 s2=3", 1),
+    ("rl_jax:actor_critic", "theta=2,3 v=3 s=3 s2=3", 3),
+    ("rl_jax:gumbel_hard", "logits=3 g=3 w=3", 2),
+    ("rl_jax:simsiam", "W=3,3 P=3,3 x1=3 x2=3", 2),
+]
+
+
+def user_function(spec: str):
+    module, name = spec.split(":")
+    with in_examples():
+        sys.path.insert(0, str(EXAMPLES))
+        try:
+            return getattr(importlib.import_module(module), name)
+        finally:
+            sys.path.remove(str(EXAMPLES))
+
+
+def jax_numbers(spec: str, args: tuple) -> list:
+    function = user_function(spec)
+    value, grads = jax.value_and_grad(function, argnums=tuple(range(len(args))))(*args)
+    return [np.asarray(value), *(np.asarray(g) for g in jax.tree_util.tree_leaves(grads))]
+
+
+@pytest.mark.parametrize("spec, shapes, stops", LOSSES)
+def test_gradient_equals_jax_grad(spec, shapes, stops):
+    program, ours = run("jax", spec, shapes=shapes)
+    given = point(shapes)
+    args = tuple(given.values())
+    assert worst(ours, jax_numbers(spec, args)) < 1e-12, program
+
+
+@pytest.mark.parametrize("spec, shapes, stops", LOSSES)
+def test_every_stop_is_kept_with_its_source_line(spec, shapes, stops):
+    program, _ = run("jax", spec, shapes=shapes)
+    module = spec.split(":")[0]
+    kept = [line for line in program.splitlines() if "stop_gradient(" in line]
+    assert len(kept) == stops, program
+    assert all(f"{module}.py:" in line for line in kept), program
