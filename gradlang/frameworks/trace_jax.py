@@ -132,6 +132,10 @@ class _Walker:
     def _equation(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
         values = [v for v, _ in ins]
         points = [p for _, p in ins]
+        name = eqn.primitive.name
+        if eqn.primitive.multiple_results or len(eqn.outvars) != 1 or (
+                name not in RULES and name != "stop_gradient" and _is_float(eqn.outvars[0])):
+            raise placed(f"no translation for the JAX operation {name}", where)
         result = np.asarray(called(f"evaluating {eqn.primitive.name} at the traced point",
                                    lambda: eqn.primitive.bind(*points, **eqn.params)))
         (out,) = eqn.outvars

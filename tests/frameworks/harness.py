@@ -27,10 +27,15 @@ def in_examples():
         os.chdir(here)
 
 
+def translated(kind: str, spec: str, shapes: str | None = None, example_args: str | None = None) -> str:
+    """The program of `spec`, translated from the examples' folder."""
+    with in_examples():
+        return translate(kind, spec, shapes=shapes, example_args=example_args)
+
+
 def run(kind: str, spec: str, shapes: str | None = None, example_args: str | None = None):
     """The program's text and its printed values: the loss, then the gradient by each leaf, as floats."""
-    with in_examples():
-        program = translate(kind, spec, shapes=shapes, example_args=example_args)
+    program = translated(kind, spec, shapes, example_args)
     results = Session().run(program)
     return program, [as_floats(r.value) for r in results]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import numpy as np
@@ -57,3 +58,26 @@ def test_every_stop_is_kept_with_its_source_line(spec, shapes, stops):
     kept = [line for line in program.splitlines() if "stop_gradient(" in line]
     assert len(kept) == stops, program
     assert all(f"{module}.py:" in line for line in kept), program
+
+
+@pytest.mark.parametrize("spec, shapes", [(spec, shapes) for spec, shapes, _ in LOSSES])
+def test_round_trip_through_export_keeps_the_gradient(spec, shapes, tmp_path):
+    """--from-jax, then --export jax: the exported loss has the original's gradient at the traced point."""
+    from gradlang import Session
+    from gradlang.export import export_program
+    from tests.frameworks.harness import translated
+
+    program = translated("jax", spec, shapes)
+    session = Session()
+    session.run(program)
+    path = tmp_path / "exported.py"
+    path.write_text(export_program(session, "jax", program), encoding="utf-8")
+    spec_ = importlib.util.spec_from_file_location("exported", path)
+    exported = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(exported)
+    loss = spec.split(":")[1]
+    args = [np.asarray(a) for a in jax.tree_util.tree_leaves(tuple(point(shapes).values()))]
+    ours = getattr(exported, f"grad_{loss}")(*args)
+    theirs = jax.tree_util.tree_leaves(jax.grad(user_function(spec), argnums=tuple(range(len(point(shapes)))))(
+        *point(shapes).values()))
+    assert worst(list(ours), theirs) < 1e-12
