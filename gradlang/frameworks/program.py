@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 
 from gradlang.errors import GradlangError, Span, source_lines
@@ -19,6 +20,7 @@ from gradlang.errors import GradlangError, Span, source_lines
 # Precedence of the text a Value holds: a sum, a product, a unary minus, a power, an atom.
 SUM, PRODUCT, UNARY, POWER, ATOM = range(5)
 LONG = 60  # an expression longer than this gets a name of its own
+SIMPLE = re.compile(r"^-?[A-Za-z_0-9.]+$")  # a name or a number: never worth a name of its own
 
 
 class TranslateError(GradlangError):
@@ -147,9 +149,7 @@ class Writer:
 
     def bind(self, value: Value, uses: int = 1, comment: str = "", force: bool = False) -> Value:
         """A name for `value` when it deserves one (forced, used twice, or long); else the value inline."""
-        if value.prec == ATOM and not force and value.scalar is None:
-            return value
-        if value.scalar is not None and not force:
+        if not force and (value.scalar is not None or SIMPLE.match(value.text)):
             return value
         if not (force or uses > 1 or len(value.text) > LONG):
             return value

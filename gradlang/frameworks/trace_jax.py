@@ -22,7 +22,7 @@ from gradlang.frameworks.jax_rules import RULES
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, array_text, number, placed,
                                          shown_path)
-from gradlang.frameworks.tracing import Leaf, Traced
+from gradlang.frameworks.tracing import Leaf, Traced, key_name
 
 CALLS = ("jit", "pjit", "closed_call", "core_call", "remat", "checkpoint", "custom_jvp_call", "custom_vjp_call",
          "custom_vjp_call_jaxpr", "custom_lin")
@@ -67,16 +67,9 @@ def _leaves(jax, args: tuple, names: list, writer: Writer) -> list:
     """The example arguments' leaves, named by their key paths (params.online.W)."""
     found = []
     for path, value in jax.tree_util.tree_flatten_with_path(args)[0]:
-        parts = [names[path[0].idx] if i == 0 else _key(entry) for i, entry in enumerate(path)]
+        parts = [names[path[0].idx] if i == 0 else key_name(entry) for i, entry in enumerate(path)]
         found.append(Leaf.of(".".join(parts), value, writer.taken))
     return found
-
-
-def _key(entry) -> str:
-    for attribute in ("key", "name", "idx"):
-        if hasattr(entry, attribute):
-            return str(getattr(entry, attribute))
-    return str(entry)
 
 
 def _uses(jaxpr) -> dict:
@@ -161,7 +154,7 @@ class _Walker:
     def _at_point(self, name: str, result, shape: tuple, where: Where) -> Value:
         """An integer or boolean result, piecewise constant: its value at the traced point."""
         if name in ("argmax", "argmin"):
-            self.writer.body.append(Line("", f"{name} at {where} is {array_text(result.tolist())} at the traced "
+            self.writer.body.append(Line("", f"{name} at {where} is {result.tolist()} at the traced "
                                              "point (piecewise constant: derivative 0)"))
         return _constant(result.astype(np.float64), shape)
 

@@ -48,6 +48,14 @@ class Leaf:
         return array_text(array.reshape(tuple(d for d in array.shape if d != 1)).tolist())
 
 
+def key_name(entry) -> str:
+    """One step of a pytree key path (a dict key, an attribute, an index) as text."""
+    for attribute in ("key", "name", "idx"):
+        if hasattr(entry, attribute):
+            return str(getattr(entry, attribute))
+    return str(entry)
+
+
 @dataclass
 class Traced:
     """What a tracer gives back: the loss as a Value, its value at the point, and the declared leaves."""

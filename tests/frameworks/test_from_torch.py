@@ -1,0 +1,67 @@
+"""--from-torch: published losses translate from torch.export, keep every detach and no_grad, match autograd."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import numpy as np
+import pytest
+
+from tests.frameworks.harness import EXAMPLES, in_examples, point, run, worst
+
+torch = pytest.importorskip("torch")
+
+# (module:class, --shapes or None with --example-args, how many stops the source has on the traced path)
+LOSSES = [
+    ("byol_torch:BYOL", "x=3", None, 1),
+    ("byol_torch:SimSiam", "x1=3 x2=3", None, 2),
+    ("vqvae_torch:Quantiser", "z=3", None, 3),
+    ("vqvae_torch:Classifier", None, "vqvae_torch:labelled", 0),
+]
+
+
+def user_object(spec: str):
+    module, name = spec.split(":")
+    with in_examples():
+        sys.path.insert(0, str(EXAMPLES))
+        try:
+            return getattr(importlib.import_module(module), name)
+        finally:
+            sys.path.remove(str(EXAMPLES))
+
+
+def example(shapes, example_args) -> tuple:
+    if shapes is not None:
+        return tuple(torch.tensor(v) for v in point(shapes).values())
+    return tuple(user_object(example_args)())
+
+
+def autograd_numbers(spec: str, args: tuple) -> list:
+    torch.set_default_dtype(torch.float64)
+    module = user_object(spec)().double()
+    inputs = [a.clone().requires_grad_(True) if a.is_floating_point() else a for a in args]
+    leaves = [*module.parameters(), *(a for a in inputs if a.is_floating_point())]
+    loss = module(*inputs)
+    grads = torch.autograd.grad(loss, leaves, allow_unused=True)  # a stopped branch's weights get None
+    return [loss.detach().numpy(), *(np.zeros(tuple(v.shape)) if g is None else g.numpy()
+                                     for g, v in zip(grads, leaves))]
+
+
+@pytest.mark.parametrize("spec, shapes, example_args, stops", LOSSES)
+def test_gradient_equals_autograd(spec, shapes, example_args, stops):
+    program, ours = run("torch", spec, shapes=shapes, example_args=example_args)
+    theirs = autograd_numbers(spec, example(shapes, example_args))
+    assert len(ours) == len(theirs), program
+    assert worst(ours, theirs) < 1e-12, program
+
+
+@pytest.mark.parametrize("spec, shapes, example_args, stops", LOSSES)
+def test_every_detach_and_no_grad_is_kept_with_its_line(spec, shapes, example_args, stops):
+    program, _ = run("torch", spec, shapes=shapes, example_args=example_args)
+    module = spec.split(":")[0]
+    kept = [line for line in program.splitlines() if "stop_gradient(" in line]
+    assert len(kept) == stops, program
+    assert all(f"{module}.py:" in line for line in kept), program
+    if spec == "byol_torch:BYOL":
+        assert "torch.no_grad() region at byol_torch.py:22" in program
