@@ -161,7 +161,7 @@ class _Walker:
     def _inline(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
         """A call's body, translated in place: its inputs are the caller's Values."""
         body, consts = _body(eqn)
-        name = eqn.params.get("name", eqn.primitive.name)
+        name = eqn.params.get("name") or _function_name(body, eqn.primitive.name)
         inner = Where(where.file, where.line, where.column, where.end_column,
                       f"inside {name}" if not where.note else f"{where.note}, inside {name}")
         if eqn.primitive.name.startswith("custom"):
@@ -189,14 +189,22 @@ def _body(eqn):
     raise TranslateError(f"the call {eqn.primitive.name} has no body to inline")
 
 
+def _function_name(body, fallback: str) -> str:
+    """The name of the function a call's body was traced from (relu for jax.nn.relu's custom_jvp)."""
+    info = getattr(body, "debug_info", None)
+    source = getattr(info, "func_src_info", None) or ""
+    return source.split(" ")[0] or fallback
+
+
 def _where(eqn, outer: Where | None) -> Where:
-    """The user's file and line of an equation; inside a library's jit, the line that called it."""
+    """The user's file and line of an equation; inside a library's jit, the line in the user's code that called it."""
     from jax._src import source_info_util
 
     frame = source_info_util.user_frame(eqn.source_info.traceback)
-    if frame is None or outer is not None and outer.note:
+    if frame is None:
         return outer or Where(note="no source line recorded")
-    return Where(shown_path(frame.file_name), frame.start_line, frame.start_column + 1, frame.end_column + 1)
+    return Where(shown_path(frame.file_name), frame.start_line, frame.start_column + 1, frame.end_column + 1,
+                 outer.note if outer else "")
 
 
 def _constant(array, shape: tuple) -> Value:

@@ -104,12 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="explain derives builtins (softmax, sigmoid, norm, ...) from their definitions, "
                              "as explain[unfold] does")
     parser.add_argument("--plot-dir", metavar="DIR", help="also write every plot as a PNG into DIR (needs matplotlib)")
-    parser.add_argument(
-        "--export",
-        metavar="TARGET",
-        help="run FILE (or -e CODE), then print its functions and losses as a Python module for TARGET: "
-             "jax, torch, tf or numpy",
-    )
+    parser.add_argument("--export", metavar="TARGET", help="run FILE (or -e CODE), then print its functions and "
+                        "losses as a Python module for TARGET: jax, torch, tf or numpy")
     _framework_arguments(parser)
     parser.add_argument("--version", action="version", version=f"gradlang {_version()}")
     return parser

@@ -19,6 +19,7 @@ LOSSES = [
     ("byol_jax:loss", "params.online.W=2,3 params.predictor.W=2,2 params.target.W=2,3 x=3", 1),
     ("stable_softmax_jax:loss", "W=3,4 x=4", 1),
     ("stable_softmax_jax:by_hand", "W=3,4 x=4", 1),
+    ("stable_softmax_jax:nested", "W=3,4 x=4", 1),
     ("vqvae_jax:loss", "z=3 codebook=4,3", 3),
     ("rl_jax:td_loss", "W=2,3 s=3 s2=3", 1),
     ("rl_jax:actor_critic", "theta=2,3 v=3 s=3 s2=3", 3),
