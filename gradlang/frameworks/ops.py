@@ -12,8 +12,7 @@ TranslateError, never a guess.
 
 from __future__ import annotations
 
-from gradlang.frameworks.program import (ATOM, POWER, PRODUCT, SUM, UNARY, TranslateError, Value, fill, ones,
-                                         wrap)
+from gradlang.frameworks.program import ATOM, POWER, PRODUCT, SUM, UNARY, TranslateError, Value, fill, wrap
 
 BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
 COMPARE = (">", ">=", "<", "<=", "==", "!=")
@@ -177,20 +176,27 @@ def index(a: Value, axis: int, i: int, shape: tuple) -> Value:
 
 
 def contract(a: Value, b: Value, axes_a: tuple, axes_b: tuple, shape: tuple) -> Value:
-    """A product contracting one axis of each operand (no batch axes): @, dot, or outer when none."""
+    """A product contracting one axis of each operand (no batch axes): @, dot, or outer when none.
+
+    Axes of length 1 are no axes to gradlang: the operands are read at their gradlang sizes and the
+    contracted axis at its place among them (a (1, 3) weight times a vector is a dot product).
+    """
     x, y = fill(a), fill(b)
-    if any(d == 1 for d in (*a.shape, *b.shape)) or len(a.shape) > 2 or len(b.shape) > 2:
-        raise TranslateError(f"a product of shapes {tuple(a.shape)} and {tuple(b.shape)} with axes of length 1 "
-                             "or more than two axes")
+    if len(axes_a) > 1 or any(a.shape[i] == 1 for i in axes_a):
+        raise TranslateError(f"a product of shapes {tuple(a.shape)} and {tuple(b.shape)} over several axes or "
+                             "an axis of length 1")
+    ra, rb = len(a.sizes), len(b.sizes)
     if not axes_a:
         return _no_contraction(x, y, shape)
-    left = x if len(a.shape) == 1 or axes_a[0] == 1 else Value(f"transpose({x.text})", a.shape[::-1])
-    right = y if len(b.shape) == 1 or axes_b[0] == 0 else Value(f"transpose({y.text})", b.shape[::-1])
-    if len(a.shape) == 1 and len(b.shape) == 1:
+    ca = [i for i, d in enumerate(a.shape) if d != 1].index(axes_a[0])
+    cb = [i for i, d in enumerate(b.shape) if d != 1].index(axes_b[0])
+    if ra == 1 and rb == 1:
         return Value(f"dot({x.text}, {y.text})", shape)
-    if len(a.shape) == 1:  # v @ B is B^T v
-        flipped = y if axes_b[0] == 1 else Value(f"transpose({y.text})", b.shape[::-1])
+    if ra == 1:  # v @ B is B^T v
+        flipped = y if cb == 1 else Value(f"transpose({y.text})", b.shape[::-1])
         return Value(f"{wrap(flipped, PRODUCT)} @ {wrap(x, PRODUCT + 1)}", shape, PRODUCT)
+    left = x if ca == 1 else Value(f"transpose({x.text})", a.shape[::-1])
+    right = y if rb == 1 or cb == 0 else Value(f"transpose({y.text})", b.shape[::-1])
     return Value(f"{wrap(left, PRODUCT)} @ {wrap(right, PRODUCT + 1)}", shape, PRODUCT)
 
 

@@ -204,3 +204,20 @@ def shown_path(path: str) -> str:
     """A file as the user would name it: relative to the current folder when it is inside it."""
     relative = os.path.relpath(path)
     return path if relative.startswith("..") else relative
+
+
+def constant(array, shape: tuple) -> Value:
+    """A constant of the program (a literal, a closed-over array, a value fixed at the point) as gradlang text."""
+    import numpy as np
+
+    array = np.asarray(array, dtype=np.float64)
+    if array.size == 1:
+        x = float(array.reshape(()))
+        return Value("inf" if x > 0 else "-inf", shape, number=x) if math.isinf(x) else number(x, shape)
+    squeezed = array.reshape(tuple(d for d in array.shape if d != 1))
+    if squeezed.ndim > 2:
+        raise TranslateError(f"a constant of shape {array.shape}: more than two axes")
+    ones_at = np.flatnonzero(squeezed == 1.0)
+    if squeezed.ndim == 1 and len(ones_at) == 1 and np.count_nonzero(squeezed) == 1:
+        return Value(f"onehot({ones_at[0]}, {squeezed.size})", shape)
+    return Value(array_text(squeezed.tolist()), shape)

@@ -20,7 +20,7 @@ import numpy as np
 
 from gradlang.frameworks.jax_rules import RULES
 from gradlang.frameworks.loading import called, framework
-from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, array_text, number, placed,
+from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, constant, placed,
                                          shown_path)
 from gradlang.frameworks.tracing import Leaf, Traced, key_name
 
@@ -208,17 +208,4 @@ def _where(eqn, outer: Where | None) -> Where:
 
 
 def _constant(array, shape: tuple) -> Value:
-    """A constant of the program (a literal, a closed-over array) as gradlang text."""
-    array = np.asarray(array)
-    if array.ndim == 0 or array.size == 1:
-        x = float(array.reshape(()))
-        if np.isinf(x):
-            return Value("inf" if x > 0 else "-inf", shape, number=x)
-        return number(x, shape)
-    squeezed = array.reshape(tuple(d for d in array.shape if d != 1)).astype(np.float64)
-    if squeezed.ndim > 2:
-        raise TranslateError(f"a constant of shape {array.shape}: more than two axes")
-    ones = np.flatnonzero(squeezed == 1.0)
-    if squeezed.ndim == 1 and len(ones) == 1 and np.count_nonzero(squeezed) == 1:
-        return Value(f"onehot({ones[0]}, {squeezed.size})", shape)
-    return Value(array_text(squeezed.tolist()), shape)
+    return constant(np.asarray(array), shape)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradlang.frameworks.loading import called, framework
-from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, array_text, number, placed,
+from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, array_text, constant, number,
+                                         placed,
                                          shown_path, source_line)
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.tracing import Leaf, Traced, key_name
@@ -190,6 +191,9 @@ class _Walker:
         kwargs = {k: self.point(v, at) for k, v in node.kwargs.items()}
         with self.torch.no_grad():
             at[node] = called(f"running {node.target} at the example point", lambda: node.target(*args, **kwargs))
+        if at[node] is None:  # a check such as _assert_tensor_metadata: no value, nothing to write
+            env[node] = None
+            return
         env[node] = self._translate(node, env, at, where)
 
     def _translate(self, node, env: dict, at: dict, where: Where):
@@ -261,19 +265,7 @@ def _raw_line(file: str, line: int) -> str:
 
 def _constant(value) -> Value:
     """A value fixed at the example point: a number, or a tensor written as a literal."""
-    if hasattr(value, "detach"):
-        array = value.detach().to("cpu").numpy() if hasattr(value, "numpy") else np.asarray(value)
-    else:
-        array = np.asarray(value)
+    array = value.detach().to("cpu").numpy() if hasattr(value, "detach") else np.asarray(value)
     if array.dtype == object:
         raise TranslateError("a value that is not a tensor or a number")
-    array = array.astype(np.float64)
-    if array.size == 1:
-        return number(float(array.reshape(())), tuple(array.shape))
-    squeezed = array.reshape(tuple(d for d in array.shape if d != 1))
-    if squeezed.ndim > 2:
-        raise TranslateError(f"a constant of shape {array.shape}: more than two axes")
-    return Value(array_text(squeezed.tolist()), tuple(array.shape))
-
-
-
+    return constant(array, tuple(array.shape))

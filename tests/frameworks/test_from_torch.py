@@ -18,6 +18,9 @@ LOSSES = [
     ("byol_torch:SimSiam", "x1=3 x2=3", None, 2),
     ("vqvae_torch:Quantiser", "z=3", None, 3),
     ("vqvae_torch:Classifier", None, "vqvae_torch:labelled", 0),
+    ("rl_torch:TD", "s=3 s2=3", None, 1),
+    ("rl_torch:ActorCritic", "s=3 s2=3", None, 2),
+    ("rl_torch:GumbelHard", "g=3", None, 1),
 ]
 
 
