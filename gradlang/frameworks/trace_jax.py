@@ -24,7 +24,7 @@ from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Wri
                                          shown_path)
 from gradlang.frameworks.tracing import Leaf, Traced, key_name
 
-CALLS = ("jit", "pjit", "closed_call", "core_call", "remat", "checkpoint", "custom_jvp_call", "custom_vjp_call",
+CALLS = ("jit", "pjit", "closed_call", "core_call", "remat", "remat2", "checkpoint", "custom_jvp_call", "custom_vjp_call",
          "custom_vjp_call_jaxpr", "custom_lin")
 
 

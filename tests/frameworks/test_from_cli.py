@@ -16,11 +16,11 @@ REPO = EXAMPLES.parents[1]
 TD = ["--from-jax", "rl_jax:td_loss", "--shapes", "W=2,3 s=3 s2=3"]
 
 
-def gradlang(*args, env: dict | None = None) -> subprocess.CompletedProcess:
+def gradlang(*args, env: dict | None = None, stdin: str = "") -> subprocess.CompletedProcess:
     environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1", "COLUMNS": "100", **(env or {})}
     environment.pop("GRADLANG_DEBUG", None)
     return subprocess.run([sys.executable, "-m", "gradlang", *args], capture_output=True, text=True, cwd=EXAMPLES,
-                          env=environment, timeout=SAFETY_NET, stdin=subprocess.DEVNULL)
+                          env=environment, timeout=SAFETY_NET, input=stdin)
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +50,12 @@ def test_explain_wrt_explains_the_gradient_by_those_leaves(jax):
     run = gradlang("--plain", *args)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("# grad(") and "stop" in run.stdout
+
+
+def test_i_opens_the_repl_with_the_programs_names(jax):
+    run = gradlang("--plain", *TD, "-i", stdin="blocked(td_loss, W) at W = W_at, s = s_at, s2 = s2_at\n")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1].endswith("[0.0, 0.0, 0.0]]")  # the stop removes only the target's row
 
 
 def test_export_after_translation_is_a_module(jax):

@@ -82,3 +82,10 @@ def test_round_trip_through_export_keeps_the_gradient(spec, shapes, tmp_path):
     theirs = jax.tree_util.tree_leaves(jax.grad(user_function(spec), argnums=tuple(range(len(point(shapes)))))(
         *point(shapes).values()))
     assert worst(list(ours), theirs) < 1e-12
+
+
+def test_a_custom_rule_is_replaced_by_the_primals_derivative_and_said_so():
+    program, ours = run("jax", "custom_rules_jax:loss", shapes="x=3")
+    assert "clip_gradient (at custom_rules_jax.py:31) has a custom derivative rule (custom_vjp_call)" in program
+    given = tuple(point("x=3").values())
+    assert worst(ours, jax_numbers("custom_rules_jax:primal_loss", given)) < 1e-12
