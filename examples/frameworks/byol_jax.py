@@ -27,3 +27,12 @@ def example():
         "target": {"W": rng.normal(size=(2, 3))},
     }
     return params, rng.normal(size=3)
+
+
+def batch_loss(W, P, T, X):
+    """The same loss over a batch of rows, averaged: row-wise norms with keepdims, as BYOL's code writes them."""
+    prediction = jnp.tanh(X @ W.T) @ P
+    target = jax.lax.stop_gradient(jnp.tanh(X @ T.T))
+    p = prediction / jnp.linalg.norm(prediction, axis=-1, keepdims=True)
+    t = target / jnp.linalg.norm(target, axis=-1, keepdims=True)
+    return jnp.mean(2 - 2 * jnp.sum(p * t, axis=-1))

@@ -25,6 +25,8 @@ LOSSES = [
     ("rl_jax:actor_critic", "theta=2,3 v=3 s=3 s2=3", 3),
     ("rl_jax:gumbel_hard", "logits=3 g=3 w=3", 2),
     ("rl_jax:simsiam", "W=3,3 P=3,3 x1=3 x2=3", 2),
+    ("byol_jax:batch_loss", "W=2,3 P=2,2 T=2,3 X=4,3", 1),
+    ("stable_softmax_jax:batch_cross_entropy", "W=3,4 b=4 X=2,3 Y=2,4", 1),
 ]
 
 

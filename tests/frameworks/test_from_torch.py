@@ -21,6 +21,7 @@ LOSSES = [
     ("rl_torch:TD", "s=3 s2=3", None, 1),
     ("rl_torch:ActorCritic", "s=3 s2=3", None, 2),
     ("rl_torch:GumbelHard", "g=3", None, 1),
+    ("byol_torch:BatchBYOL", "X=4,3", None, 1),
 ]
 
 
@@ -68,3 +69,14 @@ def test_every_detach_and_no_grad_is_kept_with_its_line(spec, shapes, example_ar
     assert all(f"{module}.py:" in line for line in kept), program
     if spec == "byol_torch:BYOL":
         assert "torch.no_grad() region at byol_torch.py:22" in program
+
+
+def test_an_operation_without_translation_is_placed_at_the_users_line():
+    from gradlang.frameworks import TranslateError
+
+    with pytest.raises(TranslateError) as caught:
+        run("torch", "unsupported_torch:Running", shapes="x=3")
+    error = caught.value
+    assert error.message == "no translation for the PyTorch operation aten.cumsum.default"
+    assert (error.filename, error.line) == ("unsupported_torch.py", 13)
+    assert error.source_line.strip() == "return torch.cumsum(torch.tanh(x), 0).sum()"
