@@ -62,15 +62,15 @@ def gradlang_name(path: str, taken: set) -> str:
     if base[0].isdigit():
         base = f"a_{base}"
     name, n = base, 1
-    while name in taken or name in RESERVED:
+    while name in taken or _reserved(name):
         n += 1
         name = f"{base}_{n}"
     taken.add(name)
     return name
 
 
-# gradlang's keywords and the builtins a declaration may not shadow (LANGUAGE.md, sections 2 and 6)
-RESERVED = {"at", "explain", "stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked",
-            "exp", "log", "sqrt", "sum", "mean", "max", "min", "abs", "sign", "round", "dot", "outer", "ones",
-            "norm", "softmax", "log_softmax", "logsumexp", "sigmoid", "relu", "tanh", "where", "transpose",
-            "cosine", "huber", "onehot", "argmax", "argmin", "eye", "diag", "pi", "len", "load", "components"}
+def _reserved(name: str) -> bool:
+    """A keyword, a constant or a builtin of gradlang: a declaration must not shadow what the program calls."""
+    from gradlang.core.builtins import CONSTANTS, lookup
+
+    return name in ("at", "explain") or name in CONSTANTS or lookup(name) is not None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 import operator
+from contextlib import contextmanager
 import re
 from dataclasses import dataclass
 
@@ -34,9 +35,9 @@ FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 def module_of(target, spec: str, writer: Writer):
     """The nn.Module to export (a class is instantiated, a function wrapped), its forward's parameters, a name."""
     torch = framework("torch")
-    torch.set_default_dtype(torch.float64)
     if isinstance(target, type) and issubclass(target, torch.nn.Module):
-        target = called(f"{spec}()", target)
+        with float64(torch):
+            target = called(f"{spec}()", target)
     if isinstance(target, torch.nn.Module):
         module = target.double()
         forward = module.forward
@@ -61,15 +62,27 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     """Export `module` at the example arguments and translate its graph; declarations go to `writer`."""
     torch = framework("torch")
     args = tuple(_tensor(torch, a) for a in args)
-    program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
-    walker = _Walker(torch, writer, program.graph_module)
-    leaves = walker.inputs(program, args, names)
-    outs = walker.run(program.graph_module.graph, walker.env, walker.at, stopped=False)
+    with float64(torch):
+        program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
+        walker = _Walker(torch, writer, program.graph_module)
+        leaves = walker.inputs(program, args, names)
+        outs = walker.run(program.graph_module.graph, walker.env, walker.at, stopped=False)
     loss = outs[0] if isinstance(outs, (list, tuple)) else outs
     if isinstance(outs, (list, tuple)) and len(outs) != 1:
         raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
     value, point = loss
     return Traced(value, float(point), leaves)
+
+
+@contextmanager
+def float64(torch):
+    """torch's default dtype is float64 while the user's module is built and traced, and is restored after."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
 
 
 def _tensor(torch, value):

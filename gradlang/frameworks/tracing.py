@@ -18,7 +18,7 @@ import numpy as np
 
 from gradlang.frameworks import shapes_arg
 from gradlang.frameworks.loading import called, framework, load
-from gradlang.frameworks.program import TranslateError, Value, Writer, array_text
+from gradlang.frameworks.program import Line, TranslateError, Value, Writer, array_text
 
 
 @dataclass
@@ -130,9 +130,8 @@ def _arguments(function, names: list, shapes: str | None, example_args: str | No
     return tuple(given) if isinstance(given, (tuple, list)) else (given,)
 
 
-def _header(kind: str, spec: str, leaves: list, stops: int) -> "object":
-    from gradlang.frameworks.program import Line
-
+def _header(kind: str, spec: str, leaves: list, stops: int) -> Line:
+    """The first comment: what was traced and how, how many stops were kept, how the leaves are named."""
     how = "jax.make_jaxpr" if kind == "jax" else "torch.export.export (no decompositions)"
     mapping = "; ".join(f"{leaf.path} -> {leaf.name}" for leaf in leaves if leaf.path != leaf.name)
     text = f"{spec} traced with {how} in float64; {stops} stop(s) kept"
@@ -141,8 +140,6 @@ def _header(kind: str, spec: str, leaves: list, stops: int) -> "object":
 
 def _tail(loss: str, leaves: list, explain_wrt: tuple, taken: set) -> list:
     """The statements that run: the loss and its gradients at the traced point, or explain for the leaves asked."""
-    from gradlang.frameworks.program import Line
-
     if explain_wrt:
         chosen = [leaf for leaf in leaves if any(leaf.path == p or leaf.path.startswith(p + ".") for p in explain_wrt)]
         if not chosen:

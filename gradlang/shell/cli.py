@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-e", dest="code", metavar="CODE", action="append",
                         help="run CODE (statements separated by ';' or newlines); several -e run in order")
     parser.add_argument("-i", dest="interactive", metavar="FILE", nargs="?", const="",
-                        help="run FILE (or --from-jax / --from-torch), then start the REPL with its definitions")
+                        help="-i FILE runs FILE, then starts the REPL with its definitions (-i alone: --from-*'s)")
     group = parser.add_mutually_exclusive_group()
     for name, text in (
         ("pretty", "Unicode mathematics (default on a terminal)"),

@@ -42,7 +42,13 @@ def example(shapes, example_args) -> tuple:
 
 
 def autograd_numbers(spec: str, args: tuple) -> list:
-    torch.set_default_dtype(torch.float64)
+    from gradlang.frameworks.trace_torch import float64
+
+    with float64(torch):
+        return _autograd_numbers(spec, args)
+
+
+def _autograd_numbers(spec: str, args: tuple) -> list:
     module = user_object(spec)().double()
     inputs = [a.clone().requires_grad_(True) if a.is_floating_point() else a for a in args]
     leaves = [*module.parameters(), *(a for a in inputs if a.is_floating_point())]
@@ -80,3 +86,9 @@ def test_an_operation_without_translation_is_placed_at_the_users_line():
     assert error.message == "no translation for the PyTorch operation aten.cumsum.default"
     assert (error.filename, error.line) == ("unsupported_torch.py", 13)
     assert error.source_line.strip() == "return torch.cumsum(torch.tanh(x), 0).sum()"
+
+
+def test_the_default_dtype_is_left_as_it_was():
+    before = torch.get_default_dtype()
+    run("torch", "byol_torch:BYOL", shapes="x=3")
+    assert torch.get_default_dtype() == before
