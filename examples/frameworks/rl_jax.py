@@ -44,3 +44,13 @@ def simsiam(W, P, x1, x2):
         return -jnp.dot(p / jnp.linalg.norm(p), z / jnp.linalg.norm(z))
 
     return 0.5 * d(p1, z2) + 0.5 * d(p2, z1)
+
+
+ACTIONS = jnp.array([0, 2, 1])
+
+
+def dqn_batch(W, S, S2):
+    """DQN over a batch: Q(s, a) read with the batch's actions (a gather), the max over next states stopped."""
+    q = (S @ W.T)[jnp.arange(S.shape[0]), ACTIONS]
+    target = REWARD + GAMMA * jax.lax.stop_gradient(jnp.max(S2 @ W.T, axis=1))
+    return jnp.mean((q - target) ** 2)

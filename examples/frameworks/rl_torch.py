@@ -53,3 +53,23 @@ class GumbelHard(nn.Module):
         hard = F.one_hot(soft.argmax(), 3).to(soft.dtype)
         sample = hard - soft.detach() + soft
         return (sample * self.w).sum() ** 2
+
+
+class DQNBatch(nn.Module):
+    """DQN over a batch: Q(s, a) by gather with the actions, the target under no_grad, Huber loss."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(9)
+        self.q = nn.Linear(4, 3)
+
+    def forward(self, S, actions, S2):
+        q = self.q(S).gather(1, actions.unsqueeze(1)).squeeze(1)
+        with torch.no_grad():
+            target = REWARD + GAMMA * self.q(S2).max(dim=1).values
+        return F.smooth_l1_loss(q, target)
+
+
+def batch():
+    torch.manual_seed(10)
+    return torch.randn(3, 4, dtype=torch.float64), torch.tensor([0, 2, 1]), torch.randn(3, 4, dtype=torch.float64)

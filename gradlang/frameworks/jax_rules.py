@@ -121,7 +121,19 @@ def _slice(step):
         return _same(step)
     if len(cut) == 1 and limits[cut[0]] - starts[cut[0]] == 1 and strides[cut[0]] == 1:
         return ops.index(value, cut[0], starts[cut[0]], _shape(step))
-    raise TranslateError("a slice of more than one position (gradlang indexes one position or one row)")
+    return _gather(step)
+
+
+def _gather(step):
+    """A gather, a dynamic slice or a wider slice: the positions it reads, found by running it on labels."""
+    import numpy as np
+
+    operand = np.asarray(step.points[0])
+    labels = np.arange(operand.size, dtype=np.float64).reshape(operand.shape)
+    read = np.asarray(step.eqn.primitive.bind(labels, *step.points[1:], **step.eqn.params))
+    if np.isnan(read).any():
+        raise TranslateError("a gather that reads outside the array")
+    return ops.picked(step.ins[0], read, _shape(step))
 
 
 def _select_n(step):
@@ -146,6 +158,7 @@ RULES = {
     "dot_general": _dot_general, "broadcast_in_dim": _broadcast, "reshape": _reshape, "squeeze": _reshape,
     "expand_dims": _reshape, "transpose": _transpose, "convert_element_type": _convert, "copy": _same,
     "copy_p": _same, "reduce_precision": _same, "slice": _slice, "select_n": _select_n,
+    "gather": _gather, "dynamic_slice": _gather,
     "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "eq": _compare("=="), "ne": _compare("!="),
 }

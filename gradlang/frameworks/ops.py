@@ -211,3 +211,39 @@ def _no_contraction(x: Value, y: Value, shape: tuple) -> Value:
 def rowwise_dot(a: Value, b: Value, shape: tuple) -> Value:
     """A product with one batch axis and one contracted axis, both matrices: sum(A * B, 1)."""
     return Value(f"sum({wrap(fill(a), PRODUCT)} * {wrap(fill(b), PRODUCT + 1)}, 1)", shape)
+
+
+def picked(a: Value, picks, shape: tuple) -> Value:
+    """The entries of `a` at fixed positions (a gather whose indices are constants at the traced point).
+
+    `picks` holds, for each entry of the result, the position (flat, row-major) of the entry of `a` it
+    reads; the result is written with constant one-hot matrices: S @ v, R @ M, or sum((R @ M) * C, 1).
+    """
+    import numpy as np
+
+    out = tuple(d for d in shape if d != 1)
+    picks = np.asarray(picks, dtype=np.int64).reshape(out)
+    source, x = a.sizes, fill(a)
+    if not source:
+        return Value(x.text, shape, x.prec, scalar=x) if out else x
+    rows, cols = np.divmod(picks, source[1]) if len(source) == 2 else (None, picks)
+    if picks.ndim == 0:
+        text = f"{wrap(x, ATOM)}[{int(cols)}]" if rows is None else f"{wrap(x, ATOM)}[{int(rows)}, {int(cols)}]"
+        return Value(text, shape)
+    if rows is None and picks.ndim == 1:
+        return Value(f"{_one_hot_rows(cols, source[0])} @ {wrap(x, PRODUCT + 1)}", shape, PRODUCT)
+    if rows is not None and picks.ndim == 1:
+        chosen = f"{_one_hot_rows(rows, source[0])} @ {wrap(x, PRODUCT + 1)}"
+        return Value(f"sum(({chosen}) * {_one_hot_rows(cols, source[1])}, 1)", shape)
+    if rows is not None and picks.ndim == 2 and out[1] == source[1] and (cols == np.arange(source[1])).all():
+        return Value(f"{_one_hot_rows(rows[:, 0], source[0])} @ {wrap(x, PRODUCT + 1)}", shape, PRODUCT)
+    if rows is not None and picks.ndim == 2 and out[0] == source[0] and (rows.T == np.arange(source[0])).all():
+        return Value(f"{wrap(x, PRODUCT)} @ transpose({_one_hot_rows(cols[0], source[1])})", shape, PRODUCT)
+    raise TranslateError(f"a gather of shape {tuple(shape)} from shape {tuple(a.shape)} that is neither entries, "
+                         "whole rows, nor one entry per row")
+
+
+def _one_hot_rows(positions, length: int) -> str:
+    """A constant matrix with one 1 per row, at the given positions."""
+    rows = [[1.0 if j == int(p) else 0.0 for j in range(length)] for p in positions]
+    return "[" + ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in rows) + "]"

@@ -44,6 +44,8 @@ def _reduce(name: str):
     def rule(step):
         a = step.tensor(0)
         value = ops.reduce(name, a, _axes(step, 1, len(a.shape)))
+        if step.is_pair:  # max.dim, min.dim: (values, indices), the indices fixed at the traced point
+            return [ops.reshape(value, step.shapes[0]), step.constant(1)]
         return ops.reshape(value, step.shape)
     return rule
 
@@ -124,14 +126,12 @@ def _slice(step):
         return ops.reshape(a, step.shape)
     if end - start == 1 and step.arg(4, "step", 1) == 1:
         return ops.reshape(ops.index(a, axis, start, step.shape), step.shape)
-    raise TranslateError("a slice of more than one position (gradlang indexes one position or one row)")
+    return _gather(step)
 
 
-def _index(step):
-    a, (i,) = step.tensor(0), step.arg(1, "indices", [None])
-    if not isinstance(i, Value) or i.number is None:
-        raise TranslateError("indexing by a tensor of several indices (a gather)")
-    return ops.index(a, 0, _integer(i) % a.shape[0], step.shape)
+def _gather(step):
+    """index, gather, index_select, embedding, a wider slice: the positions read, found by running it on labels."""
+    return ops.picked(step.tensor(0), step.labelled(), step.shape)
 
 
 def _compare(op: str):
@@ -205,6 +205,32 @@ def _cross_entropy(step):
     raise TranslateError("cross_entropy with reduction='none'")
 
 
+def _nll(step):
+    log_p = step.tensor(0)
+    if step.arg(2, "weight", None) is not None:
+        raise TranslateError("nll_loss with class weights")
+    picked = step.one_hot(1, log_p.shape)
+    total = ops.negate(ops.reduce("sum", ops.binary("*", log_p, picked, log_p.shape), tuple(range(len(log_p.shape)))))
+    rows = log_p.shape[0] if len(log_p.shape) == 2 else 1
+    if step.arg(3, "reduction", MEAN) == MEAN and rows > 1:
+        return ops.binary("/", total, number(rows), ())
+    return total
+
+
+def _bce_logits(step):
+    """binary_cross_entropy_with_logits: softplus(x) - x y, elementwise, then reduced."""
+    if step.arg(2, "weight", None) is not None or step.arg(3, "pos_weight", None) is not None:
+        raise TranslateError("binary_cross_entropy_with_logits with weights")
+    x, y = step.tensor(0), step.tensor(1)
+    value = ops.binary("-", ops.call("softplus", x), ops.binary("*", x, y, x.shape), x.shape)
+    return _reduced(value, step.arg(4, "reduction", MEAN))
+
+
+def _l1(step):
+    d = ops.binary("-", step.tensor(0), step.tensor(1), step.shape_of(0))
+    return _reduced(ops.call("abs", d), step.arg(2, "reduction", MEAN))
+
+
 def _logsumexp(step):
     a = step.tensor(0)
     return ops.reshape(ops.reduce("logsumexp", a, _axes(step, 1, len(a.shape))), step.shape)
@@ -238,7 +264,9 @@ RULES = {
     "unsqueeze": _same, "squeeze": _same, "view": _same, "reshape": _same, "_unsafe_view": _same,
     "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _same, "to": _same,
     "lift_fresh_copy": _same, "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
-    "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _index,
+    "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
+    "gather": _gather, "index_select": _gather, "embedding": _gather, "take": _gather,
+    "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
     "clamp_min": lambda step: ops.extremum("max", step.tensor(0), step.tensor(1), step.shape),

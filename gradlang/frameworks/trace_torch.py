@@ -30,6 +30,7 @@ from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.tracing import Leaf, Traced, key_name
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
 
 
 def module_of(target, spec: str, writer: Writer):
@@ -118,6 +119,23 @@ class _Step:
     def tensor(self, i: int) -> Value:
         given = self.arg(i, "", None)
         return given if isinstance(given, Value) else number(given)
+
+    @property
+    def is_pair(self) -> bool:
+        return isinstance(self.at[self.node], (tuple, list))
+
+    def constant(self, i: int) -> Value:
+        return _constant(self.at[self.node][i])
+
+    def labelled(self):
+        """The positions a gather reads: the node run again with its input replaced by 0, 1, 2, … (float64)."""
+        torch = self.walker.torch
+        args = [self.walker.point(a, self.at) for a in self.node.args]
+        source = args[0]  # the tensor read (embedding's weight, as every other gather's input, comes first)
+        args[0] = torch.arange(source.numel(), dtype=torch.float64).reshape(source.shape)
+        kwargs = {k: self.walker.point(v, self.at) for k, v in self.node.kwargs.items()}
+        with torch.no_grad():
+            return called("reading a gather's positions", lambda: self.node.target(*args, **kwargs)).numpy()
 
     def is_index(self, i: int) -> bool:
         return not self.walker.point(self.node.args[i], self.at).is_floating_point()
@@ -216,6 +234,8 @@ class _Walker:
         if name == "detach":
             self.traced.add(node)
             return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
+        if name in SHAPE_ONLY:
+            return _constant(result)  # ones_like(x) and friends read x's shape, not its values
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
             if inputs and name in ("argmax", "argmin"):
                 self.writer.body.append(Line("", f"{name} at {where} is {result.tolist()} at the "

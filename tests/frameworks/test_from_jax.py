@@ -27,6 +27,7 @@ LOSSES = [
     ("rl_jax:simsiam", "W=3,3 P=3,3 x1=3 x2=3", 2),
     ("byol_jax:batch_loss", "W=2,3 P=2,2 T=2,3 X=4,3", 1),
     ("stable_softmax_jax:batch_cross_entropy", "W=3,4 b=4 X=2,3 Y=2,4", 1),
+    ("rl_jax:dqn_batch", "W=3,4 S=3,4 S2=3,4", 1),
 ]
 
 

@@ -22,6 +22,7 @@ LOSSES = [
     ("rl_torch:ActorCritic", "s=3 s2=3", None, 2),
     ("rl_torch:GumbelHard", "g=3", None, 1),
     ("byol_torch:BatchBYOL", "X=4,3", None, 1),
+    ("rl_torch:DQNBatch", None, "rl_torch:batch", 1),
 ]
 
 
