@@ -30,6 +30,7 @@ from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.tracing import Leaf, Traced, key_name
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
 SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
 
 
@@ -156,7 +157,7 @@ class _Walker:
 
     def __init__(self, torch, writer: Writer, root):
         self.torch, self.writer, self.root = torch, writer, root
-        self.env, self.at, self.traced = {}, {}, set()
+        self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
@@ -209,6 +210,7 @@ class _Walker:
 
     def _node(self, node, env: dict, at: dict) -> None:
         where = _where(node)
+        self._custom_function(node, where)
         if node.target is operator.getitem:
             source, i = node.args
             env[node], at[node] = env[source][i], at[source][i]
@@ -252,6 +254,14 @@ class _Walker:
         if isinstance(value, list):
             return value
         return self.writer.bind(value, len(node.users))
+
+    def _custom_function(self, node, where: Where) -> None:
+        """An autograd.Function is exported as its forward: say so once, since its own backward is not read."""
+        for name in APPLY.findall(node.meta.get("stack_trace") or ""):
+            if name not in self.custom:
+                self.custom.add(name)
+                self.writer.note(f"{name}.apply (at {where}) is a torch.autograd.Function: its backward is not read, "
+                                 "the program differentiates its forward")
 
     def _region(self, node, env: dict, at: dict, where: Where) -> None:
         """A wrap_with_set_grad_enabled region inlined; with grad disabled, each output is stopped."""

@@ -93,3 +93,16 @@ def test_the_default_dtype_is_left_as_it_was():
     before = torch.get_default_dtype()
     run("torch", "byol_torch:BYOL", shapes="x=3")
     assert torch.get_default_dtype() == before
+
+
+def test_an_autograd_function_is_named_as_unread():
+    program, ours = run("torch", "custom_rules_torch:Quantised", shapes="x=3")
+    assert "RoundThrough.apply (at custom_rules_torch.py:16) is a torch.autograd.Function" in program
+    x = point("x=3")["x"]
+    assert worst(ours[1:], [np.round(x)]) < 1e-12  # d/dx (round(x) x) with round's derivative 0
+
+
+def test_the_same_estimator_with_detach_is_kept():
+    program, ours = run("torch", "custom_rules_torch:Plain", shapes="x=3")
+    assert "# .detach() at custom_rules_torch.py:30" in program
+    assert worst(ours, autograd_numbers("custom_rules_torch:Plain", example("x=3", None))) < 1e-12
