@@ -106,3 +106,29 @@ def test_the_same_estimator_with_detach_is_kept():
     program, ours = run("torch", "custom_rules_torch:Plain", shapes="x=3")
     assert "# .detach() at custom_rules_torch.py:30" in program
     assert worst(ours, autograd_numbers("custom_rules_torch:Plain", example("x=3", None))) < 1e-12
+
+
+@pytest.mark.parametrize("spec, shapes", [("byol_torch:BYOL", "x=3"), ("vqvae_torch:Quantiser", "z=3"),
+                                          ("rl_torch:TD", "s=3 s2=3")])
+def test_round_trip_through_export_keeps_the_gradient(spec, shapes, tmp_path):
+    """--from-torch, then --export torch: the exported loss has autograd's gradient at the traced point."""
+    import importlib.util
+
+    from gradlang import Session
+    from gradlang.export import export_program
+    from tests.frameworks.harness import translated
+
+    program = translated("torch", spec, shapes)
+    session = Session()
+    session.run(program)
+    path = tmp_path / "exported_torch.py"
+    path.write_text(export_program(session, "torch", program), encoding="utf-8")
+    loaded = importlib.util.spec_from_file_location("exported_torch", path)
+    exported = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(exported)
+    theirs = autograd_numbers(spec, example(shapes, None))
+    points = [line.split(" = ", 1)[0] for line in program.splitlines() if "_at = " in line]
+    assert len(points) == len(theirs) - 1
+    values = [np.asarray(session.eval(name).tolist(), dtype=np.float64) for name in points]
+    ours = exported.grad_loss(*(torch.tensor(v) for v in values))
+    assert worst([g.detach().numpy() for g in ours], theirs[1:]) < 1e-12
