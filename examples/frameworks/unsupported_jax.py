@@ -15,3 +15,7 @@ def loss(x):
 
 def looped(x):
     return jax.lax.fori_loop(0, 3, lambda i, v: v * 2.0, x).sum()
+
+
+def not_a_loss(x):
+    return jnp.tanh(x)  # a vector: gradlang translates a function returning one scalar

@@ -22,7 +22,7 @@ from gradlang.frameworks.jax_rules import RULES
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, constant, placed,
                                          shown_path)
-from gradlang.frameworks.tracing import Leaf, Traced, key_name
+from gradlang.frameworks.tracing import Leaf, Traced, key_name, scalar
 
 CALLS = ("jit", "pjit", "closed_call", "core_call", "remat", "remat2", "checkpoint", "custom_jvp_call", "custom_vjp_call",
          "custom_vjp_call_jaxpr", "custom_lin")
@@ -60,7 +60,7 @@ def trace(function, args: tuple, names: list, writer: Writer, name: str) -> Trac
     outs = walker.run(closed.jaxpr, env, at, None)
     if len(outs) != 1:
         raise TranslateError(f"{name} returns {len(outs)} values: gradlang translates a function returning one loss")
-    return Traced(outs[0][0], float(np.asarray(outs[0][1])), floats)
+    return Traced(outs[0][0], scalar(outs[0][1], name), floats)
 
 
 def _leaves(jax, args: tuple, names: list, writer: Writer) -> list:

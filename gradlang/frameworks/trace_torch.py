@@ -27,7 +27,7 @@ from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Wri
                                          placed,
                                          shown_path, source_line)
 from gradlang.frameworks.torch_rules import RULES
-from gradlang.frameworks.tracing import Leaf, Traced, key_name
+from gradlang.frameworks.tracing import Leaf, Traced, key_name, scalar
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
@@ -73,7 +73,7 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     if isinstance(outs, (list, tuple)) and len(outs) != 1:
         raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
     value, point = loss
-    return Traced(value, float(point), leaves)
+    return Traced(value, scalar(point.detach().numpy() if hasattr(point, "detach") else point, label), leaves)
 
 
 @contextmanager

@@ -56,6 +56,15 @@ def key_name(entry) -> str:
     return str(entry)
 
 
+def scalar(point, name: str) -> float:
+    """The loss at the traced point, which must be one number."""
+    array = np.asarray(point)
+    if array.size != 1:
+        raise TranslateError(f"{name} returns shape {array.shape}: gradlang translates a function returning one loss "
+                             "(a scalar)")
+    return float(array.reshape(()))
+
+
 @dataclass
 class Traced:
     """What a tracer gives back: the loss as a Value, its value at the point, and the declared leaves."""

@@ -86,6 +86,7 @@ def test_a_loop_is_refused_by_name(jax):
     (["--from-jax", "rl_jax:td_loss", "--shapes", "W=2;x"], "expected NAME=LENGTHS"),
     (["--from-jax", "rl_jax:td_loss"], "needs example arguments"),
     (["--from-jax", "rl_jax"], "takes MODULE:NAME"),
+    (["--from-jax", "unsupported_jax:not_a_loss", "--shapes", "x=3"], "returns shape (3,)"),
 ])
 def test_mistakes_are_one_line_errors(jax, args, words):
     run = gradlang(*args)
