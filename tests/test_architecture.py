@@ -22,7 +22,7 @@ LAYERS = [
     {"derive"},
     {"explain", "tools"},
     {"core"},
-    {"export", "render"},
+    {"export", "render", "frameworks"},
     {"shell"},
 ]
 LAYER_OF = {package: depth for depth, group in enumerate(LAYERS) for package in group}

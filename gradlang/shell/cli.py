@@ -31,6 +31,8 @@ examples:
   gradlang --json -e 'x: R^3; grad(log(sum(exp(x))), x) at x = [1, 3, 3]'
   gradlang -i softmax.grad                  run a script, then explore it in the REPL
   gradlang --export jax softmax.grad > softmax_jax.py
+  gradlang --from-jax byol:loss --shapes 'params.W=2,3 x=3' --emit    your JAX loss as a gradlang program
+  gradlang --from-torch vq:Quantiser --example-args vq:example --explain-wrt codebook
 
 exit status: 0 success, 1 error in the program (or a gradcheck that disagrees,
 with --strict), 2 usage error.
@@ -80,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", metavar="FILE.grad", help="script to run ('-' reads standard input)")
     parser.add_argument("-e", dest="code", metavar="CODE", action="append",
                         help="run CODE (statements separated by ';' or newlines); several -e run in order")
-    parser.add_argument("-i", dest="interactive", metavar="FILE", help="run FILE, then start the REPL with its definitions")
+    parser.add_argument("-i", dest="interactive", metavar="FILE", nargs="?", const="",
+                        help="-i FILE runs FILE, then starts the REPL with its definitions (-i alone: --from-*'s)")
     group = parser.add_mutually_exclusive_group()
     for name, text in (
         ("pretty", "Unicode mathematics (default on a terminal)"),
@@ -101,18 +104,33 @@ def build_parser() -> argparse.ArgumentParser:
                         help="explain derives builtins (softmax, sigmoid, norm, ...) from their definitions, "
                              "as explain[unfold] does")
     parser.add_argument("--plot-dir", metavar="DIR", help="also write every plot as a PNG into DIR (needs matplotlib)")
-    parser.add_argument(
-        "--export",
-        metavar="TARGET",
-        help="run FILE (or -e CODE), then print its functions and losses as a Python module for TARGET: "
-             "jax, torch, tf or numpy",
-    )
+    parser.add_argument("--export", metavar="TARGET", help="run FILE (or -e CODE), then print its functions and "
+                        "losses as a Python module for TARGET: jax, torch, tf or numpy")
+    _framework_arguments(parser)
     parser.add_argument("--version", action="version", version=f"gradlang {_version()}")
     return parser
 
 
+def _framework_arguments(parser: argparse.ArgumentParser) -> None:
+    """--from-jax / --from-torch and their options (docs/from-frameworks.md)."""
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--from-jax", metavar="MODULE:FUNCTION",
+                        help="trace your JAX function (jax.make_jaxpr) and run it as a gradlang program")
+    source.add_argument("--from-torch", metavar="MODULE:NAME",
+                        help="trace your PyTorch module or function (torch.export) and run it as a gradlang program")
+    parser.add_argument("--shapes", metavar="SHAPES", help="example arguments by shape: 'x=3 params.W=2,3'")
+    parser.add_argument("--example-args", metavar="MODULE:FUNCTION",
+                        help="a function of yours returning the example arguments (a tuple, or a dict by name)")
+    parser.add_argument("--emit", action="store_true", help="print the translated program instead of running it")
+    parser.add_argument("--explain-wrt", metavar="PATH", action="append",
+                        help="explain the loss's gradient by the leaves under PATH (params.online); may repeat")
+
+
 def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    given = [flag for flag, value in (("FILE", args.file), ("-e", args.code), ("-i", args.interactive)) if value is not None]
+    _check_framework_usage(parser, args)
+    given = [flag for flag, value in (("FILE", args.file), ("-e", args.code), ("-i", args.interactive or None),
+                                      ("--from-jax", args.from_jax), ("--from-torch", args.from_torch))
+             if value is not None]
     if len(given) > 1:
         parser.error(f"{' and '.join(given)} cannot be used together")
     if args.export:
@@ -120,12 +138,22 @@ def _check_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
 
         if args.export not in TARGETS:
             parser.error(f"argument --export: invalid choice: '{args.export}' (choose from {', '.join(TARGETS)})")
-    if args.export and args.file is None and args.code is None:
-        parser.error("--export needs a FILE or -e CODE to export")
+    if args.export and args.file is None and args.code is None and not (args.from_jax or args.from_torch):
+        parser.error("--export needs a FILE or -e CODE to export (or --from-jax / --from-torch)")
     if args.annotate and (args.file is None or args.export):
         parser.error("--annotate needs a FILE to show (and no --export)")
     if args.annotate and args.fmt in ("latex", "json"):
         parser.error(f"--annotate shows a lesson as pretty or plain text, not --{args.fmt}")
+
+
+def _check_framework_usage(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    traced = args.from_jax or args.from_torch
+    if args.interactive == "" and not traced:
+        parser.error("-i needs a FILE (or --from-jax / --from-torch)")
+    if not traced and (args.shapes or args.example_args or args.emit or args.explain_wrt):
+        parser.error("--shapes, --example-args, --emit and --explain-wrt go with --from-jax or --from-torch")
+    if traced and args.emit and (args.export or args.interactive is not None):
+        parser.error("--emit prints the program; it cannot be used with --export or -i")
 
 
 def _read(parser: argparse.ArgumentParser, path: str) -> str:
@@ -292,6 +320,8 @@ def _dispatch(parser, args, fmt: str) -> int:
     from gradlang.core.session import Session
 
     session = Session(explain_depth=args.explain_depth, explain_unfold=args.explain_unfold)
+    if args.from_jax or args.from_torch:
+        return _from_framework(args, fmt, session)
     if args.code is not None:
         if args.export:
             return export(session, _code(parser, args.code), "<-e>", args.export, _emitter(args, fmt))
@@ -315,6 +345,31 @@ def _dispatch(parser, args, fmt: str) -> int:
     if args.interactive is not None:
         source = _read(parser, args.interactive)
         run_program(session, source, args.interactive, _emitter(args, fmt, transcript=True))
+    return start(session, fmt=args.fmt, streams=guarded_streams())
+
+
+def _from_framework(args, fmt: str, session) -> int:
+    """--from-jax / --from-torch: translate the user's model, then print, export, run or explore the program."""
+    from gradlang.frameworks import translate
+
+    kind, spec = ("jax", args.from_jax) if args.from_jax else ("torch", args.from_torch)
+    emitter = _emitter(args, fmt, transcript=True)
+    programs: list[str] = []
+    status = guarded(ScriptReporter(emitter), lambda: programs.append(
+        translate(kind, spec, args.shapes, args.example_args, tuple(args.explain_wrt or ()))))
+    if status != EXIT_OK:
+        return status
+    source, filename = programs[0], f"<from-{kind} {spec}>"
+    if args.emit:
+        guarded_streams()[0].write(source)
+        return EXIT_OK
+    if args.export:
+        return export(session, source, filename, args.export, _emitter(args, fmt))
+    status = run_program(session, source, filename, emitter, args.strict)
+    if args.interactive is None:
+        return status
+    from gradlang.shell.repl import start
+
     return start(session, fmt=args.fmt, streams=guarded_streams())
 
 

@@ -1,0 +1,13 @@
+"""A PyTorch loss gradlang cannot translate: a cumulative sum has no gradlang spelling.
+
+    gradlang --from-torch unsupported_torch:Running --shapes 'x=3'   # TranslateError at the cumsum's line
+"""
+
+import torch
+from torch import nn
+
+
+class Running(nn.Module):
+    def forward(self, x):
+        # the error points at the next line
+        return torch.cumsum(torch.tanh(x), 0).sum()

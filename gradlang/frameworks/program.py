@@ -1,0 +1,223 @@
+"""The gradlang program a trace becomes: declarations, one binding per meaningful intermediate, the loss.
+
+A translator (trace_jax.py, trace_torch.py) walks the framework's graph and
+hands each result to a `Writer` as a `Value`: gradlang source text with the
+framework's shape. The writer decides what gets a name of its own (a stop, a
+value used twice, a long expression) and what is written inline, and keeps the
+comments that say where each stop came from. The text it writes goes through
+gradlang's parser like any program; nothing here evaluates it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+from gradlang.errors import GradlangError, Span, source_lines
+
+# Precedence of the text a Value holds: a sum, a product, a unary minus, a power, an atom.
+SUM, PRODUCT, UNARY, POWER, ATOM = range(5)
+LONG = 60  # an expression longer than this gets a name of its own
+SIMPLE = re.compile(r"^-?[A-Za-z_0-9.]+$")  # a name or a number: never worth a name of its own
+
+
+class TranslateError(GradlangError):
+    """A framework operation gradlang cannot write, placed at the user's source line."""
+
+    kind = "TranslateError"
+
+
+def placed(message: str, where: "Where | None") -> TranslateError:
+    """The error, with the user's file, line and the source line for the caret when they are known."""
+    if where is None or where.line is None:
+        return TranslateError(message + ("" if where is None else f" ({where.note})"))
+    error = TranslateError(message, Span(where.line, where.column or 1, where.line, where.end_column or 2))
+    try:
+        with open(where.file, encoding="utf-8") as handle:
+            error.attach_source(handle.read(), where.file)
+    except OSError:
+        error.filename = where.file
+    return error
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in the user's source: file, line, columns, and a note (the library function it is inside)."""
+
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    end_column: int | None = None
+    note: str = ""
+
+    def __str__(self) -> str:
+        place = f"{self.file}:{self.line}" if self.line is not None else "an unknown line"
+        return f"{place}{f' ({self.note})' if self.note else ''}"
+
+
+@dataclass(frozen=True)
+class Value:
+    """A translated value: gradlang text of a given precedence, the framework's shape, and its kind.
+
+    `scalar` is set for a scalar broadcast to `shape` (it is written as the scalar where gradlang
+    broadcasts it, and filled with ones(n) elsewhere); `condition` for a comparison (only where takes it).
+    """
+
+    text: str
+    shape: tuple
+    prec: int = ATOM
+    scalar: "Value | None" = None
+    condition: bool = False
+    number: float | None = None
+
+    @property
+    def sizes(self) -> tuple:
+        """The shape as gradlang sees it: every axis of length 1 dropped."""
+        return tuple(d for d in self.shape if d != 1)
+
+
+def wrap(value: Value, at_least: int) -> str:
+    """The text, parenthesised unless its precedence is at least `at_least`."""
+    return value.text if value.prec >= at_least else f"({value.text})"
+
+
+def number(x: float, shape: tuple = ()) -> Value:
+    """A float literal as gradlang reads it back exactly (repr is the shortest round-tripping form)."""
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        raise TranslateError(f"the constant {x} has no gradlang spelling")
+    text = repr(x)
+    return Value(text, shape, UNARY if x < 0 or text.startswith("-") else ATOM, number=x)
+
+
+def array_text(values) -> str:
+    """A nested list of floats as a gradlang vector or matrix literal."""
+    if isinstance(values, (list, tuple)):
+        return "[" + ", ".join(array_text(v) for v in values) + "]"
+    x = float(values)
+    if math.isnan(x) or math.isinf(x):
+        raise TranslateError(f"the value {x} at the traced point has no gradlang spelling")
+    return repr(x)
+
+
+@dataclass
+class Line:
+    """One statement of the program with its comment."""
+
+    text: str
+    comment: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.text}   # {self.comment}" if self.comment and self.text else (
+            f"# {self.comment}" if self.comment else self.text)
+
+
+@dataclass
+class Writer:
+    """Collects the program's lines; names intermediates as t1, t2, … (never a declared name)."""
+
+    header: list = field(default_factory=list)
+    declarations: list = field(default_factory=list)
+    body: list = field(default_factory=list)
+    taken: set = field(default_factory=set)
+    count: int = 0
+    stops: int = 0
+
+    def note(self, text: str) -> None:
+        self.header.append(Line("", text))
+
+    def declare(self, name: str, shape: tuple, comment: str = "") -> Value:
+        """`name: R^(m,n)` (axes of length 1 dropped, as every shape here); the name's Value."""
+        sizes = tuple(d for d in shape if d != 1)
+        if len(sizes) > 2:
+            raise TranslateError(f"{name} has shape {tuple(shape)}: gradlang has scalars, vectors and matrices "
+                                 "(batch axes beyond rank 2 cannot be written)")
+        kind = "R" if not sizes else f"R^{sizes[0]}" if len(sizes) == 1 else f"R^({sizes[0]},{sizes[1]})"
+        self.taken.add(name)
+        self.declarations.append(Line(f"{name}: {kind}", comment))
+        return Value(name, tuple(shape))
+
+    def fresh(self, hint: str = "t") -> str:
+        while True:
+            self.count += 1
+            name = f"{hint}{self.count}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+    def bind(self, value: Value, uses: int = 1, comment: str = "", force: bool = False) -> Value:
+        """A name for `value` when it deserves one (forced, used twice, or long); else the value inline."""
+        if not force and (value.scalar is not None or SIMPLE.match(value.text)):
+            return value
+        if not (force or uses > 1 or len(value.text) > LONG):
+            return value
+        name = self.fresh()
+        self.body.append(Line(f"{name} = {value.text}", comment))
+        return Value(name, value.shape, ATOM, condition=value.condition)
+
+    def stop(self, value: Value, where: Where, what: str) -> Value:
+        """stop_gradient(value) on a line of its own, with the user's source line in its comment."""
+        self.stops += 1
+        inner = fill(value)
+        return self.bind(Value(f"stop_gradient({inner.text})", value.shape), comment=f"{what} at {where}", force=True)
+
+    def final(self, name: str, value: Value, comment: str = "") -> None:
+        if value.sizes:
+            raise TranslateError(f"the function returns shape {tuple(value.shape)}: a loss is a scalar")
+        self.taken.add(name)
+        self.body.append(Line(f"{name} = {fill(value).text}", comment))
+
+    def text(self, tail: list) -> str:
+        lines = self.header + [Line("")] + self.declarations + [Line("")] + self.body + [Line("")] + tail
+        return "\n".join(str(line) for line in lines).rstrip() + "\n"
+
+
+def ones(sizes: tuple) -> str:
+    """All-ones of gradlang sizes: ones(n) or outer(ones(m), ones(n))."""
+    if len(sizes) == 1:
+        return f"ones({sizes[0]})"
+    return f"outer(ones({sizes[0]}), ones({sizes[1]}))"
+
+
+def fill(value: Value) -> Value:
+    """A broadcast scalar written out at its shape (c * ones(n)); any other value as it is."""
+    if value.scalar is None:
+        return value
+    if not value.sizes:
+        return value.scalar
+    return Value(f"{wrap(value.scalar, PRODUCT)} * {ones(value.sizes)}", value.shape, PRODUCT)
+
+
+def source_line(file: str, line: int) -> str:
+    """The user's source line (for comments), or '' when it cannot be read."""
+    try:
+        with open(file, encoding="utf-8") as handle:
+            lines = source_lines(handle.read())
+    except OSError:
+        return ""
+    return lines[line - 1].strip() if 1 <= line <= len(lines) else ""
+
+
+def shown_path(path: str) -> str:
+    """A file as the user would name it: relative to the current folder when it is inside it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
+
+
+def constant(array, shape: tuple) -> Value:
+    """A constant of the program (a literal, a closed-over array, a value fixed at the point) as gradlang text."""
+    import numpy as np
+
+    array = np.asarray(array, dtype=np.float64)
+    if array.size == 1:
+        x = float(array.reshape(()))
+        return Value("inf" if x > 0 else "-inf", shape, number=x) if math.isinf(x) else number(x, shape)
+    squeezed = array.reshape(tuple(d for d in array.shape if d != 1))
+    if squeezed.ndim > 2:
+        raise TranslateError(f"a constant of shape {array.shape}: more than two axes")
+    ones_at = np.flatnonzero(squeezed == 1.0)
+    if squeezed.ndim == 1 and len(ones_at) == 1 and np.count_nonzero(squeezed) == 1:
+        return Value(f"onehot({ones_at[0]}, {squeezed.size})", shape)
+    return Value(array_text(squeezed.tolist()), shape)

@@ -1,0 +1,276 @@
+"""One rule per ATen operation (its name without the overload): the node's arguments -> a gradlang Value.
+
+A rule is `rule(step)`; `step.arg(i, name, default)` is the argument as a
+Value (a tensor, or a number made a constant) or as the plain Python value
+(an axis, a flag), and `step.shape` the output's shape. The high-level
+operations torch.export keeps without decompositions map to gradlang's own
+builtins (linear to @, cross_entropy to log_softmax, mse_loss to a mean of
+squares, smooth_l1_loss to huber, cosine_similarity to cosine), so the
+program reads as the model was written. aten.detach and no_grad regions are
+the tracer's (trace_torch.py), not rules.
+"""
+
+from __future__ import annotations
+
+from gradlang.frameworks import ops
+from gradlang.frameworks.program import TranslateError, Value, fill, number
+
+MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
+
+
+def _binary(op: str, flipped: bool = False):
+    def rule(step):
+        a, b = step.tensor(0), step.tensor(1)
+        alpha = step.arg(2, "alpha", 1)
+        if alpha != 1:
+            b = ops.binary("*", number(alpha), b, b.shape)
+        return ops.binary(op, b, a, step.shape) if flipped else ops.binary(op, a, b, step.shape)
+    return rule
+
+
+def _call(name: str):
+    return lambda step: ops.call(name, step.tensor(0))
+
+
+def _axes(step, index: int, rank: int) -> tuple:
+    dims = step.arg(index, "dim", None)
+    if dims is None or dims == []:
+        return tuple(range(rank))
+    dims = dims if isinstance(dims, (list, tuple)) else [dims]
+    return tuple(d % rank for d in dims)
+
+
+def _reduce(name: str):
+    def rule(step):
+        a = step.tensor(0)
+        value = ops.reduce(name, a, _axes(step, 1, len(a.shape)))
+        if step.is_pair:  # max.dim, min.dim: (values, indices), the indices fixed at the traced point
+            return [ops.reshape(value, step.shapes[0]), step.constant(1)]
+        return ops.reshape(value, step.shape)
+    return rule
+
+
+def _along(name: str):
+    return lambda step: ops.along(name, step.tensor(0), step.arg(1, "dim", -1))
+
+
+def _same(step):
+    return ops.reshape(step.tensor(0), step.shape)
+
+
+def _expand(step):
+    return _broadcast_to(step.tensor(0), step.shape)
+
+
+def _broadcast_to(a: Value, shape: tuple) -> Value:
+    aligned = (1,) * (len(shape) - len(a.shape)) + tuple(a.shape)
+    return ops.broadcast(Value(a.text, aligned, a.prec, a.scalar, number=a.number), shape, tuple(range(len(shape))))
+
+
+def _broadcast_tensors(step):
+    values = step.arg(0, "tensors", [])
+    return [_broadcast_to(v, shape) for v, shape in zip(values, step.shapes)]
+
+
+def _pow(step):
+    base, exponent = step.arg(0, "self", None), step.arg(1, "exponent", None)
+    base = base if isinstance(base, Value) else number(base)
+    exponent = exponent if isinstance(exponent, Value) else Value(_exponent(exponent), ())
+    return ops.power(base, exponent, step.shape)
+
+
+def _exponent(p) -> str:
+    return str(int(p)) if float(p).is_integer() else repr(float(p))
+
+
+def _linear(step):
+    x, weight, bias = step.tensor(0), step.tensor(1), step.arg(2, "bias", None)
+    out = ops.contract(x, weight, (len(x.shape) - 1,), (1,), step.shape)
+    return out if bias is None else ops.binary("+", out, bias, step.shape)
+
+
+def _matmul(step):
+    a, b = step.tensor(0), step.tensor(1)
+    return ops.contract(a, b, (len(a.shape) - 1,), (0,), step.shape)
+
+
+def _transpose(step):
+    a = step.tensor(0)
+    rank = len(a.shape)
+    d0, d1 = (step.arg(1, "dim0", 0) % rank, step.arg(2, "dim1", 1) % rank) if rank > 1 else (0, 0)
+    perm = list(range(rank))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return ops.permute(a, tuple(perm))
+
+
+def _permute(step):
+    return ops.permute(step.tensor(0), tuple(d % len(step.tensor(0).shape) for d in step.arg(1, "dims", [])))
+
+
+def _select(step):
+    a = step.tensor(0)
+    axis, i = step.arg(1, "dim", 0) % len(a.shape), _integer(step.arg(2, "index", 0))
+    return ops.index(a, axis, i % a.shape[axis], step.shape)
+
+
+def _integer(value) -> int:
+    return int(value.number) if isinstance(value, Value) else int(value)
+
+
+def _slice(step):
+    a = step.tensor(0)
+    axis = step.arg(1, "dim", 0) % len(a.shape)
+    start, end = step.arg(2, "start", None) or 0, step.arg(3, "end", None)
+    end = a.shape[axis] if end is None or end > a.shape[axis] else end
+    if (start, end) == (0, a.shape[axis]):
+        return ops.reshape(a, step.shape)
+    if end - start == 1 and step.arg(4, "step", 1) == 1:
+        return ops.reshape(ops.index(a, axis, start, step.shape), step.shape)
+    return _gather(step)
+
+
+def _gather(step):
+    """index, gather, index_select, embedding, a wider slice: the positions read, found by running it on labels."""
+    return ops.picked(step.tensor(0), step.labelled(), step.shape)
+
+
+def _compare(op: str):
+    return lambda step: ops.compare(op, step.tensor(0), step.tensor(1), step.shape)
+
+
+def _where(step):
+    return ops.where(step.tensor(0), step.tensor(1), step.tensor(2), step.shape)
+
+
+def _extremum(name: str):
+    return lambda step: ops.extremum(name, step.tensor(0), step.tensor(1), step.shape)
+
+
+def _clamp(step):
+    value, low, high = step.tensor(0), step.arg(1, "min", None), step.arg(2, "max", None)
+    if high is not None:
+        value = ops.extremum("min", value, high if isinstance(high, Value) else number(high), step.shape)
+    if low is not None:
+        value = ops.extremum("max", value, low if isinstance(low, Value) else number(low), step.shape)
+    return value
+
+
+def _reduced(value: Value, reduction: int) -> Value:
+    if reduction == SUM:
+        return ops.reduce("sum", value, tuple(range(len(value.shape))))
+    if reduction == MEAN:
+        return ops.reduce("mean", value, tuple(range(len(value.shape))))
+    return value
+
+
+def _mse(step):
+    d = ops.binary("-", step.tensor(0), step.tensor(1), step.shape_of(0))
+    return _reduced(ops.power(d, Value("2", ()), d.shape), step.arg(2, "reduction", MEAN))
+
+
+def _huber(delta_name: str, scaled: bool):
+    def rule(step):
+        d = ops.binary("-", step.tensor(0), step.tensor(1), step.shape_of(0))
+        delta = float(step.arg(3, delta_name, 1.0))
+        value = ops.call("huber", d, repr(delta))
+        if scaled:  # smooth_l1_loss is huber / beta
+            value = ops.binary("/", value, number(delta), value.shape)
+        return _reduced(value, step.arg(2, "reduction", MEAN))
+    return rule
+
+
+def _cosine(step):
+    a, b = step.tensor(0), step.tensor(1)
+    axis = step.arg(2, "dim", 1) % len(a.shape)
+    if len(a.sizes) == 1:
+        return Value(f"cosine({fill(a).text}, {fill(b).text})", step.shape)
+    dot = ops.reduce("sum", ops.binary("*", a, b, a.shape), (axis,))
+    norms = [ops.call("sqrt", ops.reduce("sum", ops.binary("*", v, v, v.shape), (axis,))) for v in (a, b)]
+    return ops.binary("/", dot, ops.binary("*", *norms, step.shape), step.shape)
+
+
+def _cross_entropy(step):
+    logits, target = step.tensor(0), step.arg(1, "target", None)
+    if step.arg(2, "weight", None) is not None or step.arg(5, "label_smoothing", 0.0):
+        raise TranslateError("cross_entropy with class weights or label smoothing")
+    log_p = ops.along("log_softmax", logits, -1 if len(logits.shape) == 1 else 1)
+    picked = step.one_hot(1, logits.shape) if target.number is not None or step.is_index(1) else target
+    total = ops.negate(ops.reduce("sum", ops.binary("*", log_p, picked, logits.shape), tuple(range(len(logits.shape)))))
+    rows = logits.shape[0] if len(logits.shape) == 2 else 1
+    reduction = step.arg(3, "reduction", MEAN)
+    if reduction == MEAN and rows > 1:
+        return ops.binary("/", total, number(rows), ())
+    if reduction in (MEAN, SUM):
+        return total
+    raise TranslateError("cross_entropy with reduction='none'")
+
+
+def _nll(step):
+    log_p = step.tensor(0)
+    if step.arg(2, "weight", None) is not None:
+        raise TranslateError("nll_loss with class weights")
+    picked = step.one_hot(1, log_p.shape)
+    total = ops.negate(ops.reduce("sum", ops.binary("*", log_p, picked, log_p.shape), tuple(range(len(log_p.shape)))))
+    rows = log_p.shape[0] if len(log_p.shape) == 2 else 1
+    if step.arg(3, "reduction", MEAN) == MEAN and rows > 1:
+        return ops.binary("/", total, number(rows), ())
+    return total
+
+
+def _bce_logits(step):
+    """binary_cross_entropy_with_logits: softplus(x) - x y, elementwise, then reduced."""
+    if step.arg(2, "weight", None) is not None or step.arg(3, "pos_weight", None) is not None:
+        raise TranslateError("binary_cross_entropy_with_logits with weights")
+    x, y = step.tensor(0), step.tensor(1)
+    value = ops.binary("-", ops.call("softplus", x), ops.binary("*", x, y, x.shape), x.shape)
+    return _reduced(value, step.arg(4, "reduction", MEAN))
+
+
+def _l1(step):
+    d = ops.binary("-", step.tensor(0), step.tensor(1), step.shape_of(0))
+    return _reduced(ops.call("abs", d), step.arg(2, "reduction", MEAN))
+
+
+def _logsumexp(step):
+    a = step.tensor(0)
+    return ops.reshape(ops.reduce("logsumexp", a, _axes(step, 1, len(a.shape))), step.shape)
+
+
+def _norm(step):
+    a = step.tensor(0)
+    if step.arg(1, "ord", 2) != 2:
+        raise TranslateError("a vector norm other than the Euclidean one")
+    axes = _axes(step, 2, len(a.shape))
+    if len(axes) == len(a.shape) or len(a.sizes) <= 1:
+        return ops.reshape(Value(f"norm({fill(a).text})", ()), step.shape)
+    return ops.reshape(ops.call("sqrt", ops.reduce("sum", ops.binary("*", a, a, a.shape), axes)), step.shape)
+
+
+RULES = {
+    "add": _binary("+"), "sub": _binary("-"), "rsub": _binary("-", flipped=True), "mul": _binary("*"),
+    "div": _binary("/"), "true_divide": _binary("/"), "neg": lambda step: ops.negate(step.tensor(0)),
+    "exp": _call("exp"), "log": _call("log"), "tanh": _call("tanh"), "sigmoid": _call("sigmoid"),
+    "relu": _call("relu"), "sqrt": _call("sqrt"), "abs": _call("abs"), "sign": _call("sign"),
+    "sin": _call("sin"), "cos": _call("cos"), "log1p": _call("log1p"), "expm1": _call("expm1"),
+    "round": _call("round"), "floor": _call("floor"), "ceil": _call("ceil"), "softplus": _call("softplus"),
+    "rsqrt": lambda step: ops.binary("/", Value("1", ()), ops.call("sqrt", step.tensor(0)), step.shape),
+    "square": lambda step: ops.power(step.tensor(0), Value("2", ()), step.shape), "pow": _pow,
+    "sum": _reduce("sum"), "mean": _reduce("mean"), "amax": _reduce("max"), "amin": _reduce("min"),
+    "max": _reduce("max"), "min": _reduce("min"), "logsumexp": _logsumexp,
+    "softmax": _along("softmax"), "_softmax": _along("softmax"), "log_softmax": _along("log_softmax"),
+    "_log_softmax": _along("log_softmax"),
+    "linear": _linear, "matmul": _matmul, "mm": _matmul, "mv": _matmul, "dot": _matmul,
+    "t": _transpose, "transpose": _transpose, "permute": _permute, "numpy_T": _transpose,
+    "unsqueeze": _same, "squeeze": _same, "view": _same, "reshape": _same, "_unsafe_view": _same,
+    "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _same, "to": _same,
+    "lift_fresh_copy": _same, "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
+    "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
+    "gather": _gather, "index_select": _gather, "embedding": _gather, "take": _gather,
+    "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
+    "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
+    "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
+    "clamp_min": lambda step: ops.extremum("max", step.tensor(0), step.tensor(1), step.shape),
+    "clamp_max": lambda step: ops.extremum("min", step.tensor(0), step.tensor(1), step.shape),
+    "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
+    "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
+}

@@ -1,0 +1,211 @@
+"""--from-jax: a JAX function traced with jax.make_jaxpr at example arguments, written as gradlang.
+
+The function is traced in float64 at the example point. Its float leaves are
+the program's declarations, named by their key paths (params.online.W ->
+params_online_W); other leaves (an int label, a bool flag) are fixed at their
+values, as a static argument is. The jaxpr is walked once: every equation is
+evaluated at the point (so a piecewise-constant integer result such as an
+argmax is written as its value there) and translated by its rule
+(jax_rules.py); jit / pjit bodies are inlined, and so are custom_jvp and
+custom_vjp bodies, whose custom rule gives way to the derivative of the
+primal (a comment says so). Every stop_gradient is kept, with the user's file
+and line from the equation's source_info.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradlang.frameworks.jax_rules import RULES
+from gradlang.frameworks.loading import called, framework
+from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, constant, placed,
+                                         shown_path)
+from gradlang.frameworks.tracing import Leaf, Traced, key_name, scalar
+
+CALLS = ("jit", "pjit", "closed_call", "core_call", "remat", "remat2", "checkpoint", "custom_jvp_call", "custom_vjp_call",
+         "custom_vjp_call_jaxpr", "custom_lin")
+
+
+@dataclass
+class Step:
+    """What a rule sees: the equation, its inputs as Values and at the point, and where it was written."""
+
+    eqn: object
+    ins: list
+    points: list
+    where: Where
+
+
+def trace(function, args: tuple, names: list, writer: Writer, name: str) -> Traced:
+    """Trace `function(*args)` at the example point; declarations and bindings go to `writer`."""
+    jax = framework("jax")
+    jax.config.update("jax_enable_x64", True)
+    leaves = called("reading the example arguments", lambda: _leaves(jax, args, names, writer))
+    floats = [leaf for leaf in leaves if leaf.is_float]
+    treedef = jax.tree_util.tree_structure(args)
+
+    def flat(*values):
+        replaced = iter(values)
+        return function(*jax.tree_util.tree_unflatten(treedef, [next(replaced) if leaf.is_float else leaf.value
+                                                                 for leaf in leaves]))
+
+    points = [leaf.value for leaf in floats]
+    closed = called(f"tracing {name} with jax.make_jaxpr", lambda: jax.make_jaxpr(flat)(*points))
+    env = {var: writer.declare(leaf.name, leaf.shape, leaf.comment) for var, leaf in zip(closed.jaxpr.invars, floats)}
+    at = dict(zip(closed.jaxpr.invars, points))
+    walker = _Walker(writer, _uses(closed.jaxpr))
+    walker.consts(closed.jaxpr.constvars, closed.consts, env, at)
+    outs = walker.run(closed.jaxpr, env, at, None)
+    if len(outs) != 1:
+        raise TranslateError(f"{name} returns {len(outs)} values: gradlang translates a function returning one loss")
+    return Traced(outs[0][0], scalar(outs[0][1], name), floats)
+
+
+def _leaves(jax, args: tuple, names: list, writer: Writer) -> list:
+    """The example arguments' leaves, named by their key paths (params.online.W)."""
+    found = []
+    for path, value in jax.tree_util.tree_flatten_with_path(args)[0]:
+        parts = [names[path[0].idx] if i == 0 else key_name(entry) for i, entry in enumerate(path)]
+        found.append(Leaf.of(".".join(parts), value, writer.taken))
+    return found
+
+
+def _uses(jaxpr) -> dict:
+    """How often each variable is read in this jaxpr (its equations and its outputs)."""
+    count: dict = {}
+    for eqn in jaxpr.eqns:
+        for var in eqn.invars:
+            if not _is_literal(var):
+                count[var] = count.get(var, 0) + 1
+    for var in jaxpr.outvars:
+        if not _is_literal(var):
+            count[var] = count.get(var, 0) + 1
+    return count
+
+
+def _is_literal(var) -> bool:
+    return hasattr(var, "val") and not hasattr(var, "suffix") and type(var).__name__ == "Literal"
+
+
+def _is_float(var) -> bool:
+    return np.issubdtype(np.dtype(var.aval.dtype), np.floating)
+
+
+class _Walker:
+    """Walks one jaxpr (and the bodies it inlines), keeping each variable's Value and value at the point."""
+
+    def __init__(self, writer: Writer, uses: dict):
+        self.writer, self.uses = writer, uses
+
+    def consts(self, constvars, consts, env: dict, at: dict) -> None:
+        for var, value in zip(constvars, consts):
+            array = np.asarray(value)
+            at[var] = array
+            env[var] = _constant(array, tuple(array.shape))
+
+    def read(self, var, env: dict, at: dict) -> tuple:
+        if _is_literal(var):
+            return _constant(np.asarray(var.val), tuple(np.shape(var.val))), np.asarray(var.val)
+        return env[var], at[var]
+
+    def run(self, jaxpr, env: dict, at: dict, outer: Where | None) -> list:
+        for eqn in jaxpr.eqns:
+            if all(type(v).__name__ == "DropVar" for v in eqn.outvars):
+                continue  # a result nothing reads (jaxprs keep a few): it changes nothing
+            ins = [self.read(v, env, at) for v in eqn.invars]
+            where = _where(eqn, outer)
+            if eqn.primitive.name in CALLS:
+                self._inline(eqn, ins, env, at, where)
+            else:
+                self._equation(eqn, ins, env, at, where)
+        return [self.read(v, env, at) for v in jaxpr.outvars]
+
+    def _equation(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
+        values = [v for v, _ in ins]
+        points = [p for _, p in ins]
+        name = eqn.primitive.name
+        if eqn.primitive.multiple_results or len(eqn.outvars) != 1 or (
+                name not in RULES and name != "stop_gradient" and _is_float(eqn.outvars[0])):
+            raise placed(f"no translation for the JAX operation {name}", where)
+        result = np.asarray(called(f"evaluating {eqn.primitive.name} at the traced point",
+                                   lambda: eqn.primitive.bind(*points, **eqn.params)))
+        (out,) = eqn.outvars
+        at[out] = result
+        env[out] = self._translate(eqn, Step(eqn, values, points, where), result)
+
+    def _translate(self, eqn, step: Step, result) -> Value:
+        name = eqn.primitive.name
+        out = eqn.outvars[0]
+        if name == "stop_gradient":
+            return self.writer.stop(step.ins[0], step.where, "lax.stop_gradient")
+        if not _is_float(out) and not (name in ("gt", "ge", "lt", "le", "eq", "ne") and _is_float(eqn.invars[0])):
+            return self._at_point(name, result, tuple(out.aval.shape), step.where)
+        rule = RULES.get(name)
+        if rule is None:
+            raise placed(f"no translation for the JAX operation {name}", step.where)
+        try:
+            value = rule(step)
+        except TranslateError as error:
+            raise placed(f"{name}: {error.message}", step.where) from None
+        return self.writer.bind(value, self.uses.get(out, 1))
+
+    def _at_point(self, name: str, result, shape: tuple, where: Where) -> Value:
+        """An integer or boolean result, piecewise constant: its value at the traced point."""
+        if name in ("argmax", "argmin"):
+            self.writer.body.append(Line("", f"{name} at {where} is {result.tolist()} at the traced "
+                                             "point (piecewise constant: derivative 0)"))
+        return _constant(result.astype(np.float64), shape)
+
+    def _inline(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
+        """A call's body, translated in place: its inputs are the caller's Values."""
+        body, consts = _body(eqn)
+        name = eqn.params.get("name") or _function_name(body, eqn.primitive.name)
+        inner = Where(where.file, where.line, where.column, where.end_column,
+                      f"inside {name}" if not where.note else f"{where.note}, inside {name}")
+        if eqn.primitive.name.startswith("custom"):
+            self.writer.note(f"{name} (at {where}) has a custom derivative rule ({eqn.primitive.name}); "
+                             "it is replaced here by the derivative of its primal")
+        inner_uses = _uses(body)
+        walker = _Walker(self.writer, inner_uses)
+        inner_env, inner_at = {}, {}
+        walker.consts(body.constvars, consts, inner_env, inner_at)
+        for var, (value, point) in zip(body.invars, ins[len(ins) - len(body.invars):]):
+            inner_env[var] = self.writer.bind(value, inner_uses.get(var, 0))
+            inner_at[var] = point
+        for var, (value, point) in zip(eqn.outvars, walker.run(body, inner_env, inner_at, inner)):
+            env[var], at[var] = self.writer.bind(value, self.uses.get(var, 1)), point
+
+
+def _body(eqn):
+    """The jaxpr a call runs, and its constants."""
+    for key in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        body = eqn.params.get(key)
+        if body is not None:
+            if hasattr(body, "consts"):
+                return body.jaxpr, body.consts
+            return body, ()
+    raise TranslateError(f"the call {eqn.primitive.name} has no body to inline")
+
+
+def _function_name(body, fallback: str) -> str:
+    """The name of the function a call's body was traced from (relu for jax.nn.relu's custom_jvp)."""
+    info = getattr(body, "debug_info", None)
+    source = getattr(info, "func_src_info", None) or ""
+    return source.split(" ")[0] or fallback
+
+
+def _where(eqn, outer: Where | None) -> Where:
+    """The user's file and line of an equation; inside a library's jit, the line in the user's code that called it."""
+    from jax._src import source_info_util
+
+    frame = source_info_util.user_frame(eqn.source_info.traceback)
+    if frame is None:
+        return outer or Where(note="no source line recorded")
+    return Where(shown_path(frame.file_name), frame.start_line, frame.start_column + 1, frame.end_column + 1,
+                 outer.note if outer else "")
+
+
+def _constant(array, shape: tuple) -> Value:
+    return constant(np.asarray(array), shape)

@@ -1,0 +1,314 @@
+"""--from-torch: a PyTorch module (or function) exported with torch.export, written as gradlang.
+
+The graph is taken as torch.export.export gives it, without
+run_decompositions: decompositions would turn `aten.detach` into an alias
+and fx's symbolic_trace drops no_grad regions, and either would lose a stop.
+Here `aten.detach` and every output of a `wrap_with_set_grad_enabled(False,
+…)` region (a `with torch.no_grad():` block) become stop_gradient, each with
+the user's file and line from the node's stack trace. The module's
+parameters are declared by their names (online.weight -> online_weight), as
+are the float inputs; an integer input (a class label) is fixed at its
+value. Each node is run at the example point too, so that a piecewise-constant
+result (argmin, an index) is written as its value there.
+"""
+
+from __future__ import annotations
+
+import inspect
+import operator
+from contextlib import contextmanager
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from gradlang.frameworks.loading import called, framework
+from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, array_text, constant, number,
+                                         placed,
+                                         shown_path, source_line)
+from gradlang.frameworks.torch_rules import RULES
+from gradlang.frameworks.tracing import Leaf, Traced, key_name, scalar
+
+FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
+SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
+
+
+def module_of(target, spec: str, writer: Writer):
+    """The nn.Module to export (a class is instantiated, a function wrapped), its forward's parameters, a name."""
+    torch = framework("torch")
+    if isinstance(target, type) and issubclass(target, torch.nn.Module):
+        with float64(torch):
+            target = called(f"{spec}()", target)
+    if isinstance(target, torch.nn.Module):
+        module = target.double()
+        forward = module.forward
+    elif callable(target):
+        module, forward = _Wrapped(torch, target), target
+    else:
+        raise TranslateError(f"--from-torch: {spec} is neither an nn.Module nor a function")
+    names = [p.name for p in inspect.signature(forward).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+    return module, names, "loss"
+
+
+def _Wrapped(torch, function):
+    class Wrapped(torch.nn.Module):
+        def forward(self, *args):
+            return function(*args)
+
+    return Wrapped()
+
+
+def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Traced:
+    """Export `module` at the example arguments and translate its graph; declarations go to `writer`."""
+    torch = framework("torch")
+    args = tuple(_tensor(torch, a) for a in args)
+    with float64(torch):
+        program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
+        walker = _Walker(torch, writer, program.graph_module)
+        leaves = walker.inputs(program, args, names)
+        outs = walker.run(program.graph_module.graph, walker.env, walker.at, stopped=False)
+    loss = outs[0] if isinstance(outs, (list, tuple)) else outs
+    if isinstance(outs, (list, tuple)) and len(outs) != 1:
+        raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
+    value, point = loss
+    return Traced(value, scalar(point.detach().numpy() if hasattr(point, "detach") else point, label), leaves)
+
+
+@contextmanager
+def float64(torch):
+    """torch's default dtype is float64 while the user's module is built and traced, and is restored after."""
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(before)
+
+
+def _tensor(torch, value):
+    """An example argument as a tensor: floats in float64, integers as they are."""
+    tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+    return tensor.to(torch.float64) if tensor.is_floating_point() else tensor
+
+
+@dataclass
+class _Step:
+    """What a rule sees: the node's arguments as Values or Python values, its output's shape(s)."""
+
+    node: object
+    walker: "_Walker"
+    env: dict
+    at: dict
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self.at[self.node].shape)
+
+    @property
+    def shapes(self) -> list:
+        return [tuple(t.shape) for t in self.at[self.node]]
+
+    def shape_of(self, i: int) -> tuple:
+        return tuple(self.walker.point(self.node.args[i], self.at).shape)
+
+    def arg(self, i: int, name: str, default):
+        given = self.node.args[i] if i < len(self.node.args) else self.node.kwargs.get(name, default)
+        return self.walker.value(given, self.env, self.at)
+
+    def tensor(self, i: int) -> Value:
+        given = self.arg(i, "", None)
+        return given if isinstance(given, Value) else number(given)
+
+    @property
+    def is_pair(self) -> bool:
+        return isinstance(self.at[self.node], (tuple, list))
+
+    def constant(self, i: int) -> Value:
+        return _constant(self.at[self.node][i])
+
+    def labelled(self):
+        """The positions a gather reads: the node run again with its input replaced by 0, 1, 2, … (float64)."""
+        torch = self.walker.torch
+        args = [self.walker.point(a, self.at) for a in self.node.args]
+        source = args[0]  # the tensor read (embedding's weight, as every other gather's input, comes first)
+        args[0] = torch.arange(source.numel(), dtype=torch.float64).reshape(source.shape)
+        kwargs = {k: self.walker.point(v, self.at) for k, v in self.node.kwargs.items()}
+        with torch.no_grad():
+            return called("reading a gather's positions", lambda: self.node.target(*args, **kwargs)).numpy()
+
+    def is_index(self, i: int) -> bool:
+        return not self.walker.point(self.node.args[i], self.at).is_floating_point()
+
+    def one_hot(self, i: int, shape: tuple) -> Value:
+        """Class labels as a constant one-hot matrix (or vector) at the logits' shape."""
+        labels = self.walker.point(self.node.args[i], self.at).reshape(-1).tolist()
+        rows = np.zeros((len(labels), shape[-1]))
+        rows[np.arange(len(labels)), labels] = 1.0
+        squeezed = rows.reshape(tuple(d for d in rows.shape if d != 1))
+        if squeezed.ndim == 1:
+            return Value(f"onehot({labels[0]}, {shape[-1]})", shape)
+        return Value(array_text(squeezed.tolist()), shape)
+
+
+class _Walker:
+    """Walks an exported graph (and the no_grad regions it inlines), keeping each node's Value and value."""
+
+    def __init__(self, torch, writer: Writer, root):
+        self.torch, self.writer, self.root = torch, writer, root
+        self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
+
+    def inputs(self, program, args: tuple, names: list) -> list:
+        """Declare the parameters and float inputs; fix everything else at its value."""
+        flat = self.torch.utils._pytree.tree_flatten_with_path(args)[0]
+        users = iter([(".".join([names[p[0].idx], *(key_name(e) for e in p[1:])]), v) for p, v in flat])
+        placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
+        leaves = []
+        for node, spec in zip(placeholders, program.graph_signature.input_specs):
+            path, value = self._input(program, spec, users)
+            self.at[node] = value
+            if value.is_floating_point() and spec.kind.name in ("PARAMETER", "USER_INPUT"):
+                leaf = Leaf.of(path, value.detach().numpy(), self.writer.taken)
+                self.env[node] = self.writer.declare(leaf.name, leaf.shape, leaf.comment)
+                self.traced.add(node)
+                leaves.append(leaf)
+            else:
+                self.env[node] = _constant(value)
+        return leaves
+
+    def _input(self, program, spec, users):
+        if spec.kind.name == "USER_INPUT":
+            return next(users)
+        if spec.kind.name in ("PARAMETER", "BUFFER"):
+            return spec.target, program.state_dict[spec.target].detach()
+        if spec.kind.name == "CONSTANT_TENSOR":
+            return spec.target, program.constants[spec.target].detach()
+        raise TranslateError(f"an exported input of kind {spec.kind.name}")
+
+    def point(self, given, at: dict):
+        if isinstance(given, (list, tuple)):
+            return [self.point(g, at) for g in given]
+        return at[given] if hasattr(given, "op") else given
+
+    def value(self, given, env: dict, at: dict):
+        if hasattr(given, "op"):
+            return env[given]
+        if isinstance(given, (list, tuple)):
+            return [self.value(g, env, at) for g in given]
+        return given
+
+    def run(self, graph, env: dict, at: dict, stopped: bool):
+        for node in graph.nodes:
+            if node.op == "output":
+                return [(self.value(o, env, at), self.point(o, at)) for o in node.args[0]]
+            if node.op == "get_attr":
+                env[node] = at[node] = getattr(self.root, node.target)
+            elif node.op == "call_function":
+                self._node(node, env, at)
+        raise TranslateError("the exported graph has no output")
+
+    def _node(self, node, env: dict, at: dict) -> None:
+        where = _where(node)
+        self._custom_function(node, where)
+        if node.target is operator.getitem:
+            source, i = node.args
+            env[node], at[node] = env[source][i], at[source][i]
+            if source in self.traced:
+                self.traced.add(node)
+            return
+        if "wrap_with_set_grad_enabled" in str(node.target):
+            self._region(node, env, at, where)
+            return
+        args = [self.point(a, at) for a in node.args]
+        kwargs = {k: self.point(v, at) for k, v in node.kwargs.items()}
+        with self.torch.no_grad():
+            at[node] = called(f"running {node.target} at the example point", lambda: node.target(*args, **kwargs))
+        if at[node] is None:  # a check such as _assert_tensor_metadata: no value, nothing to write
+            env[node] = None
+            return
+        env[node] = self._translate(node, env, at, where)
+
+    def _translate(self, node, env: dict, at: dict, where: Where):
+        name = str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
+        inputs = [a for a in node.all_input_nodes if a in self.traced]
+        result = at[node]
+        if name == "detach":
+            self.traced.add(node)
+            return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
+        if name in SHAPE_ONLY:
+            return _constant(result)  # ones_like(x) and friends read x's shape, not its values
+        if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
+            if inputs and name in ("argmax", "argmin"):
+                self.writer.body.append(Line("", f"{name} at {where} is {result.tolist()} at the "
+                                                 "traced point (piecewise constant: derivative 0)"))
+            return _constant(result)
+        self.traced.add(node)
+        rule = RULES.get(name)
+        if rule is None:
+            raise placed(f"no translation for the PyTorch operation {node.target}", where)
+        try:
+            value = rule(_Step(node, self, env, at))
+        except TranslateError as error:
+            raise placed(f"{node.target}: {error.message}", where) from None
+        if isinstance(value, list):
+            return value
+        return self.writer.bind(value, len(node.users))
+
+    def _custom_function(self, node, where: Where) -> None:
+        """An autograd.Function is exported as its forward: say so once, since its own backward is not read."""
+        for name in APPLY.findall(node.meta.get("stack_trace") or ""):
+            if name not in self.custom:
+                self.custom.add(name)
+                self.writer.note(f"{name}.apply (at {where}) is a torch.autograd.Function: its backward is not read, "
+                                 "the program differentiates its forward")
+
+    def _region(self, node, env: dict, at: dict, where: Where) -> None:
+        """A wrap_with_set_grad_enabled region inlined; with grad disabled, each output is stopped."""
+        enabled, submodule, *args = node.args
+        body = env[submodule]
+        inner_env, inner_at = {}, {}
+        placeholders = [n for n in body.graph.nodes if n.op == "placeholder"]
+        for inner, outer in zip(placeholders, args):
+            inner_env[inner], inner_at[inner] = env[outer], at[outer]
+            if outer in self.traced:
+                self.traced.add(inner)
+        outs = self.run(body.graph, inner_env, inner_at, stopped=not enabled)
+        results = []
+        for (value, point), out_node in zip(outs, body.graph.find_nodes(op="output")[0].args[0]):
+            if not enabled and out_node in self.traced:
+                value = self.writer.stop(value, _where(out_node), "torch.no_grad() region")
+            results.append(value)
+        env[node], at[node] = results, [point for _, point in outs]
+        self.traced.add(node)
+
+
+def _where(node) -> Where:
+    """The user's file and line of a node: the innermost frame of its stack trace outside torch itself."""
+    frames = FRAME.findall(node.meta.get("stack_trace") or "")
+    mine = [(f, int(n)) for f, n in frames if "/torch/" not in f.replace("\\", "/")]
+    if not mine:
+        return Where(note="no source line recorded")
+    file, line = mine[-1]
+    text = source_line(file, line)
+    start = len(text) - len(text.lstrip()) + 1 if text else 1
+    raw = _raw_line(file, line)
+    indent = len(raw) - len(raw.lstrip()) + 1 if raw else start
+    return Where(shown_path(file), line, indent, indent + len(text) if text else 2)
+
+
+def _raw_line(file: str, line: int) -> str:
+    try:
+        with open(file, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return ""
+    return lines[line - 1] if 1 <= line <= len(lines) else ""
+
+
+def _constant(value) -> Value:
+    """A value fixed at the example point: a number, or a tensor written as a literal."""
+    array = value.detach().to("cpu").numpy() if hasattr(value, "detach") else np.asarray(value)
+    if array.dtype == object:
+        raise TranslateError("a value that is not a tensor or a number")
+    return constant(array, tuple(array.shape))

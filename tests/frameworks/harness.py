@@ -1,0 +1,55 @@
+"""Translate a framework's loss, run the program, and give gradlang's numbers beside the framework's."""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from gradlang import Session
+from gradlang.frameworks import translate
+from gradlang.frameworks import shapes_arg
+from tests.conftest import as_floats
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "frameworks"
+
+
+@contextmanager
+def in_examples():
+    """The user's folder is the current one, as when they run gradlang beside their module."""
+    here = os.getcwd()
+    os.chdir(EXAMPLES)
+    try:
+        yield
+    finally:
+        os.chdir(here)
+
+
+def translated(kind: str, spec: str, shapes: str | None = None, example_args: str | None = None) -> str:
+    """The program of `spec`, translated from the examples' folder."""
+    with in_examples():
+        return translate(kind, spec, shapes=shapes, example_args=example_args)
+
+
+def run(kind: str, spec: str, shapes: str | None = None, example_args: str | None = None):
+    """The program's text and its printed values: the loss, then the gradient by each leaf, as floats."""
+    program = translated(kind, spec, shapes, example_args)
+    results = Session().run(program)
+    return program, [as_floats(r.value) for r in results]
+
+
+def point(shapes: str) -> dict:
+    """The arguments --shapes draws, as the translation drew them."""
+    return shapes_arg.example(shapes_arg.parse(shapes))
+
+
+def worst(ours: list, theirs: list) -> float:
+    """The largest difference, relative to the size of the framework's number (at least 1)."""
+    error = 0.0
+    for a, b in zip(ours, theirs, strict=True):
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        b = b.reshape(a.shape) if a.size == b.size else b
+        error = max(error, float(np.max(np.abs(a - b) / np.maximum(1.0, np.abs(b)))))
+    return error
