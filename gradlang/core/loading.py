@@ -137,16 +137,21 @@ def _csv(data: bytes, path: str):
 
 
 def _numbers(array, path: str):
-    """Real numbers only (booleans and integers become floats), at most two axes, at least one number."""
+    return _real(array, f'"{path}"', copy=False)
+
+
+def _real(array, what: str, copy: bool):
+    """Real numbers only (booleans and integers become floats), at most two axes, at least one number:
+    a number for a 0-d array, else a float64 array (a copy of its own when `copy`)."""
     if array.dtype.kind not in "biuf":
-        raise ValueError(f'"{path}" holds {array.dtype} values; load reads real numbers only')
+        raise ValueError(f"{what} holds {array.dtype} values; gradlang takes real numbers only")
     if array.ndim > 2:
-        raise ShapeError(f'"{path}" holds an array of shape {array.shape}; values have at most two axes')
+        raise ShapeError(f"{what} holds an array of shape {array.shape}; values have at most two axes")
     if array.size == 0:
-        raise ValueError(f'"{path}" holds no numbers: gradlang has no empty vectors')
+        raise ValueError(f"{what} holds no numbers: gradlang has no empty vectors")
     if array.ndim == 0:
         return to_sympy_number(float(array))
-    return np.ascontiguousarray(array, dtype=np.float64)
+    return np.array(array, dtype=np.float64, order="C", copy=True) if copy else np.ascontiguousarray(array, dtype=np.float64)
 
 
 def _text(call: Call, index: int) -> str:
@@ -171,13 +176,4 @@ def array_value(value, name: str):
     session's own, so changing the caller's array later changes nothing bound."""
     if not isinstance(value, np.ndarray):
         return value
-    what = f"the array bound to '{name}'"
-    if value.dtype.kind not in "biuf":
-        raise ValueError(f"{what} holds {value.dtype} values; gradlang takes real numbers only")
-    if value.ndim > 2:
-        raise ShapeError(f"{what} has shape {value.shape}; values have at most two axes")
-    if value.size == 0:
-        raise ValueError(f"{what} holds no numbers: gradlang has no empty vectors")
-    if value.ndim == 0:
-        return to_sympy_number(float(value))
-    return np.array(value, dtype=np.float64, order="C", copy=True)
+    return _real(value, f"the array bound to '{name}'", copy=True)
