@@ -40,6 +40,23 @@ def run(kind: str, spec: str, shapes: str | None = None, example_args: str | Non
     return program, [as_floats(r.value) for r in results]
 
 
+def exported(kind: str, spec: str, shapes: str, folder: Path):
+    """The translated program run in a session, then exported for `kind` and imported: (session, program, module)."""
+    import importlib.util
+
+    from gradlang.export import export_program
+
+    program = translated(kind, spec, shapes)
+    session = Session()
+    session.run(program)
+    path = folder / f"exported_{kind}.py"
+    path.write_text(export_program(session, kind, program), encoding="utf-8")
+    loaded = importlib.util.spec_from_file_location(f"exported_{kind}", path)
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    return session, program, module
+
+
 def point(shapes: str) -> dict:
     """The arguments --shapes draws, as the translation drew them."""
     return shapes_arg.example(shapes_arg.parse(shapes))

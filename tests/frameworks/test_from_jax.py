@@ -67,18 +67,9 @@ def test_every_stop_is_kept_with_its_source_line(spec, shapes, stops):
 @pytest.mark.parametrize("spec, shapes", [(spec, shapes) for spec, shapes, _ in LOSSES])
 def test_round_trip_through_export_keeps_the_gradient(spec, shapes, tmp_path):
     """--from-jax, then --export jax: the exported loss has the original's gradient at the traced point."""
-    from gradlang import Session
-    from gradlang.export import export_program
-    from tests.frameworks.harness import translated
+    from tests.frameworks.harness import exported as exported_module
 
-    program = translated("jax", spec, shapes)
-    session = Session()
-    session.run(program)
-    path = tmp_path / "exported.py"
-    path.write_text(export_program(session, "jax", program), encoding="utf-8")
-    spec_ = importlib.util.spec_from_file_location("exported", path)
-    exported = importlib.util.module_from_spec(spec_)
-    spec_.loader.exec_module(exported)
+    _, _, exported = exported_module("jax", spec, shapes, tmp_path)
     loss = spec.split(":")[1]
     args = [np.asarray(a) for a in jax.tree_util.tree_leaves(tuple(point(shapes).values()))]
     ours = getattr(exported, f"grad_{loss}")(*args)

@@ -112,20 +112,9 @@ def test_the_same_estimator_with_detach_is_kept():
                                           ("rl_torch:TD", "s=3 s2=3")])
 def test_round_trip_through_export_keeps_the_gradient(spec, shapes, tmp_path):
     """--from-torch, then --export torch: the exported loss has autograd's gradient at the traced point."""
-    import importlib.util
+    from tests.frameworks.harness import exported as exported_module
 
-    from gradlang import Session
-    from gradlang.export import export_program
-    from tests.frameworks.harness import translated
-
-    program = translated("torch", spec, shapes)
-    session = Session()
-    session.run(program)
-    path = tmp_path / "exported_torch.py"
-    path.write_text(export_program(session, "torch", program), encoding="utf-8")
-    loaded = importlib.util.spec_from_file_location("exported_torch", path)
-    exported = importlib.util.module_from_spec(loaded)
-    loaded.loader.exec_module(exported)
+    session, program, exported = exported_module("torch", spec, shapes, tmp_path)
     theirs = autograd_numbers(spec, example(shapes, None))
     points = [line.split(" = ", 1)[0] for line in program.splitlines() if "_at = " in line]
     assert len(points) == len(theirs) - 1
