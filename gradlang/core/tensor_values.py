@@ -20,7 +20,7 @@ from gradlang.core.builtins_axes import literal_axis
 from gradlang.core.literal_sizes import involves, literal, lowered, mixed
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
-    DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents,
+    DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )
 from gradlang.expr import component_vectors as vectors, primitives
 from gradlang.expr.functions import Maximum, Minimum, Where
@@ -28,7 +28,7 @@ from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
-from gradlang.expr.values import from_elements
+from gradlang.expr.values import from_elements, is_condition
 
 _EXTREMA = ("max", "min", "reduce_max", "reduce_min")
 
@@ -216,6 +216,10 @@ def _sized(build, count: int):
 
 def _where(args):
     condition, a, b = args
+    if not is_condition(condition):  # as the component engine says it (core/builtins.py)
+        error = ValueError("the first argument of where must be a condition such as x > 0")
+        error.argument = 0
+        raise error
     shapes.broadcast([shape_of(a) for a in (*condition.args, a, b)], "where")
     return Where(condition, a, b)
 
@@ -400,7 +404,7 @@ def _kept_whole(name: str) -> bool:
 def _tensor_call(name: str, args: list, nodes: list):
     try:
         return _tensor_value(name, args, nodes)
-    except DiffError as error:
+    except (DiffError, ValueError) as error:
         position = getattr(error, "argument", None)
         if position is not None and position < len(nodes):
             raise error.located(nodes[position].span)

@@ -264,3 +264,14 @@ def test_a_tangent_that_broadcasts_keeps_its_shape(body):
     second = float(session.eval(f"diff({body}, a, a) at {point}, a = 0.3"))
     slopes = [float(session.eval(f"diff({body}, a) at {point}, a = {0.3 + d}")) for d in (h, -h)]
     assert second == pytest.approx((slopes[0] - slopes[1]) / (2 * h), rel=1e-5, abs=1e-8)
+
+
+@pytest.mark.parametrize("program", [
+    "where(1e3, x, y)",  # a number is not a condition, at a symbolic size
+    "v: R^3\nwhere(3 >= where(1e3, v[0], 1), 3, 1)",  # nor at a literal one (the pretty printer raised)
+])
+def test_where_with_a_number_for_its_condition_is_a_placed_value_error(program):
+    with pytest.raises(GradlangError) as caught:
+        _session().run(program)
+    assert caught.value.kind == "ValueError" and "must be a condition" in caught.value.message
+    assert caught.value.span is not None and caught.value.span.column > 1
