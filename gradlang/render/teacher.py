@@ -95,8 +95,8 @@ def _worth_naming(shared: list) -> tuple[list, dict]:
 
 def _worth(part) -> bool:
     """More than a name with a mark, and about a tensor (a condition is never named: it is not a value)."""
-    if not isinstance(part, sp.Expr) or isinstance(part, _CONSTANTS) or not dag_atoms(part, Var):
-        return False
+    if not isinstance(part, sp.Expr) or part.is_Atom or isinstance(part, _CONSTANTS) or not dag_atoms(part, Var):
+        return False  # a name alone (−x shared: x) is already its own name
     return not (isinstance(part, _MARKS) and all(a.is_Atom for a in part.args))
 
 
