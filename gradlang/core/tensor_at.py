@@ -212,6 +212,16 @@ def _along(name: str):
     return build
 
 
+def _shares_along(node, args, sizes):
+    """max_shares(M, axis): in each line, 1/t on the t entries attaining its maximum, as MaxShare says."""
+    matrix, axis = args[0], int(node.args[1])
+    lines = [elements(line) for line in _lines(matrix, axis)]
+    shares = [[MaxShare(sp.Integer(k), *items) for k in range(len(items))] for items in lines]
+    if axis == 0:
+        shares = [list(row) for row in zip(*shares)]
+    return from_elements(shape_of(matrix), [item for row in shares for item in row])
+
+
 def _line(node, args, sizes):
     """M[i] (a Row) or a Column: one line of the component matrix."""
     matrix, index = args
@@ -224,6 +234,8 @@ _BUILD = {
     t.SumAxis: _along("sum"),
     t.LogSumExpAxis: _along("logsumexp"),
     t.SoftmaxAxis: _along("softmax"),
+    t.MaxAxis: _along("max"),
+    t.MaxSharesAxis: _shares_along,
     t.Row: _line,
     t.Column: _line,
     t.MatMul: _matmul,

@@ -170,6 +170,9 @@ def _count_along(value, axis):
 
 
 AXIS = {
+    "max": lambda M, a: t.MaxAxis(M, a),
+    "min": lambda M, a: -t.MaxAxis(-M, a),
+    "max_shares": lambda M, a: t.MaxSharesAxis(M, a),  # how grad(sum(max(M, 1)), M) prints: it must read back
     "sum": lambda M, a: t.SumAxis(M, a),
     "mean": lambda M, a: t.SumAxis(M, a) / _count_along(M, a),
     "logsumexp": lambda M, a: t.LogSumExpAxis(M, a),
@@ -413,7 +416,7 @@ def _tensor_call(name: str, args: list, nodes: list):
 
 def _tensor_value(name: str, args: list, nodes: list):
     if name in _EXTREMA and len(args) == 2 and rank(args[0]) == 2 and len(nodes) == 2 and literal_axis(nodes[1]):
-        raise ShapeNeedsComponents(f"{name} along an axis of a matrix of symbolic size is not available yet; declare literal sizes")
+        return checked(_axis(name.removeprefix("reduce_"), *args))  # max(M, 1): the axis form, not elementwise
     function = TABLE.get(name)
     if function is not None:
         return checked(function(args))

@@ -213,7 +213,7 @@ def refusal(error) -> bool:
     return error.kind in ("ShapeError", "DiffError", "ValueError") and any(r in error.message for r in REFUSALS)
 
 
-KINKS = {"abs", "relu", "max2", "min0", "max1", "min1"}  # section 5's conventions, where JAX differs at a kink
+KINKS = {"abs", "relu", "max2", "min0", "max1", "min1", "max_ax1", "min_ax0"}  # section 5's conventions, where JAX differs at a kink
 
 
 def verdict(got, oracle, jax_value, text: str, kinks: bool = False) -> Finding:

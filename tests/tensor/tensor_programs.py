@@ -42,8 +42,8 @@ OPS = {
           ("det", "nn"), ("cosine", "n", "n"), ("sum", "m")],
     "n": [("softmax", "n"), ("log_softmax", "n"), ("tmatvec", "mn", "m"), ("matmul", "nn", "n"),
           ("matmul", "n", "nn"), ("normalize", "n"), ("row_k", "nn"), ("row0", "mn"), ("sum_ax0", "mn"),
-          ("mean_ax0", "mn"), ("lse_ax0", "mn"), ("onehot", "S"), ("ones", "S")],
-    "m": [("matmul", "mn", "n"), ("sum_ax1", "mn"), ("lse_ax1", "mn"), ("softmax", "m")],
+          ("mean_ax0", "mn"), ("lse_ax0", "mn"), ("min_ax0", "mn"), ("onehot", "S"), ("ones", "S")],
+    "m": [("matmul", "mn", "n"), ("sum_ax1", "mn"), ("lse_ax1", "mn"), ("max_ax1", "mn"), ("softmax", "m")],
     "mn": [("outer", "m", "n"), ("softmax_ax1", "mn"), ("softmax_ax0", "mn"), ("log_softmax_ax1", "mn"),
            ("matmul", "mn", "nn")],
     "nn": [("transpose", "nn"), ("matmul", "nn", "nn"), ("outer", "n", "n"), ("diag", "n"), ("eye", "S"),
@@ -58,11 +58,12 @@ TEXT = {
     "tmatvec": "(transpose({0}) @ {1})", "normalize": "normalize({0})", "row_k": "({0})[k]", "row0": "({0})[0]",
     "sum_ax0": "sum({0}, 0)", "mean_ax0": "mean({0}, 0)", "lse_ax0": "logsumexp({0}, 0)",
     "onehot": "(({0}) * onehot(k, n))", "ones": "(({0}) * ones(n))", "sum_ax1": "sum({0}, 1)",
-    "lse_ax1": "logsumexp({0}, 1)", "outer": "outer({0}, {1})", "softmax_ax1": "softmax({0}, 1)",
+    "lse_ax1": "logsumexp({0}, 1)", "max_ax1": "max({0}, 1)", "min_ax0": "min({0}, 0)", "outer": "outer({0}, {1})", "softmax_ax1": "softmax({0}, 1)",
     "softmax_ax0": "softmax({0}, 0)", "log_softmax_ax1": "log_softmax({0}, 1)", "transpose": "transpose({0})",
     "diag": "diag({0})", "eye": "(({0}) * eye(n))", "inv_shifted": "inv({0} + 4 * eye(n))",
     "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / (1 + exp({1})))",
-    "scale": "({1} * {0})", "square": "({0})^2", "max2": "max({0}, {1})", "min0": "min({0}, 0)",
+    # min0 writes 0.0: after a matrix, a literal 0 makes min(M, 0) the axis form (section 6)
+    "scale": "({1} * {0})", "square": "({0})^2", "max2": "max({0}, {1})", "min0": "min({0}, 0.0)",
     "where": "where({0} > {1}, {2}, {3})", "where0": "where({0} > 0, {1}, {2})",
 }
 
@@ -116,6 +117,7 @@ JAX = {
     "sum_ax0": lambda M: jnp.sum(M, 0), "mean_ax0": lambda M: jnp.mean(M, 0),
     "lse_ax0": lambda M: jax.nn.logsumexp(M, 0), "sum_ax1": lambda M: jnp.sum(M, 1),
     "lse_ax1": lambda M: jax.nn.logsumexp(M, 1), "outer": jnp.outer,
+    "max_ax1": lambda M: jnp.max(M, 1), "min_ax0": lambda M: jnp.min(M, 0),
     "softmax_ax1": lambda M: jax.nn.softmax(M, 1), "softmax_ax0": lambda M: jax.nn.softmax(M, 0),
     "log_softmax_ax1": lambda M: jax.nn.log_softmax(M, 1), "transpose": lambda M: M.T, "diag": jnp.diag,
     "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": lambda p, q: p / (1 + jnp.exp(q)),

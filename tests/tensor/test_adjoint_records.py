@@ -10,7 +10,7 @@ from gradlang.expr.primitives import TensorOperation, TensorRule
 from gradlang.expr.tensor import nodes as t
 
 # Constants to differentiation: the only nodes whose records may give no adjoint.
-CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.ArgMax, t.ArgMin}
+CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.MaxSharesAxis, t.ArgMax, t.ArgMin}
 
 
 def _node_classes() -> set:
@@ -57,7 +57,8 @@ def test_reverse_mode_looks_its_rules_up_from_the_records():
 def test_language_primitives_carry_their_own_tensor_rules():
     owners = {rule.node: record.name for record in primitives.records() for rule in record.tensor}
     assert owners == {t.SoftmaxOf: "softmax", t.SoftmaxAxis: "softmax", t.LogSumExpOf: "logsumexp",
-                      t.LogSumExpAxis: "logsumexp", t.NormOf: "norm", t.MaxOf: "max", t.MaxShares: "max_share"}
+                      t.LogSumExpAxis: "logsumexp", t.NormOf: "norm", t.MaxOf: "max", t.MaxAxis: "max",
+                      t.MaxShares: "max_share", t.MaxSharesAxis: "max_share"}
 
 
 def test_a_node_with_two_rules_is_refused(monkeypatch):

@@ -142,6 +142,7 @@ MATRIX_RULES = {  # by a scalar only: by a vector each would be a tensor of rank
     t.Inv: _no_vector(lambda n, d: -t.MatMul(t.MatMul(n, d[0]), n)),
     t.SumAxis: _no_vector(lambda n, d: t.SumAxis(d[0], n.args[1])),
     t.LogSumExpAxis: _no_vector(lambda n, d: t.SumAxis(t.SoftmaxAxis(*n.args) * d[0], n.args[1])),
+    t.MaxAxis: _no_vector(lambda n, d: t.SumAxis(t.MaxSharesAxis(*n.args) * d[0], n.args[1])),
     t.SoftmaxAxis: _no_vector(lambda n, d: _softmax_axis(n, d[0])),
     t.Row: _no_vector(lambda n, d: t.Row(d[0], n.args[1])),
     t.Column: _no_vector(lambda n, d: t.Column(d[0], n.args[1])),

@@ -19,6 +19,7 @@ from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.primitives import Export, Kink, Primitive, TensorRule, helpers, register, same, unary
 from gradlang.expr.tensor import nodes
+from gradlang.expr.tensor.broadcast import spread
 
 ZERO, ONE = sp.S.Zero, sp.S.One
 
@@ -183,11 +184,16 @@ def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) 
 
 
 # max of a whole vector at symbolic size (MaxOf): v̄ = ȳ · shares of the maximum (ties split equally);
-# the shares (MaxShares) are a constant to differentiation. The tensor engine has no min node.
+# max along an axis (MaxAxis) likewise, line by line; the shares (MaxShares, MaxSharesAxis) are a
+# constant to differentiation. The tensor engine has no min node: min(v) is -max(-v).
 _extremum("max", "max", Maximum, MaxShare,
           tensor=(TensorRule(nodes.MaxOf, lambda node, ybar, k: ybar * nodes.MaxShares(node.args[0]), (
-              "max: v̄ = ȳ · (ties share equally)", r"\bar{v} = \bar{y} \cdot \text{(ties share equally)}")),),
-          share_tensor=(TensorRule(nodes.MaxShares),))
+              "max: v̄ = ȳ · (ties share equally)", r"\bar{v} = \bar{y} \cdot \text{(ties share equally)}")),
+                  TensorRule(nodes.MaxAxis, lambda node, ybar, k: None if k else
+                             spread(node, ybar) * nodes.MaxSharesAxis(*node.args), (
+                      "max along an axis: M̄ = ȳ 𝟙ᵀ ⊙ (ties in each line share equally)",
+                      r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \text{(ties in each line share equally)}"))),
+          share_tensor=(TensorRule(nodes.MaxShares), TensorRule(nodes.MaxSharesAxis)))
 _extremum("min", "min", Minimum, MinShare)
 
 # --- where -------------------------------------------------------------------------------

@@ -329,6 +329,23 @@ class SoftmaxAxis(_AlongAxis):
         return shape_of(self.args[0])
 
 
+class MaxAxis(_AlongAxis):
+    """`max(M, axis)`: the largest entry of each column (axis 0) or row (axis 1); ties share (section 5)."""
+
+    spelling = Spelling("max({0}, {1})", r"\max_{{1}}\left({0}\right)", "max_{1}({0})", "numpy.max({0}, axis=int({1}))")
+
+
+class MaxSharesAxis(_AlongAxis):
+    """The gradient of max(M, axis): in each column or row, 1/t on the t entries that attain its maximum."""
+
+    spelling = Spelling("max_shares({0}, {1})", r"\operatorname{argmax\_share}_{{1}}\left({0}\right)",
+                        "∂max_{1}({0})", "_gl_max_shares_axis({0}, {1})")
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
 class Row(TensorOp):
     """`M[i, :]` (or `M[i]`): row i of a matrix, a vector."""
 
@@ -354,7 +371,7 @@ class Column(TensorOp):
 
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
        MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv,
-       SumAxis, LogSumExpAxis, SoftmaxAxis, Row, Column)
+       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column)
 
 
 _SHAPES: dict = {}

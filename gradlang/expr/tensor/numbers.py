@@ -44,6 +44,11 @@ def _max_shares_vector(v):
     return np.where(tied, 1.0 / max(int(np.sum(tied)), 1), 0.0)
 
 
+def _max_shares_axis(matrix, axis):
+    tied = matrix == np.max(matrix, axis=int(axis), keepdims=True)
+    return np.where(tied, 1.0 / np.maximum(np.sum(tied, axis=int(axis), keepdims=True), 1), 0.0)
+
+
 def _softmax_axis(matrix, axis):
     exps = np.exp(matrix - np.max(matrix, axis=int(axis), keepdims=True))
     return exps / np.sum(exps, axis=int(axis), keepdims=True)
@@ -62,6 +67,7 @@ HELPERS = {
     "_gl_logsumexp_vector": _logsumexp_vector,
     "_gl_onehot_vector": _onehot_vector,
     "_gl_max_shares_vector": _max_shares_vector,
+    "_gl_max_shares_axis": _max_shares_axis,
 }
 numeric.HELPERS.update(HELPERS)
 
