@@ -298,7 +298,7 @@ class _AlongAxis(TensorOp):
 
     @property
     def shape(self):
-        """One entry per column (axis 0) or per row (axis 1); softmax along an axis keeps the shape."""
+        """One entry per column (axis 0) or per row (axis 1); _LinewiseAxis keeps the shape."""
         m, n = shape_of(self.args[0])
         return (n,) if self.args[1] == 0 else (m,)
 
@@ -318,15 +318,19 @@ class LogSumExpAxis(_AlongAxis):
                         "logsumexp_{1}({0})", "_gl_logsumexp_axis({0}, {1})")
 
 
-class SoftmaxAxis(_AlongAxis):
-    """`softmax(M, axis)`: each column (axis 0) or row (axis 1) normalised."""
-
-    spelling = Spelling("softmax({0}, {1})", r"\operatorname{softmax}_{{1}}\left({0}\right)",
-                        "softmax_{1}({0})", "_gl_softmax_axis({0}, {1})")
+class _LinewiseAxis(_AlongAxis):
+    """An operation along an axis that keeps the matrix's shape: each line mapped to a line."""
 
     @property
     def shape(self):
         return shape_of(self.args[0])
+
+
+class SoftmaxAxis(_LinewiseAxis):
+    """`softmax(M, axis)`: each column (axis 0) or row (axis 1) normalised."""
+
+    spelling = Spelling("softmax({0}, {1})", r"\operatorname{softmax}_{{1}}\left({0}\right)",
+                        "softmax_{1}({0})", "_gl_softmax_axis({0}, {1})")
 
 
 class MaxAxis(_AlongAxis):
@@ -335,15 +339,11 @@ class MaxAxis(_AlongAxis):
     spelling = Spelling("max({0}, {1})", r"\max_{{1}}\left({0}\right)", "max_{1}({0})", "numpy.max({0}, axis=int({1}))")
 
 
-class MaxSharesAxis(_AlongAxis):
+class MaxSharesAxis(_LinewiseAxis):
     """The gradient of max(M, axis): in each column or row, 1/t on the t entries that attain its maximum."""
 
     spelling = Spelling("max_shares({0}, {1})", r"\operatorname{argmax\_share}_{{1}}\left({0}\right)",
                         "∂max_{1}({0})", "_gl_max_shares_axis({0}, {1})")
-
-    @property
-    def shape(self):
-        return shape_of(self.args[0])
 
 
 class Row(TensorOp):
