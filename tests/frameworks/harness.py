@@ -27,6 +27,20 @@ def in_examples():
         os.chdir(here)
 
 
+def user_attribute(spec: str):
+    """MODULE:NAME of the examples' folder, imported as the user's module is (the folder first on sys.path)."""
+    import importlib
+    import sys
+
+    module, name = spec.split(":")
+    with in_examples():
+        sys.path.insert(0, str(EXAMPLES))
+        try:
+            return getattr(importlib.import_module(module), name)
+        finally:
+            sys.path.remove(str(EXAMPLES))
+
+
 def translated(kind: str, spec: str, shapes: str | None = None, example_args: str | None = None) -> str:
     """The program of `spec`, translated from the examples' folder."""
     with in_examples():

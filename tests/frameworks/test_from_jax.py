@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
-
 import numpy as np
 import pytest
 
-from tests.frameworks.harness import EXAMPLES, in_examples, point, run, worst
+from tests.frameworks.harness import point, run, user_attribute, worst
 
 jax = pytest.importorskip("jax")
 jax.config.update("jax_enable_x64", True)
@@ -31,14 +27,7 @@ LOSSES = [
 ]
 
 
-def user_function(spec: str):
-    module, name = spec.split(":")
-    with in_examples():
-        sys.path.insert(0, str(EXAMPLES))
-        try:
-            return getattr(importlib.import_module(module), name)
-        finally:
-            sys.path.remove(str(EXAMPLES))
+user_function = user_attribute  # the user's function (module) by MODULE:NAME
 
 
 def jax_numbers(spec: str, args: tuple) -> list:

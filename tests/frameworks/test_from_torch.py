@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
-import sys
 
 import numpy as np
 import pytest
 
-from tests.frameworks.harness import EXAMPLES, in_examples, point, run, worst
+from tests.frameworks.harness import point, run, user_attribute, worst
 
 torch = pytest.importorskip("torch")
 
@@ -26,14 +24,7 @@ LOSSES = [
 ]
 
 
-def user_object(spec: str):
-    module, name = spec.split(":")
-    with in_examples():
-        sys.path.insert(0, str(EXAMPLES))
-        try:
-            return getattr(importlib.import_module(module), name)
-        finally:
-            sys.path.remove(str(EXAMPLES))
+user_object = user_attribute  # the user's function (module) by MODULE:NAME
 
 
 def example(shapes, example_args) -> tuple:
