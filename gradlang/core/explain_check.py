@@ -26,7 +26,7 @@ from gradlang.expr.walk import dag_atoms
 from gradlang.explain.explanation import engine_derivative
 
 RELATIVE = 1e-9          # numbers closer than this (relative to their size, or 1) agree
-_CHANGING = ("blocking", "inventing", "undecided")  # verdicts of stops that make the gradient differ from the true one
+_CHANGING = ("blocking", "inventing")  # verdicts of stops that make the gradient differ from the true one
 
 
 @dataclass(frozen=True)

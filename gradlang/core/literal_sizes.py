@@ -60,10 +60,28 @@ def lowered(value):
 
 
 def aligned(values: list) -> list:
-    """Operands of one operation: where a list meets a tensor of literal size, the tensor as its components."""
+    """Operands of one operation where a list meets a tensor of literal size: a list of numbers becomes a
+    constant of the tensor engine (W @ [1, 2] stays a formula of W); any other list takes the tensor as
+    its components."""
     if any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values) and any(literal(v) for v in values):
+        if constants_only(values):
+            return [as_constant(v) for v in values]
         return [lowered(v) for v in values]
     return values
+
+
+def constants_only(values: list) -> bool:
+    """Every list among the values holds numbers only, and no value holds x[0] beside x."""
+    lists = [v for v in values if isinstance(v, (sp.NDimArray, sp.MatrixBase))]
+    return not mixed(*values) and all(
+        len(v.shape) <= 2 and all(isinstance(e, sp.Number) and e.is_finite for e in v) for v in lists)
+
+
+def as_constant(value):
+    """A list of numbers as the tensor engine's constant (expr/tensor/nodes.py, Literal); others unchanged."""
+    from gradlang.expr.tensor.nodes import Literal
+
+    return Literal.of(value) if isinstance(value, (sp.NDimArray, sp.MatrixBase)) else value
 
 
 def _flags(value) -> tuple:

@@ -21,11 +21,12 @@ from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
-from gradlang.core import builtins, explaining
+from gradlang.core import builtins, explaining, tensor_explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
-from gradlang.derive.derivatives import readable
+from gradlang.derive.derivatives import DerivativeRequest, readable
+from gradlang.expr.tensor import is_tensor
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lower import read
@@ -216,14 +217,20 @@ class Session:
         depth = self.explain_depth if statement.depth is lo.DEFAULT else statement.depth
         unfold = self.explain_unfold if statement.unfold is lo.DEFAULT else statement.unfold
         derivations: list = []
-        # At literal sizes explain derives by components, step by step as it always has; at a
-        # symbolic size it shows the tensor-level reverse pass (explain/tensor_pass.py).
+        # A grad of a tensor formula shows the tensor-level reverse pass at any size
+        # (core/tensor_explaining.py); everything else derives by components, step by step.
         evaluator = self._evaluator(derivations, source, by_components=True)
         with readable():  # the values end where the step-by-step derivations do
             value = _settled(evaluator.evaluate(body))
             derivations = explaining.selected(body, derivations, self._evaluator(by_components=True).evaluate)
+            tensor_value, tensor_requests = tensor_explaining.tensor_side(
+                body, lambda requests: self._evaluator(requests, source)) if not unfold else (None, [])
         explaining.check_printable(derivations)
-        steps = _explanations(derivations, depth, explaining.point(body, self._evaluator(by_components=True)), unfold)
+        point = explaining.point(body, self._evaluator(by_components=True))
+        tensors = tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.user_names(self.env)
+        steps = _explanations(derivations, depth, point, unfold, tensors)
+        routed = [s for s in steps if isinstance(getattr(s, "request", None), DerivativeRequest) and is_tensor(s.request.expr)]
+        value = tensor_explaining.shown_value(body, value, tensor_value if routed else None, routed)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
     def _assignment(self, statement: lo.Assignment, source: str) -> None:
@@ -323,17 +330,22 @@ def _declared(name: str, shape: tuple):
     return Var(name, shape)
 
 
-def _explanations(derivations: list, depth="default", point=None, unfold: bool = False) -> tuple:
-    """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing check."""
+def _explanations(derivations: list, depth="default", point=None, unfold: bool = False, tensors=None) -> tuple:
+    """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing check.
+
+    tensors, when given, is (twins, names): twins[i] the tensor engine's twin of derivations[i], shown by
+    the reverse pass, and names the user's bindings it shows by name (core/tensor_explaining.py)."""
     from gradlang.core.explain_check import checked
     from gradlang.explain.backward import backward_view
     from gradlang.explain import explain
     from gradlang.explain.explanation import DEFAULT_DEPTH
     from gradlang.explain.tensor_pass import tensor_explanation
-    from gradlang.expr.tensor import is_tensor
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
+    tensors, names = tensors or ([None] * len(derivations), ())
     return tuple(backward_view(r, unfold) if r.operation == "backward"
+                 else tensor_explaining.checked_against(tensor_explanation(t, depth, names), r, point, checked)
+                 if t is not None
                  else tensor_explanation(r, depth) if is_tensor(r.expr)
                  else checked(explain(r, depth, unfold), point)
-                 for r in derivations)
+                 for r, t in zip(derivations, tensors))

@@ -13,7 +13,7 @@ import sympy as sp
 
 from gradlang.core import tensor_values
 from gradlang.errors import ShapeError
-from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import nodes as t, shapes
 from gradlang.expr.values import describe_shape, from_elements, is_scalar, shape_of, to_symbolic
 
 
@@ -66,7 +66,7 @@ def _tensor_slice(base, position, axis: int, form: str):
     if len(shape) != 2:
         raise ShapeError(f"{form} takes a matrix, not {tensor_values.shapes.describe(shape)}")
     position = tensor_values.wrapped(position, shape[axis])
-    t.check_index(position, shape[axis])
+    shapes.check_index(position, shape[axis])
     return t.Column(base, position) if axis == 1 else t.Row(base, position)
 
 

@@ -255,6 +255,7 @@ _BUILD = {
     t.Inv: _inverse,
     t.Entry: _entry,
     t.OneHot: _onehot,
+    t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(node.args[2:])),
     t.Diag: _diag,
     t.Eye: _eye,
     t.Ones: _filled,

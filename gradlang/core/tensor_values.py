@@ -17,7 +17,7 @@ from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins import builtin
 from gradlang.core.builtins_axes import literal_axis
-from gradlang.core.literal_sizes import involves, literal, lowered, mixed
+from gradlang.core.literal_sizes import as_constant, constants_only, involves, literal, lowered, mixed
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
     DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
@@ -85,7 +85,7 @@ def index(base, indices: list):
         raise ShapeError(f"{shapes.describe(shape)} takes at most {len(shape)} indices, got {len(indices)}")
     indices = [wrapped(i, n) for i, n in zip(indices, shape)] + list(indices[len(shape):])
     for i, n in zip(indices, shape):
-        t.check_index(i, n)
+        shapes.check_index(i, n)
     if len(indices) < len(shape):  # M[i]: row i
         return t.Row(base, indices[0])
     return t.Entry(base, *indices)
@@ -380,15 +380,18 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     arguments' syntax: max(M, 0) with a literal 0 or 1 is an axis form."""
     if not all(literal(a) or not involves(a) for a in args):
         return _tensor_call(name, args, nodes), args
+    given = args
+    if name not in _BY_COMPONENTS and constants_only(args):
+        args = [as_constant(a) for a in args]  # dot(w, [1, 2]): a list of numbers is a constant of the formula
     if _by_components(name, args):
-        return None, [lowered(a) for a in args]
+        return None, [lowered(a) for a in given]
     try:
         value = _tensor_call(name, args, nodes)
     except NeedsComponents:
-        return None, [lowered(a) for a in args]
+        return None, [lowered(a) for a in given]
     if value is None and not _kept_whole(name):
-        return None, [lowered(a) for a in args]
-    return value, args
+        return None, [lowered(a) for a in given]
+    return value, args if value is not None else given
 
 
 def _by_components(name: str, args: list) -> bool:

@@ -107,7 +107,8 @@ def walk_nodes(node: Node):
         yield from walk_nodes(child)
 
 
-def _long(stop) -> bool:
+def long_stop(stop) -> bool:
+    """A stop worth a letter in a derivation: its argument is not a bare name, and it is long."""
     return not stop.args[0].is_Atom and len(plain(stop)) > _LONG
 
 
@@ -122,11 +123,11 @@ def abbreviations(explanation) -> dict:
     vector = explanation.vector
     for e in elements(to_symbolic(explanation.request.expr)):
         found = outermost_stops([e]) if vector is not None else dag_atoms(e, StopGradient)
-        stops |= {s for s in found if _long(s)}
+        stops |= {s for s in found if long_stop(s)}
         taken |= {str(s) for s in dag_atoms(e, sp.Symbol)}
     for root in explanation.steps:
         for step in walk(root):
-            stops |= {s for s in dag_atoms(step.expr, StopGradient) if _long(s)}
+            stops |= {s for s in dag_atoms(step.expr, StopGradient) if long_stop(s)}
     chosen = dict(vector.names) if vector is not None else {}
     stops -= set(chosen) | {value for value, _ in (vector.display if vector is not None else ())}
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
@@ -135,8 +136,16 @@ def abbreviations(explanation) -> dict:
     for stop, letter in zip(ordered, letters):
         alone = letters.count(letter) == 1 and letter not in taken
         number = sum(1 for other in names.values() if other.name.startswith(letter)) + 1
-        names[stop] = sp.Symbol(letter if alone else letter + str(number).translate(_SUBSCRIPTS), real=True)
+        names[stop] = _shaped(stop, letter if alone else letter + str(number).translate(_SUBSCRIPTS))
     return names
+
+
+def _shaped(stop, name: str):
+    """The name of a stopped value: a tensor symbol of its shape for a tensor (so printers still know shapes)."""
+    from gradlang.expr.tensor.nodes import Var, shape_of
+
+    shape = shape_of(stop)
+    return Var(name, shape) if shape else sp.Symbol(name, real=True)
 
 
 def whole_vectors(explanation) -> dict:

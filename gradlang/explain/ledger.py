@@ -32,9 +32,10 @@ from gradlang.expr.primitives.vectors import LogSumExp, Softmax
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, rebuild, tree_size
+from gradlang.explain import random_points
 
 LEDGER_SIMPLIFY_NODES = 200  # tree nodes of an adjoint or removed term worth simplifying
-VERDICTS = ("irrelevant", "neutral", "blocking", "inventing", "undecided")
+VERDICTS = ("irrelevant", "neutral", "blocking", "inventing")
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,8 @@ class StopEntry:
     kept: tuple
     verdict: str
     shape: tuple = ()
+    level: str = "components"  # "tensor": adjoint and removed are one formula each (tensor_ledger.py)
+    evidence: str = ""         # how a verdict the rewrites could not decide was decided: "at 8 random points"
 
 
 def variables_of(request) -> list:
@@ -106,7 +109,8 @@ def _entry(stop, outputs, variables) -> StopEntry:
     slopes = [derive.derivative(argument, v) for v in variables]
     removed = tuple(tuple(_tidy(unstopped(a) * s) for s in slopes) for a in adjoint)
     kept = tuple(tuple(derive.derivative(o, v) for v in variables) for o in outputs)
-    return StopEntry(stop, reaching, adjoint, removed, kept, _verdict(removed, kept))
+    verdict, evidence = _verdict(removed, kept)
+    return StopEntry(stop, reaching, adjoint, removed, kept, verdict, evidence=evidence)
 
 
 def _tidy(expr):
@@ -147,15 +151,20 @@ def _softmax_unfolded(expr):
     return tidy(expr.rewrite(vectors, sp.exp))
 
 
-def _verdict(removed, kept) -> str:
+def _verdict(removed, kept) -> tuple[str, str]:
+    """(verdict, evidence): a term the bounded simplification cannot decide is decided at random points."""
     pairs = [(r, k) for row_r, row_k in zip(removed, kept) for r, k in zip(row_r, row_k) if r != 0]
     zeros = [is_zero(r) for r, _ in pairs]
-    if all(z is True for z in zeros):
-        return "neutral"
-    if any(z is None for z in zeros):
-        return "undecided"
-    pairs = [p for p, z in zip(pairs, zeros) if z is False]
-    return "inventing" if all(_cancels(r, k) for r, k in pairs) else "blocking"
+    evidence = ""
+    for k, (r, _) in enumerate(pairs):
+        if zeros[k] is None:
+            points = random_points.zero_at(r, [kept_one for _, kept_one in pairs])
+            zeros[k] = bool(points)  # no point gave numbers: not shown to be 0
+            evidence = f"at {points} random points" if points else evidence
+    if all(zeros):
+        return "neutral", evidence
+    pairs = [p for p, z in zip(pairs, zeros) if not z]
+    return ("inventing" if all(_cancels(r, k) for r, k in pairs) else "blocking"), ""
 
 
 def _cancels(removed, kept) -> bool:
@@ -181,4 +190,6 @@ def adjoint_value(entry):
 
 def removed_value(entry):
     """The removed terms in the shape of the derivative (as blocked has it)."""
+    if entry.level == "tensor":
+        return entry.removed[0][0]
     return from_elements(entry.shape, [r for row in entry.removed for r in row])

@@ -11,7 +11,7 @@ import sympy as sp
 from gradlang.expr.values import is_scalar, to_symbolic
 from gradlang.explain.ledger import adjoint_value, is_zero, removed_value, variables_of
 
-_LONG = 72        # characters of an adjoint or removed term shown in full
+_LONG = 72        # characters of a term that stands on the line it is named in
 _LISTED = 3       # variables named on a path before "and n more"
 _GROUPED = 4      # stops in a ledger above which stops with the same verdict and path share one entry
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
@@ -35,10 +35,14 @@ def _vector_name(request, show) -> str:
     return show(sp.Symbol(names.pop(), real=True)) if len(names) == 1 else ", ".join(show(s) for s in variables)
 
 
+def short(value, show) -> bool:
+    """Short enough to stand on the line it is named in."""
+    return len(show(value)) <= _LONG
+
+
 def brief(value, show) -> str:
-    """An expression in full when short, else how long it is (the ledger stays one line)."""
-    text = show(value)
-    return text if len(text) <= _LONG else f"a term of {len(text)} characters"
+    """An expression as a formula, always (a printer with names for repeated parts keeps it short)."""
+    return show(value)
 
 
 def _path(entry, show) -> str:
@@ -77,6 +81,8 @@ def _zero_as_written(entry) -> bool:
 
 def adjoint_is_zero(entry) -> bool:
     """Zero as written, or once simplified (Σₖ softmaxₖ − 1 is 0 only by softmax's definition)."""
+    if entry.level == "tensor":
+        return _zero_as_written(entry)
     return _zero_as_written(entry) or all(is_zero(a) is True for a in entry.adjoint)
 
 
@@ -85,18 +91,22 @@ def verdict(entry, request, show, removes=None) -> str:
     if entry.verdict == "irrelevant":
         return f"irrelevant: the stopped value does not depend on {over(request, show)}"
     if entry.verdict == "neutral":
-        if adjoint_is_zero(entry):
-            return "neutral: the adjoint arriving is 0, so it blocks nothing"
-        return f"neutral: the stopped value does not change with {over(request, show)}, so it blocks nothing"
+        return _neutral(entry)
     removed = removed_value(entry)
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
         return f"inventing: adds {brief(invented, show)}, a gradient the function itself does not have"
-    if entry.verdict == "undecided":
-        return f"undecided: removes {brief(removed, show)}, too large to simplify (it may be 0)"
     if removes:
         return f"blocking: removes {_spelled(removes, show)}"
     return f"blocking: removes {brief(removed, show)}"
+
+
+def _neutral(entry) -> str:
+    """Why a neutral stop blocks nothing: its adjoint is 0, or the term it removes is (at the points, if so decided)."""
+    where = f" {entry.evidence}" if entry.evidence else ""
+    if adjoint_is_zero(entry) and not entry.evidence:
+        return "neutral: the adjoint arriving is 0, so it blocks nothing"
+    return f"neutral: the term it removes (the adjoint times the stopped value's derivative) is 0{where}, so it blocks nothing"
 
 
 def lines(explanation, show) -> list[tuple[str, str]]:

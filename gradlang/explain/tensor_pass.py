@@ -13,14 +13,28 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.derive.tensor.reverse import trace
-from gradlang.derive.tensor.rewrite import tidy
+from gradlang.derive.tensor.reverse import sent, trace
+from dataclasses import replace
+
+from gradlang.derive.tensor.rewrite import DISTRIBUTED, RULES, normal_form, tidy
+from gradlang.expr.tensor.broadcast import full
+from gradlang.expr.tensor.nodes import Var, rank, shape_of
+from gradlang.expr.source import to_source
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import nodes as t
-from gradlang.explain.formula import Math, VectorDerivation, VectorLine, formula
+from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
+from gradlang.explain.layout import long_stop
+from gradlang.explain.ledger import outermost_stops, removed_value
+from gradlang.explain.stops import phrase
+from gradlang.explain.tensor_ledger import tensor_ledger
 
-MAX_LINES = 20  # a derivation longer than this shows its last lines (the ones nearest the variable)
+SUMMARY = "tensor reverse pass"
+MAX_LINES = 16  # a derivation longer than this shows its last lines (the ones nearest the variable)
+_CUT = Math("every path from the variable to L passes through a stop", r"\text{every path from the variable to } L \text{ passes through a stop}")
+_REWRITES = {r.identity: r for r in (*RULES, DISTRIBUTED)}
+NAMED_LINES = 6  # a pass through the user's named bindings longer than this shows the lines of tensors only
+LINE_CHARACTERS = 96  # an instantiated rule is shown before its tidied form when the line fits in this many
 
 def _bar(name: str) -> str:
     return rf"\bar{{{name}}}"
@@ -33,8 +47,9 @@ _ARITHMETIC = {
 }
 
 
-def _rule(user) -> tuple:
-    """The rule that sent the adjoint down from `user` (the node above), as a formula in both spellings."""
+def _rule(user, used=()) -> tuple:
+    """The rule that sent the adjoint down from `user` (the node above), then the identities that
+    tidied it, as a formula in both spellings."""
     if isinstance(user, t.TensorOp):
         rule = primitives.tensor_rules().get(type(user))
         plain, latex = rule.said if rule is not None and rule.said else (type(user).__name__, type(user).__name__)
@@ -44,7 +59,18 @@ def _rule(user) -> tuple:
     else:
         plain, latex = _ARITHMETIC.get(type(user), ("chain rule", ""))
     head = plain.split(":")[0]
-    return (Math(plain, rf"\text{{{head}}}" + (f": {latex}" if latex and ":" in plain else "")),)
+    latex = rf"\text{{{head}}}" + (f": {latex}" if latex and ":" in plain else "")
+    if used:
+        plain += "; then " + ", ".join(r.identity for r in used)
+        latex += r"\); then " + ", ".join(_spoken(r) for r in used) + r" \("  # text between: the line can break
+    return (Math(plain, latex),)
+
+
+def _spoken(rewrite) -> str:
+    """An identity in LaTeX text: its mathematics in \\( \\), its words as words (a \\text box cannot break)."""
+    if rewrite.latex.startswith(r"\text{"):
+        return rewrite.identity
+    return rf"\({rewrite.latex}\)"
 
 
 def _shown(node, wrt) -> bool:
@@ -52,38 +78,160 @@ def _shown(node, wrt) -> bool:
     return node == wrt or bool(node.args)
 
 
-def _lhs(node, wrt) -> tuple:
+def _lhs(node, wrt, names=None) -> tuple:
     """∂L/∂u, with u in brackets unless it is a name or a call."""
     if node == wrt:
         return formula(f"∂L/∂{wrt}")
+    if names and node in names:
+        return formula(f"∂L/∂{names[node].name}")
     simple = isinstance(node, (sp.Symbol, sp.Function)) and not (isinstance(node, t.TensorOp) and node.spelling.infix)
     return formula("∂L/∂", node) if simple else formula("∂L/∂(", node, ")")
 
 
-def tensor_derivation(expr, wrt, result) -> VectorDerivation:
-    """The reverse pass of grad(expr, wrt) as numbered lines, output to variable."""
-    steps = trace(expr, wrt)
-    users = _users(expr)
+def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
+    """The reverse pass of grad(expr, wrt) as numbered lines, output to variable.
+
+    Each line is one node's adjoint: the rule of the node above it instantiated
+    with that node's adjoint, then the tidied form and the identities of the
+    rewrites that gave it. The adjoint of a node the user named (names: value →
+    Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it, so ∂L/∂W reads
+    outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that only passes its
+    user's adjoint on unchanged (a sum), or a reciprocal's (SymPy's 1/u), is left
+    out, except the variable's own; a long pass keeps the named and tensor lines."""
+    names = names or {}
+    tidied: dict = {}
+    bars: dict = {}
+    uses = _uses(expr)
     lines = []
-    for node, adjoint in steps[1:]:
-        if not _shown(node, wrt):
+    for node, adjoint in trace(expr, wrt):
+        tidied[node] = tidy(adjoint)
+        if node in names:
+            bars[node] = AdjointName(names[node].name, shape_of(node))
+        if node == expr or not _shown(node, wrt):
             continue
-        lines.append(VectorLine(_lhs(node, wrt), (formula(tidy(adjoint)),), _rule(users.get(node))))
-    if len(lines) > MAX_LINES:
-        lines = lines[-MAX_LINES:]
+        arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
+        if node != wrt and (tidied[node].is_number or node not in names and (
+                _passes_on(arriving, tidied, tidied[node]) or _reciprocal(node))):
+            continue
+        lines.append((node, _line(node, wrt, arriving, tidied, bars, names)))
+    lines = _within_budget(lines, wrt, names)
+    if wrt not in tidied:
+        lines.append(VectorLine(_lhs(wrt, wrt), (formula(result),), (_CUT,)))
+    derived = full(tidied[wrt], shape_of(wrt)) if wrt in tidied else result
     return VectorDerivation("the reverse pass at the tensor level, one adjoint rule per operation",
-                            (), tuple(lines), result)
+                            (), tuple(lines), derived)
 
 
-def _users(expr) -> dict:
-    """For each subexpression, the node nearest the output that uses it (the DAG's last parent)."""
+def _line(node, wrt, arriving, tidied, bars, names) -> VectorLine:
+    """One node's line: the users' rules with their adjoints (by name where named), then the tidied form."""
+    raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
+    by_name = any(user in bars for user, _ in arriving)
+    full_raw = raw
+    used: list = []
+    shown = tidy(raw, used) if by_name else tidy(full_raw, used)
+    named = {value: name for value, name in names.items()}
+    changed = to_source(raw.xreplace(named)) != to_source(shown.xreplace(named))
+    used = [_REWRITES[i] for i in used if not _REWRITES[i].algebra] if changed else []
+    if by_name:
+        rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], named) and tidied[node] != shown else ())
+    else:
+        rhs = (raw, tidied[node]) if changed and _fit(node, raw, tidied[node], named) else (tidied[node],)
+    return VectorLine(_lhs(node, wrt, names), tuple(formula(r) for r in rhs), _rule(arriving[-1][0], used))
+
+
+def _reciprocal(node) -> bool:
+    """1/u: SymPy's spelling of a division, not a step a reader takes (∂L/∂u follows)."""
+    return isinstance(node, sp.Pow) and node.args[1] == -1
+
+
+def _within_budget(lines: list, wrt, names) -> list:
+    """The lines; when the user named intermediates and there are more than NAMED_LINES (or any pass has
+    more than MAX_LINES), only those of named and tensor-valued nodes; at most the last MAX_LINES."""
+    if len(lines) > MAX_LINES or (names and len(lines) > NAMED_LINES):
+        lines = [(node, line) for node, line in lines if node == wrt or node in names or rank(node) > 0]
+    return [line for _, line in lines[-MAX_LINES:]]
+
+
+def _passes_on(arriving, tidied, adjoint) -> bool:
+    """One user, a sum, whose adjoint arrives unchanged: nothing to show."""
+    return len(arriving) == 1 and isinstance(arriving[0][0], sp.Add) and tidied[arriving[0][0]] == adjoint
+
+
+class AdjointName(Var):
+    """∂L/∂z1: the adjoint of a node the user named, standing for it in the lines below (a tensor symbol
+    of the node's shape, so every rule takes it as it takes the adjoint itself)."""
+
+    def _sympystr(self, printer):
+        return f"∂L/∂{self.name}"
+
+    _gradlang_line = _sympystr
+
+    def _pretty(self, printer):
+        from sympy.printing.pretty.stringpict import prettyForm
+
+        return prettyForm(f"∂L/∂{self.name}")
+
+    def _latex(self, printer, exp=None):
+        name = printer._print(sp.Symbol(self.name))
+        text = rf"\frac{{\partial L}}{{\partial {name}}}"
+        return text if exp is None else rf"\left({text}\right)^{{{exp}}}"
+
+
+def _fit(node, raw, tidied, named) -> bool:
+    """The instantiated rule is worth a step of its own when the line, it and its tidied form, reads in one line."""
+    return _width(node, named) + _width(raw, named) + _width(tidied, named) + 12 <= LINE_CHARACTERS
+
+
+def _width(expr, named) -> int:
+    """Characters of a formula as the lines show it: the user's names for their bindings, a letter for a stop."""
+    shown = expr.xreplace(named)
+    stops = {s: sp.Symbol("c") for s in outermost_stops([shown]) if long_stop(s)}  # a letter, as layout names it
+    adjoints = {a: sp.Symbol(f"dLd{a.name}") for a in shown.atoms(AdjointName)}  # ∂L/∂z as it prints
+    return len(to_source(shown.xreplace({**stops, **adjoints})))
+
+
+def _uses(expr) -> dict:
+    """For each subexpression, the (user, argument position) pairs that use it, output first."""
     dag = build_dag([expr])
-    return {dag.nodes[i]: dag.nodes[max(users)] for i, users in enumerate(dag.parents()) if users}
+    uses: dict = {}
+    for i in reversed(range(len(dag.nodes))):
+        for k, child in enumerate(dag.children[i]):
+            uses.setdefault(dag.nodes[child], []).append((dag.nodes[i], k))
+    return uses
 
 
-def tensor_explanation(request, depth=None):
-    """The Explanation of a grad at symbolic size: the reverse pass as its vector derivation (no component steps)."""
+def tensor_explanation(request, depth=None, names=()):
+    """The Explanation of a grad of a tensor formula, at any size: the reverse pass as its
+    derivation (no component steps), one ledger entry per stop, and the result it derives.
+
+    names are (value, name) pairs: the user's own bindings (z1 = W @ x1) that the
+    lines show by their names, each introduced by a let line."""
     from gradlang.explain.explanation import Explanation
 
-    derivation = tensor_derivation(request.expr, request.wrt, request.result)
-    return Explanation(request, "reverse pass at the tensor level", (), (), sp.S.Zero, depth=depth, vector=derivation)
+    named: list = []
+    expr = normal_form(request.expr, named)
+    derivation = tensor_derivation(expr, request.wrt, request.result, {v: n for v, n in _user_names(expr, names)})
+    if named:
+        derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
+    derived = derivation.result
+    entries = tensor_ledger(expr, request.wrt, derived)
+    summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
+    removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
+    blocked = tidy(sp.Add(*removed)) if removed else sp.S.Zero
+    shown = _user_names(expr, names)
+    lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
+    derivation = replace(derivation, result=derived, display=shown, lets=lets)
+    return Explanation(request, summary, (), (), blocked, entries, depth=depth, derived=full(derived, shape_of(request.wrt)),
+                       vector=derivation)
+
+
+def _user_names(expr, names) -> tuple:
+    """The user's bindings that occur inside the expression (not the whole of it), innermost first."""
+    inside = set(build_dag([expr]).nodes)
+    return tuple((value, name) for value, name in names if value in inside and value != expr)
+
+
+def _named(expr, used) -> VectorLine:
+    """The first line when the expression spells out a builtin: L = the expression with it named."""
+    rule = Math("; ".join(r.identity for r in used), r",\ ".join(r.latex for r in used))
+    return VectorLine(formula("L"), (formula(expr),), (rule,))

@@ -19,7 +19,7 @@ from gradlang.explain.layout import Node, abbreviations, layout, more_line, shor
 from gradlang.render import checked
 from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex
 from gradlang.render.plain import to_plain as plain
-from gradlang.render import vector_lines
+from gradlang.render import stops_latex, vector_lines
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 # pretty: nothing a reader needs is dimmed (only the tree's guides and the depth line, which is an aside)
@@ -75,7 +75,8 @@ class _Shown:
         return self.printer(shorten(shorten(value, self.names), self.whole))
 
     def legend(self) -> list[tuple[str, str]]:
-        return [(self.printer(name), self.printer(shorten(stop, self.whole))) for stop, name in self.names.items()]
+        return [(self.printer(name), self.printer(shorten(shorten(stop, self.display), self.whole)))
+                for stop, name in self.names.items()]
 
 
 def _wrapped(text: str, atom: bool) -> str:
@@ -145,6 +146,11 @@ def _plain_lines(node: Node, show) -> list[str]:
     for child in node.children:
         lines.extend(_plain_lines(child, show))
     return lines
+
+
+def shown_text(explanation, value) -> str:
+    """A value in the explanation's own form: its let names and abbreviated stops."""
+    return _Shown(explanation, plain)(value)
 
 
 def plain_text(explanation) -> str:
@@ -275,7 +281,7 @@ def latex_text(explanation) -> str:
     rows = [_intertext(explanation.summary)]
     rows += [rf"\intertext{{\sloppy definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
     if explanation.vector is not None:
-        rows += vector_lines.latex_rows(explanation.vector, show, show.legend())
+        rows += vector_lines.latex_rows(explanation.vector, show, show.legend(), _pieces)
     else:
         rows += [rf"\intertext{{where ${name} = {stop}$}}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
@@ -285,8 +291,10 @@ def latex_text(explanation) -> str:
             rows.extend(_latex_rows(node, show))
         rows.extend(rf"&\qquad = {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
         rows.extend(_intertext(f"why zero: {reason}") for reason in _why(root))
-    for head, verdict in stop_lines(explanation, _Shown(explanation, plain)):
-        rows.append(_intertext(f"{head}; {verdict}"))
+    if explanation.ledger and all(entry.level == "tensor" for entry in explanation.ledger):
+        rows += stops_latex.rows(explanation, show, _pieces)
+    else:
+        rows += [_intertext(f"{head}; {verdict}") for head, verdict in stop_lines(explanation, _Shown(explanation, plain))]
     rows += [_intertext(more, small=True)] if (more := more_line(explanation)) else []
     rows += [checked.latex_line(explanation.check)] if explanation.check is not None else []
     if rows[-1].endswith(r" \\"):

@@ -62,7 +62,7 @@ class PlainPrinter(Summarising, TeacherOrder, SourcePrinter):
         parts = [_comment(self._print(step)) for step in result.steps]
         value = self._print(shown_result(result, self._settings["full"]))
         if result.kind == "explain" and not self._settings["full"]:
-            value = _after_derivation(value, result.value)
+            value = _after_derivation(_in_its_form(result) or value, result.value)
         parts.append(value + "\n")
         parts.extend(_comment(self._print(attachment)) for attachment in result.attachments)
         return "".join(parts)
@@ -108,15 +108,29 @@ def _after_derivation(text: str, value) -> str:
     """
     from gradlang.expr.values import elements, is_scalar, shape_of, to_symbolic
 
+    from gradlang.expr.tensor.nodes import is_tensor, shape_of as tensor_shape
+
     symbolic = to_symbolic(value)
     items = [symbolic] if is_scalar(symbolic) else elements(symbolic)
     if "\n" in text or len(text) <= EXPLAINED_CHARACTERS or not any(getattr(e, "free_symbols", None) for e in items):
         return text
-    shape = shape_of(symbolic)
+    shape = tensor_shape(symbolic) if is_tensor(symbolic) else shape_of(symbolic)
     size = shape_text(shape).replace("×", ",")
     what = f"R^{size if len(shape) == 1 else '(' + size + ')'}" if shape else "scalar"
     note = f"  # {what}, {len(text)} characters, shortened: --full prints it whole"
     return text[:max(40, EXPLAINED_WIDTH - len(note) - 1)] + "…" + note
+
+
+def _in_its_form(result) -> str | None:
+    """The value under one derivation that names the user's bindings, written with those names (p1, z1),
+    as the derivation's own lines write it; None for any other result."""
+    from gradlang.render import derivation
+
+    if len(result.steps) != 1 or not getattr(getattr(result.steps[0], "vector", None), "display", ()):
+        return None
+    if getattr(result.steps[0], "derived", None) is not result.value:
+        return None
+    return derivation.shown_text(result.steps[0], result.value)
 
 
 def _comment(text: str) -> str:

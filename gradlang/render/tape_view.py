@@ -75,7 +75,7 @@ def _form(cut, spelling: str, show) -> tuple[str, str]:
 
 def _sends(cut, view, show) -> str:
     """What the stop would have sent on: v̄5 on to v4 = max(v1, v2, v3), adding … to the gradient."""
-    from gradlang.explain.stops import brief
+    from gradlang.explain.stops import short
     from gradlang.render.vector_lines import text
 
     rows = {r.index: r for r in view.tape.forward}
@@ -86,7 +86,7 @@ def _sends(cut, view, show) -> str:
         added = "adding 0 to the gradient"
     elif cut.removes:
         added = f"adding {text(cut.removes, lambda e: show(_named(view, e)))} to the gradient"
-    elif all(brief(term, show) == show(term) for _, term in cut.adds) and len(cut.adds) <= 3 and width(
+    elif all(short(term, show) for _, term in cut.adds) and len(cut.adds) <= 3 and width(
             listed := "adding " + ", ".join(f"{show(term)} to d/d{show(v)}" for v, term in cut.adds)) <= WIDTH // 2:
         added = listed
     else:
@@ -232,14 +232,14 @@ def _latex_words(text: str) -> str:
 
 def _latex_cut(cut, view) -> list[str]:
     """A cut in LaTeX: the arriving adjoint as a display (a long value by its length), the rest as text."""
-    from gradlang.explain.stops import brief
+    from gradlang.explain.stops import short
 
     show = lambda e: _latex(_named(view, e))  # noqa: E731
     head = _paragraph(_latex_words(f"At the cut v{_label(cut.row, cut.component)} = {expr_plain(cut.stop)}:"))
     if cut.local is None:
         return [head, _paragraph(_latex_words(cut.words))]
     named = _named(view, cut.adjoint)
-    value = show(cut.adjoint) if brief(named, expr_plain) == expr_plain(named) else (
+    value = show(cut.adjoint) if short(named, expr_plain) else (
         rf"\text{{(a term of {len(expr_plain(named))} characters)}}")
     stated, names = _form(cut, "latex", show)
     value = "" if _states_value(cut) else value

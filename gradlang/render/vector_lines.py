@@ -12,6 +12,7 @@ from gradlang.explain.formula import Math, latex_chars
 
 WIDTH = 98          # plain text columns (the CLI prefixes "# ")
 _RULE_COLUMN = 56   # where rule names start when the line leaves room
+_LATEX_SOURCE = 160  # characters of LaTeX source a line's right sides may take on one row
 
 
 def text(parts, show, spelling: str = "plain") -> str:
@@ -51,16 +52,35 @@ def plain_lines(vector, show, legend=()) -> list[str]:
     return lines
 
 
-def latex_rows(vector, show, legend=()) -> list[str]:
-    """align* rows: the names, then each line with its rule as a small remark below."""
+def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
+    """align* rows: the names, then each line with its rule as a small remark below.
+
+    pieces(value, show), when given, breaks a long formula into rows that fit
+    the page; each of a line's right sides then starts a row of its own."""
     rows = [rf"\text{{let }} {latex_chars(name)} &= {latex_chars(stop)} \\" for name, stop in legend]
     bare = getattr(show, "bare", show)
     rows += [rf"\text{{let }} {latex_chars(_name(let, show, 'latex'))} &= {text(let.value, bare, 'latex')} \\"
              for let in vector.lets]
     for n, line in enumerate(vector.lines, 1):
+        head = rf"({n})\quad {text(line.lhs, show, 'latex')}"
         rhs = " = ".join(text(r, show, "latex") for r in line.rhs)
-        rows.append(rf"({n})\quad {text(line.lhs, show, 'latex')} &= {rhs} \\")
+        if pieces is None or len(rhs) <= _LATEX_SOURCE:
+            rows.append(rf"{head} &= {rhs} \\")
+        else:
+            rows += _broken(head, line.rhs, show, pieces)
         rows.append(rf"\intertext{{\small \({text(line.rule, show, 'latex')}\)}}")
+    return rows
+
+
+def _broken(head: str, sides, show, pieces) -> list[str]:
+    """lhs &= first side, broken; then &= each further side, broken."""
+    rows = []
+    for k, side in enumerate(sides):
+        values = [p for p in side if not isinstance(p, Math)]
+        parts = pieces(values[0], show) if len(values) == 1 and len(side) == 1 else [text(side, show, "latex")]
+        lead = head if k == 0 else ""
+        rows.append(rf"{lead} &= {latex_chars(parts[0])} \\")
+        rows += [rf"&\quad {latex_chars(part)} \\" for part in parts[1:]]
     return rows
 
 

@@ -10,7 +10,7 @@ from gradlang.expr.primitives import TensorOperation, TensorRule
 from gradlang.expr.tensor import nodes as t
 
 # Constants to differentiation: the only nodes whose records may give no adjoint.
-CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.MaxSharesAxis, t.ArgMax, t.ArgMin}
+CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.MaxSharesAxis, t.ArgMax, t.ArgMin, t.Literal}
 
 
 def _node_classes() -> set:

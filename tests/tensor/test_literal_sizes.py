@@ -41,7 +41,9 @@ def test_a_declaration_at_a_literal_size_is_one_tensor():
     ("x: R^3\ngrad(x[0] * x[1], x)", "[x[1], x[0], 0]"),  # its components print shorter than its formula
     ("W: R^(1,2)\ngrad(sum(W), W)", "[[1, 1]]"),  # an array of numbers prints as numbers
     ("x: R^3\nprod(x)", "x[0]*x[1]*x[2]"),  # no tensor form: taken by components
-    ("x: R^3\nx + [1, 2, 3]", "[x[0] + 1, x[1] + 2, x[2] + 3]"),  # a list beside a tensor
+    ("x: R^3\nx + [1, 2, 3]", "x + [1, 2, 3]"),  # a list of numbers beside a tensor is a constant of its formula
+    ("x: R^3\ncomponents(x + [1, 2, 3])", "[x[0] + 1, x[1] + 2, x[2] + 3]"),
+    ("x: R^3\nx + [1, x[0], 3]", "[x[0] + 1, x[0] + x[1], x[2] + 3]"),  # a list holding a component: by components
 ])
 def test_components_come_on_request(source, expected):
     assert _text(source) == expected
@@ -73,6 +75,7 @@ def test_a_name_rebound_since_reads_its_new_value():
 
 
 def test_a_mixed_value_is_differentiated_whole_never_a_silent_zero():
-    by_tensors = _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)")
+    by_tensors = _text("x: R^3\nv = [1, 2, 3] * x\ncomponents(grad(sum(v^2), x))")
     assert by_tensors == _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)", components=True)
     assert by_tensors == "[2*x[0], 8*x[1], 18*x[2]]"
+    assert _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)") == "2*x*[1, 4, 9]"  # the list, a constant

@@ -164,7 +164,7 @@ def test_explain_of_a_gradient_at_symbolic_size_shows_the_reverse_pass_one_rule_
     text = to_plain(results[-1])
     lines = [line for line in text.splitlines() if line.startswith("# (")]
     assert len(lines) <= 25
-    assert "[softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)]" in text and "[matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ]" in text
+    assert "[softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩); then " in text and "[matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ]" in text
     assert "∂L/∂(W @ x) = softmax(W @ x) - onehot(1, m)" in text
     assert lines[-1].split(" = ", 1)[1].split("  [")[0].strip() == "outer(softmax(W @ x) - onehot(1, m), x)"
     assert text.splitlines()[-1] == "outer(softmax(W @ x) - onehot(1, m), x)"

@@ -69,6 +69,12 @@ def adjoints_of(expr, variables: list, seed=sp.S.One, visited: list | None = Non
     return {v: sp.Add(*arriving.get(dag.index.get(v, -1), [])) if v in dag.index else sp.S.Zero for v in variables}
 
 
+def sent(node, ybar, k):
+    """What `node` sends its argument k when its own adjoint is `ybar` (its operation's rule, instantiated)."""
+    local = _local(node, ybar, k)
+    return sp.S.Zero if local is None else _unbroadcast(local, shape_of(node.args[k]))
+
+
 def _depends(dag, variables: set) -> list:
     """Which nodes change with the variables: not through a stop or a piecewise-constant function."""
     constant = (StopGradient, *primitives.constant_classes(), *adjoints.constant_nodes())

@@ -1,13 +1,13 @@
 """The bounded rewrites that turn a raw adjoint into the form a teacher writes.
 
 Each rule is a function of one node that returns a simpler equal node, or
-None. `tidy` applies them bottom-up over the DAG, each node at most
+None, registered in RULES with the identity a derivation names it by. `tidy` applies them bottom-up over the DAG, each node at most
 `MAX_PASSES` times, so the work is bounded by the size of the formula and the
 result is the same on every run. The identities:
 
     scalars out of linear maps   outer(c u, v) = c outer(u, v), A (c x) = c A x, (c A)ᵀ = c Aᵀ
     basis vectors                ⟨e_k, v⟩ = v_k,   e_k ⊙ v = v_k e_k,   Σ e_k = 1,   (f(u))_k = f(u_k)
-    softmax sums to one          Σ softmax(z) = 1,  ⟨𝟙, v⟩ = Σ v,  Σ (u ⊙ v) = ⟨u, v⟩
+    softmax sums to one          Σ softmax(z) = 1,  ⟨𝟙, v⟩ = Σ v,  Σ (u ⊙ v) = ⟨u, v⟩,  ⟨u ⊘ s, s⟩ = Σ u
     ones                         Σ (c 𝟙) = n c,  A I = A,  I A = A
     products                     (A B)ᵀ = Bᵀ Aᵀ,  A W + B W = (A + B) W
     distribute where it cancels  s ⊙ (1 − e_k/s_k) = s − e_k  (kept only when the result is smaller)
@@ -17,6 +17,8 @@ result is the same on every run. The identities:
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
+from typing import Callable
 
 import sympy as sp
 
@@ -56,21 +58,81 @@ def _scalar_out(node):
     return None
 
 
-def _basis(node):
+def _dot_basis(node):
+    """⟨e_k, v⟩ = v_k."""
     if isinstance(node, t.Dot):
         a, b = node.args
         if isinstance(a, t.OneHot):
             return t.Entry(b, a.args[0])
         if isinstance(b, t.OneHot):
             return t.Entry(a, b.args[0])
+    return None
+
+
+def _dot_ones(node):
+    """⟨𝟙, v⟩ = Σ v."""
+    if isinstance(node, t.Dot):
+        a, b = node.args
         if isinstance(a, t.Ones):
             return t.Total(b)
         if isinstance(b, t.Ones):
             return t.Total(a)
+    return None
+
+
+def _sums_to_one(node):
+    """Σₖ sₖ = 1 for s = softmax(z), and Σ e_k = 1."""
     if isinstance(node, t.Total) and isinstance(node.args[0], (t.OneHot, t.SoftmaxOf)):
         return sp.S.One
+    return None
+
+
+def _sum_of_ones(node):
+    """Σ 𝟙 = n."""
     if isinstance(node, t.Total) and isinstance(node.args[0], t.Ones):
         return sp.Mul(*node.args[0].args)
+    return None
+
+
+def _total_of_constant(node):
+    """Σ of a list of numbers is its sum: Σ [0, 1, 0] = 1."""
+    if isinstance(node, t.Total) and isinstance(node.args[0], t.Literal):
+        return sp.Add(*node.args[0].args[2:])
+    return None
+
+
+def _dot_of_sum(node):
+    """⟨a + b, v⟩ = ⟨a, v⟩ + ⟨b, v⟩, a scalar term c giving c Σ v: so ⟨e_k/s_k − 1, s⟩ = 1 − Σₖ sₖ can meet Σₖ sₖ = 1."""
+    if not isinstance(node, t.Dot):
+        return None
+    for k, (a, b) in enumerate((node.args, node.args[::-1])):
+        if isinstance(a, sp.Add) and _small(a):
+            return sp.Add(*[t.Dot(term, b) if rank(term) == 1 else term * t.Total(b) for term in a.args])
+    return None
+
+
+def _dot_quotient(node):
+    """⟨u ⊘ s, s⟩ = Σ u: what the softmax rule sends back through a log (soft-label cross-entropy)."""
+    if not isinstance(node, t.Dot):
+        return None
+    for a, b in (node.args, node.args[::-1]):
+        factors = sp.Mul.make_args(a)
+        if sp.Pow(b, -1) in factors:
+            rest = [f for f in factors if f != sp.Pow(b, -1)]
+            return t.Total(sp.Mul(*rest)) if any(rank(f) == 1 for f in rest) else sp.Mul(*rest) * sp.Mul(*shape_of(b))
+    return None
+
+
+def _softmax_quotient(node):
+    """exp(u) ⊘ Σ exp(u) = softmax(u): the softmax written out, as log Σ exp and stable softmaxes give it."""
+    if not isinstance(node, sp.Mul):
+        return None
+    exps = [f for f in node.args if isinstance(f, sp.exp) and rank(f) == 1]
+    for e in exps:
+        total = sp.Pow(t.Total(e), -1)
+        if total in node.args:
+            rest = [f for f in node.args if f is not e and f != total]
+            return sp.Mul(*rest) * t.SoftmaxOf(e.args[0])
     return None
 
 
@@ -243,59 +305,130 @@ def _where_branches(node):
     return None
 
 
-RULES = (_numeric_factor, _scalar_out, _ones_factor, _transpose_product, _collect_right, _diag_sum, _common_factor, _basis,
-         _hadamard_basis, _ones, _total_of_sum, _scalar_coefficient, _where_branches, _entry_inside, _total_of_product)
+@dataclass(frozen=True)
+class Rewrite:
+    """One identity of the registry: `rule(node)` gives a simpler equal node, or None; `identity`
+    is how a derivation names it when it is used (explain/tensor_pass.py)."""
+
+    rule: Callable
+    identity: str
+    latex: str
+    algebra: bool = False  # plain algebra (a number or scalar factored out): done, not named in a derivation
 
 
-def _step(node):
-    for rule in RULES:
-        result = rule(node)
+# The registry, in the order the rules are tried at each node. docs/explain.md says how to add one.
+RULES = (
+    Rewrite(_numeric_factor, "numbers factored out", r"\text{numbers factored out}", algebra=True),
+    Rewrite(_scalar_out, "A (c x) = c A x", r"A (c x) = c A x", algebra=True),
+    Rewrite(_ones_factor, "𝟙 ⊙ v = v", r"\mathbf{1} \odot v = v"),
+    Rewrite(_transpose_product, "(A B)ᵀ = Bᵀ Aᵀ", r"(A B)^\top = B^\top A^\top"),
+    Rewrite(_collect_right, "A W + B W = (A + B) W", r"A W + B W = (A + B) W"),
+    Rewrite(_diag_sum, "a diag(u) + b diag(v) = diag(a u + b v)", r"a \operatorname{diag}(u) + b \operatorname{diag}(v) = \operatorname{diag}(a u + b v)"),
+    Rewrite(_common_factor, "common factor out of a linear map", r"\text{common factor out of a linear map}", algebra=True),
+    Rewrite(_dot_basis, "⟨eₖ, v⟩ = vₖ", r"\langle e_k, v \rangle = v_k"),
+    Rewrite(_dot_ones, "⟨𝟙, v⟩ = Σ v", r"\langle \mathbf{1}, v \rangle = \textstyle\sum v"),
+    Rewrite(_sums_to_one, "Σₖ sₖ = 1", r"\textstyle\sum_k s_k = 1"),
+    Rewrite(_sum_of_ones, "Σ 𝟙 = n", r"\textstyle\sum \mathbf{1} = n"),
+    Rewrite(_softmax_quotient, "exp(u) ⊘ Σ exp(u) = softmax(u)", r"e^{u} \oslash \textstyle\sum e^{u} = \operatorname{softmax}(u)"),
+    Rewrite(_total_of_constant, "Σ of a list of numbers is their sum", r"\text{the sum of a list of numbers}"),
+    Rewrite(_dot_of_sum, "⟨a + b, v⟩ = ⟨a, v⟩ + ⟨b, v⟩", r"\langle a + b, v \rangle = \langle a, v \rangle + \langle b, v \rangle"),
+    Rewrite(_dot_quotient, "⟨u ⊘ s, s⟩ = Σ u", r"\langle u \oslash s, s \rangle = \textstyle\sum u"),
+    Rewrite(_hadamard_basis, "eₖ ⊙ v = vₖ eₖ", r"e_k \odot v = v_k e_k"),
+    Rewrite(_ones, "A I = A, Σ(c 𝟙) = n c", r"A I = A,\ \textstyle\sum(c \mathbf{1}) = n c"),
+    Rewrite(_total_of_sum, "Σ(u + v) = Σ u + Σ v", r"\textstyle\sum(u + v) = \sum u + \sum v"),
+    Rewrite(_scalar_coefficient, "scalar factors cancelled", r"\text{scalar factors cancelled}"),
+    Rewrite(_where_branches, "a ⊙ where(c, 1, 0) + b ⊙ where(c, 0, 1) = where(c, a, b)", r"a \odot [c] + b \odot [\lnot c] = \text{where}(c, a, b)"),
+    Rewrite(_entry_inside, "(f(u))ₖ = f(uₖ)", r"(f(u))_k = f(u_k)"),
+    Rewrite(_total_of_product, "Σ(u ⊙ v) = ⟨u, v⟩", r"\textstyle\sum(u \odot v) = \langle u, v \rangle"),
+)
+DISTRIBUTED = Rewrite(None, "products distributed where terms cancel", r"\text{products distributed where terms cancel}",
+                      algebra=True)
+
+
+def _step(node, used: list | None):
+    for rewrite in RULES:
+        result = rewrite.rule(node)
         if result is not None and result != node:
+            if used is not None and rewrite.identity not in used:
+                used.append(rewrite.identity)
             return result
     return None
 
 
-def tidy(expr):
-    """expr with the rewrites applied bottom-up, then products distributed where that cancels terms."""
+FORWARD = (RULES[[r.rule for r in RULES].index(_softmax_quotient)],)
+
+
+def normal_form(expr, used: list | None = None):
+    """The expression with the builtins it spells out named (exp(u) ⊘ Σ exp(u) = softmax(u)), so the
+    reverse pass takes the builtin's rule: the same function, read as a teacher reads it."""
     memo: dict = {}
+
+    def walk(node):
+        if node in memo or not isinstance(node, sp.Basic) or not node.args or isinstance(node, sp.Symbol):
+            return memo.get(node, node)
+        args = [walk(a) for a in node.args]
+        new = node.func(*args) if any(a is not b for a, b in zip(args, node.args)) else node
+        for rewrite in FORWARD:
+            changed = rewrite.rule(new)
+            if changed is not None and changed != new:
+                new = changed
+                if used is not None and rewrite not in used:
+                    used.append(rewrite)
+        memo[node] = new
+        return new
+
     try:
-        result = _tidy(expr, memo)
-        return _distribute(result, memo, {})
+        return walk(expr)
     except RecursionError:
         return expr
 
 
-def _tidy(expr, memo: dict):
+def tidy(expr, used: list | None = None):
+    """expr with the rewrites applied bottom-up, then products distributed where that cancels terms.
+
+    `used`, when given, receives the identity of each rewrite that changed something, in order."""
+    memo: dict = {}
+    try:
+        result = _tidy(expr, memo, used)
+        return _distribute(result, memo, {}, used)
+    except RecursionError:
+        return expr
+
+
+def _tidy(expr, memo: dict, used: list | None = None):
     if expr in memo:
         return memo[expr]
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return expr
-    args = [_tidy(a, memo) for a in expr.args]
+    args = [_tidy(a, memo, used) for a in expr.args]
     node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
     for _ in range(MAX_PASSES):
-        stepped = _step(node)
+        stepped = _step(node, used)
         if stepped is None:
             break
-        node = _tidy(stepped, memo) if stepped.args and stepped != node else stepped
+        node = _tidy(stepped, memo, used) if stepped.args and stepped != node else stepped
     memo[expr] = node
     return node
 
 
-def _distribute(expr, memo: dict, done: dict):
+def _distribute(expr, memo: dict, done: dict, used: list | None = None):
     """Distribute a product over its sums when the result, tidied, is smaller (s ⊙ (1 − e_k/s_k) = s − e_k)."""
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return expr
     if expr not in done:
-        done[expr] = _distributed(expr, memo, done)
+        done[expr] = _distributed(expr, memo, done, used)
     return done[expr]
 
 
-def _distributed(expr, memo: dict, done: dict):
-    args = [_distribute(a, memo, done) for a in expr.args]
+def _distributed(expr, memo: dict, done: dict, used: list | None):
+    args = [_distribute(a, memo, done, used) for a in expr.args]
     node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
     if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
         if _small(node) and sp.count_ops(node) <= MAX_EXPAND_OPS:
-            spread = _tidy(sp.expand_mul(node), memo)
+            tried: list = []
+            spread = _tidy(sp.expand_mul(node), memo, tried)
             if sp.count_ops(spread) < sp.count_ops(node):
+                if used is not None:
+                    used.extend(i for i in [DISTRIBUTED.identity, *tried] if i not in used)
                 return spread
     return node

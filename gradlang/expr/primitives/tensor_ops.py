@@ -137,5 +137,5 @@ _operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} =
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}")))
 _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}")))
 for _name, _node in (("onehot", t.OneHot), ("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros),
-                     ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
+                     ("argmax", t.ArgMax), ("argmin", t.ArgMin), ("list", t.Literal)):
     _operation(_name, TensorRule(_node))  # a constant to differentiation: no adjoint

@@ -19,9 +19,8 @@ from __future__ import annotations
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 
-from gradlang.errors import ShapeError
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.spelling import Spelling
+from gradlang.expr.tensor.spelling import ListSpelling, Spelling
 
 
 class Var(sp.Symbol):
@@ -369,9 +368,49 @@ class Column(TensorOp):
         return shape_of(self.args[0])[:1]
 
 
+class Literal(TensorOp):
+    """A list of numbers written beside a tensor (`W @ [1, 2]`, `x - [[1, 0], [0, 1]] @ y`): a constant of its shape.
+
+    args are the number of rows, the number of columns (0 for a vector), then the entries row by row."""
+
+    spelling = ListSpelling()
+
+    @classmethod
+    def of(cls, value) -> "Literal":
+        """The constant of a list value (a SymPy array or matrix of numbers)."""
+        shape = tuple(int(n) for n in value.shape)
+        entries = list(value) if len(shape) == 1 else [value[i, j] for i in range(shape[0]) for j in range(shape[1])]
+        return cls(sp.Integer(shape[0]), sp.Integer(shape[1] if len(shape) == 2 else 0), *entries)
+
+    @property
+    def shape(self):
+        rows, columns = self.args[:2]
+        return (rows,) if columns == 0 else (rows, columns)
+
+    def rows(self) -> list:
+        """The entries as a list (a vector) or a list of rows (a matrix)."""
+        rows, columns, entries = int(self.args[0]), int(self.args[1]), list(self.args[2:])
+        return entries if columns == 0 else [entries[i * columns:(i + 1) * columns] for i in range(rows)]
+
+    def _eval_power(self, exponent):
+        """A list of numbers to a number is a list of numbers: [1, 2, 3]^2 = [1, 4, 9]."""
+        if exponent.is_Number:
+            powers = [e ** exponent for e in self.args[2:]]
+            if all(p.is_Number and p.is_finite for p in powers):
+                return Literal(*self.args[:2], *powers)
+        return None
+
+    def spelled(self, each) -> str:
+        """[1, 2] or [[1, 0], [1, 2]], each entry written by `each`."""
+        listed = lambda items: "[" + ", ".join(items) + "]"  # noqa: E731
+        if int(self.args[1]) == 0:
+            return listed(each(e) for e in self.rows())
+        return listed(listed(each(e) for e in row) for row in self.rows())
+
+
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
        MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv,
-       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column)
+       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)
 
 
 _SHAPES: dict = {}
@@ -403,11 +442,3 @@ def rank(expr) -> int:
 def is_tensor(value) -> bool:
     """True for a value of the tensor engine: a SymPy expression over at least one declared `Var`."""
     return isinstance(value, sp.Basic) and any(isinstance(s, Var) for s in value.free_symbols)
-
-
-def check_index(index, length) -> None:
-    """An index must be an integer (or an integer symbol) within the length, when both are numbers."""
-    if not (getattr(index, "is_integer", False) or isinstance(index, sp.Symbol)):
-        raise ShapeError("an index must be an integer or a name that is given one")
-    if index.is_Integer and length.is_Integer and not 0 <= int(index) < int(length):
-        raise ShapeError(f"index {index} is out of range for length {length}")

@@ -43,3 +43,11 @@ def matmul(a: Shape, b: Shape) -> Shape:
     if a[-1] != b[0]:
         raise ShapeError(f"@ cannot multiply {describe(a)} by {describe(b)}")
     return a[:-1] + b[1:]
+
+
+def check_index(index, length) -> None:
+    """An index must be an integer (or an integer symbol) within the length, when both are numbers."""
+    if not (getattr(index, "is_integer", False) or isinstance(index, sp.Symbol)):
+        raise ShapeError("an index must be an integer or a name that is given one")
+    if index.is_Integer and length.is_Integer and not 0 <= int(index) < int(length):
+        raise ShapeError(f"index {index} is out of range for length {length}")

@@ -198,3 +198,28 @@ def hadamard_latex(printer, expr):
         texts.append(rf"\left({text}\right)" if wrap else text)
     head = printer._print(sp.Mul(*scalars)) + " " if scalars else ""
     return head + r" \odot ".join(texts)
+
+
+class ListSpelling:
+    """How a Literal is written: as the list it is in plain and pretty, a bmatrix in LaTeX, an array in NumPy."""
+
+    plain_template = "[{all}]"
+    infix = postfix = bare_first = False
+
+    def plain(self, node, printer) -> str:
+        return node.spelled(printer._print)
+
+    line = plain
+
+    def latex(self, node, printer) -> str:
+        rows = node.rows() if int(node.args[1]) else [[e] for e in node.rows()]
+        body = r" \\ ".join(" & ".join(printer._print(e) for e in row) for row in rows)
+        return rf"\begin{{bmatrix}} {body} \end{{bmatrix}}"
+
+    def pretty(self, node, printer):
+        from sympy.printing.pretty.stringpict import prettyForm
+
+        return prettyForm(node.spelled(lambda e: str(printer._print(e))))
+
+    def numpy(self, node, printer) -> str:
+        return f"numpy.array({node.spelled(lambda e: repr(float(e)))})"

@@ -1,0 +1,95 @@
+"""explain at literal sizes by the tensor reverse pass, wherever the tensor engine takes the statement.
+
+`explain grad(L, W)` with `W: R^(2,3)` reads as it does with `W: R^(m,n)`:
+one adjoint rule per operation, and one ledger entry per stop the user
+wrote (explain/tensor_pass.py). The statement is evaluated twice: by the
+tensor engine for its derivative requests and its value, and by components
+as before (core/session.py), whose requests keep what the tensor engine
+does not take (diff, jacobian, hessian, blocked, a selected component,
+unfold, a grad by a scalar, a builtin with no tensor form). The closing
+check compares the tensor derivation, lowered to components, with the
+component engine's own derivative: two engines, one answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gradlang.core.literal_sizes import shorter
+from gradlang.errors import GradlangError
+from gradlang.expr.tensor import is_tensor
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.nodes import Var
+from gradlang.expr.walk import dag_nodes
+from gradlang.syntax import lowered as lo
+
+
+def tensor_side(body: lo.Node, evaluator) -> tuple:
+    """(value, requests) of the statement in the tensor engine; (None, []) when it does not take it."""
+    requests: list = []
+    try:
+        value = evaluator(requests).evaluate(body)
+    except GradlangError:
+        return None, []
+    return value, requests
+
+
+def routed(requests: list, tensor_requests: list) -> list:
+    """For each component request, its tensor twin when the reverse pass shows it, else None."""
+    if len(requests) != len(tensor_requests):
+        return [None] * len(requests)
+    return [t if _takes(r, t) else None for r, t in zip(requests, tensor_requests)]
+
+
+def _takes(request, tensor) -> bool:
+    """A grad of a tensor formula by a declared vector or matrix, as written (no component selected),
+    that does not pick the variable's own components (x[0]*sg(x[1]) reads best component by component)."""
+    return (request.operation == tensor.operation == "grad" and request.span == tensor.span
+            and getattr(request, "whole", None) is None and isinstance(tensor.wrt, Var)
+            and is_tensor(tensor.expr) and not _picks(tensor.expr, tensor.wrt))
+
+
+def _picks(expr, wrt) -> bool:
+    """Does the formula index the variable itself (x[0], W[1, 2], a row or column of W)?"""
+    picked = (t.Entry, t.Row, t.Column)
+    return any(isinstance(node, picked) and node.args[0] == wrt for node in dag_nodes([expr]))
+
+
+def user_names(env: dict) -> tuple:
+    """(value, name) for each binding of the session to a tensor formula (z1 = W @ x1), in binding order:
+    a derivation shows those subexpressions by the user's names (a tensor symbol of the value's shape, so
+    every printer still knows the shapes around it)."""
+    import sympy as sp
+
+    from gradlang.expr.tensor.nodes import shape_of
+
+    return tuple((value, Var(name, shape_of(value)) if shape_of(value) else sp.Symbol(name, real=True))
+                 for name, value in env.items()
+                 if isinstance(value, sp.Expr) and not isinstance(value, Var) and is_tensor(value) and value.args)
+
+
+def shown_value(body: lo.Node, value, tensor_value, steps=()):
+    """The value under the derivations: numbers by components at a point; the derivation's own result when
+    the statement is one derivative call shown by the reverse pass; else the tensor engine's formula,
+    each in its shorter form."""
+    if tensor_value is None or isinstance(body, lo.At):
+        return value
+    if isinstance(body, lo.Call) and len(steps) == 1 and getattr(steps[0], "derived", None) is not None:
+        return shorter(steps[0].derived)
+    return shorter(tensor_value)
+
+
+def checked_against(explanation, request, point, check):
+    """The tensor derivation's closing check, made against the component engine's request.
+
+    `check` is explain_check.checked; the derived formula is lowered to the
+    component engine's representation for it, and the explanation keeps its own
+    request and formula."""
+    from gradlang.core.tensor_at import components
+
+    try:
+        lowered = components(explanation.derived, {})
+    except GradlangError:
+        return explanation
+    done = check(replace(explanation, request=request, derived=lowered), point)
+    return replace(explanation, check=done.check)

@@ -1,0 +1,83 @@
+"""The stop ledger at the tensor level: one entry per stop the user wrote, whatever its size.
+
+For grad(L, x) with a stop sg(u) in L, the entry holds what the tensor
+reverse pass (derive/tensor/reverse.py) gives, as formulas:
+
+- the adjoint arriving at the stop, ū = ∂L/∂sg(u), what reverse mode would
+  send into the cut edge (the stop itself standing for its value);
+- the term it removes from the gradient: ū pulled back through u to x, with
+  every stop evaluated, as `blocked` has it;
+- its verdict: irrelevant (no path from x reaches u), neutral (the removed
+  term is 0), blocking (it removes a non-zero term), inventing (the removed
+  term only cancels gradient the surrogate has and the function lacks).
+
+A verdict is decided by the bounded rewrites when they reduce the removed
+term to 0, else numerically at random points (random_points.py), and the
+entry says which: "neutral: … 0 at 8 random points". A stop written twice
+the same way is one node, so one entry and one verdict.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.derive.tensor.reverse import adjoints_of
+from gradlang.derive.tensor.rewrite import tidy
+from gradlang.errors import GradlangError
+from gradlang.expr.graph import build_dag
+from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.tensor.broadcast import full
+from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.walk import dag_has
+from gradlang.explain import random_points
+from gradlang.explain.ledger import StopEntry, outermost_stops
+
+
+def tensor_ledger(expr, wrt, kept) -> tuple:
+    """One StopEntry per outermost stop of `expr` for grad(expr, wrt), whose surrogate gradient is `kept`."""
+    return tuple(_entry(stop, expr, wrt, kept) for stop in outermost_stops([expr]))
+
+
+def _entry(stop, expr, wrt, kept) -> StopEntry:
+    argument = unstopped(stop.args[0])
+    if not dag_has(argument, wrt):
+        return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
+    adjoint = tidy(adjoints_of(expr, [stop])[stop])
+    removed = _pulled_back(argument, wrt, unstopped(adjoint))
+    verdict, evidence = _verdict(adjoint, removed, _beside(stop, expr, wrt) or kept)
+    return StopEntry(stop, (wrt,), (adjoint,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence)
+
+
+def _pulled_back(argument, wrt, adjoint):
+    """The adjoint arriving at the stop, sent on through its argument to the variable: the term the stop removes."""
+    if adjoint == 0:
+        return sp.S.Zero
+    try:
+        term = adjoints_of(argument, [wrt], seed=adjoint)[wrt]
+    except GradlangError:  # a form with no tensor-level rule inside the stop: the term is named, not computed
+        return sp.S.NaN
+    term = tidy(term)
+    return term if term == 0 else full(term, shape_of(wrt))
+
+
+def _beside(stop, expr, wrt):
+    """The gradient the stop's own sum sends the variable, when the stop is a term of one sum (u + sg(g − u)):
+    what a straight-through stop's removed term cancels, so it is inventing, not blocking. None otherwise."""
+    parents = [node for node in build_dag([expr]).nodes if stop in node.args]
+    if len(parents) != 1 or not isinstance(parents[0], sp.Add):
+        return None
+    total = parents[0]
+    arriving = adjoints_of(expr, [total])[total]
+    return tidy(adjoints_of(total, [wrt], seed=arriving)[wrt]) if arriving != 0 else None
+
+
+def _verdict(adjoint, removed, kept) -> tuple[str, str]:
+    """(verdict, how it was decided): "" when the rewrites decided it, else the random points that did."""
+    if adjoint == 0 or removed == 0:
+        return "neutral", ""
+    if removed is sp.S.NaN:
+        return "blocking", ""
+    points = random_points.zero_at(removed, [kept])
+    if points:
+        return "neutral", f"at {points} random points"
+    return ("inventing" if random_points.cancels(removed, kept) else "blocking"), ""
