@@ -336,10 +336,10 @@ def _explanations(derivations: list, depth="default", point=None, unfold: bool =
     tensors, when given, is (twins, names): twins[i] the tensor engine's twin of derivations[i], shown by
     the reverse pass, and names the user's bindings it shows by name (core/tensor_explaining.py)."""
     from gradlang.core.explain_check import checked
-    from gradlang.explain.backward import backward_view
+    from gradlang.explain.backward.view import backward_view
     from gradlang.explain import explain
     from gradlang.explain.explanation import DEFAULT_DEPTH
-    from gradlang.explain.tensor_pass import tensor_explanation
+    from gradlang.explain.tensor.reverse_pass import tensor_explanation
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
     tensors, names = tensors or ([None] * len(derivations), ())

@@ -2,7 +2,7 @@
 
 `explain grad(L, W)` with `W: R^(2,3)` reads as it does with `W: R^(m,n)`:
 one adjoint rule per operation, and one ledger entry per stop the user
-wrote (explain/tensor_pass.py). The statement is evaluated twice: by the
+wrote (explain/tensor/reverse_pass.py). The statement is evaluated twice: by the
 tensor engine for its derivative requests and its value, and by components
 as before (core/session.py), whose requests keep what the tensor engine
 does not take (diff, jacobian, hessian, blocked, a selected component,

@@ -7,8 +7,8 @@ component, with a one-line summary and what the stops blocked. The records
 are data: gradlang.render prints them in every format. See docs/explain.md.
 """
 
-from gradlang.explain.engine import derivation
+from gradlang.explain.scalar.engine import derivation
 from gradlang.explain.explanation import Explanation, explain
-from gradlang.explain.steps import Step
+from gradlang.explain.scalar.steps import Step
 
 __all__ = ["Explanation", "Step", "derivation", "explain"]

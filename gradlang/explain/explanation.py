@@ -14,13 +14,13 @@ import sympy as sp
 from gradlang.derive import derivatives as derive
 from gradlang.expr.bounded import tidy
 from gradlang.expr.values import elementwise, elements, from_elements, shape_of, to_symbolic
-from gradlang.explain.components import component_steps
-from gradlang.explain.ledger import ledger
-from gradlang.explain.stops import phrase
-from gradlang.explain.summary import summarize
-from gradlang.explain.vector import vector_derivation
+from gradlang.explain.scalar.components import component_steps
+from gradlang.explain.ledger.components import ledger
+from gradlang.explain.ledger.words import phrase
+from gradlang.explain.scalar.summary import summarize
+from gradlang.explain.vector.derivation import vector_derivation
 from gradlang.explain.text import plain
-from gradlang.explain.unfold import unfolded_request
+from gradlang.explain.scalar.unfold import unfolded_request
 
 DEFAULT_DEPTH = 2    # levels of substeps shown below each component (None: all); issue 14: little by default
 SIMPLER_NODES = 200  # tree nodes of a result explain tries to simplify for the reader
@@ -97,8 +97,8 @@ def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False) ->
     """The step-by-step explanation of a derivative call recorded inside `explain`.
 
     A gradient or Jacobian that a vector identity covers is derived once in
-    vector form (vector.py); anything else component by component. With
-    unfold, the builtins are first replaced by their definitions (unfold.py)
+    vector form (vector/derivation.py); anything else component by component. With
+    unfold, the builtins are first replaced by their definitions (scalar/unfold.py)
     and derived component by component: the vector identities are the
     builtins' own rules, which unfolding asks not to use.
     """

@@ -4,7 +4,7 @@ A vector identity (∇ logsumexp = softmax, ∂softmax = diag(s) − s sᵀ) is 
 a SymPy value: gradlang's values are arrays of scalars. So a formula is a
 tuple of parts, each either `Math` (the same notation spelled for plain
 text and for LaTeX) or a SymPy value, which each renderer prints with its
-own printer (and its abbreviations). The records are data, like steps.py's.
+own printer (and its abbreviations). The records are data, like scalar/steps.py's.
 """
 
 from __future__ import annotations

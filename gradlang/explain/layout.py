@@ -17,9 +17,9 @@ import sympy as sp
 from gradlang.expr.functions import Maximum, Minimum
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, is_scalar, to_symbolic
-from gradlang.explain.ledger import outermost_stops
-from gradlang.explain.lift import whole_name
-from gradlang.explain.steps import Step, is_trivial, walk
+from gradlang.explain.ledger.components import outermost_stops
+from gradlang.explain.vector.lift import whole_name
+from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
 from gradlang.expr.walk import dag_atoms, dag_nodes
 

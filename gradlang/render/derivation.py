@@ -11,10 +11,10 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.values import elements, shape_of, to_symbolic
-from gradlang.explain.why import why_zero
-from gradlang.explain.components import step_operator
-from gradlang.explain.ledger import adjoint_value, removed_value
-from gradlang.explain.stops import lines as stop_lines, verdict as verdict_words
+from gradlang.explain.scalar.why import why_zero
+from gradlang.explain.scalar.components import step_operator
+from gradlang.explain.ledger.components import adjoint_value, removed_value
+from gradlang.explain.ledger.words import lines as stop_lines, verdict as verdict_words
 from gradlang.explain.layout import Node, abbreviations, layout, more_line, shorten, walk_nodes, whole_vectors
 from gradlang.render import checked
 from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex

@@ -3,14 +3,14 @@
 Each stop gets a sentence, its expressions set as inline math, and the
 adjoint arriving and the term it removes (or adds) as display rows broken to
 fit the page (the caller's `pieces`), so no formula runs off a letter page.
-The words are the ledger's own (explain/stops.py), so every format says the
+The words are the ledger's own (explain/ledger/words.py), so every format says the
 same thing about every stop.
 """
 
 from __future__ import annotations
 
-from gradlang.explain.ledger import adjoint_value, removed_value
-from gradlang.explain.stops import _neutral
+from gradlang.explain.ledger.components import adjoint_value, removed_value
+from gradlang.explain.ledger.words import _neutral
 from gradlang.render.latex import text_escape
 
 _INLINE = 40  # characters of LaTeX source an expression may take inside a sentence

@@ -22,7 +22,7 @@ CUT = "cut: no gradient flows back"
 
 
 def size_text(row) -> str:
-    """ℝ³ for a vector row of a folded tape (explain/fold.py), "" for a scalar row."""
+    """ℝ³ for a vector row of a folded tape (explain/backward/fold.py), "" for a scalar row."""
     size = getattr(row, "size", 1)
     return "" if size == 1 else " ℝ" + str(size).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 

@@ -1,6 +1,6 @@
-"""`explain backward(e, x)` views (explain/backward.py) in the four formats, on the folded tape.
+"""`explain backward(e, x)` views (explain/backward/view.py) in the four formats, on the folded tape.
 
-The view's tape is vector-level (explain/fold.py): a row stands for a whole
+The view's tape is vector-level (explain/backward/fold.py): a row stands for a whole
 vector of the scalar tape's rows, written in tape_notation's symbols. Plain
 text puts each forward row beside its adjoint (forward read down, backward
 read up, as Baydin et al.'s survey tables do) when every line fits in 100
@@ -17,7 +17,7 @@ from gradlang.render.plain import to_plain as expr_plain
 from gradlang.render.tape import _forward_lines, _latex, _sources, rich_tables, size_text
 
 # --- explain backward(e, x) -------------------------------------------------------
-# The view's tables add the rows of the paths into the cuts (explain/backward.py),
+# The view's tables add the rows of the paths into the cuts (explain/backward/view.py),
 # marked, and after them what arrives at each cut and what it would have sent on.
 
 ARRIVES = "arrives at a cut: dropped"
@@ -75,7 +75,7 @@ def _form(cut, spelling: str, show) -> tuple[str, str]:
 
 def _sends(cut, view, show) -> str:
     """What the stop would have sent on: v̄5 on to v4 = max(v1, v2, v3), adding … to the gradient."""
-    from gradlang.explain.stops import short
+    from gradlang.explain.ledger.words import short
     from gradlang.render.vector_lines import text
 
     rows = {r.index: r for r in view.tape.forward}
@@ -108,7 +108,7 @@ def _computes(cut, view):
 
 def _one_cut(cut, view, show) -> tuple[str, list[str]]:
     """A cut's head line and the lines under it (arriving, would send, verdict)."""
-    from gradlang.explain.stops import brief
+    from gradlang.explain.ledger.words import brief
 
     computes = show(_computes(cut, view))
     head = f"v{_label(cut.row, cut.component)} = {computes}" + (f" = {show(cut.stop)}" if computes != show(cut.stop) else "")
@@ -232,7 +232,7 @@ def _latex_words(text: str) -> str:
 
 def _latex_cut(cut, view) -> list[str]:
     """A cut in LaTeX: the arriving adjoint as a display (a long value by its length), the rest as text."""
-    from gradlang.explain.stops import short
+    from gradlang.explain.ledger.words import short
 
     show = lambda e: _latex(_named(view, e))  # noqa: E731
     head = _paragraph(_latex_words(f"At the cut v{_label(cut.row, cut.component)} = {expr_plain(cut.stop)}:"))

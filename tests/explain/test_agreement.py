@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 
 from gradlang.derive.derivatives import derivative
 from gradlang.explain import derivation
-from gradlang.explain.steps import walk
+from gradlang.explain.scalar.steps import walk
 
 from explain_strategies import X, Z, expressions
 

@@ -1,4 +1,4 @@
-"""The vector-level tape of explain backward (explain/fold.py): shorter, and the scalar tape when expanded.
+"""The vector-level tape of explain backward (explain/backward/fold.py): shorter, and the scalar tape when expanded.
 
 A folded row stands for several scalar rows; tape_notation.component writes
 its k-th component back in the scalar tape's symbols. These tests evaluate
@@ -20,7 +20,7 @@ import sympy as sp
 from gradlang import Session
 from gradlang.core.literal_sizes import lowered
 from gradlang.derive.dag.tape import adjoint_symbol, value_symbol
-from gradlang.explain.tape_notation import component
+from gradlang.explain.backward.notation import component
 from gradlang.expr.stopgrad import unstopped
 from gradlang.render import to_json, to_plain
 
@@ -196,7 +196,7 @@ def _random_view(body, pick):
     """backward(Σₖ body(x[k], m) + pick(x[0], m), x) with m = sg(max(x)): its folded view."""
     from gradlang.derive import derivatives as derive
     from gradlang.derive.derivatives import DerivativeRequest
-    from gradlang.explain.backward import backward_view
+    from gradlang.explain.backward.view import backward_view
     from gradlang.expr.functions import Maximum
     from gradlang.expr.stopgrad import StopGradient
 

@@ -16,7 +16,7 @@ import sympy as sp
 from gradlang.core import session as session_module
 from gradlang.expr.bounded import tidy
 from gradlang.explain.explanation import blocked_part
-from gradlang.explain.ledger import ledger
+from gradlang.explain.ledger.components import ledger
 from gradlang.render.plain import to_plain
 from gradlang.core.session import Session
 from gradlang.expr.values import elements

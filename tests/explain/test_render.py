@@ -33,7 +33,7 @@ STABLE = "x: R^3\nstable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v
 
 
 def _backward(program: str):
-    """The view of an explain backward statement (the vector-level tape of explain/fold.py)."""
+    """The view of an explain backward statement (the vector-level tape of explain/backward/fold.py)."""
     from gradlang import Session
 
     [view] = Session().run(program)[-1].steps

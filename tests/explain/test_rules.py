@@ -10,7 +10,7 @@ from rich.console import Console
 
 from gradlang.explain import derivation, explain
 from gradlang.render import to_json, to_latex, to_plain, to_rich
-from gradlang.explain.steps import walk
+from gradlang.explain.scalar.steps import walk
 from gradlang.expr.functions import Maximum, Minimum, Relu, Where
 from gradlang.expr.primitives.elementwise import Sigmoid, Softplus
 from gradlang.expr.stopgrad import StopGradient

@@ -22,7 +22,7 @@ from gradlang.errors import SyntaxError
 from gradlang.expr.primitives.elementwise import Sigmoid
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.values import elements, to_symbolic
-from gradlang.explain.unfold import DEFINITIONS, builtins_in, unfolded
+from gradlang.explain.scalar.unfold import DEFINITIONS, builtins_in, unfolded
 from gradlang.render import to_json, to_latex, to_plain
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -69,7 +69,7 @@ def test_a_node_with_two_rules_is_refused(monkeypatch):
 
 
 def test_explain_words_each_rule_as_its_record_says():
-    from gradlang.explain.tensor_pass import _rule
+    from gradlang.explain.tensor.reverse_pass import _rule
 
     x = t.Var("x", (3,))
     for node, cls in ((t.SoftmaxOf(x), t.SoftmaxOf), (t.Det(t.Var("A", (3, 3))), t.Det)):

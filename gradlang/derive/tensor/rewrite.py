@@ -308,7 +308,7 @@ def _where_branches(node):
 @dataclass(frozen=True)
 class Rewrite:
     """One identity of the registry: `rule(node)` gives a simpler equal node, or None; `identity`
-    is how a derivation names it when it is used (explain/tensor_pass.py)."""
+    is how a derivation names it when it is used (explain/tensor/reverse_pass.py)."""
 
     rule: Callable
     identity: str

@@ -32,7 +32,7 @@ from gradlang.expr.primitives.vectors import LogSumExp, Softmax
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, rebuild, tree_size
-from gradlang.explain import random_points
+from gradlang.explain.ledger import random_points
 
 LEDGER_SIMPLIFY_NODES = 200  # tree nodes of an adjoint or removed term worth simplifying
 VERDICTS = ("irrelevant", "neutral", "blocking", "inventing")
@@ -56,7 +56,7 @@ class StopEntry:
     kept: tuple
     verdict: str
     shape: tuple = ()
-    level: str = "components"  # "tensor": adjoint and removed are one formula each (tensor_ledger.py)
+    level: str = "components"  # "tensor": adjoint and removed are one formula each (ledger/tensor.py)
     evidence: str = ""         # how a verdict the rewrites could not decide was decided: "at 8 random points"
 
 

@@ -3,13 +3,13 @@
 "product rule, then the power rule; one stop, blocking": rules in the
 order a reader meets them, each counted once per distinct sub-derivation
 (repeats are shown once, so they are counted once), then the stops'
-verdicts (ledger.py).
+verdicts (ledger/components.py).
 """
 
 from __future__ import annotations
 
-from gradlang.explain.steps import is_trivial, walk
-from gradlang.explain.stops import phrase
+from gradlang.explain.scalar.steps import is_trivial, walk
+from gradlang.explain.ledger.words import phrase
 
 _COUNTS = {1: "", 2: " twice"}
 _MOST_RULES = 5

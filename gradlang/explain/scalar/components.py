@@ -8,7 +8,7 @@ component is one scalar derivation, or a chain of them for higher orders.
 from __future__ import annotations
 
 from gradlang.expr.values import elements, is_scalar, shape_of, to_symbolic
-from gradlang.explain.engine import derivation
+from gradlang.explain.scalar.engine import derivation
 from gradlang.explain.text import plain
 
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")

@@ -25,9 +25,9 @@ from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop
-from gradlang.explain.ledger import outermost_stops, removed_value
-from gradlang.explain.stops import phrase
-from gradlang.explain.tensor_ledger import tensor_ledger
+from gradlang.explain.ledger.components import outermost_stops, removed_value
+from gradlang.explain.ledger.words import phrase
+from gradlang.explain.ledger.tensor import tensor_ledger
 
 SUMMARY = "tensor reverse pass"
 MAX_LINES = 16  # a derivation longer than this shows its last lines (the ones nearest the variable)

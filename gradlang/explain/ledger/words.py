@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.explain.ledger import adjoint_value, is_zero, removed_value, variables_of
+from gradlang.explain.ledger.components import adjoint_value, is_zero, removed_value, variables_of
 
 _LONG = 72        # characters of a term that stands on the line it is named in
 _LISTED = 3       # variables named on a path before "and n more"

@@ -19,13 +19,13 @@ from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, from_elements, is_scalar
 from gradlang.expr.walk import dag_has
 from gradlang.explain.formula import Math, basis, formula, math, sub
-from gradlang.explain.inner import Inner, inner_map, outside
-from gradlang.explain.lift import HOLE, logsumexp_form, ordered, softmax_form, stops_in, template
-from gradlang.explain.vector import SHORT, chain_line
-from gradlang.explain.weighted import weighted_sum
-from gradlang.explain.crossentropy import sigmoid_cross_entropy
-from gradlang.explain.squares import squared_norm, stopped_target
-from gradlang.explain.vectors_text import component, stop_note, vector_formula, whole_form
+from gradlang.explain.vector.inner import Inner, inner_map, outside
+from gradlang.explain.vector.lift import HOLE, logsumexp_form, ordered, softmax_form, stops_in, template
+from gradlang.explain.vector.derivation import SHORT, chain_line
+from gradlang.explain.vector.weighted import weighted_sum
+from gradlang.explain.vector.crossentropy import sigmoid_cross_entropy
+from gradlang.explain.vector.squares import squared_norm, stopped_target
+from gradlang.explain.vector.text import component, stop_note, vector_formula, whole_form
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ class BackwardView:
     definitions are the user functions and (explain[unfold]) builtins unfolded into expr;
     simplified[i] is a shorter equal form of the i-th gradient component (bounded by
     size, explanation.simpler), or None. The tape is the folded, vector-level one
-    (explain/fold.py); members maps its symbols to the scalar tape's (for
+    (explain/backward/fold.py); members maps its symbols to the scalar tape's (for
     tape_notation.component) and scalar is the same view on the scalar tape.
     """
 
@@ -90,7 +90,7 @@ def _variables(wrt) -> list:
 
 def _vector_forms(request) -> tuple[dict, tuple, dict]:
     """What a vector derivation of grad(e, x) states: the adjoint at each stop, its names, what each stop removes."""
-    from gradlang.explain.vector import vector_derivation
+    from gradlang.explain.vector.derivation import vector_derivation
 
     if is_scalar(request.wrt):
         return {}, (), {}
@@ -102,8 +102,8 @@ def _vector_forms(request) -> tuple[dict, tuple, dict]:
 
 def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
     """The Cut record of one ledger entry."""
-    from gradlang.explain.ledger import adjoint_value
-    from gradlang.explain.stops import adjoint_is_zero, verdict
+    from gradlang.explain.ledger.components import adjoint_value
+    from gradlang.explain.ledger.words import adjoint_is_zero, verdict
 
     row = rows[entry.stop]
     argument = rows.get(entry.stop.args[0])
@@ -125,11 +125,11 @@ def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
 def backward_view(request, unfold: bool = False) -> BackwardView:
     """The view of a recorded backward(e, x) request, with the adjoint arriving at each cut.
 
-    With unfold, the tape is that of the builtins' definitions (explain/unfold.py).
+    With unfold, the tape is that of the builtins' definitions (explain/scalar/unfold.py).
     """
     from gradlang.explain.explanation import simpler
-    from gradlang.explain.ledger import ledger
-    from gradlang.explain.unfold import unfolded_request
+    from gradlang.explain.ledger.components import ledger
+    from gradlang.explain.scalar.unfold import unfolded_request
 
     request = unfolded_request(request) if unfold else request
     wrt = _variables(request.wrt)
@@ -151,8 +151,8 @@ def backward_view(request, unfold: bool = False) -> BackwardView:
 
 
 def folded(view: BackwardView, variables) -> BackwardView:
-    """The view on the vector-level tape (explain/fold.py): rows, adjoints, cuts and names renumbered."""
-    from gradlang.explain.fold import folded_tape
+    """The view on the vector-level tape (explain/backward/fold.py): rows, adjoints, cuts and names renumbered."""
+    from gradlang.explain.backward.fold import folded_tape
 
     fold = folded_tape(view.tape.forward, variables)
     reaching = {r.index for r in view.toward}

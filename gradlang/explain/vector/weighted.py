@@ -15,8 +15,8 @@ import sympy as sp
 
 from gradlang.expr.values import from_elements, is_scalar
 from gradlang.explain.formula import formula, math
-from gradlang.explain.inner import outside
-from gradlang.explain.lift import HOLE, stops_in, template
+from gradlang.explain.vector.inner import outside
+from gradlang.explain.vector.lift import HOLE, stops_in, template
 
 _LETTERS = (("r", "ρ"), ("w", "ω"), ("a", "α"), ("b", "β"))
 

@@ -2,7 +2,7 @@
 
 It works exactly as derive.derivative does: stopped and piecewise-constant
 subexpressions are first frozen into placeholder symbols, then every node
-is differentiated by the rule registered for its SymPy class (rules.py),
+is differentiated by the rule registered for its SymPy class (scalar/rules.py),
 which composes the node's result from its children's results with the same
 SymPy operations as SymPy's own `_eval_derivative`. So the root result is
 structurally the result of `diff`, and the tree shown is the tree computed.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.derivatives import freeze
-from gradlang.explain.steps import Derived, Step
+from gradlang.explain.scalar.steps import Derived, Step
 from gradlang.expr.walk import dag_atoms, dag_has
 
 
@@ -46,7 +46,7 @@ class Context:
         return self.memo[expr]
 
     def _derive(self, expr) -> Derived:
-        from gradlang.explain.rules import constant, rule_for
+        from gradlang.explain.scalar.rules import constant, rule_for
 
         if not self.involves(expr):
             return constant(expr, self)

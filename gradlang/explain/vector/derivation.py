@@ -19,8 +19,8 @@ from gradlang.expr import primitives
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.values import elements, is_scalar, shape_of, to_symbolic
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula, math, symbols_of
-from gradlang.explain.inner import Inner
-from gradlang.explain.lift import whole_name
+from gradlang.explain.vector.inner import Inner
+from gradlang.explain.vector.lift import whole_name
 from gradlang.expr.walk import tree_size
 
 _CORE = {"stop_gradient", "sg", "diff", "grad", "jacobian", "hessian", "unstopped", "blocked", "pi", "e"}
@@ -123,7 +123,7 @@ def agrees(stated, expected) -> bool:
 def vector_derivation(request) -> VectorDerivation | None:
     """The vector-form derivation of a grad or jacobian request (or a first diff a scalar identity
     covers), or None: the scalar derivations then."""
-    from gradlang.explain.identities import IDENTITIES, SCALAR_IDENTITIES
+    from gradlang.explain.vector.identities import IDENTITIES, SCALAR_IDENTITIES
 
     if getattr(request, "whole", None) is not None:
         return None  # a selection of components (grad(e, x)[1]): those are derived one by one

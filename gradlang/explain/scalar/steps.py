@@ -3,7 +3,7 @@
 A `Step` is one application of one rule: d/d`variable` of `expr` is `result`,
 obtained from the `substeps`. Records are immutable and complete (trivial
 steps included); folding, numbering and depth are decided when rendering
-(layout.py), so the printed tree is always the computed tree.
+(explain/layout.py), so the printed tree is always the computed tree.
 """
 
 from __future__ import annotations

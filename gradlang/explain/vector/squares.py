@@ -22,10 +22,10 @@ import sympy as sp
 
 from gradlang.expr.values import from_elements, is_scalar
 from gradlang.explain.formula import basis, formula, math
-from gradlang.explain.inner import Inner, inner_map, outside
-from gradlang.explain.lift import HOLE, ordered, stops_in, template
-from gradlang.explain.vector import SHORT
-from gradlang.explain.vectors_text import stop_note, vector_formula
+from gradlang.explain.vector.inner import Inner, inner_map, outside
+from gradlang.explain.vector.lift import HOLE, ordered, stops_in, template
+from gradlang.explain.vector.derivation import SHORT
+from gradlang.explain.vector.text import stop_note, vector_formula
 from gradlang.expr.walk import dag_has
 
 
@@ -119,7 +119,7 @@ def stopped_target(build):
 
 def squared_norm(build, f):
     """∇ β‖u‖² = 2β·u, for f = Σⱼ β·uⱼ² (β a number) and u a named inner vector."""
-    from gradlang.explain.identities import Outer
+    from gradlang.explain.vector.identities import Outer
 
     if not f.is_Add or len(f.args) < 2:
         return None

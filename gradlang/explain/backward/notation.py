@@ -1,6 +1,6 @@
 """The notation of a folded (vector-level) tape: picks, broadcasts, one-hot vectors, reductions.
 
-A folded tape (explain/fold.py) writes one row for a whole vector of scalar
+A folded tape (explain/backward/fold.py) writes one row for a whole vector of scalar
 rows, so its expressions need a few symbols the scalar tape never does:
 `v6[0]` (a component of a vector row), `v4·1` (a scalar broadcast to every
 component), `e₀` (the one-hot vector that routes an adjoint to one

@@ -2,7 +2,7 @@
 
 gradlang's values are arrays of scalar SymPy expressions, so `softmax(x - m)`
 reaches explain as three expressions and `sum((W @ a - e)^2)` as one sum of
-two squares. The vector derivations (vector.py) need the vector beneath:
+two squares. The vector derivations (vector/derivation.py) need the vector beneath:
 this module finds it, by matching the components against each other
 (anti-unification: the same template with a different hole in each) and by
 recognising the builtins' two spellings (`softmax` kept whole, or written

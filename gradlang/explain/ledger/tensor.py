@@ -29,8 +29,8 @@ from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import shape_of
 from gradlang.expr.walk import dag_has
-from gradlang.explain import random_points
-from gradlang.explain.ledger import StopEntry, outermost_stops
+from gradlang.explain.ledger import random_points
+from gradlang.explain.ledger.components import StopEntry, outermost_stops
 
 
 def tensor_ledger(expr, wrt, kept) -> tuple:

@@ -18,7 +18,7 @@ always right and is the fallback. Nothing is folded that would not expand
 back to the scalar rows: a group whose row does not re-expand to each of its
 members, that misses a component, whose operand groups have another length,
 or that no row reads whole (parallel scalar work), is split up again. The
-cuts and the ledger are computed on the scalar tape (explain/backward.py) and
+cuts and the ledger are computed on the scalar tape (explain/backward/view.py) and
 only renumbered here.
 """
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang.derive.dag.tape import adjoint_symbol, value_symbol
-from gradlang.explain.tape_notation import Called, Components, OneHot, Pick, broadcast_marked, component, reduced
+from gradlang.explain.backward.notation import Called, Components, OneHot, Pick, broadcast_marked, component, reduced
 
 INPUT_NAME = re.compile(r"^(.+)\[(\d+(?:, \d+)*)\]$")
 

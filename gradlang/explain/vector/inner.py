@@ -18,7 +18,7 @@ from gradlang.derive.derivatives import derivative
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import from_elements
 from gradlang.expr.walk import dag_atoms, dag_has
-from gradlang.explain.lift import stops_in
+from gradlang.explain.vector.lift import stops_in
 
 KINDS = ("identity", "shift", "linear", "affine")
 

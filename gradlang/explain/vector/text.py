@@ -10,8 +10,8 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.explain.formula import formula, math
-from gradlang.explain.components import subscripted
-from gradlang.explain.lift import COMPONENT
+from gradlang.explain.scalar.components import subscripted
+from gradlang.explain.vector.lift import COMPONENT
 
 _INDEX_LATEX = {"ₖ": "k", "ⱼ": "j"}
 
@@ -27,7 +27,7 @@ def _shifted(head, shift) -> tuple:
 
 def vector_formula(build, inner, items, index: str = "") -> tuple:
     """v as a teacher writes it; with an index (ₖ), its generic component vₖ."""
-    from gradlang.explain.vector import coefficients
+    from gradlang.explain.vector.derivation import coefficients
 
     head = math(build.name + index, f"{build.name}_{_INDEX_LATEX.get(index, index)}") if index else build.variable()
     if inner.kind in ("identity", "shift"):
