@@ -31,6 +31,10 @@ MOST_LINES = 25
 # A gradient of a tensor formula is the tensor reverse pass (test_tensor_derivations.py); the identities
 # below remain for Jacobians and for expressions that pick the variable's own components.
 REVERSE = "the reverse pass at the tensor level, one adjoint rule per operation"
+EM_ZERO = """data = [-2, -1, 0, 2]
+phi(m) = exp(-(data - m)^2 / 2)
+resp(m1, m2) = phi(m1) / (phi(m1) + phi(m2))
+Q(m1, m2) = sum(sg(resp(m1, m2)) * log(phi(m1)) + sg(1 - resp(m1, m2)) * log(phi(m2)))"""
 # (name, example program or declarations, statement, identity, pieces the derivation must state)
 TABLE = [
     ("softmax Jacobian", "x: R^3", "jacobian(softmax(x), x)", "softmax Jacobian", ["∂s/∂x = diag(s) − s sᵀ"]),
@@ -60,6 +64,9 @@ TABLE = [
      "sigmoid cross-entropy identity", ["= sigmoid(z) − y"]),
     ("EM M-step", "em_gaussian_mixture", "grad(Q(mu1, mu2), [mu1, mu2])", "stopped weights (the weights held fixed)",
      ["Σᵢ rᵢ·(dᵢ - mu1)", "d = [-2, -1, 1, 2]", "blocking"]),
+    # a data value of 0 collapses its term (−(0 − μ)²/2 = −μ²/2): the same derivation, the weights written once
+    ("EM M-step, a data value 0", EM_ZERO, "grad(Q(mu1, mu2), [mu1, mu2])", "stopped weights (the weights held fixed)",
+     ["Σᵢ rᵢ·(dᵢ - mu1)", "d = [-2, -1, 0, 2]", "rᵢ = stop_gradient(exp(-(dᵢ - mu1)^2/2)", "blocking"]),
 ]
 _BINDING = re.compile(r"^\s*[A-Za-z_]\w*(\([^)]*\))?\s*(=[^=]|:)")
 

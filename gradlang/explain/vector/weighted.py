@@ -49,13 +49,42 @@ def weighted_sum(build):
         return None
     results, data_name = [], {}
     for n, (x, terms) in enumerate(groups.items()):
-        found = template([r for _, r in terms])
-        if found is None or found[0] == HOLE or not all(v.is_number for v in found[1]):
+        found = numbered_template([r for _, r in terms])
+        if found is None:
             return None
         order = sorted(range(len(terms)), key=lambda i: found[1][i])
         terms, found = [terms[i] for i in order], (found[0], [found[1][i] for i in order])
         results.append(_group_line(build, x, terms, found, _LETTERS[n % len(_LETTERS)], data_name))
     return build.finish("stopped weights (the weights held fixed)", from_elements(build.shape, results))
+
+
+def numbered_template(terms: list):
+    """(q, [d₀, d₁, …]) with terms[j] = q(d_j) for numbers d_j, or None.
+
+    A data value of 0 (or 1) collapses its term, −(0 − μ)²/2 = −μ²/2, so the
+    shared q is found from two terms that keep it, and every term is then
+    matched by a number it holds, or 0, 1 or −1, in q's hole."""
+    found = template(terms)
+    if _numbered(found):
+        return found
+    for i in range(len(terms)):
+        for j in range(i + 1, len(terms)):
+            pair = template([terms[i], terms[j]])
+            if _numbered(pair):
+                values = [_value_in(pair[0], term) for term in terms]
+                if all(v is not None for v in values):
+                    return pair[0], values
+    return None
+
+
+def _numbered(found) -> bool:
+    return found is not None and found[0] != HOLE and all(v.is_number for v in found[1])
+
+
+def _value_in(q, term):
+    """The number d with q(d) = term, among the numbers the term holds and 0, ±1; None if none is."""
+    candidates = sorted(term.atoms(sp.Number) | {sp.S.Zero, sp.S.One, sp.S.NegativeOne}, key=sp.default_sort_key)
+    return next((c for c in candidates if sp.expand(q.xreplace({HOLE: c}) - term) == 0), None)
 
 
 def _data_let(build, data, data_name: dict) -> str:
@@ -68,11 +97,17 @@ def _data_let(build, data, data_name: dict) -> str:
 
 
 def _generic_weight(terms, data, xs, generic):
-    """The weights written once with dᵢ for the data value (None when they differ otherwise)."""
-    forms = set()
+    """The weights written once with dᵢ for the data value (None when they differ otherwise).
+
+    The form is read off a term whose data value is not 0 or ±1 (those collapse: 0 − μ is −μ),
+    and must give every weight back when its own value is put in."""
     for (weight, _), value in zip(terms, data):
-        forms.add(weight.xreplace({sp.Add(value, -x): sp.Add(generic, -x) for x in xs}))
-    return forms.pop() if len(forms) == 1 else None
+        if abs(value) != 1 and value != 0:
+            form = weight.xreplace({sp.Add(value, -x): sp.Add(generic, -x) for x in xs})
+            if all(form.xreplace({generic: v}) == w for (w, _), v in zip(terms, data)):
+                return form
+            return None
+    return None
 
 
 def _group_line(build, x, terms, found, letters, data_name):
