@@ -38,17 +38,19 @@ def grad(expr, wrt):
     return full(tidy(adjoint), shape_of(wrt))
 
 
-def trace(expr, wrt) -> list:
+def trace(expr, wrt, tidy_each=None) -> list:
     """The reverse pass shown: (node, its adjoint) for each node the gradient flows through, output first."""
     visited: list = []
-    adjoints_of(expr, [wrt], visited=visited)
+    adjoints_of(expr, [wrt], visited=visited, tidy_each=tidy_each)
     return visited
 
 
-def adjoints_of(expr, variables: list, seed=sp.S.One, visited: list | None = None) -> dict:
+def adjoints_of(expr, variables: list, seed=sp.S.One, visited: list | None = None, tidy_each=None) -> dict:
     """The adjoint of each variable: the sum of the contributions that reach it from `expr`.
 
-    `visited`, when given, receives (node, adjoint) for each node as the pass reaches it."""
+    `visited`, when given, receives (node, adjoint) for each node as the pass reaches it. `tidy_each`,
+    when given, tidies each node's adjoint before it is sent on, as a reader does line by line: the
+    formulas stay small where the raw adjoints of a long chain would compound."""
     dag = build_dag([expr])
     depends = _depends(dag, set(variables))
     arriving: dict = {dag.roots[0]: [seed]}
@@ -56,7 +58,7 @@ def adjoints_of(expr, variables: list, seed=sp.S.One, visited: list | None = Non
         if not depends[i] or i not in arriving:
             continue
         node = dag.nodes[i]
-        ybar = sp.Add(*arriving[i])
+        ybar = sp.Add(*arriving[i]) if tidy_each is None else tidy_each(sp.Add(*arriving[i]))
         if visited is not None:
             visited.append((node, ybar))
         if node in variables:

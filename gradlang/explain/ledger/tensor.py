@@ -22,7 +22,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.tensor.reverse import adjoints_of
-from gradlang.derive.tensor.rewrite import tidy
+from gradlang.derive.tensor.rewrite import Tidier
 from gradlang.errors import GradlangError
 from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import unstopped
@@ -39,36 +39,37 @@ def tensor_ledger(expr, wrt, kept) -> tuple:
 
 
 def _entry(stop, expr, wrt, kept) -> StopEntry:
+    tidy = Tidier()  # one budget for the entry's formulas, as for a derivation's lines
     argument = unstopped(stop.args[0])
     if not dag_has(argument, wrt):
         return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
-    adjoint = tidy(adjoints_of(expr, [stop])[stop])
-    removed = _pulled_back(argument, wrt, unstopped(adjoint))
-    verdict, evidence = _verdict(adjoint, removed, _beside(stop, expr, wrt) or kept)
+    adjoint = tidy(adjoints_of(expr, [stop], tidy_each=tidy)[stop])
+    removed = _pulled_back(argument, wrt, unstopped(adjoint), tidy)
+    verdict, evidence = _verdict(adjoint, removed, _beside(stop, expr, wrt, tidy) or kept)
     return StopEntry(stop, (wrt,), (adjoint,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence)
 
 
-def _pulled_back(argument, wrt, adjoint):
+def _pulled_back(argument, wrt, adjoint, tidy):
     """The adjoint arriving at the stop, sent on through its argument to the variable: the term the stop removes."""
     if adjoint == 0:
         return sp.S.Zero
     try:
-        term = adjoints_of(argument, [wrt], seed=adjoint)[wrt]
+        term = adjoints_of(argument, [wrt], seed=adjoint, tidy_each=tidy)[wrt]
     except GradlangError:  # a form with no tensor-level rule inside the stop: the term is named, not computed
         return sp.S.NaN
     term = tidy(term)
     return term if term == 0 else full(term, shape_of(wrt))
 
 
-def _beside(stop, expr, wrt):
+def _beside(stop, expr, wrt, tidy):
     """The gradient the stop's own sum sends the variable, when the stop is a term of one sum (u + sg(g − u)):
     what a straight-through stop's removed term cancels, so it is inventing, not blocking. None otherwise."""
     parents = [node for node in build_dag([expr]).nodes if stop in node.args]
     if len(parents) != 1 or not isinstance(parents[0], sp.Add):
         return None
     total = parents[0]
-    arriving = adjoints_of(expr, [total])[total]
-    return tidy(adjoints_of(total, [wrt], seed=arriving)[wrt]) if arriving != 0 else None
+    arriving = tidy(adjoints_of(expr, [total], tidy_each=tidy)[total])
+    return tidy(adjoints_of(total, [wrt], seed=arriving, tidy_each=tidy)[wrt]) if arriving != 0 else None
 
 
 def _verdict(adjoint, removed, kept) -> tuple[str, str]:

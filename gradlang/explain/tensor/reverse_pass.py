@@ -16,7 +16,7 @@ import sympy as sp
 from gradlang.derive.tensor.reverse import sent, trace
 from dataclasses import replace
 
-from gradlang.derive.tensor.rewrite import DISTRIBUTED, RULES, normal_form, tidy
+from gradlang.derive.tensor.rewrite import DISTRIBUTED, RULES, Tidier, normal_form, tidy
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.source import to_source
@@ -103,8 +103,9 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
     bars: dict = {}
     uses = _uses(expr)
     lines = []
-    for node, adjoint in trace(expr, wrt):
-        tidied[node] = tidy(adjoint)
+    tidier = Tidier()
+    for node, adjoint in trace(expr, wrt, tidier):
+        tidied[node] = tidier(adjoint)
         if node in names:
             bars[node] = AdjointName(names[node].name, shape_of(node))
         if node == expr or not _shown(node, wrt):
@@ -113,7 +114,7 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
         if node != wrt and (tidied[node].is_number or node not in names and (
                 _passes_on(arriving, tidied, tidied[node]) or _reciprocal(node))):
             continue
-        lines.append((node, _line(node, wrt, arriving, tidied, bars, names)))
+        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier)))
     lines = _within_budget(lines, wrt, names)
     if wrt not in tidied:
         lines.append(VectorLine(_lhs(wrt, wrt), (formula(result),), (_CUT,)))
@@ -122,7 +123,7 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
                             (), tuple(lines), derived)
 
 
-def _line(node, wrt, arriving, tidied, bars, names) -> VectorLine:
+def _line(node, wrt, arriving, tidied, bars, names, tidy) -> VectorLine:
     """One node's line: the users' rules with their adjoints (by name where named), then the tidied form."""
     raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
