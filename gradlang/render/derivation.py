@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.tensor.nodes import TensorOp, Var, rank as tensor_rank, shape_of as tensor_shape
 from gradlang.expr.values import elements, shape_of, to_symbolic
 from gradlang.explain.scalar.why import why_zero
 from gradlang.explain.scalar.components import step_operator
@@ -194,6 +195,8 @@ def _pieces(expr, show, line: int = _LATEX_LINE) -> list[str]:
     if expr.is_Pow and expr.exp.is_Integer:
         inner = _pieces(expr.base, show, line)
         return _wrapped_lines(r"\Bigl(", inner, r"\Bigr)^{%s}" % show(expr.exp))
+    if isinstance(expr, TensorOp) and len(expr.args) > 1 and len(plain(expr.args[0])) > line // 2:
+        return _first_argument_broken(expr, show, line)
     if isinstance(expr, sp.Function) and len(expr.args) == 1:
         hole = sp.Symbol("HOLE")
         prefix, _, suffix = show(expr.func(hole)).partition("HOLE")
@@ -201,8 +204,21 @@ def _pieces(expr, show, line: int = _LATEX_LINE) -> list[str]:
         suffix = suffix.replace(r"\right)}", r"\Bigr)").replace(r"\right)", r"\Bigr)")
         if r"\left" in prefix or r"\right" in suffix or prefix.count("{") != prefix.count("}"):
             return [show(expr)]
+        if not prefix.endswith(r"\Bigl("):  # a postfix mark (uᵀ): the broken argument needs brackets of its own
+            prefix, suffix = prefix + r"\Bigl(", r"\Bigr)" + suffix
         return _wrapped_lines(prefix, _pieces(expr.args[0], show, line), suffix)
     return [show(expr)]
+
+
+def _first_argument_broken(expr, show, line: int) -> list[str]:
+    """A tensor operation of a long first argument (u vᵀ with u long): u broken inside \\Bigl( \\Bigr)."""
+    hole = Var("HOLE", tensor_shape(expr.args[0]))
+    prefix, _, suffix = show(expr.func(hole, *expr.args[1:])).partition("HOLE")
+    if "HOLE" in suffix or prefix.count("{") != prefix.count("}"):
+        return [show(expr)]
+    prefix = prefix.replace(r"\left(", "").rstrip()
+    suffix = suffix.replace(r"\right)", "", 1) if suffix.startswith(r"\right)") else suffix
+    return _wrapped_lines(prefix + r"\Bigl(", _pieces(expr.args[0], show, line), r"\Bigr)" + suffix)
 
 
 def _wrapped_lines(prefix: str, lines: list, suffix: str) -> list[str]:
@@ -220,7 +236,7 @@ def _joined(expr, show, line: int = _LATEX_LINE) -> list[str]:
         texts = _pieces(part, show, line) if expr.is_Add or not part.is_Add else _wrapped_lines(
             r"\Bigl(", _pieces(part, show, line), r"\Bigr)")
         glue = "" if k == 0 else (" " if expr.is_Add and texts[0].lstrip().startswith("-") else
-                                  (" + " if expr.is_Add else r" \cdot "))
+                                  (" + " if expr.is_Add else r" \odot " if tensor_rank(part) else r" \cdot "))
         size = len(plain(part))
         if current and (width + size > line or len(texts) > 1):
             lines.append(current)
@@ -281,7 +297,8 @@ def latex_text(explanation) -> str:
     rows = [_intertext(explanation.summary)]
     rows += [rf"\intertext{{\sloppy definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
     if explanation.vector is not None:
-        rows += vector_lines.latex_rows(explanation.vector, show, show.legend(), _pieces)
+        flush = explanation.vector.identity.startswith("the reverse pass")  # the tensor pass's long left sides
+        rows += vector_lines.latex_rows(explanation.vector, show, show.legend(), _pieces if flush else None)
     else:
         rows += [rf"\intertext{{where ${name} = {stop}$}}" for name, stop in show.legend()]
     for labels, root in layout(explanation):

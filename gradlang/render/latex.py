@@ -127,6 +127,9 @@ class GradlangLatexPrinter(Summarising, TeacherOrder, InStoredOrder, LatexPrinte
 
     def _print_Where(self, expr, exp=None):
         condition, a, b = expr.args
+        if (a, b) == (1, 0):  # the indicator of the condition, Iverson's bracket: as wide as the condition
+            text = rf"\left[{self._print(condition)}\right]"
+            return f"{text}^{{{exp}}}" if exp else text
         text = (
             r"\begin{cases} " + self._print(a) + r" & \text{if}\ " + self._print(condition)
             + r" \\ " + self._print(b) + r" & \text{otherwise} \end{cases}"

@@ -209,6 +209,12 @@ def where_pretty(printer, value_form, named) -> prettyForm:
 
 
 def where_latex(printer, value_text: str, named) -> str:
-    r"""The value, then `\text{where } s = \operatorname{softmax}\left(x\right)` on the same line."""
+    r"""The value, then `\text{where } s = \operatorname{softmax}\left(x\right)` on the same line, or on the
+    next when together they would not fit a page (WHERE_SAME_LINE characters of LaTeX source)."""
     parts = r",\; ".join(f"{printer._print(name)} = {printer._print(part)}" for name, part in named)
-    return rf"{value_text}, \quad \text{{where }} {parts}"
+    if len(value_text) + len(parts) <= WHERE_SAME_LINE:
+        return rf"{value_text}, \quad \text{{where }} {parts}"
+    return rf"\begin{{gathered}}{value_text}, \\ \text{{where }} {parts}\end{{gathered}}"
+
+
+WHERE_SAME_LINE = 140

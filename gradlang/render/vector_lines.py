@@ -13,6 +13,7 @@ from gradlang.explain.formula import Math, latex_chars
 WIDTH = 98          # plain text columns (the CLI prefixes "# ")
 _RULE_COLUMN = 56   # where rule names start when the line leaves room
 _LATEX_SOURCE = 160  # characters of LaTeX source a line's right sides may take on one row
+_TENSOR_LINE = 36    # characters of gradlang text per row when a side is broken (tensor LaTeX is wide: a^T b, \frac)
 
 
 def text(parts, show, spelling: str = "plain") -> str:
@@ -64,23 +65,26 @@ def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
     for n, line in enumerate(vector.lines, 1):
         head = rf"({n})\quad {text(line.lhs, show, 'latex')}"
         rhs = " = ".join(text(r, show, "latex") for r in line.rhs)
-        if pieces is None or len(rhs) <= _LATEX_SOURCE:
+        if pieces is None:
             rows.append(rf"{head} &= {rhs} \\")
         else:
-            rows += _broken(head, line.rhs, show, pieces)
+            rows += _flush(head, line.rhs, show, pieces, len(rhs) > _LATEX_SOURCE)
         rows.append(rf"\intertext{{\small \({text(line.rule, show, 'latex')}\)}}")
     return rows
 
 
-def _broken(head: str, sides, show, pieces) -> list[str]:
-    """lhs &= first side, broken; then &= each further side, broken."""
+def _flush(head: str, sides, show, pieces, broken: bool) -> list[str]:
+    """Rows flush left, not aligned at `=` (a long left side would push every right side off the page):
+    lhs = first side, then = each further side, each broken to fit when the line is long."""
+    if not broken:
+        return [rf"&{head} = {' = '.join(text(side, show, 'latex') for side in sides)} \\"]
     rows = []
     for k, side in enumerate(sides):
         values = [p for p in side if not isinstance(p, Math)]
-        parts = pieces(values[0], show) if len(values) == 1 and len(side) == 1 else [text(side, show, "latex")]
-        lead = head if k == 0 else ""
-        rows.append(rf"{lead} &= {latex_chars(parts[0])} \\")
-        rows += [rf"&\quad {latex_chars(part)} \\" for part in parts[1:]]
+        parts = pieces(values[0], show, _TENSOR_LINE) if len(values) == 1 and len(side) == 1 else [text(side, show, "latex")]
+        lead = head if k == 0 else r"\qquad"
+        rows.append(rf"&{lead} = {latex_chars(parts[0])} \\")
+        rows += [rf"&\qquad\quad {latex_chars(part)} \\" for part in parts[1:]]
     return rows
 
 

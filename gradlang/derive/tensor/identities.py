@@ -237,6 +237,8 @@ def elementwise_cancel(node):
         return None
     if not any(isinstance(f, sp.Add) or (isinstance(f, sp.Pow) and isinstance(f.base, sp.Add)) for f in node.args):
         return None
+    if any(isinstance(n, t.TensorOp) for n in sp.preorder_traversal(node)):
+        return None  # only elementwise functions of tensors: e_k, a dot or a matrix product are no scalars
     after = sp.factor(sp.cancel(node))
     return after if sp.count_ops(after) < sp.count_ops(node) else None
 
