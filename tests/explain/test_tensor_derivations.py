@@ -189,9 +189,7 @@ def _latex_programs():
 
 
 # gallery derivations whose LaTeX does not fit a letter page yet, and why (strict: remove when fixed)
-LATEX_BUGS = {
-    "contrastive_divergence": "the term its stop removes nests σ(W σ(Wᵀ σ(W σ(Wᵀ v)))) with no point to break a line",
-}
+LATEX_BUGS: dict = {}
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")

@@ -23,6 +23,7 @@ c = sp.Symbol("c", real=True)
 ROWS = [
     ("⟨eₖ, v⟩ = vₖ", t.Dot(t.OneHot(1, n), x), t.Entry(x, 1)),
     ("⟨𝟙, v⟩ = Σ v", t.Dot(t.Ones(n), x), t.Total(x)),
+    ("⟨u, u⟩ = ‖u‖²", t.Dot(x, x) / t.NormOf(x), t.NormOf(x)),
     ("Σₖ sₖ = 1", t.Total(s), sp.S.One),
     ("Σ 𝟙 = n", t.Total(t.Ones(n)), n),
     ("Σ of a list of numbers is their sum", t.Total(t.Literal(sp.Integer(3), sp.Integer(0), 1, 2, 3)), sp.Integer(6)),

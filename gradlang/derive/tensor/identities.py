@@ -60,6 +60,13 @@ def dot_basis(node):
     return None
 
 
+def dot_self(node):
+    """⟨u, u⟩ = ‖u‖², so ⟨z, z⟩/‖z‖ is ‖z‖."""
+    if isinstance(node, t.Dot) and node.args[0] == node.args[1]:
+        return t.NormOf(node.args[0]) ** 2
+    return None
+
+
 def dot_ones(node):
     """⟨𝟙, v⟩ = Σ v."""
     if isinstance(node, t.Dot):

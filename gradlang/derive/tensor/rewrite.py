@@ -23,7 +23,7 @@ from typing import Callable
 import sympy as sp
 
 from gradlang.derive.tensor.identities import (
-    MAX_EXPAND_OPS, TREE, collect_right, common_factor, diag_sum, dot_basis, dot_of_sum, dot_ones,
+    MAX_EXPAND_OPS, TREE, collect_right, common_factor, diag_sum, dot_basis, dot_of_sum, dot_ones, dot_self,
     dot_quotient, elementwise_cancel, entry_inside, hadamard_basis, numeric_factor, ones, ones_factor,
     scalar_coefficient, scalar_out, small, softmax_quotient, sum_of_ones, sums_to_one, total_of_constant,
     total_of_product, total_of_sum, transpose_product, where_branches,
@@ -58,6 +58,7 @@ RULES = (
     Rewrite(diag_sum, "a diag(u) + b diag(v) = diag(a u + b v)", r"a \operatorname{diag}(u) + b \operatorname{diag}(v) = \operatorname{diag}(a u + b v)"),
     Rewrite(common_factor, "common factor out of a linear map", r"\text{common factor out of a linear map}", algebra=True),
     Rewrite(dot_basis, "⟨eₖ, v⟩ = vₖ", r"\langle e_k, v \rangle = v_k"),
+    Rewrite(dot_self, "⟨u, u⟩ = ‖u‖²", r"\langle u, u \rangle = \|u\|^2"),
     Rewrite(dot_ones, "⟨𝟙, v⟩ = Σ v", r"\langle \mathbf{1}, v \rangle = \textstyle\sum v"),
     Rewrite(sums_to_one, "Σₖ sₖ = 1", r"\textstyle\sum_k s_k = 1"),
     Rewrite(sum_of_ones, "Σ 𝟙 = n", r"\textstyle\sum \mathbf{1} = n"),
@@ -178,15 +179,20 @@ def _record(used: list | None, identities) -> None:
 
 
 def _distribute(expr, memo: dict, done: dict, used: list | None = None):
-    """Distribute a product over its sums when the result, tidied, is smaller (s ⊙ (1 − e_k/s_k) = s − e_k)."""
+    """Distribute a product over its sums when the result, tidied, is smaller (s ⊙ (1 − e_k/s_k) = s − e_k).
+
+    done keeps each part's result with the identities that gave it, as _tidy's memo does."""
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return expr
     if expr not in done:
-        done[expr] = _distributed(expr, memo, done, used)
-    return done[expr]
+        mine: list = []
+        done[expr] = (_distributed(expr, memo, done, mine), tuple(mine))
+    node, identities = done[expr]
+    _record(used, identities)
+    return node
 
 
-def _distributed(expr, memo: dict, done: dict, used: list | None):
+def _distributed(expr, memo: dict, done: dict, used: list):
     args = [_distribute(a, memo, done, used) for a in expr.args]
     node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
     if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
@@ -194,7 +200,6 @@ def _distributed(expr, memo: dict, done: dict, used: list | None):
             tried: list = []
             spread = _tidy(sp.expand_mul(node), memo, tried)
             if sp.count_ops(spread) < sp.count_ops(node):
-                if used is not None:
-                    used.extend(i for i in [DISTRIBUTED.identity, *tried] if i not in used)
+                _record(used, [DISTRIBUTED.identity, *tried])
                 return spread
     return node

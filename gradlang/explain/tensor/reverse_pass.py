@@ -26,6 +26,7 @@ from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop
 from gradlang.explain.ledger.components import outermost_stops, removed_value
+from gradlang.explain.tensor.names import repeated_parts, user_names
 from gradlang.explain.ledger.words import phrase
 from gradlang.explain.ledger.tensor import tensor_ledger
 
@@ -206,12 +207,14 @@ def tensor_explanation(request, depth=None, names=()):
     derivation (no component steps), one ledger entry per stop, and the result it derives.
 
     names are (value, name) pairs: the user's own bindings (z1 = W @ x1) that the
-    lines show by their names, each introduced by a let line."""
+    lines show by their names, each introduced by a let line; when none occurs,
+    the tensor parts used more than once are named (explain/tensor/names.py)."""
     from gradlang.explain.explanation import Explanation
 
     named: list = []
     expr = normal_form(request.expr, named)
-    derivation = tensor_derivation(expr, request.wrt, request.result, {v: n for v, n in _user_names(expr, names)})
+    shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names})
+    derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
     derived = derivation.result
@@ -219,17 +222,10 @@ def tensor_explanation(request, depth=None, names=()):
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     blocked = tidy(sp.Add(*removed)) if removed else sp.S.Zero
-    shown = _user_names(expr, names)
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return Explanation(request, summary, (), (), blocked, entries, depth=depth, derived=full(derived, shape_of(request.wrt)),
                        vector=derivation)
-
-
-def _user_names(expr, names) -> tuple:
-    """The user's bindings that occur inside the expression (not the whole of it), innermost first."""
-    inside = set(build_dag([expr]).nodes)
-    return tuple((value, name) for value, name in names if value in inside and value != expr)
 
 
 def _named(expr, used) -> VectorLine:
