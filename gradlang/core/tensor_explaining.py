@@ -25,10 +25,13 @@ from gradlang.syntax import lowered as lo
 
 
 def tensor_side(body: lo.Node, evaluator) -> tuple:
-    """(value, requests) of the statement in the tensor engine; (None, []) when it does not take it."""
+    """(value, requests) of the statement in the tensor engine; (None, []) when it does not take it.
+
+    Of `e at x = v` only e is evaluated here: its derivatives are derived as formulas, and the numbers at
+    the point are the component engine's (the closing check and the value)."""
     requests: list = []
     try:
-        value = evaluator(requests).evaluate(body)
+        value = evaluator(requests).evaluate(body.body if isinstance(body, lo.At) else body)
     except GradlangError:
         return None, []
     return value, requests

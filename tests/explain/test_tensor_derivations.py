@@ -206,3 +206,14 @@ def test_the_latex_of_a_derivation_and_its_value_compiles_and_fits_the_page(prog
     assert run.returncode == 0, run.stderr
     log = _compile(run.stdout, tmp_path)
     assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]
+
+
+def test_at_a_point_the_derivation_is_the_reverse_pass_then_its_numbers():
+    program = "W: R^(2,3)\nx: R^3\nexplain grad(-log(softmax(W @ x)[1]), W) at W = [[1.0, 2, 3], [0, 1, 0]], x = [1.0, 0, -1]"
+    result = Session().run(program)[-1]
+    (explanation,) = result.steps
+    text = to_plain(result)
+    assert explanation.summary.startswith("tensor reverse pass") and "∂L/∂W = outer(" in text, text
+    assert "✓ equals grad; at W = [[1, 2, 3], [0, 1, 0]], x = [1, 0, -1]: [[0.119, 0, -0.119]" in text, text
+    assert np.allclose(np.array(result.value.tolist(), dtype=float), [[0.1192029220221, 0, -0.1192029220221],
+                                                                      [-0.1192029220221, 0, 0.1192029220221]])
