@@ -128,16 +128,14 @@ def _line(node, wrt, arriving, tidied, bars, names, tidy) -> VectorLine:
     """One node's line: the users' rules with their adjoints (by name where named), then the tidied form."""
     raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
-    full_raw = raw
     used: list = []
-    shown = tidy(raw, used) if by_name else tidy(full_raw, used)
-    named = {value: name for value, name in names.items()}
-    changed = to_source(raw.xreplace(named)) != to_source(shown.xreplace(named))
+    shown = tidy(raw, used)
+    changed = to_source(raw.xreplace(names)) != to_source(shown.xreplace(names))
     used = [_REWRITES[i] for i in used if not _REWRITES[i].algebra] if changed else []
     if by_name:
-        rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], named) and tidied[node] != shown else ())
+        rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], names) and tidied[node] != shown else ())
     else:
-        rhs = (raw, tidied[node]) if changed and _fit(node, raw, tidied[node], named) else (tidied[node],)
+        rhs = (raw, tidied[node]) if changed and _fit(node, raw, tidied[node], names) else (tidied[node],)
     return VectorLine(_lhs(node, wrt, names), tuple(formula(r) for r in rhs), _rule(arriving[-1][0], used))
 
 
