@@ -227,7 +227,7 @@ class Session:
                 body, lambda requests: self._evaluator(requests, source)) if not unfold else (None, [])
         explaining.check_printable(derivations)
         point = explaining.point(body, self._evaluator(by_components=True))
-        tensors = tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.user_names(self.env)
+        tensors = tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.named_values(self.env)
         steps = _explanations(derivations, depth, point, unfold, tensors)
         routed = [s for s in steps if isinstance(getattr(s, "request", None), DerivativeRequest) and is_tensor(s.request.expr)]
         value = tensor_explaining.shown_value(body, value, tensor_value if routed else None, routed)

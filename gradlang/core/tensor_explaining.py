@@ -58,7 +58,7 @@ def _picks(expr, wrt) -> bool:
     return any(isinstance(node, picked) and node.args[0] == wrt for node in dag_nodes([expr]))
 
 
-def user_names(env: dict) -> tuple:
+def named_values(env: dict) -> tuple:
     """(value, name) for each binding of the session to a tensor formula (z1 = W @ x1), in binding order:
     a derivation shows those subexpressions by the user's names (a tensor symbol of the value's shape, so
     every printer still knows the shapes around it)."""

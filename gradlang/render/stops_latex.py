@@ -10,7 +10,7 @@ same thing about every stop.
 from __future__ import annotations
 
 from gradlang.explain.ledger.components import adjoint_value, removed_value
-from gradlang.explain.ledger.words import _neutral
+from gradlang.explain.ledger.words import neutral
 from gradlang.render.latex import text_escape
 
 _INLINE = 40  # characters of LaTeX source an expression may take inside a sentence
@@ -29,7 +29,7 @@ def rows(explanation, show, pieces) -> list[str]:
         out.append(_words(rf"stop {stop}: cuts the path from {variable}; adjoint arriving:"))
         out += _display(adjoint_value(entry), show, pieces)
         if entry.verdict == "neutral":
-            out.append(_words(text_escape(_neutral(entry))))
+            out.append(_words(text_escape(neutral(entry))))
         elif entry.verdict == "blocking":
             out.append(_words("blocking: removes"))
             out += _display(removed_value(entry), show, pieces)

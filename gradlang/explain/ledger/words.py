@@ -91,7 +91,7 @@ def verdict(entry, request, show, removes=None) -> str:
     if entry.verdict == "irrelevant":
         return f"irrelevant: the stopped value does not depend on {over(request, show)}"
     if entry.verdict == "neutral":
-        return _neutral(entry)
+        return neutral(entry)
     removed = removed_value(entry)
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
@@ -101,7 +101,7 @@ def verdict(entry, request, show, removes=None) -> str:
     return f"blocking: removes {brief(removed, show)}"
 
 
-def _neutral(entry) -> str:
+def neutral(entry) -> str:
     """Why a neutral stop blocks nothing: its adjoint is 0, or the term it removes is (at the points, if so decided)."""
     where = f" {entry.evidence}" if entry.evidence else ""
     if adjoint_is_zero(entry) and not entry.evidence:

@@ -11,11 +11,11 @@ own (formula.VectorDerivation), so every output form renders them.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from gradlang.derive.tensor.reverse import sent, trace
-from dataclasses import replace
-
 from gradlang.derive.tensor.rewrite import DISTRIBUTED, RULES, Tidier, normal_form, tidy
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
@@ -124,12 +124,12 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
                             (), tuple(lines), derived)
 
 
-def _line(node, wrt, arriving, tidied, bars, names, tidy) -> VectorLine:
+def _line(node, wrt, arriving, tidied, bars, names, tidier) -> VectorLine:
     """One node's line: the users' rules with their adjoints (by name where named), then the tidied form."""
     raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
-    shown = tidy(raw, used)
+    shown = tidier(raw, used)
     changed = to_source(raw.xreplace(names)) != to_source(shown.xreplace(names))
     used = [_REWRITES[i] for i in used if not _REWRITES[i].algebra] if changed else []
     if by_name:
