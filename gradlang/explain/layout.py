@@ -184,3 +184,20 @@ def shorten(value, names: dict):
     if value in names:
         return names[value]
     return value.xreplace(names)
+
+
+class Form:
+    """How the explanation writes a value: long stops by their names, the vector derivation's
+    parts by its let names, whole vectors by theirs (the names found once, for every line)."""
+
+    def __init__(self, explanation):
+        self.names = abbreviations(explanation)
+        display = explanation.vector.display if explanation.vector is not None else ()
+        self.display = {shorten(value, self.names): name for value, name in display}
+        self.whole = whole_vectors(explanation)
+
+    def __call__(self, value, display: bool = True, stops: bool = True):
+        """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
+        without stops, a named stop's own value (for the legend)."""
+        shortened = shorten(value, self.names) if stops else value
+        return shorten(shorten(shortened, self.display) if display else shortened, self.whole)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gradlang.lazy import np
 from gradlang.render.report import tick
+from gradlang.render.records import renders
 from gradlang.tools.plot import DRAWABLE, y_limits
 
 CHART_WIDTH = 72          # characters in each line of the Unicode chart, at most
@@ -24,12 +25,14 @@ def chart_lines(plot, width: int = CHART_WIDTH, rows: int = CHART_ROWS) -> list:
     return _Chart(plot, width, rows).lines()
 
 
-def chart_plain(plot, width: int = CHART_WIDTH, rows: int = CHART_ROWS) -> str:
+@renders("Plot", "plain")
+def chart_plain(printer, plot, width: int = CHART_WIDTH, rows: int = CHART_ROWS) -> str:
     """The chart without styles, trailing blanks removed."""
     return "\n".join("".join(text for text, _ in line).rstrip() for line in chart_lines(plot, width, rows))
 
 
-def chart_rich(plot, width: int = CHART_WIDTH, rows: int = CHART_ROWS):
+@renders("Plot", "pretty")
+def chart_rich(printer, plot, width: int = CHART_WIDTH, rows: int = CHART_ROWS):
     """The same chart as rich Text, each series in its own colour."""
     from rich.text import Text
 

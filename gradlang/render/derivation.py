@@ -1,6 +1,7 @@
 """Derivations (explain's Explanation records) in the four formats.
 
-The printers' `_print_Explanation` methods call these. All four draw the Node
+Registered as the renderers of `Explanation` (records.py): each is called with the
+calling printer and prints every expression through it. All four draw the Node
 trees of explain/layout.py, so folding, numbering, references and the depth
 limit are the same everywhere; each format only decides how a step, its rule
 and its note look. rich is imported only when a tree is drawn.
@@ -16,11 +17,12 @@ from gradlang.explain.scalar.why import why_zero
 from gradlang.explain.scalar.components import step_operator
 from gradlang.explain.ledger.components import adjoint_value, removed_value
 from gradlang.explain.ledger.words import lines as stop_lines, verdict as verdict_words
-from gradlang.explain.layout import Node, abbreviations, layout, more_line, shorten, walk_nodes, whole_vectors
+from gradlang.explain.layout import Form, Node, layout, more_line, walk_nodes
 from gradlang.render import checked
 from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex
 from gradlang.render.plain import to_plain as plain
 from gradlang.render import stops_latex, vector_lines
+from gradlang.render.records import renders
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
 # pretty: nothing a reader needs is dimmed (only the tree's guides and the depth line, which is an aside)
@@ -59,25 +61,22 @@ def _variables(wrt, show) -> str:
 
 
 class _Shown:
-    """Expression text with long stops abbreviated; shared by the text formats."""
+    """Expressions in the explanation's own form (explain/layout.py's Form), through the calling printer."""
 
     def __init__(self, explanation, printer):
-        self.names = abbreviations(explanation)
-        self.whole = whole_vectors(explanation)
-        display = explanation.vector.display if explanation.vector is not None else ()
-        self.display = {shorten(value, self.names): name for value, name in display}
+        self.form = Form(explanation)
         self.printer = printer
 
     def __call__(self, value) -> str:
-        return self.printer(shorten(shorten(shorten(value, self.names), self.display), self.whole))
+        return self.printer(self.form(value))
 
     def bare(self, value) -> str:
         """Without the vector derivation's display names (a let's own value: δ = r − q, not δ = δ)."""
-        return self.printer(shorten(shorten(value, self.names), self.whole))
+        return self.printer(self.form(value, display=False))
 
     def legend(self) -> list[tuple[str, str]]:
-        return [(self.printer(name), self.printer(shorten(shorten(stop, self.display), self.whole)))
-                for stop, name in self.names.items()]
+        return [(self.printer(name), self.printer(self.form(stop, stops=False)))
+                for stop, name in self.form.names.items()]
 
 
 def _wrapped(text: str, atom: bool) -> str:
@@ -149,14 +148,10 @@ def _plain_lines(node: Node, show) -> list[str]:
     return lines
 
 
-def shown_text(explanation, value) -> str:
-    """A value in the explanation's own form: its let names and abbreviated stops."""
-    return _Shown(explanation, plain)(value)
-
-
-def plain_text(explanation) -> str:
+@renders("Explanation", "plain")
+def plain_text(printer, explanation) -> str:
     """Numbered, indented lines with the rule name beside each step."""
-    show = _Shown(explanation, plain)
+    show = _Shown(explanation, printer.doprint)
     lines = [f"{call_text(explanation.request, show)}: {explanation.summary}"]
     lines += [f"definition: {text}" for text in _definitions(explanation)]
     if explanation.vector is not None:
@@ -291,9 +286,10 @@ def _intertext(text: str, small: bool = False) -> str:
     return rf"\intertext{{\sloppy{size} {_latex_text(text)}}}"
 
 
-def latex_text(explanation) -> str:
+@renders("Explanation", "latex")
+def latex_text(printer, explanation) -> str:
     """An align* block: each step's equation, broken to fit, with its rule as text below it."""
-    show = _Shown(explanation, latex)
+    show = _Shown(explanation, printer.doprint)
     rows = [_intertext(explanation.summary)]
     rows += [rf"\intertext{{\sloppy definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
     if explanation.vector is not None:
@@ -352,14 +348,15 @@ def _rich_add(tree, node: Node, show) -> None:
         _rich_add(branch, child, show)
 
 
-def rich_tree(explanation):
+@renders("Explanation", "pretty")
+def rich_tree(printer, explanation):
     """A rich Tree: the call and summary on top, one branch per step in Unicode mathematics, the check last."""
     from rich.text import Text
     from rich.tree import Tree
 
     from gradlang.render.pretty import styled_line as styled, tidy_line, to_line
 
-    show = _Shown(explanation, to_line)
+    show = _Shown(explanation, lambda value: to_line(value, printer._settings["full"]))
     title = styled(call_text(explanation.request, show) + ": ")
     title.append(explanation.summary, style=_STYLES["summary"])
     tree = Tree(title, guide_style="dim")
@@ -394,48 +391,49 @@ def rich_tree(explanation):
 # --- JSON -------------------------------------------------------------------
 
 
-def _json_node(node: Node) -> dict:
+def _json_node(node: Node, show) -> dict:
     step = node.step
-    data = {"rule": step.rule, "expr": plain(step.expr), "variable": plain(step.variable),
-            "result": plain(step.result), "substeps": [_json_node(c) for c in node.children]}
+    data = {"rule": step.rule, "expr": show(step.expr), "variable": show(step.variable),
+            "result": show(step.result), "substeps": [_json_node(c, show) for c in node.children]}
     for key, value in (("outer", step.outer), ("note", step.note), ("see", node.see)):
         if value:
             data[key] = value
     if step.given:
-        data["given"] = {name: plain(e) for name, e in step.given}
+        data["given"] = {name: show(e) for name, e in step.given}
     if step.blocked is not None:
-        data["blocked"] = plain(step.blocked)
+        data["blocked"] = show(step.blocked)
     if node.stopped:
-        data["note"] = f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
+        data["note"] = f"{show(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
     if node.hidden:
         data["hidden"] = node.hidden
     return data
 
 
-def json_data(explanation) -> dict:
+@renders("Explanation", "json")
+def json_data(printer, explanation) -> dict:
     """The whole call as one step (rule = the operation) whose substeps are the components."""
-    request = explanation.request
+    request, show = explanation.request, lambda value: plain(value, printer._settings["full"])
     substeps = []
     for labels, root in layout(explanation):
         why = _why(root)
-        simpler = [{"simplified": plain(e)} for e in _simpler(explanation, root)]
-        substeps.append({"components": list(labels), **_json_node(root), **({"why_zero": why[0]} if why else {}),
+        simpler = [{"simplified": show(e)} for e in _simpler(explanation, root)]
+        substeps.append({"components": list(labels), **_json_node(root, show), **({"why_zero": why[0]} if why else {}),
                          **(simpler[0] if simpler else {})})
-    return {"rule": request.operation, "expr": plain(to_symbolic(request.expr)), "call": call_text(request),
-            "result": plain(request.result), "summary": explanation.summary, "substeps": substeps,
-            "blocked": plain(explanation.blocked), "stops": [_json_stop(e, request) for e in explanation.ledger],
+    return {"rule": request.operation, "expr": show(to_symbolic(request.expr)), "call": call_text(request, show),
+            "result": show(request.result), "summary": explanation.summary, "substeps": substeps,
+            "blocked": show(explanation.blocked), "stops": [_json_stop(e, request, show) for e in explanation.ledger],
             "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {}),
-            **({"vector": vector_lines.json_data(explanation.vector, plain)} if explanation.vector is not None else {}),
+            **({"vector": vector_lines.json_data(explanation.vector, show)} if explanation.vector is not None else {}),
             **({"check": checked.json_data(explanation.check)} if explanation.check is not None else {}),
             **({"selection": [int(i) for i in request.indices]} if getattr(request, "whole", None) is not None else {})}
 
 
-def _json_stop(entry, request) -> dict:
+def _json_stop(entry, request, show) -> dict:
     """One ledger entry as data: the stop, its path, adjoint, removed term and verdict."""
-    data = {"stop": plain(entry.stop), "verdict": entry.verdict, "reaching": [plain(v) for v in entry.reaching],
-            "words": verdict_words(entry, request, plain)}
+    data = {"stop": show(entry.stop), "verdict": entry.verdict, "reaching": [show(v) for v in entry.reaching],
+            "words": verdict_words(entry, request, show)}
     if entry.verdict != "irrelevant":
-        data.update(adjoint=plain(adjoint_value(entry)), removed=plain(removed_value(entry)))
+        data.update(adjoint=show(adjoint_value(entry)), removed=show(removed_value(entry)))
     return data
 
 

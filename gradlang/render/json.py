@@ -16,17 +16,27 @@ LaTeX printers show (summarised above a thousand components unless `full`).
 from __future__ import annotations
 
 import json
+import math
 
 import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 from sympy.printing.printer import Printer
 
 from gradlang.render.latex import to_latex
+from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import to_plain
-from gradlang.render.report import json_number as encode_float
 from gradlang.render.shown import shown_result
 from gradlang.lazy import np
 from gradlang.expr.walk import dag_atoms
+
+
+def json_number(x: float):
+    """A float as JSON allows it: the specials become strings."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return float(x)
 
 
 def encode_value(value):
@@ -53,7 +63,7 @@ def _encode(value):
     if isinstance(value, sp.NDimArray):
         return [_encode(e) for e in value]
     if isinstance(value, (int, float, np.integer, np.floating)):
-        return encode_float(float(value))
+        return json_number(float(value))
     return _encode_scalar(value)
 
 
@@ -76,11 +86,13 @@ def _encode_scalar(expr):
         raise _NotNumeric from None
     if number.imag != 0:
         raise _NotNumeric
-    return encode_float(number.real)
+    return json_number(number.real)
 
 
-class JsonPrinter(Printer):
+class JsonPrinter(RecordPrinting, Printer):
     """Results, records and errors as JSON-ready data (dicts, lists, numbers, strings)."""
+
+    format = "json"  # the renderers it asks for records (records.py)
 
     _default_settings = {"full": False}
 
@@ -110,30 +122,6 @@ class JsonPrinter(Printer):
             data["attachments"] = [self._print(attachment) for attachment in result.attachments]
         return data
 
-    def _print_Explanation(self, explanation) -> dict:
-        from gradlang.render import derivation  # derivation prints its expressions through the plain printer
-
-        return derivation.json_data(explanation)
-
-    def _print_BackwardView(self, view) -> dict:
-        from gradlang.render import tape_view
-
-        return tape_view.view_json(view)
-
-    def _print_Tape(self, value) -> dict:
-        from gradlang.render import tape
-
-        return tape.json_data(value)
-
-    def _print_GradcheckReport(self, report) -> dict:
-        from gradlang.render import report as reports
-
-        return reports.gradcheck_json(report)
-
-    def _print_Plot(self, plot) -> dict:
-        from gradlang.render import report as reports
-
-        return reports.plot_json(plot)
 
     def _print_GradlangError(self, error) -> dict:
         """Exactly the error object of section 8."""

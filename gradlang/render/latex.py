@@ -21,6 +21,7 @@ from sympy.printing.latex import LatexPrinter
 from gradlang.expr import primitives
 from gradlang.expr.tensor.spelling import hadamard_latex
 from gradlang.expr.source import InStoredOrder
+from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import format_float
 from gradlang.render.teacher import TeacherOrder, where_latex
 from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, shape_text, shown_result, Summarising
@@ -68,8 +69,10 @@ def text_escape(text: str) -> str:
     return text.translate(_TEXT_ESCAPES)
 
 
-class GradlangLatexPrinter(Summarising, TeacherOrder, InStoredOrder, LatexPrinter):
+class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOrder, LatexPrinter):
     """LatexPrinter with gradlang's functions, components and number format."""
+
+    format = "latex"  # the renderers it asks for records (records.py)
 
     def _print_Mul(self, expr):
         """The elementwise product of tensors as u \\odot v (SymPy's own product otherwise)."""
@@ -203,31 +206,6 @@ class GradlangLatexPrinter(Summarising, TeacherOrder, InStoredOrder, LatexPrinte
         parts.append(self._print(shown_result(result, self._settings["full"])))
         parts.extend(self._print(attachment) for attachment in result.attachments)
         return "\n".join(parts)
-
-    def _print_Explanation(self, explanation) -> str:
-        from gradlang.render import derivation  # derivation prints its expressions through this module
-
-        return derivation.latex_text(explanation)
-
-    def _print_BackwardView(self, view) -> str:
-        from gradlang.render import tape_view
-
-        return tape_view.view_latex(view)
-
-    def _print_Tape(self, value) -> str:
-        from gradlang.render import tape
-
-        return tape.latex_text(value)
-
-    def _print_GradcheckReport(self, report) -> str:
-        from gradlang.render import report as reports
-
-        return reports.gradcheck_latex(report)
-
-    def _print_Plot(self, plot) -> str:
-        from gradlang.render import report as reports
-
-        return reports.plot_latex(plot, self._print)
 
 
 _ROW_CHARACTERS = 60  # a vector whose entries are longer than this together is set as a column (a row would overflow the page)

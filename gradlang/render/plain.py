@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from sympy.printing.str import StrPrinter
 
+from gradlang.render.records import RecordPrinting
 from gradlang.render.shown import MARKS, is_gap_row, shape_text, shown_result, Summarising
 from gradlang.expr.source import SourcePrinter, format_float
 from gradlang.render.teacher import TeacherOrder
 
 
-class PlainPrinter(Summarising, TeacherOrder, SourcePrinter):
+class PlainPrinter(RecordPrinting, Summarising, TeacherOrder, SourcePrinter):
     """gradlang source for values; plain text for records; summaries of large arrays."""
+
+    format = "plain"  # the renderers it asks for records (records.py)
 
     _default_settings = {**StrPrinter._default_settings, "full": False}
 
@@ -62,35 +65,10 @@ class PlainPrinter(Summarising, TeacherOrder, SourcePrinter):
         parts = [_comment(self._print(step)) for step in result.steps]
         value = self._print(shown_result(result, self._settings["full"]))
         if result.kind == "explain" and not self._settings["full"]:
-            value = _after_derivation(_in_its_form(result) or value, result.value)
+            value = _after_derivation(_in_its_form(result, self) or value, result.value)
         parts.append(value + "\n")
         parts.extend(_comment(self._print(attachment)) for attachment in result.attachments)
         return "".join(parts)
-
-    def _print_Explanation(self, explanation):
-        from gradlang.render import derivation  # derivation prints its expressions through this module
-
-        return derivation.plain_text(explanation)
-
-    def _print_BackwardView(self, view):
-        from gradlang.render import tape_view
-
-        return tape_view.view_plain(view)
-
-    def _print_Tape(self, value):
-        from gradlang.render import tape
-
-        return tape.plain_text(value)
-
-    def _print_GradcheckReport(self, report):
-        from gradlang.render import report as reports
-
-        return reports.gradcheck_plain(report)
-
-    def _print_Plot(self, plot):
-        from gradlang.render.chart import chart_plain
-
-        return chart_plain(plot)
 
 
 EXPLAINED_CHARACTERS = 200   # a symbolic value after a derivation longer than this is shortened to one line
@@ -121,16 +99,16 @@ def _after_derivation(text: str, value) -> str:
     return text[:max(40, EXPLAINED_WIDTH - len(note) - 1)] + "…" + note
 
 
-def _in_its_form(result) -> str | None:
+def _in_its_form(result, printer) -> str | None:
     """The value under one derivation that names the user's bindings, written with those names (p1, z1),
     as the derivation's own lines write it; None for any other result."""
-    from gradlang.render import derivation
+    from gradlang.explain.layout import Form
 
     if len(result.steps) != 1 or not getattr(getattr(result.steps[0], "vector", None), "display", ()):
         return None
     if getattr(result.steps[0], "derived", None) is not result.value:
         return None
-    return derivation.shown_text(result.steps[0], result.value)
+    return printer.doprint(Form(result.steps[0])(result.value))
 
 
 def _comment(text: str) -> str:

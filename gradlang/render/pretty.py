@@ -35,6 +35,7 @@ from gradlang.expr.tensor.spelling import hadamard_pretty
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
+from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
 from gradlang.render.shown import shape_text, shown_result, Summarising
 from gradlang.render.teacher import is_tensor_value, negated_pretty, TeacherOrder, tensor_sum_pretty, where_pretty
@@ -78,8 +79,10 @@ def format_pretty_float(value: float) -> str:
     return format_float(float(f"{value:.{_FLOAT_DIGITS}g}"))
 
 
-class GradlangPrettyPrinter(Summarising, TeacherOrder, InStoredOrder, PrettyPrinter):
+class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOrder, PrettyPrinter):
     """SymPy's Unicode pretty printer with gradlang's names and the sg(…) mark, and gradlang's records."""
+
+    format = "pretty"  # the renderers it asks for records (records.py)
 
     def _print_Add(self, expr, order=None):
         if self._tensor_value:
@@ -241,31 +244,6 @@ class GradlangPrettyPrinter(Summarising, TeacherOrder, InStoredOrder, PrettyPrin
         baseline = form.baseline if art.count("\n") + 1 == form.height() else 0
         return _beside(prefix, styled(art), baseline) if prefix else styled(art)
 
-    def _print_Explanation(self, explanation):
-        from gradlang.render import derivation  # derivation prints its expressions through the plain printer
-
-        return derivation.rich_tree(explanation)
-
-    def _print_BackwardView(self, view):
-        from gradlang.render import tape_view
-
-        return tape_view.view_rich(view)
-
-    def _print_Tape(self, value):
-        from gradlang.render import tape
-
-        return tape.rich_tables(value)
-
-    def _print_GradcheckReport(self, report):
-        from gradlang.render import report as reports
-
-        return reports.gradcheck_rich(report)
-
-    def _print_Plot(self, plot):
-        from gradlang.render.chart import chart_rich
-
-        return chart_rich(plot)
-
 
 # --- one line of Unicode mathematics (derivations) ------------------------------------
 
@@ -312,6 +290,7 @@ class LinePrinter(PlainPrinter):
 
 
 _LINE_PRINTER = LinePrinter({"order": None})
+_LINE_FULL = LinePrinter({"order": None, "full": True})
 _POWER = re.compile(r"\^([0-9]+)(?![0-9.])")
 _SUPERSCRIPT_DIGITS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -327,9 +306,9 @@ def tidy_line(text: str) -> str:
     return "−" + text[1:] if text.startswith("-") else text
 
 
-def to_line(value) -> str:
+def to_line(value, full: bool = False) -> str:
     """A value as one line of Unicode mathematics, stops marked (give it to `styled` for colour)."""
-    return tidy_line(_LINE_PRINTER.doprint(value))
+    return tidy_line((_LINE_FULL if full else _LINE_PRINTER).doprint(value))
 
 
 def styled_line(text: str) -> Text:

@@ -1,6 +1,6 @@
 """gradcheck reports and plots, as attachments to a Result, in the four formats.
 
-The printers' `_print_GradcheckReport` and `_print_Plot` methods call these.
+Registered as the renderers of `GradcheckReport` and `Plot` (records.py; the text charts are chart.py's).
 A report is a table (component, symbolic value, frozen and true finite
 differences, relative error) under a one-line verdict; a plot is the Unicode
 chart of chart.py in the text formats, one line of LaTeX, and every sampled
@@ -10,6 +10,9 @@ number in JSON.
 from __future__ import annotations
 
 import math
+
+from gradlang.render.json import json_number
+from gradlang.render.records import renders
 
 
 def tick(value: float, spread: float = 0.0) -> str:
@@ -29,15 +32,6 @@ def _fmt(x) -> str:
     if math.isnan(x) or math.isinf(x):
         return str(x)
     return f"{x:.6g}" if abs(x) >= 1e-4 or x == 0 else f"{x:.2e}"
-
-
-def json_number(x: float):
-    """A float as JSON allows it: the specials become strings."""
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return float(x)
 
 
 # --- gradcheck ----------------------------------------------------------------------
@@ -69,7 +63,8 @@ def cells(report) -> list[list[str]]:
     ]
 
 
-def gradcheck_plain(report) -> str:
+@renders("GradcheckReport", "plain")
+def gradcheck_plain(printer, report) -> str:
     table = [list(HEADINGS)] + cells(report)
     widths = [max(len(row[i]) for row in table) for i in range(len(HEADINGS))]
     lines = [
@@ -84,7 +79,8 @@ def _escape(text: str) -> str:
     return text.replace("_", r"\_").replace("*", r"{}^{*}")
 
 
-def gradcheck_latex(report) -> str:
+@renders("GradcheckReport", "latex")
+def gradcheck_latex(printer, report) -> str:
     rows = [" & ".join(r"\text{" + _escape(c) + "}" for c in HEADINGS)]
     rows += [
         " & ".join([r"\mathtt{" + _escape(row[0]) + "}"] + [_escape(c) for c in row[1:]]) for row in cells(report)
@@ -92,7 +88,8 @@ def gradcheck_latex(report) -> str:
     return r"\begin{array}{lrrrr} " + r" \\ ".join(rows) + r" \end{array}"
 
 
-def gradcheck_rich(report):
+@renders("GradcheckReport", "pretty")
+def gradcheck_rich(printer, report):
     from rich.table import Table
 
     table = Table(title=header(report), caption=footer(report))
@@ -103,7 +100,8 @@ def gradcheck_rich(report):
     return table
 
 
-def gradcheck_json(report) -> dict:
+@renders("GradcheckReport", "json")
+def gradcheck_json(printer, report) -> dict:
     return {
         "kind": "gradcheck",
         "max_relative_error": json_number(float(report.value)),
@@ -121,13 +119,16 @@ def _row_json(row) -> dict:
 # --- plots ------------------------------------------------------------------------------
 
 
-def plot_latex(plot, show) -> str:
-    """A one-line description: which expressions, over which interval (`show` prints an expression)."""
+@renders("Plot", "latex")
+def plot_latex(printer, plot) -> str:
+    """A one-line description: which expressions, over which interval, through the calling printer."""
+    show = printer._print
     shown = r",\ ".join(show(e) for e in plot.exprs)
     return rf"\text{{plot of }} {shown} \text{{ for }} {show(plot.t)} \in [{tick(plot.a)}, {tick(plot.b)}]"
 
 
-def plot_json(plot) -> dict:
+@renders("Plot", "json")
+def plot_json(printer, plot) -> dict:
     return {
         "kind": "plot",
         "variable": str(plot.t),

@@ -1,6 +1,6 @@
 """Reverse-mode tapes (gradlang.dag.tape) and `explain backward` views in the four formats.
 
-The printers' `_print_Tape` and `_print_BackwardView` methods call these.
+Registered as the renderers of `Tape` (records.py); tape_view.py's, of `BackwardView`, draw these tables.
 
 The forward table is the program TF or JAX would run, one value per line; the
 backward table its adjoints in reverse order. A stopped value is marked
@@ -16,6 +16,7 @@ import sympy as sp
 from gradlang.derive.dag.tape import Tape
 from gradlang.render.latex import to_latex as expr_latex
 from gradlang.render.plain import to_plain as expr_plain
+from gradlang.render.records import renders
 from gradlang.expr.walk import dag_atoms
 
 CUT = "cut: no gradient flows back"
@@ -38,7 +39,8 @@ def _sources(row) -> str:
     return ", ".join("output" if parent is None else f"v{parent}" for parent, _ in row.contributions)
 
 
-def plain_text(tape: Tape) -> str:
+@renders("Tape", "plain")
+def plain_text(printer, tape: Tape) -> str:
     """The two tables as aligned plain text."""
     lines = ["forward:"]
     for name, operation, local, note in _forward_lines(tape):
@@ -65,7 +67,8 @@ def _latex(expr) -> str:
     return expr_latex(expr.xreplace(names))
 
 
-def latex_text(tape: Tape) -> str:
+@renders("Tape", "latex")
+def latex_text(printer, tape: Tape) -> str:
     """The tables as two LaTeX aligned environments."""
     forward = []
     for r in tape.forward:
@@ -78,7 +81,8 @@ def latex_text(tape: Tape) -> str:
     )
 
 
-def rich_tables(tape: Tape):
+@renders("Tape", "pretty")
+def rich_tables(printer, tape: Tape):
     """Two rich Tables (forward, backward) in a Group, cut edges in red."""
     from rich.console import Group
     from rich.table import Table
@@ -98,7 +102,8 @@ def rich_tables(tape: Tape):
     return Group(forward, backward)
 
 
-def json_data(tape: Tape) -> dict:
+@renders("Tape", "json")
+def json_data(printer, tape: Tape) -> dict:
     """Plain data: forward rows, backward rows, the gradient, all expressions as text."""
     return {
         "forward": [

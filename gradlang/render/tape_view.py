@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.render.plain import to_plain as expr_plain
+from gradlang.render.records import renders
 from gradlang.render.tape import _forward_lines, _latex, _sources, rich_tables, size_text
 
 # --- explain backward(e, x) -------------------------------------------------------
@@ -203,7 +204,8 @@ def _headed(text: str, tail: str) -> str:
     return text + tail if width(text + tail) <= WIDTH else text
 
 
-def view_plain(view) -> str:
+@renders("BackwardView", "plain")
+def view_plain(printer, view) -> str:
     lines = [_headed(call_text(view), ": the reverse-mode computation")]
     lines += [f"definition: {text}" if width(f"definition: {text}") <= WIDTH else text for text in view.definitions]
     beside = _side_by_side(view) if view.tape.forward else None
@@ -255,7 +257,8 @@ def _paragraph(text: str) -> str:
     return rf"{{\sloppy {text}\par}}"
 
 
-def view_latex(view) -> str:
+@renders("BackwardView", "latex")
+def view_latex(printer, view) -> str:
     """Each table in its own display (aligned needs math mode), the cuts as displays and text."""
     forward = []
     for r in view.tape.forward:
@@ -264,18 +267,19 @@ def view_latex(view) -> str:
         forward.append(rf"v_{{{r.index}}} &= {_latex(r.local)} && \text{{{note}}}{size}")
     backward = [rf"\bar{{v}}_{{{r.index}}} &= {_latex(r.local)}" + (rf" && \text{{{mark}}}" if mark else "")
                 for r, mark in _rows(view)]
-    shown = [f"\\[\n\\begin{{aligned}}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n\\]"
+    shown = ["\\[\n\\begin{{aligned}}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n\\]"
              for rows in (forward, backward) if rows]
     definitions = [rf"{{\sloppy definition: \texttt{{{_latex_words(text)}}}\par}}" for text in view.definitions]
     return "\n".join(definitions + shown + [line for cut in view.cuts for line in _latex_cut(cut, view)])
 
 
-def view_rich(view):
+@renders("BackwardView", "pretty")
+def view_rich(printer, view):
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    forward, _ = rich_tables(view.tape).renderables
+    forward, _ = rich_tables(printer, view.tape).renderables
     backward = Table(title="backward (adjoints, last value first)")
     for column in ("adjoint", "sum of", "from", "note"):
         backward.add_column(column)
@@ -327,7 +331,8 @@ def _nones(view) -> tuple:
     return (None,) * len(view.tape.gradient)
 
 
-def view_json(view) -> dict:
+@renders("BackwardView", "json")
+def view_json(printer, view) -> dict:
     """The tables as data (the rows into the cuts marked), and each cut as data."""
     names = {expr_plain(symbol): expr_plain(stop) for stop, symbol in view.names}
     return {"rule": "backward", "call": call_text(view), "definitions": list(view.definitions), **_json_tables(view),
