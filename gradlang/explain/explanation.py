@@ -7,7 +7,7 @@ come with them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -16,8 +16,9 @@ from gradlang.expr.bounded import tidy
 from gradlang.expr.values import elementwise, elements, from_elements, shape_of, to_symbolic
 from gradlang.explain.scalar.components import component_steps
 from gradlang.explain.ledger.components import ledger
-from gradlang.explain.ledger.words import phrase
+from gradlang.explain.ledger.words import lines as stop_sentences, phrase, verdict
 from gradlang.explain.scalar.summary import summarize
+from gradlang.explain.scalar.why import why_zero
 from gradlang.explain.vector.derivation import vector_derivation
 from gradlang.explain.text import plain
 from gradlang.explain.scalar.unfold import unfolded_request
@@ -54,6 +55,9 @@ class Explanation:
     derived: object = None
     check: object = None
     vector: object = None   # a formula.VectorDerivation when the derivative was derived in vector form
+    why: tuple = ()         # at the index of each step, why its component is exactly 0 (a note.Note), or None
+    sentences: tuple = ()   # (head, verdict) Notes saying what each stop (or group of stops) does; said()
+    verdicts: tuple = ()    # at the index of each ledger entry, its verdict in words (a Note), for JSON
 
 
 def _group(pairs) -> tuple[tuple, tuple]:
@@ -108,16 +112,23 @@ def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False) ->
     vector = None if unfold else vector_derivation(request)
     if vector is not None and depth is not None:
         summary = "; ".join(p for p in (vector.identity, phrase(entries)) if p)
-        return Explanation(request, summary, (), (), blocked_part(request), entries, depth, (),
-                           vector.instantiated(), vector=vector)
+        return said(Explanation(request, summary, (), (), blocked_part(request), entries, depth, (),
+                                vector.instantiated(), vector=vector))
     pairs = component_steps(request)
     steps, components = _group(pairs)
     simplified = tuple(simpler(step.result) for step in steps)
     summary = summarize(steps, entries)
     if vector is not None:  # every step asked for: the vector derivation, then the components
         summary = "; ".join(p for p in (vector.identity, summary) if p)
-    return Explanation(request, summary, steps, components, blocked_part(request), entries,
-                       depth, simplified, assembled(request, [step for _, step in pairs]), vector=vector)
+    return said(Explanation(request, summary, steps, components, blocked_part(request), entries,
+                            depth, simplified, assembled(request, [step for _, step in pairs]), vector=vector,
+                            why=tuple(why_zero(s.expr, s.variable) if s.result == 0 else None for s in steps)))
+
+
+def said(explanation: Explanation) -> Explanation:
+    """The explanation with its ledger in words (ledger/words.py), composed once here and never by a printer."""
+    verdicts = tuple(verdict(e, explanation.request) for e in explanation.ledger)
+    return replace(explanation, sentences=stop_sentences(explanation), verdicts=verdicts)
 
 
 def assembled(request, roots: list):

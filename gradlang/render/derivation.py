@@ -13,15 +13,15 @@ import sympy as sp
 
 from gradlang.expr.tensor.nodes import TensorOp, Var, rank as tensor_rank, shape_of as tensor_shape
 from gradlang.expr.values import elements, shape_of, to_symbolic
-from gradlang.explain.scalar.why import why_zero
 from gradlang.explain.scalar.components import step_operator
 from gradlang.explain.ledger.components import adjoint_value, removed_value
-from gradlang.explain.ledger.words import lines as stop_lines, verdict as verdict_words
 from gradlang.explain.layout import Form, Node, layout, more_line, walk_nodes
 from gradlang.render import checked
-from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex
+from gradlang.explain.note import note
+from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex_symbol
+from gradlang.render.notes import latex_note, latex_rows, plain_note
 from gradlang.render.plain import to_plain as plain
-from gradlang.render import stops_latex, vector_lines
+from gradlang.render import vector_lines
 from gradlang.render.records import renders
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
@@ -94,31 +94,28 @@ def _given(step, show) -> str:
     return ", ".join(f"{name} = {show(e)}" for name, e in step.given)
 
 
-def _remark(node: Node, show=plain, latex_math=None) -> str:
-    """The step's note and instantiated rule (u = …); with `latex_math`, text escaped for LaTeX and the letters as math."""
-    escape = _latex_text if latex_math else (lambda text: text)
+def _remark(node: Node, show, latex: bool = False) -> str:
+    """The step's note and instantiated rule (u = …); in LaTeX, the words as text and the expressions as math."""
+    spell = (lambda n: latex_note(n, show)) if latex else (lambda n: plain_note(n, show))
     if node.see:
         return f"as derived in step {node.see}"
     if node.stopped:
-        return escape(f"{plain(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0")
-    if latex_math:
-        given = ", ".join(f"${latex(sp.Symbol(name))} = {latex_math(e)}$" for name, e in node.step.given)
+        return spell(note(node.step.variable, f" appears here only inside stop_gradient (step {node.stopped}): 0"))
+    if latex:
+        given = ", ".join(f"${latex_symbol(sp.Symbol(name))} = {show(e)}$" for name, e in node.step.given)
     else:
         given = _given(node.step, show)
-    note = escape(node.step.note)
-    text = f"{note}   {given}" if given and note else (given or note)
+    said = spell(node.step.note)
+    text = f"{said}   {given}" if given and said else (given or said)
     if node.hidden:
         more = f"{node.hidden} more step{'s' if node.hidden > 1 else ''} below the depth limit"
         return f"{text}; {more}" if text else more
     return text
 
 
-def _why(root: Node) -> list[str]:
-    """The reason an exactly-zero component is zero (at most one sentence)."""
-    step = root.step
-    if step.result != 0:
-        return []
-    reason = why_zero(step.expr, step.variable)
+def _why(explanation, root: Node) -> list:
+    """The reason explain gave for an exactly-zero component (at most one Note)."""
+    reason = dict(zip(explanation.steps, explanation.why)).get(root.step)
     return [reason] if reason else []
 
 
@@ -163,9 +160,9 @@ def plain_text(printer, explanation) -> str:
             lines.append(", ".join(labels) + ":")
         lines.extend(_plain_lines(root, show))
         lines.extend(f"   = {show(simpler)}   [simplified]" for simpler in _simpler(explanation, root))
-        lines.extend(f"why zero: {reason}" for reason in _why(root))
-    for head, verdict in stop_lines(explanation, show):
-        lines += [head, f"   {verdict}"]
+        lines.extend(f"why zero: {plain_note(reason, show)}" for reason in _why(explanation, root))
+    for head, verdict in explanation.sentences:
+        lines += [plain_note(head, show), f"   {plain_note(verdict, show)}"]
     lines += [more] if (more := more_line(explanation)) else []
     lines += [checked.plain_line(explanation.check)] if explanation.check is not None else []
     return "\n".join(lines)
@@ -190,8 +187,8 @@ def _pieces(expr, show, line: int = _LATEX_LINE) -> list[str]:
     if expr.is_Pow and expr.exp.is_Integer:
         inner = _pieces(expr.base, show, line)
         return _wrapped_lines(r"\Bigl(", inner, r"\Bigr)^{%s}" % show(expr.exp))
-    if isinstance(expr, TensorOp) and len(expr.args) > 1 and len(plain(expr.args[0])) > line // 2:
-        return _first_argument_broken(expr, show, line)
+    if isinstance(expr, TensorOp) and len(expr.args) > 1 and max(len(plain(a)) for a in expr.args) > line // 2:
+        return _argument_broken(expr, show, line)
     if isinstance(expr, sp.Function) and len(expr.args) == 1:
         hole = sp.Symbol("HOLE")
         prefix, _, suffix = show(expr.func(hole)).partition("HOLE")
@@ -205,15 +202,20 @@ def _pieces(expr, show, line: int = _LATEX_LINE) -> list[str]:
     return [show(expr)]
 
 
-def _first_argument_broken(expr, show, line: int) -> list[str]:
-    """A tensor operation of a long first argument (u vᵀ with u long): u broken inside \\Bigl( \\Bigr)."""
-    hole = Var("HOLE", tensor_shape(expr.args[0]))
-    prefix, _, suffix = show(expr.func(hole, *expr.args[1:])).partition("HOLE")
-    if "HOLE" in suffix or prefix.count("{") != prefix.count("}"):
+def _argument_broken(expr, show, line: int) -> list[str]:
+    """A tensor operation of a long argument (u vᵀ with u long, A (B C) with B C long): that argument broken
+    inside \\Bigl( \\Bigr)."""
+    k = max(range(len(expr.args)), key=lambda i: len(plain(expr.args[i])))
+    hole = Var("HOLE", tensor_shape(expr.args[k]))
+    prefix, _, suffix = show(expr.func(*expr.args[:k], hole, *expr.args[k + 1:])).partition("HOLE")
+    if k == 0:  # u vᵀ, outer(u, v): the brackets around u give way to \\Bigl( \\Bigr)
+        prefix = prefix.replace(r"\left(", "")
+        suffix = suffix.replace(r"\right)", "", 1) if suffix.startswith(r"\right)") else suffix
+    elif prefix.rstrip().endswith(r"\left(") and suffix.startswith(r"\right)"):
+        prefix, suffix = prefix.rstrip()[:-len(r"\left(")], suffix[len(r"\right)"):]
+    if "HOLE" in suffix or prefix.count("{") != prefix.count("}") or k and prefix.count(r"\left") != prefix.count(r"\right"):
         return [show(expr)]
-    prefix = prefix.replace(r"\left(", "").rstrip()
-    suffix = suffix.replace(r"\right)", "", 1) if suffix.startswith(r"\right)") else suffix
-    return _wrapped_lines(prefix + r"\Bigl(", _pieces(expr.args[0], show, line), r"\Bigr)" + suffix)
+    return _wrapped_lines(prefix.rstrip() + r"\Bigl(", _pieces(expr.args[k], show, line), r"\Bigr)" + suffix)
 
 
 def _wrapped_lines(prefix: str, lines: list, suffix: str) -> list[str]:
@@ -254,7 +256,7 @@ def _latex_rows(node: Node, show) -> list[str]:
     step = node.step
     d = r"\partial" if "[" in plain(step.variable) else "d"
     indent = r"\qquad " * node.level
-    lhs = r"\frac{%s}{%s %s}\left(%s\right)" % (d, d, latex(step.variable), show(step.expr))
+    lhs = r"\frac{%s}{%s %s}\left(%s\right)" % (d, d, latex_symbol(step.variable), show(step.expr))
     rhs = _pieces(step.result, show, _LATEX_LINE - _LHS_HEAD - 4 * node.level)  # after the indent and \qquad
     if step.rule == "stop_gradient" and step.result == 0:
         rhs = [r"\underbrace{0}_{\text{stop}}"]  # the stop acts here: its derivative is set to 0
@@ -265,7 +267,7 @@ def _latex_rows(node: Node, show) -> list[str]:
         rows += [rf"&{indent}\qquad = {rhs[0]} \\"]
     rows += [rf"&{indent}\qquad\quad {piece} \\" for piece in rhs[1:]]
     annotation = _latex_text(f"({node.number}) {rule_label(step)}")
-    remark = _remark(node, latex_math=show)
+    remark = _remark(node, show, latex=True)
     if remark:
         annotation += f": {remark}"
     return rows + [rf"\intertext{{\sloppy\small {annotation}}}"]
@@ -274,7 +276,7 @@ def _latex_rows(node: Node, show) -> list[str]:
 def _pieces_lhs(step, show, d, level: int) -> list[str]:
     """The left side ∂/∂x of a long expression, broken like a result."""
     pieces = _pieces(step.expr, show, _LATEX_LINE - _LHS_HEAD - 4 * level)
-    head = r"\frac{%s}{%s %s}\Bigl(" % (d, d, latex(step.variable))
+    head = r"\frac{%s}{%s %s}\Bigl(" % (d, d, latex_symbol(step.variable))
     if len(pieces) == 1:
         return [head + pieces[0] + r"\Bigr)"]
     return [head + pieces[0]] + [r"\quad " + p for p in pieces[1:-1]] + [r"\quad " + pieces[-1] + r"\Bigr)"]
@@ -293,7 +295,7 @@ def latex_text(printer, explanation) -> str:
     rows = [_intertext(explanation.summary)]
     rows += [rf"\intertext{{\sloppy definition: \texttt{{{_latex_text(text)}}}}}" for text in _definitions(explanation)]
     if explanation.vector is not None:
-        flush = explanation.vector.identity.startswith("the reverse pass")  # the tensor pass's long left sides
+        flush = "at the tensor level" in explanation.vector.identity  # the tensor passes' long left sides
         rows += vector_lines.latex_rows(explanation.vector, show, show.legend(), _pieces if flush else None)
     else:
         rows += [rf"\intertext{{where ${name} = {stop}$}}" for name, stop in show.legend()]
@@ -303,11 +305,8 @@ def latex_text(printer, explanation) -> str:
         for node in _walk(root):
             rows.extend(_latex_rows(node, show))
         rows.extend(rf"&\qquad = {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
-        rows.extend(_intertext(f"why zero: {reason}") for reason in _why(root))
-    if explanation.ledger and all(entry.level == "tensor" for entry in explanation.ledger):
-        rows += stops_latex.rows(explanation, show, _pieces)
-    else:
-        rows += [_intertext(f"{head}; {verdict}") for head, verdict in stop_lines(explanation, _Shown(explanation, plain))]
+        rows.extend(rf"\intertext{{\sloppy why zero: {latex_note(reason, show)}}}" for reason in _why(explanation, root))
+    rows += [row for sentence in explanation.sentences for said in sentence for row in latex_rows(said, show, _pieces)]
     rows += [_intertext(more, small=True)] if (more := more_line(explanation)) else []
     rows += [checked.latex_line(explanation.check)] if explanation.check is not None else []
     if rows[-1].endswith(r" \\"):
@@ -375,9 +374,9 @@ def rich_tree(printer, explanation):
         _rich_add(parent, root, show)
         for simpler in _simpler(explanation, root):
             parent.add(styled(f"= {show(simpler)}").append("   simplified", style=_STYLES["rule"]))
-        for reason in _why(root):
-            parent.add(styled(tidy_line(f"why zero: {reason}")))
-    for head, verdict in stop_lines(explanation, show):
+        for reason in _why(explanation, root):
+            parent.add(styled(tidy_line(f"why zero: {plain_note(reason, show)}")))
+    for head, verdict in ((plain_note(h, show), plain_note(v, show)) for h, v in explanation.sentences):
         line = styled(head)
         line.stylize(_STYLES["stop"], 0, len("stop"))
         tree.add(line).add(styled(verdict))
@@ -395,7 +394,7 @@ def _json_node(node: Node, show) -> dict:
     step = node.step
     data = {"rule": step.rule, "expr": show(step.expr), "variable": show(step.variable),
             "result": show(step.result), "substeps": [_json_node(c, show) for c in node.children]}
-    for key, value in (("outer", step.outer), ("note", step.note), ("see", node.see)):
+    for key, value in (("outer", step.outer), ("note", plain_note(step.note, show)), ("see", node.see)):
         if value:
             data[key] = value
     if step.given:
@@ -403,7 +402,7 @@ def _json_node(node: Node, show) -> dict:
     if step.blocked is not None:
         data["blocked"] = show(step.blocked)
     if node.stopped:
-        data["note"] = f"{show(node.step.variable)} appears here only inside stop_gradient (step {node.stopped}): 0"
+        data["note"] = _remark(node, show)
     if node.hidden:
         data["hidden"] = node.hidden
     return data
@@ -415,23 +414,23 @@ def json_data(printer, explanation) -> dict:
     request, show = explanation.request, lambda value: plain(value, printer._settings["full"])
     substeps = []
     for labels, root in layout(explanation):
-        why = _why(root)
+        why = [plain_note(reason, show) for reason in _why(explanation, root)]
         simpler = [{"simplified": show(e)} for e in _simpler(explanation, root)]
         substeps.append({"components": list(labels), **_json_node(root, show), **({"why_zero": why[0]} if why else {}),
                          **(simpler[0] if simpler else {})})
     return {"rule": request.operation, "expr": show(to_symbolic(request.expr)), "call": call_text(request, show),
             "result": show(request.result), "summary": explanation.summary, "substeps": substeps,
-            "blocked": show(explanation.blocked), "stops": [_json_stop(e, request, show) for e in explanation.ledger],
+            "blocked": show(explanation.blocked), "stops": [_json_stop(e, w, show) for e, w in zip(explanation.ledger, explanation.verdicts)],
             "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {}),
             **({"vector": vector_lines.json_data(explanation.vector, show)} if explanation.vector is not None else {}),
             **({"check": checked.json_data(explanation.check)} if explanation.check is not None else {}),
             **({"selection": [int(i) for i in request.indices]} if getattr(request, "whole", None) is not None else {})}
 
 
-def _json_stop(entry, request, show) -> dict:
+def _json_stop(entry, words, show) -> dict:
     """One ledger entry as data: the stop, its path, adjoint, removed term and verdict."""
     data = {"stop": show(entry.stop), "verdict": entry.verdict, "reaching": [show(v) for v in entry.reaching],
-            "words": verdict_words(entry, request, show)}
+            "words": plain_note(words, show)}
     if entry.verdict != "irrelevant":
         data.update(adjoint=show(adjoint_value(entry)), removed=show(removed_value(entry)))
     return data

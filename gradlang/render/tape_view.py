@@ -14,6 +14,9 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.render.plain import to_plain as expr_plain
+from gradlang.explain.formula import Math
+from gradlang.explain.note import Note, equals, note
+from gradlang.render.notes import latex_note, plain_note
 from gradlang.render.records import renders
 from gradlang.render.tape import _forward_lines, _latex, _sources, rich_tables, size_text
 
@@ -74,25 +77,41 @@ def _form(cut, spelling: str, show) -> tuple[str, str]:
     return text(cut.form, show, spelling) + " = ", names
 
 
-def _sends(cut, view, show) -> str:
+def _v(index, component, bar: str = "") -> Math:
+    """A row's value v3 (or its adjoint v̄3, with bar) as notation: v̄3 in text, \\bar{v}_{3} in LaTeX."""
+    label = _label(index, component)
+    return Math(f"v{bar}{label}", rf"\bar{{v}}_{{{label}}}" if bar else f"v_{{{label}}}")
+
+
+def _sends(cut, view) -> Note:
     """What the stop would have sent on: v̄5 on to v4 = max(v1, v2, v3), adding … to the gradient."""
     from gradlang.explain.ledger.words import short
-    from gradlang.render.vector_lines import text
 
     rows = {r.index: r for r in view.tape.forward}
-    target = "" if cut.argument not in rows else f" on to v{_label(cut.argument, cut.argument_component)}" + (
-        f" = {show(rows[cut.argument].local)}" if cut.argument_component is None else "")
-    where = ", ".join(f"d/d{show(v)}" for v, _ in cut.adds[:3]) + (f" and {len(cut.adds) - 3} more" if len(cut.adds) > 3 else "")
+    target = note() if cut.argument not in rows else note(" on to ", _v(cut.argument, cut.argument_component), *(
+        (equals(), rows[cut.argument].local) if cut.argument_component is None else ()))
     if not cut.adds:
-        added = "adding 0 to the gradient"
+        added = note("adding 0 to the gradient")
     elif cut.removes:
-        added = f"adding {text(cut.removes, lambda e: show(_named(view, e)))} to the gradient"
-    elif all(short(term, show) for _, term in cut.adds) and len(cut.adds) <= 3 and width(
-            listed := "adding " + ", ".join(f"{show(term)} to d/d{show(v)}" for v, term in cut.adds)) <= WIDTH // 2:
+        added = note("adding ", *(_named(view, p) for p in cut.removes), " to the gradient")
+    elif all(short(term, expr_plain) for _, term in cut.adds) and len(cut.adds) <= 3 and width(
+            plain_note(listed := note("adding ", *_each(cut.adds, lambda v, term: (term, " to ", _d(v)))),
+                       expr_plain)) <= WIDTH // 2:
         added = listed
     else:
-        added = f"adding a non-zero term to {where} (blocked(e, x) gives them)"
-    return f"v̄{_label(cut.row, cut.component)}{target}, {added}"
+        more = f" and {len(cut.adds) - 3} more" if len(cut.adds) > 3 else ""
+        added = note("adding a non-zero term to ", *_each(cut.adds[:3], lambda v, _: (_d(v),)), more,
+                     " (blocked(e, x) gives them)")
+    return note(_v(cut.row, cut.component, "̄"), target, ", ", added)
+
+
+def _d(variable) -> Note:
+    return note(Math("d/d", r"\partial/\partial "), variable)
+
+
+def _each(pairs, parts) -> list:
+    """The parts of every pair, separated by commas."""
+    return [part for k, pair in enumerate(pairs) for part in ((", ",) if k else ()) + tuple(parts(*pair))]
 
 
 def _states_value(cut) -> bool:
@@ -114,12 +133,13 @@ def _one_cut(cut, view, show) -> tuple[str, list[str]]:
     computes = show(_computes(cut, view))
     head = f"v{_label(cut.row, cut.component)} = {computes}" + (f" = {show(cut.stop)}" if computes != show(cut.stop) else "")
     if cut.local is None:
-        return head, [NOTHING, cut.words]
+        return head, [NOTHING, plain_note(cut.words, expr_plain)]
     local = show(cut.local)
     stated, names = _form(cut, "plain", lambda e: show(_named(view, e)))
     value = "" if _states_value(cut) else brief(_named(view, cut.adjoint), show)
     arriving = f"v̄{_label(cut.row, cut.component)} = {local} = {stated}{value}".rstrip(" =") + (f"   (where {names})" if names else "")
-    return head, [f"arriving: {arriving}", f"would send: {_sends(cut, view, show)}", cut.words]
+    return head, [f"arriving: {arriving}", f"would send: {plain_note(_sends(cut, view), show)}",
+                  plain_note(cut.words, expr_plain)]
 
 
 NOTHING = "arriving: nothing (no variable reaches the stopped value)"
@@ -237,9 +257,9 @@ def _latex_cut(cut, view) -> list[str]:
     from gradlang.explain.ledger.words import short
 
     show = lambda e: _latex(_named(view, e))  # noqa: E731
-    head = _paragraph(_latex_words(f"At the cut v{_label(cut.row, cut.component)} = {expr_plain(cut.stop)}:"))
+    head = _paragraph(latex_note(note("At the cut ", _v(cut.row, cut.component), equals(), cut.stop, ":"), _latex))
     if cut.local is None:
-        return [head, _paragraph(_latex_words(cut.words))]
+        return [head, _paragraph(latex_note(cut.words, _latex, display=True))]
     named = _named(view, cut.adjoint)
     value = show(cut.adjoint) if short(named, expr_plain) else (
         rf"\text{{(a term of {len(expr_plain(named))} characters)}}")
@@ -248,8 +268,8 @@ def _latex_cut(cut, view) -> list[str]:
     picked = "" if cut.component is None else f"[{cut.component}]"
     equation = rf"\bar{{v}}_{{{cut.row}}}{picked} = {_latex(cut.local)} = {stated}{value}".rstrip(" =") + (
         rf",\quad \text{{where }} {names}" if names else "")
-    sends = _paragraph(_latex_words("would send: " + _sends(cut, view, expr_plain)))
-    return [head, "\\[\n" + equation + "\n\\]", sends, _paragraph(_latex_words(cut.words))]
+    sends = _paragraph("would send: " + latex_note(_sends(cut, view), _latex, display=True))
+    return [head, "\\[\n" + equation + "\n\\]", sends, _paragraph(latex_note(cut.words, _latex, display=True))]
 
 
 def _paragraph(text: str) -> str:
@@ -267,7 +287,7 @@ def view_latex(printer, view) -> str:
         forward.append(rf"v_{{{r.index}}} &= {_latex(r.local)} && \text{{{note}}}{size}")
     backward = [rf"\bar{{v}}_{{{r.index}}} &= {_latex(r.local)}" + (rf" && \text{{{mark}}}" if mark else "")
                 for r, mark in _rows(view)]
-    shown = ["\\[\n\\begin{{aligned}}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n\\]"
+    shown = ["\\[\n\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}\n\\]"
              for rows in (forward, backward) if rows]
     definitions = [rf"{{\sloppy definition: \texttt{{{_latex_words(text)}}}\par}}" for text in view.definitions]
     return "\n".join(definitions + shown + [line for cut in view.cuts for line in _latex_cut(cut, view)])
@@ -297,7 +317,7 @@ def _json_cut(cut, view) -> dict:
     from gradlang.render.vector_lines import text
 
     data = {"row": cut.row, "argument": cut.argument, "stop": expr_plain(cut.stop), "verdict": cut.verdict,
-            "text": cut.words}
+            "text": plain_note(cut.words, expr_plain)}
     if cut.component is not None or cut.argument_component is not None:
         data.update(component=cut.component, argument_component=cut.argument_component)
     if cut.local is None:

@@ -7,7 +7,9 @@ and nothing else, and the log must show no error and no overfull line.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -75,6 +77,7 @@ def _compile(body: str, tmp_path: Path) -> str:
     return log
 
 
+@functools.lru_cache(maxsize=None)
 def _latex_of(source: str) -> str:
     results = [r for r in Session().run(source) if r is not None]
     return "\n".join(to_latex(step) for r in results for step in r.steps)
@@ -86,6 +89,18 @@ def test_a_derivation_compiles_and_fits_the_page(name, tmp_path):
     assert body
     log = _compile(body, tmp_path)
     assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]
+
+
+_SOURCE_IN_TEXT = re.compile(r"\\\^\{\}|stop\\_gradient\(|[\w)]\*[\w(]")
+
+
+@pytest.mark.parametrize("name", sorted(DERIVATIONS))
+def test_a_derivation_says_its_expressions_as_mathematics(name):
+    """No sentence of a LaTeX derivation (a note, why zero, the ledger) spells an expression as gradlang
+    source: x^2, 2*y, stop_gradient(…) in text mean a printer wrote the sentence, not explain's Note."""
+    for line in _latex_of(DERIVATIONS[name]).splitlines():
+        text = re.sub(r"\$[^$]*\$|\\\(.*?\\\)|\\texttt\{.*\}", "", line) if "intertext" in line or "sloppy" in line else ""
+        assert not _SOURCE_IN_TEXT.search(text), line
 
 
 # examples whose --latex output does not compile yet, and why (strict: remove when fixed)

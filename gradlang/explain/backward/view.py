@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from gradlang.derive.dag.tape import Tape, tape, value_symbol
-from gradlang.expr.source import to_source
 from gradlang.expr.values import elements, is_scalar
 
 
@@ -48,7 +47,7 @@ class Cut:
     local: object
     adjoint: object
     verdict: str
-    words: str
+    words: object   # a note.Note
     form: tuple = ()
     lets: tuple = ()
     adds: tuple = ()
@@ -108,7 +107,7 @@ def _cut(entry, request, rows: dict, toward: dict, forms: tuple) -> Cut:
     row = rows[entry.stop]
     argument = rows.get(entry.stop.args[0])
     removes = forms[2].get(entry.stop, ())
-    words = verdict(entry, request, to_source, removes)
+    words = verdict(entry, request, removes)
     if entry.verdict == "irrelevant":
         return Cut(row, argument, entry.stop, None, None, entry.verdict, words)
     arriving = toward.get(row)

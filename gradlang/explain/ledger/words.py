@@ -1,7 +1,8 @@
-"""The ledger in words: one head line and one verdict line per stop, and the summary phrase.
+"""The ledger in words: one head and one verdict per stop, and the summary phrase.
 
-Shared by the plain, LaTeX and pretty renderers (JSON takes the same
-entries as data), so every format says the same thing about every stop.
+Each sentence is a Note (explain/note.py), composed once when explain runs
+(explanation.said) with the expressions kept apart, so every format says the
+same thing about every stop and LaTeX sets its expressions as mathematics.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import sympy as sp
 
 from gradlang.expr.values import is_scalar, to_symbolic
 from gradlang.explain.ledger.components import adjoint_value, is_zero, removed_value, variables_of
+from gradlang.explain.note import Note, equals, listed, note
 
 _LONG = 72        # characters of a term that stands on the line it is named in
 _LISTED = 3       # variables named on a path before "and n more"
@@ -21,18 +23,22 @@ def _number(n: int) -> str:
     return _NUMBERS.get(n, str(n))
 
 
-def over(request, show) -> str:
+def over(request) -> Note:
     """The variables of the request as the user wrote them: x, or W, or mu1, mu2."""
     if request.operation == "diff" or request.wrt is None:
-        return ", ".join(show(s) for s in variables_of(request))
-    return show(to_symbolic(request.wrt)) if is_scalar(request.wrt) else _vector_name(request, show)
+        return _joined(variables_of(request))
+    return note(to_symbolic(request.wrt)) if is_scalar(request.wrt) else _vector_name(request)
 
 
-def _vector_name(request, show) -> str:
+def _joined(values) -> Note:
+    return note(*[part for k, value in enumerate(values) for part in ((", ", value) if k else (value,))])
+
+
+def _vector_name(request) -> Note:
     """W when the variables are all W's components (by their names: pretty shows W[0, 1] as W₀,₁)."""
     variables = variables_of(request)
-    names = {getattr(s, "name", show(s)).split("[")[0] for s in variables}
-    return show(sp.Symbol(names.pop(), real=True)) if len(names) == 1 else ", ".join(show(s) for s in variables)
+    names = {s.name.split("[")[0] for s in variables}
+    return note(sp.Symbol(names.pop(), real=True)) if len(names) == 1 else _joined(variables)
 
 
 def short(value, show) -> bool:
@@ -45,34 +51,28 @@ def brief(value, show) -> str:
     return show(value)
 
 
-def _path(entry, show) -> str:
-    names = [show(v) for v in entry.reaching]
-    if len(names) > _LISTED:
-        names = names[:_LISTED] + [f"{len(entry.reaching) - _LISTED} more"]
-    return ", ".join(names)
+def _path(entry) -> Note:
+    return listed(entry.reaching)
 
 
-def _spelled(form, show) -> str:
-    return "".join(getattr(p, "plain", None) or show(p) for p in form)
-
-
-def head(entry, request, show, form=None) -> str:
+def head(entry, request, form=()) -> Note:
     """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0
 
     form is the adjoint as a vector derivation states it (formula.py parts), if it does;
     its value follows unless the form already ends in one (δ·∂δ/∂m = 9*δ/10) and is not 0.
     """
-    stop = show(entry.stop)
     if entry.verdict == "irrelevant":
-        return f"stop {stop}: no path from {over(request, show)} reaches it"
+        return note("stop ", entry.stop, ": no path from ", over(request), " reaches it")
     zero = adjoint_is_zero(entry)
-    value = "0" if zero else brief(adjoint_value(entry), show)
+    value = sp.S.Zero if zero else adjoint_value(entry)
+    cuts = note("stop ", entry.stop, ": cuts the path from ", _path(entry), "; adjoint arriving: ")
     if form and not zero and not hasattr(form[-1], "plain"):
-        return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {_spelled(form, show)}"
-    stated = _spelled(form, show) + " = " if form else ""
-    if zero and not form and not _zero_as_written(entry):
-        stated = brief(adjoint_value(entry), show) + " = "  # s₀ + s₁ + s₂ − 1 = 0: say why it is 0
-    return f"stop {stop}: cuts the path from {_path(entry, show)}; adjoint arriving: {stated}{value}"
+        return note(cuts, *form)
+    if form:
+        return note(cuts, *form, equals(), value)
+    if zero and not _zero_as_written(entry):
+        return note(cuts, adjoint_value(entry), equals(), value)  # s₀ + s₁ + s₂ − 1 = 0: say why it is 0
+    return note(cuts, value)
 
 
 def _zero_as_written(entry) -> bool:
@@ -86,57 +86,56 @@ def adjoint_is_zero(entry) -> bool:
     return _zero_as_written(entry) or all(is_zero(a) is True for a in entry.adjoint)
 
 
-def verdict(entry, request, show, removes=None) -> str:
+def verdict(entry, request, removes=()) -> Note:
     """The verdict in words, e.g. "blocking: removes x"; removes, the removed term as an identity states it."""
     if entry.verdict == "irrelevant":
-        return f"irrelevant: the stopped value does not depend on {over(request, show)}"
+        return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":
         return neutral(entry)
     removed = removed_value(entry)
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
-        return f"inventing: adds {brief(invented, show)}, a gradient the function itself does not have"
-    if removes:
-        return f"blocking: removes {_spelled(removes, show)}"
-    return f"blocking: removes {brief(removed, show)}"
+        return note("inventing: adds ", invented, ", a gradient the function itself does not have")
+    return note("blocking: removes ", *removes) if removes else note("blocking: removes ", removed)
 
 
-def neutral(entry) -> str:
+def neutral(entry) -> Note:
     """Why a neutral stop blocks nothing: its adjoint is 0, or the term it removes is (at the points, if so decided)."""
     where = f" {entry.evidence}" if entry.evidence else ""
     if adjoint_is_zero(entry) and not entry.evidence:
-        return "neutral: the adjoint arriving is 0, so it blocks nothing"
-    return f"neutral: the term it removes (the adjoint times the stopped value's derivative) is 0{where}, so it blocks nothing"
+        return note("neutral: the adjoint arriving is 0, so it blocks nothing")
+    return note(f"neutral: the term it removes (the adjoint times the stopped value's derivative) is 0{where}, "
+                "so it blocks nothing")
 
 
-def lines(explanation, show) -> list[tuple[str, str]]:
-    """(head, verdict) for every stop of the explanation's ledger."""
+def lines(explanation) -> tuple:
+    """(head, verdict) Notes for every stop of the explanation's ledger: computed once, by explain."""
     request = explanation.request
     if len(explanation.ledger) > _GROUPED:
-        return _grouped(explanation.ledger, request, show)
+        return _grouped(explanation.ledger, request)
     vector = getattr(explanation, "vector", None)
     forms, removes = (dict(vector.adjoints), dict(vector.removes)) if vector is not None else ({}, {})
-    return [(head(e, request, show, forms.get(e.stop)), verdict(e, request, show, removes.get(e.stop)))
-            for e in explanation.ledger]
+    return tuple((head(e, request, forms.get(e.stop, ())), verdict(e, request, removes.get(e.stop, ())))
+                 for e in explanation.ledger)
 
 
-def _grouped(entries, request, show) -> list[tuple[str, str]]:
+def _grouped(entries, request) -> tuple:
     """Many stops (EM's eight weights): one entry per verdict and path, the stops listed."""
     groups: dict = {}
     for entry in entries:
         groups.setdefault((entry.verdict, entry.reaching), []).append(entry)
     out = []
     for (kind, _), members in groups.items():
-        names = [show(e.stop) for e in members]
-        listed = ", ".join(names[:_LISTED + 1]) + (f", … ({len(names)})" if len(names) > _LISTED + 1 else "")
+        stops = [e.stop for e in members]
+        shown = _joined(stops[:_LISTED + 1]) + (f", … ({len(stops)})" if len(stops) > _LISTED + 1 else "")
         if kind == "irrelevant":
-            out.append((f"stops {listed}: no path from {over(request, show)} reaches them", verdict(members[0], request, show)))
+            out.append((note("stops ", shown, ": no path from ", over(request), " reaches them"),
+                        verdict(members[0], request)))
             continue
-        words = verdict(members[0], request, show).split(":")[0]
-        out.append((f"stops {listed}: each cuts the path from {_path(members[0], show)}",
-                    f"{words}: each removes its own term (the true gradient differs by their sum)"
-                    if kind == "blocking" else verdict(members[0], request, show)))
-    return out
+        out.append((note("stops ", shown, ": each cuts the path from ", _path(members[0])),
+                    note(f"{kind}: each removes its own term (the true gradient differs by their sum)")
+                    if kind == "blocking" else verdict(members[0], request)))
+    return tuple(out)
 
 
 def phrase(entries) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.derive.derivatives import freeze
+from gradlang.explain.note import note
 from gradlang.explain.scalar.steps import Derived, Step
 from gradlang.expr.walk import dag_atoms, dag_has
 
@@ -60,6 +61,7 @@ class Context:
     def make(self, rule, expr, raw, substeps=(), *, substeps_steps=None, **fields) -> Derived:
         """A Derived record whose step shows thawed (readable) forms."""
         steps = substeps_steps if substeps_steps is not None else tuple(d.step for d in substeps)
+        fields["note"] = note(fields.get("note", ""))  # words, or a Note with the expressions in it
         if fields.get("given"):
             fields["given"] = tuple((name, self.thaw(e)) for name, e in fields["given"])
         step = Step(rule, self.thaw(expr), self.symbol, self.thaw(raw), tuple(steps), **fields)

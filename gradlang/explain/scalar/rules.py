@@ -17,18 +17,30 @@ from gradlang.expr import primitives
 from gradlang.expr.domain import Written
 from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient
+from gradlang.explain.formula import Math
+from gradlang.explain.note import Note, note as words
 from gradlang.explain.text import plain
 from gradlang.expr.walk import dag_atoms
 
 _U = sp.Symbol("u")
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
+# The vector functions' rules (their records' words), with the formulas apart for LaTeX.
+VECTOR_RULES = {
+    "logsumexp": words("the gradient of ", Math("logsumexp(v)", r"\operatorname{logsumexp}(v)"), " is ",
+                       Math("softmax(v)", r"\operatorname{softmax}(v)")),
+    "softmax": words("with ", Math("s = softmax(v)", r"s = \operatorname{softmax}(v)"), ", ",
+                     Math("d s[k] / d v[j] = s[k]*(1 - s[j])", r"\partial s_{k} / \partial v_{j} = s_{k} (1 - s_{j})"),
+                     " if ", Math("j = k", "j = k"), ", else ", Math("-s[k]*s[j]", r"-s_{k} s_{j}")),
+    "norm": words("the gradient of ", Math("norm(v)", r"\|v\|"), " is ", Math("v/norm(v)", r"v / \|v\|")),
+}
+
 # --- leaves -------------------------------------------------------------
 
 
 def constant(expr, ctx):
     """Anything that does not depend on the variable has derivative 0 (and says why)."""
-    note = f"{plain(ctx.symbol)} does not appear" if dag_atoms(expr, sp.Symbol) else ""
+    note = words(ctx.symbol, " does not appear") if dag_atoms(expr, sp.Symbol) else ""
     return ctx.make("constant", expr, sp.S.Zero, note=note)
 
 
@@ -45,7 +57,7 @@ def rule_placeholder(expr, ctx):
     if isinstance(stopped, StopGradient):
         argument = stopped.args[0]
         lost = derivative(argument, ctx.symbol)
-        note = f"{plain(argument)} is treated as a constant, so its derivative {plain(lost)} does not flow back"
+        note = words(argument, " is treated as a constant, so its derivative ", lost, " does not flow back")
         return ctx.make("stop_gradient", expr, sp.S.Zero, note=note, blocked=lost)
     name = plain(stopped.func(*[_U] * len(stopped.args))).split("(")[0]
     note = f"{name} is constant between its jumps, so its derivative is 0"
@@ -89,12 +101,12 @@ def rule_mul(expr, ctx):
     if any(_is_reciprocal(a) for a in factors) and not all(_is_reciprocal(a) for a in factors):
         u = sp.Mul(*[a for a in factors if not _is_reciprocal(a)])
         v = sp.Mul(*[a.base ** -a.exp for a in factors if _is_reciprocal(a)])
-        note = "(u/v)' = (u'·v - u·v')/v^2"
+        note = Math("(u/v)' = (u'·v - u·v')/v^2", "(u/v)' = (u' v - u v')/v^{2}")
         return ctx.make("quotient", expr, raw, shown, note=note, given=(("u", u), ("v", v)))
     if len(factors) == 2:
-        note = "(u·v)' = u'·v + u·v'"
+        note = Math("(u·v)' = u'·v + u·v'", "(u v)' = u' v + u v'")
         return ctx.make("product", expr, raw, shown, note=note, given=(("u", factors[0]), ("v", factors[1])))
-    note = "(u₁·u₂·…)' = Σₖ u₁·…·uₖ'·…"
+    note = Math("(u₁·u₂·…)' = Σₖ u₁·…·uₖ'·…", r"(u_{1} u_{2} \cdots)' = \sum_{k} u_{1} \cdots u_{k}' \cdots")
     given = tuple((f"u{str(k).translate(_SUBSCRIPTS)}", a) for k, a in enumerate(factors, 1))
     return ctx.make("product", expr, raw, shown, note=note, given=given)
 
@@ -112,7 +124,7 @@ def rule_pow(expr, ctx):
     dbase, dexp = ctx.derive(base), ctx.derive(exponent)
     raw = expr * (dexp.raw * sp.log(base) + dbase.raw * exponent / base)
     if ctx.involves(base) and ctx.involves(exponent):
-        note = "d(u^v) = u^v*(v'*log(u) + v*u'/u)"
+        note = Math("d(u^v) = u^v*(v'*log(u) + v*u'/u)", r"d(u^{v}) = u^{v} (v' \log u + v u'/u)")
         return ctx.make("general power", expr, raw, (dbase, dexp), note=note)
     if ctx.involves(exponent):
         return _outer(ctx, "exponential", expr, raw, exponent, dexp)
@@ -125,7 +137,7 @@ def _outer(ctx, name, expr, raw, inner, dinner, note=""):
         return ctx.make(name, expr, raw, (dinner,), note=note)
     given = (("u", inner),)
     if not note and name in ("power", "sqrt"):
-        note, given = "(u^n)' = n·u^(n-1)·u'", given + (("n", expr.exp),)
+        note, given = Math("(u^n)' = n·u^(n-1)·u'", "(u^{n})' = n u^{n-1} u'"), given + (("n", expr.exp),)
     return ctx.make("chain", expr, raw, (dinner,), note=note, outer=name, given=given)
 
 
@@ -138,12 +150,13 @@ def _function_name(expr) -> str:
     return record.name if record is not None else type(expr).__name__.lower()
 
 
-def _formula(expr) -> str:
-    """f'(u) in words, computed by the function's own derivative."""
+def _formula(expr) -> Note:
+    """f'(u) = …, computed by the function's own derivative."""
     generic = expr.func(*[_U] * len(expr.args))
     if not isinstance(generic, expr.func):
-        return ""
-    return f"{_function_name(expr)}'(u) = {plain(generic.fdiff(1))}"
+        return Note()
+    name = _function_name(expr)
+    return words(Math(f"{name}'(u) = ", rf"\operatorname{{{name}}}'(u) = "), generic.fdiff(1))
 
 
 def rule_function(expr, ctx):
@@ -158,7 +171,7 @@ def rule_function(expr, ctx):
     raw = sp.Add(*terms)
     if len(expr.args) != 1:
         record = primitives.by_class(type(expr))
-        return ctx.make(_function_name(expr), expr, raw, subs, note=record.rule if record else "")
+        return ctx.make(_function_name(expr), expr, raw, subs, note=VECTOR_RULES.get(record.name, record.rule) if record else "")
     dinner = subs[0] if subs else ctx.derive(expr.args[0])
     return _outer(ctx, _function_name(expr), expr, raw, expr.args[0], dinner, _formula(expr))
 
@@ -168,7 +181,7 @@ def rule_abs(expr, ctx):
     arg = expr.args[0]
     d = ctx.derive(arg)
     raw = d.raw * sp.sign(arg)
-    return _outer(ctx, "abs", expr, raw, arg, d, "abs'(u) = sign(u), 0 at 0")
+    return _outer(ctx, "abs", expr, raw, arg, d, words(Math("abs'(u) = sign(u)", r"|u|' = \operatorname{sign}(u)"), ", 0 at 0"))
 
 
 def rule_extremum(expr, ctx):
@@ -190,7 +203,7 @@ def rule_where(expr, ctx):
     """where(c, a, b)' = where(c, a', b'): the condition is not differentiated."""
     condition, a, b = expr.args
     da, db = ctx.derive(a), ctx.derive(b)
-    note = f"the condition {plain(ctx.thaw(condition))} is not differentiated"
+    note = words("the condition ", ctx.thaw(condition), " is not differentiated")
     return ctx.make("where", expr, Where(condition, da.raw, db.raw), (da, db), note=note)
 
 

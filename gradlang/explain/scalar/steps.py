@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from gradlang.explain.note import Note
+
 
 @dataclass(frozen=True)
 class Step:
@@ -18,7 +20,7 @@ class Step:
     `outer` names the function whose derivative a chain-rule step applies
     (e.g. "exp"); `blocked` is, for a stop_gradient step, the derivative of
     the stopped argument that the stop discards; `note` is one sentence a
-    reader needs to follow the step; `given` instantiates the rule's letters,
+    reader needs to follow the step (explain/note.py: its expressions kept apart); `given` instantiates the rule's letters,
     (("u", x^2), ("v", sg(x))) for (u·v)' = u'·v + u·v'. A rule "definition" (unfolding a user
     function) fits the same record: expr is the call, the one substep
     derives the body.
@@ -29,7 +31,7 @@ class Step:
     variable: object
     result: object
     substeps: tuple = ()
-    note: str = ""
+    note: Note = Note()
     outer: str = ""
     blocked: object = None
     given: tuple = ()

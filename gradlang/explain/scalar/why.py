@@ -15,20 +15,21 @@ from gradlang.expr.primitives import constant_classes
 from gradlang.expr.source import to_source as to_plain
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.walk import dag_atoms, rebuild
+from gradlang.explain.note import Note, listed, note
 
 
-def why_zero(expr, symbol) -> str | None:
+def why_zero(expr, symbol) -> Note | None:
     """One sentence on why d expr / d symbol is zero, or None if it is not structurally zero."""
     if not isinstance(expr, sp.Basic) or symbol not in dag_atoms(unstopped(expr), sp.Symbol):
-        return f"no dependence: {to_plain(symbol)} does not appear in the expression"
+        return note("no dependence: ", symbol, " does not appear in the expression")
     stops = _containing(expr, symbol, StopGradient)
     outside_stops = _without(expr, (StopGradient,))
     if symbol not in dag_atoms(outside_stops, sp.Symbol):
-        return f"stopped: {to_plain(symbol)} appears only inside {_listed(stops)}"
+        return note("stopped: ", symbol, " appears only inside ", _listed(stops))
     if symbol not in dag_atoms(freeze(expr).expr, sp.Symbol):
         pieces = _containing(outside_stops, symbol, *constant_classes())
-        reason = f"piecewise constant: {to_plain(symbol)} enters only through {_listed(pieces)}, whose derivative is 0"
-        return reason + (f" (and inside {_listed(stops)})" if stops else "")
+        reason = note("piecewise constant: ", symbol, " enters only through ", _listed(pieces), ", whose derivative is 0")
+        return note(reason, " (and inside ", _listed(stops), ")") if stops else reason
     return None
 
 
@@ -43,8 +44,5 @@ def _containing(expr, symbol, *classes) -> list:
     return [e for e in found if not any(e != other and e in dag_atoms(other, *classes) for other in found)]
 
 
-def _listed(exprs) -> str:
-    texts = sorted(to_plain(e) for e in exprs)
-    if len(texts) > 3:
-        texts = texts[:3] + [f"{len(exprs) - 3} more"]
-    return ", ".join(texts)
+def _listed(exprs) -> Note:
+    return listed(sorted(exprs, key=to_plain))

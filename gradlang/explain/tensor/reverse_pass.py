@@ -207,7 +207,7 @@ def tensor_explanation(request, depth=None, names=()):
     names are (value, name) pairs: the user's own bindings (z1 = W @ x1) that the
     lines show by their names, each introduced by a let line; when none occurs,
     the tensor parts used more than once are named (explain/tensor/names.py)."""
-    from gradlang.explain.explanation import Explanation
+    from gradlang.explain.explanation import Explanation, said
 
     named: list = []
     expr = normal_form(request.expr, named)
@@ -222,8 +222,8 @@ def tensor_explanation(request, depth=None, names=()):
     blocked = tidy(sp.Add(*removed)) if removed else sp.S.Zero
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
-    return Explanation(request, summary, (), (), blocked, entries, depth=depth, derived=full(derived, shape_of(request.wrt)),
-                       vector=derivation)
+    return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
+                            derived=full(derived, shape_of(request.wrt)), vector=derivation))
 
 
 def _named(expr, used) -> VectorLine:

@@ -17,7 +17,7 @@ import sympy as sp
 from gradlang.derive.derivatives import derivative
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import from_elements
-from gradlang.expr.walk import dag_atoms, dag_has
+from gradlang.expr.walk import dag_has
 from gradlang.explain.vector.lift import stops_in
 
 KINDS = ("identity", "shift", "linear", "affine")
