@@ -215,7 +215,7 @@ class Evaluator:
             raise NameError(f"'{name}' is a value, not a function", node.name_span)
         if any(tensor_values.involves(a) for a in args):
             value, args = tensor_values.call(name, args, node.args)
-            if value is not None and name == "grad":  # explain shows its reverse pass
+            if value is not None and name in ("grad", "jacobian"):  # explain shows its reverse (forward) pass
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
             if value is not None:

@@ -339,7 +339,7 @@ def _explanations(derivations: list, depth="default", point=None, unfold: bool =
     from gradlang.explain.backward.view import backward_view
     from gradlang.explain import explain
     from gradlang.explain.explanation import DEFAULT_DEPTH
-    from gradlang.explain.tensor.reverse_pass import tensor_explanation
+    from gradlang.core.tensor_explaining import tensor_explanation
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
     tensors, names = tensors or ([None] * len(derivations), ())

@@ -20,6 +20,7 @@ from gradlang.errors import GradlangError
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import Var
+from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.walk import dag_nodes
 from gradlang.syntax import lowered as lo
 
@@ -45,17 +46,44 @@ def routed(requests: list, tensor_requests: list) -> list:
 
 
 def _takes(request, tensor) -> bool:
-    """A grad of a tensor formula by a declared vector or matrix, as written (no component selected),
-    that does not pick the variable's own components (x[0]*sg(x[1]) reads best component by component)."""
-    return (request.operation == tensor.operation == "grad" and request.span == tensor.span
+    """A grad of a tensor formula by a declared vector or matrix, or a jacobian of a vector formula by a
+    vector that no vector identity derives, as written (no component selected), that does not pick the
+    variable's own components (x[0]*sg(x[1]) reads best component by component)."""
+    return (request.operation == tensor.operation and request.operation in ("grad", "jacobian")
+            and request.span == tensor.span
             and getattr(request, "whole", None) is None and isinstance(tensor.wrt, Var)
-            and is_tensor(tensor.expr) and not _picks(tensor.expr, tensor.wrt))
+            and is_tensor(tensor.expr) and not _picks(tensor.expr, tensor.wrt)
+            and (request.operation == "grad" or _forward_shows(request, tensor)))
+
+
+def _forward_shows(request, tensor) -> bool:
+    """A Jacobian the forward pass shows: of a vector by a vector, and not one a vector identity derives
+    in a line (the softmax Jacobian, diag(s) − s sᵀ, by its own identity)."""
+    from gradlang.explain.vector.derivation import vector_derivation
+
+    return t.rank(tensor.expr) == 1 and t.rank(tensor.wrt) == 1 and vector_derivation(request) is None
+
+
+def tensor_explanation(request, depth=None, names=()):
+    """The tensor-level derivation of a request: the forward pass of a jacobian, the reverse pass of a grad."""
+    if request.operation == "jacobian":
+        from gradlang.explain.tensor.forward_pass import jacobian_explanation
+
+        return jacobian_explanation(request, depth, names)
+    from gradlang.explain.tensor.reverse_pass import tensor_explanation as reverse_explanation
+
+    return reverse_explanation(request, depth, names)
 
 
 def _picks(expr, wrt) -> bool:
-    """Does the formula index the variable itself (x[0], W[1, 2], a row or column of W)?"""
+    """Does the formula index the variable itself (x[0], W[1, 2], a row or column of W) where a derivative
+    flows? A pick inside a stop (sg(x[0])) is a constant of the formula."""
+    import sympy as sp
+
     picked = (t.Entry, t.Row, t.Column)
-    return any(isinstance(node, picked) and node.args[0] == wrt for node in dag_nodes([expr]))
+    stops = {node: sp.Dummy() for node in dag_nodes([expr]) if isinstance(node, StopGradient)}
+    flowing = expr.xreplace(stops) if stops else expr
+    return any(isinstance(node, picked) and node.args[0] == wrt for node in dag_nodes([flowing]))
 
 
 def named_values(env: dict) -> tuple:

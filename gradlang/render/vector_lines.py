@@ -65,7 +65,9 @@ def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
     for n, line in enumerate(vector.lines, 1):
         head = rf"({n})\quad {text(line.lhs, show, 'latex')}"
         rhs = " = ".join(text(r, show, "latex") for r in line.rhs)
-        if pieces is None:
+        if pieces is None and len(rhs) > _LATEX_SOURCE:  # each right side on a row of its own, aligned at =
+            rows += [rf"{head if k == 0 else ''} &= {text(r, show, 'latex')} \\" for k, r in enumerate(line.rhs)]
+        elif pieces is None:
             rows.append(rf"{head} &= {rhs} \\")
         else:
             rows += _flush(head, line.rhs, show, pieces, len(rhs) > _LATEX_SOURCE)

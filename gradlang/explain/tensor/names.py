@@ -30,11 +30,15 @@ def user_names(expr, names) -> tuple:
 def repeated_parts(expr, taken: set) -> tuple:
     """(value, name) for each tensor part used more than once, outermost last; none when the user named parts."""
     dag = build_dag([expr])
-    parents = dag.parents()
-    chosen: list = []
     used = set(taken) | {s.name for s in dag.nodes if isinstance(s, sp.Symbol)}
-    for node, users in zip(dag.nodes, parents):
-        if len(set(users)) > 1 and _worth(node):
+    return lettered([node for node, users in zip(dag.nodes, dag.parents()) if len(set(users)) > 1], used)
+
+
+def lettered(nodes, used: set) -> tuple:
+    """(value, name) for each of the nodes a reader would name, in order, each a fresh textbook letter."""
+    used, chosen = set(used), []
+    for node in nodes:
+        if _worth(node):
             name = _fresh(_letter(node), used)
             used.add(name)
             chosen.append((node, Var(name, shape_of(node))))

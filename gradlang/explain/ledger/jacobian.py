@@ -1,0 +1,71 @@
+"""The stop ledger of a Jacobian at the tensor level: one entry per stop the user wrote, whatever its size.
+
+For jacobian(f, x) with a stop sg(u) in f, the entry holds, as formulas from
+forward mode (derive/tensor/forward.py):
+
+- what arrives at the stop: ∂f/∂sg(u), the Jacobian of f by the stopped
+  value (the stop itself standing for its value), which forward mode would
+  have multiplied by ∂u/∂x;
+- the term it removes: the Jacobian with this one stop taken away, less the
+  Jacobian with it, with the stops evaluated (as `blocked` has it);
+- its verdict, decided as for a gradient (ledger/tensor.py): by the
+  rewrites when they reduce the removed term to 0, else at random points.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.derive.tensor import forward
+from gradlang.derive.tensor.rewrite import Tidier
+from gradlang.errors import GradlangError
+from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.tensor.nodes import Var, Zeros, rank, shape_of
+from gradlang.expr.walk import dag_has
+from gradlang.explain.ledger import random_points
+from gradlang.explain.ledger.components import StopEntry, outermost_stops
+
+
+def jacobian_ledger(expr, wrt, kept) -> tuple:
+    """One StopEntry per outermost stop of `expr` for jacobian(expr, wrt), whose surrogate Jacobian is `kept`."""
+    return tuple(_entry(stop, expr, wrt, kept) for stop in outermost_stops([expr]))
+
+
+def _entry(stop, expr, wrt, kept) -> StopEntry:
+    tidy = Tidier()
+    if not dag_has(unstopped(stop.args[0]), wrt):
+        return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
+    arriving = _arriving(stop, expr, tidy)
+    removed = tidy(_no_zero_terms(unstopped(forward.tangent(expr.xreplace({stop: stop.args[0]}), wrt) - kept)))
+    arriving, removed = (sp.S.Zero if _zero(v) else v for v in (arriving, removed))  # zeros(n): 0, as words say it
+    verdict, evidence = _verdict(arriving, removed, kept)
+    return StopEntry(stop, (wrt,), (arriving,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence)
+
+
+def _arriving(stop, expr, tidy):
+    """∂f/∂c at c = the stop: the Jacobian of f by the stopped value (NaN when that is a tensor of rank three)."""
+    value = Var("c·", shape_of(stop)) if rank(stop) else sp.Symbol("c·", real=True)
+    try:
+        return tidy(forward.tangent(expr.xreplace({stop: value}), value).xreplace({value: stop}))
+    except GradlangError:
+        return sp.S.NaN
+
+
+def _no_zero_terms(expr):
+    """A sum without its zeros(m, n) terms (a Jacobian that is 0 is written zeros by forward mode)."""
+    return expr.replace(lambda e: isinstance(e, sp.Add) and any(isinstance(a, Zeros) for a in e.args),
+                        lambda e: sp.Add(*[a for a in e.args if not isinstance(a, Zeros)]))
+
+
+def _zero(value) -> bool:
+    return value == 0 or isinstance(value, Zeros)
+
+
+def _verdict(arriving, removed, kept) -> tuple[str, str]:
+    """(verdict, how it was decided): "" when the rewrites decided it, else the random points that did."""
+    if _zero(arriving) or _zero(removed):
+        return "neutral", ""
+    points = random_points.zero_at(removed, [kept])
+    if points:
+        return "neutral", f"at {points} random points"
+    return ("inventing" if random_points.cancels(removed, kept) else "blocking"), ""
