@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_values, twins, whole_array
+from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_explaining, tensor_values, twins
+from gradlang.core import whole_array
 from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
 from gradlang.expr.exact import (
@@ -213,7 +214,9 @@ class Evaluator:
             return self._call_user(bound, args, node)
         if bound is not None:
             raise NameError(f"'{name}' is a value, not a function", node.name_span)
+        by_list = None
         if any(tensor_values.involves(a) for a in args):
+            by_list = tensor_explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
             if value is not None and name in ("grad", "jacobian"):  # explain shows its reverse (forward) pass
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
@@ -227,6 +230,8 @@ class Evaluator:
         call = self._builtin_call(entry, node, args, mark)
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
             return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
+        if by_list is not None and self.call_depth == 0 and self.services.derivations is not None:  # explain: the formula
+            return tensor_explaining.recorded_whole(entry.function(call), self.services.derivations, by_list)
         return entry.function(call)
 
     def _call_values(self, node, frame, text: bool) -> list:

@@ -1,21 +1,27 @@
-"""explain at literal sizes by the tensor reverse pass, wherever the tensor engine takes the statement.
+"""explain at literal sizes by the tensor passes, wherever the tensor engine takes the statement.
 
 `explain grad(L, W)` with `W: R^(2,3)` reads as it does with `W: R^(m,n)`:
 one adjoint rule per operation, and one ledger entry per stop the user
-wrote (explain/tensor/reverse_pass.py). The statement is evaluated twice: by the
-tensor engine for its derivative requests and its value, and by components
-as before (core/session.py), whose requests keep what the tensor engine
-does not take (diff, jacobian, hessian, blocked, a selected component,
-unfold, a grad by a scalar, a builtin with no tensor form). The closing
-check compares the tensor derivation, lowered to components, with the
-component engine's own derivative: two engines, one answer.
+wrote (explain/tensor/reverse_pass.py); `explain jacobian(f, x)` is the
+forward pass (explain/tensor/forward_pass.py). The statement is evaluated
+twice: by the tensor engine for its derivative requests and its value, and
+by components as before (core/session.py), whose requests keep what the
+tensor engine does not take (diff, hessian, blocked, a selected component,
+unfold, a grad by a scalar, a builtin with no tensor form). A grad by a list
+of scalars is computed by components, and its request keeps the tensor
+formula (by_scalars), so the reverse pass shows it too. The closing check
+compares the tensor derivation, lowered to components, with the component
+engine's own derivative: two engines, one answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from gradlang.core.literal_sizes import shorter
+import sympy as sp
+
+from gradlang.core.literal_sizes import involves, shorter
+from gradlang.expr.tensor.shapes import is_size
 from gradlang.errors import GradlangError
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor import nodes as t
@@ -49,6 +55,9 @@ def _takes(request, tensor) -> bool:
     """A grad of a tensor formula by a declared vector or matrix, or a jacobian of a vector formula by a
     vector that no vector identity derives, as written (no component selected), that does not pick the
     variable's own components (x[0]*sg(x[1]) reads best component by component)."""
+    if isinstance(tensor.wrt, tuple):  # a grad by a list of scalars no vector identity derives
+        return (request.operation == tensor.operation == "grad" and request.span == tensor.span
+                and getattr(request, "whole", None) is None and _no_identity(request, lessons=True))
     return (request.operation == tensor.operation and request.operation in ("grad", "jacobian")
             and request.span == tensor.span
             and getattr(request, "whole", None) is None and isinstance(tensor.wrt, Var)
@@ -59,9 +68,15 @@ def _takes(request, tensor) -> bool:
 def _forward_shows(request, tensor) -> bool:
     """A Jacobian the forward pass shows: of a vector by a vector, and not one a vector identity derives
     in a line (the softmax Jacobian, diag(s) − s sᵀ, by its own identity)."""
+    return t.rank(tensor.expr) == 1 and t.rank(tensor.wrt) == 1 and _no_identity(request)
+
+
+def _no_identity(request, lessons: bool = False) -> bool:
+    """No vector identity derives the request (the softmax Jacobian keeps its own; with lessons, only the
+    identities a gradient by a list keeps: EM's weighted means, the TD target)."""
     from gradlang.explain.vector.derivation import vector_derivation
 
-    return t.rank(tensor.expr) == 1 and t.rank(tensor.wrt) == 1 and vector_derivation(request) is None
+    return vector_derivation(request, lessons) is None
 
 
 def tensor_explanation(request, depth=None, names=()):
@@ -78,8 +93,6 @@ def tensor_explanation(request, depth=None, names=()):
 def _picks(expr, wrt) -> bool:
     """Does the formula index the variable itself (x[0], W[1, 2], a row or column of W) where a derivative
     flows? A pick inside a stop (sg(x[0])) is a constant of the formula."""
-    import sympy as sp
-
     picked = (t.Entry, t.Row, t.Column)
     stops = {node: sp.Dummy() for node in dag_nodes([expr]) if isinstance(node, StopGradient)}
     flowing = expr.xreplace(stops) if stops else expr
@@ -118,9 +131,33 @@ def checked_against(explanation, request, point, check):
     request and formula."""
     from gradlang.core.tensor_at import components
 
+    derived = explanation.derived
     try:
-        lowered = components(explanation.derived, {})
+        lowered = (sp.Array([components(d, {}) for d in derived]) if isinstance(derived, sp.NDimArray)
+                   else components(derived, {}))
     except GradlangError:
         return explanation
     done = check(replace(explanation, request=request, derived=lowered), point)
     return replace(explanation, check=done.check)
+
+
+def by_scalars(name: str, args: list):
+    """(formula, symbols) for grad(e, [a, b]) of a scalar tensor formula by a list of distinct real scalar
+    symbols, which the component engine computes and explain's reverse pass shows whole; else None."""
+    if name != "grad" or len(args) != 2 or not isinstance(args[1], (sp.NDimArray, list, tuple)):
+        return None
+    e, items = args[0], tuple(args[1])
+    scalars = all(isinstance(s, sp.Symbol) and not isinstance(s, Var) and s.is_real and not is_size(s)
+                  for s in items)
+    if not items or not scalars or len(set(items)) != len(items) or not involves(e) or t.rank(e) != 0:
+        return None
+    return e, items
+
+
+def recorded_whole(value, derivations: list, by_list):
+    """The component engine's value; the request it recorded keeps the tensor formula and the symbols."""
+    import dataclasses
+
+    e, symbols = by_list
+    derivations[-1] = dataclasses.replace(derivations[-1], expr=e, wrt=symbols)
+    return value

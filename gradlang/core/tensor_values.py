@@ -298,6 +298,9 @@ def _variable(x, operation: str, scalar: bool = False):
     if isinstance(x, Var):
         raise DiffError(f"{operation} takes scalar symbols and components, not {shapes.describe(x.shape)}; "
                         "use grad or jacobian for a whole vector")
+    if isinstance(x, (sp.NDimArray, list, tuple)):
+        raise DiffError(f"at a symbolic size, {operation} takes one variable, not a list: take it by each one "
+                        "(grad(e, a), grad(e, b)), or declare the sizes as numbers")
     raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
 
 
@@ -426,3 +429,4 @@ def _tensor_value(name: str, args: list, nodes: list):
     if _kept_whole(name) or builtins.lookup(name) is None:
         return None  # the component path's own answer (an unknown name gets its "did you mean")
     raise ShapeNeedsComponents(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")
+

@@ -48,6 +48,8 @@ def call_text(request, show=plain) -> str:
 
 def _variables(wrt, show) -> str:
     """The variables by their declared name (x for [x[0], x[1], x[2]]) when they are all of it, in order."""
+    if isinstance(wrt, tuple):  # a grad by a list of scalars, as the tensor pass records it
+        return "[" + ", ".join(show(w) for w in wrt) + "]"
     items = elements(wrt) if shape_of(wrt) else [wrt]
     names = [split_component(getattr(e, "name", "")) for e in items]
     bases = {n[0] for n in names if n is not None}

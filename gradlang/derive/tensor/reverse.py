@@ -39,9 +39,10 @@ def grad(expr, wrt):
 
 
 def trace(expr, wrt, tidy_each=None) -> list:
-    """The reverse pass shown: (node, its adjoint) for each node the gradient flows through, output first."""
+    """The reverse pass shown: (node, its adjoint) for each node the gradient flows through, output first
+    (wrt: a variable, or a tuple of scalar variables taken in one pass)."""
     visited: list = []
-    adjoints_of(expr, [wrt], visited=visited, tidy_each=tidy_each)
+    adjoints_of(expr, list(wrt) if isinstance(wrt, tuple) else [wrt], visited=visited, tidy_each=tidy_each)
     return visited
 
 

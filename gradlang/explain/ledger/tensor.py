@@ -27,7 +27,7 @@ from gradlang.errors import GradlangError
 from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor.broadcast import full
-from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.tensor.nodes import OneHot, shape_of
 from gradlang.expr.walk import dag_has
 from gradlang.explain.ledger import random_points
 from gradlang.explain.ledger.components import StopEntry, outermost_stops
@@ -41,12 +41,30 @@ def tensor_ledger(expr, wrt, kept) -> tuple:
 def _entry(stop, expr, wrt, kept) -> StopEntry:
     tidy = Tidier()  # one budget for the entry's formulas, as for a derivation's lines
     argument = unstopped(stop.args[0])
-    if not dag_has(argument, wrt):
+    variables = wrt if isinstance(wrt, tuple) else (wrt,)
+    reaching = tuple(v for v in variables if dag_has(argument, v))
+    if not reaching:
         return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
     adjoint = tidy(adjoints_of(expr, [stop], tidy_each=tidy)[stop])
-    removed = _pulled_back(argument, wrt, unstopped(adjoint), tidy)
-    verdict, evidence = _verdict(adjoint, removed, _beside(stop, expr, wrt, tidy) or kept)
-    return StopEntry(stop, (wrt,), (adjoint,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence)
+    removed = tuple(_pulled_back(argument, v, unstopped(adjoint), tidy) for v in variables)
+    beside = [_beside(stop, expr, v, tidy) for v in variables]
+    beside = kept if any(b is None for b in beside) else (beside[0] if len(variables) == 1 else tuple(beside))
+    if len(variables) == 1:
+        verdict, evidence = _verdict(adjoint, removed[0], beside)
+        return StopEntry(stop, (wrt,), (adjoint,), ((removed[0],),), ((kept,),), verdict, level="tensor",
+                         evidence=evidence)
+    verdict, evidence = _verdict(adjoint, _stacked(removed), _stacked(beside))
+    return StopEntry(stop, reaching, (adjoint,), ((sp.Array(removed),),), ((sp.Array(kept),),), verdict,
+                     level="tensor", evidence=evidence)
+
+
+def _stacked(terms):
+    """Scalar terms, one per variable of a grad by a list, as one vector formula (for the random points)."""
+    if any(t is sp.S.NaN for t in terms):
+        return sp.S.NaN
+    if all(t == 0 for t in terms):
+        return sp.S.Zero
+    return sp.Add(*[t * OneHot(k, len(terms)) for k, t in enumerate(terms) if t != 0])
 
 
 def _pulled_back(argument, wrt, adjoint, tidy):

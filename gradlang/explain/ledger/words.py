@@ -27,6 +27,8 @@ def over(request) -> Note:
     """The variables of the request as the user wrote them: x, or W, or mu1, mu2."""
     if request.operation == "diff" or request.wrt is None:
         return _joined(variables_of(request))
+    if isinstance(request.wrt, tuple):  # a grad by a list of scalars at the tensor level
+        return _joined(request.wrt)
     return note(to_symbolic(request.wrt)) if is_scalar(request.wrt) else _vector_name(request)
 
 

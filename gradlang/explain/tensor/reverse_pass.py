@@ -74,15 +74,10 @@ def _spoken(rewrite) -> str:
     return rf"\({rewrite.latex}\)"
 
 
-def _shown(node, wrt) -> bool:
-    """Every subexpression the gradient flows through gets a line; bare numbers and other symbols do not."""
-    return node == wrt or bool(node.args)
-
-
 def _lhs(node, wrt, names=None) -> tuple:
     """∂L/∂u, with u in brackets unless it is a name or a call."""
-    if node == wrt:
-        return formula(f"∂L/∂{wrt}")
+    if node == wrt or isinstance(wrt, tuple) and node in wrt:
+        return formula(f"∂L/∂{node}")
     if names and node in names:
         return formula(f"∂L/∂{names[node].name}")
     simple = isinstance(node, (sp.Symbol, sp.Function)) and not (isinstance(node, t.TensorOp) and node.spelling.infix)
@@ -100,6 +95,7 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
     user's adjoint on unchanged (a sum), or a reciprocal's (SymPy's 1/u), is left
     out, except the variable's own; a long pass keeps the named and tensor lines."""
     names = names or {}
+    variables = wrt if isinstance(wrt, tuple) else (wrt,)
     tidied: dict = {}
     bars: dict = {}
     uses = _uses(expr)
@@ -109,17 +105,19 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
         tidied[node] = tidier(adjoint)
         if node in names:
             bars[node] = AdjointName(names[node].name, shape_of(node))
-        if node == expr or not _shown(node, wrt):
+        if node == expr or not (node in variables or node.args):
             continue
         arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
-        if node != wrt and (tidied[node].is_number or node not in names and (
+        if node not in variables and (tidied[node].is_number or node not in names and (
                 _passes_on(arriving, tidied, tidied[node]) or _reciprocal(node))):
             continue
         lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier)))
-    lines = _within_budget(lines, wrt, names)
-    if wrt not in tidied:
-        lines.append(VectorLine(_lhs(wrt, wrt), (formula(result),), (_CUT,)))
-    derived = full(tidied[wrt], shape_of(wrt)) if wrt in tidied else result
+    lines = _within_budget(lines, variables, names)
+    lines += [VectorLine(_lhs(v, v), (formula(sp.S.Zero if len(variables) > 1 else result),), (_CUT,))
+              for v in variables if v not in tidied]
+    derived = tuple(full(tidied[v], shape_of(v)) if v in tidied else sp.S.Zero for v in variables)
+    if not isinstance(wrt, tuple):
+        derived = derived[0] if wrt in tidied else result
     return VectorDerivation("the reverse pass at the tensor level, one adjoint rule per operation",
                             (), tuple(lines), derived)
 
@@ -144,11 +142,11 @@ def _reciprocal(node) -> bool:
     return isinstance(node, sp.Pow) and node.args[1] == -1
 
 
-def _within_budget(lines: list, wrt, names) -> list:
+def _within_budget(lines: list, variables: tuple, names) -> list:
     """The lines; when the user named intermediates and there are more than NAMED_LINES (or any pass has
     more than MAX_LINES), only those of named and tensor-valued nodes; at most the last MAX_LINES."""
     if len(lines) > MAX_LINES or (names and len(lines) > NAMED_LINES):
-        lines = [(node, line) for node, line in lines if node == wrt or node in names or rank(node) > 0]
+        lines = [(node, line) for node, line in lines if node in variables or node in names or rank(node) > 0]
     return [line for _, line in lines[-MAX_LINES:]]
 
 
@@ -215,15 +213,19 @@ def tensor_explanation(request, depth=None, names=()):
     derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
-    derived = derivation.result
-    entries = tensor_ledger(expr, request.wrt, derived)
+    derived, wrt = derivation.result, request.wrt
+    entries = tensor_ledger(expr, wrt, derived)
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
-    blocked = tidy(sp.Add(*removed)) if removed else sp.S.Zero
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
+    if isinstance(wrt, tuple):  # a grad by a list of scalars: one formula per scalar, as a list
+        derived = sp.Array(derived)
+        blocked = sum(removed, sp.Array([0] * len(wrt))).applyfunc(tidy)
+    else:
+        blocked = tidy(sp.Add(*removed)) if removed else sp.S.Zero
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
-                            derived=full(derived, shape_of(request.wrt)), vector=derivation))
+                            derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
 
 
 def _named(expr, used) -> VectorLine:

@@ -120,17 +120,18 @@ def agrees(stated, expected) -> bool:
     return True
 
 
-def vector_derivation(request) -> VectorDerivation | None:
+def vector_derivation(request, lessons: bool = False) -> VectorDerivation | None:
     """The vector-form derivation of a grad or jacobian request (or a first diff a scalar identity
-    covers), or None: the scalar derivations then."""
-    from gradlang.explain.vector.identities import IDENTITIES, SCALAR_IDENTITIES
+    covers), or None: the scalar derivations then. With lessons, only by the identities a gradient by a
+    list of scalars keeps (identities.LESSONS)."""
+    from gradlang.explain.vector.identities import IDENTITIES, LESSONS, SCALAR_IDENTITIES
 
     if getattr(request, "whole", None) is not None:
         return None  # a selection of components (grad(e, x)[1]): those are derived one by one
     if request.operation == "diff" and [n for _, n in request.specs] == [1] and is_scalar(to_symbolic(request.expr)):
         identities = SCALAR_IDENTITIES
     elif request.operation in ("grad", "jacobian") and not is_scalar(to_symbolic(request.wrt)):
-        identities = IDENTITIES
+        identities = LESSONS if lessons else IDENTITIES
     else:
         return None
     if tree_size(elements(to_symbolic(request.expr)), _LARGEST + 1) > _LARGEST:

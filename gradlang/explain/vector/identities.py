@@ -318,4 +318,6 @@ def elementwise_jacobian(build):
 
 
 IDENTITIES = (softmax_jacobian, elementwise_jacobian, weighted_sum, stopped_target, scalar)
+# the lessons a grad by a list of scalars keeps (EM's weighted means, the TD target); the tensor pass takes the rest
+LESSONS = (weighted_sum, stopped_target)
 SCALAR_IDENTITIES = (sigmoid_cross_entropy,)
