@@ -227,7 +227,8 @@ class Session:
                 body, lambda requests: self._evaluator(requests, source)) if not unfold else (None, [])
         explaining.check_printable(derivations)
         point = explaining.point(body, self._evaluator(by_components=True))
-        tensors = tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.named_values(self.env)
+        tensors = (tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.named_values(self.env),
+                   tensor_explaining.stop_ledgers(derivations, tensor_requests))
         steps = _explanations(derivations, depth, point, unfold, tensors)
         routed = [s for s in steps if isinstance(getattr(s, "request", None), DerivativeRequest) and is_tensor(s.request.expr)]
         value = tensor_explaining.shown_value(body, value, tensor_value if routed else None, routed)
@@ -333,8 +334,9 @@ def _declared(name: str, shape: tuple):
 def _explanations(derivations: list, depth="default", point=None, unfold: bool = False, tensors=None) -> tuple:
     """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing check.
 
-    tensors, when given, is (twins, names): twins[i] the tensor engine's twin of derivations[i], shown by
-    the reverse pass, and names the user's bindings it shows by name (core/tensor_explaining.py)."""
+    tensors, when given, is (twins, names, ledgers): twins[i] the tensor engine's twin of derivations[i], shown
+    by a tensor pass, names the user's bindings it shows by name, and ledgers[i] the stops of a derivation
+    by components at the tensor level, one entry per stop written (core/tensor_explaining.py)."""
     from gradlang.core.explain_check import checked
     from gradlang.explain.backward.view import backward_view
     from gradlang.explain import explain
@@ -342,10 +344,10 @@ def _explanations(derivations: list, depth="default", point=None, unfold: bool =
     from gradlang.core.tensor_explaining import tensor_explanation
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    tensors, names = tensors or ([None] * len(derivations), ())
+    tensors, names, ledgers = tensors or ([None] * len(derivations), (), [None] * len(derivations))
     return tuple(backward_view(r, unfold) if r.operation == "backward"
                  else tensor_explaining.checked_against(tensor_explanation(t, depth, names), r, point, checked)
                  if t is not None
                  else tensor_explanation(r, depth) if is_tensor(r.expr)
-                 else checked(explain(r, depth, unfold), point)
-                 for r, t in zip(derivations, tensors))
+                 else checked(explain(r, depth, unfold, entries), point)
+                 for r, t, entries in zip(derivations, tensors, ledgers))

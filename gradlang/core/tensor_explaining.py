@@ -51,6 +51,33 @@ def routed(requests: list, tensor_requests: list) -> list:
     return [t if _takes(r, t) else None for r, t in zip(requests, tensor_requests)]
 
 
+def stop_ledgers(requests: list, tensor_requests: list) -> list:
+    """For each component request whose tensor twin is a grad the components derive (the formula picks the
+    variable's own components), the twin's ledger at the tensor level: one entry per stop the user wrote
+    (`sg(x)` is one stop, not one per component). None for any other request."""
+    from gradlang.explain.ledger.tensor import tensor_ledger
+
+    if len(requests) != len(tensor_requests):
+        return [None] * len(requests)
+    out = []
+    for request, tensor in zip(requests, tensor_requests):
+        entries = None
+        if (request.operation == tensor.operation == "grad" and request.span == tensor.span
+                and getattr(request, "whole", None) is None and isinstance(tensor.wrt, Var)
+                and is_tensor(tensor.expr) and _picks(tensor.expr, tensor.wrt) and _splits(tensor.expr)):
+            try:
+                entries = tensor_ledger(tensor.expr, tensor.wrt, tensor.result) or None
+            except GradlangError:
+                entries = None
+        out.append(entries)
+    return out
+
+
+def _splits(expr) -> bool:
+    """Does the formula stop a whole vector or matrix (which the components would count once per component)?"""
+    return any(isinstance(node, StopGradient) and t.rank(node) > 0 for node in dag_nodes([expr]))
+
+
 def _takes(request, tensor) -> bool:
     """A grad of a tensor formula by a declared vector or matrix, or a jacobian of a vector formula by a
     vector that no vector identity derives, as written (no component selected), that does not pick the

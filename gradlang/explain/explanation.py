@@ -97,18 +97,19 @@ def blocked_part(request):
     return derive.blocked(to_symbolic(request.expr), to_symbolic(request.wrt), courtesy, _take(request))
 
 
-def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False) -> Explanation:
+def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False, entries=None) -> Explanation:
     """The step-by-step explanation of a derivative call recorded inside `explain`.
 
     A gradient or Jacobian that a vector identity covers is derived once in
     vector form (vector/derivation.py); anything else component by component. With
     unfold, the builtins are first replaced by their definitions (scalar/unfold.py)
     and derived component by component: the vector identities are the
-    builtins' own rules, which unfolding asks not to use.
+    builtins' own rules, which unfolding asks not to use. entries, when given, is the ledger at the
+    tensor level (one entry per stop the user wrote, which the components would split).
     """
     if unfold:
         request = unfolded_request(request)
-    entries = ledger(request)
+    entries = ledger(request) if entries is None or unfold else entries
     vector = None if unfold else vector_derivation(request)
     if vector is not None and depth is not None:
         summary = "; ".join(p for p in (vector.identity, phrase(entries)) if p)

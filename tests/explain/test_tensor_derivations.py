@@ -217,3 +217,12 @@ def test_at_a_point_the_derivation_is_the_reverse_pass_then_its_numbers():
     assert "✓ equals grad; at W = [[1, 2, 3], [0, 1, 0]], x = [1, 0, -1]: [[0.119, 0, -0.119]" in text, text
     assert np.allclose(np.array(result.value.tolist(), dtype=float), [[0.1192029220221, 0, -0.1192029220221],
                                                                       [-0.1192029220221, 0, 0.1192029220221]])
+
+
+def test_a_stop_on_a_vector_is_one_entry_when_the_components_derive_the_rest():
+    """x[0] * sum(sg(x)) picks x's own component, so it derives by components; its one stop is one entry."""
+    result = Session().run("x: R^3\nexplain grad(x[0] * sum(sg(x)), x) at x = [1, 2, 3]")[-1]
+    (explanation,) = result.steps
+    assert [(to_plain(e.stop), e.verdict) for e in explanation.ledger] == [("stop_gradient(x)", "blocking")]
+    assert "one stop, blocking" in explanation.summary and explanation.check.agrees
+    assert "removes x[0]*ones(3)" in to_plain(result)
