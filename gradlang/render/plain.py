@@ -13,7 +13,7 @@ from __future__ import annotations
 from sympy.printing.str import StrPrinter
 
 from gradlang.render.records import RecordPrinting
-from gradlang.render.shown import MARKS, is_gap_row, shape_text, shown_result, Summarising
+from gradlang.render.shown import MARKS, in_its_form, is_gap_row, shape_text, shown_result, Summarising
 from gradlang.expr.source import SourcePrinter, format_float
 from gradlang.render.teacher import TeacherOrder
 
@@ -100,15 +100,9 @@ def _after_derivation(text: str, value) -> str:
 
 
 def _in_its_form(result, printer) -> str | None:
-    """The value under one derivation that names the user's bindings, written with those names (p1, z1),
-    as the derivation's own lines write it; None for any other result."""
-    from gradlang.explain.layout import Form
-
-    if len(result.steps) != 1 or not getattr(getattr(result.steps[0], "vector", None), "display", ()):
-        return None
-    if getattr(result.steps[0], "derived", None) is not result.value:
-        return None
-    return printer.doprint(Form(result.steps[0])(result.value))
+    """The value under one derivation that names parts, written with those names (shown.in_its_form)."""
+    value = in_its_form(result)
+    return None if value is None else printer.doprint(value)
 
 
 def _comment(text: str) -> str:

@@ -69,6 +69,18 @@ def shown_result(result, full: bool = False) -> Shown:
     return shown(result.value, full, result.bound)
 
 
+def in_its_form(result):
+    """The value under one derivation that names parts (the user's bindings, its letters), written with those
+    names (p1, z1) as the derivation's own lines write it; None for any other result."""
+    from gradlang.explain.layout import Form
+
+    if len(result.steps) != 1 or not getattr(getattr(result.steps[0], "vector", None), "display", ()):
+        return None
+    if getattr(result.steps[0], "derived", None) is not result.value:
+        return None
+    return Form(result.steps[0])(result.value)
+
+
 def _size(value) -> int:
     if isinstance(value, np.ndarray):
         return value.size

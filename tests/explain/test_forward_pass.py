@@ -117,3 +117,16 @@ def test_the_latex_of_a_jacobian_and_its_value_compiles_and_fits_the_page(name, 
     assert run.returncode == 0, run.stderr
     log = _compile(run.stdout, tmp_path)
     assert "Overfull \\hbox" not in log, log[log.index("Overfull"):][:400]
+
+
+def test_the_pretty_value_under_the_derivation_uses_its_names():
+    """The value printed under a derivation names its parts as the derivation's lines do (p, h), not anew."""
+    from rich.console import Console
+
+    from gradlang.render import to_rich
+
+    program = "n: size\n" + DECLARED.format(n="n") + "z = W @ x\nexplain jacobian(sigmoid(z) * sg(x[0]) + tanh(z), x)"
+    console = Console(width=100, color_system=None, record=True)
+    console.print(to_rich(Session().run(program)[-1]))
+    shown = console.export_text()
+    assert "c⋅diag((1 − p) ⊙ p) W + diag(1 − h ) W" in shown and "t₁" not in shown, shown
