@@ -3,7 +3,8 @@
 Sets and dicts of SymPy objects iterate in an order that depends on the hash
 seed; a printer or a pass that walks one without sorting would print
 differently from run to run. A fresh interpreter per seed runs every example
-and the derivations of the table, and prints each result in all four formats.
+and the derivations of the tables (gradients, Jacobians, gradients by a list
+of scalars), and prints each result in all four formats.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.explain.test_forward_pass import TABLE as JACOBIANS, _program as jacobians
+from tests.explain.test_scalar_list_pass import DECLARED as BY_LIST, TABLE as LISTS
 from tests.explain.test_tensor_derivations import TABLE, _program
 from tests.safety import SAFETY_NET
 
@@ -53,7 +56,9 @@ def _printed(seed: str, programs: list) -> str:
 
 def test_every_example_and_derivation_prints_the_same_bytes_under_three_hash_seeds():
     programs = [_program(3, statement) for _, statement, *_ in TABLE] + [_program("n", TABLE[1][1])]
+    programs += [jacobians(size, statement) for size in (3, "n") for _, statement, *_ in JACOBIANS]
+    programs += [BY_LIST + f"explain {statement}" for _, statement, *_ in LISTS]
     outputs = {seed: _printed(seed, programs) for seed in SEEDS}
     digests = {seed: hashlib.sha256(text.encode()).hexdigest() for seed, text in outputs.items()}
-    assert "tensor reverse pass" in outputs["0"]
+    assert "tensor reverse pass" in outputs["0"] and "tensor forward pass" in outputs["0"]
     assert len(set(digests.values())) == 1, digests
