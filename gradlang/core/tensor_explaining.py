@@ -62,9 +62,7 @@ def stop_ledgers(requests: list, tensor_requests: list) -> list:
     out = []
     for request, tensor in zip(requests, tensor_requests):
         entries = None
-        if (request.operation == tensor.operation == "grad" and request.span == tensor.span
-                and getattr(request, "whole", None) is None and isinstance(tensor.wrt, Var)
-                and is_tensor(tensor.expr) and _picks(tensor.expr, tensor.wrt) and _splits(tensor.expr)):
+        if _whole_twin(request, tensor, ("grad",)) and _picks(tensor.expr, tensor.wrt) and _splits(tensor.expr):
             try:
                 entries = tensor_ledger(tensor.expr, tensor.wrt, tensor.result) or None
             except GradlangError:
@@ -85,11 +83,16 @@ def _takes(request, tensor) -> bool:
     if isinstance(tensor.wrt, tuple):  # a grad by a list of scalars no vector identity derives
         return (request.operation == tensor.operation == "grad" and request.span == tensor.span
                 and getattr(request, "whole", None) is None and _no_identity(request, lessons=True))
-    return (request.operation == tensor.operation and request.operation in ("grad", "jacobian")
-            and request.span == tensor.span
-            and getattr(request, "whole", None) is None and isinstance(tensor.wrt, Var)
-            and is_tensor(tensor.expr) and not _picks(tensor.expr, tensor.wrt)
+    return (_whole_twin(request, tensor, ("grad", "jacobian")) and not _picks(tensor.expr, tensor.wrt)
             and (request.operation == "grad" or _forward_shows(request, tensor)))
+
+
+def _whole_twin(request, tensor, operations: tuple) -> bool:
+    """The tensor engine's twin of the request, one of the operations, of a tensor formula by a declared
+    vector or matrix, as written (no component selected)."""
+    return (request.operation == tensor.operation and request.operation in operations
+            and request.span == tensor.span and getattr(request, "whole", None) is None
+            and isinstance(tensor.wrt, Var) and is_tensor(tensor.expr))
 
 
 def _forward_shows(request, tensor) -> bool:
@@ -183,8 +186,6 @@ def by_scalars(name: str, args: list):
 
 def recorded_whole(value, derivations: list, by_list):
     """The component engine's value; the request it recorded keeps the tensor formula and the symbols."""
-    import dataclasses
-
     e, symbols = by_list
-    derivations[-1] = dataclasses.replace(derivations[-1], expr=e, wrt=symbols)
+    derivations[-1] = replace(derivations[-1], expr=e, wrt=symbols)
     return value

@@ -429,4 +429,3 @@ def _tensor_value(name: str, args: list, nodes: list):
     if _kept_whole(name) or builtins.lookup(name) is None:
         return None  # the component path's own answer (an unknown name gets its "did you mean")
     raise ShapeNeedsComponents(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")
-

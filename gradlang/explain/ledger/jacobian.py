@@ -8,7 +8,7 @@ forward mode (derive/tensor/forward.py):
   have multiplied by ∂u/∂x;
 - the term it removes: the Jacobian with this one stop taken away, less the
   Jacobian with it, with the stops evaluated (as `blocked` has it);
-- its verdict, decided as for a gradient (ledger/tensor.py): by the
+- its verdict, decided as for a gradient (ledger/tensor.py's verdict_of): by the
   rewrites when they reduce the removed term to 0, else at random points.
 """
 
@@ -22,8 +22,8 @@ from gradlang.errors import GradlangError
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor.nodes import Var, Zeros, rank, shape_of
 from gradlang.expr.walk import dag_has
-from gradlang.explain.ledger import random_points
 from gradlang.explain.ledger.components import StopEntry, outermost_stops
+from gradlang.explain.ledger.tensor import verdict_of
 
 
 def jacobian_ledger(expr, wrt, kept) -> tuple:
@@ -38,7 +38,7 @@ def _entry(stop, expr, wrt, kept) -> StopEntry:
     arriving = _arriving(stop, expr, tidy)
     removed = tidy(_no_zero_terms(unstopped(forward.tangent(expr.xreplace({stop: stop.args[0]}), wrt) - kept)))
     arriving, removed = (sp.S.Zero if _zero(v) else v for v in (arriving, removed))  # zeros(n): 0, as words say it
-    verdict, evidence = _verdict(arriving, removed, kept)
+    verdict, evidence = verdict_of(arriving, removed, kept)
     return StopEntry(stop, (wrt,), (arriving,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence)
 
 
@@ -57,15 +57,6 @@ def _no_zero_terms(expr):
                         lambda e: sp.Add(*[a for a in e.args if not isinstance(a, Zeros)]))
 
 
+
 def _zero(value) -> bool:
     return value == 0 or isinstance(value, Zeros)
-
-
-def _verdict(arriving, removed, kept) -> tuple[str, str]:
-    """(verdict, how it was decided): "" when the rewrites decided it, else the random points that did."""
-    if _zero(arriving) or _zero(removed):
-        return "neutral", ""
-    points = random_points.zero_at(removed, [kept])
-    if points:
-        return "neutral", f"at {points} random points"
-    return ("inventing" if random_points.cancels(removed, kept) else "blocking"), ""

@@ -50,10 +50,10 @@ def _entry(stop, expr, wrt, kept) -> StopEntry:
     beside = [_beside(stop, expr, v, tidy) for v in variables]
     beside = kept if any(b is None for b in beside) else (beside[0] if len(variables) == 1 else tuple(beside))
     if len(variables) == 1:
-        verdict, evidence = _verdict(adjoint, removed[0], beside)
+        verdict, evidence = verdict_of(adjoint, removed[0], beside)
         return StopEntry(stop, (wrt,), (adjoint,), ((removed[0],),), ((kept,),), verdict, level="tensor",
                          evidence=evidence)
-    verdict, evidence = _verdict(adjoint, _stacked(removed), _stacked(beside))
+    verdict, evidence = verdict_of(adjoint, _stacked(removed), _stacked(beside))
     return StopEntry(stop, reaching, (adjoint,), ((sp.Array(removed),),), ((sp.Array(kept),),), verdict,
                      level="tensor", evidence=evidence)
 
@@ -90,8 +90,9 @@ def _beside(stop, expr, wrt, tidy):
     return tidy(adjoints_of(total, [wrt], seed=arriving, tidy_each=tidy)[wrt]) if arriving != 0 else None
 
 
-def _verdict(adjoint, removed, kept) -> tuple[str, str]:
-    """(verdict, how it was decided): "" when the rewrites decided it, else the random points that did."""
+def verdict_of(adjoint, removed, kept) -> tuple[str, str]:
+    """(verdict, how it was decided): "" when the rewrites decided it, else the random points that did.
+    Shared by the ledger of a Jacobian (ledger/jacobian.py)."""
     if adjoint == 0 or removed == 0:
         return "neutral", ""
     if removed is sp.S.NaN:

@@ -57,8 +57,7 @@ class TangentName(Var):
     the tangent's shape, so every rule takes it as it takes the tangent itself)."""
 
     def __new__(cls, name: str, wrt: str, shape: tuple):
-        obj = Var.__new__(cls, f"∂{name}/∂{wrt}", shape)
-        return obj
+        return Var.__new__(cls, f"∂{name}/∂{wrt}", shape)
 
     def _sympystr(self, printer):
         return self.name
