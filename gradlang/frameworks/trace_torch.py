@@ -23,11 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradlang.frameworks.loading import called, framework
-from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, array_text, constant, number,
-                                         placed,
-                                         shown_path, source_line)
+from gradlang.frameworks.program import (Origin, TranslateError, Value, Where, Writer, array_text, constant, number,
+                                         placed, shown_path, source_line)
 from gradlang.frameworks.torch_rules import RULES
-from gradlang.frameworks.tracing import Leaf, Traced, key_name, scalar
+from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scalar
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
@@ -47,8 +46,10 @@ def module_of(target, spec: str, writer: Writer):
         module, forward = _Wrapped(torch, target), target
     else:
         raise TranslateError(f"--from-torch: {spec} is neither an nn.Module nor a function")
-    names = [p.name for p in inspect.signature(forward).parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+    try:
+        names = positional(inspect.signature(forward))
+    except (TypeError, ValueError):
+        raise TranslateError(f"cannot read the parameters of {spec}'s forward") from None
     return module, names, "loss"
 
 
@@ -73,7 +74,29 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     if isinstance(outs, (list, tuple)) and len(outs) != 1:
         raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
     value, point = loss
-    return Traced(value, scalar(point.detach().numpy() if hasattr(point, "detach") else point, label), leaves)
+    number = scalar(point.detach().numpy() if hasattr(point, "detach") else point, label)
+    return Traced(value, number, leaves, _autograd(torch, program, args, walker))
+
+
+def _autograd(torch, program, args: tuple, walker: "_Walker") -> list:
+    """torch.autograd's gradient at the point by each declared leaf (parameters by name, inputs), of the exported
+    graph: the operations the program is written from, an autograd.Function as its forward (as the program says)."""
+    module = program.module()
+    with float64(torch):
+        state = {name: tensor.detach().clone() for name, tensor in program.state_dict.items()}
+        flat, spec = torch.utils._pytree.tree_flatten(args)
+        inputs = [a.detach().clone() if isinstance(a, torch.Tensor) else a for a in flat]
+        leaves = [state[target] if kind == "PARAMETER" else inputs[index] for kind, target, index in walker.declared]
+        for leaf in leaves:
+            leaf.requires_grad_(True)
+
+        def differentiate():
+            result = torch.func.functional_call(module, state, tuple(torch.utils._pytree.tree_unflatten(inputs, spec)),
+                                                strict=False)
+            return torch.autograd.grad(result, leaves, allow_unused=True) if leaves else ()
+
+        grads = called("differentiating the module with torch.autograd", differentiate)
+    return [np.zeros(tuple(leaf.shape)) if g is None else g.detach().numpy() for g, leaf in zip(grads, leaves)]
 
 
 @contextmanager
@@ -158,20 +181,23 @@ class _Walker:
     def __init__(self, torch, writer: Writer, root):
         self.torch, self.writer, self.root = torch, writer, root
         self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
+        self.declared = []  # (kind, state_dict name, index among the user's inputs) of each declared leaf
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
         flat = self.torch.utils._pytree.tree_flatten_with_path(args)[0]
         users = iter([(".".join([names[p[0].idx], *(key_name(e) for e in p[1:])]), v) for p, v in flat])
         placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
-        leaves = []
+        leaves, user = [], -1
         for node, spec in zip(placeholders, program.graph_signature.input_specs):
             path, value = self._input(program, spec, users)
+            user += spec.kind.name == "USER_INPUT"
             self.at[node] = value
             if value.is_floating_point() and spec.kind.name in ("PARAMETER", "USER_INPUT"):
                 leaf = Leaf.of(path, value.detach().numpy(), self.writer.taken)
                 self.env[node] = self.writer.declare(leaf.name, leaf.shape, leaf.comment)
                 self.traced.add(node)
+                self.declared.append((spec.kind.name, spec.target, user))
                 leaves.append(leaf)
             else:
                 self.env[node] = _constant(value)
@@ -233,6 +259,7 @@ class _Walker:
         name = str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
         inputs = [a for a in node.all_input_nodes if a in self.traced]
         result = at[node]
+        _refuse(name, [result, *(at[a] for a in node.all_input_nodes)], where, bool(inputs))
         if name == "detach":
             self.traced.add(node)
             return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
@@ -240,8 +267,8 @@ class _Walker:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
             if inputs and name in ("argmax", "argmin"):
-                self.writer.body.append(Line("", f"{name} at {where} is {result.tolist()} at the "
-                                                 "traced point (piecewise constant: derivative 0)"))
+                self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the "
+                                               "traced point (piecewise constant: derivative 0)")
             return _constant(result)
         self.traced.add(node)
         rule = RULES.get(name)
@@ -253,13 +280,14 @@ class _Walker:
             raise placed(f"{node.target}: {error.message}", where) from None
         if isinstance(value, list):
             return value
-        return self.writer.bind(value, len(node.users))
+        return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
 
     def _custom_function(self, node, where: Where) -> None:
         """An autograd.Function is exported as its forward: say so once, since its own backward is not read."""
         for name in APPLY.findall(node.meta.get("stack_trace") or ""):
             if name not in self.custom:
                 self.custom.add(name)
+                self.writer.suspects.append((f"{name}.apply", where))
                 self.writer.note(f"{name}.apply (at {where}) is a torch.autograd.Function: its backward is not read, "
                                  "the program differentiates its forward")
 
@@ -281,6 +309,22 @@ class _Walker:
             results.append(value)
         env[node], at[node] = results, [point for _, point in outs]
         self.traced.add(node)
+
+
+def _refuse(name: str, values: list, where: Where, traced: bool) -> None:
+    """Complex numbers (an FFT's) and traced values of more than two axes have no gradlang spelling."""
+    tensors = [v for v in values if hasattr(v, "is_complex")]
+    if "fft" in name or any(t.is_complex() for t in tensors):
+        raise placed(f"{name}: a complex value: gradlang's values are real numbers (an FFT, a complex dtype cannot be written)", where)
+    shaped = [t for t in tensors[:1] if t.is_floating_point() and sum(1 for d in t.shape if d != 1) > 2]
+    if traced and shaped:
+        raise placed(f"{name}: a value of shape {tuple(shaped[0].shape)}: gradlang has scalars, vectors and matrices "
+                     "(more than two axes longer than 1 cannot be written)", where)
+
+
+def _array(value):
+    """A node's value at the point as a NumPy array (None when it is not one tensor)."""
+    return value.detach().numpy() if hasattr(value, "detach") else None
 
 
 def _where(node) -> Where:
