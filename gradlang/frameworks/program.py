@@ -25,9 +25,14 @@ SIMPLE = re.compile(r"^-?[A-Za-z_0-9.]+$")  # a name or a number: never worth a 
 
 
 class TranslateError(GradlangError):
-    """A framework operation gradlang cannot write, placed at the user's source line."""
+    """A framework operation gradlang cannot write, placed at the user's source line.
+
+    Its message often quotes the user's names; they are made inert (no newline of theirs starts a line of ours)."""
 
     kind = "TranslateError"
+
+    def __init__(self, message: str, span: Span | None = None):
+        super().__init__(inert(message), span)
 
 
 def inert(text: str) -> str:

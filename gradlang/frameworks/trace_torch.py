@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import inspect
 import operator
+import os
+import types
 from contextlib import contextmanager
 import re
 from dataclasses import dataclass
@@ -54,11 +56,26 @@ def module_of(target, spec: str, writer: Writer):
 
 
 def _Wrapped(torch, function):
+    """A module whose forward calls the user's function. torch.export records only frames named `forward`, so
+    the function is called through a copy of itself named forward: its operations keep the user's lines."""
+    inner = _as_forward(function)
+
     class Wrapped(torch.nn.Module):
         def forward(self, *args):
-            return function(*args)
+            return inner(*args)
 
     return Wrapped()
+
+
+def _as_forward(function):
+    """The same function (code, globals, defaults, closure) under the name forward; a callable without code as is."""
+    code = getattr(function, "__code__", None)
+    if code is None or not isinstance(function, types.FunctionType):
+        return function
+    renamed = types.FunctionType(code.replace(co_name="forward"), function.__globals__, "forward",
+                                 function.__defaults__, function.__closure__)
+    renamed.__kwdefaults__ = function.__kwdefaults__
+    return renamed
 
 
 def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Traced:
@@ -75,28 +92,31 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
         raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
     value, point = loss
     number = scalar(point.detach().numpy() if hasattr(point, "detach") else point, label)
-    return Traced(value, number, leaves, _autograd(torch, program, args, walker))
+    return Traced(value, number, leaves, _autograd(torch, program, walker))
 
 
-def _autograd(torch, program, args: tuple, walker: "_Walker") -> list:
-    """torch.autograd's gradient at the point by each declared leaf (parameters by name, inputs), of the exported
-    graph: the operations the program is written from, an autograd.Function as its forward (as the program says)."""
-    module = program.module()
+def _autograd(torch, program, walker: "_Walker") -> list:
+    """torch.autograd's gradient at the point by each declared leaf, through the exported graph run node by node
+    (fx.Interpreter: the operations the program is written from, an autograd.Function as its forward, as the
+    program says; no code is generated from the user's names, as program.module() would)."""
+    placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
     with float64(torch):
-        state = {name: tensor.detach().clone() for name, tensor in program.state_dict.items()}
-        flat, spec = torch.utils._pytree.tree_flatten(args)
-        inputs = [a.detach().clone() if isinstance(a, torch.Tensor) else a for a in flat]
-        leaves = [state[target] if kind == "PARAMETER" else inputs[index] for kind, target, index in walker.declared]
+        inputs = [_fresh(torch, walker.at[n]) for n in placeholders]
+        leaves = [value for node, value in zip(placeholders, inputs) if node in walker.traced]
         for leaf in leaves:
             leaf.requires_grad_(True)
 
         def differentiate():
-            result = torch.func.functional_call(module, state, tuple(torch.utils._pytree.tree_unflatten(inputs, spec)),
-                                                strict=False)
-            return torch.autograd.grad(result, leaves, allow_unused=True) if leaves else ()
+            out = torch.fx.Interpreter(program.graph_module).run(*inputs)
+            loss = out[0] if isinstance(out, (list, tuple)) else out
+            return torch.autograd.grad(loss, leaves, allow_unused=True) if leaves else ()
 
         grads = called("differentiating the module with torch.autograd", differentiate)
     return [np.zeros(tuple(leaf.shape)) if g is None else g.detach().numpy() for g, leaf in zip(grads, leaves)]
+
+
+def _fresh(torch, value):
+    return value.detach().clone() if isinstance(value, torch.Tensor) else value
 
 
 @contextmanager
@@ -181,23 +201,20 @@ class _Walker:
     def __init__(self, torch, writer: Writer, root):
         self.torch, self.writer, self.root = torch, writer, root
         self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
-        self.declared = []  # (kind, state_dict name, index among the user's inputs) of each declared leaf
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
         flat = self.torch.utils._pytree.tree_flatten_with_path(args)[0]
         users = iter([(".".join([names[p[0].idx], *(key_name(e) for e in p[1:])]), v) for p, v in flat])
         placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
-        leaves, user = [], -1
+        leaves = []
         for node, spec in zip(placeholders, program.graph_signature.input_specs):
             path, value = self._input(program, spec, users)
-            user += spec.kind.name == "USER_INPUT"
             self.at[node] = value
             if value.is_floating_point() and spec.kind.name in ("PARAMETER", "USER_INPUT"):
                 leaf = Leaf.of(path, value.detach().numpy(), self.writer.taken)
                 self.env[node] = self.writer.declare(leaf.name, leaf.shape, leaf.comment)
                 self.traced.add(node)
-                self.declared.append((spec.kind.name, spec.target, user))
                 leaves.append(leaf)
             else:
                 self.env[node] = _constant(value)
@@ -330,7 +347,7 @@ def _array(value):
 def _where(node) -> Where:
     """The user's file and line of a node: the innermost frame of its stack trace outside torch itself."""
     frames = FRAME.findall(node.meta.get("stack_trace") or "")
-    mine = [(f, int(n)) for f, n in frames if "/torch/" not in f.replace("\\", "/")]
+    mine = [(f, int(n)) for f, n in frames if "/torch/" not in f.replace("\\", "/") and not _is_ours(f)]
     if not mine:
         return Where(note="no source line recorded")
     file, line = mine[-1]
@@ -339,6 +356,11 @@ def _where(node) -> Where:
     raw = _raw_line(file, line)
     indent = len(raw) - len(raw.lstrip()) + 1 if raw else start
     return Where(shown_path(file), line, indent, indent + len(text) if text else 2)
+
+
+def _is_ours(file: str) -> bool:
+    """A frame of gradlang itself (the wrapper around a function): never the user's line."""
+    return os.path.realpath(file).startswith(os.path.realpath(os.path.dirname(os.path.dirname(__file__))) + os.sep)
 
 
 def _raw_line(file: str, line: int) -> str:
