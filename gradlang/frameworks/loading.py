@@ -83,7 +83,9 @@ def _users_frame(error: BaseException) -> Where | None:
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
         path = os.path.realpath(frame.filename) if not frame.filename.startswith("<") else ""
         if path.startswith(here) and not any(path.startswith(lib) for lib in libraries):
-            return Where(shown_path(frame.filename), frame.lineno, 1, 2)
+            column = (getattr(frame, "colno", None) or 0) + 1
+            end = getattr(frame, "end_colno", None) if getattr(frame, "end_lineno", None) == frame.lineno else None
+            return Where(shown_path(frame.filename), frame.lineno, column, (end or column) + 1 if end else column + 1)
     return None
 
 

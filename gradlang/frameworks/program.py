@@ -173,6 +173,8 @@ class Writer:
     def declare(self, name: str, shape: tuple, comment: str = "") -> Value:
         """`name: R^(m,n)` (axes of length 1 dropped, as every shape here); the name's Value."""
         sizes = tuple(d for d in shape if d != 1)
+        if 0 in sizes:
+            raise TranslateError(f"{comment or name} has shape {tuple(shape)}: an empty array has no gradlang value")
         if len(sizes) > 2:
             raise TranslateError(f"{name} has shape {tuple(shape)}: gradlang has scalars, vectors and matrices "
                                  "(batch axes beyond rank 2 cannot be written)")

@@ -161,19 +161,25 @@ class _Walker:
         for eqn in jaxpr.eqns:
             if all(type(v).__name__ == "DropVar" for v in eqn.outvars):
                 continue  # a result nothing reads (jaxprs keep a few): it changes nothing
-            ins = [self.read(v, env, at) for v in eqn.invars]
             where = _where(eqn, outer)
-            _refuse(eqn, where)
-            if any(v in self.live for v in eqn.invars if not _is_literal(v)):
-                self.live.update(eqn.outvars)
-            elif _is_data(eqn):
-                self._data(eqn, ins, env, at)
-                continue
-            if eqn.primitive.name in CALLS:
-                self._inline(eqn, ins, env, at, where)
-            else:
-                self._equation(eqn, ins, env, at, where)
+            try:
+                self._step(eqn, env, at, where)
+            except TranslateError as error:
+                raise error if error.span is not None or where.line is None else placed(
+                    f"{eqn.primitive.name}: {error.message}", where) from None
         return [self.read(v, env, at) for v in jaxpr.outvars]
+
+    def _step(self, eqn, env: dict, at: dict, where: Where) -> None:
+        """One equation: refused, data at the point, a call inlined, or translated by its rule."""
+        ins = [self.read(v, env, at) for v in eqn.invars]
+        _refuse(eqn, where)
+        if any(v in self.live for v in eqn.invars if not _is_literal(v)):
+            self.live.update(eqn.outvars)
+        elif _is_data(eqn):
+            return self._data(eqn, ins, env, at)
+        if eqn.primitive.name in CALLS:
+            return self._inline(eqn, ins, env, at, where)
+        return self._equation(eqn, ins, env, at, where)
 
     def _data(self, eqn, ins: list, env: dict, at: dict) -> None:
         """An equation of data only (a PRNG key's, or one with no rule, none of it depending on a leaf): its value

@@ -248,8 +248,17 @@ class _Walker:
             if node.op == "get_attr":
                 env[node] = at[node] = getattr(self.root, node.target)
             elif node.op == "call_function":
-                self._node(node, env, at)
+                self._placed(node, env, at)
         raise TranslateError("the exported graph has no output")
+
+    def _placed(self, node, env: dict, at: dict) -> None:
+        """One node translated; an error without a place gets the node's line."""
+        try:
+            self._node(node, env, at)
+        except TranslateError as error:
+            where = _where(node)
+            raise error if error.span is not None or where.line is None else placed(
+                f"{node.target}: {error.message}", where) from None
 
     def _node(self, node, env: dict, at: dict) -> None:
         where = _where(node)

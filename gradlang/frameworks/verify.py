@@ -5,7 +5,7 @@ rule that is wrong, or an operation taken for something it is not, would give
 a program that runs and prints numbers the user's model never computes. So
 before the program is printed or run, gradlang runs it at the traced point and
 compares its value and its gradient by every declared leaf with the
-framework's own (jax.value_and_grad, torch.autograd, in float64). When they
+framework's own (jax.grad, torch.autograd, in float64). When they
 differ, the error names the first bound intermediate whose value differs, at
 the user's line; when every bound intermediate agrees, it names the
 operations the difference may come from (values fixed at the point, custom

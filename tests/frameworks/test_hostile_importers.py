@@ -352,3 +352,30 @@ def test_a_forward_taking_star_args_names_its_arguments(user):
     loss, by_a, by_b = numbers(program)
     assert loss == pytest.approx(float(np.sum(given["a"] * given["b"])), rel=1e-12)
     assert np.allclose(by_a, given["b"]) and np.allclose(by_b, given["a"])
+
+
+def test_an_empty_example_array_is_an_importer_error_not_one_of_the_unseen_program(user):
+    pytest.importorskip("jax")
+    write_module(user, "empty_arg", '''
+        import numpy as np, jax.numpy as jnp
+        def loss(x, y):
+            return jnp.sum(x) + jnp.sum(y)
+        def example():
+            return (np.zeros(0), np.ones(3))
+        ''')
+    with pytest.raises(TranslateError, match=r"x has shape \(0,\): an empty array has no gradlang value$"):
+        translate("jax", "empty_arg:loss", example_args="empty_arg:example")
+
+
+def test_an_error_of_the_users_code_while_tracing_points_at_their_line(user):
+    pytest.importorskip("jax")
+    write_module(user, "raises_inside", '''
+        import jax.numpy as jnp
+        def loss(x):
+            y = jnp.sum(x)
+            return jnp.sum([y, y])
+        ''')
+    with pytest.raises(TranslateError) as caught:
+        translate("jax", "raises_inside:loss", shapes="x=3")
+    assert caught.value.line == 5 and caught.value.filename == "raises_inside.py"
+    assert caught.value.message.startswith("tracing loss with jax.make_jaxpr raised TypeError")
