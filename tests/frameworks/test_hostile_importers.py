@@ -379,3 +379,15 @@ def test_an_error_of_the_users_code_while_tracing_points_at_their_line(user):
         translate("jax", "raises_inside:loss", shapes="x=3")
     assert caught.value.line == 5 and caught.value.filename == "raises_inside.py"
     assert caught.value.message.startswith("tracing loss with jax.make_jaxpr raised TypeError")
+
+
+def test_a_torch_constant_of_three_axes_is_refused_at_its_line(user):
+    pytest.importorskip("torch")
+    write_module(user, "rank3_torch", '''
+        import torch
+        def loss(x):
+            return torch.mean(torch.ones(4, 4, 4) * x[0])
+        ''')
+    with pytest.raises(TranslateError) as caught:
+        translate("torch", "rank3_torch:loss", shapes="x=3")
+    assert caught.value.line == 4 and "(4, 4, 4)" in caught.value.message
