@@ -8,11 +8,13 @@ one line, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
+import traceback
 
-from gradlang.frameworks.program import TranslateError
+from gradlang.frameworks.program import TranslateError, Where, inert, placed, shown_path
 
 EXTRAS = {"jax": ("jax", "JAX"), "torch": ("torch", "PyTorch")}
 
@@ -44,9 +46,11 @@ def load(spec: str, flag: str):
     try:
         target = importlib.import_module(module_name)
     except ImportError as error:
-        raise TranslateError(f"{flag}: cannot import {module_name}: {error}") from None
-    except Exception as error:  # noqa: BLE001 - the user's module failed while importing: say what it raised
-        raise TranslateError(f"{flag}: importing {module_name} raised {type(error).__name__}: {error}") from None
+        raise TranslateError(f"{flag}: cannot import {module_name}: {inert(error)}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # noqa: BLE001 - the user's module raised or exited while importing
+        raise refused(f"{flag}: importing {module_name}", error) from None
     for part in name.split("."):
         if not hasattr(target, part):
             raise TranslateError(f"{flag}: {module_name} has no {name}")
@@ -55,11 +59,43 @@ def load(spec: str, flag: str):
 
 
 def called(what: str, function, *args):
-    """function(*args); an exception of the user's code becomes a one-line TranslateError."""
+    """function(*args); an exception or exit of the user's code becomes a one-line TranslateError at their line."""
     try:
         return function(*args)
-    except TranslateError:
+    except (TranslateError, KeyboardInterrupt):
         raise
-    except Exception as error:  # noqa: BLE001 - the user's code (or the framework's tracer) refused
-        message = str(error).strip().splitlines()[0] if str(error).strip() else ""
-        raise TranslateError(f"{what} raised {type(error).__name__}: {message}") from None
+    except BaseException as error:  # noqa: BLE001 - the user's code (or the framework's tracer) refused, or exited
+        raise refused(what, error) from None
+
+
+def refused(what: str, error: BaseException) -> TranslateError:
+    """`what raised Kind: first line of its message`, placed at the innermost line of the user's own files."""
+    text = str(error).strip()
+    message = f"{what} raised {type(error).__name__}" + (f": {inert(text.splitlines()[0])}" if text else "")
+    return placed(message, _users_frame(error))
+
+
+def _users_frame(error: BaseException) -> Where | None:
+    """The innermost frame of the traceback in a file of the user's folder (not Python's, not a library's)."""
+    here = os.path.realpath(os.getcwd()) + os.sep
+    libraries = {os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix, os.path.dirname(os.__file__))}
+    libraries.add(os.path.realpath(os.path.dirname(os.path.dirname(__file__))) + os.sep)
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        path = os.path.realpath(frame.filename) if not frame.filename.startswith("<") else ""
+        if path.startswith(here) and not any(path.startswith(lib) for lib in libraries):
+            column = (getattr(frame, "colno", None) or 0) + 1
+            end = getattr(frame, "end_colno", None) if getattr(frame, "end_lineno", None) == frame.lineno else None
+            return Where(shown_path(frame.filename), frame.lineno, column, (end or column) + 1 if end else column + 1)
+    return None
+
+
+@contextlib.contextmanager
+def fenced(torch, seed: int):
+    """The user's code runs with its standard output sent to standard error (it must not forge what gradlang
+    prints, such as a --json record) and, for PyTorch, with the random generator at a fixed seed (a module's
+    initial weights are part of the traced point, which must be the same on every run)."""
+    with contextlib.redirect_stdout(sys.stderr), contextlib.ExitStack() as stack:
+        if torch is not None:
+            stack.enter_context(torch.random.fork_rng(devices=[]))
+            torch.manual_seed(seed)
+        yield

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from gradlang.errors import GradlangError, Span, source_lines
@@ -24,9 +25,29 @@ SIMPLE = re.compile(r"^-?[A-Za-z_0-9.]+$")  # a name or a number: never worth a 
 
 
 class TranslateError(GradlangError):
-    """A framework operation gradlang cannot write, placed at the user's source line."""
+    """A framework operation gradlang cannot write, placed at the user's source line.
+
+    Its message often quotes the user's names; they are made inert (no newline of theirs starts a line of ours)."""
 
     kind = "TranslateError"
+
+    def __init__(self, message: str, span: Span | None = None):
+        super().__init__(inert(message), span)
+
+
+def inert(text: str) -> str:
+    """Text a third party chose (a function's __name__, a dict key, a parameter's name, a file's path), safe in a comment.
+
+    A comment ends at a newline, and a name with one in it would end the comment and start a statement
+    of its own choosing; so every control, line-separator, paragraph-separator and format character
+    (\\n, \\r, U+2028, \\x0b, \\x0c, NUL, a bidi override) is written as its escape. Every writer of
+    comments and messages goes through this one function.
+    """
+    return "".join(ch.encode("unicode_escape").decode("ascii") if unicodedata.category(ch) in HIDDEN else ch
+                   for ch in str(text))
+
+
+HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs")  # control, format, line and paragraph separators, lone surrogates
 
 
 def placed(message: str, where: "Where | None") -> TranslateError:
@@ -54,7 +75,7 @@ class Where:
 
     def __str__(self) -> str:
         place = f"{self.file}:{self.line}" if self.line is not None else "an unknown line"
-        return f"{place}{f' ({self.note})' if self.note else ''}"
+        return inert(f"{place}{f' ({self.note})' if self.note else ''}")
 
 
 @dataclass(frozen=True)
@@ -102,16 +123,29 @@ def array_text(values) -> str:
     return repr(x)
 
 
+@dataclass(frozen=True)
+class Origin:
+    """What wrote a statement: the framework's operation, the user's line, its value at the traced point."""
+
+    op: str
+    where: Where
+    point: object = None
+
+
 @dataclass
 class Line:
-    """One statement of the program with its comment."""
+    """One statement of the program (of the grammar's `kind`: declaration, assignment, show, explain) with its
+    comment; `name` is what a declaration or an assignment binds. The comment is made inert when written."""
 
     text: str
     comment: str = ""
+    kind: str = ""
+    name: str = ""
+    origin: Origin | None = None
 
     def __str__(self) -> str:
-        return f"{self.text}   # {self.comment}" if self.comment and self.text else (
-            f"# {self.comment}" if self.comment else self.text)
+        comment = inert(self.comment)
+        return f"{self.text}   # {comment}" if comment and self.text else (f"# {comment}" if comment else self.text)
 
 
 @dataclass
@@ -124,19 +158,29 @@ class Writer:
     taken: set = field(default_factory=set)
     count: int = 0
     stops: int = 0
+    lines: list = field(default_factory=list)  # the last program written, line by line
+    point: str = ""  # the traced point as `at` bindings (x = x_at, W = W_at), once the tail is written
+    suspects: list = field(default_factory=list)  # (operation, Where): values fixed at the point, custom rules
 
     def note(self, text: str) -> None:
         self.header.append(Line("", text))
 
+    def fixed(self, op: str, where: Where, text: str) -> None:
+        """A comment in the body saying that `op` is written as its value at the traced point; a suspect if it differs."""
+        self.suspects.append((op, where))
+        self.body.append(Line("", text))
+
     def declare(self, name: str, shape: tuple, comment: str = "") -> Value:
         """`name: R^(m,n)` (axes of length 1 dropped, as every shape here); the name's Value."""
         sizes = tuple(d for d in shape if d != 1)
+        if 0 in sizes:
+            raise TranslateError(f"{comment or name} has shape {tuple(shape)}: an empty array has no gradlang value")
         if len(sizes) > 2:
             raise TranslateError(f"{name} has shape {tuple(shape)}: gradlang has scalars, vectors and matrices "
                                  "(batch axes beyond rank 2 cannot be written)")
         kind = "R" if not sizes else f"R^{sizes[0]}" if len(sizes) == 1 else f"R^({sizes[0]},{sizes[1]})"
         self.taken.add(name)
-        self.declarations.append(Line(f"{name}: {kind}", comment))
+        self.declarations.append(Line(f"{name}: {kind}", comment, "declaration", name))
         return Value(name, tuple(shape))
 
     def fresh(self, hint: str = "t") -> str:
@@ -147,31 +191,66 @@ class Writer:
                 self.taken.add(name)
                 return name
 
-    def bind(self, value: Value, uses: int = 1, comment: str = "", force: bool = False) -> Value:
+    def bind(self, value: Value, uses: int = 1, comment: str = "", force: bool = False,
+             origin: Origin | None = None) -> Value:
         """A name for `value` when it deserves one (forced, used twice, or long); else the value inline."""
         if not force and (value.scalar is not None or SIMPLE.match(value.text)):
             return value
         if not (force or uses > 1 or len(value.text) > LONG):
             return value
         name = self.fresh()
-        self.body.append(Line(f"{name} = {value.text}", comment))
+        self.body.append(Line(f"{name} = {value.text}", comment, "assignment", name, origin))
         return Value(name, value.shape, ATOM, condition=value.condition)
 
     def stop(self, value: Value, where: Where, what: str) -> Value:
         """stop_gradient(value) on a line of its own, with the user's source line in its comment."""
         self.stops += 1
         inner = fill(value)
-        return self.bind(Value(f"stop_gradient({inner.text})", value.shape), comment=f"{what} at {where}", force=True)
+        return self.bind(Value(f"stop_gradient({inner.text})", value.shape), comment=f"{what} at {where}", force=True,
+                         origin=Origin(what, where))
 
     def final(self, name: str, value: Value, comment: str = "") -> None:
         if value.sizes:
             raise TranslateError(f"the function returns shape {tuple(value.shape)}: a loss is a scalar")
         self.taken.add(name)
-        self.body.append(Line(f"{name} = {fill(value).text}", comment))
+        self.body.append(Line(f"{name} = {fill(value).text}", comment, "assignment", name))
 
     def text(self, tail: list) -> str:
+        """The program, checked by gradlang's parser to be exactly the statements written (see `read_back`)."""
         lines = self.header + [Line("")] + self.declarations + [Line("")] + self.body + [Line("")] + tail
-        return "\n".join(str(line) for line in lines).rstrip() + "\n"
+        while lines and not str(lines[-1]):
+            lines.pop()
+        program = "\n".join(str(line) for line in lines) + "\n"
+        read_back(program, [line for line in lines if line.text])
+        self.lines = lines
+        return program
+
+
+def read_back(program: str, written: list) -> None:
+    """Refuse a program whose statements, as the parser reads them, are not the ones the writer wrote.
+
+    Names and comments come from the user's code; inert() and gradlang_name() keep them from ever
+    starting a statement, and this check is the proof for the whole text: same number of statements,
+    same kinds, same names bound, in order.
+    """
+    from gradlang.syntax.parse import parse
+
+    try:
+        statements = parse(program).children
+    except GradlangError as error:
+        raise TranslateError(f"the written program does not read back: {error.kind}: {error.message}") from None
+    read = [(s.data, _bound(s)) for s in statements]
+    expected = [(line.kind, line.name) for line in written]
+    if read != expected:
+        raise TranslateError(f"the written program reads back as {len(read)} statements, not the {len(expected)} "
+                             "written: a name from the traced code changed it")
+
+
+def _bound(statement) -> str:
+    """The name a declaration or assignment binds ('' for the others)."""
+    if statement.data in ("declaration", "assignment"):
+        return str(statement.children[0])
+    return ""
 
 
 def ones(sizes: tuple) -> str:

@@ -43,6 +43,8 @@ def _axes(step, index: int, rank: int) -> tuple:
 def _reduce(name: str):
     def rule(step):
         a = step.tensor(0)
+        if len(step.node.args) > 1 and isinstance(step.arg(1, "other", None), Value):
+            return ops.extremum(name, a, step.tensor(1), step.shape)  # max.other / min.other: elementwise
         value = ops.reduce(name, a, _axes(step, 1, len(a.shape)))
         if step.is_pair:  # max.dim, min.dim: (values, indices), the indices fixed at the traced point
             return [ops.reshape(value, step.shapes[0]), step.constant(1)]

@@ -20,7 +20,7 @@ import numpy as np
 
 from gradlang.frameworks.jax_rules import RULES
 from gradlang.frameworks.loading import called, framework
-from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, constant, placed,
+from gradlang.frameworks.program import (Origin, TranslateError, Value, Where, Writer, constant, placed,
                                          shown_path)
 from gradlang.frameworks.tracing import Leaf, Traced, key_name, scalar
 
@@ -55,12 +55,42 @@ def trace(function, args: tuple, names: list, writer: Writer, name: str) -> Trac
     closed = called(f"tracing {name} with jax.make_jaxpr", lambda: jax.make_jaxpr(flat)(*points))
     env = {var: writer.declare(leaf.name, leaf.shape, leaf.comment) for var, leaf in zip(closed.jaxpr.invars, floats)}
     at = dict(zip(closed.jaxpr.invars, points))
-    walker = _Walker(writer, _uses(closed.jaxpr))
+    walker = _Walker(writer, _uses(closed.jaxpr), set(closed.jaxpr.invars))
     walker.consts(closed.jaxpr.constvars, closed.consts, env, at)
     outs = walker.run(closed.jaxpr, env, at, None)
     if len(outs) != 1:
         raise TranslateError(f"{name} returns {len(outs)} values: gradlang translates a function returning one loss")
-    return Traced(outs[0][0], scalar(outs[0][1], name), floats)
+    value = scalar(outs[0][1], name)
+    return Traced(outs[0][0], value, floats, _gradients(jax, closed, points, name))
+
+
+def _gradients(jax, closed, points: list, name: str) -> list:
+    """JAX's own gradient (jax.grad, float64) by each float leaf at the point, of the jaxpr as the program reads
+    it: a custom derivative rule is replaced by the derivative of its primal, as the program does (and says)."""
+    if not points:
+        return []
+
+    def primal(*values):
+        return _evaluated(closed.jaxpr, closed.consts, values)[0]
+
+    grads = called(f"differentiating {name} with jax.grad",
+                   lambda: jax.grad(primal, argnums=tuple(range(len(points))))(*points))
+    return [np.asarray(g, dtype=np.float64) for g in grads]
+
+
+def _evaluated(jaxpr, consts, values) -> list:
+    """jax.core.eval_jaxpr, with every call's body (a custom rule's primal too) run in place of the call."""
+    env = dict(zip(jaxpr.constvars, consts)) | dict(zip(jaxpr.invars, values))
+    for eqn in jaxpr.eqns:
+        ins = [v.val if _is_literal(v) else env[v] for v in eqn.invars]
+        if eqn.primitive.name in CALLS:
+            body, body_consts = _body(eqn)
+            outs = _evaluated(body, body_consts, ins[len(ins) - len(body.invars):])
+        else:
+            outs = eqn.primitive.bind(*ins, **eqn.primitive.get_bind_params(eqn.params))
+            outs = outs if eqn.primitive.multiple_results else [outs]
+        env.update((var, out) for var, out in zip(eqn.outvars, outs) if type(var).__name__ != "DropVar")
+    return [v.val if _is_literal(v) else env[v] for v in jaxpr.outvars]
 
 
 def _leaves(jax, args: tuple, names: list, writer: Writer) -> list:
@@ -89,15 +119,32 @@ def _is_literal(var) -> bool:
     return hasattr(var, "val") and not hasattr(var, "suffix") and type(var).__name__ == "Literal"
 
 
+def _kind(var) -> str:
+    """'float', 'complex', 'key' (a PRNG key) or 'other' (integer, boolean): what a variable holds."""
+    from jax import dtypes
+
+    dtype = var.aval.dtype
+    if dtypes.issubdtype(dtype, dtypes.prng_key):
+        return "key"
+    if dtypes.issubdtype(dtype, np.complexfloating):
+        return "complex"
+    return "float" if dtypes.issubdtype(dtype, np.floating) else "other"
+
+
 def _is_float(var) -> bool:
-    return np.issubdtype(np.dtype(var.aval.dtype), np.floating)
+    return _kind(var) == "float"
+
+
+def _gradlang_rank(var) -> int:
+    return sum(1 for d in getattr(var.aval, "shape", ()) if d != 1)
 
 
 class _Walker:
     """Walks one jaxpr (and the bodies it inlines), keeping each variable's Value and value at the point."""
 
-    def __init__(self, writer: Writer, uses: dict):
+    def __init__(self, writer: Writer, uses: dict, live: set):
         self.writer, self.uses = writer, uses
+        self.live = live  # the variables that depend on a declared leaf; the others are data at the point
 
     def consts(self, constvars, consts, env: dict, at: dict) -> None:
         for var, value in zip(constvars, consts):
@@ -114,13 +161,35 @@ class _Walker:
         for eqn in jaxpr.eqns:
             if all(type(v).__name__ == "DropVar" for v in eqn.outvars):
                 continue  # a result nothing reads (jaxprs keep a few): it changes nothing
-            ins = [self.read(v, env, at) for v in eqn.invars]
             where = _where(eqn, outer)
-            if eqn.primitive.name in CALLS:
-                self._inline(eqn, ins, env, at, where)
-            else:
-                self._equation(eqn, ins, env, at, where)
+            try:
+                self._step(eqn, env, at, where)
+            except TranslateError as error:
+                raise error if error.span is not None or where.line is None else placed(
+                    f"{eqn.primitive.name}: {error.message}", where) from None
         return [self.read(v, env, at) for v in jaxpr.outvars]
+
+    def _step(self, eqn, env: dict, at: dict, where: Where) -> None:
+        """One equation: refused, data at the point, a call inlined, or translated by its rule."""
+        ins = [self.read(v, env, at) for v in eqn.invars]
+        _refuse(eqn, where)
+        if any(v in self.live for v in eqn.invars if not _is_literal(v)):
+            self.live.update(eqn.outvars)
+        elif _is_data(eqn):
+            return self._data(eqn, ins, env, at)
+        if eqn.primitive.name in CALLS:
+            return self._inline(eqn, ins, env, at, where)
+        return self._equation(eqn, ins, env, at, where)
+
+    def _data(self, eqn, ins: list, env: dict, at: dict) -> None:
+        """An equation of data only (a PRNG key's, or one with no rule, none of it depending on a leaf): its value
+        at the point, a constant of the program (a key is never written: only what is drawn from it is)."""
+        results = called(f"evaluating {eqn.primitive.name} at the traced point", lambda: _evaluate(eqn, ins))
+        results = results if eqn.primitive.multiple_results else [results]
+        for var, result in zip(eqn.outvars, results):
+            at[var] = result
+            env[var] = Value("a_PRNG_key", tuple(var.aval.shape)) if _kind(var) == "key" else _constant(
+                np.asarray(result), tuple(np.shape(result)))
 
     def _equation(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
         values = [v for v, _ in ins]
@@ -134,6 +203,7 @@ class _Walker:
         (out,) = eqn.outvars
         at[out] = result
         env[out] = self._translate(eqn, Step(eqn, values, points, where), result)
+
 
     def _translate(self, eqn, step: Step, result) -> Value:
         name = eqn.primitive.name
@@ -149,13 +219,13 @@ class _Walker:
             value = rule(step)
         except TranslateError as error:
             raise placed(f"{name}: {error.message}", step.where) from None
-        return self.writer.bind(value, self.uses.get(out, 1))
+        return self.writer.bind(value, self.uses.get(out, 1), origin=Origin(name, step.where, result))
 
     def _at_point(self, name: str, result, shape: tuple, where: Where) -> Value:
         """An integer or boolean result, piecewise constant: its value at the traced point."""
         if name in ("argmax", "argmin"):
-            self.writer.body.append(Line("", f"{name} at {where} is {result.tolist()} at the traced "
-                                             "point (piecewise constant: derivative 0)"))
+            self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the traced "
+                                           "point (piecewise constant: derivative 0)")
         return _constant(result.astype(np.float64), shape)
 
     def _inline(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
@@ -165,10 +235,13 @@ class _Walker:
         inner = Where(where.file, where.line, where.column, where.end_column,
                       f"inside {name}" if not where.note else f"{where.note}, inside {name}")
         if eqn.primitive.name.startswith("custom"):
+            self.writer.suspects.append((f"{name}'s custom derivative rule", where))
             self.writer.note(f"{name} (at {where}) has a custom derivative rule ({eqn.primitive.name}); "
                              "it is replaced here by the derivative of its primal")
         inner_uses = _uses(body)
-        walker = _Walker(self.writer, inner_uses)
+        live = {var for var, outer in zip(body.invars, eqn.invars[len(eqn.invars) - len(body.invars):])
+                if outer in self.live}
+        walker = _Walker(self.writer, inner_uses, live)
         inner_env, inner_at = {}, {}
         walker.consts(body.constvars, consts, inner_env, inner_at)
         for var, (value, point) in zip(body.invars, ins[len(ins) - len(body.invars):]):
@@ -176,6 +249,33 @@ class _Walker:
             inner_at[var] = point
         for var, (value, point) in zip(eqn.outvars, walker.run(body, inner_env, inner_at, inner)):
             env[var], at[var] = self.writer.bind(value, self.uses.get(var, 1)), point
+
+
+def _refuse(eqn, where: Where) -> None:
+    """Complex numbers (an fft) and values of more than two axes have no gradlang spelling: refused at the line."""
+    name = eqn.primitive.name
+    if name in CALLS:
+        return
+    if any(_kind(v) == "complex" for v in [*eqn.invars, *eqn.outvars]) or "fft" in name:
+        raise placed(f"{name}: a complex value: gradlang's values are real numbers (an FFT, a complex dtype cannot be written)",
+                     where)
+    shaped = [v for v in eqn.outvars if _kind(v) == "float" and _gradlang_rank(v) > 2]
+    if shaped:
+        raise placed(f"{name}: a value of shape {tuple(shaped[0].aval.shape)}: gradlang has scalars, vectors and "
+                     "matrices (more than two axes longer than 1 cannot be written)", where)
+
+
+def _is_data(eqn) -> bool:
+    """An equation none of whose inputs depends on a leaf, that is a PRNG key's or has no rule: data at the point."""
+    touches_key = any(_kind(v) == "key" for v in [*eqn.invars, *eqn.outvars])
+    return touches_key or (eqn.primitive.name not in RULES and eqn.primitive.name not in CALLS
+                           and eqn.primitive.name != "stop_gradient")
+
+
+def _evaluate(eqn, ins: list):
+    """The equation run on its inputs' values at the point."""
+    points = [p for _, p in ins]
+    return eqn.primitive.bind(*points, **eqn.params)
 
 
 def _body(eqn):

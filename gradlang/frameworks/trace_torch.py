@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import inspect
 import operator
+import os
+import types
 from contextlib import contextmanager
 import re
 from dataclasses import dataclass
@@ -23,11 +25,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradlang.frameworks.loading import called, framework
-from gradlang.frameworks.program import (Line, TranslateError, Value, Where, Writer, array_text, constant, number,
-                                         placed,
-                                         shown_path, source_line)
+from gradlang.frameworks.program import (Origin, TranslateError, Value, Where, Writer, array_text, constant, number,
+                                         placed, shown_path, source_line)
 from gradlang.frameworks.torch_rules import RULES
-from gradlang.frameworks.tracing import Leaf, Traced, key_name, scalar
+from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scalar
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
@@ -47,17 +48,34 @@ def module_of(target, spec: str, writer: Writer):
         module, forward = _Wrapped(torch, target), target
     else:
         raise TranslateError(f"--from-torch: {spec} is neither an nn.Module nor a function")
-    names = [p.name for p in inspect.signature(forward).parameters.values()
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+    try:
+        names = positional(inspect.signature(forward))
+    except (TypeError, ValueError):
+        raise TranslateError(f"cannot read the parameters of {spec}'s forward") from None
     return module, names, "loss"
 
 
 def _Wrapped(torch, function):
+    """A module whose forward calls the user's function. torch.export records only frames named `forward`, so
+    the function is called through a copy of itself named forward: its operations keep the user's lines."""
+    inner = _as_forward(function)
+
     class Wrapped(torch.nn.Module):
         def forward(self, *args):
-            return function(*args)
+            return inner(*args)
 
     return Wrapped()
+
+
+def _as_forward(function):
+    """The same function (code, globals, defaults, closure) under the name forward; a callable without code as is."""
+    code = getattr(function, "__code__", None)
+    if code is None or not isinstance(function, types.FunctionType):
+        return function
+    renamed = types.FunctionType(code.replace(co_name="forward"), function.__globals__, "forward",
+                                 function.__defaults__, function.__closure__)
+    renamed.__kwdefaults__ = function.__kwdefaults__
+    return renamed
 
 
 def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Traced:
@@ -73,7 +91,32 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     if isinstance(outs, (list, tuple)) and len(outs) != 1:
         raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
     value, point = loss
-    return Traced(value, scalar(point.detach().numpy() if hasattr(point, "detach") else point, label), leaves)
+    number = scalar(point.detach().numpy() if hasattr(point, "detach") else point, label)
+    return Traced(value, number, leaves, _autograd(torch, program, walker))
+
+
+def _autograd(torch, program, walker: "_Walker") -> list:
+    """torch.autograd's gradient at the point by each declared leaf, through the exported graph run node by node
+    (fx.Interpreter: the operations the program is written from, an autograd.Function as its forward, as the
+    program says; no code is generated from the user's names, as program.module() would)."""
+    placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
+    with float64(torch):
+        inputs = [_fresh(torch, walker.at[n]) for n in placeholders]
+        leaves = [value for node, value in zip(placeholders, inputs) if node in walker.traced]
+        for leaf in leaves:
+            leaf.requires_grad_(True)
+
+        def differentiate():
+            out = torch.fx.Interpreter(program.graph_module).run(*inputs)
+            loss = out[0] if isinstance(out, (list, tuple)) else out
+            return torch.autograd.grad(loss, leaves, allow_unused=True) if leaves else ()
+
+        grads = called("differentiating the module with torch.autograd", differentiate)
+    return [np.zeros(tuple(leaf.shape)) if g is None else g.detach().numpy() for g, leaf in zip(grads, leaves)]
+
+
+def _fresh(torch, value):
+    return value.detach().clone() if isinstance(value, torch.Tensor) else value
 
 
 @contextmanager
@@ -205,8 +248,17 @@ class _Walker:
             if node.op == "get_attr":
                 env[node] = at[node] = getattr(self.root, node.target)
             elif node.op == "call_function":
-                self._node(node, env, at)
+                self._placed(node, env, at)
         raise TranslateError("the exported graph has no output")
+
+    def _placed(self, node, env: dict, at: dict) -> None:
+        """One node translated; an error without a place gets the node's line."""
+        try:
+            self._node(node, env, at)
+        except TranslateError as error:
+            where = _where(node)
+            raise error if error.span is not None or where.line is None else placed(
+                f"{node.target}: {error.message}", where) from None
 
     def _node(self, node, env: dict, at: dict) -> None:
         where = _where(node)
@@ -233,6 +285,7 @@ class _Walker:
         name = str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
         inputs = [a for a in node.all_input_nodes if a in self.traced]
         result = at[node]
+        _refuse(name, [result, *(at[a] for a in node.all_input_nodes)], where, bool(inputs))
         if name == "detach":
             self.traced.add(node)
             return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
@@ -240,8 +293,8 @@ class _Walker:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
             if inputs and name in ("argmax", "argmin"):
-                self.writer.body.append(Line("", f"{name} at {where} is {result.tolist()} at the "
-                                                 "traced point (piecewise constant: derivative 0)"))
+                self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the "
+                                               "traced point (piecewise constant: derivative 0)")
             return _constant(result)
         self.traced.add(node)
         rule = RULES.get(name)
@@ -253,13 +306,14 @@ class _Walker:
             raise placed(f"{node.target}: {error.message}", where) from None
         if isinstance(value, list):
             return value
-        return self.writer.bind(value, len(node.users))
+        return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
 
     def _custom_function(self, node, where: Where) -> None:
         """An autograd.Function is exported as its forward: say so once, since its own backward is not read."""
         for name in APPLY.findall(node.meta.get("stack_trace") or ""):
             if name not in self.custom:
                 self.custom.add(name)
+                self.writer.suspects.append((f"{name}.apply", where))
                 self.writer.note(f"{name}.apply (at {where}) is a torch.autograd.Function: its backward is not read, "
                                  "the program differentiates its forward")
 
@@ -283,10 +337,26 @@ class _Walker:
         self.traced.add(node)
 
 
+def _refuse(name: str, values: list, where: Where, traced: bool) -> None:
+    """Complex numbers (an FFT's) and traced values of more than two axes have no gradlang spelling."""
+    tensors = [v for v in values if hasattr(v, "is_complex")]
+    if "fft" in name or any(t.is_complex() for t in tensors):
+        raise placed(f"{name}: a complex value: gradlang's values are real numbers (an FFT, a complex dtype cannot be written)", where)
+    shaped = [t for t in tensors[:1] if t.is_floating_point() and sum(1 for d in t.shape if d != 1) > 2]
+    if traced and shaped:
+        raise placed(f"{name}: a value of shape {tuple(shaped[0].shape)}: gradlang has scalars, vectors and matrices "
+                     "(more than two axes longer than 1 cannot be written)", where)
+
+
+def _array(value):
+    """A node's value at the point as a NumPy array (None when it is not one tensor)."""
+    return value.detach().numpy() if hasattr(value, "detach") else None
+
+
 def _where(node) -> Where:
     """The user's file and line of a node: the innermost frame of its stack trace outside torch itself."""
     frames = FRAME.findall(node.meta.get("stack_trace") or "")
-    mine = [(f, int(n)) for f, n in frames if "/torch/" not in f.replace("\\", "/")]
+    mine = [(f, int(n)) for f, n in frames if "/torch/" not in f.replace("\\", "/") and not _is_ours(f)]
     if not mine:
         return Where(note="no source line recorded")
     file, line = mine[-1]
@@ -295,6 +365,11 @@ def _where(node) -> Where:
     raw = _raw_line(file, line)
     indent = len(raw) - len(raw.lstrip()) + 1 if raw else start
     return Where(shown_path(file), line, indent, indent + len(text) if text else 2)
+
+
+def _is_ours(file: str) -> bool:
+    """A frame of gradlang itself (the wrapper around a function): never the user's line."""
+    return os.path.realpath(file).startswith(os.path.realpath(os.path.dirname(os.path.dirname(__file__))) + os.sep)
 
 
 def _raw_line(file: str, line: int) -> str:

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from gradlang.frameworks import shapes_arg
-from gradlang.frameworks.loading import called, framework, load
+from gradlang.frameworks.loading import called, fenced, framework, load
 from gradlang.frameworks.program import Line, TranslateError, Value, Writer, array_text
+from gradlang.frameworks.verify import verify
 
 
 @dataclass
@@ -67,27 +68,41 @@ def scalar(point, name: str) -> float:
 
 @dataclass
 class Traced:
-    """What a tracer gives back: the loss as a Value, its value at the point, and the declared leaves."""
+    """What a tracer gives back: the loss as a Value, its value at the point, the declared leaves, and the
+    framework's own loss and gradient by each of them there (to check the program against)."""
 
     loss: Value
     value: float
     leaves: list
+    gradients: list
 
 
 def translate(kind: str, spec: str, shapes: str | None = None, example_args: str | None = None,
               explain_wrt: tuple = ()) -> str:
     """The gradlang program of the JAX function or PyTorch module `spec` (MODULE:NAME) at the example point."""
-    framework(kind)
+    module = framework(kind)
+    with fenced(module if kind == "torch" else None, shapes_arg.SEED):
+        writer, loss, traced = _traced(kind, spec, shapes, example_args)
+    tail = _tail(loss, traced.leaves, writer)
+    program = writer.text(tail)
+    verify(program, writer, [traced.value, *traced.gradients], spec,
+           "JAX" if kind == "jax" else "PyTorch")
+    return writer.text(_explained(loss, traced.leaves, explain_wrt)) if explain_wrt else program
+
+
+def _traced(kind: str, spec: str, shapes: str | None, example_args: str | None):
+    """The user's function traced into a Writer: (writer, the loss's name, what the tracer gives back)."""
     flag = f"--from-{kind}"
     target = load(spec, flag)
     writer = Writer()
     function, names, label = _callable(kind, target, spec, writer)
-    args = _arguments(function, names, shapes, example_args, flag)
+    args, names = _arguments(function, names, shapes, example_args, flag)
+    shapes_arg.check_size(shapes_arg.shapes_in(args), flag)
     loss = shapes_arg.gradlang_name(label, writer.taken)
     traced = _tracer(kind)(function, args, names, writer, label)
     writer.final(loss, traced.loss, f"the value of {spec} (the framework gives {traced.value!r} at the point)")
-    writer.header.insert(0, _header(kind, spec, traced.leaves, writer.stops))
-    return writer.text(_tail(loss, traced.leaves, explain_wrt, writer.taken))
+    writer.header[:0] = _header(kind, spec, traced.leaves, writer.stops)
+    return writer, loss, traced
 
 
 def _callable(kind: str, target, spec: str, writer: Writer):
@@ -102,12 +117,20 @@ def _callable(kind: str, target, spec: str, writer: Writer):
 
 
 def _parameters(function, spec: str) -> list:
+    """The names of the positional parameters; a `*args` parameter last, as `*args`."""
     try:
         signature = inspect.signature(function)
     except (TypeError, ValueError):
         raise TranslateError(f"cannot read the parameters of {spec}") from None
-    return [p.name for p in signature.parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return positional(signature)
+
+
+def positional(signature) -> list:
+    """The positional parameters' names (self left out), then `*NAME` for a parameter taking the rest."""
+    names = [p.name for p in signature.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"]
+    rest = [p.name for p in signature.parameters.values() if p.kind == p.VAR_POSITIONAL]
+    return names + [f"*{name}" for name in rest]
 
 
 def _tracer(kind: str):
@@ -119,7 +142,7 @@ def _tracer(kind: str):
 
 
 def _arguments(function, names: list, shapes: str | None, example_args: str | None, flag: str) -> tuple:
-    """The example arguments, in the order of the parameters."""
+    """The example arguments in the order of the parameters, and the parameters' names (a *args one numbered)."""
     if (shapes is None) == (example_args is None):
         raise TranslateError(f"{flag} needs example arguments: --shapes 'x=3 W=2,3' or --example-args MODULE:FUNCTION")
     if shapes is not None:
@@ -127,36 +150,51 @@ def _arguments(function, names: list, shapes: str | None, example_args: str | No
     else:
         made = load(example_args, "--example-args")
         given = called(f"--example-args {example_args}", made) if callable(made) else made
+    fixed = [n for n in names if not n.startswith("*")]
+    rest = next((n[1:] for n in names if n.startswith("*")), None)
     if isinstance(given, dict):
-        unknown = [key for key in given if key not in names]
-        if unknown:
-            raise TranslateError(f"{flag}: the function has no parameter {unknown[0]} (its parameters: "
-                                 f"{', '.join(names) or 'none'})")
-        missing = [n for n in names if n not in given]
-        if missing:
-            raise TranslateError(f"{flag}: no example value for the parameter {missing[0]}")
-        return tuple(given[n] for n in names)
-    return tuple(given) if isinstance(given, (tuple, list)) else (given,)
+        return _by_name(given, fixed, rest, flag)
+    values = tuple(given) if isinstance(given, (tuple, list)) else (given,)
+    if len(values) > len(fixed) and rest is None:
+        raise TranslateError(f"{flag}: {len(values)} example arguments for {len(fixed)} parameter(s) "
+                             f"({', '.join(fixed) or 'none'})")
+    return values, fixed + [f"{rest}_{i}" for i in range(len(values) - len(fixed))]
 
 
-def _header(kind: str, spec: str, leaves: list, stops: int) -> Line:
-    """The first comment: what was traced and how, how many stops were kept, how the leaves are named."""
+def _by_name(given: dict, fixed: list, rest: str | None, flag: str) -> tuple:
+    """Arguments given by name; names that are no parameter go to a *args parameter, in the order given."""
+    unknown = [key for key in given if key not in fixed]
+    if unknown and rest is None:
+        raise TranslateError(f"{flag}: the function has no parameter {unknown[0]} (its parameters: "
+                             f"{', '.join(fixed) or 'none'})")
+    missing = [n for n in fixed if n not in given]
+    if missing:
+        raise TranslateError(f"{flag}: no example value for the parameter {missing[0]}")
+    return tuple(given[n] for n in fixed + unknown), fixed + unknown
+
+
+def _header(kind: str, spec: str, leaves: list, stops: int) -> list:
+    """The first comments: what was traced and how, how many stops were kept, how the leaves are named."""
     how = "jax.make_jaxpr" if kind == "jax" else "torch.export.export (no decompositions)"
     mapping = "; ".join(f"{leaf.path} -> {leaf.name}" for leaf in leaves if leaf.path != leaf.name)
     text = f"{spec} traced with {how} in float64; {stops} stop(s) kept"
-    return Line("", text + (f"\n# names: {mapping}" if mapping else ""))
+    return [Line("", text), *([Line("", f"names: {mapping}")] if mapping else [])]
 
 
-def _tail(loss: str, leaves: list, explain_wrt: tuple, taken: set) -> list:
-    """The statements that run: the loss and its gradients at the traced point, or explain for the leaves asked."""
-    if explain_wrt:
-        chosen = [leaf for leaf in leaves if any(leaf.path == p or leaf.path.startswith(p + ".") for p in explain_wrt)]
-        if not chosen:
-            raise TranslateError(f"--explain-wrt {' '.join(explain_wrt)}: no such leaf (the leaves: "
-                                 f"{', '.join(leaf.path for leaf in leaves)})")
-        return [Line(f"explain grad({loss}, {leaf.name})") for leaf in chosen]
-    named = [(leaf, shapes_arg.gradlang_name(f"{leaf.name}_at", taken)) for leaf in leaves]
-    lines = [Line("", "the traced point"), *(Line(f"{at} = {leaf.point()}") for leaf, at in named)]
-    point = ", ".join(f"{leaf.name} = {at}" for leaf, at in named)
-    lines += [Line("", "the loss and its gradient by each leaf there"), Line(f"{loss} at {point}")]
-    return lines + [Line(f"grad({loss}, {leaf.name}) at {point}") for leaf in leaves]
+def _explained(loss: str, leaves: list, explain_wrt: tuple) -> list:
+    """The statements that run with --explain-wrt: explain the gradient by each leaf asked for."""
+    chosen = [leaf for leaf in leaves if any(leaf.path == p or leaf.path.startswith(p + ".") for p in explain_wrt)]
+    if not chosen:
+        raise TranslateError(f"--explain-wrt {' '.join(explain_wrt)}: no such leaf (the leaves: "
+                             f"{', '.join(leaf.path for leaf in leaves)})")
+    return [Line(f"explain grad({loss}, {leaf.name})", kind="explain") for leaf in chosen]
+
+
+def _tail(loss: str, leaves: list, writer: Writer) -> list:
+    """The statements that run: the traced point, the loss there and its gradient by each leaf."""
+    named = [(leaf, shapes_arg.gradlang_name(f"{leaf.name}_at", writer.taken)) for leaf in leaves]
+    lines = [Line("", "the traced point"),
+             *(Line(f"{at} = {leaf.point()}", kind="assignment", name=at) for leaf, at in named)]
+    point = writer.point = ", ".join(f"{leaf.name} = {at}" for leaf, at in named)
+    lines += [Line("", "the loss and its gradient by each leaf there"), Line(f"{loss} at {point}", kind="show")]
+    return lines + [Line(f"grad({loss}, {leaf.name}) at {point}", kind="show") for leaf in leaves]

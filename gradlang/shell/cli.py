@@ -154,6 +154,14 @@ def _check_framework_usage(parser: argparse.ArgumentParser, args: argparse.Names
         parser.error("--shapes, --example-args, --emit and --explain-wrt go with --from-jax or --from-torch")
     if traced and args.emit and (args.export or args.interactive is not None):
         parser.error("--emit prints the program; it cannot be used with --export or -i")
+    if traced and args.shapes is not None:
+        from gradlang.frameworks import shapes_arg
+        from gradlang.frameworks.program import TranslateError
+
+        try:
+            shapes_arg.parse(args.shapes)
+        except TranslateError as error:
+            parser.error(error.message)
 
 
 def _read(parser: argparse.ArgumentParser, path: str) -> str:

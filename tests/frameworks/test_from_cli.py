@@ -83,7 +83,6 @@ def test_a_loop_is_refused_by_name(jax):
     (["--from-jax", "rl_jax:nothing", "--shapes", "W=2,3"], "rl_jax has no nothing"),
     (["--from-jax", "no_such_module:f", "--shapes", "x=3"], "cannot import no_such_module"),
     (["--from-jax", "rl_jax:td_loss", "--shapes", "W=2,3"], "no example value for the parameter s"),
-    (["--from-jax", "rl_jax:td_loss", "--shapes", "W=2;x"], "expected NAME=LENGTHS"),
     (["--from-jax", "rl_jax:td_loss"], "needs example arguments"),
     (["--from-jax", "rl_jax"], "takes MODULE:NAME"),
     (["--from-jax", "unsupported_jax:not_a_loss", "--shapes", "x=3"], "returns shape (3,)"),
@@ -91,6 +90,12 @@ def test_a_loop_is_refused_by_name(jax):
 def test_mistakes_are_one_line_errors(jax, args, words):
     run = gradlang(*args)
     assert run.returncode == 1 and words in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("shapes, words", [("W=2;x", "expected NAME=LENGTHS"), ("x=3 x=4", "x is given twice")])
+def test_malformed_shapes_are_usage_errors(shapes, words):
+    run = gradlang("--from-jax", "rl_jax:td_loss", "--shapes", shapes)
+    assert run.returncode == 2 and words in run.stderr and "Traceback" not in run.stderr, run.stderr
 
 
 def test_options_of_a_translation_need_one():

@@ -1,0 +1,104 @@
+"""A translation proves itself: the written program, run by gradlang, must give the framework's loss and gradient.
+
+The program is written from the framework's graph, one rule per operation; a
+rule that is wrong, or an operation taken for something it is not, would give
+a program that runs and prints numbers the user's model never computes. So
+before the program is printed or run, gradlang runs it at the traced point and
+compares its value and its gradient by every declared leaf with the
+framework's own (jax.grad, torch.autograd, in float64). When they
+differ, the error names the first bound intermediate whose value differs, at
+the user's line; when every bound intermediate agrees, it names the
+operations the difference may come from (values fixed at the point, custom
+derivative rules). An error of the program itself is reported at the user's
+line of the operation that wrote the statement, never at a line of a program
+the user has not seen.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gradlang.errors import GradlangError
+from gradlang.frameworks.program import TranslateError, Writer, array_text, placed
+
+RELATIVE = 1e-9  # of the largest component of the framework's (or the program's) array
+ABSOLUTE = 1e-12
+
+
+def verify(program: str, writer: Writer, theirs: list, spec: str, framework: str) -> None:
+    """Run `program` (its tail prints the loss, then the gradient by each leaf) and compare with `theirs`."""
+    from gradlang.core.session import Session
+
+    session = Session()
+    try:
+        results = session.run(program)
+    except GradlangError as error:
+        raise _from_the_program(error, writer.lines, spec) from None
+    ours = [floats(result.value) for result in results]
+    labels = ["the loss", *(f"the gradient by {line.name}" for line in writer.declarations)]
+    for label, a, b in zip(labels, ours, theirs, strict=True):
+        if not close(a, b):
+            raise _differs(session, writer, spec, framework, f"{label} is {_shown(a)} where {framework} gives "
+                           f"{_shown(b)}")
+
+
+def floats(value) -> np.ndarray:
+    """A gradlang value without free symbols (a number, a vector, a matrix) as float64."""
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    return np.asarray(value, dtype=np.float64)
+
+
+def close(ours, theirs) -> bool:
+    """Equal to RELATIVE of the larger array's scale, ABSOLUTE at least; NaN equals NaN; shapes up to axes of 1."""
+    a, b = np.asarray(ours, dtype=np.float64), np.asarray(theirs, dtype=np.float64)
+    if a.size != b.size:
+        return False
+    a, b = a.reshape(-1), b.reshape(-1)
+    if not np.array_equal(np.isnan(a), np.isnan(b)) or not np.array_equal(np.isinf(a), np.isinf(b)):
+        return False
+    finite = np.isfinite(a) & np.isfinite(b)
+    if not np.array_equal(a[~finite], b[~finite]):
+        return False
+    a, b = a[finite], b[finite]
+    if not a.size:
+        return True
+    scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))
+    return float(np.max(np.abs(a - b))) <= RELATIVE * scale + ABSOLUTE
+
+
+def _shown(array) -> str:
+    array = np.asarray(array, dtype=np.float64)
+    text = repr(float(array)) if array.size == 1 else array_text(array.tolist())
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _from_the_program(error: GradlangError, lines: list, spec: str) -> TranslateError:
+    """An error of the written program, placed at the user's line of the operation that wrote the statement."""
+    line = lines[error.line - 1] if error.line is not None and 1 <= error.line <= len(lines) else None
+    message = f"the translation of {spec} does not run: {error.kind}: {error.message}"
+    if line is not None and line.origin is not None:
+        return placed(f"{line.origin.op}: {message}", line.origin.where)
+    return TranslateError(message)
+
+
+def _differs(session, writer: Writer, spec: str, framework: str, what: str) -> TranslateError:
+    """The first bound intermediate that differs, at its line; else the operations the difference may come from."""
+    point = writer.point
+    for line in writer.body:
+        origin = line.origin
+        if origin is None or origin.point is None or not line.name:
+            continue
+        try:
+            value = floats(session.eval(f"{line.name} at {point}" if point else line.name))
+        except GradlangError:
+            continue
+        if not close(value, origin.point):
+            return placed(f"{origin.op}: written as `{line.name}`, its value at the traced point is {_shown(value)} "
+                          f"where {framework} computes {_shown(origin.point)}; the translation of {spec} is refused",
+                          origin.where)
+    suspects = ", ".join(f"{op} at {where}" for op, where in writer.suspects)
+    message = (f"the translation of {spec} is refused: {what} at the traced point"
+               + (f"; the operations it may come from: {suspects}" if suspects else ""))
+    return placed(message, writer.suspects[0][1]) if writer.suspects else TranslateError(message)
+
