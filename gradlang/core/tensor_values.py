@@ -343,7 +343,8 @@ TABLE = {
     **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
     **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
     **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
-    **{name: _one(name, {1}) for name in ("argmax", "argmin", "max_shares")},
+    **{name: _one(name, {1}) for name in ("argmax", "argmin")},
+    "max_shares": _one("max_shares", {1, 2}),  # the gradient of max(v) and of max(M) of a whole matrix
     **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
     "reduce_sum": _one("sum", {0, 1, 2}),
     "reduce_mean": _one("mean", {0, 1, 2}),

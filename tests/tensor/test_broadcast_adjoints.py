@@ -140,3 +140,16 @@ def test_a_decided_where_keeps_the_shape_of_its_condition(size):
     # a condition decided only when a value is given (s = 1) keeps its shape through the substitution
     assert as_floats(session.eval(f"sum(where(z > s*z, 1, t)) at {at}, s = 1")) == 1.5
     assert as_floats(session.eval(f"grad(sum(where(z > s*z, z, t)), t) at {at}, s = 1")) == 3.0
+
+
+def test_the_gradient_of_the_max_of_a_matrix_reads_back():
+    """Found by the fuzzer's broadcast reductions (max(where(W > 0, a, W))): grad(max(M), M) printed
+    max_shares(M), which the builtin refused for a matrix, so the printed gradient did not read back."""
+    session = Session()
+    session.run("m, n: size\nW: R^(m,n)\na: R")
+    text = session.run("grad(max(where(W > 0, a, W)), a)")[-1].text
+    at = "W = [[1.0, -2.0], [0.5, -3.0]], a = 0.75"
+    W = jnp.asarray([[1.0, -2.0], [0.5, -3.0]])
+    expected = float(jax.grad(lambda s: jnp.max(jnp.where(W > 0, s, W)))(0.75))  # a tie of two a's: 1/2 + 1/2
+    assert as_floats(session.eval(f"({text}) at {at}")) == expected == 1.0
+    assert as_floats(session.eval(f"max_shares(W) at {at}")).tolist() == [[1.0, 0.0], [0.0, 0.0]]
