@@ -27,8 +27,10 @@ from gradlang.expr.functions import Maximum, Minimum, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.broadcast import kept_shape
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.values import from_elements, is_condition
+from gradlang.expr.walk import relation
 
 _EXTREMA = ("max", "min", "reduce_max", "reduce_min")
 
@@ -223,8 +225,10 @@ def _where(args):
         error = ValueError("the first argument of where must be a condition such as x > 0")
         error.argument = 0
         raise error
-    shapes.broadcast([shape_of(a) for a in (*condition.args, a, b)], "where")
-    return Where(condition, a, b)
+    shape = shapes.broadcast([shape_of(a) for a in (*condition.args, a, b)], "where")
+    if isinstance(condition, sp.Rel):  # a comparison of tensors is kept undecided (expr/walk.py): decide it here
+        condition = relation(condition.func, *condition.args, shaped=False)
+    return kept_shape(Where(condition, a, b), shape)  # where(z > z, 1, t) is t 𝟙: the condition's shape
 
 
 def _huber(args):
@@ -339,7 +343,8 @@ TABLE = {
     **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
     **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
     **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
-    **{name: _one(name, {1}) for name in ("argmax", "argmin", "max_shares")},
+    **{name: _one(name, {1}) for name in ("argmax", "argmin")},
+    "max_shares": _one("max_shares", {1, 2}),  # the gradient of max(v) and of max(M) of a whole matrix
     **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
     "reduce_sum": _one("sum", {0, 1, 2}),
     "reduce_mean": _one("mean", {0, 1, 2}),

@@ -25,6 +25,8 @@ import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from gradlang.expr.primitives.record import GradlangFunction, ZeroDerivative
+from gradlang.expr.tensor.broadcast import kept_shape
+from gradlang.expr.tensor.nodes import shape_of
 from gradlang.expr.walk import dag_has
 
 
@@ -159,11 +161,11 @@ class Where(sp.Function):
     @classmethod
     def eval(cls, condition, a, b):
         if isinstance(condition, BooleanTrue) or condition is True:
-            return a
+            return _branch(a, condition, a, b)
         if isinstance(condition, BooleanFalse) or condition is False:
-            return b
+            return _branch(b, condition, a, b)
         if a == b:
-            return a
+            return _branch(a, condition, a, b)
         return None
 
     def _eval_derivative(self, symbol):
@@ -173,6 +175,17 @@ class Where(sp.Function):
     def _eval_is_extended_real(self):
         _, a, b = self.args
         return (a.is_extended_real and b.is_extended_real) or None
+
+
+def _branch(taken, condition, a, b):
+    """The branch a decided where gives, with the where's shape: where(z > 0, t, t) of a vector z is t 𝟙,
+    not the scalar t (a decided condition has no shape left; its branches keep theirs)."""
+    parts = (*(condition.args if isinstance(condition, sp.Rel) else ()), a, b)
+    try:
+        shape = max((shape_of(p) for p in parts), key=len)
+    except RecursionError:  # too deep to walk for a shape: a scalar formula in practice
+        return taken
+    return kept_shape(taken, shape)
 
 
 class RealAbs(sp.Function):

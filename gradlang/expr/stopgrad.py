@@ -17,7 +17,9 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.primitives.record import ZeroDerivative
-from gradlang.expr.walk import dag_has, unwrap
+from gradlang.expr.tensor.broadcast import kept_shape
+from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.walk import build, dag_has, unwrap
 
 
 class StopGradient(ZeroDerivative, sp.Function):
@@ -59,8 +61,19 @@ def stop_gradient(expr: sp.Expr) -> sp.Expr:
 
 
 def unstopped(expr: sp.Basic) -> sp.Basic:
-    """`expr` with every stop_gradient removed: the function it computes."""
-    return unwrap(expr, StopGradient)
+    """`expr` with every stop_gradient removed: the function it computes.
+
+    Each rebuilt part keeps its shape: unstopped(sg(v)/v) is v/v, which is ones(n), not SymPy's 1."""
+    return unwrap(expr, StopGradient, _shaped_build)
+
+
+def _shaped_build(node, args):
+    """node rebuilt from new arguments, with node's shape kept where SymPy's algebra dropped it."""
+    rebuilt = build(node, args)
+    try:
+        return kept_shape(rebuilt, shape_of(node))
+    except RecursionError:  # a formula too deep to walk for its shape is a scalar one in practice
+        return rebuilt
 
 
 def unstopped_symbols(exprs) -> set:

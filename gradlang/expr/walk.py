@@ -12,6 +12,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.expr.graph import build_dag, tree_sizes
+from gradlang.expr.tensor.nodes import shape_of
 
 
 def dag_nodes(exprs) -> tuple:
@@ -64,8 +65,9 @@ def rebuild_all(exprs: list, mapping: dict, combine=None) -> list:
     return [built[r] for r in dag.roots]
 
 
-def unwrap(expr, cls):
-    """expr with every application of the one-argument class `cls` replaced by its argument."""
+def unwrap(expr, cls, combine=None):
+    """expr with every application of the one-argument class `cls` replaced by its argument;
+    `combine(node, args)` builds each new node."""
     if not isinstance(expr, sp.Basic):
         return expr
     dag = build_dag([expr])
@@ -79,7 +81,7 @@ def unwrap(expr, cls):
         elif not kids or all(a is b for a, b in zip(args, node.args)):
             built.append(node)
         else:
-            built.append(build(node, args))
+            built.append((combine or build)(node, args))
     return built[dag.roots[0]]
 
 
@@ -93,13 +95,14 @@ def build(node, args):
     return kept(node.func, list(args))
 
 
-def relation(func, a, b):
+def relation(func, a, b, shaped: bool = True):
     """A comparison with nan, or with a non-real float number (nan in float arithmetic), is false (!= true), as
     in IEEE; SymPy raises TypeError for both.
 
     A comparison with an exact non-real number (`sqrt(-4) > 0`) is kept undecided: the statement's
     value then ends in an error, as `sqrt(-4)` does, or, once a float makes it floating, the number
-    is nan and the comparison false (core/substitute.py)."""
+    is nan and the comparison false (core/substitute.py). A comparison of tensors is kept undecided too
+    unless `shaped` is False (see `_shaped_truth`)."""
     if any(_not_a_number(side) and side not in (sp.nan, sp.zoo) and not side.has(sp.Float) for side in (a, b)):
         return func(a, b, evaluate=False)
     if _not_a_number(a) or _not_a_number(b):
@@ -109,9 +112,22 @@ def relation(func, a, b):
         # through shared parts (`f30 > 0` of a doubling chain never ends); a large one waits for numbers
         return func(a, b, evaluate=False)
     try:
-        return func(a, b)
+        decided = func(a, b)
     except TypeError:  # SymPy wrongly judged a symbolic side non-real: keep the comparison as written
         return func(a, b, evaluate=False)
+    return func(a, b, evaluate=False) if shaped and _shaped_truth(decided, a, b) else decided
+
+
+def _shaped_truth(decided, a, b) -> bool:
+    """A comparison of tensors that SymPy decides (z > z is false) would lose its shape: true or false has
+    none, and `where(z > z, 1, t)` of a vector z is t 𝟙. It is kept as written, for where to decide knowing
+    the shape (core/tensor_values.py); a where rebuilt from it then still has the shape of its condition."""
+    if not isinstance(decided, sp.logic.boolalg.BooleanAtom):
+        return False
+    try:
+        return bool(shape_of(a) or shape_of(b))
+    except RecursionError:
+        return False
 
 
 def _not_a_number(u) -> bool:

@@ -64,28 +64,61 @@ TEXT = {
     "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / (1 + exp({1})))",
     # min0 writes 0.0: after a matrix, a literal 0 makes min(M, 0) the axis form (section 6)
     "scale": "({1} * {0})", "square": "({0})^2", "max2": "max({0}, {1})", "min0": "min({0}, 0.0)",
-    "where": "where({0} > {1}, {2}, {3})", "where0": "where({0} > 0, {1}, {2})",
+    "where": "where({0} > {1}, {2}, {3})", "where0": "where({0} > 0, {1}, {2})", "min2": "min({0}, {1})",
+    # forms SymPy's algebra makes scalars: the tensor's shape must survive (sum(sg(x)/x) is n, not 1)
+    "self_ratio": "(sg({0}) / {0})", "self_where": "where({0} > {0}, {1}, {2})",
 }
+
+# A reduction of a tensor beside a broadcast scalar, `grad(reduce(T ⊕ s), s)`'s loss: (op, tensor shapes).
+BROADCAST_REDUCTIONS = [("sum", ("n", "m", "mn", "nn")), ("mean", ("n", "mn", "nn")), ("norm", ("n", "mn")),
+                        ("logsumexp", ("n", "m")), ("max1", ("n", "mn")), ("min1", ("n", "nn"))]
+BROADCASTS = ("add", "sub", "mul", "div", "max2", "min2", "where", "where0", "self_where")
 
 
 def draw(rng: random.Random, shape: str, depth: int):
     """A random tree of the given shape, at most `depth` operations deep."""
     if depth <= 0 or rng.random() < 0.2:
         return ("leaf", rng.choice(LEAVES[shape]))
+    if shape == "S" and depth >= 2 and rng.random() < 0.2:
+        return broadcast_reduction(rng, depth)
     if rng.random() < 0.45:
         return _elementwise(rng, shape, depth)
     op, *shapes = rng.choice(OPS[shape])
     return (op, *[draw(rng, s, depth - 1) for s in shapes])
 
 
+def broadcast_reduction(rng: random.Random, depth: int):
+    """reduce(T ⊕ s): a vector or matrix T and a scalar s broadcast over it, then reduced to a scalar."""
+    reduce, tensor_shapes = rng.choice(BROADCAST_REDUCTIONS)
+    shape = rng.choice(tensor_shapes)
+    tensor, scalar = draw(rng, shape, depth - 2), draw(rng, "S", depth - 2)
+    return (reduce, _broadcast(rng, rng.choice(BROADCASTS), tensor, scalar))
+
+
+def _broadcast(rng: random.Random, op: str, tensor, scalar):
+    """The tensor and the scalar combined by op, the scalar on either side (or in either branch of a where)."""
+    if op == "where0":
+        return (op, tensor, *rng.choice([(tensor, scalar), (scalar, tensor), (scalar, ("mul", scalar, scalar))]))
+    if op in ("where", "self_where"):
+        branches = rng.choice([(tensor, scalar), (scalar, tensor), (scalar, ("sub", scalar, scalar))])
+        return (op, tensor, *branches) if op == "self_where" else (op, tensor, scalar, *branches)
+    return (op, *((tensor, scalar) if rng.random() < 0.5 else (scalar, tensor)))
+
+
 def _elementwise(rng: random.Random, shape: str, depth: int):
-    choice = rng.randrange(11)
+    choice = rng.randrange(12)
     same = lambda: draw(rng, shape, depth - 1)  # noqa: E731
     if choice == 10:  # a stop more often than any one function: the engine's reason to exist
         return ("un", "sg", same())
+    if choice == 11:  # a form SymPy's algebra makes a scalar: sg(T)/T, T − T, where(T > T, …), unstopped of them
+        tensor = same()
+        form = rng.choice([("self_ratio", tensor), ("sub", tensor, tensor), ("self_where", tensor, same(), same())])
+        return ("un", "unstopped", form) if rng.random() < 0.5 else form
     if choice < 4:
         return ("un", rng.choice(sorted(UNARY)), same())
     if choice < 6:
+        if shape != "S" and rng.random() < 0.4:  # a scalar beside the tensor, broadcast
+            return _broadcast(rng, rng.choice(["add", "sub", "mul", "div"]), same(), draw(rng, "S", depth - 1))
         return (rng.choice(["add", "sub", "mul", "div"]), same(), same())
     if choice == 6:
         return ("scale", same(), draw(rng, "S", depth - 1))
@@ -123,7 +156,8 @@ JAX = {
     "add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": lambda p, q: p / (1 + jnp.exp(q)),
     "scale": lambda p, c: c * p, "square": lambda p: p ** 2, "max2": jnp.maximum,
     "min0": lambda p: jnp.minimum(p, 0.0), "where": lambda p, q, r, s: jnp.where(p > q, r, s),
-    "where0": lambda p, r, s: jnp.where(p > 0, r, s),
+    "where0": lambda p, r, s: jnp.where(p > 0, r, s), "min2": jnp.minimum,
+    "self_where": lambda p, r, s: jnp.where(p > p, r, s),
 }
 
 
@@ -137,6 +171,9 @@ def jax_of(tree, env: dict):
     if op == "un":
         function = env.get("sg", sg) if children[0] == "sg" else UNARY[children[0]]
         return function(jax_of(children[1], env))
+    if op == "self_ratio":
+        tensor = jax_of(children[0], env)
+        return env.get("sg", sg)(tensor) / tensor
     args = [jax_of(c, env) for c in children]
     if op in JAX:
         return JAX[op](*args)

@@ -168,18 +168,19 @@ def ones_factor(node):
 
 
 def ones(node):
-    """c ⊙ 𝟙 stays; A I = A and I A = A; a Total of a scalar times ones is n times it."""
+    """c ⊙ 𝟙 stays; A I = A and I A = A; a Total of a scalar times ones (𝟙 or 𝟙 𝟙ᵀ) is its size times it."""
     if isinstance(node, t.MatMul):
         a, b = node.args
         if isinstance(b, t.Eye):
             return a
         if isinstance(a, t.Eye):
             return b
-    if isinstance(node, t.Total) and isinstance(node.args[0], sp.Mul):
-        ones = [f for f in node.args[0].args if isinstance(f, t.Ones)]
-        rest = [f for f in node.args[0].args if not isinstance(f, t.Ones)]
+    if isinstance(node, t.Total):
+        factors = sp.Mul.make_args(node.args[0])
+        ones = [f for f in factors if _is_ones(f)]
+        rest = [f for f in factors if not _is_ones(f)]
         if ones and all(rank(f) == 0 for f in rest):
-            return sp.Mul(*rest, *ones[0].args)
+            return sp.Mul(*rest, *shape_of(ones[0]))
     return None
 
 

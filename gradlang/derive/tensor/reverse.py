@@ -6,7 +6,9 @@ send it; a tensor operation sends what its record's rule says (adjoints.py), an
 elementwise node sends ȳ ⊙ ∂f/∂u with ∂f/∂u from the primitive's own rule
 (SymPy's `fdiff`, which the registry's records supply), and a stopped or
 piecewise-constant node sends nothing, as `lax.stop_gradient` does. A scalar
-used beside a vector (broadcast) receives the sum of its adjoint.
+used beside a vector (broadcast) receives the sum of its adjoint over the
+broadcast shape: a scalar adjoint c there stands for c 𝟙, whose sum is the
+size times c (`sum(x + t)` sends t the size n, not 1).
 
 Nothing here expands a tensor into components: the work is proportional to
 the size of the formula, not to the sizes of its tensors.
@@ -68,14 +70,14 @@ def adjoints_of(expr, variables: list, seed=sp.S.One, visited: list | None = Non
             if depends[child]:
                 sent = _local(node, ybar, position)
                 if sent is not None and sent != 0:
-                    arriving.setdefault(child, []).append(_unbroadcast(sent, shape_of(node.args[position])))
+                    arriving.setdefault(child, []).append(_unbroadcast(sent, node, position))
     return {v: sp.Add(*arriving.get(dag.index.get(v, -1), [])) if v in dag.index else sp.S.Zero for v in variables}
 
 
 def sent(node, ybar, k):
     """What `node` sends its argument k when its own adjoint is `ybar` (its operation's rule, instantiated)."""
     local = _local(node, ybar, k)
-    return sp.S.Zero if local is None else _unbroadcast(local, shape_of(node.args[k]))
+    return sp.S.Zero if local is None else _unbroadcast(local, node, k)
 
 
 def _depends(dag, variables: set) -> list:
@@ -124,8 +126,16 @@ def _partial(node, k):
     return partial
 
 
-def _unbroadcast(sent, shape: tuple):
-    """A scalar used beside a vector receives the sum of its adjoint."""
-    if len(shape) == 0 and rank(sent) > 0:
+def _unbroadcast(sent, node, k):
+    """What argument k receives of `sent`: a scalar used beside a vector receives the sum of its adjoint.
+
+    An elementwise node broadcasts its scalar arguments over its own shape, and a scalar adjoint sent
+    through it stands for that broadcast (c for c 𝟙), so the scalar receives the size times c. A tensor
+    operation's rule already answers in its argument's shape (a scalar there broadcasts over the argument)."""
+    if rank(node.args[k]) != 0:
+        return sent
+    if rank(sent) > 0:
         return t.Total(sent)
-    return sent
+    if isinstance(node, t.TensorOp):
+        return sent
+    return sent * sp.Mul(*shape_of(node))

@@ -30,3 +30,11 @@ def spread(node, vector):
     m, n = shape_of(node.args[0])
     vector = full(vector, node.shape if rank(node) == 1 else shape_of(vector))
     return t.Outer(t.Ones(m), vector) if node.args[1] == 0 else t.Outer(vector, t.Ones(n))
+
+
+def kept_shape(expr, shape: tuple):
+    """`expr` with at least the rank of `shape`: a scalar that SymPy's algebra left where the formula had
+    that shape (v/v = 1, a where whose condition is decided) becomes c 𝟙 (0 becomes zeros)."""
+    if not shape or not isinstance(expr, sp.Expr) or rank(expr) == len(shape):
+        return expr
+    return full(expr, shape)
