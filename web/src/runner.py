@@ -33,7 +33,7 @@ class _PageReporter:
     def error(self, error) -> None:
         self.post(json.dumps({"json": json_render.dumps(json_render.to_json(error)), "latex_steps": []}))
 
-    def interrupted(self) -> None:
+    def interrupted(self, stop=None) -> None:
         self.post(json.dumps({"json": json.dumps({"kind": "error", "error": "Interrupted", "message": "interrupted"})}))
 
 
