@@ -193,9 +193,9 @@ function stop() {
 }
 
 function run(source = editor.state.doc.toString()) {
-  if (page.state === "running") { // a new run replaces the one going: its worker ends, a new one starts
+  if (page.state === "running" || page.state === "failed") { // the run going ends with its worker; a new one starts
     endRun();
-    page.note = `the run was stopped at line ${page.line ?? "?"} for the new one`;
+    page.note = page.state === "running" ? `the run was stopped at line ${page.line ?? "?"} for the new one` : "";
     page.queued = source;
     page.results = [];
     $("output").replaceChildren();
