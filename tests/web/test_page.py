@@ -45,7 +45,8 @@ def _missing() -> str | None:
 
 
 @pytest.fixture(scope="module")
-def page():
+def browser():
+    """One Chromium for the module (Playwright's sync API runs one instance at a time)."""
     missing = _missing()
     if missing:
         if os.environ.get("GRADLANG_REQUIRE_BROWSER") == "1":
@@ -53,26 +54,50 @@ def page():
         pytest.skip(missing)
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(_QuietHandler, directory=str(DIST))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     SHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+def _serving(browser, handler):
+    """A browser tab on the built page, served on 127.0.0.1 by `handler` (the page fixtures' one body)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(DIST)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-            tab.set_default_timeout(SAFETY_NET * 200)
-            tab.base = f"http://127.0.0.1:{server.server_address[1]}/index.html"
-            tab.goto(tab.base)
-            yield tab
-            browser.close()
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(SAFETY_NET * 200)
+        tab.base = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+        tab.goto(tab.base)
+        yield tab
+        tab.close()
     finally:
         server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def page(browser):
+    """The page as a plain static server serves it (python3 -m http.server: no cross-origin isolation)."""
+    yield from _serving(browser, _QuietHandler)
+
+
+@pytest.fixture(scope="module")
+def isolated_page(browser):
+    """The page served with COOP and COEP headers: cross-origin isolated, so SharedArrayBuffer exists."""
+    yield from _serving(browser, _IsolatingHandler)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+
+class _IsolatingHandler(_QuietHandler):
+    def end_headers(self):
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
 
 
 def _finished(tab):
@@ -279,3 +304,23 @@ def test_a_limit_out_of_bounds_keeps_the_default_and_says_so(page, asked):
 def test_a_limit_in_bounds_is_used_without_a_notice(page):
     page.goto(f"{page.base}?limit=30")
     assert page.evaluate("window.gradlangPage.limit") == 30 and page.locator("#notice").is_hidden()
+
+
+def test_an_isolated_page_stops_python_itself_and_keeps_it_loaded(isolated_page):
+    """Where the page is cross-origin isolated, Stop and a new run interrupt Python (a KeyboardInterrupt through
+    Pyodide's interrupt buffer) instead of ending the worker: the same worker, Pyodide and SymPy loaded, runs on."""
+    page = isolated_page
+    assert _finished(page) and page.evaluate("crossOriginIsolated && window.gradlangPage.interrupt !== null")
+    worker = page.evaluate("window.gradlangPage.workerStarted")
+    _start_long_program(page)
+    page.click("#stop")
+    assert "stopped at line 2" in page.inner_text("#status")
+    stopped = _finished(page)[-1]
+    assert (stopped["error"], stopped["line"], stopped["message"]) == ("Interrupted", 2, "stopped (the Stop button)")
+    assert "stopped at line 2 · ready" in page.inner_text("#status")
+    _start_long_program(page)
+    _type_program(page, "y: R\ndiff(y^3, y)\n")
+    page.keyboard.press("Control+Enter")
+    results = _finished(page)
+    assert [(r["line"], r["kind"], r["text"]) for r in results] == [(2, "value", "3*y^2")], results
+    assert page.evaluate("window.gradlangPage.workerStarted") == worker  # Python was never started again

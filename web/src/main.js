@@ -25,7 +25,7 @@ function limitFromUrl() {
 
 const LIMIT = limitFromUrl();
 
-// state: loading | ready | running | failed (Python's); page.queued is a program waiting for Python.
+// state: loading | ready | running | stopping | done | failed; page.queued is a program waiting for Python.
 const page = { results: [], state: "loading", worker: null, line: null, timer: null, started: 0, queued: null,
   limit: LIMIT.seconds, note: "" };
 window.gradlangPage = page; // read by tests/web/test_page.py
@@ -36,7 +36,7 @@ const $ = (id) => document.getElementById(id);
 function status(text, state) {
   $("status").textContent = page.note ? `${page.note} · ${text}` : text;
   if (state) $("status").dataset.state = page.state = state;
-  $("stop").disabled = !(page.state === "running" || page.queued !== null);
+  $("stop").disabled = !(page.state === "running" || page.state === "stopping" || page.queued !== null);
 }
 
 // --- marks at the lines of errors and warnings ----------------------------------------------
@@ -131,6 +131,7 @@ function onWorker(data) {
   if (data.progress) progress(data.progress);
   else if (data.failed) status(`Python could not start: ${data.failed}`, "failed");
   else if (data.ready) {
+    page.interrupt = data.interrupt ?? null;
     status(`ready (Python started in ${((performance.now() - page.workerStarted) / 1000).toFixed(1)} s)`, "ready");
     if (page.queued !== null) run(page.queued);
   } else if (data.message) onMessage(JSON.parse(data.message));
@@ -140,6 +141,7 @@ function onWorker(data) {
 function onMessage(message) {
   if (message.running !== undefined) {
     page.line = message.running;
+    if (page.state === "stopping") return; // the interrupt ends it; the grace timer stays
     status(`running line ${message.running}…`);
     clearTimeout(page.timer);
     page.timer = setTimeout(outOfTime, page.limit * 1000);
@@ -156,7 +158,9 @@ function finish() {
   const seconds = ((performance.now() - page.started) / 1000).toFixed(1);
   const errors = page.results.filter((r) => r.kind === "error").length;
   clearTimeout(page.timer);
-  status(`done in ${seconds} s: ${page.results.length - errors} result(s)${errors ? ", stopped at an error" : ""}`, "done");
+  if (page.queued !== null) { start(page.queued); return; } // the run was stopped for this one
+  status(page.state === "stopping" ? "ready"
+    : `done in ${seconds} s: ${page.results.length - errors} result(s)${errors ? ", stopped at an error" : ""}`, "done");
   showErrors();
 }
 
@@ -182,9 +186,16 @@ function outOfTime() {
     `line ${page.line} ran past the page's limit of ${page.limit} s`);
 }
 
+const at = () => (page.line === null ? "" : ` at line ${page.line}`);
+
+// Stop: the running program ends (its statement shows an Interrupted error), and Python is ready again.
 function stop() {
-  if (page.state === "running") {
-    abandon("Interrupted", "stopped (the Stop button); Python is starting again", `stopped at line ${page.line ?? "?"}`);
+  if (page.state === "stopping" && page.queued !== null) { // the run asked for next is not wanted after all
+    page.queued = null;
+    page.note = `stopped${at()}`;
+    status("stopping…");
+  } else if (page.state === "running" || page.state === "stopping") { // a second Stop ends the worker
+    halt(`stopped${at()}`);
   } else if (page.queued !== null) {
     page.queued = null;
     page.note = "stopped before it started";
@@ -192,13 +203,35 @@ function stop() {
   }
 }
 
+// Ends the run going. With the worker's interrupt byte (a cross-origin isolated page), Python stops the
+// statement itself with a KeyboardInterrupt, its "done" follows, and the same worker, Pyodide and SymPy
+// loaded, runs page.queued if any; if Python has not stopped after INTERRUPT_GRACE (one long call into C),
+// or without the byte, the worker ends and a new one starts.
+const INTERRUPT_GRACE = 15;
+
+function halt(note) {
+  page.note = note;
+  if (!page.interrupt || page.state === "stopping") {
+    abandon("Interrupted", "stopped (the Stop button); Python is starting again", note);
+    return;
+  }
+  page.interrupt[0] = 2; // SIGINT
+  status(waiting("stopping…"), "stopping");
+  clearTimeout(page.timer);
+  page.timer = setTimeout(() => halt(page.note), INTERRUPT_GRACE * 1000);
+}
+
 function run(source = editor.state.doc.toString()) {
-  if (page.state === "running" || page.state === "failed") { // the run going ends with its worker; a new one starts
-    endRun();
-    page.note = page.state === "running" ? `the run was stopped at line ${page.line ?? "?"} for the new one` : "";
+  if (page.state === "running" || page.state === "stopping") { // a new run replaces the one going
     page.queued = source;
     page.results = [];
     $("output").replaceChildren();
+    if (page.state === "running") halt(`the run was stopped${at()} for the new one`);
+    else status(waiting("stopping…"));
+  } else if (page.state === "failed") { // Python could not start: try again
+    endRun();
+    page.note = "";
+    page.queued = source;
     startWorker();
   } else if (page.state !== "ready" && page.state !== "done") {
     page.note = "";
@@ -219,6 +252,7 @@ function start(source) {
   $("output").replaceChildren();
   markLines([]);
   status("running…", "running");
+  if (page.interrupt) page.interrupt[0] = 0; // a stop that came as the last run ended is not this run's
   page.worker.postMessage({ run: source });
 }
 
