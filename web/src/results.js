@@ -79,17 +79,62 @@ export function renderError(error, sourceLines) {
 
 // --- explain: the derivation ------------------------------------------------------------------
 
-// gradlang --latex writes a derivation as align*: formula rows (&… \\) and \intertext notes.
+// gradlang --latex writes a derivation as align*: formula rows (&… \\) and \intertext notes, whose words
+// carry inline mathematics ($…$, \(…\)). Each row comes back as {math} or as {parts, text, small}.
 function rows(latex) {
   const body = latex.replace(/^\\begin\{align\*\}\n?/, "").replace(/\n?\\end\{align\*\}\s*$/, "");
   return body.split("\n").filter((line) => line.trim()).map((line) => {
     const note = line.match(/^\\intertext\{(.*)\}$/);
     if (!note) return { math: line.replace(/^&/, "").replace(/\\\\\s*$/, "") };
-    const small = note[1].includes("\\small");
-    const text = note[1].replace(/\\sloppy|\\small/g, "").replace(/\\texttt\{([^}]*)\}/g, "$1")
-      .replace(/\\_/g, "_").replace(/\\([{}%$&#])/g, "$1").trim();
-    return { text, small };
+    const parts = sentence(note[1].replace(/\\sloppy|\\small/g, ""));
+    const text = parts.map((p) => p.text ?? p.math).join("").trim();
+    return { parts, text, small: note[1].includes("\\small") };
   });
+}
+
+// LaTeX's text-mode escapes as gradlang writes them (render/latex.py's text_escape, \texttt{…}).
+const TEXT_ESCAPES = [
+  [/\\texttt\{([^}]*)\}/g, "$1"], [/\\textbackslash\{\}/g, "\\"], [/\\\^\{\}/g, "^"], [/\\dots\{\}/g, "…"],
+  [/---/g, "—"], [/\\par\b/g, ""], [/\\([_{}%$&#])/g, "$1"],
+];
+
+function plainText(latex) {
+  return TEXT_ESCAPES.reduce((text, [pattern, by]) => text.replace(pattern, by), latex);
+}
+
+// A note's words and formulas, in order: [{text}, {math}, …]. Formulas are $…$, \(…\) or \[…\];
+// an escaped \$ is a dollar sign in the words.
+export function sentence(latex) {
+  const parts = [];
+  let words = "", i = 0;
+  const flush = () => { if (words) parts.push({ text: plainText(words) }); words = ""; };
+  while (i < latex.length) {
+    const open = latex[i] === "$" ? "$" : latex[i] === "\\" && "([".includes(latex[i + 1]) ? latex.slice(i, i + 2) : null;
+    if (latex[i] === "\\" && !open) { words += latex.slice(i, i + 2); i += 2; continue; }
+    if (!open) { words += latex[i]; i += 1; continue; }
+    const close = { $: "$", "\\(": "\\)", "\\[": "\\]" }[open];
+    let end = i + open.length;
+    while (end < latex.length && !latex.startsWith(close, end)) end += latex[end] === "\\" && close === "$" ? 2 : 1;
+    flush();
+    const formula = latex.slice(i + open.length, end).trim();
+    if (formula) parts.push({ math: formula, display: open === "\\[" });
+    i = end + close.length;
+  }
+  flush();
+  return parts;
+}
+
+function sentenceNode(parts, className) {
+  const node = element("div", className);
+  for (const part of parts) node.append(part.math === undefined ? part.text : math(part.math, part.display));
+  return node;
+}
+
+// A row that keeps an alignment point of its own (tensor passes' `\text{let } z &= W x`) is set as
+// aligned, where & means something; any other row is unchanged.
+function aligned(row) {
+  return /(^|[^\\])&/.test(row.replace(/\\begin\{(\w*matrix|array|cases)\}[\s\S]*?\\end\{\1\}/g, ""))
+    ? `\\begin{aligned}${row}\\end{aligned}` : row;
 }
 
 function derivation(step, latex) {
@@ -103,13 +148,13 @@ function derivation(step, latex) {
   for (const row of rows(latex)) {
     if (row.math !== undefined) {
       const indent = (row.math.match(/\\qquad/g) || []).length;
-      const line = math(row.math.replace(/\\qquad\s*/g, ""), false);
+      const line = math(aligned(row.math.replace(/\\qquad\s*/g, "")), false);
       line.style.marginLeft = `${indent * 1.5}em`;
       const holder = element("div", "step-math");
       holder.append(line);
       body.append(holder);
     } else if (!/^(stop |Check:)/.test(row.text) && row.text !== step.summary) { // those three are shown below
-      body.append(element("div", row.small ? "step-note" : "step-summary", row.text));
+      body.append(sentenceNode(row.parts, row.small ? "step-note" : "step-summary"));
     }
   }
   node.append(body);

@@ -25,6 +25,7 @@ class _PageReporter:
 
     def __init__(self, post):
         self.post = post
+        self.line = None  # the statement running, so a stop is shown at its line
 
     def result(self, result) -> None:
         line = json_render.dumps(json_render.to_json(result))
@@ -33,27 +34,31 @@ class _PageReporter:
     def error(self, error) -> None:
         self.post(json.dumps({"json": json_render.dumps(json_render.to_json(error)), "latex_steps": []}))
 
-    def interrupted(self) -> None:
-        self.post(json.dumps({"json": json.dumps({"kind": "error", "error": "Interrupted", "message": "interrupted"})}))
+    def interrupted(self, stop=None) -> None:
+        """The page's Stop (a KeyboardInterrupt through Pyodide's interrupt buffer), at the statement it ended."""
+        error = {"kind": "error", "error": "Interrupted", "line": self.line, "column": 1,
+                 "message": "stopped (the Stop button)"}
+        self.post(json.dumps({"json": json.dumps(error), "latex_steps": []}))
 
 
 class _AnnouncingSession(Session):
     """A Session that says which statement it starts (the page's time limit names it)."""
 
-    post = None
+    reporter = None
 
     def _run_statement(self, statement, source):
         line = statement.span.line if statement.span is not None else None
-        if self.post is not None and line is not None:
-            self.post(json.dumps({"running": line}))
+        if self.reporter is not None and line is not None:
+            self.reporter.line = line
+            self.reporter.post(json.dumps({"running": line}))
         return super()._run_statement(statement, source)
 
 
 def run(source: str, post) -> int:
     """Run `source` in a fresh session; 0 when it finished, 1 when an error ended it."""
     session = _AnnouncingSession()
-    session.post = post
-    return run_and_report(session, source, "<page>", _PageReporter(post))
+    session.reporter = _PageReporter(post)
+    return run_and_report(session, source, "<page>", session.reporter)
 
 
 assert hasattr(session_module.Session, "_run_statement")  # the hook above overrides it
