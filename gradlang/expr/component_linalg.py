@@ -124,11 +124,25 @@ def det(value):
 
 
 def logdet(value):
-    """log(det(A)); an exact det(A) <= 0 is a ValueError, a float one nan (or -inf at 0), as log is."""
-    d = det(value)
+    """log(det(A)), never forming a float det(A) (slogdet: a large matrix does not overflow); det(A) <= 0
+    is a ValueError (section 6)."""
+    matrix = square(value, "logdet")
+    if numeric_kind(elements(matrix)) == "float":
+        return to_sympy_number(log_det(_floats(matrix)))
+    d = det(matrix)
     if isinstance(d, sp.Expr) and d.is_number and d.is_comparable and not d.has(sp.Float) and d <= 0:
         raise ValueError(f"logdet needs det(A) > 0, and det(A) is {d}: its log is not a real number")
     return primitives.lookup("log").build(d)
+
+
+def log_det(array) -> float:
+    """log(det(A)) of a float array as NumPy's slogdet computes it; a sign that is not +1 is a ValueError."""
+    with np.errstate(all="ignore"):
+        sign, logabs = np.linalg.slogdet(array)
+    if not sign > 0:
+        shown = "0" if sign == 0 else "negative" if sign < 0 else "not a number"
+        raise ValueError(f"logdet needs det(A) > 0, and det(A) is {shown} here: its log is not a real number")
+    return float(logabs)
 
 
 def inv(value):
@@ -194,4 +208,4 @@ def _check_symbolic_order(matrix, name: str) -> None:
         )
 
 
-__all__ = ["outer", "diag", "eye", "trace", "det", "logdet", "inv", "square", "numeric_kind"]
+__all__ = ["outer", "diag", "eye", "trace", "det", "logdet", "log_det", "inv", "square", "numeric_kind"]
