@@ -222,7 +222,7 @@ class Evaluator:
         if any(tensor_values.involves(a) for a in args):
             by_list = tensor_explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
-            if value is not None and name in ("grad", "jacobian"):  # explain shows its reverse (forward) pass
+            if value is not None and name in ("grad", "jacobian", "hessian"):  # explain shows its tensor pass
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
             if value is not None:

@@ -129,3 +129,101 @@ def test_a_keyword_gradlang_does_not_read_is_a_placed_syntax_error(program, mess
     error = _error(program)
     assert error.kind == "SyntaxError" and message in error.message
     assert error.span is not None and error.span.column == column
+
+
+# --- 3. jacobian(diag(x) @ x, x) at a symbolic size is 2 diag(x) --------------------------
+
+X3 = np.array([1.5, -2.0, 0.25])
+
+
+@pytest.mark.parametrize("formula, function", [
+    ("diag(x) @ x", lambda x: jnp.diag(x) @ x),
+    ("x @ diag(x)", lambda x: x @ jnp.diag(x)),
+    ("diag(sin(x)) @ (2*x)", lambda x: jnp.diag(jnp.sin(x)) @ (2 * x)),
+])
+def test_a_jacobian_through_diag_of_the_variable_is_derived(formula, function):
+    # its result is n×n; only diag(x)'s own derivative would have rank three, and diag(u) @ b = u ⊙ b
+    session = Session()
+    session.run("x: R^n")
+    got = as_floats(session.eval(f"jacobian({formula}, x) at x = [1.5, -2.0, 0.25]"))
+    np.testing.assert_allclose(got, np.asarray(jax.jacfwd(function)(X3)), rtol=1e-14)
+
+
+def test_the_jacobian_of_diag_x_times_x_is_two_diag_x():
+    assert to_plain(Session().eval("x: R^n\njacobian(diag(x) @ x, x)")) == "2*diag(x)"
+
+
+def test_a_rank_three_step_is_named_not_the_result():
+    # the result is a matrix: the message names the intermediate matrix whose derivative has rank three
+    error = _error("x: R^n\njacobian(outer(x, x) @ x, x)")
+    assert error.kind == "DiffError"
+    assert error.message.startswith("the derivative of outer(x, x) by x would be a tensor of rank three")
+
+
+# --- 4. explain hessian at a symbolic size derives ---------------------------------------
+
+
+def test_explain_hessian_of_logsumexp_shows_the_forward_pass_over_softmax():
+    (result,) = Session().run("x: R^n\nexplain hessian(logsumexp(x), x)")[-1:]
+    text = to_plain(result)
+    assert "hessian(logsumexp(x), x): tensor forward pass over the gradient softmax(x)" in text
+    assert "∂s/∂x = diag(s) - outer(s, s)" in text and "[softmax:" in text
+
+
+def test_explain_hessian_at_a_symbolic_size_agrees_with_jax():
+    session = Session()
+    session.run("x: R^n")
+    (explained,) = session.run("explain hessian(sum(x^3) + logsumexp(x), x)")
+    assert "tensor forward pass over the gradient" in to_plain(explained)
+    got = as_floats(session.eval("hessian(sum(x^3) + logsumexp(x), x) at x = [1.5, -2.0, 0.25]"))
+    expected = jax.hessian(lambda x: jnp.sum(x**3) + jax.nn.logsumexp(x))(X3)
+    np.testing.assert_allclose(got, np.asarray(expected), rtol=1e-13)
+
+
+# --- 5. messages speak gradlang, never SymPy's spelling or a class name -------------------
+
+MLP = """x: R^n
+y: R^k
+W1: R^(h,n)
+W2: R^(k,h)
+"""
+
+
+def _export_error(program: str) -> GradlangError:
+    from gradlang.export import export_program
+
+    session = Session()
+    session.run(program)
+    with pytest.raises(GradlangError) as caught:
+        export_program(session, "numpy", program)
+    return caught.value
+
+
+def test_exporting_a_gradient_of_symbolic_size_names_the_size_not_a_sympy_class():
+    # it said "W1 @ x has no numpy equivalent (MatMul is not a primitive gradlang can export)"
+    error = _export_error(MLP + "g = grad(sum((W2 @ tanh(W1 @ x) - y)^2), W1)\n")
+    assert "MatMul" not in error.message and "primitive" not in error.message
+    assert "W1 @ x has the symbolic sizes h, n" in error.message and "declare them" in error.message
+
+
+def test_exporting_a_function_that_reads_a_tensor_of_symbolic_size_names_it():
+    # it said "a list cannot be combined with a vector or matrix of symbolic size": no list was written
+    error = _export_error(MLP + "loss(W1, W2) = sum((W2 @ tanh(W1 @ x) - y)^2)\n")
+    assert error.message.startswith("cannot export loss: x has the symbolic size n")
+    assert "list" not in error.message and (error.span.line, error.span.column) == (5, 36)
+
+
+def test_a_non_real_result_is_written_in_gradlang():
+    error = _error("x^(1/2) at x = -2")
+    assert error.message == "the result sqrt(2)*sqrt(-1) is not a real number"  # not SymPy's sqrt(2)*I
+
+
+def test_operation_names_are_gradlang_spellings():
+    import sympy as sp
+
+    from gradlang.expr.source import operation_name
+    from gradlang.expr.tensor import nodes as t
+
+    x, W = t.Var("x", (sp.Symbol("n"),)), t.Var("W", (sp.Symbol("m"), sp.Symbol("n")))
+    assert [operation_name(e) for e in (t.MatMul(W, x), t.Total(x), t.SoftmaxOf(x), sp.sin(sp.Symbol("y")))] \
+        == ["@", "sum", "softmax", "sin"]

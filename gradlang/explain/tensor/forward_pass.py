@@ -19,6 +19,7 @@ import sympy as sp
 from gradlang.derive.tensor import forward, reverse
 from gradlang.derive.tensor.rewrite import Tidier, tidy
 from gradlang.expr.graph import build_dag
+from gradlang.expr.source import operation_name, to_source
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full
@@ -81,7 +82,7 @@ def _rule(node) -> tuple:
     if said is None and isinstance(node, sp.Function) and not isinstance(node, t.TensorOp):
         name = type(node).__name__.lower()
         said = (f"{name}: ∂f(u) = diag(f′(u)) ∂u", rf"\text{{{name}}}: \partial f(u) = \operatorname{{diag}}(f'(u))\, \partial u")
-    plain, latex = said or (type(node).__name__, rf"\text{{{type(node).__name__}}}")
+    plain, latex = said or (operation_name(node), rf"\text{{{operation_name(node)}}}")
     return (Math(plain, latex),)
 
 
@@ -157,10 +158,17 @@ def _symbols(expr) -> set:
 
 def jacobian_explanation(request, depth=None, names=()):
     """The Explanation of a jacobian of a vector formula by a vector, at any size: the forward pass as its
-    derivation, one ledger entry per stop, and the Jacobian it derives (names: as reverse_pass's)."""
+    derivation, one ledger entry per stop, and the Jacobian it derives (names: as reverse_pass's).
+
+    A hessian is the Jacobian of the gradient (as derive/tensor computes it): the forward pass over
+    grad(e, x), which the summary names (`softmax(x)` for logsumexp), so diag(s) − s sᵀ has its line."""
     from gradlang.explain.explanation import Explanation, said
 
     expr, wrt = request.expr, request.wrt
+    over = ""
+    if request.operation == "hessian":
+        expr = tidy(reverse.grad(expr, wrt))
+        over = f" over the gradient {to_source(expr)}"
     shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names})
     derivation = jacobian_derivation(expr, wrt, dict(shown))
     # the rules repeat what the formula says once (s in diag(s) − s sᵀ): named as a teacher names it
@@ -170,7 +178,7 @@ def jacobian_explanation(request, depth=None, names=()):
         shown = tuple(sorted((*shown, *more), key=lambda pair: _order(expr)[pair[0]]))
         derivation = jacobian_derivation(expr, wrt, dict(shown))
     entries = jacobian_ledger(expr, wrt, derivation.result)
-    summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
+    summary = "; ".join(p for p in (SUMMARY + over, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     blocked = tidy(sp.Add(*removed)) if removed else full(sp.S.Zero, shape_of(expr) + shape_of(wrt))
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
