@@ -65,6 +65,24 @@ def test_logdet_of_a_float_det_at_most_zero_is_a_value_error(program):
     assert error.kind == "ValueError" and "det(A) > 0" in error.message and error.span is not None
 
 
+def test_logdet_in_the_browser_page_is_slogdet_too():
+    # no NumPy (Pyodide's page): the same LU in Python floats; det of floats was refused there
+    from tests.core.test_threadless import _run
+
+    A = 1e200 * np.array([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0], [0.5, -1.0, 4.0]])
+    out = _run(f"""
+from gradlang import GradlangError
+for program in ["logdet({A.tolist()})", "det({(A / 1e200).tolist()})", "logdet([[-1.0]])"]:
+    try:
+        print(float(Session().eval(program)))
+    except GradlangError as error:
+        print(error.kind)
+""").split()
+    np.testing.assert_allclose(float(out[0]), np.linalg.slogdet(A)[1], rtol=1e-14)
+    np.testing.assert_allclose(float(out[1]), np.linalg.det(A / 1e200), rtol=1e-14)
+    assert out[2] == "ValueError"
+
+
 def test_logdet_of_an_exact_matrix_stays_exact():
     assert to_plain(Session().eval("W: R^(3,3)\nlogdet(W @ transpose(W)) at W = [[1, 2, 0], [0, 1, 3], [1, 0, 1]]")) \
         == "2*log(7)"
