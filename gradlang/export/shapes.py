@@ -113,7 +113,7 @@ def assignments(options: list[list[tuple]]):
 
 
 def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
-    """Parameters the body uses as arrays: indexed or sliced, in `@`, or given to a reduction (or max(M, 1)).
+    """Parameters the body uses as arrays: indexed or sliced, in `@`, or given to a reduction (or max(M, axis=1)).
 
     A reduction's argument counts only as itself or an elementwise expression
     of it: the items of a list literal (`sum([a, b])`, `softmax([t, 1])`) may
