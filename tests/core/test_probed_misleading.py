@@ -245,3 +245,12 @@ def test_operation_names_are_gradlang_spellings():
     x, W = t.Var("x", (sp.Symbol("n"),)), t.Var("W", (sp.Symbol("m"), sp.Symbol("n")))
     assert [operation_name(e) for e in (t.MatMul(W, x), t.Total(x), t.SoftmaxOf(x), sp.sin(sp.Symbol("y")))] \
         == ["@", "sum", "softmax", "sin"]
+
+
+def test_explain_hessian_with_a_stop_claims_no_ledger_of_the_gradient_alone():
+    # the forward pass alone would say the stop removes diag(2x); the hessian's stop removes diag(6x − 2x)
+    from gradlang.render.json import to_json
+
+    (result,) = Session().run("x: R^n\nexplain hessian(sum(x^2*sg(x)), x)")[-1:]
+    assert "its stops act in that gradient" in to_plain(result) and "blocking" not in to_plain(result)
+    assert to_json(result)["steps"][0]["blocked"] == "diag(2*(3*x - stop_gradient(x)))"

@@ -165,10 +165,8 @@ def jacobian_explanation(request, depth=None, names=()):
     from gradlang.explain.explanation import Explanation, said
 
     expr, wrt = request.expr, request.wrt
-    over = ""
     if request.operation == "hessian":
-        expr = tidy(reverse.grad(expr, wrt))
-        over = f" over the gradient {to_source(expr)}"
+        return _hessian_explanation(request, depth, names)
     shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names})
     derivation = jacobian_derivation(expr, wrt, dict(shown))
     # the rules repeat what the formula says once (s in diag(s) − s sᵀ): named as a teacher names it
@@ -178,10 +176,30 @@ def jacobian_explanation(request, depth=None, names=()):
         shown = tuple(sorted((*shown, *more), key=lambda pair: _order(expr)[pair[0]]))
         derivation = jacobian_derivation(expr, wrt, dict(shown))
     entries = jacobian_ledger(expr, wrt, derivation.result)
-    summary = "; ".join(p for p in (SUMMARY + over, phrase(entries)) if p)
+    summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     blocked = tidy(sp.Add(*removed)) if removed else full(sp.S.Zero, shape_of(expr) + shape_of(wrt))
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
     derivation = VectorDerivation(IDENTITY, lets, derivation.lines, derivation.result, display=shown)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derivation.result, vector=derivation))
+
+
+def _hessian_explanation(request, depth, names):
+    """The forward pass over the gradient, under the hessian's own request. A stop acts in the gradient
+    already (the reverse pass), so the ledger of the forward pass alone would misstate what it removes:
+    the stops are named in the summary, and `blocked` is the whole hessian's (of unstopped e, less this)."""
+    from dataclasses import replace
+
+    from gradlang.explain.explanation import said
+    from gradlang.expr.stopgrad import unstopped
+
+    expr, wrt = request.expr, request.wrt
+    gradient = tidy(reverse.grad(expr, wrt))
+    inner = jacobian_explanation(replace(request, operation="jacobian", expr=gradient), depth, names)
+    summary = f"{SUMMARY} over the gradient {to_source(gradient)}"
+    blocked = full(sp.S.Zero, shape_of(inner.derived))
+    if inner.ledger:
+        summary += "; its stops act in that gradient (a hessian has no stop ledger yet)"
+        blocked = tidy(forward.tangent(tidy(reverse.grad(unstopped(expr), wrt)), wrt) - inner.derived)
+    return said(replace(inner, request=request, summary=summary, ledger=(), blocked=blocked))
