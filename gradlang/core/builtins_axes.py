@@ -1,12 +1,12 @@
 """The axis forms of section 6: sum, mean, max, min, logsumexp, softmax, log_softmax with (M, axis).
 
 The entries these names already have are kept for one argument; a second
-argument makes the axis form (expr/component_axes.py). `max` and `min` of
-two arguments were already the elementwise maximum (`max(v, 0)`), so for
-them the axis form is taken only when the first argument is a matrix and the
-second is written as the integer literal 0 or 1 (`is_axis_call`; the export
-asks `literal_axis` too); any other second argument (`max(M, 0.0)`,
-`max(M, z)`, `max(v, 0)`) stays elementwise. docs/decisions.md says why.
+argument, in the second place or as `axis=`, makes the axis form
+(expr/component_axes.py). `max` and `min` of several arguments are the
+elementwise extremum (`max(W, 0)` is a ReLU whatever W's rank), so for them
+the axis form is taken only from the keyword (`max(W, axis=0)`, section 6 of
+version 3; `is_axis_call`, and the export and the tensor engine ask
+`keyword_axis`). docs/decisions.md says why.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from gradlang.core import builtins
 from gradlang.core.builtins import TABLE, Call
 from gradlang.core.builtins_vectors import placed
 from gradlang.expr.component_axes import along, axis_number
-from gradlang.expr.values import shape_of, to_symbolic
+from gradlang.errors import SyntaxError
+from gradlang.expr.values import to_symbolic
+from gradlang.syntax import lowered as lo
 
 AXIS_FORMS = {
     # name: (doc, example) of the entry once it takes an axis
@@ -28,30 +30,42 @@ AXIS_FORMS = {
                 "softmax([[1, 2], [3, 5]], 0)"),
     "log_softmax": ("v - logsumexp(v), computed stably; rows of a matrix, or log_softmax(M, axis)",
                     "log_softmax([[1, 2], [3, 5]], 0)"),
-    "max": ("max of a vector or matrix, max(M, 0 or 1) along an axis, or elementwise max of several; "
-            "ties share the gradient", "max([[1, 5], [3, 4]], 0)"),
-    "min": ("min of a vector or matrix, min(M, 0 or 1) along an axis, or elementwise min of several; "
-            "ties share the gradient", "min([[1, 5], [3, 4]], 1)"),
+    "max": ("max of a vector or matrix, max(M, axis=0) along an axis, or elementwise max of several "
+            "(max(W, 0) is a ReLU); ties share the gradient", "max([[1, 5], [3, 4]], axis=0)"),
+    "min": ("min of a vector or matrix, min(M, axis=1) along an axis, or elementwise min of several; "
+            "ties share the gradient", "min([[1, 5], [3, 4]], axis=1)"),
 }
-ELEMENTWISE_TOO = frozenset({"max", "min"})  # two arguments meant the elementwise extremum before axes
+ELEMENTWISE_TOO = frozenset({"max", "min"})  # a second place is an argument (reduce_max(M, 1) is TF's axis)
 
 
 def is_axis_call(name: str, values: list, nodes: list) -> bool:
-    """max/min(M, 0 or 1) with a matrix M and a literal axis; every other name: any second argument."""
+    """max/min(M, axis=k); every other name: any second argument, in the second place or as axis=."""
     if len(values) != 2:
         return False
-    if name not in ELEMENTWISE_TOO:
-        return True
-    return literal_axis(nodes[1]) and len(shape_of(values[0])) == 2
+    return name not in ELEMENTWISE_TOO or keyword_axis(nodes[1])
 
 
-def literal_axis(node) -> bool:
-    """The syntax node is the integer literal 0 or 1 (as diff reads a literal order)."""
-    return getattr(node, "kind", None) == "number" and node.literal in ("0", "1")
+def keyword_axis(node) -> bool:
+    """The syntax node is written `axis=…`: for max and min the only way to give an axis."""
+    return isinstance(node, lo.Keyword) and node.name == "axis"
+
+
+def check_keywords(name: str, nodes) -> None:
+    """A keyword only as `axis=` in the second place of a builtin that takes an axis (AXIS_NAMES)."""
+    for position, node in enumerate(nodes):
+        if not isinstance(node, lo.Keyword):
+            continue
+        if name not in AXIS_NAMES:
+            raise SyntaxError(f"{name} takes no keyword {node.name}= (axis= is for "
+                              "sum, mean, max, min, logsumexp, softmax and log_softmax)", node.span)
+        if position != 1 or len(nodes) != 2:
+            raise SyntaxError(f"{name} takes axis= after one value, as in {name}(M, axis=0)", node.span)
 
 
 def _with_axis(name: str, whole):
-    """The entry's own function for one argument (or elementwise max/min), the axis form otherwise."""
+    """The entry's own function for one argument (or elementwise max/min), the axis form otherwise.
+
+    `call.name` is the name written: reduce_max(M, 1) reads its second place as TensorFlow does."""
 
     def axis_form(call: Call):
         axis = placed(call, 1, axis_number, call.args[1])
@@ -60,7 +74,7 @@ def _with_axis(name: str, whole):
     checked = builtins._numbers_only(axis_form, ())
 
     def apply(call: Call):
-        if is_axis_call(name, call.args, call.nodes):
+        if is_axis_call(call.name, call.args, call.nodes):
             return checked(call)
         return whole(call)
 

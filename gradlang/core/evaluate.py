@@ -18,9 +18,9 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_explaining, tensor_values, twins
-from gradlang.core import whole_array
+from gradlang.core import builtins_axes, whole_array
 from gradlang.core.bindings import _component, _pair_up, _target_index
-from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, ValueError
+from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, SyntaxError, ValueError
 from gradlang.expr.exact import (
     check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
@@ -210,6 +210,10 @@ class Evaluator:
         mark = len(self.unfolded)
         bound = self.lookup(name, frame)
         args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None)
+        if bound is None:
+            builtins_axes.check_keywords(name, node.args)
+        elif any(isinstance(a, lo.Keyword) for a in node.args):
+            raise SyntaxError(f"'{name}' takes no keyword arguments", node.name_span)
         if isinstance(bound, FunctionDef):
             return self._call_user(bound, args, node)
         if bound is not None:
@@ -218,7 +222,7 @@ class Evaluator:
         if any(tensor_values.involves(a) for a in args):
             by_list = tensor_explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
-            if value is not None and name in ("grad", "jacobian"):  # explain shows its reverse (forward) pass
+            if value is not None and name in ("grad", "jacobian", "hessian"):  # explain shows its tensor pass
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
             if value is not None:
@@ -237,6 +241,9 @@ class Evaluator:
     def _call_values(self, node, frame, text: bool) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load)."""
         return [n.value if text and isinstance(n, lo.Text) else self.evaluate(n, frame) for n in node.args]
+
+    def _keyword(self, node, frame):
+        return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)
 
     def _string(self, node, frame):
         raise ValueError('a quoted text is a file name, only an argument of load("…")')

@@ -21,6 +21,7 @@ from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.domain import check_real
 from gradlang.expr.exact import combine
 from gradlang.expr.graph import build_dag
+from gradlang.expr.source import to_source
 from gradlang.core.floats import fold_floats
 from gradlang.lazy import has_numpy, np
 from gradlang.expr.values import describe_shape, elements, from_elements, is_condition, shape_of, to_symbolic
@@ -94,7 +95,7 @@ def _exact(value, items, mapping):
         raise ValueError("the result is undefined at this point (division by zero)")
     for result in results:
         if isinstance(result, sp.Expr) and result.is_number and result.is_extended_real is False:
-            raise ValueError(f"the result {result} is not a real number")
+            raise ValueError(f"the result {to_source(result)} is not a real number")
     check_real(dag)  # min(sqrt(-4), 1): SymPy cannot tell that the whole is not real
     return from_elements(shape_of(value), results)
 

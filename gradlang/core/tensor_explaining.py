@@ -111,7 +111,7 @@ def _no_identity(request, lessons: bool = False) -> bool:
 
 def tensor_explanation(request, depth=None, names=()):
     """The tensor-level derivation of a request: the forward pass of a jacobian, the reverse pass of a grad."""
-    if request.operation == "jacobian":
+    if request.operation in ("jacobian", "hessian"):
         from gradlang.explain.tensor.forward_pass import jacobian_explanation
 
         return jacobian_explanation(request, depth, names)

@@ -16,7 +16,7 @@ import sympy as sp
 from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins import builtin
-from gradlang.core.builtins_axes import literal_axis
+from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.literal_sizes import as_constant, constants_only, involves, literal, lowered, mixed
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
@@ -385,7 +385,7 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     At literal sizes the component path takes the arguments as their components
     wherever the tensor engine has no whole-tensor form (a NeedsComponents
     error), so every builtin keeps working on `x: R^3`. `nodes` are the
-    arguments' syntax: max(M, 0) with a literal 0 or 1 is an axis form."""
+    arguments' syntax: max(M, axis=0) is an axis form, max(M, 0) elementwise."""
     if not all(literal(a) or not involves(a) for a in args):
         return _tensor_call(name, args, nodes), args
     given = args
@@ -426,8 +426,8 @@ def _tensor_call(name: str, args: list, nodes: list):
 
 
 def _tensor_value(name: str, args: list, nodes: list):
-    if name in _EXTREMA and len(args) == 2 and rank(args[0]) == 2 and len(nodes) == 2 and literal_axis(nodes[1]):
-        return checked(_axis(name.removeprefix("reduce_"), *args))  # max(M, 1): the axis form, not elementwise
+    if name in _EXTREMA and len(nodes) == 2 and is_axis_call(name, args, nodes):
+        return checked(_axis(name.removeprefix("reduce_"), *args))  # max(M, axis=1): the axis form
     function = TABLE.get(name)
     if function is not None:
         return checked(function(args))

@@ -14,7 +14,9 @@ It is taken only when it is both safe and worth it (docs/decisions.md,
   together, counted from their declared sizes (so the choice depends on the
   program only, never on the machine), and every one is given floats (an
   array from load, linspace or Session.bind, or a list of floats); exact
-  numbers keep the exact component path;
+  numbers keep the exact component path; a formula that calls logdet takes
+  this path at any size, so its numbers are slogdet's (section 6: no
+  overflow, det(A) <= 0 a ValueError), never log of a float det;
 - every other name the `at` gives is a scalar symbol given one real number,
   and the formula has no free symbol left (else its result is a formula,
   the component engine's to print);
@@ -36,6 +38,7 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var
 from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import has_numpy, np
+from gradlang.syntax import lowered as lo
 
 # Components of the tensors an `at` gives, together, from which whole-array NumPy
 # gives the numbers: 64×64. Every program of examples/ and the goldens gives fewer
@@ -49,7 +52,7 @@ def at(evaluator, inner, bindings, frame):
     if not has_numpy() or evaluator._point_taker(inner, frame) is not None:
         return None
     targets = _targets(evaluator, bindings, frame)
-    if targets is None or _count(targets) < WHOLE_ARRAY_COMPONENTS:
+    if targets is None or (_count(targets) < WHOLE_ARRAY_COMPONENTS and not _calls_logdet(evaluator, inner)):
         return None
     marks = len(evaluator.notes), len(evaluator.attachments)
     try:
@@ -81,6 +84,21 @@ def _targets(evaluator, bindings, frame):
         else:
             return None
     return targets if len(set(targets)) == len(targets) else None
+
+
+def _calls_logdet(evaluator, inner) -> bool:
+    """The expression, or a user function it calls, is written with logdet."""
+    from gradlang.core.evaluate import FunctionDef
+
+    seen, todo = set(), [inner]
+    while todo:
+        for node in lo.walk(todo.pop()):
+            if isinstance(node, lo.Call) and node.name not in seen:
+                seen.add(node.name)
+                bound = evaluator.env.get(node.name)
+                if isinstance(bound, FunctionDef):
+                    todo.append(bound.body)
+    return "logdet" in seen
 
 
 def _count(targets: list) -> int:

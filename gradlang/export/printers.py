@@ -18,7 +18,9 @@ from sympy.printing.pycode import PythonCodePrinter
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr import primitives
 from gradlang.expr.domain import Written
-from gradlang.expr.source import InStoredOrder
+from gradlang.expr.source import InStoredOrder, operation_name, to_source
+from gradlang.expr.tensor.nodes import Var
+from gradlang.expr.walk import dag_nodes
 
 def float_literal(x: float) -> str:
     """A float as Python source: repr, except inf and nan, which are not literals."""
@@ -36,8 +38,26 @@ def stacked(printed: list[str], shape: tuple) -> str:
 
 
 def _shown(expr) -> str:
-    text = str(expr)  # SymPy's spelling: the render package is a sibling layer
+    text = to_source(expr)  # gradlang's spelling, never SymPy's or a class name
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _sizes(expr) -> list:
+    """The symbolic sizes of the tensors in expr (n, h), in the order first met."""
+    found: dict = {}
+    for node in dag_nodes([expr]):
+        if isinstance(node, Var):
+            found.update((str(d), None) for d in node.shape if not isinstance(d, (int, sp.Integer)))
+    return list(found)
+
+
+def refusal(expr, target: str) -> str:
+    """Why expr is not exported, in gradlang's words: a symbolic size, or an operation with no spelling."""
+    sizes = _sizes(expr)
+    if sizes:
+        return (f"{_shown(expr)} has the symbolic size{'s' if len(sizes) > 1 else ''} {', '.join(sizes)}: the export "
+                "writes arrays of literal sizes, so declare them (as in x: R^3)")
+    return f"{_shown(expr)} has no {target} equivalent ({operation_name(expr)} is not an operation gradlang exports)"
 
 
 class ExportPrinter(InStoredOrder, PythonCodePrinter):
@@ -61,8 +81,7 @@ class ExportPrinter(InStoredOrder, PythonCodePrinter):
     def _print_primitive(self, expr) -> str:
         record = primitives.by_class(type(expr))
         if record is None or not record.export:
-            raise GradlangValueError(f"{_shown(expr)} has no {self.target} equivalent "
-                                     f"({type(expr).__name__} is not a primitive gradlang can export)")
+            raise GradlangValueError(refusal(expr, self.target))
         return record.export[self.target].call(", ".join(self._print(a) for a in expr.args))
 
     def _print_Symbol(self, expr):
@@ -72,7 +91,7 @@ class ExportPrinter(InStoredOrder, PythonCodePrinter):
 
     def emptyPrinter(self, expr):
         """Anything without a printing rule is refused by name, never written as a comment or a bare call."""
-        raise GradlangValueError(f"{_shown(expr)} has no {self.target} equivalent ({type(expr).__name__})")
+        raise GradlangValueError(refusal(expr, self.target))
 
     _print_Dummy = _print_Symbol
 

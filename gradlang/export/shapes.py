@@ -27,7 +27,7 @@ import itertools
 
 import sympy as sp
 
-from gradlang.core.builtins_axes import literal_axis
+from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.builtins_vectors import WHOLE_VALUES
 from gradlang.core.evaluate import FunctionDef
 from gradlang.expr import primitives
@@ -113,7 +113,7 @@ def assignments(options: list[list[tuple]]):
 
 
 def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
-    """Parameters the body uses as arrays: indexed or sliced, in `@`, or given to a reduction (or max(M, 1)).
+    """Parameters the body uses as arrays: indexed or sliced, in `@`, or given to a reduction (or max(M, axis=1)).
 
     A reduction's argument counts only as itself or an elementwise expression
     of it: the items of a list literal (`sum([a, b])`, `softmax([t, 1])`) may
@@ -133,8 +133,8 @@ def array_parameters(definition: FunctionDef, names: dict) -> set[str]:
             name, args = _builtin(node, names), node.args
             if name in REDUCTIONS or (name in ONE_ARGUMENT_REDUCTIONS and len(args) == 1):
                 arrays = args
-            elif name in ONE_ARGUMENT_REDUCTIONS and len(args) == 2 and literal_axis(args[1]):
-                arrays = args[:1]  # max(M, 1): the axis form takes a matrix (core/builtins_axes.py)
+            elif name in ONE_ARGUMENT_REDUCTIONS and is_axis_call(name, args, args):
+                arrays = args[:1]  # max(M, axis=1): the axis form takes a matrix (core/builtins_axes.py)
             else:
                 arrays = []
             for argument in arrays:

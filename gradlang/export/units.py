@@ -25,11 +25,14 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from gradlang.core.evaluate import Evaluator, FunctionDef
+from gradlang.core.literal_sizes import involves, literal
 from gradlang.errors import ShapeError, Span
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr.values import elements, is_condition, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms
+from gradlang.export.printers import refusal
 from gradlang.export.shapes import INDEX, assignments, parameter_options
+from gradlang.syntax import lowered as lo
 
 MAX_INDEX = 64  # values an index parameter may take; the body is written once per value
 MAX_BRANCHES = 64  # and once per combination of index parameters
@@ -64,6 +67,7 @@ class Unit:
 def function_unit(session, definition: FunctionDef, names: dict, hints: dict) -> Unit:
     """The function evaluated with symbolic parameters, for the first parameter shapes that fit."""
     unit = Unit(definition.name, definition.source, definition.span, definition.body.span)
+    _no_symbolic_size(session, definition)
     last = None
     for shapes in assignments(parameter_options(definition, names, hints)):
         unit.symbols = {}
@@ -77,6 +81,15 @@ def function_unit(session, definition: FunctionDef, names: dict, hints: dict) ->
     _components(unit)
     unit.keywords = _keywords(unit, names)
     return unit
+
+
+def _no_symbolic_size(session, definition: FunctionDef) -> None:
+    """A body that reads a tensor of symbolic size (x: R^n) is refused by that name, before any parameter
+    shape is tried (else the message would be about the components the shapes try: lists never written)."""
+    for node in lo.walk(definition.body):
+        value = session.env.get(node.name) if isinstance(node, lo.Name) and node.name not in definition.params else None
+        if isinstance(value, sp.Expr) and involves(value) and not literal(value):
+            raise ShapeError(refusal(value, "numpy")).located(node.span)
 
 
 def _branches(session, definition: FunctionDef, shapes: tuple, symbols: dict):

@@ -27,7 +27,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins
-from gradlang.core.builtins_axes import AXIS_NAMES, literal_axis
+from gradlang.core.builtins_axes import AXIS_NAMES, is_axis_call
 from gradlang.core.evaluate import Evaluator, FunctionDef
 from gradlang.errors import GradlangError
 from gradlang.expr import primitives
@@ -319,8 +319,8 @@ class _Reader:
             return self.graph.node("prim", args, shape, primitives.lookup("where"))
         if any(a.condition for a in args):
             raise NotVectorised("a condition outside where")
-        if name in AXIS_NAMES and len(args) == 2 and len(args[0].shape) == 2 and literal_axis(argument_nodes[1]):
-            raise NotVectorised(f"{name} along an axis")  # max(M, 1) is not the elementwise max
+        if name in AXIS_NAMES and len(args) == 2 and is_axis_call(name, args, argument_nodes):
+            raise NotVectorised(f"{name} along an axis")  # max(M, axis=1) is not the elementwise max
         return self._builtin(name, args)
 
     def _call_user(self, definition: FunctionDef, argument_nodes, frame, time):

@@ -23,6 +23,8 @@ singular under `inv` is refused, as `numpy.linalg.inv` refuses it.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
@@ -31,7 +33,7 @@ from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr import primitives
 from gradlang.expr.exact import bits, check_product_bits, to_sympy_number
 from gradlang.expr.values import check_count, describe_shape, elements, from_elements, shape_of, to_symbolic
-from gradlang.lazy import np
+from gradlang.lazy import has_numpy, np
 
 
 def numeric_kind(items) -> str:
@@ -113,6 +115,9 @@ def det(value):
     items = elements(matrix)
     kind = numeric_kind(items)
     if kind == "float":
+        if not has_numpy():  # the browser page: the pivots' product, as NumPy's LU gives it
+            sign, pivots = _pure_lu_pivots(_float_rows(matrix))
+            return to_sympy_number(sign * math.prod(pivots))
         with np.errstate(all="ignore"):
             return to_sympy_number(np.linalg.det(_floats(matrix)))
     if kind == "exact":
@@ -124,11 +129,51 @@ def det(value):
 
 
 def logdet(value):
-    """log(det(A)); an exact det(A) <= 0 is a ValueError, a float one nan (or -inf at 0), as log is."""
-    d = det(value)
+    """log(det(A)), never forming a float det(A) (slogdet: a large matrix does not overflow); det(A) <= 0
+    is a ValueError (section 6)."""
+    matrix = square(value, "logdet")
+    if numeric_kind(elements(matrix)) == "float":
+        return to_sympy_number(log_det(_floats(matrix) if has_numpy() else _float_rows(matrix)))
+    d = det(matrix)
     if isinstance(d, sp.Expr) and d.is_number and d.is_comparable and not d.has(sp.Float) and d <= 0:
         raise ValueError(f"logdet needs det(A) > 0, and det(A) is {d}: its log is not a real number")
     return primitives.lookup("log").build(d)
+
+
+def log_det(array) -> float:
+    """log(det(A)) of a float array as NumPy's slogdet computes it (a list of rows in the browser page, by
+    the same LU in Python floats); a sign that is not +1 is a ValueError."""
+    if isinstance(array, list):
+        sign, pivots = _pure_lu_pivots(array)
+        sign, logabs = (0.0, -math.inf) if 0.0 in pivots else (sign * math.prod(math.copysign(1.0, p) for p in pivots),
+                                                               math.fsum(math.log(abs(p)) for p in pivots))
+    else:
+        with np.errstate(all="ignore"):
+            sign, logabs = np.linalg.slogdet(array)
+    if not sign > 0:
+        shown = "0" if sign == 0 else "negative" if sign < 0 else "not a number"
+        raise ValueError(f"logdet needs det(A) > 0, and det(A) is {shown} here: its log is not a real number")
+    return float(logabs)
+
+
+def _float_rows(matrix) -> list:
+    return [[float(e) for e in matrix.row(i)] for i in range(matrix.rows)]
+
+
+def _pure_lu_pivots(rows: list) -> tuple:
+    """(sign of the row swaps, the pivots) of LU with partial pivoting, as LAPACK's getrf, in Python floats."""
+    rows, sign, pivots = [list(r) for r in rows], 1.0, []
+    n = len(rows)
+    for k in range(n):
+        best = max(range(k, n), key=lambda i: abs(rows[i][k]))
+        if best != k:
+            rows[k], rows[best], sign = rows[best], rows[k], -sign
+        pivot = rows[k][k]
+        pivots.append(pivot)
+        for i in range(k + 1, n):
+            factor = rows[i][k] / pivot if pivot != 0 else 0.0
+            rows[i] = [a - factor * b for a, b in zip(rows[i], rows[k])]
+    return sign, pivots
 
 
 def inv(value):
@@ -194,4 +239,4 @@ def _check_symbolic_order(matrix, name: str) -> None:
         )
 
 
-__all__ = ["outer", "diag", "eye", "trace", "det", "logdet", "inv", "square", "numeric_kind"]
+__all__ = ["outer", "diag", "eye", "trace", "det", "logdet", "log_det", "inv", "square", "numeric_kind"]

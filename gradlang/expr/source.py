@@ -233,4 +233,15 @@ def to_source(value) -> str:
     return _PRINTER.doprint(value)
 
 
-__all__ = ["FALSE_SOURCE", "SourcePrinter", "TRUE_SOURCE", "format_float", "to_source"]
+def operation_name(expr) -> str:
+    """The operation at the top of a value as gradlang writes it (`@`, `sum`, `softmax`), for messages that
+    must never show a SymPy class name; a tensor operation by its own plain spelling."""
+    template = getattr(getattr(type(expr), "spelling", None), "plain_template", None)
+    if template is None:
+        return to_source(expr).split("(")[0]
+    if template.startswith("{0}"):
+        return template.split("{1}")[0].removeprefix("{0}").strip() or template
+    return template.split("(")[0]
+
+
+__all__ = ["FALSE_SOURCE", "SourcePrinter", "TRUE_SOURCE", "format_float", "operation_name", "to_source"]

@@ -120,7 +120,8 @@ def reduce(name: str, a: Value, axes: tuple) -> Value:
     x = fill(a)
     if len(gone) == len(kept):
         return Value(f"{name}({x.text})", shape)
-    return Value(f"{name}({x.text}, {gone[0]})", shape)
+    axis = f"axis={gone[0]}" if name in ("max", "min") else str(gone[0])  # max(M, 1) is elementwise (section 6)
+    return Value(f"{name}({x.text}, {axis})", shape)
 
 
 def along(name: str, a: Value, axis: int) -> Value:

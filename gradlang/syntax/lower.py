@@ -18,6 +18,7 @@ from gradlang.syntax import lowered as lo
 from gradlang.syntax.parse import parse
 
 OPTIONS = ("depth",)
+KEYWORDS = ("axis",)  # call keywords (section 3b); keepdims= is not read yet
 FLAGS = ("unfold",)  # options without a value: explain[unfold] derives the builtins from their definitions
 _MAX_DEPTH_DIGITS = 6
 
@@ -160,13 +161,26 @@ def _all(nodes) -> tuple:
 
 def _arguments(node) -> tuple:
     """The argument list of a call or an index (a sole argument may be an `at`)."""
-    return _all(node.children) if node.data == "arguments" else (_expression(node),)
+    return _all(node.children) if node.data in ("arguments", "call_arguments") else (_expression(node),)
 
 
 def _call(node, place):
     name, *rest = node.children
     args = _arguments(rest[0]) if rest else ()
+    written = [a.name for a in args if isinstance(a, lo.Keyword)]
+    if len(set(written)) != len(written):
+        twice = [a for a in args if isinstance(a, lo.Keyword) and written.count(a.name) > 1][-1]
+        raise SyntaxError(f"the keyword '{twice.name}' is given twice", twice.span)
     return lo.Call(str(name), args, Span.of(name), place=place)
+
+
+def _keyword(node, place):
+    """name=value in a call; only the keywords the language knows (KEYWORDS) are read."""
+    name, value = node.children
+    if str(name) not in KEYWORDS:
+        raise SyntaxError(f"no builtin takes the keyword '{name}=' (the keyword gradlang reads is axis=, "
+                          "as in max(W, axis=0))", Span.of(name))
+    return lo.Keyword(str(name), _expression(value), place=place)
 
 
 def _sum(node, place):
@@ -215,5 +229,5 @@ _EXPRESSIONS = {
     "column": lambda node, place: lo.Column(_expression(node.children[0]), _expression(node.children[1]), place=place),
     "row": lambda node, place: lo.Row(_expression(node.children[0]), _expression(node.children[1]), place=place),
     "call": _call, "sum": _sum, "product": _product, "power": _power, "compare": _compare,
-    "at": _at, "brackets": _brackets,
+    "at": _at, "brackets": _brackets, "keyword": _keyword,
 }

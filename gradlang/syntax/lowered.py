@@ -142,6 +142,18 @@ class Call(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class Keyword(Node):
+    """name=value among a call's arguments, after its positional ones: sum(M, axis=1).
+
+    Its value stands in the argument list where it is written, so a builtin reads
+    `axis=` as its second argument; max and min read an axis only this way (section 6)."""
+
+    kind: ClassVar[str] = "keyword"
+    name: str
+    value: Node
+
+
+@dataclass(frozen=True, eq=False)
 class Index(Node):
     """v[i], M[i, j], or M[i] (row i)."""
 

@@ -29,6 +29,7 @@ from gradlang.derive.derivatives import freeze, grad
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.numeric import evaluate
+from gradlang.expr.source import to_source
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.values import elements, is_condition, is_scalar
 from gradlang.expr.walk import dag_atoms
@@ -126,7 +127,7 @@ def _point(expr, variables, pairs) -> dict:
     mapping = {}
     for symbol, value in pairs:
         if not (isinstance(value, sp.Expr) and value.is_number and value.is_comparable) and not isinstance(value, (int, float)):
-            raise ValueError(f"gradcheck needs a number for {symbol}, got {value}")
+            raise ValueError(f"gradcheck needs a number for {to_source(symbol)}, got {to_source(value)}")
         mapping[symbol] = float(value)
     missing = (dag_atoms(expr, sp.Symbol) | set(variables)) - set(mapping)
     if missing:

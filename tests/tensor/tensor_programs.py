@@ -58,11 +58,11 @@ TEXT = {
     "tmatvec": "(transpose({0}) @ {1})", "normalize": "normalize({0})", "row_k": "({0})[k]", "row0": "({0})[0]",
     "sum_ax0": "sum({0}, 0)", "mean_ax0": "mean({0}, 0)", "lse_ax0": "logsumexp({0}, 0)",
     "onehot": "(({0}) * onehot(k, n))", "ones": "(({0}) * ones(n))", "sum_ax1": "sum({0}, 1)",
-    "lse_ax1": "logsumexp({0}, 1)", "max_ax1": "max({0}, 1)", "min_ax0": "min({0}, 0)", "outer": "outer({0}, {1})", "softmax_ax1": "softmax({0}, 1)",
+    "lse_ax1": "logsumexp({0}, 1)", "max_ax1": "max({0}, axis=1)", "min_ax0": "min({0}, axis=0)", "outer": "outer({0}, {1})", "softmax_ax1": "softmax({0}, 1)",
     "softmax_ax0": "softmax({0}, 0)", "log_softmax_ax1": "log_softmax({0}, 1)", "transpose": "transpose({0})",
     "diag": "diag({0})", "eye": "(({0}) * eye(n))", "inv_shifted": "inv({0} + 4 * eye(n))",
     "add": "({0} + {1})", "sub": "({0} - {1})", "mul": "({0} * {1})", "div": "({0} / (1 + exp({1})))",
-    # min0 writes 0.0: after a matrix, a literal 0 makes min(M, 0) the axis form (section 6)
+    # min0: a number in the second place is an argument, never an axis (section 6); 0.0 reads as JAX's
     "scale": "({1} * {0})", "square": "({0})^2", "max2": "max({0}, {1})", "min0": "min({0}, 0.0)",
     "where": "where({0} > {1}, {2}, {3})", "where0": "where({0} > 0, {1}, {2})", "min2": "min({0}, {1})",
     # forms SymPy's algebra makes scalars: the tensor's shape must survive (sum(sg(x)/x) is n, not 1)

@@ -117,7 +117,7 @@ LOSSES = [
          lambda W, x, y: jnp.sum(_huber(W @ x - y, 1.0))),
     Loss("smooth L1 of a scalar", {"w": N, "x": N}, "huber(dot(w, x) - 1, 0.5)", "w",
          lambda w, x: _huber(jnp.dot(w, x) - 1.0, 0.5)),
-    Loss("row-wise max, squared", {"W": MN, "X": MN}, "sum(max(W * X, 1)^2) - sum(min(W, 0))", "W",
+    Loss("row-wise max, squared", {"W": MN, "X": MN}, "sum(max(W * X, axis=1)^2) - sum(min(W, axis=0))", "W",
          lambda W, X: jnp.sum(jnp.max(W * X, axis=1) ** 2) - jnp.sum(jnp.min(W, axis=0))),
     Loss("logdet", {"A": NN}, "log(det(A @ transpose(A) + eye(n)))", "A",
          lambda A: jnp.linalg.slogdet(A @ A.T + jnp.eye(A.shape[0]))[1]),

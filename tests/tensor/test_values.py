@@ -80,8 +80,8 @@ def test_a_shape_mismatch_is_a_placed_shape_error_naming_both_shapes(source, wor
     # an entry of an elementwise formula is the formula of the entry: a one-hot weighted NLL is s − e_k
     ("grad(-sum(onehot(k, m) * log(softmax(W @ x))), W)", "outer(softmax(W @ x) - onehot(k, m), x)"),
     # max along an axis: each row's shares of its maximum
-    ("grad(sum(max(W, 1)), W)", "max_shares(W, 1)"),
-    ("diff(sum(max(a*W, 1)), a)", "sum(sum(W*max_shares(a*W, 1), 1))"),  # forward mode, by a scalar
+    ("grad(sum(max(W, axis=1)), W)", "max_shares(W, 1)"),
+    ("diff(sum(max(a*W, axis=1)), a)", "sum(sum(W*max_shares(a*W, 1), 1))"),  # forward mode, by a scalar
     # a sum of a product of two vectors is their dot product
     ("grad(sum(normalize(x) * z), x)", "t1 = norm(x)\nz/t1 - x*dot(x, z)/t1^3"),
 ])
@@ -177,5 +177,5 @@ def test_a_power_of_a_tensor_reduction_prints_its_exponent_in_latex():
 
 
 def test_max_along_an_axis_shares_a_tie_within_its_row_at_a_symbolic_size():
-    _, results = _run("grad(sum(max(W, 1)), W) at W = [[1.0, 3.0, 3.0], [2.0, 0.5, -1.0]]")
+    _, results = _run("grad(sum(max(W, axis=1)), W) at W = [[1.0, 3.0, 3.0], [2.0, 0.5, -1.0]]")
     assert np.allclose(np.asarray(results[-1].value, dtype=float), [[0, 0.5, 0.5], [1, 0, 0]])

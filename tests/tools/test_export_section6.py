@@ -2,7 +2,7 @@
 
 They are made of primitives that already have export spellings, so a
 function written with them exports to every target unchanged; the axis form
-`max(M, 1)` must not be read by the vectorised export as an elementwise max
+`max(M, axis=1)` must not be read by the vectorised export as an elementwise max
 (builtins_axes.is_axis_call), so it stays unrolled and right.
 """
 
@@ -19,13 +19,13 @@ from tests.tools.test_export_examples import framework, literal, to_framework, t
 
 PROGRAM = """M: R^(2,3)
 S: R^(2,2)
-axes(M) = sum(max(M, 1) * [1.0, 2.0]) + sum(logsumexp(M, 0)) + sum(softmax(M, 0) * M) + mean(M, 1)[0] + sum(min(M, 0))
+axes(M) = sum(max(M, axis=1) * [1.0, 2.0]) + sum(logsumexp(M, 0)) + sum(softmax(M, 0) * M) + mean(M, 1)[0] + sum(min(M, axis=0))
 slices(M) = dot(M[:, 1], M[:, 2]) + sum(M[0, :] * log_softmax(M[1, :])) + trace(outer(M[0, :], M[1, :]))
 matrices(S) = logdet(S @ transpose(S) + eye(2)) + sum(inv(S + 3*eye(2))) + det(S) * cosine(S[0, :], S[1, :])
 losses(M) = sum(huber(M, 1.0)) + sum(normalize(M[0, :]) * sg(M[1, :])) + sum(diag(M) * onehot(1, 2))
 """
 
-# function, argument name, point (a tie in max(M, 1) and in min(M, 0); |M| crossing huber's delta)
+# function, argument name, point (a tie in max(M, axis=1) and in min(M, axis=0); |M| crossing huber's delta)
 POINTS = [
     ("axes", "M", [[0.5, 2.0, 2.0], [1.5, -0.5, 1.5]]),
     ("slices", "M", [[0.5, -1.2, 2.0], [1.5, 0.3, -0.7]]),
@@ -67,8 +67,8 @@ def test_exports_agree_with_gradlang(name, variable, point, target, folder):
 
 
 def test_the_axis_form_is_not_vectorised_as_an_elementwise_max(folder):
-    """f(M) = sum(max(M, 1)) read as elementwise would be sum(maximum(M, 1)): 7.5 here, not 3.5."""
-    source = "M: R^(2,3)\nf(M) = sum(max(M, 1))\n"
+    """f(M) = sum(max(M, axis=1)) read as elementwise would be sum(maximum(M, 1)): 7.5 here, not 3.5."""
+    source = "M: R^(2,3)\nf(M) = sum(max(M, axis=1))\n"
     session = Session()
     session.run(source)
     module = load(export_program(session, "numpy", source), folder, "axis_form")

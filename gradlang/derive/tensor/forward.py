@@ -7,7 +7,10 @@ followed by the variable's length for a vector variable (a Jacobian), so
 operation has its tangent rule in `RULES`; an elementwise node combines its
 arguments' tangents with the primitive's own partials (diag(f′(u)) J_u).
 A rule that would need a tensor of rank three (the derivative of a matrix by
-a vector) is refused with a DiffError that suggests literal sizes.
+a vector) is refused with a DiffError that names that matrix and suggests
+literal sizes. One such matrix is read around: `diag(u) @ b` is `u ⊙ b`, so
+its tangent is diag(b) J_u + diag(u) J_b and `jacobian(diag(x) @ x, x)` is
+2 diag(x) at any size (`_DiagTangent` carries J_u to the product).
 """
 
 from __future__ import annotations
@@ -18,11 +21,19 @@ from gradlang.derive.tensor import reverse
 from gradlang.derive.tensor.rewrite import tidy
 from gradlang.errors import DiffError, DiffNeedsComponents
 from gradlang.expr.graph import build_dag
+from gradlang.expr.source import operation_name, to_source
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
 from gradlang.expr.tensor.nodes import rank, shape_of
 
 _TOO_HIGH = "this derivative would be a tensor of rank three; declare literal sizes and use components"
+
+
+class _DiagTangent:
+    """The tangent of diag(u) by a vector (rank three, never written): J_u, for the product that reads it."""
+
+    def __init__(self, of_u):
+        self.of_u = of_u
 
 
 def tangent(expr, wrt):
@@ -38,9 +49,26 @@ def tangent(expr, wrt):
         elif node == wrt:
             tangents.append(t.Eye(shape_of(wrt)[0]) if rank(wrt) else sp.S.One)
         else:
-            tangents.append(_tangent(node, [tangents[k] for k in dag.children[i]], wrt))
+            tangents.append(_placed_tangent(node, [tangents[k] for k in dag.children[i]], wrt))
     result = tidy(tangents[dag.roots[0]])
     return full(result, shape_of(expr) + shape_of(wrt))
+
+
+def _placed_tangent(node, arg_tangents: list, wrt):
+    """The node's tangent; a step that needs rank three names the matrix whose derivative that is."""
+    unwritten = [d for d in arg_tangents if isinstance(d, _DiagTangent)]
+    if unwritten and not isinstance(node, t.MatMul):
+        raise _too_high(next(a for a, d in zip(node.args, arg_tangents) if isinstance(d, _DiagTangent)), wrt)
+    try:
+        return _tangent(node, arg_tangents, wrt)
+    except DiffNeedsComponents:
+        raise _too_high(node, wrt) from None
+
+
+def _too_high(node, wrt) -> DiffNeedsComponents:
+    return DiffNeedsComponents(
+        f"the derivative of {to_source(node)} by {to_source(wrt)} would be a tensor of rank three "
+        "(a matrix by a vector) on the way to the result; declare literal sizes and use components")
 
 
 def _tangent(node, arg_tangents: list, wrt):
@@ -49,7 +77,7 @@ def _tangent(node, arg_tangents: list, wrt):
     if rule is not None:
         return rule(node, arg_tangents, vector)
     if isinstance(node, t.TensorOp):
-        raise DiffError(f"no tangent rule for {type(node).__name__}")
+        raise DiffError(f"{operation_name(node)} has no tangent rule at the tensor level yet; declare literal sizes")
     return sp.Add(*[_elementwise(node, k, d, vector) for k, d in enumerate(arg_tangents) if d != 0])
 
 
@@ -75,6 +103,8 @@ def _sum_of(*terms):
 def _matmul(node, d, vector):
     a, b = node.args
     da, db = d
+    if isinstance(da, _DiagTangent) or isinstance(db, _DiagTangent):
+        return _diag_product(a, b, da, db)
     if vector:
         if rank(a) == 2 and rank(b) == 1 and da == 0:  # A x: A J_x
             return t.MatMul(a, db)
@@ -82,6 +112,15 @@ def _matmul(node, d, vector):
             return t.MatMul(t.Transpose(b), da)
         raise DiffNeedsComponents(_TOO_HIGH)
     return _sum_of(t.MatMul(da, b) if da != 0 else None, t.MatMul(a, db) if db != 0 else None)
+
+
+def _diag_product(a, b, da, db):
+    """diag(u) @ b = u ⊙ b (and a @ diag(u) = a ⊙ u): diag(b) J_u + diag(u) J_b, never the rank-three J of diag(u)."""
+    if isinstance(da, _DiagTangent) and isinstance(db, _DiagTangent) or rank(a) + rank(b) != 3:
+        raise DiffNeedsComponents(_TOO_HIGH)  # diag(u) @ diag(v), or diag(u) @ M: a matrix by a vector
+    if isinstance(da, _DiagTangent):
+        return _sum_of(t.MatMul(t.Diag(b), da.of_u), t.MatMul(a, db) if db != 0 else None)
+    return _sum_of(t.MatMul(t.Diag(a), db.of_u), t.MatMul(t.Transpose(b), da) if da != 0 else None)
 
 
 def _dot(node, d, vector):
@@ -162,5 +201,6 @@ RULES = {
     t.Transpose: lambda n, d, vector: d[0] if rank(n) == 1 else _no_vector(lambda m, e: t.Transpose(e[0]))(n, d, vector),
     t.Outer: _no_vector(lambda n, d: _sum_of(t.Outer(d[0], n.args[1]) if d[0] != 0 else None,
                                              t.Outer(n.args[0], d[1]) if d[1] != 0 else None)),
-    t.Diag: _no_vector(lambda n, d: t.Diag(d[0])),
+    t.Diag: lambda n, d, vector: _DiagTangent(d[0]) if vector and rank(n) == 2 else _no_vector(
+        lambda m, e: t.Diag(e[0]))(n, d, vector),
 }

@@ -19,6 +19,7 @@ import sympy as sp
 from gradlang.derive.tensor import forward, reverse
 from gradlang.derive.tensor.rewrite import Tidier, tidy
 from gradlang.expr.graph import build_dag
+from gradlang.expr.source import operation_name, to_source
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full
@@ -81,7 +82,7 @@ def _rule(node) -> tuple:
     if said is None and isinstance(node, sp.Function) and not isinstance(node, t.TensorOp):
         name = type(node).__name__.lower()
         said = (f"{name}: ∂f(u) = diag(f′(u)) ∂u", rf"\text{{{name}}}: \partial f(u) = \operatorname{{diag}}(f'(u))\, \partial u")
-    plain, latex = said or (type(node).__name__, rf"\text{{{type(node).__name__}}}")
+    plain, latex = said or (operation_name(node), rf"\text{{{operation_name(node)}}}")
     return (Math(plain, latex),)
 
 
@@ -157,10 +158,15 @@ def _symbols(expr) -> set:
 
 def jacobian_explanation(request, depth=None, names=()):
     """The Explanation of a jacobian of a vector formula by a vector, at any size: the forward pass as its
-    derivation, one ledger entry per stop, and the Jacobian it derives (names: as reverse_pass's)."""
+    derivation, one ledger entry per stop, and the Jacobian it derives (names: as reverse_pass's).
+
+    A hessian is the Jacobian of the gradient (as derive/tensor computes it): the forward pass over
+    grad(e, x), which the summary names (`softmax(x)` for logsumexp), so diag(s) − s sᵀ has its line."""
     from gradlang.explain.explanation import Explanation, said
 
     expr, wrt = request.expr, request.wrt
+    if request.operation == "hessian":
+        return _hessian_explanation(request, depth, names)
     shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names})
     derivation = jacobian_derivation(expr, wrt, dict(shown))
     # the rules repeat what the formula says once (s in diag(s) − s sᵀ): named as a teacher names it
@@ -177,3 +183,23 @@ def jacobian_explanation(request, depth=None, names=()):
     derivation = VectorDerivation(IDENTITY, lets, derivation.lines, derivation.result, display=shown)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derivation.result, vector=derivation))
+
+
+def _hessian_explanation(request, depth, names):
+    """The forward pass over the gradient, under the hessian's own request. A stop acts in the gradient
+    already (the reverse pass), so the ledger of the forward pass alone would misstate what it removes:
+    the stops are named in the summary, and `blocked` is the whole hessian's (of unstopped e, less this)."""
+    from dataclasses import replace
+
+    from gradlang.explain.explanation import said
+    from gradlang.expr.stopgrad import unstopped
+
+    expr, wrt = request.expr, request.wrt
+    gradient = tidy(reverse.grad(expr, wrt))
+    inner = jacobian_explanation(replace(request, operation="jacobian", expr=gradient), depth, names)
+    summary = f"{SUMMARY} over the gradient {to_source(gradient)}"
+    blocked = full(sp.S.Zero, shape_of(inner.derived))
+    if inner.ledger:
+        summary += "; its stops act in that gradient (a hessian has no stop ledger yet)"
+        blocked = tidy(forward.tangent(tidy(reverse.grad(unstopped(expr), wrt)), wrt) - inner.derived)
+    return said(replace(inner, request=request, summary=summary, ledger=(), blocked=blocked))

@@ -19,7 +19,7 @@ from gradlang.derive.tensor.reverse import sent, trace
 from gradlang.derive.tensor.rewrite import DISTRIBUTED, RULES, Tidier, normal_form, tidy
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
-from gradlang.expr.source import to_source
+from gradlang.expr.source import operation_name, to_source
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import nodes as t
@@ -53,7 +53,7 @@ def _rule(user, used=()) -> tuple:
     tidied it, as a formula in both spellings."""
     if isinstance(user, t.TensorOp):
         rule = primitives.tensor_rules().get(type(user))
-        plain, latex = rule.said if rule is not None and rule.said else (type(user).__name__, type(user).__name__)
+        plain, latex = rule.said if rule is not None and rule.said else (operation_name(user),) * 2
     elif isinstance(user, sp.Function):
         name = user.func.__name__.lower()
         plain, latex = f"{name}: ū = ȳ ⊙ f′(u)", rf"{_bar('u')} = {_bar('y')} \odot f'(u)"

@@ -333,9 +333,11 @@ class SoftmaxAxis(_LinewiseAxis):
 
 
 class MaxAxis(_AlongAxis):
-    """`max(M, axis)`: the largest entry of each column (axis 0) or row (axis 1); ties share (section 5)."""
+    """`max(M, axis=k)`: the largest entry of each column (axis 0) or row (axis 1); ties share (section 5).
 
-    spelling = Spelling("max({0}, {1})", r"\max_{{1}}\left({0}\right)", "max_{1}({0})", "numpy.max({0}, axis=int({1}))")
+    Written with its keyword: `max(M, 0)` is the elementwise maximum with 0 (section 6)."""
+
+    spelling = Spelling("max({0}, axis={1})", r"\max_{{1}}\left({0}\right)", "max_{1}({0})", "numpy.max({0}, axis=int({1}))")
 
 
 class MaxSharesAxis(_LinewiseAxis):

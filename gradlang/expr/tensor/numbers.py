@@ -5,7 +5,8 @@ gradlang value (numeric.py: one line per distinct node, IEEE 754 floats),
 with each tensor operation written as its `_numpycode` spelling says, and
 the helpers below for those NumPy has no single function for. softmax and
 logsumexp shift by the maximum as the component engine's do (and as
-jax.nn does), so a large input does not overflow.
+jax.nn does), so a large input does not overflow; `log(det(A))` (logdet) is
+NumPy's slogdet, so a large matrix does not overflow either (section 6).
 """
 
 from __future__ import annotations
@@ -15,7 +16,34 @@ import sympy as sp
 
 from gradlang.errors import ShapeError, ValueError
 from gradlang.expr import numeric
-from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.component_linalg import log_det
+from gradlang.expr.graph import build_dag
+from gradlang.expr.tensor.nodes import Det, ScalarOp, shape_of
+from gradlang.expr.tensor.spelling import Spelling
+from gradlang.expr.walk import dag_has
+
+
+class _LogDet(ScalarOp):
+    """log(det(A)) for the numbers only: slogdet's log|det A| when det A > 0, never det A itself."""
+
+    nargs = 1
+    spelling = Spelling("logdet({0})", r"\log\det\left({0}\right)", "log det({0})", "_gl_logdet({0})")
+
+
+def _stable_logdet(expr):
+    """The formula with each log(det(A)) as _LogDet(A), rebuilt over its DAG (as masking.py does)."""
+    if not dag_has([expr], Det):
+        return expr
+    dag = build_dag([expr])
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if kids and any(a is not b for a, b in zip(args, node.args)):
+            node = node.func(*args)
+        if isinstance(node, sp.log) and isinstance(node.args[0], Det):
+            node = _LogDet(node.args[0].args[0])
+        built.append(node)
+    return built[dag.roots[0]]
 
 
 def _finite_shift(v):
@@ -68,6 +96,7 @@ HELPERS = {
     "_gl_onehot_vector": _onehot_vector,
     "_gl_max_shares_vector": _max_shares_vector,
     "_gl_max_shares_axis": _max_shares_axis,
+    "_gl_logdet": log_det,
 }
 numeric.HELPERS.update(HELPERS)
 
@@ -75,7 +104,7 @@ numeric.HELPERS.update(HELPERS)
 def evaluate(expr, values: dict, sizes: dict):
     """The formula at float arrays: `values` maps each Var and scalar symbol to a number or an array."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
-    function = numeric.compile_function((expr,), tuple(symbols))
+    function = numeric.compile_function((_stable_logdet(expr),), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
         try:
