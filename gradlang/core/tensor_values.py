@@ -92,10 +92,13 @@ def index(base, indices: list):
 
 
 def wrapped(index, length):
-    """A negative index counts from the end, as in NumPy, where the length is a number."""
-    if getattr(index, "is_Integer", False) and getattr(length, "is_Integer", False) and -length <= index < 0:
-        return index + length
-    return index
+    """A negative index counts from the end, as in NumPy: x[-1] is x[2] at length 3, and x[n - 1] at a
+    symbolic length n (whose point checks it is within range: x[-3] needs n ≥ 3)."""
+    if not (getattr(index, "is_Integer", False) and index < 0):
+        return index
+    if getattr(length, "is_Integer", False):
+        return index + length if -length <= index else index
+    return length + index
 
 
 def _tensor_shape(value) -> tuple:
