@@ -159,3 +159,20 @@ def test_a_negative_index_beyond_the_length_at_the_point_is_out_of_range():
     with pytest.raises(GradlangError) as caught:
         value("x: R^n", "x[-3] at x = [1.0, 2.0]")
     assert caught.value.kind == "ShapeError" and "-3" in caught.value.message and "length 2" in caught.value.message
+
+
+# --- property: random programs at points mixing literal and symbolic sizes ------------------------------------
+
+ALLOWED = {"ok", "refused", "documented-error", "both-error", "ieee", "no-oracle", "convention?", "slow-exact"}
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_a_random_program_at_mixed_sizes_gives_its_literal_program_s_numbers(seed):
+    """Each statement of tensor_points (values, gradients, lists and constants beside symbolic tensors, negative
+    indices, a list to a scalar, components at given sizes) against the same statement at literal sizes, and
+    `explain … at` against the plain value: seeds fixed, as tests/tensor/test_tensor_fuzz.py's are."""
+    from tests.tensor import tensor_points
+
+    mixed = tensor_points.make(seed)
+    bugs = [f for f in tensor_points.run_mixed(mixed) if f.verdict not in ALLOWED]
+    assert not bugs, tensor_points.describe(mixed) + "\n" + "\n".join(map(str, bugs))
