@@ -97,6 +97,24 @@ def test_explain_at_a_symbolic_size_gives_the_plain_value(declarations, statemen
     assert got.shape == plain.shape == literal.shape and np.allclose(got, plain) and np.allclose(got, literal)
 
 
+def test_explain_at_a_point_giving_a_symbolic_tensor_the_formula_lacks_gives_the_plain_value():
+    """x is literal and only the point gives u (R^m) an array: the plain at is the tensor engine's, so explain's is."""
+    declarations = "m: size; u: R^m; x: R^3"
+    statement = "grad(exp(x[argmax(x)]/4), x) at x = [-0.38, -0.38, 0.91], u = [1.0, 2.0]"
+    got, plain = as_floats(value(declarations, f"explain {statement}").value), numbers(declarations, statement)
+    reference = jax.grad(lambda v: jnp.exp(v[jnp.argmax(v)] / 4))(jnp.array([-0.38, -0.38, 0.91]))
+    assert np.allclose(got, plain) and np.allclose(got, np.asarray(reference), rtol=1e-12)
+
+
+def test_explain_of_a_jacobian_by_a_vector_the_formula_lacks():
+    for statement, expected in (("explain jacobian(sigmoid(a) * ones(n), x)", None),
+                                ("explain jacobian(sigmoid(a) * ones(n), x) at x = [1.0, 2.0], a = 1.0", np.zeros((2, 2)))):
+        result = value("x: R^n; a: R", statement)
+        assert "forward pass" in to_plain(result)
+        if expected is not None:
+            assert np.array_equal(as_floats(result.value), expected)
+
+
 @pytest.mark.parametrize("statement, reference", [
     ("jacobian(softmax(x), x) at x = [1.0, 2.0]", lambda x: jax.jacobian(jax.nn.softmax)(x)),
     ("hessian(sum(x^3), x) at x = [1.0, 2.0]", lambda x: jax.hessian(lambda v: jnp.sum(v ** 3))(x)),
@@ -127,6 +145,19 @@ def test_a_list_at_a_point_with_symbolic_tensors(symbolic, literal, statement, e
     assert got.shape == np.shape(expected) and np.allclose(got, expected)
     if "n = 2" not in statement:  # the literal program has no size n to give
         same_as_literal(symbolic, literal, statement)
+
+
+def test_a_list_of_numbers_given_to_a_builtin_beside_a_symbolic_size_is_a_constant():
+    statement = "grad(sum(outer(u, [1, 2, 3])^2), u) at u = [1.0, 2.0]"
+    got = same_as_literal("m: size; u: R^m", "u: R^2", statement)
+    reference = jax.grad(lambda u: jnp.sum(jnp.outer(u, jnp.array([1.0, 2.0, 3.0])) ** 2))(jnp.array([1.0, 2.0]))
+    assert np.allclose(got, np.asarray(reference), rtol=1e-12)
+
+
+def test_a_list_of_symbols_beside_a_symbolic_size_is_refused_as_a_list():
+    with pytest.raises(GradlangError) as caught:  # it read b*ones(3) as a scalar: "a vector of length m and a scalar"
+        value("m: size; u: R^m; b: R", "outer(u, b*ones(3))")
+    assert caught.value.kind == "ShapeError" and "a list cannot be combined" in caught.value.message
 
 
 # --- 4. negative indices at a symbolic size --------------------------------------------------------------------
