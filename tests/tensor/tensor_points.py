@@ -63,18 +63,34 @@ def statements(mixed: Mixed) -> list:
     S, V, M = tp.text(p.S), tp.text(p.V), tp.text(p.M)
     point = judge.at_text(p.point, None)
     jax = dict(judge.statements(p))
-    rows = [(S, jax[S]), (f"grad({S}, x)", jax[f"grad({S}, x)"]), (f"grad({S}, W)", jax[f"grad({S}, W)"]),
-            (V, jax[V]), (M, jax[M]), (f"({V})[-1]", None), (f"({M})[-1, -1]", None), (f"({M})[:, -1]", None),
-            ("[1, 2]", None), (f"grad({S}, [a, b])", None)]
+    f, gx = jax[S], jax[f"grad({S}, x)"]
+    v, m = (lambda e: tp.jax_of(p.V, e)), (lambda e: tp.jax_of(p.M, e))
+    rows = [(S, f), (f"grad({S}, x)", gx), (f"grad({S}, W)", jax[f"grad({S}, W)"]), (V, v), (M, m),
+            (f"({V})[-1]", lambda e: v(e)[-1]), (f"({M})[-1, -1]", lambda e: m(e)[-1, -1]),
+            (f"({M})[:, -1]", lambda e: m(e)[:, -1]), ("[1, 2]", lambda e: [1.0, 2.0]),
+            (f"grad({S}, [a, b])", lambda e: [jax[f"diff({S}, a)"](e), _by_b(f, e)])]
     out = [(f"{text} at {point}", f"{text} at {point}", compute) for text, compute in rows]
     batch = judge.at_text({**p.point, "a": [0.5, -1.5]}, None)
     out.append((f"{S} at {batch}", f"{S} at {batch}", None))  # a list to a scalar beside the tensors
     if "m" in mixed.literal:  # a list of numbers beside a literal-size tensor: a constant of the formula
-        constant = f"({S}) + dot(u, {[0.5 + i for i in range(p.m)]})"
-        out.append((f"{constant} at {point}", f"{constant} at {point}", None))
+        numbers = [0.5 + i for i in range(p.m)]
+        constant = f"({S}) + dot(u, {numbers})"
+        out.append((f"{constant} at {point}", f"{constant} at {point}", lambda e: f(e) + e["u"] @ _array(numbers)))
     given = ", ".join(f"{name} = {mixed.sizes[name]}" for name in ("m", "n") if name not in mixed.literal)
-    out.append((f"components(grad({S}, x) at {given}) at {point}", f"components(grad({S}, x)) at {point}", None))
+    out.append((f"components(grad({S}, x) at {given}) at {point}", f"components(grad({S}, x)) at {point}", gx))
     return [(sized(a, mixed), sized(b, mixed, every=True), compute) for a, b, compute in out]
+
+
+def _by_b(f, env):
+    import jax
+
+    return jax.grad(lambda b: f({**env, "b": b}))(env["b"])
+
+
+def _array(numbers: list):
+    import jax.numpy as jnp
+
+    return jnp.asarray(numbers, dtype=jnp.float64)
 
 
 def explained(mixed: Mixed) -> list:
