@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.tensor import tensor_hostile, tensor_judge  # noqa: E402
+from benchmarks import tensor_fuzz_points  # noqa: E402
 
 QUIET = {"ok", "refused", "error"}  # every other verdict is written out in full
 
@@ -32,11 +33,13 @@ def main() -> None:
     parser.add_argument("--hostile", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1000)
     parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--points", type=int, default=0, help="programs at points mixing literal and symbolic sizes")
     parser.add_argument("--out", default="tensor-fuzz-findings.txt")
     options = parser.parse_args()
     with open(options.out, "w") as out:
         programs(options, out)
         hostile(options, out)
+        tensor_fuzz_points.points(options.seed, options.points, options.depth, out)
 
 
 def programs(options, out) -> None:

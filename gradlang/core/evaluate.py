@@ -288,7 +288,7 @@ class Evaluator:
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         if tensor_values.involves(value) or tensor_at.binds_tensor(self, bindings, frame):
-            if not self.by_components:
+            if not self.by_components or tensor_at.symbolic_at(self, value, bindings, frame):
                 return tensor_at.at(self, value, bindings, frame)
             value = literal_sizes.lowered(value)  # and each tensor bound below is its components
         pairs, batch = self._bindings(bindings, frame)

@@ -21,6 +21,7 @@ from gradlang.core.explaining import whole_request
 from gradlang.core.substitute import substitute
 from gradlang.errors import GradlangError
 from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.tensor import Var, is_size
 from gradlang.expr.values import elements, is_scalar, to_symbolic
 from gradlang.expr.walk import dag_atoms
 from gradlang.explain.explanation import engine_derivative
@@ -101,8 +102,8 @@ def _test_point(*values) -> tuple:
     for value in values:
         for e in elements(to_symbolic(value)):
             free |= dag_atoms(e, sp.Symbol) if isinstance(e, sp.Basic) else set()
-    ordered = sorted(free, key=lambda s: s.name)
-    return tuple((s, sp.Float(0.37 + 0.29 * k)) for k, s in enumerate(ordered))
+    ordered = sorted((s for s in free if not (isinstance(s, Var) or is_size(s))), key=lambda s: s.name)
+    return tuple((s, sp.Float(0.37 + 0.29 * k)) for k, s in enumerate(ordered))  # a tensor or a size takes no float
 
 
 def _at(value, pairs):

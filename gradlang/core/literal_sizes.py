@@ -38,6 +38,14 @@ def literal(value) -> bool:
     return involved and not symbolic
 
 
+def symbolic(value) -> bool:
+    """True when a value holds a symbolic size (`x: R^n`, or n itself), whatever literal sizes are beside it.
+
+    Such a value has no components until a point gives its sizes, so `e at …` is the tensor engine's
+    (core/tensor_at.py), never the component engine's reading of x as one scalar given a list."""
+    return _flags(value)[1]
+
+
 def mixed(*values) -> bool:
     """True when values at literal sizes hold both a tensor and component symbols (x and x[0]).
 

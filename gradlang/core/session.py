@@ -219,14 +219,15 @@ class Session:
         derivations: list = []
         # A grad of a tensor formula shows the tensor-level reverse pass at any size
         # (core/tensor_explaining.py); everything else derives by components, step by step.
-        evaluator = self._evaluator(derivations, source, by_components=True)
+        by_components = not tensor_explaining.symbolic_statement(body, self.env)
+        evaluator = self._evaluator(derivations, source, by_components=by_components)
         with readable():  # the values end where the step-by-step derivations do
             value = _settled(evaluator.evaluate(body))
-            derivations = explaining.selected(body, derivations, self._evaluator(by_components=True).evaluate)
+            derivations = explaining.selected(body, derivations, self._evaluator(by_components=by_components).evaluate)
             tensor_value, tensor_requests = tensor_explaining.tensor_side(
                 body, lambda requests: self._evaluator(requests, source)) if not unfold else (None, [])
         explaining.check_printable(derivations)
-        point = explaining.point(body, self._evaluator(by_components=True))
+        point = explaining.point(body, self._evaluator(by_components=by_components))
         tensors = (tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.named_values(self.env),
                    tensor_explaining.stop_ledgers(derivations, tensor_requests))
         steps = _explanations(derivations, depth, point, unfold, tensors)
@@ -348,6 +349,6 @@ def _explanations(derivations: list, depth="default", point=None, unfold: bool =
     return tuple(backward_view(r, unfold) if r.operation == "backward"
                  else tensor_explaining.checked_against(tensor_explanation(t, depth, names), r, point, checked)
                  if t is not None
-                 else tensor_explanation(r, depth) if is_tensor(r.expr)
+                 else tensor_explanation(r, depth) if is_tensor(r.expr) or tensor_explaining.by_symbolic(r)
                  else checked(explain(r, depth, unfold, entries), point)
                  for r, t, entries in zip(derivations, tensors, ledgers))

@@ -15,7 +15,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins
-from gradlang.core.literal_sizes import literal
+from gradlang.core.literal_sizes import literal, symbolic
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.graph import build_dag
@@ -289,17 +289,24 @@ def binds_tensor(evaluator, bindings, frame) -> bool:
 
 def at_literal_sizes(evaluator, inner, bindings, frame) -> bool:
     """Is this `at` at literal sizes: does it give numbers to a tensor of literal size, or read a name
-    bound at literal sizes? Then the component engine gives the numbers (evaluate.py, `_twin`),
-    exactly its numbers and its IEEE and exactness rules; whole-array NumPy evaluates the formulas
-    whose sizes the point itself gives (x: R^n at x = [1.0, 2.0])."""
-    targets = [b.target.name for b in bindings]
-    if any(isinstance(v, Var) and literal(v) for v in (evaluator.lookup(n, frame) for n in targets)):
+    bound at literal sizes, with no symbolic size anywhere? Then the component engine gives the numbers
+    (evaluate.py, `_twin`), exactly its numbers and its IEEE and exactness rules; whole-array NumPy
+    evaluates the formulas whose sizes the point itself gives (x: R^n at x = [1.0, 2.0]). A symbolic
+    size beside (x: R^n; v: R^2) makes it the tensor engine's at, which takes v's components too: the
+    component engine would read x as one scalar given a list of points."""
+    targets = [evaluator.lookup(b.target.name, frame) for b in bindings]
+    written = [evaluator.lookup(name, frame) for name in written_names(inner)]
+    if any(symbolic(v) for v in targets + written):
+        return False
+    if any(isinstance(v, Var) and literal(v) for v in targets):
         return True
-    for name in written_names(inner):
-        value = evaluator.lookup(name, frame)
-        if isinstance(value, sp.Basic) and literal(value):
-            return True
-    return False
+    return any(isinstance(value, sp.Basic) and literal(value) for value in written)
+
+
+def symbolic_at(evaluator, value, bindings, frame) -> bool:
+    """Does this at hold a symbolic size, in its value or a tensor it gives? (Then even the component
+    engine's evaluator takes it by tensor_at.at: explain's value at a point is the plain at's.)"""
+    return symbolic(value) or any(symbolic(evaluator.lookup(b.target.name, frame)) for b in bindings)
 
 
 def at(evaluator, value, bindings, frame):
@@ -310,8 +317,8 @@ def at(evaluator, value, bindings, frame):
     for binding in bindings:
         target, value_node = binding.target, binding.value
         bound = evaluator.lookup(target.name, frame)
-        if not (isinstance(bound, Var) or shapes.is_size(bound)):
-            scalar_bindings.append(binding)
+        if not (isinstance(bound, Var) or shapes.is_size(bound)) or (target.indices and literal(bound)):
+            scalar_bindings.append(binding)  # a component of v: R^2 (v[0] = 1) is a scalar symbol of it
             continue
         given = evaluator.evaluate(value_node, frame)
         try:
@@ -327,10 +334,17 @@ def at(evaluator, value, bindings, frame):
 
         return numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
     value, pairs = _indices_first(value, pairs)
-    converted = components(value, sizes)
+    converted = _each_component(value, sizes)
     for var, given in arrays.items():
         pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))
     return substitute(converted, pairs, batch, evaluator.notes)
+
+
+def _each_component(value, sizes: dict):
+    """components(value, sizes); of a list (grad(a*b, [a, b]), [1, 2], a value by components), of each entry."""
+    if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
+        return from_elements(shape_of(value), [components(e, sizes) for e in elements(value)])
+    return components(value, sizes)
 
 
 def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dict):
@@ -338,8 +352,8 @@ def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dic
 
     That is when the tensors are given floating-point arrays (exact numbers keep
     the exact component path: exact in, exact out) and every symbol has a value."""
-    if batch or not arrays or not has_numpy():
-        return None
+    if batch or not arrays or not has_numpy() or isinstance(value, (sp.NDimArray, sp.MatrixBase)):
+        return None  # a list is no tensor formula: its entries are taken by components
     point = {}
     for var, given in arrays.items():
         if not isinstance(given, np.ndarray):
@@ -403,12 +417,24 @@ def _indexed(node) -> list:
 def _check_ranges(value, pairs: list, sizes: dict) -> None:
     """Every index within its length once the point gives both (NumPy would raise, or wrap a negative one)."""
     given = {symbol: number for symbol, number in pairs if isinstance(number, sp.Integer)}
+    known = {size: sp.Integer(n) for size, n in sizes.items() if isinstance(size, sp.Symbol)}
     for node in build_dag([value]).nodes:
-        for index, length in _indexed(node):
-            index, length = given.get(index, sizes.get(index, index)), sizes.get(length, length)  # x[n]: n a size
+        for written, length in _indexed(node):
+            index = given.get(written, written)
+            index = index.xreplace(known) if isinstance(index, sp.Basic) else index  # x[n], x[n - 1]: n a size
+            length = length.xreplace(known) if isinstance(length, sp.Basic) else length
             if isinstance(index, (int, sp.Integer)) and isinstance(length, (int, sp.Integer)):
                 if not 0 <= int(index) < int(length):
-                    raise ShapeError(f"index {index} is out of range for length {length}")
+                    raise ShapeError(f"index {_counted(written, length)} is out of range for length {length}")
+
+
+def _counted(index, length) -> str:
+    """An index as the user wrote it: x[-3] is the formula's x[n - 3], which n = 2 puts out of range."""
+    if isinstance(index, sp.Add) and index.free_symbols and len(index.free_symbols) == 1:
+        size = next(iter(index.free_symbols))
+        if shapes.is_size(size) and (index - size).is_Integer and (index - size) < 0:
+            return str(index - size)
+    return to_source(index.xreplace({s: length for s in index.free_symbols if shapes.is_size(s)}))
 
 
 def _indices_first(value, pairs: list):

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.core.literal_sizes import involves, shorter
+from gradlang.core.literal_sizes import involves, shorter, symbolic
 from gradlang.expr.tensor.shapes import is_size
 from gradlang.errors import GradlangError
 from gradlang.expr.tensor import is_tensor
@@ -118,6 +118,22 @@ def tensor_explanation(request, depth=None, names=()):
     from gradlang.explain.tensor.reverse_pass import tensor_explanation as reverse_explanation
 
     return reverse_explanation(request, depth, names)
+
+
+def symbolic_statement(body: lo.Node, env: dict) -> bool:
+    """Does the statement read a name of symbolic size (x: R^n), or give one a value at its point? Then it
+    has no components to derive by, and explain evaluates it as the tensor engine does (and as the plain
+    at does), its literal tensors beside whole (v: R^2 stays v, not v[0], v[1], which cannot meet x)."""
+    names = set(lo.written_names(body))
+    if isinstance(body, lo.At):
+        names |= {binding.target.name for binding in body.bindings}
+    return any(symbolic(env.get(name)) for name in names)
+
+
+def by_symbolic(request) -> bool:
+    """A grad or jacobian by a tensor of symbolic size of a formula that holds none (grad(b, z), z: R^n):
+    the tensor passes derive it (zeros(n)); the components have no size to take it by."""
+    return request.operation in ("grad", "jacobian") and isinstance(request.wrt, Var) and symbolic(request.wrt)
 
 
 def _picks(expr, wrt) -> bool:

@@ -94,10 +94,13 @@ def index(base, indices: list):
 
 
 def wrapped(index, length):
-    """A negative index counts from the end, as in NumPy, where the length is a number."""
-    if getattr(index, "is_Integer", False) and getattr(length, "is_Integer", False) and -length <= index < 0:
-        return index + length
-    return index
+    """A negative index counts from the end, as in NumPy: x[-1] is x[2] at length 3, and x[n - 1] at a
+    symbolic length n (whose point checks it is within range: x[-3] needs n ≥ 3)."""
+    if not (getattr(index, "is_Integer", False) and index < 0):
+        return index
+    if getattr(length, "is_Integer", False):
+        return index + length if -length <= index else index
+    return length + index
 
 
 def _tensor_shape(value) -> tuple:
@@ -387,7 +390,7 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     error), so every builtin keeps working on `x: R^3`. `nodes` are the
     arguments' syntax: max(M, axis=0) is an axis form, max(M, 0) elementwise."""
     if not all(literal(a) or not involves(a) for a in args):
-        return _tensor_call(name, args, nodes), args
+        return _tensor_call(name, _beside_symbolic(name, args), nodes), args
     given = args
     if name not in _BY_COMPONENTS and constants_only(args):
         args = [as_constant(a) for a in args]  # dot(w, [1, 2]): a list of numbers is a constant of the formula
@@ -400,6 +403,17 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     if value is None and not _kept_whole(name):
         return None, [lowered(a) for a in given]
     return value, args if value is not None else given
+
+
+def _beside_symbolic(name: str, args: list) -> list:
+    """The arguments of a builtin beside a tensor of symbolic size: a list of numbers is a constant of the
+    formula (outer(u, [1, 2, 3]), as at literal sizes); a list holding symbols (b*ones(3) = [b, b, b]) has
+    no place in it, and is refused as a list beside a symbolic size, never read as a scalar."""
+    if name in _DERIVATIVES or name == "components" or not any(isinstance(a, (sp.NDimArray, sp.MatrixBase)) for a in args):
+        return args
+    if constants_only(args):
+        return [as_constant(a) for a in args]
+    raise ShapeError("a list cannot be combined with a vector or matrix of symbolic size")
 
 
 def _by_components(name: str, args: list) -> bool:

@@ -33,6 +33,7 @@ from gradlang.explain.ledger.tensor import tensor_ledger
 SUMMARY = "tensor reverse pass"
 MAX_LINES = 16  # a derivation longer than this shows its last lines (the ones nearest the variable)
 _CUT = Math("every path from the variable to L passes through a stop", r"\text{every path from the variable to } L \text{ passes through a stop}")
+_ABSENT = Math("the variable does not appear in L", r"\text{the variable does not appear in } L")
 _REWRITES = {r.identity: r for r in (*RULES, DISTRIBUTED)}
 NAMED_LINES = 6  # a pass through the user's named bindings longer than this shows the lines of tensors only
 LINE_CHARACTERS = 96  # an instantiated rule is shown before its tidied form when the line fits in this many
@@ -113,7 +114,8 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
             continue
         lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier)))
     lines = _within_budget(lines, variables, names)
-    lines += [VectorLine(_lhs(v, v), (formula(sp.S.Zero if len(variables) > 1 else result),), (_CUT,))
+    lines += [VectorLine(_lhs(v, v), (formula(sp.S.Zero if len(variables) > 1 else result),),
+                         (_CUT if v in expr.free_symbols else _ABSENT,))
               for v in variables if v not in tidied]
     derived = tuple(full(tidied[v], shape_of(v)) if v in tidied else sp.S.Zero for v in variables)
     if not isinstance(wrt, tuple):
