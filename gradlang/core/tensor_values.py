@@ -23,7 +23,7 @@ from gradlang.errors import (
     DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )
 from gradlang.expr import component_vectors as vectors, primitives
-from gradlang.expr.functions import Maximum, Minimum, Where
+from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
@@ -205,6 +205,19 @@ def _extremum(name: str):
     return apply
 
 
+def _share(cls):
+    """max_share(k, a, …) / min_share: elementwise over its arguments, as max and min of several are."""
+
+    def apply(args):
+        k, *rest = args
+        if rank(k) != 0:
+            raise ShapeError(f"the argument number of {cls.__name__} must be a scalar")
+        shapes.broadcast([shape_of(a) for a in rest], "max_share" if cls is MaxShare else "min_share")
+        return cls(k, *rest)
+
+    return apply
+
+
 def _sized(build, count: int):
     """onehot(k, n), eye(n), ones(n): constants whose sizes may be symbols."""
 
@@ -350,6 +363,8 @@ TABLE = {
     "min": _extremum("min"),
     "reduce_max": _extremum("max"),
     "reduce_min": _extremum("min"),
+    "max_share": _share(MaxShare),
+    "min_share": _share(MinShare),
     "onehot": _sized(t.OneHot, 2),
     "eye": _sized(t.Eye, 1),
     "ones": _sized(t.Ones, 1),

@@ -241,8 +241,9 @@ class MaxShares(TensorOp):
     """The gradient of max(v): 1/t on each of the t components that attain the maximum, 0 elsewhere."""
 
     nargs = 1
-    spelling = Spelling("max_shares({0})", r"\operatorname{argmax\_share}\left({0}\right)", "∂max({0})",
-                        "_gl_max_shares_vector({0})")
+    # plain in the language's own builtins, so it reads back at every rank: the ties, over their count
+    spelling = Spelling("(where({0} == max({0}), 1, 0)/sum(where({0} == max({0}), 1, 0)))",
+                        r"\operatorname{argmax\_share}\left({0}\right)", "∂max({0})", "_gl_max_shares_vector({0})")
 
     @property
     def shape(self):
