@@ -67,7 +67,15 @@ def aligned(values: list) -> list:
         if constants_only(values):
             return [as_constant(v) for v in values]
         return [lowered(v) for v in values]
+    if any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values) and any(involves(v) for v in values):
+        return [as_constant(v) if _of_scalars(v) else v for v in values]  # [y[0], 2] + [a, b] at a symbolic size
     return values
+
+
+def _of_scalars(value) -> bool:
+    """A list (vector or matrix) of scalars: the tensor engine holds it as a constant of its shape."""
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and len(value.shape) <= 2 and not any(
+        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in value)
 
 
 def constants_only(values: list) -> bool:

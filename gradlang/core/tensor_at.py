@@ -122,6 +122,8 @@ def _onehot(node, args, sizes):
 
 
 def _diag(node, args, sizes):
+    if len(shape_of(args[0])) == 2:
+        return _builtin("diag", args[0])  # a matrix's diagonal
     items = elements(args[0])
     n = len(items)
     return from_elements((n, n), [items[i] if i == j else sp.S.Zero for i in range(n) for j in range(n)])
@@ -255,7 +257,7 @@ _BUILD = {
     t.Inv: _inverse,
     t.Entry: _entry,
     t.OneHot: _onehot,
-    t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(node.args[2:])),
+    t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(args[2:])),
     t.Diag: _diag,
     t.Eye: _eye,
     t.Ones: _filled,

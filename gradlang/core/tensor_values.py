@@ -16,9 +16,9 @@ import sympy as sp
 from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins import builtin
+from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import literal_axis
 from gradlang.core.literal_sizes import as_constant, constants_only, involves, literal, lowered, mixed
-from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
     DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )
@@ -46,13 +46,27 @@ def declare_size(name: str, env: dict, token=None):
 def checked(value):
     """The value, once its shape is known to be consistent (a ShapeError names both shapes)."""
     if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
-        if any(involves(e) for e in value):
-            raise ShapeError("a list cannot hold vectors or matrices of symbolic size")
-        return value
+        if not any(involves(e) for e in value):
+            return value
+        return t.Literal.of(_of_scalars(value))  # scalars of symbolic-size tensors ([y[0], 2]): one tensor value
     try:
         shape_of(value)
     except RecursionError:
         raise LimitError("the computation nests too deeply") from None
+    return value
+
+
+def _of_scalars(value):
+    """A list of scalars (a vector or a matrix); a list of rows that are lists of scalars ([[y[0], 1], [2, a]])
+    is the matrix of their entries; anything else holds a tensor of symbolic size, which no list can."""
+    rows = list(value)
+    if len(value.shape) == 1 and all(isinstance(r, t.Literal) and int(r.args[1]) == 0 for r in rows):
+        if len({r.args[0] for r in rows}) != 1:
+            shown = " and ".join(sorted({shapes.describe(r.shape) for r in rows}))
+            raise ShapeError(f"the entries of a list must have one shape, got {shown}")
+        return sp.ImmutableMatrix([r.rows() for r in rows])
+    if any(rank(e) for e in rows) or len(value.shape) > 2:
+        raise ShapeError("a list cannot hold vectors or matrices of symbolic size")
     return value
 
 
@@ -71,6 +85,7 @@ def fit(result, operands: list):
 
 
 def matmul(a, b):
+    a, b = (t.Literal.of(v) if _listed(v) else v for v in (a, b))  # [[y[0], 1], [2, y[1]]] @ [a, b]
     sa, sb = _tensor_shape(a), _tensor_shape(b)
     result = shapes.matmul(sa, sb)
     return t.Dot(a, b) if result == () else t.MatMul(a, b)
@@ -96,6 +111,12 @@ def wrapped(index, length):
     if getattr(index, "is_Integer", False) and getattr(length, "is_Integer", False) and -length <= index < 0:
         return index + length
     return index
+
+
+def _listed(value) -> bool:
+    """A list of scalars (a vector or matrix of them) that can be a Literal beside a tensor."""
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and len(value.shape) <= 2 and not any(
+        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in value)
 
 
 def _tensor_shape(value) -> tuple:
@@ -139,7 +160,7 @@ BUILD = {
     "log_softmax": lambda u: u - t.LogSumExpOf(u),
     "normalize": lambda u: u / t.NormOf(u),
     "transpose": lambda u: t.Transpose(u) if rank(u) == 2 else u,
-    "diag": lambda u: t.Diag(u),
+    "diag": lambda u: _diagonal(u) if rank(u) == 2 else t.Diag(u),
     "len": lambda u: shape_of(u)[0],
     "argmax": lambda u: t.ArgMax(u),
     "argmin": lambda u: t.ArgMin(u),
@@ -149,6 +170,14 @@ BUILD = {
     "logdet": lambda u: sp.log(t.Det(u)),
     "inv": lambda u: t.Inv(u),
 }
+
+
+def _diagonal(matrix):
+    """diag(A): the diagonal of a square matrix (a non-square one's is taken by components, at literal sizes)."""
+    m, n = shape_of(matrix)
+    if m != n:
+        raise ShapeNeedsComponents(f"diag of a matrix takes a square one at a symbolic size, got {shapes.describe((m, n))}")
+    return t.Diag(matrix)
 
 
 def _square(name: str):
@@ -248,75 +277,6 @@ def _huber(args):
     return vectors.huber(u, delta)
 
 
-def _grad(args):
-    e, x = args
-    return reverse.grad(e, _variable(x, "grad"))
-
-
-def _jacobian(args):
-    v, x = args
-    x = _variable(x, "jacobian")
-    if rank(v) != 1 or rank(x) != 1:  # at literal sizes the component engine's jacobian takes any shape
-        raise ShapeNeedsComponents(f"jacobian takes a vector and a vector, got {shapes.describe(shape_of(v))} and {shapes.describe(shape_of(x))}")
-    return forward.tangent(v, x)
-
-
-def _hessian(args):
-    e, x = args
-    x = _variable(x, "hessian")
-    if rank(x) != 1:
-        raise ShapeError(f"hessian takes a vector variable, got {shapes.describe(shape_of(x))}")
-    return forward.tangent(reverse.grad(e, x), x)
-
-
-def _diff(args):
-    e, *rest = args
-    for position, variable in enumerate(rest, 1):
-        if isinstance(variable, sp.Integer):
-            raise DiffNeedsComponents("at a symbolic size, write each order as a repeated variable: diff(e, y, y)")
-        try:
-            variable = _variable(variable, "diff", scalar=True)
-        except DiffError as error:
-            error.argument = position  # placed at that argument by call()
-            raise
-        e = forward.tangent(e, variable)
-    return e
-
-
-def _blocked(args):
-    """The part of the true derivative the stops removed; a value, so the stops left in it are removed too."""
-    from gradlang.expr.tensor.broadcast import full
-    from gradlang.derive.tensor.rewrite import tidy
-
-    e, x = args
-    x = _variable(x, "blocked")
-    take = reverse.grad if rank(e) == 0 else forward.tangent
-    difference = unstopped(take(unstopped(e), x) - take(e, x))
-    if sp.count_ops(difference) <= _BLOCKED_EXPAND_OPS:
-        difference = sp.expand(difference)
-    return full(tidy(difference), shape_of(e) + shape_of(x))  # a stop that blocks nothing: zeros of that shape
-
-
-_BLOCKED_EXPAND_OPS = 200  # a bound by size, so the printed result does not depend on the machine
-
-
-def _variable(x, operation: str, scalar: bool = False):
-    """A declared tensor or a real scalar symbol; a component at a symbolic size is refused."""
-    if isinstance(x, Var) and not scalar:
-        return x
-    if isinstance(x, sp.Symbol) and x.is_real and not shapes.is_size(x) and not isinstance(x, Var):
-        return x
-    if isinstance(x, t.Entry):
-        raise DiffNeedsComponents(f"{operation} by one component is taken at a literal size: declare the size as a number")
-    if isinstance(x, Var):
-        raise DiffError(f"{operation} takes scalar symbols and components, not {shapes.describe(x.shape)}; "
-                        "use grad or jacobian for a whole vector")
-    if isinstance(x, (sp.NDimArray, list, tuple)):
-        raise DiffError(f"at a symbolic size, {operation} takes one variable, not a list: take it by each one "
-                        "(grad(e, a), grad(e, b)), or declare the sizes as numbers")
-    raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
-
-
 def _components(args):
     raise ShapeNeedsComponents("components needs literal sizes: give them with at, as in components(e at n = 3)")
 
@@ -350,7 +310,9 @@ builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "
 TABLE = {
     "components": _components,
     **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
-    **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
+    **{name: _one(name, {1}) for name in ("softmax", "log_softmax", "normalize", "len")},
+    "logsumexp": _one("logsumexp", {1, 2}),  # of a whole matrix: a scalar, as NumPy's and JAX's
+    "diag": _one("diag", {1, 2}),
     **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
     **{name: _one(name, {1}) for name in ("argmax", "argmin", "max_shares")},
     **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
@@ -371,11 +333,7 @@ TABLE = {
     "zeros": _sized(t.Zeros, 1),
     "where": _where,
     "huber": _huber,
-    "grad": _grad,
-    "jacobian": _jacobian,
-    "hessian": _hessian,
-    "diff": _diff,
-    "blocked": _blocked,
+    **derivatives.TABLE,
     "stop_gradient": lambda args: StopGradient(*args),
     "sg": lambda args: StopGradient(*args),
     "unstopped": lambda args: unstopped(*args),

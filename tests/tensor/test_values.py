@@ -49,7 +49,7 @@ def test_several_names_share_one_declaration():
     ("x + y", ["vector of length m", "vector of length n"]),
     ("dot(x, y)", ["vector of length n", "vector of length m"]),
     ("[x, y]", ["list"]),
-    ("x + [1, 2]", ["list"]),
+    ("x + [1, 2]", ["vector of length 2", "vector of length n"]),  # a list of scalars is a tensor of its shape
     ("trace(W)", ["square matrix", "m×n"]),
 ])
 def test_a_shape_mismatch_is_a_placed_shape_error_naming_both_shapes(source, words):

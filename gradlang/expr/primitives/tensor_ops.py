@@ -98,6 +98,8 @@ def _column(node, ybar, k):
 
 
 def _diag(node, ybar, k):
+    if len(node.shape) == 1:  # the diagonal of a matrix: Ā = diag(ȳ)
+        return t.Diag(full(ybar, node.shape))
     n = node.shape[0]
     return t.MatMul(full(ybar, node.shape) * t.Eye(n), t.Ones(n))
 
@@ -113,6 +115,15 @@ def _det(node, ybar, k):
 def _inv(node, ybar, k):
     inverse_t = t.Transpose(node)
     return -t.MatMul(t.MatMul(inverse_t, full(ybar, node.shape)), inverse_t)
+
+
+def _listed(node, ybar, k):
+    """A list [u, v, …] of scalars: entry k − 2 receives that entry of the adjoint (a scalar ȳ stands for ȳ 𝟙)."""
+    if k < 2 or rank(ybar) == 0:
+        return None if k < 2 else ybar
+    position = k - 2
+    columns = int(node.args[1])
+    return t.Entry(ybar, *((position // columns, position % columns) if columns else (position,)))
 
 
 def _operation(name: str, *rules: TensorRule) -> None:
@@ -133,9 +144,10 @@ _operation("index",
            TensorRule(t.Row, _row, ("row: M̄ = e_i ȳᵀ", r"\bar{M} = e_i \bar{y}^{\top}")),
            TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}")))
 _operation("diag", TensorRule(t.Diag, _diag))
+_operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k")))
 _operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")))
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}")))
 _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}")))
 for _name, _node in (("onehot", t.OneHot), ("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros),
-                     ("argmax", t.ArgMax), ("argmin", t.ArgMin), ("list", t.Literal)):
+                     ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
     _operation(_name, TensorRule(_node))  # a constant to differentiation: no adjoint

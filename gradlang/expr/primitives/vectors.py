@@ -185,7 +185,9 @@ def _softmax_numpy(k, *args):
 
 
 def _logsumexp_adjoint(node, ybar, k):
-    return ybar * t.SoftmaxOf(node.args[0])
+    """z̄ = ȳ softmax(z); of a whole matrix (reduced to a scalar, as NumPy's) M̄ = ȳ exp(M − logsumexp(M))."""
+    z = node.args[0]
+    return ybar * (t.SoftmaxOf(z) if t.rank(z) == 1 else sp.exp(z - node))
 
 
 def _logsumexp_axis_adjoint(node, ybar, k):

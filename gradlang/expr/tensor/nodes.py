@@ -174,6 +174,12 @@ class Entry(ScalarOp):
 
     spelling = Spelling("{0}[{rest}]", r"{0}_{{rest}}", "{0}[{rest}]", "{0}[{rest_int}]", postfix=True)
 
+    @classmethod
+    def eval(cls, base, *indices):  # an entry of a list at numbers is that entry: [u, 2][0] = u
+        if isinstance(base, Literal) and all(i.is_Integer for i in indices) and len(indices) == len(base.shape):
+            return sp.Array(base.rows())[tuple(int(i) for i in indices)]
+        return None
+
 
 class OneHot(TensorOp):
     """`onehot(k, n)`: the basis vector e_k of length n."""
@@ -187,7 +193,7 @@ class OneHot(TensorOp):
 
 
 class Diag(TensorOp):
-    """`diag(v)`: the diagonal matrix with v on its diagonal."""
+    """`diag(v)`: the diagonal matrix with v on its diagonal; `diag(A)` of a square matrix: its diagonal, as NumPy."""
 
     nargs = 1
     spelling = Spelling("diag({0})", r"\operatorname{diag}\left({0}\right)", "diag({0})", "numpy.diag({0})")
@@ -195,7 +201,7 @@ class Diag(TensorOp):
     @property
     def shape(self):
         n = shape_of(self.args[0])[0]
-        return (n, n)
+        return (n,) if len(shape_of(self.args[0])) == 2 else (n, n)
 
 
 class Eye(TensorOp):
@@ -370,8 +376,7 @@ class Column(TensorOp):
 
 
 class Literal(TensorOp):
-    """A list of numbers written beside a tensor (`W @ [1, 2]`, `x - [[1, 0], [0, 1]] @ y`): a constant of its shape.
-
+    """A list beside a tensor: numbers (`W @ [1, 2]`, a constant) or scalars of tensors (`[y[0], 2]`, `grad(e, [a, b])`);
     args are the number of rows, the number of columns (0 for a vector), then the entries row by row."""
 
     spelling = ListSpelling()
