@@ -272,7 +272,10 @@ class Evaluator:
         inner, bindings = node.body, node.bindings
         if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
             answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
-            return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
+            try:
+                return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
+            except tensor_at.FreeIndex:  # x[k] at k = 1: no components before k, so the formula, as at a size n
+                return tensor_at.at(self, self.evaluate(inner, frame), bindings, frame)
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)

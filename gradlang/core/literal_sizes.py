@@ -127,6 +127,20 @@ def _known(node) -> bool:
     return entry is not None and entry[0] is node
 
 
+def _free_index(value) -> bool:
+    """Does the value pick a component by an index left symbolic (x[k], onehot(k, 3))? It has no components then."""
+    from gradlang.expr.tensor.nodes import Entry, OneHot, Row, Column
+
+    return any(isinstance(node, (Entry, OneHot, Row, Column)) and any(not i.is_Integer for i in _indices(node))
+               for node in sp.preorder_traversal(value))
+
+
+def _indices(node) -> tuple:
+    from gradlang.expr.tensor.nodes import OneHot
+
+    return node.args[:1] if isinstance(node, OneHot) else node.args[1:]
+
+
 _SHORT_ENTRIES, _SHORT_NODES = 64, 400  # bounds by size: the choice never depends on the machine
 
 
@@ -147,7 +161,7 @@ def shorter(value):
     count = 1
     for n in shape_of(value):
         count *= int(n)
-    if count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
+    if count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES or _free_index(value):
         return value
     parts = components(value, {})
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]

@@ -18,6 +18,7 @@ from gradlang.core import builtins
 from gradlang.core.literal_sizes import literal
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import relation
 from gradlang.expr.source import to_source
@@ -102,12 +103,21 @@ def _outer(node, args, sizes):
     return from_elements((len(a), len(b)), [x * y for x in a for y in b])
 
 
+class FreeIndex(ValueError):
+    """Components of a value that picks one by an index left symbolic (x[k], onehot(k, 3)): there are none
+    until the index is given, so an `at` at literal sizes hands such a value to the tensor engine."""
+
+
+def _free(index):
+    return FreeIndex(f"the index '{index}' needs a number to take components: add it to the at")
+
+
 def _entry(node, args, sizes):
     base, *indices = args
     positions = []
     for index in indices:
         if not isinstance(index, sp.Integer):
-            raise ValueError(f"the index '{index}' needs a number to take components: add it to the at")
+            raise _free(index)
         positions.append(int(index))
     return base[tuple(positions)] if len(positions) == 2 else base[positions[0]]
 
@@ -115,7 +125,7 @@ def _entry(node, args, sizes):
 def _onehot(node, args, sizes):
     k, n = args
     if not isinstance(k, sp.Integer):
-        raise ValueError(f"the index '{k}' needs a number to take components: add it to the at")
+        raise _free(k)
     if not 0 <= int(k) < int(n):
         raise ShapeError(f"index {k} is out of range for length {n}")
     return from_elements((int(n),), [sp.S.One if i == int(k) else sp.S.Zero for i in range(int(n))])
@@ -228,7 +238,7 @@ def _line(node, args, sizes):
     """M[i] (a Row) or a Column: one line of the component matrix."""
     matrix, index = args
     if not isinstance(index, sp.Integer):
-        raise ValueError(f"the index '{index}' needs a number to take components: add it to the at")
+        raise _free(index)
     return _lines(matrix, 1 if isinstance(node, t.Row) else 0)[int(index)]
 
 
@@ -262,6 +272,8 @@ _BUILD = {
     t.Eye: _eye,
     t.Ones: _filled,
     t.Zeros: lambda node, args, sizes: _filled(node, args, sizes, sp.S.Zero),
+    AllOf: lambda node, args, sizes: AllOf(*elements(args[0])),  # one condition over the components, not one each
+    AnyOf: lambda node, args, sizes: AnyOf(*elements(args[0])),
 }
 
 

@@ -23,6 +23,7 @@ from gradlang.errors import (
     DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )
 from gradlang.expr import component_vectors as vectors, primitives
+from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
@@ -269,6 +270,15 @@ def _where(args):
     return Where(condition, a, b)
 
 
+def _reduced(cls, condition):
+    """all(c) / any(c) of a condition on tensors: one condition (section 6, tensor)."""
+    if not is_condition(condition):
+        error = ValueError(f"{'all' if cls is AllOf else 'any'} takes a condition such as x > 0")
+        error.argument = 0
+        raise error
+    return cls(condition) if rank(condition) else condition
+
+
 def _huber(args):
     """huber(u, delta) of a tensor: the component formula, applied to the whole tensor (it is elementwise)."""
     u, delta = args
@@ -332,6 +342,8 @@ TABLE = {
     "ones": _sized(t.Ones, 1),
     "zeros": _sized(t.Zeros, 1),
     "where": _where,
+    "all": lambda args: _reduced(AllOf, *args),
+    "any": lambda args: _reduced(AnyOf, *args),
     "huber": _huber,
     **derivatives.TABLE,
     "stop_gradient": lambda args: StopGradient(*args),
