@@ -24,6 +24,7 @@ from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Sp
 from gradlang.expr.exact import (
     check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
+from gradlang.expr.component_linalg import TooManyTerms
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
@@ -274,8 +275,8 @@ class Evaluator:
             answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
             try:
                 return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
-            except tensor_at.FreeIndex:  # x[k] at k = 1: no components before k, so the formula, as at a size n
-                return tensor_at.at(self, self.evaluate(inner, frame), bindings, frame)
+            except (TooManyTerms, tensor_at.FreeIndex, subscripts.FreeSubscript):  # no components: as at a size n
+                return self._formula_at(inner, bindings, frame)
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
@@ -290,6 +291,12 @@ class Evaluator:
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
+
+    def _formula_at(self, inner, bindings, frame):
+        """An at at literal sizes the component engine cannot answer (logdet of a 6×6 matrix, x[k] at k = 1)
+        is answered as at a symbolic size: floats by whole-array NumPy, else the tensor engine's at."""
+        answer = whole_array.at(self, inner, bindings, frame, least=0)
+        return answer if answer is not None else tensor_at.at(self, self.evaluate(inner, frame), bindings, frame)
 
     def _twin(self) -> "Evaluator":
         """This evaluator as the component engine: the same bindings, notes and services, by components."""

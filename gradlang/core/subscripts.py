@@ -12,7 +12,6 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.core import tensor_values
-from gradlang.core.tensor_at import FreeIndex
 from gradlang.errors import ShapeError
 from gradlang.expr.tensor import nodes as t, shapes
 from gradlang.expr.values import describe_shape, from_elements, is_scalar, shape_of, to_symbolic
@@ -71,10 +70,14 @@ def _tensor_slice(base, position, axis: int, form: str):
     return t.Column(base, position) if axis == 1 else t.Row(base, position)
 
 
+class FreeSubscript(ShapeError):
+    """An array of components indexed by a symbol (x[k] by components, k not given yet): at literal sizes an
+    `at` that gives k then takes the tensor formula instead (core/evaluate.py), as at a symbolic size."""
+
+
 def index_value(value, length: int, node) -> int:
-    if isinstance(value, sp.Symbol) and not isinstance(value, t.Var):  # M[i] by components: i not given yet
-        raise FreeIndex(f"'{value}' is not a number: a list, or a vector taken by its components, is indexed by "
-                        "numbers (a declared vector x takes x[k] as a formula)").located(node.span)
+    if isinstance(value, sp.Symbol) and not isinstance(value, t.Var):
+        raise FreeSubscript("an index must be an integer").located(node.span)
     if not (is_scalar(value) and isinstance(value, sp.Expr) and value.is_Integer):
         raise ShapeError("an index must be an integer").located(node.span)
     position = int(value)

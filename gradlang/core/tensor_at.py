@@ -264,6 +264,7 @@ _BUILD = {
     t.ArgMin: lambda node, args, sizes: _builtin("argmin", args[0]),
     t.Trace: lambda node, args, sizes: args[0].trace(),  # SymPy's own, where the component engine has none
     t.Det: _det,
+    t.LogDet: lambda node, args, sizes: sp.log(_det(node, args, sizes)),  # log det(A): the same expansion
     t.Inv: _inverse,
     t.Entry: _entry,
     t.OneHot: _onehot,

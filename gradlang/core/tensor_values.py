@@ -168,7 +168,7 @@ BUILD = {
     "max_shares": lambda u: t.MaxShares(u),  # how grad(max(v), v) prints: it must read back
     "trace": lambda u: t.Trace(u),
     "det": lambda u: t.Det(u),
-    "logdet": lambda u: sp.log(t.Det(u)),
+    "logdet": lambda u: t.LogDet(u),
     "inv": lambda u: t.Inv(u),
 }
 

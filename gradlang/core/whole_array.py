@@ -44,12 +44,15 @@ from gradlang.lazy import has_numpy, np
 WHOLE_ARRAY_COMPONENTS = 4096
 
 
-def at(evaluator, inner, bindings, frame):
-    """The value of `inner at bindings` by whole-array NumPy, or None when the component engine answers."""
+def at(evaluator, inner, bindings, frame, least: int | None = None):
+    """The value of `inner at bindings` by whole-array NumPy, or None when the component engine answers.
+
+    `least` is the count of components from which it answers; 0 where the component engine cannot
+    (logdet of a 6×6 matrix of floats: its formula by components would have 6! terms)."""
     if not has_numpy() or evaluator._point_taker(inner, frame) is not None:
         return None
     targets = _targets(evaluator, bindings, frame)
-    if targets is None or _count(targets) < WHOLE_ARRAY_COMPONENTS:
+    if targets is None or _count(targets) < (WHOLE_ARRAY_COMPONENTS if least is None else least):
         return None
     marks = len(evaluator.notes), len(evaluator.attachments)
     try:

@@ -20,7 +20,7 @@ def _node_classes() -> set:
     while todo:
         for sub in todo.pop().__subclasses__():
             todo.append(sub)
-            if sub.__module__ == t.__name__ and hasattr(sub, "spelling"):
+            if sub.__module__.startswith("gradlang.expr.tensor.") and hasattr(sub, "spelling"):
                 found.add(sub)
     return found
 

@@ -149,6 +149,7 @@ def _det(node, d):
 MATRIX_RULES = {  # by a scalar only: by a vector each would be a tensor of rank three
     t.Trace: _no_vector(lambda n, d: t.Trace(d[0])),
     t.Det: _no_vector(lambda n, d: _det(n, d[0])),
+    t.LogDet: _no_vector(lambda n, d: t.Trace(t.MatMul(t.Inv(n.args[0]), d[0]))),  # d log det(A) = tr(A⁻¹ dA)
     t.Inv: _no_vector(lambda n, d: -t.MatMul(t.MatMul(n, d[0]), n)),
     t.SumAxis: _no_vector(lambda n, d: t.SumAxis(d[0], n.args[1])),
     t.LogSumExpAxis: _no_vector(lambda n, d: t.SumAxis(t.SoftmaxAxis(*n.args) * d[0], n.args[1])),

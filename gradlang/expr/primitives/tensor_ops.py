@@ -1,7 +1,7 @@
 """The tensor engine's operations that are no function of the language: their adjoint rules, one record each.
 
 `A @ B`, indexing (`v[k]`, `M[i, j]`, `M[i, :]`, `M[:, j]`), dot, outer,
-transpose, sum, diag, trace, det, inv and the constant builders are
+transpose, sum, diag, trace, det, logdet, inv, lists and the constant builders are
 builtins or subscripts of the evaluator (core/tensor_values.py,
 core/subscripts.py), not primitives of the registry; each `TensorOperation`
 below is the one place of its reverse-mode rule at symbolic size. The rules
@@ -16,8 +16,11 @@ below is the one place of its reverse-mode rule at symbolic size. The rules
     index       c = z_k        z̄ = c̄ e_k
     M[i, :]     c = row i      M̄ = e_i c̄ᵀ;   M[:, j]: M̄ = c̄ e_jᵀ
     diag        C = diag(v)    v̄ = diagonal of C̄ (through the identity: (C̄ ⊙ I) 𝟙)
+    diag(A)     c = diagonal   Ā = diag(c̄)
+    list        c = [u, v, …]  ū = c̄_0, v̄ = c̄_1, …
     trace       c = tr(A)      Ā = c̄ I
     det         c = det(A)     Ā = c̄ c A⁻ᵀ
+    logdet      c = log det(A) Ā = c̄ A⁻ᵀ
     inv         C = A⁻¹        Ā = −A⁻ᵀ C̄ A⁻ᵀ
 
 onehot, eye, ones, zeros, argmax and argmin are constants to
@@ -112,6 +115,10 @@ def _det(node, ybar, k):
     return ybar * node * t.Transpose(t.Inv(node.args[0]))
 
 
+def _logdet(node, ybar, k):
+    return ybar * t.Transpose(t.Inv(node.args[0]))
+
+
 def _inv(node, ybar, k):
     inverse_t = t.Transpose(node)
     return -t.MatMul(t.MatMul(inverse_t, full(ybar, node.shape)), inverse_t)
@@ -147,6 +154,7 @@ _operation("diag", TensorRule(t.Diag, _diag))
 _operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k")))
 _operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")))
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}")))
+_operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}")))
 _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}")))
 for _name, _node in (("onehot", t.OneHot), ("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros),
                      ("argmax", t.ArgMax), ("argmin", t.ArgMin)):

@@ -271,32 +271,6 @@ class ArgMin(ArgExtreme):
     spelling = Spelling("argmin({0})", r"\operatorname{argmin}\left({0}\right)", "argmin({0})", "numpy.argmin({0})")
 
 
-class Trace(ScalarOp):
-    """`trace(A)`: the sum of the diagonal of a square matrix."""
-
-    zero_in = (0,)
-    nargs = 1
-    spelling = Spelling("trace({0})", r"\operatorname{tr}\left({0}\right)", "tr({0})", "numpy.trace({0})")
-
-
-class Det(ScalarOp):
-    """`det(A)`: the determinant of a square matrix."""
-
-    nargs = 1
-    spelling = Spelling("det({0})", r"\det\left({0}\right)", "det({0})", "numpy.linalg.det({0})")
-
-
-class Inv(TensorOp):
-    """`inv(A)`: the inverse of a square matrix."""
-
-    nargs = 1
-    spelling = Spelling("inv({0})", r"{0}^{-1}", "{0}⁻¹", "numpy.linalg.inv({0})", postfix=True)
-
-    @property
-    def shape(self):
-        return shape_of(self.args[0])
-
-
 class _AlongAxis(TensorOp):
     """An operation along axis 0 (down each column) or 1 (along each row) of a matrix."""
 
@@ -414,11 +388,6 @@ class Literal(TensorOp):
         return listed(listed(each(e) for e in row) for row in self.rows())
 
 
-OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
-       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv,
-       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)
-
-
 _SHAPES: dict = {}
 _SHAPES_LIMIT = 1 << 16
 
@@ -448,3 +417,11 @@ def rank(expr) -> int:
 def is_tensor(value) -> bool:
     """True for a value of the tensor engine: a SymPy expression over at least one declared `Var`."""
     return isinstance(value, sp.Basic) and any(isinstance(s, Var) for s in value.free_symbols)
+
+
+# The linear algebra of square matrices (trace, det, logdet, inv) is its own module; it builds on the classes above.
+from gradlang.expr.tensor.linalg import Det, Inv, LogDet, Trace  # noqa: E402
+
+OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
+       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv,
+       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)

@@ -60,7 +60,14 @@ def _logsumexp_axis(matrix, axis):
     return np.squeeze(shift, axis=int(axis)) + np.log(np.sum(np.exp(matrix - shift), axis=int(axis)))
 
 
+def _logdet(matrix):
+    """log det(A) by slogdet, never forming det(A) (section 6); det(A) ≤ 0 gives nan, as log of a negative float."""
+    sign, logabs = np.linalg.slogdet(matrix)
+    return np.where(sign > 0, logabs, np.nan)
+
+
 HELPERS = {
+    "_gl_logdet": _logdet,
     "_gl_softmax_axis": _softmax_axis,
     "_gl_logsumexp_axis": _logsumexp_axis,
     "_gl_softmax_vector": _softmax_vector,
