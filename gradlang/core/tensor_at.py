@@ -255,6 +255,7 @@ _BUILD = {
     t.Outer: _outer,
     t.Transpose: lambda node, args, sizes: _builtin("transpose", args[0]),
     t.Total: lambda node, args, sizes: _builtin("sum", args[0]),
+    t.ProdOf: lambda node, args, sizes: _builtin("prod", args[0]),
     t.NormOf: lambda node, args, sizes: _builtin("norm", args[0]),
     t.SoftmaxOf: lambda node, args, sizes: _builtin("softmax", args[0]),
     t.LogSumExpOf: lambda node, args, sizes: _builtin("logsumexp", args[0]),

@@ -154,6 +154,7 @@ def _one(name: str, check=None):
 
 BUILD = {
     "sum": lambda u: t.Total(u) if rank(u) else u,
+    "prod": lambda u: _by_symbolic_size(t.ProdOf, u) if rank(u) else u,
     "mean": lambda u: t.Total(u) / sp.Mul(*shape_of(u)) if rank(u) else u,
     "norm": lambda u: t.NormOf(u),
     "softmax": lambda u: t.SoftmaxOf(u),
@@ -171,6 +172,13 @@ BUILD = {
     "logdet": lambda u: t.LogDet(u),
     "inv": lambda u: t.Inv(u),
 }
+
+
+def _by_symbolic_size(build, u):
+    """A node the component engine writes better at literal sizes ([x[1]*x[2], …] for the gradient of prod)."""
+    if literal(u):
+        raise ShapeNeedsComponents("taken by components at literal sizes")
+    return build(u)
 
 
 def _diagonal(matrix):
@@ -323,7 +331,7 @@ TABLE = {
     **{name: _one(name, {1}) for name in ("softmax", "log_softmax", "normalize", "len")},
     "logsumexp": _one("logsumexp", {1, 2}),  # of a whole matrix: a scalar, as NumPy's and JAX's
     "diag": _one("diag", {1, 2}),
-    **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
+    **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean", "prod")},
     **{name: _one(name, {1}) for name in ("argmax", "argmin", "max_shares")},
     **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
     "reduce_sum": _one("sum", {0, 1, 2}),

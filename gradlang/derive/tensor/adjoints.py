@@ -14,6 +14,7 @@ rules of JAX's `lax` primitives written as formulas, the teacher's summary:
     outer       C = u vᵀ       ū = C̄ v,   v̄ = C̄ᵀ u
     transpose   C = Aᵀ         Ā = C̄ᵀ
     sum         c = Σ u        ū = c̄ 𝟙
+    prod        c = ∏ u        ū_i = c̄ ∏_{j≠i} u_j (exact at zeros, written with where)
     norm        c = ‖u‖        ū = c̄ u/‖u‖
     softmax     s = softmax(z) z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)
     logsumexp   c = lse(z)     z̄ = c̄ softmax(z)

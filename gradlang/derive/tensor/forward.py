@@ -18,6 +18,7 @@ from gradlang.derive.tensor import reverse
 from gradlang.derive.tensor.rewrite import tidy
 from gradlang.errors import DiffError, DiffNeedsComponents
 from gradlang.expr.graph import build_dag
+from gradlang.expr.primitives.tensor_ops import others
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -163,6 +164,7 @@ RULES = {
     **MATRIX_RULES,
     t.MatMul: _matmul,
     t.Dot: _dot,
+    t.ProdOf: lambda n, d, vector: _inner(others(n.args[0]), d[0], vector),
     t.Total: _linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d)),
     t.SoftmaxOf: _linear(lambda n, d: n * (d - t.Dot(n, d)), _softmax_vector),
     t.LogSumExpOf: lambda n, d, vector: (_no_vector(lambda m, e: t.Total(sp.exp(m.args[0] - m) * e[0])) if rank(n.args[0]) == 2

@@ -12,6 +12,7 @@ below is the one place of its reverse-mode rule at symbolic size. The rules
     outer       C = u vᵀ       ū = C̄ v,   v̄ = C̄ᵀ u
     transpose   C = Aᵀ         Ā = C̄ᵀ
     sum         c = Σ u        ū = c̄ 𝟙
+    prod        c = ∏ u        ū_i = c̄ ∏_{j≠i} u_j (exact at zeros, written with where)
     sum(M, a)   c = M 𝟙 (a=1)  M̄ = c̄ 𝟙ᵀ (rows; columns alike)
     index       c = z_k        z̄ = c̄ e_k
     M[i, :]     c = row i      M̄ = e_i c̄ᵀ;   M[:, j]: M̄ = c̄ e_jᵀ
@@ -29,6 +30,9 @@ differentiation: their records have no rule, so the pass never enters them.
 
 from __future__ import annotations
 
+import sympy as sp
+
+from gradlang.expr.functions import Where
 from gradlang.expr.primitives import TensorOperation, TensorRule, register_operation
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
@@ -133,6 +137,20 @@ def _listed(node, ybar, k):
     return t.Entry(ybar, *((position // columns, position % columns) if columns else (position,)))
 
 
+def others(u):
+    """Each component's product of all the others (∂prod(u)/∂u), exact where u has zeros, in the language's where:
+    prod(u)/u_i at a non-zero u_i (0 once u has a zero, with the right derivative by that zero), and at a zero
+    the product of the non-zeros if it is the only zero, else 0. No condition sits on its boundary at a point
+    without zeros (the count is compared with 1.5), so evaluating it warns of no kink there."""
+    zero = sp.Eq(u, 0)
+    count = t.Total(Where(zero, 1, 0))
+    return Where(zero, Where(count < sp.Rational(3, 2), t.ProdOf(Where(zero, 1, u)), 0), t.ProdOf(u) / Where(zero, 1, u))
+
+
+def _prod(node, ybar, k):
+    return ybar * others(node.args[0])
+
+
 def _operation(name: str, *rules: TensorRule) -> None:
     register_operation(TensorOperation(name, rules))
 
@@ -152,6 +170,7 @@ _operation("index",
            TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}")))
 _operation("diag", TensorRule(t.Diag, _diag))
 _operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k")))
+_operation("prod", TensorRule(t.ProdOf, _prod, ("prod: ū = ȳ ∏_{j≠i} u_j", r"\bar{u}_i = \bar{y} \prod_{j \neq i} u_j")))
 _operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")))
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}")))
 _operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}")))

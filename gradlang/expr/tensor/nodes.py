@@ -236,6 +236,13 @@ class Zeros(TensorOp):
         return tuple(self.args)
 
 
+class ProdOf(ScalarOp):
+    """`prod(u)`: the product of every component, a scalar."""
+
+    nargs = 1
+    spelling = Spelling("prod({0})", r"\prod\left({0}\right)", "prod({0})", "numpy.prod({0})")
+
+
 class MaxOf(ScalarOp):
     """`max(v)`: the largest component; ties share the gradient equally (section 5)."""
 
@@ -422,6 +429,6 @@ def is_tensor(value) -> bool:
 # The linear algebra of square matrices (trace, det, logdet, inv) is its own module; it builds on the classes above.
 from gradlang.expr.tensor.linalg import Det, Inv, LogDet, Trace  # noqa: E402
 
-OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
+OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, ProdOf, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
        MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv,
        SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)
