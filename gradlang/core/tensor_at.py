@@ -28,7 +28,7 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
 from gradlang.syntax.lowered import written_names
-from gradlang.expr.values import elements, elementwise, from_elements, real_symbols, shape_of
+from gradlang.expr.values import is_condition, elements, elementwise, from_elements, real_symbols, shape_of
 
 
 def components(expr, sizes: dict):
@@ -341,7 +341,10 @@ def at(evaluator, value, bindings, frame):
     if floats is not None:
         from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy takes the component path
 
-        return numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
+        result = numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
+        if is_condition(value) and isinstance(result, sp.Float):  # all(x > 0): true or false, not 1.0
+            return sp.true if result else sp.false
+        return result
     value, pairs = _indices_first(value, pairs)
     converted = components(value, sizes)
     for var, given in arrays.items():
