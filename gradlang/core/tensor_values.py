@@ -143,6 +143,8 @@ def _one(name: str, check=None):
     def apply(args):
         if len(args) == 2 and name in AXIS:
             return _axis(name, *args)
+        if len(args) != 1:  # an axis it does not take, or a wrong count: the component path says which
+            raise ShapeNeedsComponents(f"{name} takes one vector or matrix at a symbolic size; declare literal sizes")
         (value,) = args
         if check is not None and rank(value) not in check:
             allowed = " or ".join({0: "a scalar", 1: "a vector", 2: "a matrix"}[r] for r in check)
