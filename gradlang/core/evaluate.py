@@ -219,9 +219,11 @@ class Evaluator:
         if any(tensor_values.involves(a) for a in args):
             by_list = tensor_explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
-            if value is not None and name in ("grad", "jacobian"):  # explain shows its reverse (forward) pass
+            if value is not None and name in ("grad", "jacobian") and not tensor_explaining.by_list_jacobian(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
+                if by_list is not None and self.services.derivations:  # grad(e, [a, b]): the formula and its symbols
+                    tensor_explaining.recorded_whole(value, self.services.derivations, by_list)
             if value is not None:
                 return value
         entry = builtins.lookup(name)

@@ -164,3 +164,16 @@ def test_all_and_any_of_conditions(x):
         return jnp.where(jnp.all(v > 0), jnp.sum(jnp.log(jnp.abs(v))), jnp.sum(v ** 2))
 
     _both_sizes("grad(where(all(x > 0), sum(log(abs(x))), sum(x^2)), x)", {"x": x}, jax.grad(loss)(x))
+
+
+# --- explain over the new forms: the value under the derivation is the value ----------------------
+
+@pytest.mark.parametrize("source, value", [
+    ("jacobian(x*a, a)", "x"),  # was an InternalError (the forward pass took a vector variable only)
+    ("jacobian(x*a*b, [a, b])", "outer(a*x, onehot(1, 2)) + outer(b*x, onehot(0, 2))"),  # was zeros(n)
+    ("grad(sum(x*a)*b, [a, b])", "[b*sum(x), a*sum(x)]"),
+    ("grad(logdet(A), A)", "transpose(inv(A))"),
+])
+def test_explain_at_a_symbolic_size(source, value):
+    result = Session().run(f"x: R^n\nA: R^(n,n)\nexplain {source}")[-1]
+    assert result.text.strip().splitlines()[-1] == value

@@ -221,7 +221,8 @@ register(Primitive(
     }, whole={"numpy": "_logsumexp(*np.ravel({args}))", "jax": "jax.nn.logsumexp",
               "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
     tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint, (
-        "logsumexp: z̄ = ȳ softmax(z)", r"\bar{z} = \bar{y} \operatorname{softmax}(z)")),
+        "logsumexp: z̄ = ȳ softmax(z) (of a matrix Z: ȳ exp(Z − logsumexp(Z)))",
+        r"\bar{z} = \bar{y} \operatorname{softmax}(z)")),
             TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint, (
                 "logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
                 r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"))),
