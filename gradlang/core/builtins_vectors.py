@@ -11,8 +11,13 @@ exports need nothing new.
 
 from __future__ import annotations
 
+import sympy as sp
+
 from gradlang.core.builtins import Call, builtin
-from gradlang.errors import GradlangError
+from gradlang.errors import GradlangError, ValueError
+from gradlang.expr.conditions import AllOf, AnyOf
+from gradlang.expr.tensor.nodes import OneHot
+from gradlang.expr.values import elements, is_condition, to_symbolic
 from gradlang.expr import component_linalg as linalg
 from gradlang.expr import component_vectors as vectors
 from gradlang.expr.component_axes import rows_of
@@ -73,6 +78,8 @@ def _eye(call: Call):
 def _onehot(call: Call):
     k, n = call.args
     placed(call, 1, vectors.check_length, n)  # n first, its error placed at n
+    if isinstance(k, sp.Symbol) and not k.is_Number:  # an index left free: the tensor engine's e_k, as at a size n
+        return OneHot(k, n)
     return placed(call, 0, vectors.onehot, k, n)
 
 
@@ -91,3 +98,23 @@ for _name, _function, _doc, _example in (
     ("inv", linalg.inv, "inverse of a square matrix", "inv([[2, 1], [1, 1]])"),
 ):
     builtin(_name, 1, 1, _doc, _example, "matrix")(_one(_function))
+
+
+# --- conditions (section 6, tensor) ------------------------------------------------------
+
+def _reduced(cls):
+    """all(c) / any(c) of conditions by components: decided when each is, else the formula over the list."""
+
+    def apply(call: Call):
+        condition = call.args[0]
+        if not (is_condition(condition) or all(is_condition(e) for e in elements(to_symbolic(condition)))):
+            raise ValueError(f"{call.name} takes a condition such as x > 0").located(call.span)
+        return cls(*elements(to_symbolic(condition)))
+
+    return apply
+
+
+builtin("all", 1, 1, "true when every component of a condition holds (numpy.all)", "all([1, 2] > 0)", "vector",
+        conditions=(0,))(_reduced(AllOf))
+builtin("any", 1, 1, "true when some component of a condition holds (numpy.any)", "any([1, -2] > 0)", "vector",
+        conditions=(0,))(_reduced(AnyOf))

@@ -24,6 +24,7 @@ from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Sp
 from gradlang.expr.exact import (
     check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
+from gradlang.expr.component_linalg import TooManyTerms
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
@@ -222,9 +223,11 @@ class Evaluator:
         if any(tensor_values.involves(a) for a in args):
             by_list = tensor_explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
-            if value is not None and name in ("grad", "jacobian", "hessian"):  # explain shows its tensor pass
+            if value is not None and name in ("grad", "jacobian", "hessian") and not tensor_explaining.by_list_jacobian(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
+                if by_list is not None and self.services.derivations:  # grad(e, [a, b]): the formula and its symbols
+                    tensor_explaining.recorded_whole(value, self.services.derivations, by_list)
             if value is not None:
                 return value
         entry = builtins.lookup(name)
@@ -279,7 +282,10 @@ class Evaluator:
         inner, bindings = node.body, node.bindings
         if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
             answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
-            return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
+            try:
+                return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
+            except (TooManyTerms, tensor_at.FreeIndex, subscripts.FreeSubscript):  # no components: as at a size n
+                return self._formula_at(inner, bindings, frame)
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
@@ -294,6 +300,12 @@ class Evaluator:
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
+
+    def _formula_at(self, inner, bindings, frame):
+        """An at at literal sizes the component engine cannot answer (logdet of a 6×6 matrix, x[k] at k = 1)
+        is answered as at a symbolic size: floats by whole-array NumPy, else the tensor engine's at."""
+        answer = whole_array.at(self, inner, bindings, frame, least=0)
+        return answer if answer is not None else tensor_at.at(self, self.evaluate(inner, frame), bindings, frame)
 
     def _twin(self) -> "Evaluator":
         """This evaluator as the component engine: the same bindings, notes and services, by components."""

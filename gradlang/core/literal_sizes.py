@@ -75,7 +75,15 @@ def aligned(values: list) -> list:
         if constants_only(values):
             return [as_constant(v) for v in values]
         return [lowered(v) for v in values]
+    if any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values) and any(involves(v) for v in values):
+        return [as_constant(v) if _of_scalars(v) else v for v in values]  # [y[0], 2] + [a, b] at a symbolic size
     return values
+
+
+def _of_scalars(value) -> bool:
+    """A list (vector or matrix) of scalars: the tensor engine holds it as a constant of its shape."""
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and len(value.shape) <= 2 and not any(
+        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in value)
 
 
 def constants_only(values: list) -> bool:
@@ -127,6 +135,20 @@ def _known(node) -> bool:
     return entry is not None and entry[0] is node
 
 
+def _free_index(value) -> bool:
+    """Does the value pick a component by an index left symbolic (x[k], onehot(k, 3))? It has no components then."""
+    from gradlang.expr.tensor.nodes import Entry, OneHot, Row, Column
+
+    return any(isinstance(node, (Entry, OneHot, Row, Column)) and any(not i.is_Integer for i in _indices(node))
+               for node in sp.preorder_traversal(value))
+
+
+def _indices(node) -> tuple:
+    from gradlang.expr.tensor.nodes import OneHot
+
+    return node.args[:1] if isinstance(node, OneHot) else node.args[1:]
+
+
 _SHORT_ENTRIES, _SHORT_NODES = 64, 400  # bounds by size: the choice never depends on the machine
 
 
@@ -147,7 +169,7 @@ def shorter(value):
     count = 1
     for n in shape_of(value):
         count *= int(n)
-    if count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
+    if count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES or _free_index(value):
         return value
     parts = components(value, {})
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]

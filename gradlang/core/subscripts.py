@@ -70,7 +70,14 @@ def _tensor_slice(base, position, axis: int, form: str):
     return t.Column(base, position) if axis == 1 else t.Row(base, position)
 
 
+class FreeSubscript(ShapeError):
+    """An array of components indexed by a symbol (x[k] by components, k not given yet): at literal sizes an
+    `at` that gives k then takes the tensor formula instead (core/evaluate.py), as at a symbolic size."""
+
+
 def index_value(value, length: int, node) -> int:
+    if isinstance(value, sp.Symbol) and not isinstance(value, t.Var):
+        raise FreeSubscript("an index must be an integer").located(node.span)
     if not (is_scalar(value) and isinstance(value, sp.Expr) and value.is_Integer):
         raise ShapeError("an index must be an integer").located(node.span)
     position = int(value)

@@ -16,18 +16,19 @@ import sympy as sp
 from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.literal_sizes import literal, symbolic
+from gradlang.core.point_indices import check_indices, check_ranges, indices_first
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import relation
-from gradlang.expr.source import to_source
 from gradlang.expr.functions import MaxShare
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
 from gradlang.syntax.lowered import written_names
-from gradlang.expr.values import elements, elementwise, from_elements, real_symbols, shape_of
+from gradlang.expr.values import is_condition, elements, elementwise, from_elements, real_symbols, shape_of
 
 
 def components(expr, sizes: dict):
@@ -102,12 +103,21 @@ def _outer(node, args, sizes):
     return from_elements((len(a), len(b)), [x * y for x in a for y in b])
 
 
+class FreeIndex(ValueError):
+    """Components of a value that picks one by an index left symbolic (x[k], onehot(k, 3)): there are none
+    until the index is given, so an `at` at literal sizes hands such a value to the tensor engine."""
+
+
+def _free(index):
+    return FreeIndex(f"the index '{index}' needs a number to take components: add it to the at")
+
+
 def _entry(node, args, sizes):
     base, *indices = args
     positions = []
     for index in indices:
         if not isinstance(index, sp.Integer):
-            raise ValueError(f"the index '{index}' needs a number to take components: add it to the at")
+            raise _free(index)
         positions.append(int(index))
     return base[tuple(positions)] if len(positions) == 2 else base[positions[0]]
 
@@ -115,13 +125,15 @@ def _entry(node, args, sizes):
 def _onehot(node, args, sizes):
     k, n = args
     if not isinstance(k, sp.Integer):
-        raise ValueError(f"the index '{k}' needs a number to take components: add it to the at")
+        raise _free(k)
     if not 0 <= int(k) < int(n):
         raise ShapeError(f"index {k} is out of range for length {n}")
     return from_elements((int(n),), [sp.S.One if i == int(k) else sp.S.Zero for i in range(int(n))])
 
 
 def _diag(node, args, sizes):
+    if len(shape_of(args[0])) == 2:
+        return _builtin("diag", args[0])  # a matrix's diagonal
     items = elements(args[0])
     n = len(items)
     return from_elements((n, n), [items[i] if i == j else sp.S.Zero for i in range(n) for j in range(n)])
@@ -226,7 +238,7 @@ def _line(node, args, sizes):
     """M[i] (a Row) or a Column: one line of the component matrix."""
     matrix, index = args
     if not isinstance(index, sp.Integer):
-        raise ValueError(f"the index '{index}' needs a number to take components: add it to the at")
+        raise _free(index)
     return _lines(matrix, 1 if isinstance(node, t.Row) else 0)[int(index)]
 
 
@@ -243,6 +255,7 @@ _BUILD = {
     t.Outer: _outer,
     t.Transpose: lambda node, args, sizes: _builtin("transpose", args[0]),
     t.Total: lambda node, args, sizes: _builtin("sum", args[0]),
+    t.ProdOf: lambda node, args, sizes: _builtin("prod", args[0]),
     t.NormOf: lambda node, args, sizes: _builtin("norm", args[0]),
     t.SoftmaxOf: lambda node, args, sizes: _builtin("softmax", args[0]),
     t.LogSumExpOf: lambda node, args, sizes: _builtin("logsumexp", args[0]),
@@ -252,14 +265,17 @@ _BUILD = {
     t.ArgMin: lambda node, args, sizes: _builtin("argmin", args[0]),
     t.Trace: lambda node, args, sizes: args[0].trace(),  # SymPy's own, where the component engine has none
     t.Det: _det,
+    t.LogDet: lambda node, args, sizes: sp.log(_det(node, args, sizes)),  # log det(A): the same expansion
     t.Inv: _inverse,
     t.Entry: _entry,
     t.OneHot: _onehot,
-    t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(node.args[2:])),
+    t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(args[2:])),
     t.Diag: _diag,
     t.Eye: _eye,
     t.Ones: _filled,
     t.Zeros: lambda node, args, sizes: _filled(node, args, sizes, sp.S.Zero),
+    AllOf: lambda node, args, sizes: AllOf(*elements(args[0])),  # one condition over the components, not one each
+    AnyOf: lambda node, args, sizes: AnyOf(*elements(args[0])),
 }
 
 
@@ -326,14 +342,17 @@ def at(evaluator, value, bindings, frame):
         except (ShapeError, ValueError) as error:
             raise error.located(binding.span)
     pairs, batch = evaluator._bindings(scalar_bindings, frame)
-    _check_indices(value, pairs)
-    _check_ranges(value, pairs, sizes)
+    check_indices(value, pairs)
+    check_ranges(value, pairs, sizes)
     floats = _whole_array_point(value, arrays, pairs, batch, sizes)
     if floats is not None:
         from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy takes the component path
 
-        return numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
-    value, pairs = _indices_first(value, pairs)
+        result = numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
+        if is_condition(value) and isinstance(result, sp.Float):  # all(x > 0): true or false, not 1.0
+            return sp.true if result else sp.false
+        return result
+    value, pairs = indices_first(value, pairs)
     converted = _each_component(value, sizes)
     for var, given in arrays.items():
         pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))
@@ -387,60 +406,3 @@ def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
     if known is not None and known != int(given):
         raise ShapeError(f"the size '{bound}' is {known} from an array, but is given {given}")
     sizes[bound] = int(given)
-
-
-def _index_symbols(value) -> set:
-    """The names used as indices: v[k], M[i, j], rows M[i], onehot(k, n)."""
-    indices = {index for node in build_dag([value]).nodes for index, _ in _indexed(node)}
-    return {index for index in indices if isinstance(index, sp.Symbol) and not shapes.is_size(index)}
-
-
-def _check_indices(value, pairs: list) -> None:
-    """A name used as an index must be given a whole number."""
-    indices = _index_symbols(value)
-    for symbol, number in pairs:
-        if symbol in indices and not (isinstance(number, sp.Expr) and number.is_Integer):
-            raise ValueError(f"'{symbol}' is used as an index, so it must be given a whole number, not {to_source(number)}")
-
-
-def _indexed(node) -> list:
-    """(index, length) pairs of an indexing node: v[k], M[i, j], M[i, :], M[:, j], onehot(k, n)."""
-    if isinstance(node, t.Entry):
-        return list(zip(node.args[1:], t.shape_of(node.args[0])))
-    if isinstance(node, (t.Row, t.Column)):
-        return [(node.args[1], t.shape_of(node.args[0])[0 if isinstance(node, t.Row) else 1])]
-    if isinstance(node, t.OneHot):
-        return [(node.args[0], node.args[1])]
-    return []
-
-
-def _check_ranges(value, pairs: list, sizes: dict) -> None:
-    """Every index within its length once the point gives both (NumPy would raise, or wrap a negative one)."""
-    given = {symbol: number for symbol, number in pairs if isinstance(number, sp.Integer)}
-    known = {size: sp.Integer(n) for size, n in sizes.items() if isinstance(size, sp.Symbol)}
-    for node in build_dag([value]).nodes:
-        for written, length in _indexed(node):
-            index = given.get(written, written)
-            index = index.xreplace(known) if isinstance(index, sp.Basic) else index  # x[n], x[n - 1]: n a size
-            length = length.xreplace(known) if isinstance(length, sp.Basic) else length
-            if isinstance(index, (int, sp.Integer)) and isinstance(length, (int, sp.Integer)):
-                if not 0 <= int(index) < int(length):
-                    raise ShapeError(f"index {_counted(written, length)} is out of range for length {length}")
-
-
-def _counted(index, length) -> str:
-    """An index as the user wrote it: x[-3] is the formula's x[n - 3], which n = 2 puts out of range."""
-    if isinstance(index, sp.Add) and index.free_symbols and len(index.free_symbols) == 1:
-        size = next(iter(index.free_symbols))
-        if shapes.is_size(size) and (index - size).is_Integer and (index - size) < 0:
-            return str(index - size)
-    return to_source(index.xreplace({s: length for s in index.free_symbols if shapes.is_size(s)}))
-
-
-def _indices_first(value, pairs: list):
-    """Substitute the integers given to index symbols (v[k], onehot(k, n)) before taking components."""
-    indices = _index_symbols(value)
-    first = {s: v for s, v in pairs if s in indices and isinstance(v, sp.Integer)}
-    if not first:
-        return value, pairs
-    return value.xreplace(first), [(s, v) for s, v in pairs if s not in first]

@@ -200,6 +200,12 @@ def by_scalars(name: str, args: list):
     return e, items
 
 
+def by_list_jacobian(name: str, args: list) -> bool:
+    """jacobian(v, [a, b]) or hessian(e, [a, b]): the forward pass shows one variable, so explain shows
+    its value alone."""
+    return name in ("jacobian", "hessian") and isinstance(args[1], (sp.NDimArray, t.Literal))
+
+
 def recorded_whole(value, derivations: list, by_list):
     """The component engine's value; the request it recorded keeps the tensor formula and the symbols."""
     e, symbols = by_list

@@ -16,19 +16,20 @@ import sympy as sp
 from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins import builtin
+from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.literal_sizes import as_constant, constants_only, involves, literal, lowered, mixed
-from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import (
-    DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
+    DiffError, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )
 from gradlang.expr import component_vectors as vectors, primitives
-from gradlang.expr.functions import Maximum, Minimum, Where
+from gradlang.expr.conditions import AllOf, AnyOf
+from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.broadcast import kept_shape
-from gradlang.expr.tensor.nodes import Var, rank, shape_of
+from gradlang.expr.tensor.nodes import rank, shape_of
 from gradlang.expr.values import from_elements, is_condition
 from gradlang.expr.walk import relation
 
@@ -48,13 +49,27 @@ def declare_size(name: str, env: dict, token=None):
 def checked(value):
     """The value, once its shape is known to be consistent (a ShapeError names both shapes)."""
     if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
-        if any(involves(e) for e in value):
-            raise ShapeError("a list cannot hold vectors or matrices of symbolic size")
-        return value
+        if not any(involves(e) for e in value):
+            return value
+        return t.Literal.of(_of_scalars(value))  # scalars of symbolic-size tensors ([y[0], 2]): one tensor value
     try:
         shape_of(value)
     except RecursionError:
         raise LimitError("the computation nests too deeply") from None
+    return value
+
+
+def _of_scalars(value):
+    """A list of scalars (a vector or a matrix); a list of rows that are lists of scalars ([[y[0], 1], [2, a]])
+    is the matrix of their entries; anything else holds a tensor of symbolic size, which no list can."""
+    rows = list(value)
+    if len(value.shape) == 1 and all(isinstance(r, t.Literal) and int(r.args[1]) == 0 for r in rows):
+        if len({r.args[0] for r in rows}) != 1:
+            shown = " and ".join(sorted({shapes.describe(r.shape) for r in rows}))
+            raise ShapeError(f"the entries of a list must have one shape, got {shown}")
+        return sp.ImmutableMatrix([r.rows() for r in rows])
+    if any(rank(e) for e in rows) or len(value.shape) > 2:
+        raise ShapeError("a list cannot hold vectors or matrices of symbolic size")
     return value
 
 
@@ -73,6 +88,7 @@ def fit(result, operands: list):
 
 
 def matmul(a, b):
+    a, b = (t.Literal.of(v) if _listed(v) else v for v in (a, b))  # [[y[0], 1], [2, y[1]]] @ [a, b]
     sa, sb = _tensor_shape(a), _tensor_shape(b)
     result = shapes.matmul(sa, sb)
     return t.Dot(a, b) if result == () else t.MatMul(a, b)
@@ -103,6 +119,12 @@ def wrapped(index, length):
     return length + index
 
 
+def _listed(value) -> bool:
+    """A list of scalars (a vector or matrix of them) that can be a Literal beside a tensor."""
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and len(value.shape) <= 2 and not any(
+        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in value)
+
+
 def _tensor_shape(value) -> tuple:
     if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
         raise ShapeError("a list cannot be combined with a vector or matrix of symbolic size")
@@ -126,6 +148,8 @@ def _one(name: str, check=None):
     def apply(args):
         if len(args) == 2 and name in AXIS:
             return _axis(name, *args)
+        if len(args) != 1:  # an axis it does not take, or a wrong count: the component path says which
+            raise ShapeNeedsComponents(f"{name} takes one vector or matrix at a symbolic size; declare literal sizes")
         (value,) = args
         if check is not None and rank(value) not in check:
             allowed = " or ".join({0: "a scalar", 1: "a vector", 2: "a matrix"}[r] for r in check)
@@ -137,6 +161,7 @@ def _one(name: str, check=None):
 
 BUILD = {
     "sum": lambda u: t.Total(u) if rank(u) else u,
+    "prod": lambda u: _by_symbolic_size(t.ProdOf, u) if rank(u) else u,
     "mean": lambda u: t.Total(u) / sp.Mul(*shape_of(u)) if rank(u) else u,
     "norm": lambda u: t.NormOf(u),
     "softmax": lambda u: t.SoftmaxOf(u),
@@ -144,16 +169,31 @@ BUILD = {
     "log_softmax": lambda u: u - t.LogSumExpOf(u),
     "normalize": lambda u: u / t.NormOf(u),
     "transpose": lambda u: t.Transpose(u) if rank(u) == 2 else u,
-    "diag": lambda u: t.Diag(u),
+    "diag": lambda u: _diagonal(u) if rank(u) == 2 else t.Diag(u),
     "len": lambda u: shape_of(u)[0],
     "argmax": lambda u: t.ArgMax(u),
     "argmin": lambda u: t.ArgMin(u),
     "max_shares": lambda u: t.MaxShares(u),  # how grad(max(v), v) prints: it must read back
     "trace": lambda u: t.Trace(u),
     "det": lambda u: t.Det(u),
-    "logdet": lambda u: sp.log(t.Det(u)),
+    "logdet": lambda u: t.LogDet(u),
     "inv": lambda u: t.Inv(u),
 }
+
+
+def _by_symbolic_size(build, u):
+    """A node the component engine writes better at literal sizes ([x[1]*x[2], …] for the gradient of prod)."""
+    if literal(u):
+        raise ShapeNeedsComponents("taken by components at literal sizes")
+    return build(u)
+
+
+def _diagonal(matrix):
+    """diag(A): the diagonal of a square matrix (a non-square one's is taken by components, at literal sizes)."""
+    m, n = shape_of(matrix)
+    if m != n:
+        raise ShapeNeedsComponents(f"diag of a matrix takes a square one at a symbolic size, got {shapes.describe((m, n))}")
+    return t.Diag(matrix)
 
 
 def _square(name: str):
@@ -210,6 +250,19 @@ def _extremum(name: str):
     return apply
 
 
+def _share(cls):
+    """max_share(k, a, …) / min_share: elementwise over its arguments, as max and min of several are."""
+
+    def apply(args):
+        k, *rest = args
+        if rank(k) != 0:
+            raise ShapeError(f"the argument number of {cls.__name__} must be a scalar")
+        shapes.broadcast([shape_of(a) for a in rest], "max_share" if cls is MaxShare else "min_share")
+        return cls(k, *rest)
+
+    return apply
+
+
 def _sized(build, count: int):
     """onehot(k, n), eye(n), ones(n): constants whose sizes may be symbols."""
 
@@ -228,10 +281,20 @@ def _where(args):
         error = ValueError("the first argument of where must be a condition such as x > 0")
         error.argument = 0
         raise error
-    shape = shapes.broadcast([shape_of(a) for a in (*condition.args, a, b)], "where")
+    compared = () if getattr(condition, "reduces_condition", False) else condition.args  # all(x > 0): one condition
+    shape = shapes.broadcast([shape_of(a) for a in (*compared, a, b)], "where")
     if isinstance(condition, sp.Rel):  # a comparison of tensors is kept undecided (expr/walk.py): decide it here
         condition = relation(condition.func, *condition.args, shaped=False)
     return kept_shape(Where(condition, a, b), shape)  # where(z > z, 1, t) is t 𝟙: the condition's shape
+
+
+def _reduced(cls, condition):
+    """all(c) / any(c) of a condition on tensors: one condition (section 6, tensor)."""
+    if not is_condition(condition):
+        error = ValueError(f"{'all' if cls is AllOf else 'any'} takes a condition such as x > 0")
+        error.argument = 0
+        raise error
+    return cls(condition) if rank(condition) else condition
 
 
 def _huber(args):
@@ -240,75 +303,6 @@ def _huber(args):
     if rank(delta) != 0:
         raise ShapeNeedsComponents("huber's delta must be a scalar at a symbolic size; declare literal sizes")
     return vectors.huber(u, delta)
-
-
-def _grad(args):
-    e, x = args
-    return reverse.grad(e, _variable(x, "grad"))
-
-
-def _jacobian(args):
-    v, x = args
-    x = _variable(x, "jacobian")
-    if rank(v) != 1 or rank(x) != 1:  # at literal sizes the component engine's jacobian takes any shape
-        raise ShapeNeedsComponents(f"jacobian takes a vector and a vector, got {shapes.describe(shape_of(v))} and {shapes.describe(shape_of(x))}")
-    return forward.tangent(v, x)
-
-
-def _hessian(args):
-    e, x = args
-    x = _variable(x, "hessian")
-    if rank(x) != 1:
-        raise ShapeError(f"hessian takes a vector variable, got {shapes.describe(shape_of(x))}")
-    return forward.tangent(reverse.grad(e, x), x)
-
-
-def _diff(args):
-    e, *rest = args
-    for position, variable in enumerate(rest, 1):
-        if isinstance(variable, sp.Integer):
-            raise DiffNeedsComponents("at a symbolic size, write each order as a repeated variable: diff(e, y, y)")
-        try:
-            variable = _variable(variable, "diff", scalar=True)
-        except DiffError as error:
-            error.argument = position  # placed at that argument by call()
-            raise
-        e = forward.tangent(e, variable)
-    return e
-
-
-def _blocked(args):
-    """The part of the true derivative the stops removed; a value, so the stops left in it are removed too."""
-    from gradlang.expr.tensor.broadcast import full
-    from gradlang.derive.tensor.rewrite import tidy
-
-    e, x = args
-    x = _variable(x, "blocked")
-    take = reverse.grad if rank(e) == 0 else forward.tangent
-    difference = unstopped(take(unstopped(e), x) - take(e, x))
-    if sp.count_ops(difference) <= _BLOCKED_EXPAND_OPS:
-        difference = sp.expand(difference)
-    return full(tidy(difference), shape_of(e) + shape_of(x))  # a stop that blocks nothing: zeros of that shape
-
-
-_BLOCKED_EXPAND_OPS = 200  # a bound by size, so the printed result does not depend on the machine
-
-
-def _variable(x, operation: str, scalar: bool = False):
-    """A declared tensor or a real scalar symbol; a component at a symbolic size is refused."""
-    if isinstance(x, Var) and not scalar:
-        return x
-    if isinstance(x, sp.Symbol) and x.is_real and not shapes.is_size(x) and not isinstance(x, Var):
-        return x
-    if isinstance(x, t.Entry):
-        raise DiffNeedsComponents(f"{operation} by one component is taken at a literal size: declare the size as a number")
-    if isinstance(x, Var):
-        raise DiffError(f"{operation} takes scalar symbols and components, not {shapes.describe(x.shape)}; "
-                        "use grad or jacobian for a whole vector")
-    if isinstance(x, (sp.NDimArray, list, tuple)):
-        raise DiffError(f"at a symbolic size, {operation} takes one variable, not a list: take it by each one "
-                        "(grad(e, a), grad(e, b)), or declare the sizes as numbers")
-    raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
 
 
 def _components(args):
@@ -344,8 +338,10 @@ builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "
 TABLE = {
     "components": _components,
     **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
-    **{name: _one(name, {1}) for name in ("softmax", "logsumexp", "log_softmax", "normalize", "diag", "len")},
-    **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean")},
+    **{name: _one(name, {1}) for name in ("softmax", "log_softmax", "normalize", "len")},
+    "logsumexp": _one("logsumexp", {1, 2}),  # of a whole matrix: a scalar, as NumPy's and JAX's
+    "diag": _one("diag", {1, 2}),
+    **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean", "prod")},
     **{name: _one(name, {1}) for name in ("argmax", "argmin")},
     "max_shares": _one("max_shares", {1, 2}),  # the gradient of max(v) and of max(M) of a whole matrix
     **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
@@ -358,17 +354,17 @@ TABLE = {
     "min": _extremum("min"),
     "reduce_max": _extremum("max"),
     "reduce_min": _extremum("min"),
+    "max_share": _share(MaxShare),
+    "min_share": _share(MinShare),
     "onehot": _sized(t.OneHot, 2),
     "eye": _sized(t.Eye, 1),
     "ones": _sized(t.Ones, 1),
     "zeros": _sized(t.Zeros, 1),
     "where": _where,
+    "all": lambda args: _reduced(AllOf, *args),
+    "any": lambda args: _reduced(AnyOf, *args),
     "huber": _huber,
-    "grad": _grad,
-    "jacobian": _jacobian,
-    "hessian": _hessian,
-    "diff": _diff,
-    "blocked": _blocked,
+    **derivatives.TABLE,
     "stop_gradient": lambda args: StopGradient(*args),
     "sg": lambda args: StopGradient(*args),
     "unstopped": lambda args: unstopped(*args),

@@ -47,12 +47,16 @@ from gradlang.syntax import lowered as lo
 WHOLE_ARRAY_COMPONENTS = 4096
 
 
-def at(evaluator, inner, bindings, frame):
-    """The value of `inner at bindings` by whole-array NumPy, or None when the component engine answers."""
+def at(evaluator, inner, bindings, frame, least: int | None = None):
+    """The value of `inner at bindings` by whole-array NumPy, or None when the component engine answers.
+
+    `least` is the count of components from which it answers; 0 where the component engine cannot
+    (logdet of a 6×6 matrix of floats: its formula by components would have 6! terms)."""
     if not has_numpy() or evaluator._point_taker(inner, frame) is not None:
         return None
     targets = _targets(evaluator, bindings, frame)
-    if targets is None or (_count(targets) < WHOLE_ARRAY_COMPONENTS and not _calls_logdet(evaluator, inner)):
+    least = WHOLE_ARRAY_COMPONENTS if least is None else least
+    if targets is None or (_count(targets) < least and not _calls_logdet(evaluator, inner)):
         return None
     marks = len(evaluator.notes), len(evaluator.attachments)
     try:
@@ -111,7 +115,7 @@ def _count(targets: list) -> int:
 
 def _point(evaluator, inner, bindings, targets, frame):
     """(the formula NumPy computes, the point), or None when the whole-array path does not apply."""
-    from gradlang.core.tensor_at import _check_indices, _check_ranges
+    from gradlang.core.point_indices import check_indices, check_ranges
 
     value = evaluator.evaluate(inner, frame)
     if not isinstance(value, sp.Expr) or not literal(value) or mixed(value):
@@ -128,8 +132,8 @@ def _point(evaluator, inner, bindings, targets, frame):
     if not symbols <= set(point):
         return None
     if indexes:  # an index given a float, or out of range: the component engine's error
-        _check_indices(value, pairs)
-        _check_ranges(value, pairs, {})
+        check_indices(value, pairs)
+        check_ranges(value, pairs, {})
     return computed, point
 
 

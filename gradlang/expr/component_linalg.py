@@ -229,9 +229,14 @@ def _check_exact_size(matrix, items, name: str, factor: int = 1) -> None:
     check_product_bits(size, f"{name} of this matrix")
 
 
+class TooManyTerms(LimitError):
+    """det, logdet or inv of a matrix of symbols above the order whose formula is written out: an `at` at literal
+    sizes that gives it floats then takes the tensor formula by whole-array NumPy (core/evaluate.py)."""
+
+
 def _check_symbolic_order(matrix, name: str) -> None:
     if matrix.rows > limits.MAX_SYMBOLIC_MATRIX_ORDER:
-        raise LimitError(
+        raise TooManyTerms(
             f"{name} of a {matrix.rows}×{matrix.rows} matrix of symbols (or of exact irrationals such as sqrt(2)) "
             f"would have {matrix.rows}! terms; "
             f"the limit is {limits.MAX_SYMBOLIC_MATRIX_ORDER}×{limits.MAX_SYMBOLIC_MATRIX_ORDER}: "

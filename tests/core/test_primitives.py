@@ -33,7 +33,7 @@ OPERATIONS = {
     "transpose", "linspace", "simplify", "expand", "factor", "N", "gradcheck", "plot", "components", "ones", "zeros",
     # section 6 compositions (core/builtins_vectors.py) and data (core/loading.py)
     "outer", "diag", "eye", "onehot", "argmax", "argmin", "normalize", "cosine", "huber", "log_softmax",
-    "trace", "det", "logdet", "inv", "load",
+    "trace", "det", "logdet", "inv", "load", "all", "any",
 }
 
 

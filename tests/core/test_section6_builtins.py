@@ -259,7 +259,7 @@ def test_plain_output_reads_back(source):
         ("outer([1, 2], 3)", "ShapeError", "a vector, not a scalar", 1),
         ("onehot(3, 3)", "ValueError", "out of range", 8),
         ("onehot(-1, 3)", "ValueError", "out of range", 8),
-        ("onehot(k, 3)", "ValueError", "whole number", 8),
+        ("onehot(k + 1/2, 3)", "ValueError", "whole number", 8),  # onehot(k, 3) is the formula e_k
         ("onehot(1, 2.0)", "ValueError", "length", 11),
         ("onehot(1, 1000000)", "LimitError", "above the limit", 11),
         ("eye(0)", "ValueError", "at least 1", 5),

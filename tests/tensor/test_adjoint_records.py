@@ -10,7 +10,8 @@ from gradlang.expr.primitives import TensorOperation, TensorRule
 from gradlang.expr.tensor import nodes as t
 
 # Constants to differentiation: the only nodes whose records may give no adjoint.
-CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.MaxSharesAxis, t.ArgMax, t.ArgMin, t.Literal}
+CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.MaxSharesAxis, t.ArgMax, t.ArgMin}
+# A list (Literal) has an adjoint: its entries may be scalars of tensors ([y[0], 2]); a list of numbers has none to take.
 
 
 def _node_classes() -> set:
@@ -19,7 +20,7 @@ def _node_classes() -> set:
     while todo:
         for sub in todo.pop().__subclasses__():
             todo.append(sub)
-            if sub.__module__ == t.__name__ and hasattr(sub, "spelling"):
+            if sub.__module__.startswith("gradlang.expr.tensor.") and hasattr(sub, "spelling"):
                 found.add(sub)
     return found
 

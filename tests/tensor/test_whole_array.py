@@ -105,13 +105,15 @@ def test_a_symbol_left_free_keeps_a_formula():
 
 
 @pytest.mark.parametrize("k", [THRESHOLD, -1, 1.5])
-def test_a_bad_index_is_the_component_engines_error(k):
+def test_a_bad_index_is_the_error_of_a_symbolic_size(k):
+    """x[k] with k given by the at has no components before k: below the threshold or above it, at a literal
+    size or a symbolic one, the tensor engine's at says what is wrong with k (issue #37)."""
     errors = []
-    for components in (False, True):
+    for size, count in ((THRESHOLD, THRESHOLD), (8, 8), ("n", THRESHOLD)):
         with pytest.raises(GradlangError) as caught:
-            Session(components=components).run(f"x: R^{THRESHOLD}\nx[k] at x = linspace(0, 1, {THRESHOLD}), k = {k}")
-        errors.append((caught.value.kind, caught.value.message))
-    assert errors[0] == errors[1]
+            Session().run(f"x: R^{size}\nx[k] at x = linspace(0, 1, {count}), k = {k}")
+        errors.append((caught.value.kind, caught.value.message.replace("length 8", f"length {THRESHOLD}")))
+    assert errors[0] == errors[1] == errors[2]
 
 
 def test_a_large_matrix_from_npy_takes_no_components(tmp_path, monkeypatch):

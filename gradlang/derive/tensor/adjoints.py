@@ -14,14 +14,18 @@ rules of JAX's `lax` primitives written as formulas, the teacher's summary:
     outer       C = u vᵀ       ū = C̄ v,   v̄ = C̄ᵀ u
     transpose   C = Aᵀ         Ā = C̄ᵀ
     sum         c = Σ u        ū = c̄ 𝟙
+    prod        c = ∏ u        ū_i = c̄ ∏_{j≠i} u_j (exact at zeros, written with where)
     norm        c = ‖u‖        ū = c̄ u/‖u‖
     softmax     s = softmax(z) z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)
     logsumexp   c = lse(z)     z̄ = c̄ softmax(z)
     index       c = z_k        z̄ = c̄ e_k
     trace       c = tr(A)      Ā = c̄ I
     det         c = det(A)     Ā = c̄ c A⁻ᵀ
+    logdet      c = log det(A) Ā = c̄ A⁻ᵀ
     inv         C = A⁻¹        Ā = −A⁻ᵀ C̄ A⁻ᵀ
     diag        C = diag(v)    v̄ = diagonal of C̄ (through the identity: (C̄ ⊙ I) 𝟙)
+    diag(A)     c = diagonal   Ā = diag(c̄)
+    list        c = [u, v, …]  ū = c̄_0, v̄ = c̄_1, …
     sum(M, a)   c = M 𝟙 (a=1)  M̄ = c̄ 𝟙ᵀ (rows; columns alike)
     softmax(M, a), logsumexp(M, a): the vector rules, row by row (or column by column)
     M[i, :]     c = row i      M̄ = e_i c̄ᵀ;   M[:, j]: M̄ = c̄ e_jᵀ

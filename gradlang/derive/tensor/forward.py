@@ -21,6 +21,7 @@ from gradlang.derive.tensor import reverse
 from gradlang.derive.tensor.rewrite import tidy
 from gradlang.errors import DiffError, DiffNeedsComponents
 from gradlang.expr.graph import build_dag
+from gradlang.expr.primitives.tensor_ops import others
 from gradlang.expr.source import operation_name, to_source
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
@@ -171,6 +172,16 @@ def _softmax_axis(node, d):
     return node * (d - spread(t.SumAxis(node.args[0], node.args[1]), total))
 
 
+def _listed(node, d, vector: bool):
+    """[u, v, …]: the list of the entries' tangents; by a vector, row i is entry i's gradient (Σ e_i ∂u_iᵀ)."""
+    if not vector:
+        return t.Literal(*node.args[:2], *d[2:])
+    if int(node.args[1]):
+        raise DiffNeedsComponents(_TOO_HIGH)
+    length = node.args[0]
+    return _sum_of(*(t.Outer(t.OneHot(i, length), e) for i, e in enumerate(d[2:]) if e != 0))
+
+
 def _det(node, d):
     return node * t.Trace(t.MatMul(t.Inv(node.args[0]), d))  # Jacobi: d det(A) = det(A) tr(A⁻¹ dA)
 
@@ -178,6 +189,7 @@ def _det(node, d):
 MATRIX_RULES = {  # by a scalar only: by a vector each would be a tensor of rank three
     t.Trace: _no_vector(lambda n, d: t.Trace(d[0])),
     t.Det: _no_vector(lambda n, d: _det(n, d[0])),
+    t.LogDet: _no_vector(lambda n, d: t.Trace(t.MatMul(t.Inv(n.args[0]), d[0]))),  # d log det(A) = tr(A⁻¹ dA)
     t.Inv: _no_vector(lambda n, d: -t.MatMul(t.MatMul(n, d[0]), n)),
     t.SumAxis: _no_vector(lambda n, d: t.SumAxis(d[0], n.args[1])),
     t.LogSumExpAxis: _no_vector(lambda n, d: t.SumAxis(t.SoftmaxAxis(*n.args) * d[0], n.args[1])),
@@ -191,9 +203,12 @@ RULES = {
     **MATRIX_RULES,
     t.MatMul: _matmul,
     t.Dot: _dot,
+    t.ProdOf: lambda n, d, vector: _inner(others(n.args[0]), d[0], vector),
     t.Total: _linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d)),
     t.SoftmaxOf: _linear(lambda n, d: n * (d - t.Dot(n, d)), _softmax_vector),
-    t.LogSumExpOf: _linear(lambda n, d: t.Dot(t.SoftmaxOf(n.args[0]), d), lambda n, d: t.MatMul(t.SoftmaxOf(n.args[0]), d)),
+    t.LogSumExpOf: lambda n, d, vector: (_no_vector(lambda m, e: t.Total(sp.exp(m.args[0] - m) * e[0])) if rank(n.args[0]) == 2
+                                         else _linear(lambda m, e: t.Dot(t.SoftmaxOf(m.args[0]), e),
+                                                      lambda m, e: t.MatMul(t.SoftmaxOf(m.args[0]), e)))(n, d, vector),
     t.Entry: lambda n, d, vector: (t.MatMul(t.OneHot(n.args[1], shape_of(n.args[0])[0]), d[0]) if vector
                                     else t.Entry(d[0], *n.args[1:])),
     t.NormOf: lambda n, d, vector: _norm(n, d[0], vector),
@@ -203,4 +218,5 @@ RULES = {
                                              t.Outer(n.args[0], d[1]) if d[1] != 0 else None)),
     t.Diag: lambda n, d, vector: _DiagTangent(d[0]) if vector and rank(n) == 2 else _no_vector(
         lambda m, e: t.Diag(e[0]))(n, d, vector),
+    t.Literal: _listed,
 }

@@ -110,7 +110,7 @@ def jacobian_derivation(expr, wrt, names=None) -> VectorDerivation:
     lines = []
     for i, node in enumerate(dag.nodes):
         if not depends[i] or node == wrt:
-            tangents.append(sp.S.Zero if not depends[i] else t.Eye(shape_of(wrt)[0]))
+            tangents.append(sp.S.Zero if not depends[i] else t.Eye(shape_of(wrt)[0]) if shape_of(wrt) else sp.S.One)
             written.append(tangents[-1])
             continue
         children = dag.children[i]

@@ -1,7 +1,7 @@
 """The tensor engine's operations that are no function of the language: their adjoint rules, one record each.
 
 `A @ B`, indexing (`v[k]`, `M[i, j]`, `M[i, :]`, `M[:, j]`), dot, outer,
-transpose, sum, diag, trace, det, inv and the constant builders are
+transpose, sum, diag, trace, det, logdet, inv, lists and the constant builders are
 builtins or subscripts of the evaluator (core/tensor_values.py,
 core/subscripts.py), not primitives of the registry; each `TensorOperation`
 below is the one place of its reverse-mode rule at symbolic size. The rules
@@ -12,12 +12,16 @@ below is the one place of its reverse-mode rule at symbolic size. The rules
     outer       C = u vᵀ       ū = C̄ v,   v̄ = C̄ᵀ u
     transpose   C = Aᵀ         Ā = C̄ᵀ
     sum         c = Σ u        ū = c̄ 𝟙
+    prod        c = ∏ u        ū_i = c̄ ∏_{j≠i} u_j (exact at zeros, written with where)
     sum(M, a)   c = M 𝟙 (a=1)  M̄ = c̄ 𝟙ᵀ (rows; columns alike)
     index       c = z_k        z̄ = c̄ e_k
     M[i, :]     c = row i      M̄ = e_i c̄ᵀ;   M[:, j]: M̄ = c̄ e_jᵀ
     diag        C = diag(v)    v̄ = diagonal of C̄ (through the identity: (C̄ ⊙ I) 𝟙)
+    diag(A)     c = diagonal   Ā = diag(c̄)
+    list        c = [u, v, …]  ū = c̄_0, v̄ = c̄_1, …
     trace       c = tr(A)      Ā = c̄ I
     det         c = det(A)     Ā = c̄ c A⁻ᵀ
+    logdet      c = log det(A) Ā = c̄ A⁻ᵀ
     inv         C = A⁻¹        Ā = −A⁻ᵀ C̄ A⁻ᵀ
 
 onehot, eye, ones, zeros, argmax and argmin are constants to
@@ -26,6 +30,9 @@ differentiation: their records have no rule, so the pass never enters them.
 
 from __future__ import annotations
 
+import sympy as sp
+
+from gradlang.expr.functions import Where
 from gradlang.expr.primitives import TensorOperation, TensorRule, register_operation
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
@@ -98,6 +105,8 @@ def _column(node, ybar, k):
 
 
 def _diag(node, ybar, k):
+    if len(node.shape) == 1:  # the diagonal of a matrix: Ā = diag(ȳ)
+        return t.Diag(full(ybar, node.shape))
     n = node.shape[0]
     return t.MatMul(full(ybar, node.shape) * t.Eye(n), t.Ones(n))
 
@@ -110,9 +119,36 @@ def _det(node, ybar, k):
     return ybar * node * t.Transpose(t.Inv(node.args[0]))
 
 
+def _logdet(node, ybar, k):
+    return ybar * t.Transpose(t.Inv(node.args[0]))
+
+
 def _inv(node, ybar, k):
     inverse_t = t.Transpose(node)
     return -t.MatMul(t.MatMul(inverse_t, full(ybar, node.shape)), inverse_t)
+
+
+def _listed(node, ybar, k):
+    """A list [u, v, …] of scalars: entry k − 2 receives that entry of the adjoint (a scalar ȳ stands for ȳ 𝟙)."""
+    if k < 2 or rank(ybar) == 0:
+        return None if k < 2 else ybar
+    position = k - 2
+    columns = int(node.args[1])
+    return t.Entry(ybar, *((position // columns, position % columns) if columns else (position,)))
+
+
+def others(u):
+    """Each component's product of all the others (∂prod(u)/∂u), exact where u has zeros, in the language's where:
+    prod(u)/u_i at a non-zero u_i (0 once u has a zero, with the right derivative by that zero), and at a zero
+    the product of the non-zeros if it is the only zero, else 0. No condition sits on its boundary at a point
+    without zeros (the count is compared with 1.5), so evaluating it warns of no kink there."""
+    zero = sp.Eq(u, 0)
+    count = t.Total(Where(zero, 1, 0))
+    return Where(zero, Where(count < sp.Rational(3, 2), t.ProdOf(Where(zero, 1, u)), 0), t.ProdOf(u) / Where(zero, 1, u))
+
+
+def _prod(node, ybar, k):
+    return ybar * others(node.args[0])
 
 
 def _operation(name: str, *rules: TensorRule) -> None:
@@ -133,9 +169,12 @@ _operation("index",
            TensorRule(t.Row, _row, ("row: M̄ = e_i ȳᵀ", r"\bar{M} = e_i \bar{y}^{\top}")),
            TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}")))
 _operation("diag", TensorRule(t.Diag, _diag))
+_operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k")))
+_operation("prod", TensorRule(t.ProdOf, _prod, ("prod: ū = ȳ ∏_{j≠i} u_j", r"\bar{u}_i = \bar{y} \prod_{j \neq i} u_j")))
 _operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")))
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}")))
+_operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}")))
 _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}")))
 for _name, _node in (("onehot", t.OneHot), ("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros),
-                     ("argmax", t.ArgMax), ("argmin", t.ArgMin), ("list", t.Literal)):
+                     ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
     _operation(_name, TensorRule(_node))  # a constant to differentiation: no adjoint

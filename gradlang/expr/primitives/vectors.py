@@ -185,7 +185,9 @@ def _softmax_numpy(k, *args):
 
 
 def _logsumexp_adjoint(node, ybar, k):
-    return ybar * t.SoftmaxOf(node.args[0])
+    """z̄ = ȳ softmax(z); of a whole matrix (reduced to a scalar, as NumPy's) M̄ = ȳ exp(M − logsumexp(M))."""
+    z = node.args[0]
+    return ybar * (t.SoftmaxOf(z) if t.rank(z) == 1 else sp.exp(z - node))
 
 
 def _logsumexp_axis_adjoint(node, ybar, k):
@@ -219,7 +221,8 @@ register(Primitive(
     }, whole={"numpy": "_logsumexp(*np.ravel({args}))", "jax": "jax.nn.logsumexp",
               "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
     tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint, (
-        "logsumexp: z̄ = ȳ softmax(z)", r"\bar{z} = \bar{y} \operatorname{softmax}(z)")),
+        "logsumexp: z̄ = ȳ softmax(z) (of a matrix Z: ȳ exp(Z − logsumexp(Z)))",
+        r"\bar{z} = \bar{y} \operatorname{softmax}(z)")),
             TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint, (
                 "logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
                 r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"))),

@@ -174,6 +174,12 @@ class Entry(ScalarOp):
 
     spelling = Spelling("{0}[{rest}]", r"{0}_{{rest}}", "{0}[{rest}]", "{0}[{rest_int}]", postfix=True)
 
+    @classmethod
+    def eval(cls, base, *indices):  # an entry of a list at numbers is that entry: [u, 2][0] = u
+        if isinstance(base, Literal) and all(i.is_Integer for i in indices) and len(indices) == len(base.shape):
+            return sp.Array(base.rows())[tuple(int(i) for i in indices)]
+        return None
+
 
 class OneHot(TensorOp):
     """`onehot(k, n)`: the basis vector e_k of length n."""
@@ -187,7 +193,7 @@ class OneHot(TensorOp):
 
 
 class Diag(TensorOp):
-    """`diag(v)`: the diagonal matrix with v on its diagonal."""
+    """`diag(v)`: the diagonal matrix with v on its diagonal; `diag(A)` of a square matrix: its diagonal, as NumPy."""
 
     nargs = 1
     spelling = Spelling("diag({0})", r"\operatorname{diag}\left({0}\right)", "diag({0})", "numpy.diag({0})")
@@ -195,7 +201,7 @@ class Diag(TensorOp):
     @property
     def shape(self):
         n = shape_of(self.args[0])[0]
-        return (n, n)
+        return (n,) if len(shape_of(self.args[0])) == 2 else (n, n)
 
 
 class Eye(TensorOp):
@@ -230,6 +236,13 @@ class Zeros(TensorOp):
         return tuple(self.args)
 
 
+class ProdOf(ScalarOp):
+    """`prod(u)`: the product of every component, a scalar."""
+
+    nargs = 1
+    spelling = Spelling("prod({0})", r"\prod\left({0}\right)", "prod({0})", "numpy.prod({0})")
+
+
 class MaxOf(ScalarOp):
     """`max(v)`: the largest component; ties share the gradient equally (section 5)."""
 
@@ -241,8 +254,9 @@ class MaxShares(TensorOp):
     """The gradient of max(v): 1/t on each of the t components that attain the maximum, 0 elsewhere."""
 
     nargs = 1
-    spelling = Spelling("max_shares({0})", r"\operatorname{argmax\_share}\left({0}\right)", "∂max({0})",
-                        "_gl_max_shares_vector({0})")
+    # plain in the language's own builtins, so it reads back at every rank: the ties, over their count
+    spelling = Spelling("(where({0} == max({0}), 1, 0)/sum(where({0} == max({0}), 1, 0)))",
+                        r"\operatorname{argmax\_share}\left({0}\right)", "∂max({0})", "_gl_max_shares_vector({0})")
 
     @property
     def shape(self):
@@ -262,32 +276,6 @@ class ArgMax(ArgExtreme):
 
 class ArgMin(ArgExtreme):
     spelling = Spelling("argmin({0})", r"\operatorname{argmin}\left({0}\right)", "argmin({0})", "numpy.argmin({0})")
-
-
-class Trace(ScalarOp):
-    """`trace(A)`: the sum of the diagonal of a square matrix."""
-
-    zero_in = (0,)
-    nargs = 1
-    spelling = Spelling("trace({0})", r"\operatorname{tr}\left({0}\right)", "tr({0})", "numpy.trace({0})")
-
-
-class Det(ScalarOp):
-    """`det(A)`: the determinant of a square matrix."""
-
-    nargs = 1
-    spelling = Spelling("det({0})", r"\det\left({0}\right)", "det({0})", "numpy.linalg.det({0})")
-
-
-class Inv(TensorOp):
-    """`inv(A)`: the inverse of a square matrix."""
-
-    nargs = 1
-    spelling = Spelling("inv({0})", r"{0}^{-1}", "{0}⁻¹", "numpy.linalg.inv({0})", postfix=True)
-
-    @property
-    def shape(self):
-        return shape_of(self.args[0])
 
 
 class _AlongAxis(TensorOp):
@@ -371,8 +359,7 @@ class Column(TensorOp):
 
 
 class Literal(TensorOp):
-    """A list of numbers written beside a tensor (`W @ [1, 2]`, `x - [[1, 0], [0, 1]] @ y`): a constant of its shape.
-
+    """A list beside a tensor: numbers (`W @ [1, 2]`, a constant) or scalars of tensors (`[y[0], 2]`, `grad(e, [a, b])`);
     args are the number of rows, the number of columns (0 for a vector), then the entries row by row."""
 
     spelling = ListSpelling()
@@ -410,11 +397,6 @@ class Literal(TensorOp):
         return listed(listed(each(e) for e in row) for row in self.rows())
 
 
-OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
-       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, Inv,
-       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)
-
-
 _SHAPES: dict = {}
 _SHAPES_LIMIT = 1 << 16
 
@@ -422,8 +404,8 @@ _SHAPES_LIMIT = 1 << 16
 def shape_of(expr) -> tuple:
     """The shape of a tensor expression: its own for a Var or TensorOp, else the broadcast of its arguments'.
 
-    Cached by identity: SymPy compares equal expressions built apart as trees."""
-    if isinstance(expr, (Var, TensorOp)):
+    Cached by identity: SymPy compares equal expressions built apart as trees. (all(c) and any(c) say theirs: ().)"""
+    if isinstance(expr, (Var, TensorOp)) or getattr(expr, "reduces_condition", False):
         return expr.shape
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return ()
@@ -444,3 +426,11 @@ def rank(expr) -> int:
 def is_tensor(value) -> bool:
     """True for a value of the tensor engine: a SymPy expression over at least one declared `Var`."""
     return isinstance(value, sp.Basic) and any(isinstance(s, Var) for s in value.free_symbols)
+
+
+# The linear algebra of square matrices (trace, det, logdet, inv) is its own module; it builds on the classes above.
+from gradlang.expr.tensor.linalg import Det, Inv, LogDet, Trace  # noqa: E402
+
+OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, ProdOf, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
+       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv,
+       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)

@@ -18,20 +18,13 @@ from gradlang.errors import ShapeError, ValueError
 from gradlang.expr import numeric
 from gradlang.expr.component_linalg import log_det
 from gradlang.expr.graph import build_dag
-from gradlang.expr.tensor.nodes import Det, ScalarOp, shape_of
-from gradlang.expr.tensor.spelling import Spelling
+from gradlang.expr.tensor.linalg import LogDet
+from gradlang.expr.tensor.nodes import Det, shape_of
 from gradlang.expr.walk import dag_has
 
 
-class _LogDet(ScalarOp):
-    """log(det(A)) for the numbers only: slogdet's log|det A| when det A > 0, never det A itself."""
-
-    nargs = 1
-    spelling = Spelling("logdet({0})", r"\log\det\left({0}\right)", "log det({0})", "_gl_logdet({0})")
-
-
 def _stable_logdet(expr):
-    """The formula with each log(det(A)) as _LogDet(A), rebuilt over its DAG (as masking.py does)."""
+    """The formula with each log(det(A)) written by hand as LogDet(A), rebuilt over its DAG (as masking.py does)."""
     if not dag_has([expr], Det):
         return expr
     dag = build_dag([expr])
@@ -41,7 +34,7 @@ def _stable_logdet(expr):
         if kids and any(a is not b for a, b in zip(args, node.args)):
             node = node.func(*args)
         if isinstance(node, sp.log) and isinstance(node.args[0], Det):
-            node = _LogDet(node.args[0].args[0])
+            node = LogDet(node.args[0].args[0])
         built.append(node)
     return built[dag.roots[0]]
 

@@ -222,4 +222,6 @@ class ListSpelling:
         return prettyForm(node.spelled(lambda e: str(printer._print(e))))
 
     def numpy(self, node, printer) -> str:
-        return f"numpy.array({node.spelled(lambda e: repr(float(e)))})"
+        if all(e.is_Number for e in node.args[2:]):
+            return f"numpy.array({node.spelled(lambda e: repr(float(e)))})"
+        return f"numpy.array({node.spelled(printer._print)}, dtype=float)"  # scalars of tensors: 0-d arrays
