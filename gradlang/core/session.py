@@ -101,7 +101,7 @@ class Session:
 
     @property
     def time_limit(self) -> float | None:
-        """Seconds each statement may run (None: unbounded)."""
+        """CPU seconds each statement may compute (None: unbounded): waiting does not count (budget.py)."""
         return self._time_limit
 
     @time_limit.setter
@@ -165,7 +165,7 @@ class Session:
             if not is_mine(expiry, token):
                 raise
             raise LimitError(
-                f"reading the program took longer than {self.time_limit:g} s; split it into smaller programs",
+                f"reading the program took longer than {self.time_limit:g} s of CPU time; split it into smaller programs",
                 Span(1, 1, 1, 2),
             ) from None
 
@@ -182,7 +182,7 @@ class Session:
             self.env, self.twins = saved, saved_twins
             if not is_mine(expiry, token):
                 raise
-            raise LimitError(f"this statement took longer than {self.time_limit:g} s", span) from None
+            raise LimitError(f"this statement took longer than {self.time_limit:g} s of CPU time", span) from None
         except GradlangError as error:
             self.env, self.twins = saved, saved_twins
             raise error.located(span)
