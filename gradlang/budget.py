@@ -1,7 +1,13 @@
 """Time budgets: no statement or simplify may run without bound, in any thread.
 
-A budget is a deadline. One watchdog thread, started on first use, sleeps
-until the earliest deadline of any thread; when it passes, it raises
+A budget is a deadline in CPU seconds of the thread that opened it (`Deadline`):
+the time the statement computed, not the time that passed, so a loaded machine
+(many processes on few cores) does not stop a statement that is within its
+budget, and a budget can only ever end a statement with a LimitError, never
+change what it prints. Time spent waiting (sleep, I/O) does not count. One
+watchdog thread, started on first use, sleeps until the earliest deadline of
+any thread could have come (a thread's CPU clock runs no faster than the wall
+clock), reads the clocks again, and when a deadline has passed it raises
 `OutOfTime` inside the thread that owns the budget (CPython's
 `PyThreadState_SetAsyncExc`: the exception appears at that thread's next
 bytecode boundary, exactly where a signal handler's would). So budgets hold
@@ -30,6 +36,8 @@ each Python call. Size limits hold on both paths, being checks, not timers.
 from __future__ import annotations
 
 import ctypes
+import functools
+import os
 import sys
 import threading
 import time
@@ -40,7 +48,7 @@ from gradlang import budget_traced
 _RETRY = 0.05  # seconds between repeated expiries of a budget that is still open
 
 _lock = threading.Condition()
-_open: dict[int, list[float]] = {}  # thread id -> deadlines of its open budgets
+_open: dict[int, list] = {}  # thread id -> Deadlines of its open budgets
 _fired: dict[int, float] = {}  # thread id -> when the watchdog last raised in it
 _watchdog: threading.Thread | None = None
 
@@ -55,6 +63,41 @@ class OutOfTime(BaseException):
 budget_traced.set_exception(OutOfTime)
 
 
+class Deadline:
+    """When a budget ends: `at` seconds on `clock`, the CPU clock of the thread that opened it.
+
+    `speed` is how much faster than the wall clock `clock` can run: 1 for a thread's
+    own clock, the number of cores for the process's (where threads have no clock)."""
+
+    def __init__(self, clock, at: float, speed: float = 1.0):
+        self.clock, self.at, self.speed = clock, at, speed
+
+    def left(self) -> float:
+        """CPU seconds left (infinite if the clock cannot be read: its thread is gone)."""
+        try:
+            return self.at - self.clock()
+        except OSError:
+            return float("inf")
+
+
+def thread_clock(thread_id: int):
+    """(clock, speed): a function reading the CPU time of the thread `thread_id`, from any thread.
+
+    POSIX gives each thread a CPU clock (pthread_getcpuclockid); elsewhere the
+    process's CPU time, which counts this thread's and runs no slower; else the wall clock."""
+    try:
+        clock = functools.partial(time.clock_gettime, time.pthread_getcpuclockid(thread_id))
+        clock()
+        return clock, 1.0
+    except (AttributeError, OSError, OverflowError):
+        pass
+    try:
+        time.process_time()
+        return time.process_time, float(os.cpu_count() or 1)
+    except OSError:
+        return time.monotonic, 1.0
+
+
 def _available() -> bool:
     return hasattr(ctypes, "pythonapi") and hasattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc")
 
@@ -65,20 +108,23 @@ def _raise_in(thread_id: int, exception) -> None:
 
 
 def _watch() -> None:
-    """The watchdog: raise OutOfTime in every thread whose earliest deadline has passed."""
+    """The watchdog: raise OutOfTime in every thread whose earliest deadline has passed.
+
+    It wakes when the earliest deadline could have come: after the CPU seconds
+    left, as wall seconds (divided by the clock's speed), and reads the clock again."""
     with _lock:
         while True:
             now = time.monotonic()
-            wake = now + 3600.0
+            wake = 3600.0  # wall seconds from now
             for thread_id, deadlines in _open.items():
-                due = min(deadlines)
-                if due <= now:
+                left = min(deadline.left() / deadline.speed for deadline in deadlines)
+                if left <= 0:
                     if now - _fired.get(thread_id, -_RETRY) >= _RETRY:
                         _raise_in(thread_id, OutOfTime)
                         _fired[thread_id] = now
-                    due = _fired[thread_id] + _RETRY
-                wake = min(wake, due)
-            _lock.wait(max(wake - time.monotonic(), 0.001))
+                    left = _fired[thread_id] + _RETRY - now
+                wake = min(wake, left)
+            _lock.wait(max(wake, 0.001))
 
 
 def _start_watchdog() -> bool:
@@ -98,10 +144,10 @@ def _start_watchdog() -> bool:
 
 @contextmanager
 def budget(seconds: float | None):
-    """Run the body for at most `seconds`; raises OutOfTime on expiry.
+    """Run the body for at most `seconds` of this thread's CPU time; raises OutOfTime on expiry.
 
-    Yields a token; catch the exception with `is_mine(error, token)` to tell
-    your own budget from an outer one.
+    Yields a token (a Deadline); catch the exception with `is_mine(error, token)`
+    to tell your own budget from an outer one.
     """
     if seconds is None:
         yield None
@@ -116,7 +162,8 @@ def budget(seconds: float | None):
         yield None
         return
     thread_id = threading.get_ident()
-    deadline = time.monotonic() + seconds
+    clock, speed = thread_clock(thread_id)
+    deadline = Deadline(clock, clock() + seconds, speed)
     try:
         with _lock:  # inside the try: if an outer expiry lands here, the finally still closes
             _borrow_unraisable_hook()
@@ -133,14 +180,14 @@ def _traced(seconds: float):
     with _lock:
         _borrow_unraisable_hook()
     try:
-        with budget_traced.traced_budget(seconds) as deadline:
-            yield deadline
+        with budget_traced.traced_budget(seconds) as at:
+            yield Deadline(budget_traced.now, at)
     finally:
         with _lock:
             _return_unraisable_hook()
 
 
-def _close(thread_id: int, deadline: float) -> None:
+def _close(thread_id: int, deadline: Deadline) -> None:
     """Remove a deadline and cancel an expiry still pending for this thread.
 
     An expiry can land in the middle of this (once the lock is taken, before the
@@ -156,7 +203,7 @@ def _close(thread_id: int, deadline: float) -> None:
             continue
 
 
-def _remove(thread_id: int, deadline: float) -> None:
+def _remove(thread_id: int, deadline: Deadline) -> None:
     """Idempotent: the deadline is gone afterwards, whatever state it found."""
     deadlines = _open.get(thread_id, [])
     if deadline in deadlines:
@@ -164,7 +211,7 @@ def _remove(thread_id: int, deadline: float) -> None:
         _return_unraisable_hook()
     if thread_id in _fired:
         _raise_in(thread_id, None)  # an outer budget's expiry, if any, is raised again within _RETRY
-        if not deadlines or min(deadlines) > time.monotonic():
+        if all(other.left() > 0 for other in deadlines):
             del _fired[thread_id]
     if not deadlines:
         _open.pop(thread_id, None)
@@ -172,12 +219,12 @@ def _remove(thread_id: int, deadline: float) -> None:
 
 def is_mine(error: OutOfTime, token) -> bool:
     """True when the expiry belongs to the budget that yielded `token` (its deadline has passed)."""
-    return token is not None and time.monotonic() >= token
+    return token is not None and token.left() <= 0
 
 
 def remaining(token) -> float | None:
-    """Seconds left of the budget that yielded `token` (None when it is unbounded)."""
-    return None if token is None else max(token - time.monotonic(), 0.0)
+    """CPU seconds left of the budget that yielded `token` (None when it is unbounded)."""
+    return None if token is None else max(token.left(), 0.0)
 
 
 def _borrow_unraisable_hook() -> None:

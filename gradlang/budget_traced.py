@@ -2,8 +2,9 @@
 
 budget.py's watchdog is a thread; Pyodide has none (`RuntimeError: can't start
 new thread`). Here the computation checks its own deadlines instead: a trace
-function (`sys.settrace`) runs at every Python function call, reads the clock,
-and raises `OutOfTime` once the earliest open deadline has passed. SymPy's work
+function (`sys.settrace`) runs at every Python function call, reads the
+thread's CPU clock (`cpu_clock`), and raises `OutOfTime` once the earliest open
+deadline has passed. SymPy's work
 is Python calls all the way down, so an expiry lands within one call of its
 deadline, as the watchdog's would within one bytecode.
 
@@ -21,7 +22,7 @@ import sys
 import time
 from contextlib import contextmanager
 
-_open: list[float] = []  # deadlines of the open budgets, innermost last
+_open: list[float] = []  # deadlines of the open budgets (CPU seconds of this thread), innermost last
 _host = {"trace": None}  # the trace function found when the first budget opened
 
 
@@ -37,17 +38,43 @@ def set_exception(cls) -> None:
     _exception["class"] = cls
 
 
+def cpu_clock():
+    """The clock a budget reads: seconds of CPU this thread used (docs/limits.md).
+
+    CPU time, not the wall clock, so a statement within its budget finishes on a
+    loaded machine too, and a statement's printed output never depends on the
+    load (only a LimitError can come of a budget). Where the platform has no
+    per-thread clock, the process's CPU time, which runs no slower; then the wall clock."""
+    for clock in (time.thread_time, time.process_time):
+        try:
+            clock()
+        except (OSError, AttributeError):  # "clock_gettime: Invalid argument", or no such clock here
+            continue
+        return clock
+    return time.monotonic
+
+
+_clock = {"now": None}  # chosen on first use
+
+
+def now() -> float:
+    """This thread's CPU seconds (cpu_clock, chosen once)."""
+    if _clock["now"] is None:
+        _clock["now"] = cpu_clock()
+    return _clock["now"]()
+
+
 def _trace(frame, event, arg):
     """Called at each Python call (returns None: no line events, so the overhead is one call per call)."""
-    if _open and time.monotonic() >= min(_open):
+    if _open and now() >= min(_open):
         raise _exception["class"]
     return None
 
 
 @contextmanager
 def traced_budget(seconds: float):
-    """Run the body for at most `seconds` on this thread alone; yields the deadline as budget() does."""
-    deadline = time.monotonic() + seconds
+    """Run the body for at most `seconds` of CPU on this thread alone; yields the deadline as budget() does."""
+    deadline = now() + seconds
     if not _open:
         _host["trace"] = sys.gettrace()
     _open.append(deadline)

@@ -25,7 +25,8 @@ MAX_ORDERED_TERMS = 256        # terms of a sum printed in polynomial order (a l
 MAX_EXPLAINED_TREE_NODES = 100_000  # tree nodes of an expression explain derives step by step (core/explaining.py)
 MAX_PRINTED_NODES = 200_000     # nodes of a result written out, with its shared parts named
 MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
-STATEMENT_TIME_LIMIT = 60.0     # seconds per statement, where a timer can be set
+MAX_USER_CALLS = 10_000         # calls of user functions in one statement (f2(y) = f1(f1(y)), … doubles them)
+STATEMENT_TIME_LIMIT = 60.0     # CPU seconds of a statement's thread (budget.py), where a timer can be set
 SIMPLIFY_MAX_NODES = 500        # tree nodes of a component that simplify/expand/factor will rewrite
 MAX_EXPANDED_TERMS = 10_000     # terms a component of simplify/expand/factor may multiply out to (expr/bounded.py)
 DECIDED_COMPARISON_NODES = 500  # tree nodes of a comparison SymPy decides before numbers are given (expr/walk.py)

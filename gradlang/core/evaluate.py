@@ -78,6 +78,7 @@ class Evaluator:
         self.services = Services(notes, self.attachments, derivations, source, self.differentiated)
         self.unfolded: list = []  # user functions called, in order (for explain)
         self.call_depth = 0
+        self.calls = [0]  # user function calls of the statement (shared with its twin): limits.MAX_USER_CALLS
 
     # --- dispatch -------------------------------------------------------
 
@@ -269,6 +270,10 @@ class Evaluator:
             raise LimitError(
                 f"calls nest more than {limits.MAX_CALL_DEPTH} deep (is '{definition.name}' recursive?)"
             )
+        self.calls[0] += 1
+        if self.calls[0] > limits.MAX_USER_CALLS:
+            raise LimitError(f"this statement calls user functions more than {limits.MAX_USER_CALLS} times "
+                             "(definitions that call the one before twice, f2(y) = f1(f1(y)), double them at each level)")
         self.call_depth += 1
         self.unfolded.append(definition)
         try:
@@ -311,7 +316,7 @@ class Evaluator:
         """This evaluator as the component engine: the same bindings, notes and services, by components."""
         twin = Evaluator(self.env, self.notes, None, "", self.seen, by_components=True, twins=self.twins)
         twin.services, twin.attachments, twin.differentiated = self.services, self.attachments, self.differentiated
-        twin.call_depth, twin.unfolded = self.call_depth, self.unfolded
+        twin.call_depth, twin.unfolded, twin.calls = self.call_depth, self.unfolded, self.calls
         return twin
 
     def _point_taker(self, node, frame):

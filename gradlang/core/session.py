@@ -51,7 +51,10 @@ TEXT_FORMS: dict = {}
 
 @dataclass(frozen=True)
 class Result:
-    """What one printing statement produced: the value and records, no text."""
+    """What one printing statement produced: the value and records, no text.
+
+    An assignment with warnings gives one too, of kind "assignment" and value None,
+    so that its warnings are shown (docs/output.md); it prints no value."""
 
     line: int
     column: int
@@ -101,7 +104,7 @@ class Session:
 
     @property
     def time_limit(self) -> float | None:
-        """Seconds each statement may run (None: unbounded)."""
+        """CPU seconds each statement may compute (None: unbounded): waiting does not count (budget.py)."""
         return self._time_limit
 
     @time_limit.setter
@@ -135,7 +138,7 @@ class Session:
 
     def eval(self, source: str):
         """The value of the last printing statement (None if there is none)."""
-        results = self.run(source)
+        results = [result for result in self.run(source) if result.kind != "assignment"]
         return results[-1].value if results else None
 
     def snapshot(self) -> dict:
@@ -165,7 +168,7 @@ class Session:
             if not is_mine(expiry, token):
                 raise
             raise LimitError(
-                f"reading the program took longer than {self.time_limit:g} s; split it into smaller programs",
+                f"reading the program took longer than {self.time_limit:g} s of CPU time; split it into smaller programs",
                 Span(1, 1, 1, 2),
             ) from None
 
@@ -182,7 +185,7 @@ class Session:
             self.env, self.twins = saved, saved_twins
             if not is_mine(expiry, token):
                 raise
-            raise LimitError(f"this statement took longer than {self.time_limit:g} s", span) from None
+            raise LimitError(f"this statement took longer than {self.time_limit:g} s of CPU time", span) from None
         except GradlangError as error:
             self.env, self.twins = saved, saved_twins
             raise error.located(span)
@@ -235,11 +238,15 @@ class Session:
         value = tensor_explaining.shown_value(body, value, tensor_value if routed else None, routed)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
-    def _assignment(self, statement: lo.Assignment, source: str) -> None:
+    def _assignment(self, statement: lo.Assignment, source: str) -> Result | None:
+        """Bind the value; an assignment prints nothing, so a Result (kind "assignment", no value)
+        comes only to carry its warnings (a misspelt name, a tie of max), which every shell shows."""
         name, body = _bindable(statement.target), statement.value
         before = dict(self.env)
-        self.env[name] = value = _settled(self._evaluator().evaluate(body))
+        evaluator = self._evaluator(source=source)
+        self.env[name] = value = _settled(evaluator.evaluate(body))
         twins.bind(self.twins, name, value, body, before)
+        return self._result(statement, source, "assignment", None, evaluator) if evaluator.notes else None
 
     def _definition(self, statement: lo.Definition, source: str) -> None:
         name = _bindable(statement.target)

@@ -164,7 +164,7 @@ def _bounded(session, place: _Place, name: str, where: tuple, action: Callable):
     except OutOfTime as expiry:
         if not is_mine(expiry, token):
             raise
-        error = LimitError(f"it took longer than {session.time_limit:g} s")
+        error = LimitError(f"it took longer than {session.time_limit:g} s of CPU time")
     except RecursionError:
         error = LimitError("the computation nests too deeply")
     except GradlangError as caught:

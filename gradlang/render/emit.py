@@ -67,7 +67,8 @@ class Emitter:
         if self.fmt != "json":
             result = _safe_source(result)
         try:
-            getattr(self, "_result_" + self.fmt)(result)
+            if result.kind != "assignment" or self.fmt == "json":  # an assignment prints only its warnings
+                getattr(self, "_result_" + self.fmt)(result)
         except GradlangError as error:  # a value too large to print even with its shared parts named
             raise error.located(_span(result)) from None
         self._flush()

@@ -104,6 +104,9 @@ class JsonPrinter(RecordPrinting, Printer):
 
     def _print_Result(self, result) -> dict:
         """The section 8 keys, plus column and warnings (and steps, attachments when there are any)."""
+        if result.kind == "assignment":  # no value: the record carries the assignment's warnings
+            return {"line": result.line, "column": result.column, "source": result.source, "kind": "assignment",
+                    "warnings": list(result.warnings)}
         full = self._settings["full"]
         value = shown_result(result, full)
         data = {

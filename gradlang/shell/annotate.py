@@ -43,6 +43,9 @@ class Annotated:
     # --- the reporter -----------------------------------------------------------
 
     def result(self, result) -> None:
+        if result.kind == "assignment":  # its lines are shown as code in their turn; only its warnings come here
+            self.emitter.result(result)
+            return
         self._show_until(result.line - 1)
         self._separate("result")
         if self.plain:

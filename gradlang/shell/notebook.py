@@ -115,7 +115,8 @@ def display_result(result) -> None:
     """Derivations, then the value, then attachments (plots, reports), then warnings."""
     for step in result.steps:
         display(explanation_bundle(step), raw=True)
-    display(value_bundle(result), raw=True)
+    if result.kind != "assignment":  # an assignment shows only its warnings
+        display(value_bundle(result), raw=True)
     for attachment in result.attachments:
         display(attachment_bundle(attachment), raw=True)
     for warning in result.warnings:

@@ -223,7 +223,8 @@ class _ReplReporter:
 
     def result(self, result) -> None:
         self.emitter.result(result)
-        self.last = result
+        if result.kind != "assignment":  # `_` is the last value printed
+            self.last = result
 
     def error(self, error) -> None:
         self.emitter.error(error)

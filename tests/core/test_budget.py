@@ -29,3 +29,56 @@ def test_an_expiry_where_python_ignores_exceptions_prints_no_traceback():
         assert sys.unraisablehook == seen.append  # the host's hook is back
     finally:
         sys.unraisablehook = host
+
+
+# --- the budget is CPU time of the statement's thread (finding: a loaded machine failed the README's tests) ---
+
+import threading
+import time
+
+import pytest
+
+from gradlang import Session, budget_traced
+from gradlang import budget as budgets
+
+
+def _sleeping_first(monkeypatch, seconds: float) -> None:
+    """Every printing statement waits `seconds` before it computes, as a slow host or a wait on I/O would."""
+    original = Session._show
+
+    def waits(self, statement, source):
+        time.sleep(seconds)
+        return original(self, statement, source)
+
+    monkeypatch.setattr(Session, "_show", waits)
+
+
+def test_a_statement_that_waits_is_not_stopped_by_a_budget_of_less_than_the_wait(monkeypatch):
+    # The wall clock would stop it after 0.05 s; waiting costs no CPU, so it finishes.
+    _sleeping_first(monkeypatch, 0.5)
+    assert str(Session(time_limit=0.05).eval("x: R\ndiff(x * stop_gradient(x), x)")) == "stop_gradient(x)"
+
+
+def test_a_budget_reads_the_cpu_clock_of_the_thread_that_opened_it():
+    clock, speed = budgets.thread_clock(threading.get_ident())
+    assert speed == 1.0  # a thread's own clock (POSIX): it runs no faster than the wall clock
+    before = time.thread_time()
+    reading = clock()
+    assert before <= reading <= time.thread_time()  # the same clock as this thread's thread_time
+    with budgets.budget(60) as token:
+        assert token.clock is not time.monotonic and 59 < budgets.remaining(token) <= 60
+
+
+def test_without_thread_clocks_the_budget_reads_the_process_cpu_time(monkeypatch):
+    monkeypatch.delattr(time, "pthread_getcpuclockid")
+    assert budgets.thread_clock(threading.get_ident())[0] is time.process_time
+    monkeypatch.setattr(time, "thread_time", lambda: (_ for _ in ()).throw(OSError("no thread clock")))
+    assert budget_traced.cpu_clock() is time.process_time
+
+
+def test_a_busy_statement_is_stopped_by_its_budget_of_cpu_time():
+    with pytest.raises(budgets.OutOfTime):
+        with budgets.budget(0.05) as token:
+            while True:
+                pass
+    assert budgets.remaining(token) == 0.0

@@ -111,3 +111,52 @@ def test_explain_of_a_short_doubling_chain_still_derives_it():
     result = session.run("f0 = x\nf1 = f0*f0 + f0\nf2 = f1*f1 + f1\nexplain diff(f2, x)")[-1]
     assert result.steps
     assert result.value == session.eval("diff(f2, x)")
+
+
+# f_k(y) = f_{k-1}(f_{k-1}(y)): each level doubles the calls (2^59 for f60), each squaring a power whose
+# exponent grows by a bit; only the integer-size bound ended it, after 2^17 calls and minutes of CPU.
+CALL_DOUBLING = "f1(y) = y*y\n" + "".join(f"f{k}(y) = f{k - 1}(f{k - 1}(y))\n" for k in range(2, 61))
+
+
+@pytest.mark.parametrize("statement", ["f60(x)", "diff(f60(x), x)", "explain diff(f60(x), x)"])
+def test_definitions_that_double_their_calls_meet_the_call_bound(statement):
+    error = _limit_error(CALL_DOUBLING + "x: R\n" + statement)
+    assert error.message.startswith(f"this statement calls user functions more than {limits.MAX_USER_CALLS} times")
+
+
+def test_a_chain_of_calls_below_the_call_bound_is_unchanged():
+    session = Session(time_limit=SAFETY_NET)
+    session.run(CALL_DOUBLING + "x: R")
+    assert to_plain(session.eval("f4(x)")) == "x^256"  # 2^3 calls of f1
+    assert session.eval("f4(2)") == 2 ** 256
+
+
+def test_the_calls_are_counted_per_statement_and_shared_with_the_component_twin(monkeypatch):
+    from gradlang.core.evaluate import Evaluator
+
+    monkeypatch.setattr(limits, "MAX_USER_CALLS", 7)
+    session = Session(time_limit=SAFETY_NET)
+    session.run(CALL_DOUBLING + "x: R")
+    assert to_plain(session.eval("f3(x)")) == "x^16"  # 7 calls: f3, 2 × f2, 4 × f1
+    assert to_plain(session.eval("f3(x)")) == "x^16"  # a new statement, a new count
+    with pytest.raises(GradlangError, match="more than 7 times"):
+        session.run("f3(f1(x))")
+    twin = Evaluator({}, [])._twin()
+    assert twin.calls is not None
+
+
+def test_a_formula_is_simplified_once_however_often_the_ledger_asks():
+    # explain blocked(where(b != 0, max(W @ sg(x)), 0), x) asked for 40 formulas 84 times (9.5 s of CPU)
+    import sympy as sp
+
+    from gradlang.expr.bounded import tidy
+
+    asked = []
+
+    def counting(expr):
+        asked.append(expr)
+        return sp.simplify(expr)
+
+    a, b = sp.symbols("a b", real=True)
+    assert tidy(a * b / b + a, counting) == tidy(a * b / b + a, counting) == 2 * a
+    assert asked == [2 * a]  # a*b/b + a is 2*a as SymPy builds it: simplified once

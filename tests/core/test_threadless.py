@@ -161,3 +161,18 @@ def _same_numbers_in_text(got: str, want: str, ulps: int) -> bool:
     if re.sub(number, "#", got) != re.sub(number, "#", want):
         return False
     return all(same_result(float(g), float(w), ulps) for g, w in zip(re.findall(number, got), re.findall(number, want)))
+
+
+def test_a_budget_without_threads_counts_cpu_time_not_waiting():
+    # The traced path reads this thread's CPU clock too: a wait of 0.5 s fits a budget of 0.05 s.
+    out = _run("""
+import time
+original = Session._show
+def waits(self, statement, source):
+    time.sleep(0.5)
+    return original(self, statement, source)
+Session._show = waits
+print(Session(time_limit=0.05).eval("x: R\\ndiff(x * stop_gradient(x), x)"))
+print("threads:", threading.active_count())
+""")
+    assert out.split("\n")[:2] == ["stop_gradient(x)", "threads: 1"], out

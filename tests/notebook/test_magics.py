@@ -175,3 +175,10 @@ def test_results_of_the_python_api_display_as_latex(shell):
 def test_result_repr_latex_without_ipython():
     (result,) = Session().run("diff(x * sg(x), x)")
     assert result._repr_latex_() == r"$\displaystyle \operatorname{sg}\left(x\right)$"
+
+
+def test_an_assignment_shows_its_warnings_and_no_value(shell):
+    # issue #37: `g = grad(los, x)` (los a typo of loss) printed nothing and said nothing
+    outputs, _ = run(shell, "%%gradlang\nloss = 1\nx: R^3\ng = grad(los, x)\n")
+    (warning,) = outputs
+    assert "did you mean 'loss'?" in str(warning)

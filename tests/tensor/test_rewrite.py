@@ -65,3 +65,80 @@ def test_tidy_is_bounded_and_the_same_on_every_run():
     for _ in range(40):
         deep = t.SoftmaxOf(deep) * 2 + x
     assert tidy(t.Total(deep)) == tidy(t.Total(deep))
+
+
+def _work_spent(monkeypatch, source: str) -> int:
+    """Units of rewrite work (identities.Work) all the tidies of a program spent: a count, the same on every run."""
+    from gradlang import Session
+    from gradlang.derive.tensor import identities
+
+    budgets = []
+    original = identities.Work.__init__
+
+    def recording(self, units):
+        original(self, units)
+        budgets.append((self, units))
+
+    monkeypatch.setattr(identities.Work, "__init__", recording)
+    Session(time_limit=None).run(source)
+    return sum(units - work.left for work, units in budgets)
+
+
+def _work_of(tidier):
+    from gradlang.derive.tensor.identities import Work
+
+    return next(value for value in tidier.memo.values() if isinstance(value, Work))
+
+
+def test_a_rewrite_that_evaluation_undoes_is_tried_once_not_until_the_budget_ends():
+    # 2 diag(s) − 2 s sᵀ factors to 2 (diag(s) − s sᵀ), which SymPy distributes again when the
+    # product is rebuilt: the tidy went round that cycle 4 000 times, each a factor_terms (7–10 s of CPU).
+    shifted = t.SoftmaxOf(x - c)
+    cycle = 2 * t.Diag(shifted) - 2 * t.Outer(shifted, shifted)
+    from gradlang.derive.tensor.rewrite import Tidier
+
+    tidier = Tidier(work=10_000)
+    assert tidier(cycle) == sp.Mul(2, t.Diag(shifted) - t.Outer(shifted, shifted), evaluate=False)
+    assert 10_000 - _work_of(tidier).left < 1000  # before, it went round until the budget was spent
+
+
+def test_the_shifted_softmax_jacobian_costs_a_few_hundred_units_of_work(monkeypatch):
+    spent = _work_spent(monkeypatch, "x: R^3\nexplain jacobian(2 * softmax(x - sg(max(x))) + x, x)")
+    assert 0 < spent < 3000, spent
+
+
+LAYER_NORM = ("n: size\nx, g, beta: R^n\nmu = mean(x)\nv = mean((x - mu)^2)\nxhat = (x - mu) / sqrt(v + 1e-5)\n"
+              "L = sum((g*xhat + beta)^2) * {half}\ngrad(L, beta)\n")
+
+
+def test_a_float_constant_does_not_send_every_sum_through_factor_terms(monkeypatch):
+    # Issue #41: with 0.5 every sum counted as sharing a number, so factor_terms ran on each
+    # (15 s for grad(L, beta)); 1/2 took 0.03 s. Now both cost the same work, within a few percent.
+    with_float = _work_spent(monkeypatch, LAYER_NORM.format(half="0.5"))
+    with_rational = _work_spent(monkeypatch, LAYER_NORM.format(half="1/2"))
+    assert with_float <= 1.1 * with_rational + 100, (with_float, with_rational)
+
+
+@pytest.mark.parametrize("terms, shares", [
+    ((1.0, 1.0), True), ((0.5, 0.5), True), ((2.0, 4.0), False), ((-1.0, -2.0), True), ((2, 4), True),
+    ((1, 3), False), ((0.5, 3), False),
+])
+def test_a_sum_shares_a_number_exactly_when_factor_terms_takes_one_out(terms, shares):
+    from gradlang.derive.tensor.identities import _shares_a_number
+
+    total = sp.Add(*[sp.Number(k) * v for k, v in zip(terms, (x, y))])
+    assert _shares_a_number(total) is shares
+    factored = sp.factor_terms(total)
+    assert (isinstance(factored, sp.Mul) and factored.args[0].is_Number and factored != total) is shares
+
+
+def test_a_tidy_stops_when_its_work_is_spent_the_same_way_every_run():
+    from gradlang.derive.tensor.rewrite import Tidier
+
+    deep = x
+    for _ in range(6):
+        deep = t.SoftmaxOf(deep) * sp.Float(0.5) + x
+    small_budget, large_budget = Tidier(work=50), Tidier()
+    assert small_budget(t.Total(deep)) == Tidier(work=50)(t.Total(deep))
+    assert _work_of(small_budget).left < 50
+    assert large_budget(t.Total(deep)) is not None

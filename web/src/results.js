@@ -52,9 +52,11 @@ export function renderResult(result, latexSteps = []) {
   node.dataset.line = result.line;
   node.append(header(result));
   (result.steps || []).forEach((step, i) => node.append(derivation(step, latexSteps[i] || "")));
-  const value = element("div", "value");
-  value.append(element("span", "arrow", "→"), math(result.latex, true));
-  node.append(value);
+  if (result.kind !== "assignment") { // an assignment's record carries only its warnings
+    const value = element("div", "value");
+    value.append(element("span", "arrow", "→"), math(result.latex, true));
+    node.append(value);
+  }
   for (const warning of result.warnings) node.append(element("div", "warning", `line ${result.line}: warning: ${warning}`));
   return node;
 }

@@ -2,8 +2,10 @@
 
 Each rule recognises its left side by node classes and returns the right side
 it states in its docstring, or None. Rules that call SymPy's tree walks
-(factor_terms, cancel, count_ops) do so only on formulas small as trees
-(`small`), so the work is bounded by size, never by time.
+(factor_terms, cancel, count_ops) do so only on formulas small as trees, and
+pay for the walk from the running tidy's budget of work (`affordable`), so the
+work is bounded by a count of nodes, never by time: the result is the same on
+every machine.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from gradlang.expr.tensor.nodes import rank, shape_of
 MAX_EXPAND_OPS = 200  # distribute a product only when it is this small
 MAX_TREE = 2000  # SymPy's factor_terms and count_ops walk a formula as a tree: a shared part at every use
 TREE = contextvars.ContextVar("tree", default=MAX_TREE)  # a derivation's Tidier sets a smaller bound
+WORK = contextvars.ContextVar("work", default=None)  # the running tidy's Work (rewrite.py sets it)
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -31,6 +34,59 @@ def tree_size(expr) -> int:
 def small(expr) -> bool:
     """Small enough, as a tree, for SymPy's tree walks: an adjoint through nested softmaxes doubles at each one."""
     return tree_size(expr) <= TREE.get()
+
+
+class Work:
+    """A tidy's budget of work, in units: one per node a rewrite visits, and a SymPy tree walk
+    (factor_terms, count_ops) the nodes of its formula as a tree, polynomial algebra (cancel, factor)
+    POLYNOMIAL_WEIGHT per node. A formula is paid for once per tidy (its results are cached). A count,
+    so the result is the same on every machine, whatever its speed or load."""
+
+    def __init__(self, units: int):
+        self.left = units
+        self.paid: set = set()
+
+
+POLYNOMIAL_WEIGHT = 8  # cancel and factor cost several tree walks per node (measured on layer norms)
+POLYNOMIAL_TREE = 200  # and more than linearly: 2 s for one of 340 nodes (two layer norms), 0.14 s for 136
+
+
+def spend(units: int) -> bool:
+    """Take `units` from the running tidy's budget of work; False, taking nothing, when fewer are left."""
+    work = WORK.get()
+    if work is None:
+        return True
+    if work.left < units:
+        return False
+    work.left -= units
+    return True
+
+
+def affordable(expr, weight: int = 1) -> bool:
+    """Small enough for SymPy's tree walks, and paid for: its tree's nodes times weight, once per tidy."""
+    if not small(expr) or (weight == POLYNOMIAL_WEIGHT and tree_size(expr) > POLYNOMIAL_TREE):
+        return False
+    work = WORK.get()
+    if work is None or (expr, weight) in work.paid:
+        return True
+    if not spend(weight * tree_size(expr)):
+        return False
+    work.paid.add((expr, weight))
+    return True
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _factor_terms(expr):
+    """SymPy's factor_terms, once per formula: the passes of a tidy and the lines of a derivation meet the same sums."""
+    return sp.factor_terms(expr)
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _cancelled(expr):
+    """expr cancelled and factored, once per formula (a derivation's lines share their scalar factors)."""
+    return sp.factor(sp.cancel(expr))
+
+
 LINEAR = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total, t.SumAxis, t.Row, t.Column, t.Entry)
 
 
@@ -197,8 +253,8 @@ def common_factor(node):
     if not isinstance(node, LINEAR):
         return None
     for k, arg in enumerate(node.args):
-        if isinstance(arg, sp.Add) and small(arg):
-            factored = sp.factor_terms(arg)
+        if isinstance(arg, sp.Add) and affordable(arg):
+            factored = _factor_terms(arg)
             if isinstance(factored, sp.Mul) and factored != arg:
                 args = list(node.args)
                 args[k] = factored
@@ -208,9 +264,9 @@ def common_factor(node):
 
 def numeric_factor(node):
     """A tensor sum whose terms share a number shows it: −2 y + 2 t = 2 (t − y)."""
-    if not isinstance(node, sp.Add) or rank(node) == 0 or not small(node) or not _shares_a_number(node):
+    if not isinstance(node, sp.Add) or rank(node) == 0 or not _shares_a_number(node) or not affordable(node):
         return None
-    factored = sp.factor_terms(node)
+    factored = _factor_terms(node)
     if isinstance(factored, sp.Mul) and factored.args[0].is_Number and factored != node:
         return factored
     return None
@@ -218,11 +274,16 @@ def numeric_factor(node):
 
 def _shares_a_number(node) -> bool:
     """Could the terms share a number (SymPy's factor_terms is slow on a large sum that has none)?
-    Rational coefficients must have a common factor other than 1, or all be negative."""
+
+    All negative, or rational coefficients with a common factor other than 1, or one float coefficient
+    in every term: factor_terms takes no gcd of floats (2.0 x + 4.0 y stays). Any float used
+    to count as sharing, so one 0.5 in a program sent every sum through factor_terms (issue #41)."""
     coefficients = [term.as_coeff_Mul()[0] for term in node.args]
-    if not all(c.is_Rational for c in coefficients):
+    if all(c.is_negative for c in coefficients):
         return True
-    return functools.reduce(sp.gcd, coefficients) != 1 or all(c < 0 for c in coefficients)
+    if all(c.is_Rational for c in coefficients):
+        return functools.reduce(sp.gcd, coefficients) != 1
+    return len(set(coefficients)) == 1  # floats: factor_terms takes out only one they all have (1.0 too)
 
 
 def scalar_coefficient(node):
@@ -230,10 +291,12 @@ def scalar_coefficient(node):
     if not isinstance(node, sp.Mul):
         return None
     scalars = [f for f in node.args if rank(f) == 0]
-    if len(scalars) < 2 or not small(sp.Mul(*scalars)) or sp.count_ops(sp.Mul(*scalars)) > MAX_EXPAND_OPS:
-        return None
     before = sp.Mul(*scalars)
-    after = sp.factor(sp.cancel(before))
+    if len(scalars) < 2 or not small(before) or sp.count_ops(before) > MAX_EXPAND_OPS:
+        return None
+    if not affordable(before, POLYNOMIAL_WEIGHT):
+        return None
+    after = _cancelled(before)
     if sp.count_ops(after) >= sp.count_ops(before):
         return None
     return after * sp.Mul(*[f for f in node.args if rank(f) > 0])
@@ -241,13 +304,15 @@ def scalar_coefficient(node):
 
 def elementwise_cancel(node):
     """An elementwise product cancelled as scalars are (⊙ is commutative): σ ⊙ (1 − σ) ⊙ (y/σ − (1 − y)/(1 − σ)) = y − σ."""
-    if not isinstance(node, sp.Mul) or rank(node) == 0 or not small(node) or sp.count_ops(node) > MAX_EXPAND_OPS:
+    if not isinstance(node, sp.Mul) or rank(node) == 0:
         return None
     if not any(isinstance(f, sp.Add) or (isinstance(f, sp.Pow) and isinstance(f.base, sp.Add)) for f in node.args):
         return None
+    if not small(node) or sp.count_ops(node) > MAX_EXPAND_OPS or not affordable(node, POLYNOMIAL_WEIGHT):
+        return None
     if any(isinstance(n, t.TensorOp) for n in sp.preorder_traversal(node)):
         return None  # only elementwise functions of tensors: e_k, a dot or a matrix product are no scalars
-    after = sp.factor(sp.cancel(node))
+    after = _cancelled(node)
     return after if sp.count_ops(after) < sp.count_ops(node) else None
 
 

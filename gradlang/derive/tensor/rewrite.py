@@ -3,8 +3,9 @@
 Each rule (identities.py) is a function of one node that returns a simpler
 equal node, or None, registered in RULES with the identity a derivation names
 it by. `tidy` applies them bottom-up over the DAG, each node at most
-`MAX_PASSES` times, so the work is bounded by the size of the formula and the
-result is the same on every run. The identities:
+`MAX_PASSES` times and within a budget of work counted in nodes visited
+(identities.Work), so the work is bounded and the result is the same on every
+run and every machine. The identities:
 
     scalars out of linear maps   outer(c u, v) = c outer(u, v), A (c x) = c A x, (c A)ᵀ = c Aᵀ
     basis vectors                ⟨e_k, v⟩ = v_k,   e_k ⊙ v = v_k e_k,   Σ e_k = 1,   (f(u))_k = f(u_k)
@@ -23,18 +24,18 @@ from typing import Callable
 import sympy as sp
 
 from gradlang.derive.tensor.identities import (
-    MAX_EXPAND_OPS, TREE, collect_right, common_factor, diag_sum, dot_basis, dot_of_sum, dot_ones, dot_self,
+    MAX_EXPAND_OPS, TREE, WORK, Work, affordable, small, collect_right, common_factor, diag_sum, dot_basis, dot_of_sum, dot_ones, dot_self,
     dot_quotient, elementwise_cancel, entry_inside, hadamard_basis, numeric_factor, ones, ones_factor,
-    scalar_coefficient, scalar_out, small, softmax_quotient, sum_of_ones, sums_to_one, total_of_constant,
+    scalar_coefficient, scalar_out, softmax_quotient, spend, sum_of_ones, sums_to_one, total_of_constant,
     total_of_product, total_of_sum, transpose_product, where_branches,
 )
 from gradlang.expr.tensor.nodes import rank
 
 MAX_PASSES = 6
-MAX_STEPS = 4000  # node visits that try the rules, per tidy: bounds the work on a large formula, by count
-_BUDGET = object()  # the memo's entry for the tries left
+MAX_WORK = 30_000  # units of work per tidy (identities.spend: nodes visited): bounds it on a large formula, by count
+_WORK = object()  # the memo's entry for the units left
 DERIVATION_TREE = 400  # the same bound for the many formulas of a derivation's lines (a Tidier)
-DERIVATION_STEPS = 1200  # the tries for all the formulas of one derivation, its lines and its ledger entry
+DERIVATION_WORK = 30_000  # the work for all the formulas of one derivation, its lines and its ledger entry
 
 
 @dataclass(frozen=True)
@@ -79,11 +80,10 @@ DISTRIBUTED = Rewrite(None, "products distributed where terms cancel", r"\text{p
                       algebra=True)
 
 
-def _step(node, used: list | None, budget: list):
-    """The first rewrite that changes the node, while the budget of tries lasts (a count, never a time)."""
-    if budget[0] <= 0:
+def _step(node, used: list | None):
+    """The first rewrite that changes the node, while the budget of work lasts (a count, never a time)."""
+    if not spend(1):
         return None
-    budget[0] -= 1
     for rewrite in RULES:
         result = rewrite.rule(node)
         if result is not None and result != node:
@@ -125,46 +125,54 @@ def tidy(expr, used: list | None = None):
     """expr with the rewrites applied bottom-up, then products distributed where that cancels terms.
 
     `used`, when given, receives the identity of each rewrite that changed something, in order."""
-    memo: dict = {_BUDGET: [MAX_STEPS]}
+    memo: dict = {_WORK: Work(MAX_WORK)}
+    token = WORK.set(memo[_WORK])
     try:
         result = _tidy(expr, memo, used)
         return _distribute(result, memo, {}, used)
     except RecursionError:
         return expr
+    finally:
+        WORK.reset(token)
 
 
 class Tidier:
     """tidy with one memo for many calls: the lines of one derivation share their subexpressions, so each
     is tidied once (an identity used inside a part tidied before is not named again)."""
 
-    def __init__(self, steps: int = DERIVATION_STEPS, tree: int = DERIVATION_TREE):
-        self.memo: dict = {_BUDGET: [steps]}
+    def __init__(self, work: int = DERIVATION_WORK, tree: int = DERIVATION_TREE):
+        self.memo: dict = {_WORK: Work(work)}
         self.done: dict = {}
         self.tree = tree
 
     def __call__(self, expr, used: list | None = None):
-        token = TREE.set(self.tree)
+        tokens = TREE.set(self.tree), WORK.set(self.memo[_WORK])
         try:
             return _distribute(_tidy(expr, self.memo, used), self.memo, self.done, used)
         except RecursionError:
             return expr
         finally:
-            TREE.reset(token)
+            WORK.reset(tokens[1])
+            TREE.reset(tokens[0])
 
 
 def _tidy(expr, memo: dict, used: list | None = None):
-    """expr tidied bottom-up; memo keeps each part's result with the identities that gave it."""
+    """expr tidied bottom-up; memo keeps each part's result with the identities that gave it.
+
+    A part met again while it is being tidied is a cycle: 2 (a − b) rebuilt from its arguments is
+    2 a − 2 b again, which factors to 2 (a − b). It is kept as it is, so every part is tidied once."""
     if expr in memo:
         node, identities = memo[expr]
         _record(used, identities)
         return node
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return expr
+    memo[expr] = (expr, ())  # until it is done: a cycle back to it ends here
     mine: list = []
     args = [_tidy(a, memo, mine) for a in expr.args]
-    node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
+    node = expr.func(*args) if any(a != b for a, b in zip(args, expr.args)) else expr
     for _ in range(MAX_PASSES):
-        stepped = _step(node, mine, memo[_BUDGET])
+        stepped = _step(node, mine)
         if stepped is None:
             break
         node = _tidy(stepped, memo, mine) if stepped.args and stepped != node else stepped
@@ -196,7 +204,7 @@ def _distributed(expr, memo: dict, done: dict, used: list):
     args = [_distribute(a, memo, done, used) for a in expr.args]
     node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
     if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
-        if small(node) and sp.count_ops(node) <= MAX_EXPAND_OPS:
+        if small(node) and sp.count_ops(node) <= MAX_EXPAND_OPS and affordable(node):
             tried: list = []
             spread = _tidy(sp.expand_mul(node), memo, tried)
             if sp.count_ops(spread) < sp.count_ops(node):
