@@ -37,7 +37,12 @@ def run_and_report(session, source: str, filename: str, reporter: Reporter) -> i
 
     def run() -> None:
         for result in session.iter_run(source, filename):
-            reporter.result(result)
+            try:
+                reporter.result(result)
+            except GradlangError as error:  # met while printing (a value too large): placed as the session's are
+                if error.source_line is None:
+                    error.attach_source(source, filename)
+                raise
 
     return guarded(reporter, run)
 
