@@ -26,7 +26,7 @@ import zipfile
 from gradlang import limits
 from gradlang.core.builtins import Call, builtin
 from gradlang.core.builtins_vectors import placed
-from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.errors import LimitError, ShapeError, ValueError, without_internal_paths
 from gradlang.expr.exact import to_sympy_number
 from gradlang.lazy import np
 
@@ -195,7 +195,8 @@ def listed(names: list) -> str:
 
 
 def bounded_text(text: str, limit: int = 200) -> str:
-    """A library's message cut to `limit` characters: it may quote a whole header."""
+    """A library's message cut to `limit` characters (it may quote a whole header), naming no internal file."""
+    text = without_internal_paths(text)
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -206,7 +207,7 @@ def _csv(data: bytes, path: str):
             warnings.simplefilter("ignore")  # "input contained no data": refused below as empty
             return np.loadtxt(io.StringIO(data.decode("utf-8")), delimiter=",", dtype=float)
     except (python.ValueError, UnicodeDecodeError) as error:
-        raise ValueError(f'"{path}" is not a table of numbers: {error}') from None
+        raise ValueError(f'"{path}" is not a table of numbers: {bounded_text(str(error))}') from None
 
 
 def _numbers(array, path: str):
