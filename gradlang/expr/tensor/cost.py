@@ -71,7 +71,7 @@ def check(nodes: list, sizes: dict) -> None:
     held, transient, products, largest = 0, 0, 0, (0, ())
     for node in nodes:
         shape = _shape(node)
-        if shape is None or not isinstance(node, sp.Basic) or node.is_number:
+        if shape is None or not isinstance(node, sp.Basic):  # a constant (Eye(3)) is held too
             continue
         size = 8 * (count(shape, sizes) or 0)
         held += size
