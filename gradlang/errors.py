@@ -9,12 +9,43 @@ prints errors; it raises them.
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+import tempfile
 from dataclasses import dataclass
 
 BUG_NOTE = (
     "This is a bug in gradlang, not in your program: please report it to the maintainers, "
     "with the program that caused it (GRADLANG_DEBUG=1 shows the traceback)."
 )  # the one text every shell shows under an InternalError
+
+_ABSOLUTE = re.compile(r"(?<![\w.~])/(?:[^\s'\"():,;<>]+/)*[^\s'\"():,;<>]*")
+
+
+def without_internal_paths(text: str) -> str:
+    """A message of Python or a library with the absolute paths of internal files cut to their last part.
+
+    An InternalError quotes the exception it wraps, and a library's message
+    may name its own files (site-packages, Python's prefix, gradlang's package,
+    the temporary folder); messages name only the user's files, so those are
+    cut to the file's name (GRADLANG_DEBUG=1 shows the whole traceback)."""
+    roots = _internal_roots()
+
+    def cut(match) -> str:
+        path = match.group(0)
+        inside = any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+        return (os.path.basename(path.rstrip("/")) or path) if inside else path
+
+    return _ABSOLUTE.sub(cut, text)
+
+
+def _internal_roots() -> set:
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    roots = {package, sys.prefix, sys.base_prefix, sys.exec_prefix, tempfile.gettempdir()}
+    roots |= {entry for entry in sys.path if entry and os.path.isabs(entry) and "site-packages" in entry}
+    return {root for root in roots if root and root != os.sep}
+
 
 def source_lines(source: str) -> list[str]:
     """The lines of a program as the parser counts them: only \\n ends a line.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins as python
 import io
+import math
 import os
 import stat
 import warnings
@@ -25,7 +26,7 @@ import zipfile
 from gradlang import limits
 from gradlang.core.builtins import Call, builtin
 from gradlang.core.builtins_vectors import placed
-from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.errors import LimitError, ShapeError, ValueError, without_internal_paths
 from gradlang.expr.exact import to_sympy_number
 from gradlang.lazy import np
 
@@ -33,8 +34,15 @@ READS_TEXT = frozenset({"load"})  # builtins whose quoted arguments the evaluato
 FORMATS = (".npy", ".npz", ".csv")
 
 
-def read_array(path: str, member: str | None = None):
-    """The numbers of a .npy, .npz member or .csv file: a float64 array (a float for one number)."""
+def _free(size: int) -> None:
+    """The charge of a load outside any statement: none (Session.bind's arrays are checked as they come)."""
+
+
+def read_array(path: str, member: str | None = None, charge=_free):
+    """The numbers of a .npy, .npz member or .csv file: a float64 array (a float for one number).
+
+    `charge(bytes)` is told the size of the float64 array before it is read
+    (from the .npy header), so a statement's loads are bounded together."""
     suffix = os.path.splitext(path)[1].lower()
     if suffix not in FORMATS:
         raise ValueError(f'load reads .npy, .npz and .csv files, not "{path}"')
@@ -42,11 +50,14 @@ def read_array(path: str, member: str | None = None):
         raise ValueError(f'an .npz file holds named arrays: load("{path}", "name")' if member is None
                          else f"only an .npz file has named arrays; write load(\"{path}\")")
     if suffix == ".npy":  # read by NumPy straight into the array: a large file is never held twice
-        return _numbers(_opened(path, lambda fd, size: _npy_file(fd, path)), path)
+        return _numbers(_opened(path, lambda fd, size: _npy_file(fd, path, size, charge)), path)
     data = read_bytes(path)
     if suffix == ".npz":
         data = _member(data, member, path)
-    array = _csv(data, path) if suffix == ".csv" else _npy(io.BytesIO(data), path)
+        return _numbers(_npy(io.BytesIO(data), path, len(data), charge), path)
+    array = _csv(data, path)
+    _check_numbers(array.dtype, array.shape, f'"{path}"')
+    charge(8 * array.size)
     return _numbers(array, path)
 
 
@@ -57,6 +68,8 @@ def read_bytes(path: str) -> bytes:
 
 def _opened(path: str, read):
     """read(fd, size) of a regular file, refusing a symlink, a device or pipe, and a file above the limit."""
+    if "\0" in path:  # no file name holds one (os.open would raise Python's ValueError)
+        raise ValueError(f'"{path.replace(chr(0), "<NUL>")}" is not a file name: it holds a NUL character')
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
@@ -102,28 +115,89 @@ def _member(data: bytes, member: str, path: str) -> bytes:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = [n[:-4] for n in archive.namelist() if n.endswith(".npy")]
         if member not in names:
-            raise ValueError(f'"{path}" has no array named "{member}"; it has {", ".join(sorted(names)) or "none"}')
+            raise ValueError(f'"{path}" has no array named "{member}"; it has {listed(sorted(names))}')
         info = archive.getinfo(member + ".npy")
         _check_size(info.file_size, f'"{member}" of "{path}"')
         return archive.read(info)
     except (zipfile.BadZipFile, python.ValueError, OSError, EOFError, RuntimeError, NotImplementedError) as error:
-        raise ValueError(f'cannot read "{path}" as an .npz file: {error}') from None
+        raise ValueError(f'cannot read "{path}" as an .npz file: {bounded_text(str(error))}') from None
 
 
-def _npy_file(fd: int, path: str):
+def _npy_file(fd: int, path: str, size: int, charge):
     with os.fdopen(fd, "rb", closefd=False) as file:
-        return _npy(file, path)
+        return _npy(file, path, size, charge)
 
 
-def _npy(file, path: str):
+def _npy(file, path: str, size: int, charge):
+    """The array of an .npy stream, its header read and checked before any number is.
+
+    np.load would trust the header: 80 bytes claiming 10^12 numbers made it
+    allocate 7.28 TiB. Here the count is checked against the limit and against
+    the bytes that follow before the numbers are read, and an object array
+    (a pickle) is refused from its dtype."""
+    shape, fortran, dtype = _header(file, path)
+    if dtype.hasobject:
+        raise ValueError(f'"{path}" holds Python objects (a pickle); load reads numbers only')
+    _check_numbers(dtype, shape, f'"{path}"')
+    count = math.prod(shape)
+    charge(8 * count)
+    if size - file.tell() < count * dtype.itemsize:
+        raise ValueError(f'"{path}" is cut short: its header promises {count} numbers of {dtype.itemsize} bytes, '
+                         f"but only {max(size - file.tell(), 0)} bytes follow")
+    array = _read_numbers(file, dtype, count)
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+def _header(file, path: str):
+    """(shape, Fortran order, dtype) of an .npy header; anything else is not an .npy file."""
+    from numpy.lib import format as npy
+
     try:
-        return np.load(file, allow_pickle=False)
-    except python.ValueError as error:
-        if "pickle" in str(error) or "Object arrays" in str(error):
-            raise ValueError(f'"{path}" holds Python objects (a pickle); load reads numbers only') from None
-        raise ValueError(f'cannot read "{path}" as .npy: {error}') from None
-    except (OSError, EOFError) as error:
-        raise ValueError(f'cannot read "{path}" as .npy: {error}') from None
+        version = npy.read_magic(file)
+    except (python.ValueError, OSError, EOFError):
+        raise ValueError(f'"{path}" is not a valid .npy file (it does not begin as one)') from None
+    read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    try:
+        return read(file)
+    except (python.ValueError, OSError, EOFError, SyntaxError, TypeError) as error:
+        raise ValueError(f'"{path}" is not a valid .npy file: its header is wrong ({bounded_text(str(error))})') from None
+
+
+def _check_numbers(dtype, shape: tuple, what: str) -> None:
+    """Real numbers, at most two axes, at most MAX_LOAD_ELEMENTS of them: known from a header alone."""
+    if dtype.kind not in "biuf":
+        raise ValueError(f"{what} holds {dtype} values; gradlang takes real numbers only")
+    if len(shape) > 2:
+        raise ShapeError(f"{what} holds an array of shape {shape}; values have at most two axes")
+    count = math.prod(shape)
+    if count > limits.MAX_LOAD_ELEMENTS:
+        raise LimitError(f"{what} holds {count} numbers, above the limit of {limits.MAX_LOAD_ELEMENTS} for load "
+                         f"(as floats, {count * 8} bytes)")
+
+
+def _read_numbers(file, dtype, count: int):
+    """`count` numbers of `dtype` from a file (straight into the array) or another stream."""
+    if isinstance(file, io.BufferedReader):
+        array = np.fromfile(file, dtype=dtype, count=count)
+    else:
+        array = np.frombuffer(file.read(count * dtype.itemsize), dtype=dtype, count=count).copy()
+    return array
+
+
+SHOWN_NAMES = 10  # names of an archive's arrays a message lists
+
+
+def listed(names: list) -> str:
+    """At most SHOWN_NAMES names, each cut short, and how many more: an archive may hold 20 000."""
+    shown = ", ".join(bounded_text(name, 40) for name in names[:SHOWN_NAMES]) or "none"
+    more = len(names) - SHOWN_NAMES
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def bounded_text(text: str, limit: int = 200) -> str:
+    """A library's message cut to `limit` characters (it may quote a whole header), naming no internal file."""
+    text = without_internal_paths(text)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _csv(data: bytes, path: str):
@@ -133,7 +207,7 @@ def _csv(data: bytes, path: str):
             warnings.simplefilter("ignore")  # "input contained no data": refused below as empty
             return np.loadtxt(io.StringIO(data.decode("utf-8")), delimiter=",", dtype=float)
     except (python.ValueError, UnicodeDecodeError) as error:
-        raise ValueError(f'"{path}" is not a table of numbers: {error}') from None
+        raise ValueError(f'"{path}" is not a table of numbers: {bounded_text(str(error))}') from None
 
 
 def _numbers(array, path: str):
@@ -166,7 +240,7 @@ def _text(call: Call, index: int) -> str:
 def _load(call: Call):
     path = placed(call, 0, _text, call, 0)
     member = placed(call, 1, _text, call, 1) if len(call.args) == 2 else None
-    return placed(call, 0, read_array, path, member)
+    return placed(call, 0, read_array, path, member, call.services.charge_load)
 
 
 def array_value(value, name: str):

@@ -11,10 +11,11 @@ state, and a new builtin shows by its use of `Services` what it depends on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gradlang import limits
 from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.errors import LimitError
 from gradlang.expr.bounded import tidy_each, too_large, why_too_large
 from gradlang.lazy import np
 
@@ -33,6 +34,15 @@ class Services:
     derivations: list | None = None  # explain's derivative requests; None when not recorded
     source: str = ""  # the statement's text, for the source of an argument
     differentiated: list | None = None  # what every derivative in the statement differentiated, for `at`'s notes
+    loaded: list = field(default_factory=lambda: [0])  # bytes of the arrays load() gave in the statement so far
+
+    def charge_load(self, size: int) -> None:
+        """Count a loaded array's float64 bytes, before it is read: a statement's loads share one bound."""
+        total = self.loaded[0] + size
+        if total > limits.MAX_LOADED_BYTES:
+            raise LimitError(f"the arrays loaded in this statement take {total} bytes as floats, above the limit "
+                             f"of {limits.MAX_LOADED_BYTES}")
+        self.loaded[0] = total
 
     def warn(self, note: str) -> None:
         """Add a warning once."""

@@ -23,7 +23,7 @@ from gradlang import limits
 
 from gradlang.core import builtins, explaining, tensor_explaining
 from gradlang.budget import OutOfTime, budget, is_mine
-from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span
+from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.derive.derivatives import DerivativeRequest, readable
 from gradlang.expr.tensor import is_tensor
@@ -200,7 +200,8 @@ class Session:
             self.env, self.twins = saved, saved_twins
             if isinstance(error, KeyboardInterrupt):
                 raise Interrupted(span, _first_line(source, statement)) from None
-            raise InternalError(f"gradlang failed on this statement ({type(error).__name__}: {error})", span) from error
+            text = without_internal_paths(f"{type(error).__name__}: {error}")
+            raise InternalError(f"gradlang failed on this statement ({text})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "", by_components: bool = False) -> Evaluator:
         return Evaluator(self.env, [], derivations, source, self.seen, by_components or self.components, self.twins)

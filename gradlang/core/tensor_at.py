@@ -23,6 +23,7 @@ from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import relation
 from gradlang.expr.functions import MaxShare
+from gradlang.expr.tensor import cost
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var
@@ -32,10 +33,14 @@ from gradlang.expr.values import is_condition, elements, elementwise, from_eleme
 
 
 def components(expr, sizes: dict):
-    """The value of a tensor formula at literal sizes, in the component engine's representation."""
+    """The value of a tensor formula at literal sizes, in the component engine's representation.
+
+    Each node's size is checked from its shape before its components are built
+    (eye(n) at n = 100000 would build 10^10 of them before any later check)."""
     dag = build_dag([expr])
     built: list = []
     for node, kids in zip(dag.nodes, dag.children):
+        _check_count(node, sizes)
         built.append(_component(node, [built[k] for k in kids], sizes))
     return built[dag.roots[0]]
 
@@ -54,6 +59,13 @@ def literal_shape(shape: tuple, sizes: dict) -> tuple:
     if count > limits.MAX_ELEMENTS:
         raise LimitError(f"{count} components is above the limit of {limits.MAX_ELEMENTS}")
     return tuple(result)
+
+
+def _check_count(node, sizes: dict) -> None:
+    shape = t.shape_of(node) if isinstance(node, (Var, t.TensorOp)) else ()
+    total = cost.count(shape, sizes) or 0
+    if total > limits.MAX_ELEMENTS:
+        raise LimitError(f"{cost.dimensions(shape, sizes)} is {total} components, above the limit of {limits.MAX_ELEMENTS}")
 
 
 def declared_components(var: Var, sizes: dict):

@@ -11,6 +11,7 @@ an error (or, with --strict, when a gradcheck disagrees), 2 for a usage error
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 
@@ -299,12 +300,28 @@ def _fail(args, message: str) -> int:
 
 
 def _safe_streams() -> None:
-    """Whatever the locale, every output is valid UTF-8 (JSON lines above all), never a raw undecodable byte."""
+    """Whatever the locale, every output is valid UTF-8 (JSON lines above all), never a raw undecodable byte;
+    and standard output is written whole or fails (_whole_writes)."""
+    sys.stdout = _whole_writes(sys.stdout)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.reconfigure(encoding="utf-8", errors="backslashreplace")
         except (AttributeError, ValueError):  # a replaced stream (tests, embedding) is the caller's
             pass
+
+
+def _whole_writes(stream):
+    """An unbuffered text stream (PYTHONUNBUFFERED, python -u) with a buffer between it and the file.
+
+    Unbuffered, Python's text stream drops the rest of a short write without a
+    word: under `ulimit -f` or on a full disk, `--export numpy > out.py` wrote
+    1024 bytes and exited 0. A BufferedWriter writes all or raises; flushed at
+    each line, output still comes as it is printed."""
+    buffer = getattr(stream, "buffer", None)
+    if not isinstance(buffer, io.RawIOBase):
+        return stream
+    return io.TextIOWrapper(io.BufferedWriter(buffer), encoding=stream.encoding, errors=stream.errors,
+                            line_buffering=True)
 
 
 def _has_matplotlib() -> bool:

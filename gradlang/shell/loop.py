@@ -14,7 +14,7 @@ import warnings
 from contextlib import contextmanager
 from typing import Callable, Iterator, Protocol
 
-from gradlang.errors import GradlangError, InternalError
+from gradlang.errors import GradlangError, InternalError, without_internal_paths
 from gradlang.shell.streams import OutputError
 
 EXIT_OK = 0
@@ -37,7 +37,12 @@ def run_and_report(session, source: str, filename: str, reporter: Reporter) -> i
 
     def run() -> None:
         for result in session.iter_run(source, filename):
-            reporter.result(result)
+            try:
+                reporter.result(result)
+            except GradlangError as error:  # met while printing (a value too large): placed as the session's are
+                if error.source_line is None:
+                    error.attach_source(source, filename)
+                raise
 
     return guarded(reporter, run)
 
@@ -96,6 +101,6 @@ def default_format(stream) -> str:
 
 def as_internal(exc: BaseException) -> InternalError:
     """An unexpected exception as the InternalError a user sees, keeping it as the cause."""
-    error = InternalError(f"{type(exc).__name__}: {exc}")
+    error = InternalError(without_internal_paths(f"{type(exc).__name__}: {exc}"))
     error.__cause__ = exc
     return error

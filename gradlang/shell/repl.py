@@ -20,11 +20,11 @@ from gradlang.render.messages import interrupted_text
 from gradlang.render.plain import to_plain
 from gradlang.shell.loop import EXIT_ERROR, EXIT_OK, default_format, guarded, run_and_report
 from gradlang.shell.history import file_history, history_path  # noqa: F401 - history_path is part of the REPL's API
-from gradlang.shell.sources import SourceError, decode, read_file, write_file
+from gradlang.shell.piped import is_complete, line_loop  # noqa: F401 - both are part of the REPL's API
+from gradlang.shell.sources import SourceError, read_file, write_file
 from gradlang.errors import LimitError
 from gradlang.expr.tensor.nodes import Var
 from gradlang.shell.typed import DROPPED, TypedLineGuard, dropped_message
-from gradlang.syntax.brackets import open_brackets
 
 PROMPT = "gradlang> "
 CONTINUATION = "........ "
@@ -43,11 +43,6 @@ def _version() -> str:
 
 def banner() -> str:
     return f"gradlang {_version()} — :help for help, :quit or Ctrl-D to leave"
-
-
-def is_complete(text: str) -> bool:
-    """A command, or statements whose brackets are all closed, can be run."""
-    return text.lstrip().startswith(":") or open_brackets(text) <= 0
 
 
 class Repl:
@@ -257,48 +252,6 @@ def _summary(text: str, shape=None) -> str:
 
 
 # --- front ends ---------------------------------------------------------------
-
-
-def line_loop(repl: Repl, stream) -> int:
-    """Read input line by line (not a terminal), continuing open brackets; 1 if any input failed.
-
-    A blank line, a :command or the end of input ends an unfinished statement,
-    so an unclosed bracket is reported where it was opened instead of
-    swallowing the lines after it.
-    """
-    buffer = ""
-    while repl.running:
-        try:
-            line = _text_line(repl, stream.readline())
-            if line is None:
-                break
-            if buffer and not is_complete(buffer) and (not line.strip() or line.lstrip().startswith(":")):
-                text, buffer = buffer, ""
-                repl.execute(text)
-            buffer += line
-            if is_complete(buffer):
-                text, buffer = buffer, ""
-                repl.execute(text)
-        except KeyboardInterrupt:
-            buffer = ""
-            repl.emitter.note("interrupted")
-    if buffer.strip() and repl.running:
-        repl.execute(buffer)
-    return EXIT_ERROR if repl.failures else EXIT_OK
-
-
-def _text_line(repl: Repl, line) -> str | None:
-    """A line of input as text; None at the end; bytes that are not UTF-8 are reported and skipped."""
-    if not line:
-        return None
-    if isinstance(line, str):
-        return line
-    try:
-        return decode(line, "standard input")
-    except SourceError as error:
-        repl.emitter.note(str(error))
-        repl.failures += 1
-        return ""
 
 
 def prompt_loop(repl: Repl, input=None, output=None, history=None, show_banner: bool = True) -> int:

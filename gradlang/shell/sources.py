@@ -6,10 +6,11 @@ must not read until memory runs out), a program over MAX_SOURCE_BYTES, and
 bytes that are not UTF-8. A UTF-8 byte-order mark, which some editors write,
 is accepted and dropped; line endings are read as Python reads text files.
 
-A file written at the user's word (`:export numpy out.py`) is a regular file
-or nothing: a symbolic link is refused, not followed (it could point at any
-file the user may write), and so are a named pipe (which would block until
-someone reads it) and a device.
+A file written at the user's word (`:export numpy out.py`) is a regular file,
+written whole, or nothing: a symbolic link is refused, not followed (it could
+point at any file the user may write), and so are a named pipe (which would
+block until someone reads it) and a device; a write that fails (a full disk,
+`ulimit -f`) leaves no truncated file behind.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 
 MAX_SOURCE_BYTES = 2 * 1024 * 1024  # 2 MiB: far beyond any teaching program, far below memory
 
@@ -48,21 +50,62 @@ def read_file(path: str) -> str:
 
 
 def write_file(path: str, text: str) -> None:
-    """`text` as UTF-8 in the regular file `path`, created if missing (see the module docstring)."""
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    """`text` as UTF-8 in the regular file `path`, whole or not at all (see the module docstring).
+
+    It is written to a new file beside `path` (mkstemp: a random name, O_EXCL)
+    and renamed over it, so a full disk or `ulimit -f` leaves the old file, or
+    none, never a truncated module; the new file is removed on any failure.
+    A link at `path` is refused (the rename would replace it, not follow it,
+    but the user named a link), and so is anything but a regular file."""
+    target = os.path.expanduser(path)
+    _check_target(path, target)
+    directory = os.path.dirname(target) or "."
     try:
-        fd = os.open(os.path.expanduser(path), flags, 0o666)
+        fd, temporary = tempfile.mkstemp(prefix=".gradlang-", suffix=".tmp", dir=directory)
     except OSError as error:
         raise SourceError(f"cannot write '{path}': {_refused(error)}") from None
-    with os.fdopen(fd, "wb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SourceError(f"cannot write '{path}': not a regular file (a device, a pipe or a socket)")
-        try:
-            handle.truncate(0)
+    try:
+        with os.fdopen(fd, "wb") as handle:
             handle.write(text.encode("utf-8"))
             handle.flush()
-        except OSError as error:
-            raise SourceError(f"cannot write '{path}': {error.strerror or error}") from None
+            os.fsync(handle.fileno())
+        os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, target)
+    except OSError as error:
+        _remove(temporary)
+        raise SourceError(f"cannot write '{path}': {error.strerror or error}") from None
+    except BaseException:
+        _remove(temporary)
+        raise
+
+
+def _check_target(path: str, target: str) -> None:
+    """Refuse a link, a directory, a pipe or a device where the file would go (a missing one is fine)."""
+    try:
+        mode = os.lstat(target).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        raise SourceError(f"cannot write '{path}': {_refused(error)}") from None
+    if stat.S_ISLNK(mode):
+        raise SourceError(f"cannot write '{path}': {_refused(OSError(errno.ELOOP, 'a link'))}")
+    if stat.S_ISDIR(mode):
+        raise SourceError(f"cannot write '{path}': it is a directory")
+    if not stat.S_ISREG(mode):
+        raise SourceError(f"cannot write '{path}': not a regular file (a device, a pipe or a socket)")
+
+
+def _remove(temporary: str) -> None:
+    try:
+        os.unlink(temporary)
+    except OSError:
+        pass  # gone already, or its folder is: nothing is left to clean
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _refused(error: OSError) -> str:

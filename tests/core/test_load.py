@@ -78,7 +78,7 @@ def _write_bad_files(folder):
     "source, kind, message",
     [
         ('load("objects.npy")', "ValueError", "Python objects (a pickle)"),
-        ('load("pickled.npy")', "ValueError", "Python objects (a pickle)"),
+        ('load("pickled.npy")', "ValueError", '"pickled.npy" is not a valid .npy file (it does not begin as one)'),
         ('load("words.csv")', "ValueError", "not a table of numbers"),
         ('load("ragged.csv")', "ValueError", "not a table of numbers"),
         ('load("empty.csv")', "ValueError", "no numbers"),
@@ -129,3 +129,72 @@ def test_size_is_bounded_before_reading(folder, monkeypatch):
 def test_a_user_function_named_load_is_called_as_written(folder):
     error = _error('load(x) = x\nload("w.npy")')
     assert error.kind == "ValueError" and "only an argument of load" in error.message
+
+
+def _claiming(name: str, shape: tuple, descr: str = "<f8", data: bytes = b"\0" * 8) -> None:
+    """An .npy file whose header claims `shape`, followed by `data` only."""
+    header = repr({"descr": descr, "fortran_order": False, "shape": shape}).encode("latin1")
+    header += b" " * (118 - len(header)) + b"\n"
+    with open(name, "wb") as file:
+        file.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + data)
+
+
+def test_the_header_is_checked_before_any_number_is_read(folder):
+    """np.load trusted the header: 80 bytes claiming 10^12 numbers asked for 7.28 TiB."""
+    _claiming("huge.npy", (10 ** 12,))
+    error = _error('load("huge.npy")')
+    assert error.kind == "LimitError" and (error.line, error.column) == (1, 6)
+    assert error.message == ('"huge.npy" holds 1000000000000 numbers, above the limit of 16777216 for load '
+                             "(as floats, 8000000000000 bytes)")
+    _claiming("short.npy", (100,))
+    assert _error('load("short.npy")').message == (
+        '"short.npy" is cut short: its header promises 100 numbers of 8 bytes, but only 8 bytes follow')
+    _claiming("objects2.npy", (1,), descr="|O")
+    assert "Python objects (a pickle)" in _error('load("objects2.npy")').message
+
+
+def test_bytes_that_are_no_npy_file_are_not_called_a_pickle(folder):
+    (folder / "noise.npy").write_bytes(bytes(range(256)) * 4)
+    assert _error('load("noise.npy")').message == '"noise.npy" is not a valid .npy file (it does not begin as one)'
+
+
+def test_fortran_order_and_small_integers_read_as_numpy_reads_them(folder):
+    matrix = np.asfortranarray(np.arange(6.0).reshape(2, 3) / 7)
+    np.save("fortran.npy", matrix)
+    np.save("bytes.npy", np.arange(-3, 3, dtype=np.int8).reshape(3, 2))
+    np.testing.assert_array_equal(_value('load("fortran.npy")'), matrix)
+    np.testing.assert_array_equal(_value('load("bytes.npy")'), np.arange(-3.0, 3.0).reshape(3, 2))
+
+
+def test_a_nul_in_the_name_is_a_placed_error(folder):
+    error = _error('load("a\0.npy")')
+    assert error.kind == "ValueError" and error.message == '"a<NUL>.npy" is not a file name: it holds a NUL character'
+
+
+def test_an_archive_of_many_arrays_lists_ten_names(folder):
+    np.savez("many.npz", **{f"a{i:05d}": np.zeros(1) for i in range(20_000)})
+    error = _error('load("many.npz", "zz")')
+    assert error.message == ('"many.npz" has no array named "zz"; it has a00000, a00001, a00002, a00003, a00004, '
+                             "a00005, a00006, a00007, a00008, a00009 and 19990 more")
+
+
+def test_the_limit_of_a_declared_tensor_holds_for_a_loaded_array(folder, monkeypatch):
+    """A 121 MB int8 file became a 968 MB float64 copy: the count is bounded as a declaration's is."""
+    np.save("bytes.npy", np.zeros((30, 40), dtype=np.int8))
+    np.savetxt("table.csv", np.zeros((30, 40)), delimiter=",")
+    monkeypatch.setattr(limits, "MAX_LOAD_ELEMENTS", 1199)
+    for name in ("bytes.npy", "table.csv"):
+        error = _error(f'load("{name}")')
+        assert error.kind == "LimitError" and "holds 1200 numbers, above the limit of 1199" in error.message
+
+
+def test_the_loads_of_one_statement_share_one_bound(folder, monkeypatch):
+    np.save("v.npy", np.arange(100.0))
+    monkeypatch.setattr(limits, "MAX_LOADED_BYTES", 8 * 250)
+    x = np.arange(100.0)
+    np.testing.assert_allclose(_value('x: R^n; y: R^n\nsum(x*y) at x = load("v.npy"), y = load("v.npy")'), x @ x)
+    error = _error('x: R^n; y: R^n; z: R^n\nsum(x*y*z) at x = load("v.npy"), y = load("v.npy"), z = load("v.npy")')
+    assert error.kind == "LimitError" and (error.line, error.column) == (2, 62)
+    assert "take 2400 bytes as floats, above the limit of 2000" in error.message
+    error = _error('f(a) = load("v.npy")\nsum(f(1) + f(2) + f(3))')  # inside a user function too
+    assert error.kind == "LimitError"

@@ -6,9 +6,15 @@ a pipe's reader gets nothing), the REPL goes on, and a piped REPL exits 1.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import resource
+import signal
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +22,7 @@ from gradlang.shell.repl import Repl, line_loop
 from tests.safety import SAFETY_NET
 
 PROGRAM = "f(x) = x^2\n"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def export_to(path, before: str = PROGRAM) -> tuple[int, str]:
@@ -87,3 +94,57 @@ def test_a_directory_and_a_device_are_refused(tmp_path):
     assert export_to(tmp_path)[1].count("it is a directory") == 1
     status, out = export_to("/dev/null")
     assert status == 1 and "cannot write '/dev/null': not a regular file" in out
+
+
+class _FullDisk:
+    """A file whose write stores half of what it is given, then fails as a full disk does."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def write(self, data: bytes) -> int:
+        self._handle.write(data[: len(data) // 2])
+        self._handle.flush()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._handle.close()
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_partial_one(tmp_path, monkeypatch):
+    from gradlang.shell import sources
+
+    path = tmp_path / "out.py"
+    path.write_text("old\n", encoding="utf-8")
+    real = os.fdopen
+    monkeypatch.setattr(sources.os, "fdopen", lambda *a, **k: _FullDisk(real(*a, **k)))
+    status, out = export_to(path)
+    assert status == 1
+    assert f"cannot write '{path}': No space left on device\n" in out
+    assert path.read_text(encoding="utf-8") == "old\n" and sorted(os.listdir(tmp_path)) == ["out.py"]
+    assert out.endswith("2\n")  # the REPL went on
+
+
+def _limited():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so the write fails with EFBIG instead of killing
+
+
+def test_a_file_size_limit_is_one_line_and_leaves_nothing(tmp_path):
+    """Under `ulimit -f` the module (longer than 4096 bytes) is refused whole: no truncated out.py."""
+    program = "x: R^3\nf(x) = sum(x^2)" + " + sum(x^3)" * 400 + "\n"
+    environment = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    environment.pop("GRADLANG_DEBUG", None)
+    run = subprocess.run([sys.executable, "-m", "gradlang"], input=program + ":export numpy out.py\n1 + 1\n",
+                         capture_output=True, text=True, cwd=tmp_path, env=environment, timeout=SAFETY_NET,
+                         preexec_fn=_limited)
+    assert run.returncode == 1, run.stderr
+    assert "cannot write 'out.py': File too large" in run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert os.listdir(tmp_path) == []

@@ -93,7 +93,11 @@ class MatMul(TensorOp):
 
     @property
     def shape(self):
-        return shapes.matmul(shape_of(self.args[0]), shape_of(self.args[1]))
+        """Computed once per node: a chain W @ W @ … @ x asks each link's shape of the one inside it."""
+        known = self.__dict__.get("_known_shape")
+        if known is None:
+            known = self.__dict__["_known_shape"] = shapes.matmul(shape_of(self.args[0]), shape_of(self.args[1]))
+        return known
 
 
 class Dot(ScalarOp):

@@ -18,6 +18,7 @@ from gradlang.errors import ShapeError, ValueError
 from gradlang.expr import numeric
 from gradlang.expr.component_linalg import log_det
 from gradlang.expr.graph import build_dag
+from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
 from gradlang.expr.tensor.nodes import Det, shape_of
 from gradlang.expr.walk import dag_has
@@ -95,7 +96,11 @@ numeric.HELPERS.update(HELPERS)
 
 
 def evaluate(expr, values: dict, sizes: dict):
-    """The formula at float arrays: `values` maps each Var and scalar symbol to a number or an array."""
+    """The formula at float arrays: `values` maps each Var and scalar symbol to a number or an array.
+
+    Its memory and multiply-adds are checked from the shapes first (cost.py):
+    a formula too large is a LimitError before NumPy allocates anything."""
+    cost.check(build_dag([expr]).nodes, sizes)
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
     function = numeric.compile_function((_stable_logdet(expr),), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]

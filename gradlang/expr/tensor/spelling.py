@@ -19,6 +19,7 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
+_HOLE = "\x00"  # where the next link of a chain goes, in the text of the link around it (no name holds one)
 _FIELD = re.compile(r"\{(\d+|rest|rest_int|all)\}")
 _SUBSCRIPTS = str.maketrans("0123456789aeijklmnorstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₗₘₙₒᵣₛₜᵤᵥₓ")
 
@@ -38,17 +39,17 @@ class Spelling:
     def plain(self, node, printer) -> str:
         if not self.plain_template.startswith("{0}"):  # a call: its parentheses are the brackets
             return _fill(self.plain_template, node, lambda i, a: printer._print(a), printer)
-        return _fill(self.plain_template, node, lambda i, a: self._wrapped(printer, i, a, "plain"), printer)
+        return self._chained(self.plain_template, node, printer, "plain")
 
     def latex(self, node, printer) -> str:
-        return _fill(self.latex_template, node, lambda i, a: self._wrapped(printer, i, a, "latex"), printer)
+        return self._chained(self.latex_template, node, printer, "latex")
 
     def line(self, node, printer) -> str:
         """The pretty notation on one line of text (W x, s sᵀ, e₁), for printers of lines such as explain's."""
         special = _pretty_special(self, node, printer)
         if special is not None:
             return special.picture[0]
-        return _fill(self.pretty_template, node, lambda i, a: self._wrapped(printer, i, a, "line"), printer)
+        return self._chained(self.pretty_template, node, printer, "line")
 
     def numpy(self, node, printer) -> str:
         return _fill(self.numpy_template, node, lambda i, a: printer._print(a), printer)
@@ -57,16 +58,63 @@ class Spelling:
         special = _pretty_special(self, node, printer)
         if special is not None:
             return special
+        links = self._links(node, self.pretty_template)
+        pieces = self._pretty_pieces(self.pretty_template, links[-1], printer)
+        for link in reversed(links[:-1]):
+            pieces += self._pretty_pieces(self.pretty_template[len("{0}"):], link, printer)
+        return prettyForm(*stringPict.next(*pieces)) if pieces else prettyForm("")
+
+    def _pretty_pieces(self, template: str, node, printer) -> list:
         pieces = []
-        for literal, field in _split(self.pretty_template):
+        for literal, field in _split(template):
             if literal:
                 pieces.append(prettyForm(literal))
             if field is not None:
                 pieces.extend(_pretty_field(self, field, node, printer))
-        return prettyForm(*stringPict.next(*pieces)) if pieces else prettyForm("")
+        return pieces
+
+    def _links(self, node, template: str) -> list:
+        """The nodes of a left-nested chain of this operation written without brackets, outermost first.
+
+        `W @ W @ … @ x` is MatMul(MatMul(…), x), nested as deep as the chain is
+        long; printing it link by link keeps the printer's recursion as deep as
+        one link, not one per operand (1000 operands passed Python's limit)."""
+        links = [node]
+        if not (self.infix and template.startswith("{0}")):
+            return links
+        while type(links[-1].args[0]) is type(node) and not self._needs_parens(0, links[-1].args[0]):
+            links.append(links[-1].args[0])
+        return links
+
+    def _chained(self, template: str, node, printer, form: str) -> str:
+        """The template filled link by link down a chain of this operation, left (W @ W @ x) or right
+        (W @ (W @ x), as a gradient nests): each link's text around the next, with no recursion."""
+        before, after = [], []
+        side = self._descent(node, template)
+        while side is not None:
+            hole = lambda i, a, side=side: (self._wrap(_HOLE, i, a, form) if i == side  # noqa: E731
+                                            else self._wrapped(printer, i, a, form))
+            head, tail = _fill(template, node, hole, printer).split(_HOLE)
+            before.append(head)
+            after.append(tail)
+            node = node.args[side]
+            side = self._descent(node, template)
+        inner = _fill(template, node, lambda i, a: self._wrapped(printer, i, a, form), printer)
+        return "".join(before) + inner + "".join(reversed(after))
+
+    def _descent(self, node, template: str) -> int | None:
+        """The argument a chain goes on into: one of this node's own operation, else None."""
+        if not self.infix:
+            return None
+        for index in (0, 1):
+            if type(node.args[index]) is type(node) and f"{{{index}}}" in template:
+                return index
+        return None
 
     def _wrapped(self, printer, index: int, arg, form: str) -> str:
-        text = printer._print(arg)
+        return self._wrap(printer._print(arg), index, arg, form)
+
+    def _wrap(self, text: str, index: int, arg, form: str) -> str:
         if self._needs_parens(index, arg):
             return rf"\left({text}\right)" if form == "latex" else f"({text})"
         return text

@@ -1,0 +1,93 @@
+"""What a tensor formula costs at given sizes, known from its shapes before any number is computed.
+
+Whole-array NumPy (numbers.py) assigns every distinct node of the formula's
+DAG to a variable of the generated function (numeric.dag_cse), so the arrays
+it holds at once are the formula's nodes, each as large as its shape says,
+plus the temporaries of a helper (softmax's exponentials) while it runs. A
+matrix product, inverse or determinant costs multiply-adds beyond its size.
+Both are estimated here from the shapes and the sizes the point gives, and a
+formula above limits.MAX_EVALUATION_BYTES or limits.MAX_NUMERIC_PRODUCTS is
+refused with a LimitError before NumPy allocates anything: `hessian(
+logsumexp(x), x) at x = linspace(0, 1, 100000)` would ask for 74.5 GiB.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang import limits
+from gradlang.errors import GradlangError, LimitError
+from gradlang.expr.tensor import nodes as t
+
+# Operations whose NumPy helper makes arrays as large as its argument while it runs (numbers.py).
+_TRANSIENT = (t.SoftmaxOf, t.LogSumExpOf, t.MaxShares, t.SoftmaxAxis, t.LogSumExpAxis, t.MaxSharesAxis,
+              t.NormOf, t.Inv, t.Det, t.LogDet)
+TRANSIENT_COPIES = 2
+
+
+def count(shape: tuple, sizes: dict) -> int | None:
+    """Components of a shape once its sizes are known; None while a size has no value."""
+    total = 1
+    for size in shape:
+        value = sizes.get(size, size)
+        if not isinstance(value, (int, sp.Integer)):
+            return None
+        total *= int(value)
+    return total
+
+
+def _shape(node) -> tuple | None:
+    try:
+        return t.shape_of(node)
+    except GradlangError:  # a node no shape is asked of (a comparison's parts): none of its own
+        return None
+
+
+def _products(node, sizes: dict) -> int:
+    """Multiply-adds of a matrix product, a dot product, an inverse or a determinant (0 for other nodes)."""
+    if isinstance(node, (t.MatMul, t.Dot)):
+        left, right = (t.shape_of(a) for a in node.args[:2])
+        inner = count(left, sizes) or 0
+        return inner * (count(right[1:], sizes) or 0) if len(right) == 2 else inner
+    if isinstance(node, (t.Inv, t.Det, t.LogDet)):
+        n = count(t.shape_of(node.args[0])[:1], sizes) or 0
+        return n ** 3
+    return 0
+
+
+def gib(size: int) -> str:
+    """A number of bytes as people read it: 74.5 GiB, 128.0 MiB."""
+    if size >= 1024 ** 3 // 10:
+        return f"{size / 1024 ** 3:.1f} GiB"
+    return f"{size / 1024 ** 2:.1f} MiB"
+
+
+def dimensions(shape: tuple, sizes: dict) -> str:
+    return "×".join(str(sizes.get(s, s)) for s in shape)
+
+
+def check(nodes: list, sizes: dict) -> None:
+    """Refuse, by a LimitError naming the bound, a formula (its DAG's nodes) too large to evaluate whole."""
+    held, transient, products, largest = 0, 0, 0, (0, ())
+    for node in nodes:
+        shape = _shape(node)
+        if shape is None or not isinstance(node, sp.Basic):  # a constant (Eye(3)) is held too
+            continue
+        size = 8 * (count(shape, sizes) or 0)
+        held += size
+        largest = max(largest, (size, shape), key=lambda pair: pair[0])
+        if isinstance(node, _TRANSIENT):
+            argument = _shape(node.args[0]) or ()
+            transient = max(transient, TRANSIENT_COPIES * 8 * (count(argument, sizes) or 0))
+        products += _products(node, sizes)
+    if held + transient > limits.MAX_EVALUATION_BYTES:
+        raise LimitError(
+            f"evaluating this at the point needs about {gib(held + transient)} of memory (its largest array, "
+            f"{dimensions(largest[1], sizes)}, is {gib(largest[0])}), above the limit of "
+            f"{gib(limits.MAX_EVALUATION_BYTES)}"
+        )
+    if products > limits.MAX_NUMERIC_PRODUCTS:
+        raise LimitError(
+            f"evaluating this at the point takes about {products:.2g} multiply-adds in @, inv and det, "
+            f"above the limit of {limits.MAX_NUMERIC_PRODUCTS:.2g}"
+        )
