@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import sympy as sp
+
 from gradlang.core import builtins
 from gradlang.core.builtins import TABLE, Call
 from gradlang.core.builtins_vectors import placed
@@ -36,13 +38,26 @@ AXIS_FORMS = {
             "ties share the gradient", "min([[1, 5], [3, 4]], axis=1)"),
 }
 ELEMENTWISE_TOO = frozenset({"max", "min"})  # a second place is an argument (reduce_max(M, 1) is TF's axis)
+TF_EXTREMA = frozenset({"reduce_max", "reduce_min"})
 
 
 def is_axis_call(name: str, values: list, nodes: list) -> bool:
-    """max/min(M, axis=k); every other name: any second argument, in the second place or as axis=."""
+    """max/min(M, axis=k); reduce_max/reduce_min(M, k) of a tensor M, TensorFlow's positional axis (of a
+    scalar, reduce_max(a, b) is the maximum of both, as before version 3); every other name: any second
+    argument, in the second place or as axis=."""
     if len(values) != 2:
         return False
-    return name not in ELEMENTWISE_TOO or keyword_axis(nodes[1])
+    if keyword_axis(nodes[1]):
+        return True
+    if name in ELEMENTWISE_TOO:
+        return False
+    return name not in TF_EXTREMA or _not_scalar(values[0])
+
+
+def _not_scalar(value) -> bool:
+    """A value with a shape of some length, or a syntax node (export's shape guesser reads it as written)."""
+    shape = getattr(value, "shape", None)
+    return bool(shape) if shape is not None or isinstance(value, (sp.Basic, int, float)) else True
 
 
 def keyword_axis(node) -> bool:
