@@ -34,6 +34,7 @@ BLOCKED_SIMPLIFY_WORK = 4_500   # nodes times generators of a component blocked(
 BLOCKED_SIMPLIFY_SYMBOLS = 6    # symbols of a component blocked() simplifies (expr/bounded.py)
 MAX_SYMBOLIC_MATRIX_ORDER = 5   # n of an n×n matrix of symbols under det, logdet, inv (the formula has n! terms)
 MAX_EXACT_MATRIX_ORDER = 100   # n of an n×n matrix of integers or rationals under det, logdet, inv
+MAX_TRANSLATED_STATEMENTS = 200  # bindings of a --from-jax/--from-torch program (frameworks/program.py)
 MAX_LOAD_BYTES = 8 * MAX_TENSOR_ELEMENTS + 4096  # bytes of a file load() reads (an .npz member too, uncompressed)
 MAX_LOAD_ELEMENTS = MAX_TENSOR_ELEMENTS  # numbers of one loaded array (its float64 copy: 128 MiB), as a declared tensor
 MAX_EVALUATION_BYTES = 2 * 1024 ** 3  # bytes of the arrays one whole-array evaluation holds at once (given, made, result)

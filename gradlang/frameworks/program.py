@@ -16,7 +16,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from gradlang.errors import GradlangError, Span, source_lines
+from gradlang import limits
+from gradlang.errors import GradlangError, LimitError, Span, source_lines
 
 # Precedence of the text a Value holds: a sum, a product, a unary minus, a power, an atom.
 SUM, PRODUCT, UNARY, POWER, ATOM = range(5)
@@ -50,11 +51,13 @@ def inert(text: str) -> str:
 HIDDEN = ("Cc", "Cf", "Zl", "Zp", "Cs")  # control, format, line and paragraph separators, lone surrogates
 
 
-def placed(message: str, where: "Where | None") -> TranslateError:
-    """The error, with the user's file, line and the source line for the caret when they are known."""
+def placed(message: str, where: "Where | None", kind: type = TranslateError) -> GradlangError:
+    """The error (a TranslateError unless `kind` says), with the user's file, line and the source line for the
+    caret when they are known."""
+    message = inert(message)
     if where is None or where.line is None:
-        return TranslateError(message + ("" if where is None else f" ({where.note})"))
-    error = TranslateError(message, Span(where.line, where.column or 1, where.line, where.end_column or 2))
+        return kind(message + ("" if where is None else f" ({where.note})"))
+    error = kind(message, Span(where.line, where.column or 1, where.line, where.end_column or 2))
     try:
         with open(where.file, encoding="utf-8") as handle:
             error.attach_source(handle.read(), where.file)
@@ -158,6 +161,7 @@ class Writer:
     taken: set = field(default_factory=set)
     count: int = 0
     stops: int = 0
+    bindings: int = 0  # statements bound so far (bounded by MAX_TRANSLATED_STATEMENTS)
     lines: list = field(default_factory=list)  # the last program written, line by line
     point: str = ""  # the traced point as `at` bindings (x = x_at, W = W_at), once the tail is written
     suspects: list = field(default_factory=list)  # (operation, Where): values fixed at the point, custom rules
@@ -198,9 +202,23 @@ class Writer:
             return value
         if not (force or uses > 1 or len(value.text) > LONG):
             return value
+        self.bound(origin.where if origin is not None else None)
         name = self.fresh()
         self.body.append(Line(f"{name} = {value.text}", comment, "assignment", name, origin))
         return Value(name, value.shape, ATOM, condition=value.condition)
+
+    def bound(self, where: Where | None = None) -> None:
+        """Count one more binding; past MAX_TRANSLATED_STATEMENTS, refuse before the program is written.
+
+        gradlang inlines every binding into the next, and SymPy flattens sums, so a chain of n bindings (a
+        loop of stops: y = y + stop(y) * x) holds n sums of up to n terms; checking the program and running
+        it costs far more than linear in n (100 stops: 20 s; 300 stops: 7 minutes). A count of statements,
+        not seconds: the same model is refused on every machine, at the operation that crosses the bound."""
+        self.bindings += 1
+        if self.bindings > limits.MAX_TRANSLATED_STATEMENTS:
+            raise placed(f"the translation needs more than {limits.MAX_TRANSLATED_STATEMENTS} statements (the "
+                         "limit of bound intermediates and stops of a translated program; docs/limits.md): "
+                         f"{self.stops} stop(s) so far", where, LimitError)
 
     def stop(self, value: Value, where: Where, what: str) -> Value:
         """stop_gradient(value) on a line of its own, with the user's source line in its comment."""

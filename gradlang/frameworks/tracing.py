@@ -78,15 +78,21 @@ class Traced:
 
 
 def translate(kind: str, spec: str, shapes: str | None = None, example_args: str | None = None,
-              explain_wrt: tuple = ()) -> str:
-    """The gradlang program of the JAX function or PyTorch module `spec` (MODULE:NAME) at the example point."""
+              explain_wrt: tuple = (), progress=None) -> str:
+    """The gradlang program of the JAX function or PyTorch module `spec` (MODULE:NAME) at the example point.
+
+    `progress(text)`, when given, is told each step as it starts (the CLI shows it on a terminal's stderr:
+    tracing a large model and checking its program can take a while)."""
+    progress = progress or (lambda text: None)
     module = framework(kind)
+    progress(f"tracing {spec} with {'jax.make_jaxpr' if kind == 'jax' else 'torch.export.export'}")
     with fenced(module if kind == "torch" else None, shapes_arg.SEED):
         writer, loss, traced = _traced(kind, spec, shapes, example_args)
     tail = _tail(loss, traced.leaves, writer)
     program = writer.text(tail)
-    verify(program, writer, [traced.value, *traced.gradients], spec,
-           "JAX" if kind == "jax" else "PyTorch")
+    name = "JAX" if kind == "jax" else "PyTorch"
+    progress(f"checking the translation ({writer.bindings + 1} bound statements) against {name} at the traced point")
+    verify(program, writer, [traced.value, *traced.gradients], spec, name)
     return writer.text(_explained(loss, traced.leaves, explain_wrt)) if explain_wrt else program
 
 

@@ -380,8 +380,10 @@ def _from_framework(args, fmt: str, session) -> int:
     kind, spec = ("jax", args.from_jax) if args.from_jax else ("torch", args.from_torch)
     emitter = _emitter(args, fmt, transcript=True)
     programs: list[str] = []
+    progress = _progress()
     status = guarded(ScriptReporter(emitter), lambda: programs.append(
-        translate(kind, spec, args.shapes, args.example_args, tuple(args.explain_wrt or ()))))
+        translate(kind, spec, args.shapes, args.example_args, tuple(args.explain_wrt or ()), progress)))
+    progress("")
     if status != EXIT_OK:
         return status
     source, filename = programs[0], f"<from-{kind} {spec}>"
@@ -396,6 +398,26 @@ def _from_framework(args, fmt: str, session) -> int:
     from gradlang.shell.repl import start
 
     return start(session, fmt=args.fmt, streams=guarded_streams())
+
+
+def _progress():
+    """A line of progress on standard error, rewritten in place, when it is a terminal; else nothing.
+
+    stdout never sees it, and a pipe or file never does either: the same program gives the same bytes."""
+    try:
+        terminal = sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, OSError, ValueError):
+        terminal = False
+
+    def show(text: str) -> None:
+        if not terminal:
+            return
+        try:
+            sys.stderr.write(f"\r\x1b[K{'gradlang: ' + text + ' ...' if text else ''}")
+            sys.stderr.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover
