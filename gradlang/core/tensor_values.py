@@ -23,7 +23,7 @@ from gradlang.errors import (
     DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )
 from gradlang.expr import component_vectors as vectors, primitives
-from gradlang.expr.functions import Maximum, Minimum, Where
+from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
@@ -73,8 +73,7 @@ def fit(result, operands: list):
 
 
 def matmul(a, b):
-    sa, sb = _tensor_shape(a), _tensor_shape(b)
-    result = shapes.matmul(sa, sb)
+    result = shapes.matmul(_tensor_shape(a), _tensor_shape(b))
     return t.Dot(a, b) if result == () else t.MatMul(a, b)
 
 
@@ -169,17 +168,12 @@ def _square(name: str):
     return apply
 
 
-def _count_along(value, axis):
-    m, n = shape_of(value)
-    return n if axis == 1 else m
-
-
 AXIS = {
     "max": lambda M, a: t.MaxAxis(M, a),
     "min": lambda M, a: -t.MaxAxis(-M, a),
     "max_shares": lambda M, a: t.MaxSharesAxis(M, a),  # how grad(sum(max(M, 1)), M) prints: it must read back
     "sum": lambda M, a: t.SumAxis(M, a),
-    "mean": lambda M, a: t.SumAxis(M, a) / _count_along(M, a),
+    "mean": lambda M, a: t.SumAxis(M, a) / shape_of(M)[a],  # the count along the axis
     "logsumexp": lambda M, a: t.LogSumExpAxis(M, a),
     "softmax": lambda M, a: t.SoftmaxAxis(M, a),
     "log_softmax": lambda M, a: M - (t.Outer(t.Ones(shape_of(M)[0]), t.LogSumExpAxis(M, a)) if a == 0
@@ -199,8 +193,11 @@ def _pair(build, name: str):
     return apply
 
 
-def _extremum(name: str):
+def _extremum(name: str, share=None):
     def apply(args):
+        if share is not None:  # max_share(k, a, b, …): how a derivative of max(a, b, …) prints; it reads back
+            shapes.broadcast([shape_of(a) for a in args[1:]], name)
+            return share(*args)
         if len(args) == 1 and rank(args[0]) > 0:
             v = args[0]
             return t.MaxOf(v) if name == "max" else -t.MaxOf(-v)
@@ -358,6 +355,8 @@ TABLE = {
     "min": _extremum("min"),
     "reduce_max": _extremum("max"),
     "reduce_min": _extremum("min"),
+    "max_share": _extremum("max_share", MaxShare),
+    "min_share": _extremum("min_share", MinShare),
     "onehot": _sized(t.OneHot, 2),
     "eye": _sized(t.Eye, 1),
     "ones": _sized(t.Ones, 1),

@@ -1,0 +1,94 @@
+"""Findings of the outside differential fuzzer (benchmarks/outside_fuzz.py, tests/fuzz/outside_*.py), issue #37.
+
+Each test states the program the fuzzer drew (minimised) and checks the real numbers against JAX
+float64, and against the same statement at literal sizes where that is the finding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+from gradlang import Session  # noqa: E402
+
+jax.config.update("jax_enable_x64", True)
+
+W_POINT = [[0.5, -1.0, 0.25], [2.0, 0.5, -0.75]]
+X_POINT = [-1.25, 0.5, 2.0]
+
+
+def _session(source: str = "q, p: size\nW: R^(q,p)\nx, y: R^p") -> Session:
+    session = Session()
+    session.run(source)
+    return session
+
+
+def _read_back(statement: str, at: str):
+    """The statement's plain text read back in a fresh session, at the point; and the statement's own value."""
+    (result,) = _session().run(statement)
+    fresh = _session()
+    *names, last = result.text.splitlines()
+    fresh.run("\n".join(names))
+    return np.asarray(fresh.eval(f"({last}) at {at}"), float), np.asarray(_session().eval(f"{statement} at {at}"), float)
+
+
+def test_the_plain_gradient_of_an_elementwise_max_of_matrices_reads_back():
+    """grad(sum(max(W + W, W) * W), W) printed max_share(0, 2*W, W), which read back as 'max_share does not take
+    a vector or matrix of symbolic size yet': the plain text of a derivative did not read back."""
+    back, value = _read_back("grad(sum(max(W + W, W) * W), W)", f"W = {W_POINT}")
+    expected = jax.grad(lambda w: jnp.sum(jnp.maximum(w + w, w) * w))(jnp.array(W_POINT))
+    np.testing.assert_allclose(value, expected, rtol=1e-12)
+    np.testing.assert_allclose(back, expected, rtol=1e-12)
+
+
+def test_the_plain_gradient_of_a_min_of_a_max_reads_back():
+    """grad(min(max(max(x, 0)), 0.0), x): min_share and max_share of a vector of symbolic size in the plain text."""
+    back, value = _read_back("grad(max(max(x, 0)) * min(x, y)[0], x)", f"x = {X_POINT}, y = [0.0, 1.0, 3.0]")
+    expected = jax.grad(lambda v: jnp.max(jnp.maximum(v, 0)) * jnp.minimum(v, jnp.array([0.0, 1.0, 3.0]))[0])(
+        jnp.array(X_POINT))
+    np.testing.assert_allclose(value, expected, rtol=1e-12)
+    np.testing.assert_allclose(back, expected, rtol=1e-12)
+
+
+def test_max_share_of_a_symbolic_size_is_the_tie_aware_share():
+    """max_share(k, a, b) at a symbolic size: 1/t where argument k attains the maximum with t ties, else 0."""
+    value = _session().eval("max_share(0, x, 0) at x = [-1.0, 0.0, 2.0]")
+    np.testing.assert_allclose(np.asarray(value, float), [0.0, 0.5, 1.0])
+    value = _session().eval("min_share(1, x, y) at x = [-1.0, 0.0, 2.0], y = [1.0, 0.0, -2.0]")
+    np.testing.assert_allclose(np.asarray(value, float), [0.0, 0.5, 1.0])
+
+
+def test_a_negative_index_beside_a_float_prints_an_integer_index_that_reads_back():
+    """grad(max(min(sum(W, axis=0)[-1], 0.0), 0.5*a), W) printed sum(W, 0)[p - 1.0] and onehot(p - 1.0, p): the
+    float 0.0 made every constant a float, the index's -1 too, and the plain text did not read back."""
+    statement = "grad(max(min(sum(W, axis=0)[-1], 0.0), 0.5*a), W)"
+    (result,) = _session().run(statement)
+    assert "1.0" not in result.text
+    at = f"W = {W_POINT}, a = 0.25"
+    back, value = _read_back(statement, at)
+    expected = jax.grad(lambda w: jnp.maximum(jnp.minimum(jnp.sum(w, 0)[-1], 0.0), 0.125))(jnp.array(W_POINT))
+    np.testing.assert_allclose(value, expected, rtol=1e-12)
+    np.testing.assert_allclose(back, expected, rtol=1e-12)
+    back, value = _read_back("grad(min(x[-1], 0.0), x)", f"x = {X_POINT}")
+    np.testing.assert_allclose(back, [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(_read_back("grad(min(x[-1], 0.0), x)", "x = [1.0, 2.0, -3.0]")[0], [0.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("body, jax_form", [
+    ("sign(exp(tanh(W)))", lambda w: jnp.sign(jnp.exp(jnp.tanh(w)))),
+    ("sum(sign(exp(W)))", lambda w: jnp.sum(jnp.sign(jnp.exp(w)))),
+    ("sum(sign(W^2 + 1) * W)", lambda w: jnp.sum(jnp.sign(w ** 2 + 1) * w)),
+    ("grad(sum(sign(exp(W)) * W), W)", jax.grad(lambda w: jnp.sum(jnp.sign(jnp.exp(w)) * w))),
+])
+def test_an_elementwise_function_that_sympy_makes_a_number_keeps_the_shape(body, jax_form):
+    """sign(exp(tanh(W))) at a symbolic size was the scalar 1 (SymPy knows exp is positive), so sum(sign(exp(W)))
+    was 1 where it is q·p; at literal sizes it was right: the shape of an elementwise function's value is its
+    argument's."""
+    value = np.asarray(_session().eval(f"{body} at W = {W_POINT}"), float)
+    literal = Session()
+    literal.run("W: R^(2,3)")
+    np.testing.assert_allclose(value, jax_form(jnp.array(W_POINT)), rtol=1e-12)
+    np.testing.assert_allclose(value, np.asarray(literal.eval(f"{body} at W = {W_POINT}"), float), rtol=1e-12)
