@@ -51,10 +51,12 @@ def make(seed: int, depth: int = 3) -> op.Program:
     program = op.Program(seed, sizes, shapes, [op.USER[name][0] for name in user])
     drawer = op.Drawer(rng, shapes, user)
     values = {**sizes}
+    exact = rng.random() < 0.2  # an exact point (integers): the tensor engine's exact path
     for name, shape in shapes.items():
         dims = tuple(values[d] if isinstance(d, str) else d for d in shape)
-        program.point[name] = np.round(np.array([rng.uniform(-1.5, 1.5) for _ in range(int(np.prod(dims)))]), 4
-                                       ).reshape(dims).tolist()
+        numbers = [rng.randint(-2, 2) if exact else round(rng.uniform(-1.5, 1.5), 4) for _ in range(int(np.prod(dims)))]
+        program.point[name] = np.array(numbers, dtype=object).reshape(dims).tolist()
+    program.given_sizes = rng.random() < 0.3  # `at p = 3, …` beside the arrays
     smallest = min(v for shape in shapes.values() for v in (values.get(d, d) for d in shape))
     program.indices = {"i": rng.randrange(smallest), "j": rng.randrange(smallest)}
     program.statements = _statements(drawer, depth)
@@ -103,7 +105,7 @@ def literal(p: op.Program, text: str) -> str:
 
 
 def at_text(p: op.Program, indices: bool) -> str:
-    given = {**p.point, **(p.indices if indices else {})}
+    given = {**p.point, **(p.indices if indices else {}), **(p.sizes if indices and p.given_sizes else {})}
     return ", ".join(f"{name} = {value}" for name, value in given.items())
 
 
@@ -137,7 +139,7 @@ def _floats(value):
 
 
 def oracle(p: op.Program, compute):
-    env = {name: jnp.asarray(value, dtype=jnp.float64) for name, value in p.point.items()}
+    env = {name: jnp.asarray(np.asarray(value, dtype=float), dtype=jnp.float64) for name, value in p.point.items()}
     env.update(p.sizes, **p.indices, sg=jax.lax.stop_gradient)
     try:
         value = compute(env)
@@ -177,7 +179,25 @@ def judge(p: op.Program, plain: bool = True) -> list:
         findings += _verdicts(text, sym, lit, expected)
         if plain and isinstance(sym, np.ndarray):
             findings.append(_plain(p, symbolic, text, sym))
+        if text.startswith(EXPLAINED) and isinstance(sym, np.ndarray):
+            findings += [_explained(s, source, sym) for s, source in (
+                (symbolic, f"{text} at {at_text(p, True)}"), (literal_session, f"{literal(p, text)} at {at_text(p, False)}"))]
     return findings
+
+
+EXPLAINED = ("grad(", "jacobian(", "hessian(")  # explain … at: its value is the statement's
+
+
+def _explained(s: Session, source: str, value) -> Finding:
+    try:
+        (result,) = s.run(f"explain {source}")
+        got = np.asarray(_floats(result.value), dtype=np.float64)
+    except Exception as error:  # noqa: BLE001
+        wrong = internal(error)
+        return Finding("internal" if wrong else "refused", "explain " + source, wrong or f"{error.kind}: {error.message}")
+    if close(got, value):
+        return Finding("ok", "explain")
+    return Finding("explain", "explain " + source, f"explain gives {got.tolist()}, the statement {value.tolist()}")
 
 
 def _verdicts(text, sym, lit, expected) -> list:

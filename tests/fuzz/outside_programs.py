@@ -72,6 +72,7 @@ class Program:
     statements: list = field(default_factory=list)  # (gradlang text, JAX function of an env)
     point: dict = field(default_factory=dict)  # variable -> nested floats; i, j -> ints
     indices: dict = field(default_factory=dict)
+    given_sizes: bool = False  # the sizes written in the at of the symbolic program
 
 
 class Drawer:

@@ -92,3 +92,31 @@ def test_an_elementwise_function_that_sympy_makes_a_number_keeps_the_shape(body,
     literal.run("W: R^(2,3)")
     np.testing.assert_allclose(value, jax_form(jnp.array(W_POINT)), rtol=1e-12)
     np.testing.assert_allclose(value, np.asarray(literal.eval(f"{body} at W = {W_POINT}"), float), rtol=1e-12)
+
+
+AXIS_CASES = [
+    ("softmax(W, axis=-1)", lambda w, x: jax.nn.softmax(w, -1)),
+    ("sum(W, -2)", lambda w, x: jnp.sum(w, -2)),
+    ("max(W, axis=-1)", lambda w, x: jnp.max(w, -1)),
+    ("grad(sum(log_softmax(W, -2) * W), W)", lambda w, x: jax.grad(lambda m: jnp.sum(jax.nn.log_softmax(m, -2) * m))(w)),
+    ("logsumexp(x, -1)", lambda w, x: jax.nn.logsumexp(x, -1)),
+    ("grad(softmax(x, axis=0)[0] + max(x, axis=-1) + mean(x, 0), x)",
+     lambda w, x: jax.grad(lambda v: jax.nn.softmax(v, 0)[0] + jnp.max(v, -1) + jnp.mean(v, 0))(x)),
+]
+
+
+@pytest.mark.parametrize("body, jax_form", AXIS_CASES)
+@pytest.mark.parametrize("declarations", ["q, p: size\nW: R^(q,p)\nx: R^p", "W: R^(2,3)\nx: R^3"])
+def test_a_negative_axis_counts_from_the_end_and_a_vector_takes_its_axis(body, jax_form, declarations):
+    """softmax(W, axis=-1) was refused at both sizes ('the axis of softmax must be 0 or 1'), where section 3b counts
+    negative axes from the end; logsumexp(x, -1) and softmax(x, axis=0) of a vector were refused at a symbolic
+    size only ('takes a matrix'), a statement that disagreed between literal and symbolic sizes."""
+    session = _session(declarations)
+    value = np.asarray(session.eval(f"{body} at W = {W_POINT}, x = {X_POINT}"), float)
+    np.testing.assert_allclose(value, jax_form(jnp.array(W_POINT), jnp.array(X_POINT)), rtol=1e-12)
+
+
+def test_an_axis_a_matrix_lacks_is_a_shape_error_that_names_it():
+    with pytest.raises(Exception) as error:
+        _session().eval("sum(W, -3)")
+    assert error.value.kind == "ShapeError" and "no axis -3" in error.value.message
