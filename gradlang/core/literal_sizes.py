@@ -70,11 +70,14 @@ def lowered(value):
 def aligned(values: list) -> list:
     """Operands of one operation where a list meets a tensor of literal size: a list of numbers becomes a
     constant of the tensor engine (W @ [1, 2] stays a formula of W); any other list takes the tensor as
-    its components."""
-    if any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values) and any(literal(v) for v in values):
-        if constants_only(values):
-            return [as_constant(v) for v in values]
-        return [lowered(v) for v in values]
+    its components. Beside a tensor of symbolic size a list of numbers is a constant too (transpose(W) @
+    zeros(2), as the printer writes a zero vector of literal length), as it is for a builtin."""
+    if not any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values):
+        return values
+    if any(literal(v) for v in values):
+        return [as_constant(v) for v in values] if constants_only(values) else [lowered(v) for v in values]
+    if any(involves(v) for v in values) and constants_only(values):
+        return [as_constant(v) for v in values]
     return values
 
 

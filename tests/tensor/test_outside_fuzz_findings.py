@@ -120,3 +120,24 @@ def test_an_axis_a_matrix_lacks_is_a_shape_error_that_names_it():
     with pytest.raises(Exception) as error:
         _session().eval("sum(W, -3)")
     assert error.value.kind == "ShapeError" and "no axis -3" in error.value.message
+
+
+def test_a_zero_vector_of_literal_length_beside_a_symbolic_matrix_reads_back():
+    """With W: R^(2,p), grad(sum(outer(sg(v), softmax(W[1])) * sign(cos(W))), W) printed
+    transpose(sign(cos(W))) @ zeros(2) and the reading back refused it ('a list cannot be combined with a
+    vector or matrix of symbolic size'), as it refused transpose(W) @ [0.5, 1], where a builtin takes such a
+    list as a constant (outer(u, [1, 2, 3]))."""
+    source = "p: size\nW: R^(2,p)\nv: R^2"
+    at = "W = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], v = [0.5, -1.5]"
+    statement = "grad(sum(outer(sg(v), softmax(W[1])) * sign(cos(W))), W)"
+    (result,) = _session(source).run(statement)
+    fresh = _session(source)
+    *names, last = result.text.splitlines()
+    fresh.run("\n".join(names))
+    w, v = jnp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), jnp.array([0.5, -1.5])
+    expected = jax.grad(lambda m: jnp.sum(jnp.outer(v, jax.nn.softmax(m[1])) * jnp.sign(jnp.cos(m))))(w)
+    np.testing.assert_allclose(np.asarray(fresh.eval(f"({last}) at {at}"), float), expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(np.asarray(_session(source).eval(f"{statement} at {at}"), float), expected,
+                               rtol=1e-12, atol=1e-15)
+    value = _session(source).eval("grad(sum(transpose(W) @ [0.5, 1]), W) at W = [[1.0, 2, 3], [4, 5, 6]]")
+    np.testing.assert_allclose(np.asarray(value, float), [[0.5] * 3, [1.0] * 3])
