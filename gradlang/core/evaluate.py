@@ -20,7 +20,7 @@ from gradlang import limits
 from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_explaining, tensor_values, twins
 from gradlang.core import builtins_axes, whole_array
 from gradlang.core.bindings import _component, _pair_up, _target_index
-from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, SyntaxError, ValueError
+from gradlang.errors import GradlangError, LimitError, NameError, NeedsNumbers, ShapeError, Span, SyntaxError, ValueError
 from gradlang.expr.exact import (
     check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
@@ -282,7 +282,10 @@ class Evaluator:
         inner, bindings = node.body, node.bindings
         if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
             answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
-            return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
+            try:
+                return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
+            except NeedsNumbers:  # argmax(y) of components: the whole-tensor formula at the point, below
+                pass
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
+from gradlang.errors import NeedsNumbers
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import TensorOp, Var, shape_of
 from gradlang.expr.values import from_elements
@@ -152,7 +153,10 @@ def shorter(value):
         count *= int(n)
     if count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
         return value
-    parts = components(value, {})
+    try:
+        parts = components(value, {})
+    except NeedsNumbers:  # argmax(x) of symbols has no components (it needs numbers): the formula is the value
+        return value
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
     numbers = not any(e.free_symbols for e in entries)
     return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value

@@ -141,3 +141,22 @@ def test_a_zero_vector_of_literal_length_beside_a_symbolic_matrix_reads_back():
                                rtol=1e-12, atol=1e-15)
     value = _session(source).eval("grad(sum(transpose(W) @ [0.5, 1]), W) at W = [[1.0, 2, 3], [4, 5, 6]]")
     np.testing.assert_allclose(np.asarray(value, float), [[0.5] * 3, [1.0] * 3])
+
+
+@pytest.mark.parametrize("body, jax_form", [
+    ("grad(sum(normalize(x) * y) + argmax(x) * a, x)",
+     lambda x, y: jax.grad(lambda v: jnp.sum(v / jnp.linalg.norm(v) * y) + jnp.argmax(v) * 0.7)(x)),
+    ("grad(x[argmax(y)] * sum(x), x)", lambda x, y: jax.grad(lambda v: v[jnp.argmax(y)] * jnp.sum(v))(x)),
+    ("grad(sum(onehot(argmax(y), len(x)) * x^2), x)",
+     lambda x, y: jax.grad(lambda v: jnp.sum(jax.nn.one_hot(jnp.argmax(y), 3) * v ** 2))(x)),
+])
+@pytest.mark.parametrize("declarations", ["p: size\nx, y: R^p", "x, y: R^3"])
+def test_argmax_inside_a_gradient_at_a_literal_size(body, jax_form, declarations):
+    """At x, y: R^3, grad(x[argmax(y)] * sum(x), x) was refused ('argmax needs numbers') with and without a
+    point, where the same statement at a symbolic size computed it: the display and the point took argmax(y)
+    of component symbols; they keep the formula (ArgMax) and take it to the point whole."""
+    session = _session(declarations)
+    session.run(body)  # the formula prints
+    x, y = jnp.array([0.5, -1.0, 2.0]), jnp.array([1.5, 0.25, -0.5])
+    value = session.eval(f"{body} at x = {x.tolist()}, y = {y.tolist()}, a = 0.7")
+    np.testing.assert_allclose(np.asarray(value, float), jax_form(x, y), rtol=1e-12)
