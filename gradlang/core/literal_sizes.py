@@ -160,3 +160,14 @@ def shorter(value):
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
     numbers = not any(e.free_symbols for e in entries)
     return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value
+
+
+def picks_at(value, arrays: dict, pairs: list):
+    """argmax(y), argmin(y) with the point's exact arrays put in first: of component symbols they have no
+    components (NeedsNumbers), of numbers they are an index (x[argmax(y)] at y = [1, 5, 2], x: R^3)."""
+    from gradlang.expr.tensor.nodes import ArgExtreme
+
+    given = {var: as_constant(a) for var, a in arrays.items() if isinstance(a, (sp.NDimArray, sp.MatrixBase))}
+    given.update({s: v for s, v in pairs if isinstance(v, sp.Number)})
+    picks = {n: n.xreplace(given) for n in sp.preorder_traversal(value) if isinstance(n, ArgExtreme)}
+    return value.xreplace(picks) if picks and given else value

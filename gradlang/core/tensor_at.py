@@ -15,7 +15,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins
-from gradlang.core.literal_sizes import literal, symbolic
+from gradlang.core.literal_sizes import literal, picks_at, symbolic
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.graph import build_dag
@@ -333,7 +333,7 @@ def at(evaluator, value, bindings, frame):
         from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy takes the component path
 
         return numbers.as_value(numbers.evaluate(value, floats, _known_sizes(value, sizes)))
-    value, pairs = _indices_first(value, pairs)
+    value, pairs = _indices_first(picks_at(value, arrays, pairs), pairs)
     converted = _each_component(value, sizes)
     for var, given in arrays.items():
         pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))

@@ -160,3 +160,14 @@ def test_argmax_inside_a_gradient_at_a_literal_size(body, jax_form, declarations
     x, y = jnp.array([0.5, -1.0, 2.0]), jnp.array([1.5, 0.25, -0.5])
     value = session.eval(f"{body} at x = {x.tolist()}, y = {y.tolist()}, a = 0.7")
     np.testing.assert_allclose(np.asarray(value, float), jax_form(x, y), rtol=1e-12)
+
+
+@pytest.mark.parametrize("declarations", ["p: size\nx, y: R^p", "x, y: R^3"])
+def test_argmax_at_an_exact_point_at_either_size(declarations):
+    """x[argmax(y)] at x = [1, 2, 3], y = [1, 5, 2] with x, y: R^3 was refused ('argmax needs numbers'): the
+    exact point took the components of argmax(y) before putting y in; at R^p it gave 2."""
+    session = _session(declarations)
+    assert session.eval("x[argmax(y)] at x = [1, 2, 3], y = [1, 5, 2]") == 2
+    value = session.eval("grad(x[argmax(y * a)] * sum(x), x) at x = [1, 2, 3], y = [1, 5, 2], a = -1")
+    x, y = jnp.array([1.0, 2.0, 3.0]), jnp.array([1.0, 5.0, 2.0])
+    np.testing.assert_allclose(np.asarray(value, float), jax.grad(lambda v: v[jnp.argmax(-y)] * jnp.sum(v))(x))
