@@ -171,3 +171,16 @@ def test_argmax_at_an_exact_point_at_either_size(declarations):
     value = session.eval("grad(x[argmax(y * a)] * sum(x), x) at x = [1, 2, 3], y = [1, 5, 2], a = -1")
     x, y = jnp.array([1.0, 2.0, 3.0]), jnp.array([1.0, 5.0, 2.0])
     np.testing.assert_allclose(np.asarray(value, float), jax.grad(lambda v: v[jnp.argmax(-y)] * jnp.sum(v))(x))
+
+
+@pytest.mark.parametrize("declarations", ["p: size\nx, y: R^p", "x, y: R^2"])
+def test_explain_of_a_gradient_through_argmax_at_either_size(declarations):
+    """explain grad(sum(x) * y[argmax(x)], y) at … with x, y: R^2 was refused ('argmax needs numbers'): explain
+    derives by components at literal sizes, and argmax(x) of components has none; the tensor pass derives it,
+    as at R^p, and the value is the statement's."""
+    session = _session(declarations)
+    (result,) = session.run("explain grad(sum(x) * y[argmax(x)], y) at x = [1.4, 0.5], y = [-0.5, 2.0]")
+    x = jnp.array([1.4, 0.5])
+    expected = jax.grad(lambda v: jnp.sum(x) * v[jnp.argmax(x)])(jnp.array([-0.5, 2.0]))
+    np.testing.assert_allclose(np.asarray(result.value, float), expected, rtol=1e-12)
+    assert result.steps  # the derivation is shown
