@@ -184,3 +184,18 @@ def test_explain_of_a_gradient_through_argmax_at_either_size(declarations):
     expected = jax.grad(lambda v: jnp.sum(x) * v[jnp.argmax(x)])(jnp.array([-0.5, 2.0]))
     np.testing.assert_allclose(np.asarray(result.value, float), expected, rtol=1e-12)
     assert result.steps  # the derivation is shown
+
+
+@pytest.mark.parametrize("declarations", ["p, q: size\nx, y: R^p\nW: R^(q,p)", "x, y: R^4\nW: R^(3,4)"])
+def test_explain_of_a_gradient_through_argmin_by_a_matrix_at_either_size(declarations):
+    """Seed 60028: explain grad(y[argmin(x)], x) at … with x, y: R^4 was refused, and once explain took the tensor
+    pass there, its closing check met the tensor engine's zeros(4) unlowered (an InternalError)."""
+    x, y = [-1.2958, 0.146, 0.8304, 0.6293], [-0.1059, 1.1149, 0.0712, -1.1487]
+    w = [[1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 0.0, 2.0], [1.0, 1.0, 1.0, 1.0]]
+    session = _session(declarations)
+    (zero,) = session.run(f"explain grad(y[argmin(x)], x) at x = {x}, y = {y}")
+    np.testing.assert_allclose(np.asarray(zero.value, float), np.zeros(4))
+    (result,) = session.run(f"explain grad(y[argmin(x)] * sum(W @ x), W) at x = {x}, y = {y}, W = {w}")
+    xs, ys = jnp.array(x), jnp.array(y)
+    expected = jax.grad(lambda m: ys[jnp.argmin(xs)] * jnp.sum(m @ xs))(jnp.array(w))
+    np.testing.assert_allclose(np.asarray(result.value, float), expected, rtol=1e-12)
