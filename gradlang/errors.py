@@ -203,6 +203,11 @@ class DiffNeedsComponents(NeedsComponents, DiffError):
     pass
 
 
+class NeedsNumbers(ValueError):
+    """argmax(x) of a formula: piecewise constant, it has no components but numbers. At literal sizes the
+    component path stops here, and an `at` takes the whole-tensor formula (ArgMax) to its point instead."""
+
+
 class InternalError(GradlangError):
     """A bug in gradlang itself, never the user's fault."""
 

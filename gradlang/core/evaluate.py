@@ -20,7 +20,7 @@ from gradlang import limits
 from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_explaining, tensor_values, twins
 from gradlang.core import builtins_axes, whole_array
 from gradlang.core.bindings import _component, _pair_up, _target_index
-from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, SyntaxError, ValueError
+from gradlang.errors import GradlangError, LimitError, NameError, NeedsNumbers, ShapeError, Span, SyntaxError, ValueError
 from gradlang.expr.exact import (
     check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
@@ -220,8 +220,8 @@ class Evaluator:
             return self._call_user(bound, args, node)
         if bound is not None:
             raise NameError(f"'{name}' is a value, not a function", node.name_span)
-        by_list = None
-        if any(tensor_values.involves(a) for a in args):
+        by_list, whole = None, any(tensor_values.involves(a) for a in args)
+        if whole:
             by_list = tensor_explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
             if value is not None and name in ("grad", "jacobian", "hessian") and not tensor_explaining.by_list_jacobian(name, args):
@@ -237,10 +237,13 @@ class Evaluator:
             raise NameError(f"unknown function '{name}'{hint}", node.name_span)
         call = self._builtin_call(entry, node, args, mark)
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
-            return kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
-        if by_list is not None and self.call_depth == 0 and self.services.derivations is not None:  # explain: the formula
+            value = kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
+        elif by_list is not None and self.call_depth == 0 and self.services.derivations is not None:  # explain
             return tensor_explaining.recorded_whole(entry.function(call), self.services.derivations, by_list)
-        return entry.function(call)
+        else:
+            value = entry.function(call)
+        # sign(exp(W)) is 1 to SymPy: an elementwise function of a tensor keeps the tensor's shape (sum of it is q p)
+        return tensor_values.fit(value, args) if whole else value
 
     def _call_values(self, node, frame, text: bool) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load)."""
@@ -291,6 +294,8 @@ class Evaluator:
                 return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
             except (TooManyTerms, tensor_at.FreeIndex, subscripts.FreeSubscript):  # no components: as at a size n
                 return self._formula_at(inner, bindings, frame)
+            except NeedsNumbers:  # argmax(y) of components: the whole-tensor formula at the point, below
+                pass
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)

@@ -93,8 +93,12 @@ def _atom_float(atom) -> sp.Expr:
 
 
 def _arg(node, position: int, value, original):
-    """Integer exponents and integer arguments of functions stay exact (x**2, max_share(0, ...))."""
+    """Integer exponents and integer arguments of functions stay exact (x**2, max_share(0, ...)); so do the
+    integer arguments of a tensor node, indices and sizes such as x[p - 1] and onehot(p - 1, p), whose
+    `p - 1` would otherwise be rebuilt as p - 1.0, an index that does not read back."""
     if original.is_Integer and not isinstance(node, (sp.Add, sp.Mul)):
+        return original
+    if isinstance(node, TensorOp) and original.is_integer:  # Entry, OneHot, Row: ScalarOps are TensorOps
         return original
     if isinstance(node, sp.Pow) and position == 1 and original.is_Rational:
         return original

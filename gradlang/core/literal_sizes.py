@@ -16,6 +16,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
+from gradlang.errors import NeedsNumbers
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import TensorOp, Var, shape_of
 from gradlang.expr.values import from_elements
@@ -70,13 +71,14 @@ def lowered(value):
 def aligned(values: list) -> list:
     """Operands of one operation where a list meets a tensor of literal size: a list of numbers becomes a
     constant of the tensor engine (W @ [1, 2] stays a formula of W); any other list takes the tensor as
-    its components."""
-    if any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values) and any(literal(v) for v in values):
-        if constants_only(values):
-            return [as_constant(v) for v in values]
-        return [lowered(v) for v in values]
-    if any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values) and any(involves(v) for v in values):
-        return [as_constant(v) if _of_scalars(v) else v for v in values]  # [y[0], 2] + [a, b] at a symbolic size
+    its components. Beside a tensor of symbolic size a list of scalars is a constant too ([y[0], 2] + [a, b],
+    transpose(W) @ zeros(2) as the printer writes a zero vector of literal length), as it is for a builtin."""
+    if not any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values):
+        return values
+    if any(literal(v) for v in values):
+        return [as_constant(v) for v in values] if constants_only(values) else [lowered(v) for v in values]
+    if any(involves(v) for v in values):
+        return [as_constant(v) if _of_scalars(v) else v for v in values]
     return values
 
 
@@ -171,7 +173,21 @@ def shorter(value):
         count *= int(n)
     if count > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES or _free_index(value):
         return value
-    parts = components(value, {})
+    try:
+        parts = components(value, {})
+    except NeedsNumbers:  # argmax(x) of symbols has no components (it needs numbers): the formula is the value
+        return value
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
     numbers = not any(e.free_symbols for e in entries)
     return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value
+
+
+def picks_at(value, arrays: dict, pairs: list):
+    """argmax(y), argmin(y) with the point's exact arrays put in first: of component symbols they have no
+    components (NeedsNumbers), of numbers they are an index (x[argmax(y)] at y = [1, 5, 2], x: R^3)."""
+    from gradlang.expr.tensor.nodes import ArgExtreme
+
+    given = {var: as_constant(a) for var, a in arrays.items() if isinstance(a, (sp.NDimArray, sp.MatrixBase))}
+    given.update({s: v for s, v in pairs if isinstance(v, sp.Number)})
+    picks = {n: n.xreplace(given) for n in sp.preorder_traversal(value) if isinstance(n, ArgExtreme)}
+    return value.xreplace(picks) if picks and given else value

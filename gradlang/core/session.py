@@ -23,7 +23,9 @@ from gradlang import limits
 
 from gradlang.core import builtins, explaining, tensor_explaining
 from gradlang.budget import OutOfTime, budget, is_mine
-from gradlang.errors import GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths
+from gradlang.errors import (
+    GradlangError, InternalError, Interrupted, LimitError, NameError, NeedsNumbers, Span, without_internal_paths,
+)
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.derive.derivatives import DerivativeRequest, readable
 from gradlang.expr.tensor import is_tensor
@@ -220,16 +222,17 @@ class Session:
         body = statement.body
         depth = self.explain_depth if statement.depth is lo.DEFAULT else statement.depth
         unfold = self.explain_unfold if statement.unfold is lo.DEFAULT else statement.unfold
-        derivations: list = []
         # A grad of a tensor formula shows the tensor-level reverse pass at any size
-        # (core/tensor_explaining.py); everything else derives by components, step by step.
+        # (core/tensor_explaining.py); everything else derives by components, step by step,
+        # but for argmax(y) of components, which has none (it needs numbers): the tensor engine's then.
         by_components = not tensor_explaining.symbolic_statement(body, self.env)
-        evaluator = self._evaluator(derivations, source, by_components=by_components)
-        with readable():  # the values end where the step-by-step derivations do
-            value = _settled(evaluator.evaluate(body))
-            derivations = explaining.selected(body, derivations, self._evaluator(by_components=by_components).evaluate)
-            tensor_value, tensor_requests = tensor_explaining.tensor_side(
-                body, lambda requests: self._evaluator(requests, source)) if not unfold else (None, [])
+        try:
+            derived = self._derived(body, source, unfold, by_components)
+        except NeedsNumbers:
+            if not by_components:
+                raise
+            by_components, derived = False, self._derived(body, source, unfold, False)
+        evaluator, value, derivations, (tensor_value, tensor_requests) = derived
         explaining.check_printable(derivations)
         point = explaining.point(body, self._evaluator(by_components=by_components))
         tensors = (tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.named_values(self.env),
@@ -238,6 +241,18 @@ class Session:
         routed = [s for s in steps if isinstance(getattr(s, "request", None), DerivativeRequest) and is_tensor(s.request.expr)]
         value = tensor_explaining.shown_value(body, value, tensor_value if routed else None, routed)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
+
+    def _derived(self, body, source: str, unfold: bool, by_components: bool) -> tuple:
+        """(evaluator, value, derivations, (tensor value, tensor requests)) of explain's body."""
+        derivations: list = []
+        evaluator = self._evaluator(derivations, source, by_components=by_components)
+        with readable():  # the values end where the step-by-step derivations do
+            value = _settled(evaluator.evaluate(body))
+            evaluate = self._evaluator(by_components=by_components).evaluate
+            derivations = explaining.selected(body, derivations, evaluate)
+            tensor_side = tensor_explaining.tensor_side(
+                body, lambda requests: self._evaluator(requests, source)) if not unfold else (None, [])
+        return evaluator, value, derivations, tensor_side
 
     def _assignment(self, statement: lo.Assignment, source: str) -> Result | None:
         """Bind the value; an assignment prints nothing, so a Result (kind "assignment", no value)

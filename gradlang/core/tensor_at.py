@@ -15,7 +15,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins
-from gradlang.core.literal_sizes import literal, symbolic
+from gradlang.core.literal_sizes import literal, picks_at, symbolic
 from gradlang.core.point_indices import check_indices, check_ranges, indices_first
 from gradlang.core.services import Services
 from gradlang.errors import LimitError, ShapeError, ValueError
@@ -364,7 +364,7 @@ def at(evaluator, value, bindings, frame):
         if is_condition(value) and isinstance(result, sp.Float):  # all(x > 0): true or false, not 1.0
             return sp.true if result else sp.false
         return result
-    value, pairs = indices_first(value, pairs)
+    value, pairs = indices_first(picks_at(value, arrays, pairs), pairs)
     converted = _each_component(value, sizes)
     for var, given in arrays.items():
         pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))

@@ -177,10 +177,13 @@ def checked_against(explanation, request, point, check):
     request and formula."""
     from gradlang.core.tensor_at import components
 
-    derived = explanation.derived
+    def lower(value):
+        return sp.Array([components(d, {}) for d in value]) if isinstance(value, sp.NDimArray) else components(value, {})
+
     try:
-        lowered = (sp.Array([components(d, {}) for d in derived]) if isinstance(derived, sp.NDimArray)
-                   else components(derived, {}))
+        lowered = lower(explanation.derived)
+        if involves(request.result):  # explain at a literal size by the tensor engine (argmax of components)
+            request = replace(request, result=lower(request.result))
     except GradlangError:
         return explanation
     done = check(replace(explanation, request=request, derived=lowered), point)

@@ -132,11 +132,13 @@ def _tensor_shape(value) -> tuple:
 
 
 def _axis(name: str, value, axis):
-    """name(M, axis) on a matrix: axis 0 runs down each column, 1 along each row."""
-    if rank(value) != 2:
-        raise ShapeError(f"{name} with an axis takes a matrix, got {shapes.describe(shape_of(value))}")
-    if axis not in (0, 1):
-        raise ShapeError(f"the axis of {name} must be 0 or 1, got {axis}")
+    """name(M, axis): axis 0 down each column, 1 along each row, -1 and -2 from the end; a vector's only axis
+    (0 or -1) is the whole reduction, as in NumPy."""
+    if rank(value) == 1 and axis in (0, -1) and (name in BUILD or name in _EXTREMA):
+        return BUILD[name](value) if name in BUILD else _extremum(name)([value])
+    if rank(value) != 2 or axis not in (-2, -1, 0, 1):
+        raise ShapeError(f"{name}: {shapes.describe(shape_of(value))} has no axis {axis}")
+    axis = axis + 2 if axis < 0 else axis
     if name not in AXIS:
         raise ShapeNeedsComponents(f"{name} takes no axis at a symbolic size yet; declare literal sizes")
     return AXIS[name](value, axis)
@@ -209,17 +211,12 @@ def _square(name: str):
     return apply
 
 
-def _count_along(value, axis):
-    m, n = shape_of(value)
-    return n if axis == 1 else m
-
-
 AXIS = {
     "max": lambda M, a: t.MaxAxis(M, a),
     "min": lambda M, a: -t.MaxAxis(-M, a),
     "max_shares": lambda M, a: t.MaxSharesAxis(M, a),  # how grad(sum(max(M, 1)), M) prints: it must read back
     "sum": lambda M, a: t.SumAxis(M, a),
-    "mean": lambda M, a: t.SumAxis(M, a) / _count_along(M, a),
+    "mean": lambda M, a: t.SumAxis(M, a) / shape_of(M)[a],  # the count along the axis
     "logsumexp": lambda M, a: t.LogSumExpAxis(M, a),
     "softmax": lambda M, a: t.SoftmaxAxis(M, a),
     "log_softmax": lambda M, a: M - (t.Outer(t.Ones(shape_of(M)[0]), t.LogSumExpAxis(M, a)) if a == 0
@@ -373,8 +370,7 @@ TABLE = {
 
 _DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked"})
 _KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})
-# At literal sizes blocked and SymPy's algebra are the component engine's: its simplification proves
-# what the tensor rewrites do not yet (the stable softmax's stop blocks nothing: the zero matrix).
+# At literal sizes blocked and SymPy's algebra are the component engine's (it proves the stable softmax's stop is 0)
 _BY_COMPONENTS = _KEPT_WHOLE | {"blocked"}
 
 

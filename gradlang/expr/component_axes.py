@@ -19,9 +19,9 @@ from gradlang.expr.values import describe_shape, elements, from_elements, shape_
 
 
 def axis_number(value) -> int:
-    """0 or 1 from an exact integer value; anything else is a ValueError."""
-    if not (isinstance(value, sp.Expr) and value.is_Integer and int(value) in (0, 1)):
-        raise ValueError(f"an axis is 0 (down each column) or 1 (along each row), not {value}")
+    """0 or 1 from an exact integer value, or -1, -2 counting from the end (section 3b); else a ValueError."""
+    if not (isinstance(value, sp.Expr) and value.is_Integer and int(value) in (-2, -1, 0, 1)):
+        raise ValueError(f"an axis is 0 (down each column) or 1 (along each row), or -1, -2 from the end, not {value}")
     return int(value)
 
 
@@ -79,7 +79,12 @@ NAMES = frozenset(REDUCE) | frozenset(NORMALISE)
 
 
 def along(name: str, value, axis: int):
-    """name(value, axis) for a name of NAMES: sum(M, 1) is the vector of row sums."""
+    """name(value, axis) for a name of NAMES: sum(M, 1) is the vector of row sums, softmax(M, -1) normalises rows."""
+    if axis < 0:  # counted from the end, as NumPy: -1 is a matrix's axis 1 and a vector's axis 0
+        rank = len(shape_of(to_symbolic(value)))
+        if axis + rank < 0:
+            raise ValueError(f"{name} has no axis {axis} on {describe_shape(shape_of(to_symbolic(value)))}")
+        axis += rank
     if name in REDUCE:
         return _reduced(value, axis, name, REDUCE[name])
     return _normalised(value, axis, name, NORMALISE[name])

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
-from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.errors import LimitError, NeedsNumbers, ShapeError, ValueError
 from gradlang.expr import primitives
 from gradlang.expr.component_linalg import numeric_kind
 from gradlang.expr.exact import power
@@ -139,7 +139,7 @@ def _arg(value, name: str, better) -> sp.Integer:
     items = vector_items(value, name)
     if not all(isinstance(e, sp.Expr) and e.is_number and (e.is_comparable or e in (sp.oo, -sp.oo, sp.nan))
                for e in items):
-        raise ValueError(
+        raise NeedsNumbers(
             f"{name} needs numbers: it is piecewise constant (derivative 0) and has no formula; "
             f"give the point inside, as in {name}(v at x = …)"
         )
