@@ -94,7 +94,7 @@ def thread_clock(thread_id: int):
     try:
         time.process_time()
         return time.process_time, float(os.cpu_count() or 1)
-    except OSError:
+    except (AttributeError, OSError):
         return time.monotonic, 1.0
 
 

@@ -45,10 +45,11 @@ def cpu_clock():
     loaded machine too, and a statement's printed output never depends on the
     load (only a LimitError can come of a budget). Where the platform has no
     per-thread clock, the process's CPU time, which runs no slower; then the wall clock."""
-    for clock in (time.thread_time, time.process_time):
+    for name in ("thread_time", "process_time"):  # Pyodide's time module has neither
+        clock = getattr(time, name, None)
         try:
             clock()
-        except (OSError, AttributeError):  # "clock_gettime: Invalid argument", or no such clock here
+        except (OSError, TypeError):  # "clock_gettime: Invalid argument", or no such clock here (None)
             continue
         return clock
     return time.monotonic

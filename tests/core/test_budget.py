@@ -82,3 +82,11 @@ def test_a_busy_statement_is_stopped_by_its_budget_of_cpu_time():
             while True:
                 pass
     assert budgets.remaining(token) == 0.0
+
+
+def test_a_host_without_cpu_clocks_reads_the_wall_clock(monkeypatch):
+    # Pyodide's time module has neither thread_time nor process_time: the page stopped every program
+    # with "AttributeError: module 'time' has no attribute 'thread_time'" before its first statement
+    monkeypatch.delattr(time, "thread_time")
+    monkeypatch.delattr(time, "process_time")
+    assert budget_traced.cpu_clock() is time.monotonic
