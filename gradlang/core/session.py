@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterator
 
-from sympy.core.cache import clear_cache
 from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
@@ -117,13 +116,7 @@ class Session:
     # --- public API -------------------------------------------------------
 
     def iter_run(self, source: str, filename: str | None = None) -> Iterator[Result]:
-        """Run a program, yielding each printing statement's Result as it finishes.
-
-        SymPy's cache is emptied first: a program run again (the REPL, a notebook, --from-jax's check
-        before its run) rebuilds formulas equal to cached ones but not the same objects, and comparing
-        two such formulas that share parts walks every path through them (a chain of 40 stops: 0.9 s
-        the first time, over 70 s the second)."""
-        clear_cache()
+        """Run a program, yielding each printing statement's Result as it finishes."""
         try:
             tree = self._parse(source)
         except GradlangError as error:

@@ -114,3 +114,21 @@ def test_progress_is_shown_only_on_a_terminal(user):
     second = gradlang(user, "--from-jax", "loop3:loss", "--shapes", "x=3")
     assert first.returncode == 0 and first.stderr == "" and first.stdout == second.stdout
     assert textwrap.dedent(first.stdout).count("\n") >= 2
+
+
+def test_40_stops_translate_check_and_run_in_one_command(user):
+    # The check left its formulas in SymPy's cache; the command's own run, in a new Session of the same
+    # process, rebuilt equal ones that are other objects and compared them path by path: past the 60 s
+    # limit at `t61 = stop_gradient(t60)`, where the check took about 1 s (verify.py clears the cache).
+    write_module(user, "loop40", JAX_LOOP.format(n=40))
+    run = gradlang(user, "--plain", "--from-jax", "loop40:loss", "--shapes", "x=3")
+    assert run.returncode == 0, run.stderr
+    value, gradient = jax_reference(40)
+    printed = run.stdout.strip().split("\n")
+    assert float(printed[-2]) == pytest.approx(value, rel=1e-12)
+    assert np.allclose(np.array(eval_list(printed[-1])), gradient, rtol=1e-12, atol=0)
+
+
+def eval_list(text: str) -> list:
+    """A printed list of floats, `[1.0, 2.0]`, as numbers (the test reads its own output, not a user's)."""
+    return [float(part) for part in text.strip("[]").split(",")]
