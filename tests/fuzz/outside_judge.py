@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
@@ -20,19 +19,11 @@ import numpy as np
 
 from gradlang import GradlangError, Session
 from tests.fuzz import outside_programs as op
+from tests.tensor.tensor_judge import Finding  # one finding record for both fuzzers
 
 RTOL = 1e-9
 TIME_LIMIT = 120.0  # a safety net against a hang, not a measurement
 
-
-@dataclass
-class Finding:
-    verdict: str
-    statement: str
-    detail: str = ""
-
-    def __str__(self) -> str:
-        return f"[{self.verdict}] {self.statement}\n    {self.detail}"
 
 
 def make(seed: int, depth: int = 3) -> op.Program:
