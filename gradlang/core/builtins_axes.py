@@ -15,13 +15,14 @@ import dataclasses
 
 import sympy as sp
 
-from gradlang.core import builtins
-from gradlang.core.builtins import TABLE, Call
+from gradlang.core.builtin_table import TABLE, Call, _numbers_only
 from gradlang.core.builtins_vectors import placed
 from gradlang.expr.component_axes import along, axis_number
 from gradlang.errors import SyntaxError
 from gradlang.expr.values import to_symbolic
 from gradlang.syntax import lowered as lo
+
+AXIS_NAMES: set = set()  # filled by give_axes: every name whose entry takes an axis
 
 AXIS_FORMS = {
     # name: (doc, example) of the entry once it takes an axis
@@ -86,7 +87,7 @@ def _with_axis(name: str, whole):
         axis = placed(call, 1, axis_number, call.args[1])
         return placed(call, 0, along, name, to_symbolic(call.args[0]), axis)
 
-    checked = builtins._numbers_only(axis_form, ())
+    checked = _numbers_only(axis_form, ())
 
     def apply(call: Call):
         if is_axis_call(call.name, call.args, call.nodes):
@@ -96,9 +97,11 @@ def _with_axis(name: str, whole):
     return apply
 
 
-def _give_axes() -> frozenset:
-    """Every name (aliases too: reduce_sum) whose entry now takes an axis."""
-    names = set()
+def give_axes() -> None:
+    """Give every name of AXIS_FORMS (aliases too: reduce_sum) its axis form, and list it in AXIS_NAMES.
+
+    builtins.py calls this once, after it has registered the entries these forms extend."""
+    names = AXIS_NAMES
     for name, (doc, example) in AXIS_FORMS.items():
         entry = TABLE[name]
         function = _with_axis(name, entry.function)
@@ -107,7 +110,3 @@ def _give_axes() -> frozenset:
             if other.function is entry.function:  # the same function: an alias (reduce_sum) follows its name
                 TABLE[alias] = dataclasses.replace(other, function=function, max_args=at_most, doc=doc, example=example)
                 names.add(alias)
-    return frozenset(names)
-
-
-AXIS_NAMES = _give_axes()

@@ -6,7 +6,7 @@ module); the tools themselves live in gradlang/tools/.
 
 from __future__ import annotations
 
-from gradlang.core.builtins import Call, _plain, _span, builtin
+from gradlang.core.builtin_table import Call, _plain, _span, builtin
 from gradlang.core.substitute import substitute
 from gradlang.derive import derivatives as derive
 from gradlang.errors import ShapeError, ValueError

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.core.builtins import Call, builtin
+from gradlang.core.builtin_table import Call, builtin
 from gradlang.errors import GradlangError, ValueError
 from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.tensor.nodes import OneHot

@@ -24,7 +24,7 @@ import warnings
 import zipfile
 
 from gradlang import limits
-from gradlang.core.builtins import Call, builtin
+from gradlang.core.builtin_table import Call, builtin
 from gradlang.core.builtins_vectors import placed
 from gradlang.errors import LimitError, ShapeError, ValueError, without_internal_paths
 from gradlang.expr.exact import to_sympy_number

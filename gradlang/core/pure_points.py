@@ -47,9 +47,10 @@ def float_list(given, name: str) -> list[float]:
     return [float(e) for e in items]
 
 
-def batch(value, pairs: list, batch: list, notes: list | None):
-    """The value at each point of the lists in `batch`: shape (points, value...), as substitute._batch."""
-    from gradlang.core.substitute import substitute
+def batch(value, pairs: list, batch: list, notes: list | None, substitute):
+    """The value at each point of the lists in `batch`: shape (points, value...), as substitute._batch.
+
+    `substitute` is substitute.substitute, passed in by it: one point at a time is its own work."""
     from gradlang.tools.kinks import kink_warnings_points
 
     count = _points(value, batch)

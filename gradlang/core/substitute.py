@@ -36,7 +36,7 @@ def substitute(value, pairs: list, batch: list, notes: list | None = None):
     if batch and not has_numpy():  # the browser page: one point at a time
         from gradlang.core import pure_points
 
-        return pure_points.batch(value, pairs, batch, notes)
+        return pure_points.batch(value, pairs, batch, notes, substitute)
     if batch:
         _warn_kinks_batch(value, pairs, batch, notes)
         return _batch(value, pairs, batch)

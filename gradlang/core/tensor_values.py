@@ -15,7 +15,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins
-from gradlang.core.builtins import builtin
+from gradlang.core.builtin_table import builtin
 from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.literal_sizes import as_constant, constants_only, involves, literal, lowered, mixed
