@@ -25,6 +25,7 @@ from gradlang.expr.primitives.record import (
     Export,
     GradlangFunction,
     Kink,
+    NotOnPage,
     Ops,
     Primitive,
     TensorOperation,
@@ -154,7 +155,7 @@ def constant_classes() -> tuple:
 
 
 __all__ = [
-    "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "Ops", "Primitive", "TensorOperation", "TensorRule",
+    "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "NotOnPage", "Ops", "Primitive", "TensorOperation", "TensorRule",
     "ZeroDerivative", "by_class", "constant_classes", "helpers", "lookup", "names", "records", "register",
     "register_operation", "same", "tensor_rules", "unary",
 ]
