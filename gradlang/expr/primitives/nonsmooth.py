@@ -161,6 +161,12 @@ _SHARE_CODE = {
 }
 
 
+def _extremum_whole(build, node, v, g):
+    """Vectorised export (record.WholeArrays): ties share, 1/t for each of the t components that attain it."""
+    tied = build.ties(v, node)
+    return build.mul(g, build.div(tied, build.sum_all(tied)))
+
+
 def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) -> None:
     """max or min of several arguments (one reduction), and the share of each argument in its derivative.
 
@@ -174,7 +180,7 @@ def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) 
         latex=rf"\{name}", kink=tie,
         export=helpers(f"_{name}", {t: code.format(name=name) for t, code in _EXTREMUM_CODE.items()},
                        {t: code.format(name=name) for t, code in _EXTREMUM_WHOLE.items()}),
-        tensor=tensor,
+        tensor=tensor, whole_adjoint=_extremum_whole,
     ))
     register(Primitive(
         f"{name}_share", share_cls,

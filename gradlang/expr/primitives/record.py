@@ -116,10 +116,26 @@ class Primitive:
     tensor: tuple = ()  # TensorRule per tensor-engine node of the function (softmax: SoftmaxOf, SoftmaxAxis)
     pure: Callable | "NotOnPage" | None = None  # `numpy` on Python floats, for the browser page (where it is callable)
     unfold: tuple = ()  # (definition, as a reader sees it): explain[unfold]'s definition in primitives below it
+    whole_adjoint: Callable | None = None  # vectorised export's rule on one whole array (WholeArrays below)
 
     @property
     def names(self) -> tuple:
         return (self.name, *self.aliases)
+
+
+class WholeArrays:
+    """The constructors a `whole_adjoint` rule builds with: export/adjoint.py's builder of array nodes.
+
+    `whole_adjoint(build, node, v, g)` is the adjoint of the array `v` of
+    `node`, the primitive applied to all of `v` at once (`max(v)`,
+    `softmax(v)` in an exported definition), given the node's adjoint `g`;
+    None where the rule has no array form for that shape (a matrix), and the
+    definition is exported unrolled. The builder offers `mul(*factors)`,
+    `div(a, b)`, `sub(a, b)`, `sum_all(a)` (a scalar), `whole(name, a)` (the
+    primitive `name` on all of `a`) and `ties(a, extremum)` (1 where `a`
+    attains it, else 0). Written here as a protocol, so a record states the
+    rule without importing the export layer.
+    """
 
 
 @dataclass(frozen=True)

@@ -232,6 +232,20 @@ _logsumexp_axis_tangent = no_vector(lambda n, d: t.SumAxis(t.SoftmaxAxis(*n.args
 def _softmax_definition(k, *v):
     return sp.exp(v[int(k)]) / sp.Add(*[sp.exp(a) for a in v])
 
+
+# vectorised export's rules on one whole vector (record.WholeArrays): of a matrix none, it is exported unrolled
+def _logsumexp_whole(build, node, v, g):
+    return build.mul(g, build.whole("softmax", v)) if len(v.shape) == 1 else None
+
+
+def _softmax_whole(build, node, v, g):
+    """s * (g - sum(g * s))."""
+    return build.mul(node, build.sub(g, build.sum_all(build.mul(g, node)))) if len(v.shape) == 1 else None
+
+
+def _norm_whole(build, node, v, g):
+    return build.mul(g, build.div(v, node)) if len(v.shape) == 1 else None
+
 register(Primitive(
     "logsumexp", LogSumExp, "log(sum(exp(v))), computed stably; its gradient is softmax(v)",
     "logsumexp([1, 2, 3])", build=LogSumExp, group="reduction", apply="reduction", arity=(1, 1),
@@ -239,6 +253,7 @@ register(Primitive(
     pure=pure_numeric.logsumexp, latex=r"\operatorname{logsumexp}", form="vector",
     rule="the gradient of logsumexp(v) is softmax(v)",
     unfold=(lambda *v: sp.log(sp.Add(*[sp.exp(a) for a in v])), "logsumexp(v) = log(sum(exp(v)))"),
+    whole_adjoint=_logsumexp_whole,
     export=helpers("_logsumexp", {
         "numpy": "def _logsumexp(*args):\n    stacked = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
                  "    shift = np.max(stacked, axis=0)\n    shift = np.where(np.isfinite(shift), shift, 0.0)\n"
@@ -260,7 +275,7 @@ register(Primitive(
     build=lambda *args: [Softmax(sp.Integer(k), *args) for k in range(len(args))], group="vector", apply="rows",
     partial=_softmax_partial, numpy=_softmax_numpy, pure=pure_numeric.softmax, latex=r"\operatorname{softmax}", form="component",
     rule="with s = softmax(v), d s[k] / d v[j] = s[k]*(1 - s[j]) if j = k, else -s[k]*s[j]",
-    unfold=(_softmax_definition, "softmax(v)[k] = exp(v[k]) / sum(exp(v))"),
+    unfold=(_softmax_definition, "softmax(v)[k] = exp(v[k]) / sum(exp(v))"), whole_adjoint=_softmax_whole,
     export=helpers("_softmax", {
         "numpy": "def _softmax(k, *args):\n    return _softmax_last(np.moveaxis(_stack(*args), 0, -1))[..., k]\n\n\n"
                  "def _softmax_last(v):\n    exps = np.exp(v - np.max(v, axis=-1, keepdims=True))\n"
@@ -307,7 +322,7 @@ register(Primitive(
     numpy=lambda *args: np.sqrt(np.sum(_stacked(args) ** 2, axis=0)), pure=pure_numeric.norm,
     latex=r"\operatorname{norm}", form="vector",
     rule="the gradient of norm(v) is v/norm(v)",
-    unfold=(lambda *v: sp.sqrt(sp.Add(*[a ** 2 for a in v])), "norm(v) = sqrt(sum(v^2))"),
+    unfold=(lambda *v: sp.sqrt(sp.Add(*[a ** 2 for a in v])), "norm(v) = sqrt(sum(v^2))"), whole_adjoint=_norm_whole,
     export=helpers("_norm", {
         "numpy": "def _norm(*args):\n    return np.sqrt(np.sum(_stack(*args) ** 2, axis=0))\n",
         "jax": "def _norm(*args):\n    return jnp.linalg.norm(_stack(*args), axis=0)\n",
