@@ -16,6 +16,7 @@ here, not as an InternalError in the browser.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
 
@@ -177,3 +178,60 @@ def test_a_primitive_not_on_the_page_is_refused_as_a_gradlang_error(monkeypatch)
     helper = numeric.pure_helpers()["_gl_softmax"]
     with pytest.raises(GradlangError, match="softmax needs NumPy here"):
         helper(0, 1.0, 2.0)
+
+
+# One program through every tensor node: its formula, and its gradients by the vector and by the matrix.
+EVERY_NODE = """x: R^n
+A: R^(n,n)
+f = max(x) + logsumexp(x) + norm(x) + sum(softmax(x) * x) + prod(x) + x[0] + A[1] @ x + A[:, 2] @ x + sum(A, 0) @ x
+f = f + sum(logsumexp(A, 1)) + sum(softmax(A, 0) * A) + sum(max(A, axis=1)) + trace(A) + det(A) + logdet(A) + sum(inv(A))
+f = f + dot(x, x) + sum(outer(x, x)) + sum(transpose(A) @ x) + sum(diag(x) @ x) + sum(diag(A)) + sum(eye(n) @ x)
+f = f + sum(onehot(argmax(x), n) * x) + x[argmin(x)] + sum([x[0], 2.0] * [x[1], 3.0]) + sum(ones(n) * x) + sum(zeros(n) + x)
+f
+grad(f, x)
+grad(f, A)
+"""
+POINT = " at x = [0.5, -1.0, 2.0], A = [[2.0, 0.5, 0.1], [0.3, 1.5, 0.2], [0.1, 0.4, 3.0]]"
+AT_A_POINT = "\n".join(line + POINT if line == "f" or line.startswith("grad") else line for line in EVERY_NODE.splitlines())
+
+
+def test_the_page_program_goes_through_every_node():
+    from gradlang import Session
+    from gradlang.expr.graph import build_dag
+
+    found = set()
+    for result in Session().iter_run(EVERY_NODE):
+        if result.kind == "value":
+            found |= {type(n) for n in build_dag([result.value]).nodes}
+    assert set(t.OPS) - found == set()
+
+
+def test_every_tensor_node_has_its_numbers_on_the_page():
+    """The page has no NumPy: a tensor's numbers there come from its components and the records' `pure`
+    helpers. The program through every node gives, in a browser-like interpreter, NumPy's numbers."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from gradlang import Session
+    from gradlang.render.json import to_json
+    from tests.safety import SAFETY_NET
+
+    body = ("import json, sys\nsys.modules['numpy'] = None  # import numpy -> ImportError, as in the page\n"
+            "from gradlang import Session\nfrom gradlang.render.json import to_json\n"
+            f"for r in Session().iter_run({AT_A_POINT!r}):\n    print(json.dumps(to_json(r)))\n")
+    done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True, timeout=SAFETY_NET,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    page = [json.loads(line) for line in done.stdout.splitlines()]
+    want = [json.loads(json.dumps(to_json(r))) for r in Session().iter_run(AT_A_POINT)]
+    assert [r.get("kind") for r in page] == [r.get("kind") for r in want]
+    assert all(r.get("kind") != "error" for r in page), page
+    assert _numbers(page) and all(math.isclose(a, b, rel_tol=1e-12) for a, b in zip(_numbers(page), _numbers(want)))
+    assert len(_numbers(page)) == len(_numbers(want)) == 1 + 3 + 9
+
+
+def _numbers(results: list) -> list:
+    """Every float printed in the results' values, in order."""
+    return [float(n) for r in results if r.get("kind") == "value"
+            for n in re.findall(r"-?\d+\.\d+(?:e[-+]?\d+)?", json.dumps(r.get("value")))]
