@@ -1,10 +1,10 @@
-"""The tensor engine's operations that are no function of the language: their adjoint rules, one record each.
+"""The tensor engine's operations that are no function of the language: their rules, one record each.
 
 `A @ B`, indexing (`v[k]`, `M[i, j]`, `M[i, :]`, `M[:, j]`), dot, outer,
 transpose, sum, diag, trace, det, logdet, inv, lists and the constant builders are
 builtins or subscripts of the evaluator (core/tensor_values.py,
 core/subscripts.py), not primitives of the registry; each `TensorOperation`
-below is the one place of its reverse-mode rule at symbolic size. The rules
+below is the one place of its rules at symbolic size. The reverse-mode rules
 (`adjoint(node, ybar, k)`, record.TensorRule) as a teacher states them:
 
     matmul      C = A B        Ā = C̄ Bᵀ,  B̄ = Aᵀ C̄
