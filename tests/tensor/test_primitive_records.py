@@ -3,12 +3,13 @@
 A tensor operation (each `TensorOp` of expr/tensor/) is its node class, which
 holds its shape and `Spelling`, and its `TensorRule` in a record of
 expr/primitives/, which holds its adjoint and its tangent (or says it is a
-constant to differentiation). A function of the language is its `Primitive`
+constant to differentiation) and the whole-array NumPy helper its spelling
+calls, if any. A function of the language is its `Primitive`
 record: its numbers on the browser page (`pure`, or `NotOnPage` with a
 reason), its definition for explain[unfold] where it is a smooth function of
 gradlang's own, its rule on a whole array for vectorised export. The tables
-other modules read (forward.rules(), adjoints.rules(), numeric's page helpers,
-unfold.DEFINITIONS) are built from the records; this test walks every node
+other modules read (forward.rules(), adjoints.rules(), numbers.HELPERS,
+numeric's page helpers, unfold.DEFINITIONS) are built from the records; this test walks every node
 and every record and names whatever is missing, so a forgotten entry fails
 here, not as an InternalError in the browser.
 """
@@ -72,16 +73,10 @@ def missing_in_nodes(classes, rules: dict, components: dict) -> list:
                 missing.append(f"{cls.__name__}: {part}")
         if cls not in components:
             missing.append(f"{cls.__name__}: components")
-        missing += [f"{cls.__name__}: numpy helper {name}" for name in _numpy_helpers(rule.spelling)
-                    if name not in numeric.HELPERS]
+        helper = rule.spelling.helper() if hasattr(rule.spelling, "helper") else None
+        if helper is not None and not callable(rule.numpy):
+            missing.append(f"{cls.__name__}: numpy ({helper})")
     return missing
-
-
-def _numpy_helpers(spelling) -> list:
-    """The `_gl_` helpers a node's NumPy spelling calls (expr/tensor/numbers.py defines them)."""
-    import gradlang.expr.tensor.numbers  # noqa: F401 - adds the tensor helpers to numeric.HELPERS
-
-    return re.findall(r"_gl_\w+", getattr(spelling, "numpy_template", ""))
 
 
 def unfoldable(record) -> bool:
@@ -125,10 +120,12 @@ def test_the_check_names_each_entry_that_is_missing():
     rules[t.Inv] = dataclasses.replace(rules[t.Inv], tangent=None)  # forward mode would refuse inv
     rules[t.Dot] = dataclasses.replace(rules[t.Dot], adjoint=None)  # reverse mode would pass nothing through dot
     rules[t.Eye] = dataclasses.replace(rules[t.Eye], constant=False)  # eye would need rules it cannot have
+    rules[t.SoftmaxOf] = dataclasses.replace(rules[t.SoftmaxOf], numpy=None)  # its NumPy spelling would be a NameError
     del rules[t.Det]
     components = {cls: rule for cls, rule in _components_table().items() if cls is not t.Trace}
     assert missing_in_nodes(node_classes(), rules, components) == [
-        "Det: no record", "Dot: adjoint", "Eye: adjoint", "Eye: tangent", "Inv: tangent", "Trace: components"]
+        "Det: no record", "Dot: adjoint", "Eye: adjoint", "Eye: tangent", "Inv: tangent",
+        "SoftmaxOf: numpy (_gl_softmax_vector)", "Trace: components"]
     records = {r.name: r for r in primitives.records()}
     broken = [dataclasses.replace(records["softmax"], pure=None), dataclasses.replace(records["sigmoid"], unfold=()),
               dataclasses.replace(records["norm"], whole_adjoint=None), dataclasses.replace(records["exp"], numpy="exq")]
@@ -139,6 +136,7 @@ def test_the_check_names_each_entry_that_is_missing():
 def test_the_tables_are_read_from_the_records():
     from gradlang.derive.tensor import adjoints, forward
     from gradlang.explain.scalar.unfold import DEFINITIONS
+    from gradlang.expr.tensor import numbers
 
     rules = primitives.tensor_rules()
     assert forward.rules() == {cls: r.tangent for cls, r in rules.items() if not r.constant}
@@ -146,6 +144,8 @@ def test_the_tables_are_read_from_the_records():
         cls: rule for cls, rule in adjoints.rules().items() if cls not in adjoints.constant_nodes()}
     assert set(adjoints.constant_nodes()) == {cls for cls, r in rules.items() if r.constant}
     assert DEFINITIONS == {r.cls: r.unfold for r in primitives.records() if r.unfold}
+    assert numbers.HELPERS == {r.spelling.helper(): r.numpy for r in rules.values() if r.numpy is not None}
+    assert all(numeric.HELPERS[name] is helper for name, helper in numbers.HELPERS.items())
     pure = numeric.pure_helpers()
     assert {name: pure[name] for name in pure if name != "_gl_sum"} == {
         f"_gl_{r.name}": r.pure for r in primitives.records() if callable(r.numpy)}

@@ -161,6 +161,17 @@ _SHARE_CODE = {
 }
 
 
+def _max_shares_vector(v):
+    """The shares of max(v) by whole-array NumPy (expr/tensor/numbers.py): 1/t on each of the t tied components."""
+    tied = v == np.max(v)
+    return np.where(tied, 1.0 / max(int(np.sum(tied)), 1), 0.0)
+
+
+def _max_shares_axis(matrix, axis):
+    tied = matrix == np.max(matrix, axis=int(axis), keepdims=True)
+    return np.where(tied, 1.0 / np.maximum(np.sum(tied, axis=int(axis), keepdims=True), 1), 0.0)
+
+
 def _extremum_whole(build, node, v, g):
     """Vectorised export (record.WholeArrays): ties share, 1/t for each of the t components that attain it."""
     tied = build.ties(v, node)
@@ -205,7 +216,8 @@ _extremum("max", "max", Maximum, MaxShare,
                       "max along an axis: M̄ = ȳ 𝟙ᵀ ⊙ (ties in each line share equally)",
                       r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \text{(ties in each line share equally)}"),
                              no_vector(lambda n, d: nodes.SumAxis(nodes.MaxSharesAxis(*n.args) * d[0], n.args[1])))),
-          share_tensor=(TensorRule(nodes.MaxShares, constant=True), TensorRule(nodes.MaxSharesAxis, constant=True)))
+          share_tensor=(TensorRule(nodes.MaxShares, constant=True, numpy=_max_shares_vector),
+                        TensorRule(nodes.MaxSharesAxis, constant=True, numpy=_max_shares_axis)))
 _extremum("min", "min", Minimum, MinShare)
 
 # --- where -------------------------------------------------------------------------------

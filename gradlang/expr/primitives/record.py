@@ -166,7 +166,9 @@ class TensorRule:
     eye, the shares of max): it has neither adjoint nor tangent, and neither
     pass enters it. Every other node has both (tests/tensor/test_primitive_records.py).
     The node class itself holds the rest of the operation: its shape, its
-    `Spelling` (plain, LaTeX, pretty, NumPy); `spelling` reads it here.
+    `Spelling` (plain, LaTeX, pretty, NumPy); `spelling` reads it here. Where
+    the NumPy template calls a helper of its own (`_gl_softmax_vector({0})`),
+    `numpy` is that helper (expr/tensor/numbers.py reads it from here).
     """
 
     node: type
@@ -174,6 +176,7 @@ class TensorRule:
     said: tuple = ()  # (plain, latex); empty: explain names the node's class
     tangent: Callable | None = None
     constant: bool = False
+    numpy: Callable | None = None  # the whole-array NumPy helper its spelling calls (`_gl_softmax_vector`), if any
 
     @property
     def spelling(self):

@@ -35,12 +35,14 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.errors import DiffNeedsComponents
+from gradlang.expr.component_linalg import log_det
 from gradlang.expr.functions import Where
 from gradlang.expr.primitives import TensorOperation, TensorRule, register_operation
 from gradlang.expr.primitives.tangents import TOO_HIGH, DiagTangent, inner, linear, no_vector, sum_of
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
 from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.lazy import np
 
 
 def _matmul(node, ybar, k):
@@ -265,9 +267,18 @@ _operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} =
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}"),
                              _det_tangent))
 _operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}"),
-                                _logdet_tangent))
+                                _logdet_tangent, numpy=log_det))  # NumPy's slogdet: no overflow (section 6)
 _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}"),
                              _inv_tangent))
-for _name, _node in (("onehot", t.OneHot), ("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros),
-                     ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
+
+
+def _onehot_vector(k, n):
+    """e_k of length n by whole-array NumPy (expr/tensor/numbers.py)."""
+    vector = np.zeros(int(n))
+    vector[int(k)] = 1.0
+    return vector
+
+
+_operation("onehot", TensorRule(t.OneHot, constant=True, numpy=_onehot_vector))
+for _name, _node in (("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros), ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
     _operation(_name, TensorRule(_node, constant=True))  # a constant to differentiation: no adjoint, no tangent

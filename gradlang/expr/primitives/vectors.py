@@ -209,7 +209,6 @@ def _softmax_axis_adjoint(node, ybar, k):
     return node * (ybar - spread(t.SumAxis(node.args[0], node.args[1]), t.SumAxis(ybar * node, node.args[1])))
 
 
-
 # tangents (tangents.py): ds = s ⊙ (dz − ⟨s, dz⟩), by a vector (diag(s) − s sᵀ) J; d lse = ⟨softmax(z), dz⟩;
 # d‖u‖ = ⟨u, du⟩/‖u‖; along an axis, the vector rules line by line (by a scalar only)
 def _logsumexp_tangent(node, d, vector):
@@ -246,6 +245,30 @@ def _softmax_whole(build, node, v, g):
 def _norm_whole(build, node, v, g):
     return build.mul(g, build.div(v, node)) if len(v.shape) == 1 else None
 
+
+# whole-array NumPy of the tensor nodes (expr/tensor/numbers.py), shifted by the maximum as the component engine's
+def _softmax_vector_numpy(v):
+    exps = np.exp(v - np.max(v))  # an infinite maximum gives nan everywhere, as jax.nn.softmax does
+    return exps / np.sum(exps)
+
+
+def _logsumexp_vector_numpy(v):
+    shift = np.max(v)
+    shift = shift if np.isfinite(shift) else 0.0
+    return shift + np.log(np.sum(np.exp(v - shift)))
+
+
+def _softmax_axis_numpy(matrix, axis):
+    exps = np.exp(matrix - np.max(matrix, axis=int(axis), keepdims=True))
+    return exps / np.sum(exps, axis=int(axis), keepdims=True)
+
+
+def _logsumexp_axis_numpy(matrix, axis):
+    shift = np.max(matrix, axis=int(axis), keepdims=True)
+    shift = np.where(np.isfinite(shift), shift, 0.0)
+    return np.squeeze(shift, axis=int(axis)) + np.log(np.sum(np.exp(matrix - shift), axis=int(axis)))
+
+
 register(Primitive(
     "logsumexp", LogSumExp, "log(sum(exp(v))), computed stably; its gradient is softmax(v)",
     "logsumexp([1, 2, 3])", build=LogSumExp, group="reduction", apply="reduction", arity=(1, 1),
@@ -265,15 +288,17 @@ register(Primitive(
               "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
     tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint, (
         "logsumexp: z̄ = ȳ softmax(z) (of a matrix Z: ȳ exp(Z − logsumexp(Z)))",
-        r"\bar{z} = \bar{y} \operatorname{softmax}(z)"), _logsumexp_tangent),
+        r"\bar{z} = \bar{y} \operatorname{softmax}(z)"), _logsumexp_tangent, numpy=_logsumexp_vector_numpy),
             TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint, (
                 "logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
-                r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"), _logsumexp_axis_tangent)),
+                r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"), _logsumexp_axis_tangent,
+                numpy=_logsumexp_axis_numpy)),
 ))
 register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
     build=lambda *args: [Softmax(sp.Integer(k), *args) for k in range(len(args))], group="vector", apply="rows",
-    partial=_softmax_partial, numpy=_softmax_numpy, pure=pure_numeric.softmax, latex=r"\operatorname{softmax}", form="component",
+    partial=_softmax_partial, numpy=_softmax_numpy, pure=pure_numeric.softmax, latex=r"\operatorname{softmax}",
+    form="component",
     rule="with s = softmax(v), d s[k] / d v[j] = s[k]*(1 - s[j]) if j = k, else -s[k]*s[j]",
     unfold=(_softmax_definition, "softmax(v)[k] = exp(v[k]) / sum(exp(v))"), whole_adjoint=_softmax_whole,
     export=helpers("_softmax", {
@@ -286,9 +311,10 @@ register(Primitive(
     }, whole={"numpy": "_softmax_last", "jax": "jax.nn.softmax({args}, axis=-1)",
               "torch": "torch.softmax(_t({args}), dim=-1)", "tf": "tf.nn.softmax({args}, axis=-1)"}),
     tensor=(TensorRule(t.SoftmaxOf, _softmax_adjoint, (
-        "softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", r"\bar{z} = s \odot (\bar{s} - \langle \bar{s}, s \rangle)"), _softmax_tangent),
+        "softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", r"\bar{z} = s \odot (\bar{s} - \langle \bar{s}, s \rangle)"), _softmax_tangent,
+                       numpy=_softmax_vector_numpy),
             TensorRule(t.SoftmaxAxis, _softmax_axis_adjoint, ("softmax along an axis, row by row", r"\text{row by row}"),
-                       no_vector(_softmax_axis_tangent))),
+                       no_vector(_softmax_axis_tangent), numpy=_softmax_axis_numpy)),
 ))
 
 
