@@ -9,8 +9,10 @@ framework's (docs/language.md, section 5):
   partials gradlang uses, gradlang/expr/primitives/): relu' and abs' are
   where(u > 0, 1, 0) and sign(u), 0 at the kink; max(a, b) gives each
   argument its share, ties share equally;
-- the maximum of a whole array shares its gradient among the tied
-  components; stop_gradient and the piecewise-constant functions pass
+- a primitive on a whole array (max, softmax, logsumexp, norm of a
+  vector) differentiates by its record's `whole_adjoint` (the maximum
+  shares its gradient among the tied components); stop_gradient and the
+  piecewise-constant functions pass
   nothing; where(c, a, b) selects (a mask of masks.py selects too, so an
   untaken branch's nan is dropped, not multiplied).
 An index v[i] sends its adjoint to that place (`_onehot` of the prelude).
@@ -122,6 +124,20 @@ class _Build:
     def neg(self, a) -> Node:
         return self.op("neg", a)
 
+    # the vocabulary of a record's whole_adjoint (expr/primitives/record.WholeArrays)
+
+    def sub(self, a, b) -> Node:
+        return self.op("add", a, b, data=("+", "-"))
+
+    def sum_all(self, a) -> Node:
+        return self.op("sum", a, shape=())
+
+    def whole(self, name: str, a) -> Node:
+        return self.op("whole", a, data=primitives.lookup(name), shape=a.shape)
+
+    def ties(self, a, extremum) -> Node:
+        return self.where(self.graph.node("compare", (a, extremum), a.shape, "==", True), self.const(1), self.const(0))
+
     def where(self, condition, a, b) -> Node:
         return self.op("prim", condition, a, b, data=primitives.lookup("where"))
 
@@ -196,21 +212,15 @@ def _outer(build, node, g):
 
 
 def _whole(build, node, g):
+    """A primitive on one whole array (max(v), softmax(v)): the rule its record holds (`whole_adjoint`)."""
     (v,) = node.args
-    name = node.data.name
-    if node.data.apply == "extremum":  # ties share: 1/t for each of the t components that attain it
-        tied = build.where(build.graph.node("compare", (v, node), v.shape, "==", True), build.const(1), build.const(0))
-        return [(v, build.mul(g, build.div(tied, build.op("sum", tied, shape=()))))]
-    if len(v.shape) != 1:
-        raise NotVectorised(f"{name} of a matrix")
-    if name == "norm":
-        return [(v, build.mul(g, build.div(v, node)))]
-    if name == "logsumexp":
-        return [(v, build.mul(g, build.op("whole", v, data=primitives.lookup("softmax"), shape=v.shape)))]
-    if name == "softmax":  # s * (g - sum(g * s))
-        inner = build.op("sum", build.mul(g, node), shape=())
-        return [(v, build.mul(node, build.op("add", g, inner, data=("+", "-"))))]
-    raise NotVectorised(f"no vector derivative of {name}")
+    record = node.data
+    if record.whole_adjoint is None:
+        raise NotVectorised(f"no vector derivative of {record.name}")
+    part = record.whole_adjoint(build, node, v, g)
+    if part is None:
+        raise NotVectorised(f"{record.name} of a matrix")
+    return [(v, part)]
 
 
 def _prim(build, node, g):

@@ -40,6 +40,28 @@ def _helpers() -> dict:
     return {f"_gl_{r.name}": r.numpy for r in primitives.records() if callable(r.numpy)}
 
 
+def pure_helpers() -> dict:
+    """The same helpers for the browser page (no NumPy): each record's `pure`, on Python floats.
+
+    A record that says the page cannot compute it (`NotOnPage`) gets a helper that
+    refuses with its reason, a gradlang ValueError; one with no `pure` at all is
+    left out, which tests/tensor/test_primitive_records.py refuses."""
+    helpers = {"_gl_sum": pure_numeric.neumaier_sum}
+    for record in primitives.records():
+        if callable(record.numpy) and isinstance(record.pure, primitives.NotOnPage):
+            helpers[f"_gl_{record.name}"] = _refusal(record.pure.reason)
+        elif callable(record.numpy) and record.pure is not None:
+            helpers[f"_gl_{record.name}"] = record.pure
+    return helpers
+
+
+def _refusal(reason: str):
+    def refuse(*args):
+        raise ValueError(reason)
+
+    return refuse
+
+
 def _sum(*terms):
     """A sum of three or more terms with Neumaier's compensation: nearly independent of
     the order SymPy sorts the terms into, so x*s - x*s^2 + s at x = 1e300, s = 1 is 1
@@ -53,7 +75,7 @@ def _sum(*terms):
     return np.where(np.isfinite(total), total + carry, total)
 
 
-HELPERS = {**_helpers(), "_gl_sum": _sum} if np is not None else pure_numeric.HELPERS
+HELPERS = {**_helpers(), "_gl_sum": _sum} if np is not None else pure_helpers()
 
 
 def _namespace() -> dict:

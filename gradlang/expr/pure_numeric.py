@@ -239,7 +239,28 @@ def pairwise_sum(values: list) -> Float:
     return Float(pairwise_sum(values[:half]) + pairwise_sum(values[half:]))
 
 
-# --- the primitives' own NumPy helpers (numeric.HELPERS), one point at a time ---------------
+# --- the primitives' own helpers, one point at a time: each record names its own as `pure` ------------
+# (expr/primitives/; numeric.py builds the page's table of `_gl_` helpers from the records)
+
+
+def sigmoid(u) -> Float:
+    return divide(1.0, 1.0 + float(exp(-float(u))))
+
+
+def softplus(u) -> Float:
+    return logaddexp(0.0, u)
+
+
+def relu(u) -> Float:
+    return maximum(u, 0.0)
+
+
+def maximum_of(*args) -> Float:
+    return functools.reduce(maximum, args)
+
+
+def minimum_of(*args) -> Float:
+    return functools.reduce(minimum, args)
 
 
 def _amax(values: list) -> float:
@@ -257,21 +278,33 @@ def _share(pick, k, *args) -> Float:
     return Float(1.0 / max(tied, 1.0)) if values[int(k)] == extremum else Float(0.0)
 
 
-def _logsumexp(*args) -> Float:
+def max_share(k, *args) -> Float:
+    return _share(_amax, k, *args)
+
+
+def min_share(k, *args) -> Float:
+    return _share(_amin, k, *args)
+
+
+def logsumexp(*args) -> Float:
     values = [float(a) for a in args]
     shift = _amax(values)
     shift = shift if math.isfinite(shift) else 0.0
     return Float(shift + float(log(pairwise_sum([exp(v - shift) for v in values]))))
 
 
-def _softmax(k, *args) -> Float:
+def softmax(k, *args) -> Float:
     values = [float(a) for a in args]
     top = _amax(values)
     exps = [float(exp(v - top)) for v in values]
     return divide(exps[int(k)], pairwise_sum(exps))
 
 
-def _neumaier(*terms) -> Float:
+def norm(*args) -> Float:
+    return sqrt(pairwise_sum([float(a) * float(a) for a in args]))
+
+
+def neumaier_sum(*terms) -> Float:
     """numeric._sum on floats: Neumaier's compensated sum, the plain sum where it is not finite."""
     total, carry = float(terms[0]), 0.0
     for term in map(float, terms[1:]):
@@ -279,18 +312,3 @@ def _neumaier(*terms) -> Float:
         carry += (total - step) + term if math.fabs(total) >= math.fabs(term) else (term - step) + total
         total = step
     return Float(total + carry if math.isfinite(total) else total)
-
-
-HELPERS = {
-    "_gl_sigmoid": lambda u: divide(1.0, 1.0 + float(exp(-float(u)))),
-    "_gl_softplus": lambda u: logaddexp(0.0, u),
-    "_gl_relu": lambda u: maximum(u, 0.0),
-    "_gl_max": lambda *args: functools.reduce(maximum, args),
-    "_gl_min": lambda *args: functools.reduce(minimum, args),
-    "_gl_max_share": lambda k, *args: _share(_amax, k, *args),
-    "_gl_min_share": lambda k, *args: _share(_amin, k, *args),
-    "_gl_logsumexp": _logsumexp,
-    "_gl_softmax": _softmax,
-    "_gl_norm": lambda *args: sqrt(pairwise_sum([float(a) * float(a) for a in args])),
-    "_gl_sum": _neumaier,
-}

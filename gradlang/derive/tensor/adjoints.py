@@ -31,8 +31,9 @@ rules of JAX's `lax` primitives written as formulas, the teacher's summary:
     M[i, :]     c = row i      M̄ = e_i c̄ᵀ;   M[:, j]: M̄ = c̄ e_jᵀ
     max         c = max(v)     v̄ = c̄ · shares of the maximum (ties split equally)
 
-A node whose record has no rule (onehot, eye, ones, zeros, the shares of
-max, argmax) is a constant to differentiation (`constant_nodes`).
+A node whose record declares it a constant (onehot, eye, ones, zeros, the
+shares of max, argmax) has no rule: a constant to differentiation
+(`constant_nodes`).
 
 Elementwise nodes (SymPy's Add, Mul, Pow and the functions of the registry)
 need no entry: their rule is ū = ȳ ⊙ ∂f/∂u, with ∂f/∂u from the primitive's
@@ -64,7 +65,7 @@ def rule_for(node):
 
 
 def constant_nodes() -> tuple:
-    """The tensor node classes that are constants to differentiation: their records give no adjoint."""
+    """The tensor node classes that are constants to differentiation: their records say so (`constant=True`)."""
     if not _CONSTANT:
-        _CONSTANT.extend(cls for cls, rule in primitives.tensor_rules().items() if rule.adjoint is None)
+        _CONSTANT.extend(cls for cls, rule in primitives.tensor_rules().items() if rule.constant)
     return tuple(_CONSTANT)

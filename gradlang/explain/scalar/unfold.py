@@ -13,7 +13,8 @@ logsumexp finite is an implementation detail of evaluation, not part of the
 function, so it is not unfolded into a stop. Each unfolded builtin is listed
 as a `definition:` line, as user functions are; the closing check still
 compares with the engine's derivative of what the user wrote (equal values,
-a different spelling).
+a different spelling). Each definition is written in its primitive's record
+(`Primitive.unfold`, expr/primitives/), and DEFINITIONS is read from them.
 """
 
 from __future__ import annotations
@@ -22,25 +23,23 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.expr.primitives.elementwise import Expm1, Log1p, Sigmoid, Softplus
-from gradlang.expr.primitives.vectors import LogSumExp, Norm, Softmax
+from gradlang.expr import primitives
 from gradlang.expr.values import elements, elementwise, is_scalar, to_symbolic
 
-
-def _softmax(k, *v):
-    return sp.exp(v[int(k)]) / sp.Add(*[sp.exp(a) for a in v])
+_FORMS = ("component", "vector", "call")  # softmax, then the reductions of a vector, then the elementwise
 
 
-# class -> (its definition in primitives, the definition as a reader sees it)
-DEFINITIONS = {
-    Softmax: (_softmax, "softmax(v)[k] = exp(v[k]) / sum(exp(v))"),
-    LogSumExp: (lambda *v: sp.log(sp.Add(*[sp.exp(a) for a in v])), "logsumexp(v) = log(sum(exp(v)))"),
-    Norm: (lambda *v: sp.sqrt(sp.Add(*[a ** 2 for a in v])), "norm(v) = sqrt(sum(v^2))"),
-    Sigmoid: (lambda u: 1 / (1 + sp.exp(-u)), "sigmoid(u) = 1 / (1 + exp(-u))"),
-    Softplus: (lambda u: sp.log(1 + sp.exp(u)), "softplus(u) = log(1 + exp(u))"),
-    Log1p: (lambda u: sp.log(1 + u), "log1p(u) = log(1 + u)"),
-    Expm1: (lambda u: sp.exp(u) - 1, "expm1(u) = exp(u) - 1"),
-}
+def _definitions() -> dict:
+    """class -> (its definition in primitives, the definition as a reader sees it), from each record's `unfold`.
+
+    Listed (and so shown) the vector functions first, the component one
+    (softmax) before the reductions, then the elementwise ones, each group in
+    the registry's order."""
+    found = [r for r in primitives.records() if r.unfold]
+    return {r.cls: r.unfold for r in sorted(found, key=lambda r: _FORMS.index(r.form))}
+
+
+DEFINITIONS = _definitions()
 
 
 def unfolded(expr):

@@ -4,12 +4,14 @@ Records are written in the modules of this package (elementwise.py,
 nonsmooth.py, vectors.py), each next to the SymPy class it needs when SymPy
 has none; tensor_ops.py holds the records of the tensor engine's operations
 that are no function of the language (`@`, indexing, dot, det, …), which
-carry only their adjoint rules. The registry is filled on first use, so a module that defines one
+carry only their tensor rules (adjoint and tangent). The registry is filled on first use, so a module that defines one
 of the classes (functions.py) can import the record vocabulary without a
 cycle. Everything that lists primitives asks here: the builtin table, the
-lexer, the NumPy printer, the export printers and preludes, the kink checks,
-the DAG rules, the "constants to differentiation" set and the tensor
-engine's adjoint rules (`tensor_rules`).
+lexer, the NumPy printer, the browser page's helpers (`pure`), the export
+printers, preludes and whole-array adjoints, the kink checks, the DAG rules,
+explain's unfold definitions, the "constants to differentiation" set and the
+tensor engine's adjoint and tangent rules (`tensor_rules`).
+tests/tensor/test_primitive_records.py checks that every record is complete.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from gradlang.expr.primitives.record import (
     Export,
     GradlangFunction,
     Kink,
+    NotOnPage,
     Ops,
     Primitive,
     TensorOperation,
@@ -154,7 +157,7 @@ def constant_classes() -> tuple:
 
 
 __all__ = [
-    "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "Ops", "Primitive", "TensorOperation", "TensorRule",
+    "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "NotOnPage", "Ops", "Primitive", "TensorOperation", "TensorRule",
     "ZeroDerivative", "by_class", "constant_classes", "helpers", "lookup", "names", "records", "register",
     "register_operation", "same", "tensor_rules", "unary",
 ]

@@ -15,6 +15,7 @@ import sympy as sp
 from mpmath.libmp import prec_to_dps
 
 from gradlang.errors import ValueError
+from gradlang.expr import pure_numeric
 from gradlang.expr.construct import is_large
 from gradlang.expr.primitives import Export, GradlangFunction, Primitive, register, same, unary
 from gradlang.lazy import np
@@ -138,14 +139,16 @@ def _softplus(u):
 register(Primitive(
     "sigmoid", Sigmoid, "1 / (1 + exp(-u))", "sigmoid(0)", build=Sigmoid,
     partial=unary(lambda ops, node, u: ops.mul(node, ops.sub(sp.S.One, node))),
-    numpy=lambda u: 1 / (1 + np.exp(-u)), latex=r"\sigma",
+    numpy=lambda u: 1 / (1 + np.exp(-u)), pure=pure_numeric.sigmoid, latex=r"\sigma",
+    unfold=(_sigmoid, "sigmoid(u) = 1 / (1 + exp(-u))"),
     export=same("sigmoid", numpy=Export("_sigmoid", "def _sigmoid(u):\n    return 1 / (1 + np.exp(-u))\n"),
                 jax="jax.nn.sigmoid", tf="tf.math.sigmoid"),
 ))
 register(Primitive(
     "softplus", Softplus, "log(1 + exp(u)), computed stably", "softplus(x)", build=Softplus,
     partial=unary(lambda ops, node, u: ops.call(Sigmoid, u)),
-    numpy=lambda u: np.logaddexp(0.0, u), latex=r"\operatorname{softplus}",
+    numpy=lambda u: np.logaddexp(0.0, u), pure=pure_numeric.softplus, latex=r"\operatorname{softplus}",
+    unfold=(_softplus, "softplus(u) = log(1 + exp(u))"),
     export=same("softplus", numpy=Export("_softplus", "def _softplus(u):\n    return np.logaddexp(0.0, u)\n"),
                 jax="jax.nn.softplus", tf="tf.math.softplus",
                 torch=Export("_softplus", "def _softplus(u):\n    u = _t(u)\n"
@@ -215,9 +218,11 @@ register(Primitive(
     "log1p", Log1p, "log(1 + u), accurate for small u", "log1p(1e-20)", build=Log1p,
     partial=unary(lambda ops, node, u: ops.reciprocal(ops.add(sp.S.One, u))),
     numpy="log1p", latex=r"\operatorname{log1p}", export=same("log1p", tf="tf.math.log1p"),
+    unfold=(lambda u: sp.log(1 + u), "log1p(u) = log(1 + u)"),
 ))
 register(Primitive(
     "expm1", Expm1, "exp(u) - 1, accurate for small u", "expm1(1e-20)", build=Expm1,
     partial=unary(lambda ops, node, u: ops.call(sp.exp, u)),
     numpy="expm1", latex=r"\operatorname{expm1}", export=same("expm1", tf="tf.math.expm1"),
+    unfold=(lambda u: sp.exp(u) - 1, "expm1(u) = exp(u) - 1"),
 ))

@@ -14,10 +14,12 @@ import math
 
 import sympy as sp
 
+from gradlang.expr import pure_numeric
 from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.primitives import Export, Kink, Primitive, TensorRule, helpers, register, same, unary
+from gradlang.expr.primitives.tangents import inner, no_vector
 from gradlang.expr.tensor import nodes
 from gradlang.expr.tensor.broadcast import spread
 
@@ -86,7 +88,7 @@ RELU_KINK = Kink(
 register(Primitive(
     "relu", Relu, "max(u, 0), derivative 0 at 0", "relu(x)", build=Relu,
     partial=unary(lambda ops, node, u: Where(ops.call(sp.StrictGreaterThan, u, ZERO), ONE, ZERO)),
-    numpy=lambda u: np.maximum(u, 0.0), latex=r"\operatorname{relu}", kink=RELU_KINK,
+    numpy=lambda u: np.maximum(u, 0.0), pure=pure_numeric.relu, latex=r"\operatorname{relu}", kink=RELU_KINK,
     export=helpers("_relu", {
         "numpy": "def _relu(u):\n    return np.maximum(u, 0.0)\n",
         "jax": "def _relu(u):\n    return jax.nn.relu(u)  # derivative 0 at 0\n",
@@ -159,6 +161,23 @@ _SHARE_CODE = {
 }
 
 
+def _max_shares_vector(v):
+    """The shares of max(v) by whole-array NumPy (expr/tensor/numbers.py): 1/t on each of the t tied components."""
+    tied = v == np.max(v)
+    return np.where(tied, 1.0 / max(int(np.sum(tied)), 1), 0.0)
+
+
+def _max_shares_axis(matrix, axis):
+    tied = matrix == np.max(matrix, axis=int(axis), keepdims=True)
+    return np.where(tied, 1.0 / np.maximum(np.sum(tied, axis=int(axis), keepdims=True), 1), 0.0)
+
+
+def _extremum_whole(build, node, v, g):
+    """Vectorised export (record.WholeArrays): ties share, 1/t for each of the t components that attain it."""
+    tied = build.ties(v, node)
+    return build.mul(g, build.div(tied, build.sum_all(tied)))
+
+
 def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) -> None:
     """max or min of several arguments (one reduction), and the share of each argument in its derivative.
 
@@ -168,16 +187,18 @@ def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) 
         name, cls, f"{name} of a vector, or elementwise {name} of several; ties share the gradient",
         f"{name}(x, 0)", build=cls, group="reduction", apply="extremum", aliases=(f"reduce_{name}",),
         arity=(1, None), partial=lambda ops, node, k: ops.call(node.share_class, sp.Integer(k), *node.args),
-        numpy=lambda *args: functools.reduce(getattr(np, f"{long}imum"), args), latex=rf"\{name}", kink=tie,
+        numpy=lambda *args: functools.reduce(getattr(np, f"{long}imum"), args), pure=getattr(pure_numeric, f"{long}imum_of"),
+        latex=rf"\{name}", kink=tie,
         export=helpers(f"_{name}", {t: code.format(name=name) for t, code in _EXTREMUM_CODE.items()},
                        {t: code.format(name=name) for t, code in _EXTREMUM_WHOLE.items()}),
-        tensor=tensor,
+        tensor=tensor, whole_adjoint=_extremum_whole,
     ))
     register(Primitive(
         f"{name}_share", share_cls,
         f"share of argument k in the derivative of {name}(a0, …): 1/ties or 0", f"{name}_share(1, 1, 3, 3)",
         build=share_cls, group="reduction", apply="share", arity=(3, None), zero_derivative=True,
-        numpy=lambda k, *args: _share(getattr(np, name), k, *args), latex=rf"\operatorname{{{name}\_share}}",
+        numpy=lambda k, *args: _share(getattr(np, name), k, *args), pure=getattr(pure_numeric, f"{name}_share"),
+        latex=rf"\operatorname{{{name}\_share}}",
         kink=tie, export=helpers(f"_{name}_share", {t: code.format(name=name) for t, code in _SHARE_CODE.items()}),
         tensor=share_tensor,
     ))
@@ -188,12 +209,15 @@ def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) 
 # constant to differentiation. The tensor engine has no min node: min(v) is -max(-v).
 _extremum("max", "max", Maximum, MaxShare,
           tensor=(TensorRule(nodes.MaxOf, lambda node, ybar, k: ybar * nodes.MaxShares(node.args[0]), (
-              "max: v̄ = ȳ · (ties share equally)", r"\bar{v} = \bar{y} \cdot \text{(ties share equally)}")),
+              "max: v̄ = ȳ · (ties share equally)", r"\bar{v} = \bar{y} \cdot \text{(ties share equally)}"),
+                             lambda node, d, vector: inner(nodes.MaxShares(node.args[0]), d[0], vector)),
                   TensorRule(nodes.MaxAxis, lambda node, ybar, k: None if k else
                              spread(node, ybar) * nodes.MaxSharesAxis(*node.args), (
                       "max along an axis: M̄ = ȳ 𝟙ᵀ ⊙ (ties in each line share equally)",
-                      r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \text{(ties in each line share equally)}"))),
-          share_tensor=(TensorRule(nodes.MaxShares), TensorRule(nodes.MaxSharesAxis)))
+                      r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \text{(ties in each line share equally)}"),
+                             no_vector(lambda n, d: nodes.SumAxis(nodes.MaxSharesAxis(*n.args) * d[0], n.args[1])))),
+          share_tensor=(TensorRule(nodes.MaxShares, constant=True, numpy=_max_shares_vector),
+                        TensorRule(nodes.MaxSharesAxis, constant=True, numpy=_max_shares_axis)))
 _extremum("min", "min", Minimum, MinShare)
 
 # --- where -------------------------------------------------------------------------------

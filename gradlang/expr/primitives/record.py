@@ -114,10 +114,38 @@ class Primitive:
     export: dict = field(default_factory=dict)  # target -> Export
     rule: str = ""  # the derivative in words, for explain (one-argument functions show f'(u) instead)
     tensor: tuple = ()  # TensorRule per tensor-engine node of the function (softmax: SoftmaxOf, SoftmaxAxis)
+    pure: Callable | "NotOnPage" | None = None  # `numpy` on Python floats, for the browser page (where it is callable)
+    unfold: tuple = ()  # (definition, as a reader sees it): explain[unfold]'s definition in primitives below it
+    whole_adjoint: Callable | None = None  # vectorised export's rule on one whole array (WholeArrays below)
 
     @property
     def names(self) -> tuple:
         return (self.name, *self.aliases)
+
+
+class WholeArrays:
+    """The constructors a `whole_adjoint` rule builds with: export/adjoint.py's builder of array nodes.
+
+    `whole_adjoint(build, node, v, g)` is the adjoint of the array `v` of
+    `node`, the primitive applied to all of `v` at once (`max(v)`,
+    `softmax(v)` in an exported definition), given the node's adjoint `g`;
+    None where the rule has no array form for that shape (a matrix), and the
+    definition is exported unrolled. The builder offers `mul(*factors)`,
+    `div(a, b)`, `sub(a, b)`, `sum_all(a)` (a scalar), `whole(name, a)` (the
+    primitive `name` on all of `a`) and `ties(a, extremum)` (1 where `a`
+    attains it, else 0). Written here as a protocol, so a record states the
+    rule without importing the export layer.
+    """
+
+
+@dataclass(frozen=True)
+class NotOnPage:
+    """A primitive's `pure`: the browser page (no NumPy, expr/pure_numeric.py) cannot compute it, and why.
+
+    Its numbers there are a gradlang ValueError that says `reason`, placed at
+    the statement, never a NameError of a missing helper (numeric.py)."""
+
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -129,15 +157,30 @@ class TensorRule:
     adjoint `ybar` of the node itself (shaped like the node, or a scalar that
     stands for a broadcast), or None where the argument is not differentiated
     (an index, an axis): the transpose rule of a JAX `lax` primitive written as
-    a formula. No `adjoint` declares the node a constant to differentiation
-    (onehot, eye, the shares of max): the reverse pass never enters it.
-    `said` is the rule as explain's tensor pass names it, plain and LaTeX
+    a formula. `tangent(node, d, vector)` is its rule for forward mode
+    (derive/tensor/forward.py; the vocabulary is tangents.py). `said` is the
+    rule as explain's tensor pass names it, plain and LaTeX
     (`("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")`).
+
+    `constant=True` declares the node a constant to differentiation (onehot,
+    eye, the shares of max): it has neither adjoint nor tangent, and neither
+    pass enters it. Every other node has both (tests/tensor/test_primitive_records.py).
+    The node class itself holds the rest of the operation: its shape, its
+    `Spelling` (plain, LaTeX, pretty, NumPy); `spelling` reads it here. Where
+    the NumPy template calls a helper of its own (`_gl_softmax_vector({0})`),
+    `numpy` is that helper (expr/tensor/numbers.py reads it from here).
     """
 
     node: type
     adjoint: Callable | None = None
     said: tuple = ()  # (plain, latex); empty: explain names the node's class
+    tangent: Callable | None = None
+    constant: bool = False
+    numpy: Callable | None = None  # the whole-array NumPy helper its spelling calls (`_gl_softmax_vector`), if any
+
+    @property
+    def spelling(self):
+        return getattr(self.node, "spelling", None)
 
 
 @dataclass(frozen=True)

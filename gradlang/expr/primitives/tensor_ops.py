@@ -1,10 +1,10 @@
-"""The tensor engine's operations that are no function of the language: their adjoint rules, one record each.
+"""The tensor engine's operations that are no function of the language: their rules, one record each.
 
 `A @ B`, indexing (`v[k]`, `M[i, j]`, `M[i, :]`, `M[:, j]`), dot, outer,
 transpose, sum, diag, trace, det, logdet, inv, lists and the constant builders are
 builtins or subscripts of the evaluator (core/tensor_values.py,
 core/subscripts.py), not primitives of the registry; each `TensorOperation`
-below is the one place of its reverse-mode rule at symbolic size. The rules
+below is the one place of its rules at symbolic size. The reverse-mode rules
 (`adjoint(node, ybar, k)`, record.TensorRule) as a teacher states them:
 
     matmul      C = A B        Ā = C̄ Bᵀ,  B̄ = Aᵀ C̄
@@ -24,19 +24,25 @@ below is the one place of its reverse-mode rule at symbolic size. The rules
     logdet      c = log det(A) Ā = c̄ A⁻ᵀ
     inv         C = A⁻¹        Ā = −A⁻ᵀ C̄ A⁻ᵀ
 
-onehot, eye, ones, zeros, argmax and argmin are constants to
-differentiation: their records have no rule, so the pass never enters them.
+Each record also holds the operation's tangent for forward mode
+(record.TensorRule.tangent, written with tangents.py). onehot, eye, ones,
+zeros, argmax and argmin are constants to differentiation: their records say
+so (`constant=True`) and have neither rule, so no pass enters them.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.errors import DiffNeedsComponents
+from gradlang.expr.component_linalg import log_det
 from gradlang.expr.functions import Where
 from gradlang.expr.primitives import TensorOperation, TensorRule, register_operation
+from gradlang.expr.primitives.tangents import TOO_HIGH, DiagTangent, inner, linear, no_vector, sum_of
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
 from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.lazy import np
 
 
 def _matmul(node, ybar, k):
@@ -151,30 +157,128 @@ def _prod(node, ybar, k):
     return ybar * others(node.args[0])
 
 
+# --- tangents: tangent(node, d, vector), the vocabulary in tangents.py ---------------------------------
+
+
+def _matmul_tangent(node, d, vector):
+    a, b = node.args
+    da, db = d
+    if isinstance(da, DiagTangent) or isinstance(db, DiagTangent):
+        return _diag_product(a, b, da, db)
+    if vector:
+        if rank(a) == 2 and rank(b) == 1 and da == 0:  # A x: A J_x
+            return t.MatMul(a, db)
+        if rank(a) == 1 and rank(b) == 2 and db == 0:  # x @ B: Bᵀ J_x
+            return t.MatMul(t.Transpose(b), da)
+        raise DiffNeedsComponents(TOO_HIGH)
+    return sum_of(t.MatMul(da, b) if da != 0 else None, t.MatMul(a, db) if db != 0 else None)
+
+
+def _diag_product(a, b, da, db):
+    """diag(u) @ b = u ⊙ b (and a @ diag(u) = a ⊙ u): diag(b) J_u + diag(u) J_b, never the rank-three J of diag(u)."""
+    if isinstance(da, DiagTangent) and isinstance(db, DiagTangent) or rank(a) + rank(b) != 3:
+        raise DiffNeedsComponents(TOO_HIGH)  # diag(u) @ diag(v), or diag(u) @ M: a matrix by a vector
+    if isinstance(da, DiagTangent):
+        return sum_of(t.MatMul(t.Diag(b), da.of_u), t.MatMul(a, db) if db != 0 else None)
+    return sum_of(t.MatMul(t.Diag(a), db.of_u), t.MatMul(t.Transpose(b), da) if da != 0 else None)
+
+
+def _dot_tangent(node, d, vector):
+    a, b = node.args
+    da, db = d
+    if vector:
+        return sum_of(t.MatMul(b, da) if da != 0 else None, t.MatMul(a, db) if db != 0 else None)
+    return sum_of(t.Dot(da, b) if da != 0 else None, t.Dot(a, db) if db != 0 else None)
+
+
+def _listed_tangent(node, d, vector: bool):
+    """[u, v, …]: the list of the entries' tangents; by a vector, row i is entry i's gradient (Σ e_i ∂u_iᵀ)."""
+    if not vector:
+        return t.Literal(*node.args[:2], *d[2:])
+    if int(node.args[1]):
+        raise DiffNeedsComponents(TOO_HIGH)
+    length = node.args[0]
+    return sum_of(*(t.Outer(t.OneHot(i, length), e) for i, e in enumerate(d[2:]) if e != 0))
+
+
+def _entry_tangent(node, d, vector):
+    if vector:
+        return t.MatMul(t.OneHot(node.args[1], shape_of(node.args[0])[0]), d[0])
+    return t.Entry(d[0], *node.args[1:])
+
+
+def _transpose_tangent(node, d, vector):
+    return d[0] if rank(node) == 1 else no_vector(lambda m, e: t.Transpose(e[0]))(node, d, vector)
+
+
+def _diag_tangent(node, d, vector):
+    if vector and rank(node) == 2:
+        return DiagTangent(d[0])  # J_u, for the product that reads it (forward.py)
+    return no_vector(lambda m, e: t.Diag(e[0]))(node, d, vector)
+
+
+def _outer_tangent(node, d):
+    return sum_of(t.Outer(d[0], node.args[1]) if d[0] != 0 else None, t.Outer(node.args[0], d[1]) if d[1] != 0 else None)
+
+
+_total_tangent = linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d))
+# by a scalar only: by a vector each would be a tensor of rank three
+_trace_tangent = no_vector(lambda n, d: t.Trace(d[0]))
+_det_tangent = no_vector(lambda n, d: n * t.Trace(t.MatMul(t.Inv(n.args[0]), d[0])))  # Jacobi: det(A) tr(A⁻¹ dA)
+_logdet_tangent = no_vector(lambda n, d: t.Trace(t.MatMul(t.Inv(n.args[0]), d[0])))  # d log det(A) = tr(A⁻¹ dA)
+_inv_tangent = no_vector(lambda n, d: -t.MatMul(t.MatMul(n, d[0]), n))
+_sum_axis_tangent = no_vector(lambda n, d: t.SumAxis(d[0], n.args[1]))
+_row_tangent = no_vector(lambda n, d: t.Row(d[0], n.args[1]))
+_column_tangent = no_vector(lambda n, d: t.Column(d[0], n.args[1]))
+
+
+def _prod_tangent(node, d, vector):
+    return inner(others(node.args[0]), d[0], vector)
+
+
+# --- the records ------------------------------------------------------------------------------------
+
+
 def _operation(name: str, *rules: TensorRule) -> None:
     register_operation(TensorOperation(name, rules))
 
 
 _operation("matmul", TensorRule(t.MatMul, _matmul, (
-    "matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ", r"\bar{A} = \bar{Y} B^{\top},\ \bar{B} = A^{\top} \bar{Y}")))
-_operation("dot", TensorRule(t.Dot, _dot, ("dot: ū = ȳ v, v̄ = ȳ u", r"\bar{u} = \bar{y} v,\ \bar{v} = \bar{y} u")))
+    "matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ", r"\bar{A} = \bar{Y} B^{\top},\ \bar{B} = A^{\top} \bar{Y}"), _matmul_tangent))
+_operation("dot", TensorRule(t.Dot, _dot, ("dot: ū = ȳ v, v̄ = ȳ u", r"\bar{u} = \bar{y} v,\ \bar{v} = \bar{y} u"),
+                             _dot_tangent))
 _operation("outer", TensorRule(t.Outer, _outer, (
-    "outer: ū = Ȳ v, v̄ = Ȳᵀ u", r"\bar{u} = \bar{Y} v,\ \bar{v} = \bar{Y}^{\top} u")))
-_operation("transpose", TensorRule(t.Transpose, _transpose, ("transpose: Ā = Ȳᵀ", r"\bar{A} = \bar{Y}^{\top}")))
+    "outer: ū = Ȳ v, v̄ = Ȳᵀ u", r"\bar{u} = \bar{Y} v,\ \bar{v} = \bar{Y}^{\top} u"), no_vector(_outer_tangent)))
+_operation("transpose", TensorRule(t.Transpose, _transpose, ("transpose: Ā = Ȳᵀ", r"\bar{A} = \bar{Y}^{\top}"),
+                                   _transpose_tangent))
 _operation("sum",
-           TensorRule(t.Total, _total, ("sum: ū = ȳ 𝟙", r"\bar{u} = \bar{y} \mathbf{1}")),
-           TensorRule(t.SumAxis, _sum_axis, ("sum along an axis: M̄ = ȳ 𝟙ᵀ", r"\bar{M} = \bar{y} \mathbf{1}^{\top}")))
+           TensorRule(t.Total, _total, ("sum: ū = ȳ 𝟙", r"\bar{u} = \bar{y} \mathbf{1}"), _total_tangent),
+           TensorRule(t.SumAxis, _sum_axis, ("sum along an axis: M̄ = ȳ 𝟙ᵀ", r"\bar{M} = \bar{y} \mathbf{1}^{\top}"),
+                      _sum_axis_tangent))
 _operation("index",
-           TensorRule(t.Entry, _entry, ("index: z̄ = ȳ e_k", r"\bar{z} = \bar{y} e_k")),
-           TensorRule(t.Row, _row, ("row: M̄ = e_i ȳᵀ", r"\bar{M} = e_i \bar{y}^{\top}")),
-           TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}")))
-_operation("diag", TensorRule(t.Diag, _diag))
-_operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k")))
-_operation("prod", TensorRule(t.ProdOf, _prod, ("prod: ū = ȳ ∏_{j≠i} u_j", r"\bar{u}_i = \bar{y} \prod_{j \neq i} u_j")))
-_operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I")))
-_operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}")))
-_operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}")))
-_operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}")))
-for _name, _node in (("onehot", t.OneHot), ("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros),
-                     ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
-    _operation(_name, TensorRule(_node))  # a constant to differentiation: no adjoint
+           TensorRule(t.Entry, _entry, ("index: z̄ = ȳ e_k", r"\bar{z} = \bar{y} e_k"), _entry_tangent),
+           TensorRule(t.Row, _row, ("row: M̄ = e_i ȳᵀ", r"\bar{M} = e_i \bar{y}^{\top}"), _row_tangent),
+           TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}"), _column_tangent))
+_operation("diag", TensorRule(t.Diag, _diag, tangent=_diag_tangent))
+_operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k"), _listed_tangent))
+_operation("prod", TensorRule(t.ProdOf, _prod, ("prod: ū = ȳ ∏_{j≠i} u_j", r"\bar{u}_i = \bar{y} \prod_{j \neq i} u_j"),
+                              _prod_tangent))
+_operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I"), _trace_tangent))
+_operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}"),
+                             _det_tangent))
+_operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}"),
+                                _logdet_tangent, numpy=log_det))  # NumPy's slogdet: no overflow (section 6)
+_operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}"),
+                             _inv_tangent))
+
+
+def _onehot_vector(k, n):
+    """e_k of length n by whole-array NumPy (expr/tensor/numbers.py)."""
+    vector = np.zeros(int(n))
+    vector[int(k)] = 1.0
+    return vector
+
+
+_operation("onehot", TensorRule(t.OneHot, constant=True, numpy=_onehot_vector))
+for _name, _node in (("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros), ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
+    _operation(_name, TensorRule(_node, constant=True))  # a constant to differentiation: no adjoint, no tangent

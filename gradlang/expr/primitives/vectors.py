@@ -25,9 +25,12 @@ import functools
 import sympy as sp
 from mpmath.libmp import prec_to_dps
 
+from gradlang.expr import pure_numeric
 from gradlang.expr.primitives import GradlangFunction, Primitive, TensorRule, helpers, register
+from gradlang.expr.primitives.tangents import inner, linear, no_vector
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
+from gradlang.expr.tensor.nodes import rank
 from gradlang.lazy import np
 
 
@@ -206,11 +209,74 @@ def _softmax_axis_adjoint(node, ybar, k):
     return node * (ybar - spread(t.SumAxis(node.args[0], node.args[1]), t.SumAxis(ybar * node, node.args[1])))
 
 
+# tangents (tangents.py): ds = s ⊙ (dz − ⟨s, dz⟩), by a vector (diag(s) − s sᵀ) J; d lse = ⟨softmax(z), dz⟩;
+# d‖u‖ = ⟨u, du⟩/‖u‖; along an axis, the vector rules line by line (by a scalar only)
+def _logsumexp_tangent(node, d, vector):
+    if rank(node.args[0]) == 2:  # of a whole matrix Z: Σ exp(Z − lse(Z)) ⊙ dZ
+        return no_vector(lambda m, e: t.Total(sp.exp(m.args[0] - m) * e[0]))(node, d, vector)
+    return inner(t.SoftmaxOf(node.args[0]), d[0], vector)
+
+
+def _softmax_axis_tangent(node, d):
+    """s ⊙ (ḋ − spread(Σ_axis s ⊙ ḋ)): the vector rule along each row (axis 1) or column (axis 0)."""
+    total = t.SumAxis(node * d[0], node.args[1])
+    return node * (d[0] - spread(t.SumAxis(node.args[0], node.args[1]), total))
+
+
+_softmax_tangent = linear(lambda n, d: n * (d - t.Dot(n, d)), lambda n, d: t.MatMul(t.Diag(n) - t.Outer(n, n), d))
+_logsumexp_axis_tangent = no_vector(lambda n, d: t.SumAxis(t.SoftmaxAxis(*n.args) * d[0], n.args[1]))
+
+
+# definitions for explain[unfold] (explain/scalar/unfold.py): the mathematical ones, without the max shift
+def _softmax_definition(k, *v):
+    return sp.exp(v[int(k)]) / sp.Add(*[sp.exp(a) for a in v])
+
+
+# vectorised export's rules on one whole vector (record.WholeArrays): of a matrix none, it is exported unrolled
+def _logsumexp_whole(build, node, v, g):
+    return build.mul(g, build.whole("softmax", v)) if len(v.shape) == 1 else None
+
+
+def _softmax_whole(build, node, v, g):
+    """s * (g - sum(g * s))."""
+    return build.mul(node, build.sub(g, build.sum_all(build.mul(g, node)))) if len(v.shape) == 1 else None
+
+
+def _norm_whole(build, node, v, g):
+    return build.mul(g, build.div(v, node)) if len(v.shape) == 1 else None
+
+
+# whole-array NumPy of the tensor nodes (expr/tensor/numbers.py), shifted by the maximum as the component engine's
+def _softmax_vector_numpy(v):
+    exps = np.exp(v - np.max(v))  # an infinite maximum gives nan everywhere, as jax.nn.softmax does
+    return exps / np.sum(exps)
+
+
+def _logsumexp_vector_numpy(v):
+    shift = np.max(v)
+    shift = shift if np.isfinite(shift) else 0.0
+    return shift + np.log(np.sum(np.exp(v - shift)))
+
+
+def _softmax_axis_numpy(matrix, axis):
+    exps = np.exp(matrix - np.max(matrix, axis=int(axis), keepdims=True))
+    return exps / np.sum(exps, axis=int(axis), keepdims=True)
+
+
+def _logsumexp_axis_numpy(matrix, axis):
+    shift = np.max(matrix, axis=int(axis), keepdims=True)
+    shift = np.where(np.isfinite(shift), shift, 0.0)
+    return np.squeeze(shift, axis=int(axis)) + np.log(np.sum(np.exp(matrix - shift), axis=int(axis)))
+
+
 register(Primitive(
     "logsumexp", LogSumExp, "log(sum(exp(v))), computed stably; its gradient is softmax(v)",
     "logsumexp([1, 2, 3])", build=LogSumExp, group="reduction", apply="reduction", arity=(1, 1),
     partial=lambda ops, node, k: ops.call(Softmax, sp.Integer(k), *node.args), numpy=_logsumexp_numpy,
-    latex=r"\operatorname{logsumexp}", form="vector", rule="the gradient of logsumexp(v) is softmax(v)",
+    pure=pure_numeric.logsumexp, latex=r"\operatorname{logsumexp}", form="vector",
+    rule="the gradient of logsumexp(v) is softmax(v)",
+    unfold=(lambda *v: sp.log(sp.Add(*[sp.exp(a) for a in v])), "logsumexp(v) = log(sum(exp(v)))"),
+    whole_adjoint=_logsumexp_whole,
     export=helpers("_logsumexp", {
         "numpy": "def _logsumexp(*args):\n    stacked = np.stack(np.broadcast_arrays(*args)).astype(float)\n"
                  "    shift = np.max(stacked, axis=0)\n    shift = np.where(np.isfinite(shift), shift, 0.0)\n"
@@ -222,16 +288,19 @@ register(Primitive(
               "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
     tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint, (
         "logsumexp: z̄ = ȳ softmax(z) (of a matrix Z: ȳ exp(Z − logsumexp(Z)))",
-        r"\bar{z} = \bar{y} \operatorname{softmax}(z)")),
+        r"\bar{z} = \bar{y} \operatorname{softmax}(z)"), _logsumexp_tangent, numpy=_logsumexp_vector_numpy),
             TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint, (
                 "logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
-                r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"))),
+                r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"), _logsumexp_axis_tangent,
+                numpy=_logsumexp_axis_numpy)),
 ))
 register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
     build=lambda *args: [Softmax(sp.Integer(k), *args) for k in range(len(args))], group="vector", apply="rows",
-    partial=_softmax_partial, numpy=_softmax_numpy, latex=r"\operatorname{softmax}", form="component",
+    partial=_softmax_partial, numpy=_softmax_numpy, pure=pure_numeric.softmax, latex=r"\operatorname{softmax}",
+    form="component",
     rule="with s = softmax(v), d s[k] / d v[j] = s[k]*(1 - s[j]) if j = k, else -s[k]*s[j]",
+    unfold=(_softmax_definition, "softmax(v)[k] = exp(v[k]) / sum(exp(v))"), whole_adjoint=_softmax_whole,
     export=helpers("_softmax", {
         "numpy": "def _softmax(k, *args):\n    return _softmax_last(np.moveaxis(_stack(*args), 0, -1))[..., k]\n\n\n"
                  "def _softmax_last(v):\n    exps = np.exp(v - np.max(v, axis=-1, keepdims=True))\n"
@@ -242,8 +311,10 @@ register(Primitive(
     }, whole={"numpy": "_softmax_last", "jax": "jax.nn.softmax({args}, axis=-1)",
               "torch": "torch.softmax(_t({args}), dim=-1)", "tf": "tf.nn.softmax({args}, axis=-1)"}),
     tensor=(TensorRule(t.SoftmaxOf, _softmax_adjoint, (
-        "softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", r"\bar{z} = s \odot (\bar{s} - \langle \bar{s}, s \rangle)")),
-            TensorRule(t.SoftmaxAxis, _softmax_axis_adjoint, ("softmax along an axis, row by row", r"\text{row by row}"))),
+        "softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", r"\bar{z} = s \odot (\bar{s} - \langle \bar{s}, s \rangle)"), _softmax_tangent,
+                       numpy=_softmax_vector_numpy),
+            TensorRule(t.SoftmaxAxis, _softmax_axis_adjoint, ("softmax along an axis, row by row", r"\text{row by row}"),
+                       no_vector(_softmax_axis_tangent), numpy=_softmax_axis_numpy)),
 ))
 
 
@@ -274,8 +345,10 @@ register(Primitive(
     "norm", Norm, "Euclidean norm (Frobenius for a matrix); its gradient is v / norm(v)", "norm([3, 4])",
     build=Norm, group="reduction", apply="reduction", arity=(1, 1),
     partial=lambda ops, node, k: ops.mul(node.args[k], ops.reciprocal(node)),
-    numpy=lambda *args: np.sqrt(np.sum(_stacked(args) ** 2, axis=0)), latex=r"\operatorname{norm}", form="vector",
+    numpy=lambda *args: np.sqrt(np.sum(_stacked(args) ** 2, axis=0)), pure=pure_numeric.norm,
+    latex=r"\operatorname{norm}", form="vector",
     rule="the gradient of norm(v) is v/norm(v)",
+    unfold=(lambda *v: sp.sqrt(sp.Add(*[a ** 2 for a in v])), "norm(v) = sqrt(sum(v^2))"), whole_adjoint=_norm_whole,
     export=helpers("_norm", {
         "numpy": "def _norm(*args):\n    return np.sqrt(np.sum(_stack(*args) ** 2, axis=0))\n",
         "jax": "def _norm(*args):\n    return jnp.linalg.norm(_stack(*args), axis=0)\n",
@@ -284,5 +357,6 @@ register(Primitive(
     }, whole={"numpy": "_norm(*np.ravel({args}))", "jax": "jnp.linalg.norm(jnp.ravel({args}))",
               "torch": "torch.linalg.vector_norm(_t({args}))", "tf": "tf.norm"}),
     tensor=(TensorRule(t.NormOf, lambda node, ybar, k: ybar * node.args[0] / node,
-                       ("norm: ū = ȳ u/‖u‖", r"\bar{u} = \bar{y} u / \|u\|")),),
+                       ("norm: ū = ȳ u/‖u‖", r"\bar{u} = \bar{y} u / \|u\|"),
+                       lambda node, d, vector: inner(node.args[0], d[0], vector) / node),),
 ))

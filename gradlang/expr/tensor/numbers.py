@@ -3,7 +3,8 @@
 The formula is compiled once by the same code generator as every other
 gradlang value (numeric.py: one line per distinct node, IEEE 754 floats),
 with each tensor operation written as its `_numpycode` spelling says, and
-the helpers below for those NumPy has no single function for. softmax and
+the helpers of those NumPy has no single function for, which their records
+hold (expr/primitives/, `TensorRule.numpy`). softmax and
 logsumexp shift by the maximum as the component engine's do (and as
 jax.nn does), so a large input does not overflow; `log(det(A))` (logdet) is
 NumPy's slogdet, so a large matrix does not overflow either (section 6).
@@ -15,8 +16,7 @@ import numpy as np
 import sympy as sp
 
 from gradlang.errors import ShapeError, ValueError
-from gradlang.expr import numeric
-from gradlang.expr.component_linalg import log_det
+from gradlang.expr import numeric, primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
@@ -40,58 +40,12 @@ def _stable_logdet(expr):
     return built[dag.roots[0]]
 
 
-def _finite_shift(v):
-    shift = np.max(v)
-    return shift if np.isfinite(shift) else 0.0
+def _helpers() -> dict:
+    """The helpers the nodes' NumPy spellings call (`_gl_softmax_vector`), each from its node's record (TensorRule.numpy)."""
+    return {rule.spelling.helper(): rule.numpy for rule in primitives.tensor_rules().values() if rule.numpy is not None}
 
 
-def _softmax_vector(v):
-    exps = np.exp(v - np.max(v))  # an infinite maximum gives nan everywhere, as jax.nn.softmax does
-    return exps / np.sum(exps)
-
-
-def _logsumexp_vector(v):
-    shift = _finite_shift(v)
-    return shift + np.log(np.sum(np.exp(v - shift)))
-
-
-def _onehot_vector(k, n):
-    vector = np.zeros(int(n))
-    vector[int(k)] = 1.0
-    return vector
-
-
-def _max_shares_vector(v):
-    tied = v == np.max(v)
-    return np.where(tied, 1.0 / max(int(np.sum(tied)), 1), 0.0)
-
-
-def _max_shares_axis(matrix, axis):
-    tied = matrix == np.max(matrix, axis=int(axis), keepdims=True)
-    return np.where(tied, 1.0 / np.maximum(np.sum(tied, axis=int(axis), keepdims=True), 1), 0.0)
-
-
-def _softmax_axis(matrix, axis):
-    exps = np.exp(matrix - np.max(matrix, axis=int(axis), keepdims=True))
-    return exps / np.sum(exps, axis=int(axis), keepdims=True)
-
-
-def _logsumexp_axis(matrix, axis):
-    shift = np.max(matrix, axis=int(axis), keepdims=True)
-    shift = np.where(np.isfinite(shift), shift, 0.0)
-    return np.squeeze(shift, axis=int(axis)) + np.log(np.sum(np.exp(matrix - shift), axis=int(axis)))
-
-
-HELPERS = {
-    "_gl_softmax_axis": _softmax_axis,
-    "_gl_logsumexp_axis": _logsumexp_axis,
-    "_gl_softmax_vector": _softmax_vector,
-    "_gl_logsumexp_vector": _logsumexp_vector,
-    "_gl_onehot_vector": _onehot_vector,
-    "_gl_max_shares_vector": _max_shares_vector,
-    "_gl_max_shares_axis": _max_shares_axis,
-    "_gl_logdet": log_det,
-}
+HELPERS = _helpers()
 numeric.HELPERS.update(HELPERS)
 
 

@@ -21,6 +21,7 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 _HOLE = "\x00"  # where the next link of a chain goes, in the text of the link around it (no name holds one)
 _FIELD = re.compile(r"\{(\d+|rest|rest_int|all)\}")
+_HELPER = re.compile(r"\b_gl_\w+")
 _SUBSCRIPTS = str.maketrans("0123456789aeijklmnorstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₗₘₙₒᵣₛₜᵤᵥₓ")
 
 
@@ -53,6 +54,11 @@ class Spelling:
 
     def numpy(self, node, printer) -> str:
         return _fill(self.numpy_template, node, lambda i, a: printer._print(a), printer)
+
+    def helper(self) -> str | None:
+        """The helper of its own the NumPy template calls (`_gl_softmax_vector`), or None for NumPy's functions."""
+        found = _HELPER.search(self.numpy_template)
+        return found.group(0) if found else None
 
     def pretty(self, node, printer):
         special = _pretty_special(self, node, printer)
@@ -268,6 +274,9 @@ class ListSpelling:
         from sympy.printing.pretty.stringpict import prettyForm
 
         return prettyForm(node.spelled(lambda e: str(printer._print(e))))
+
+    def helper(self) -> None:
+        return None
 
     def numpy(self, node, printer) -> str:
         if all(e.is_Number for e in node.args[2:]):
