@@ -177,3 +177,14 @@ def test_a_list_where_it_has_no_meaning_is_a_placed_error(source, column, words)
     with pytest.raises(GradlangError) as caught:
         session.run(source)
     assert words in caught.value.message and caught.value.column == column, caught.value.message
+
+
+def test_at_literal_sizes_a_gradient_only_components_take_is_one_pass_by_every_component():
+    """prod(x) has no tensor rule at a literal size: the component engine takes the list, in one DAG pass."""
+    session = Session()
+    session.run("x: R^3\nW: R^(2,3)\nc: R")
+    value = session.eval("grad(prod(x) + sum(W @ x)*c, [x, W, c]) at x = [1.0, 2.0, 3.5], "
+                         "W = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], c = 2.0")
+    x, W = np.array([1.0, 2.0, 3.5]), np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    expected = jax.grad(lambda x, W, c: jnp.prod(x) + jnp.sum(W @ x) * c, argnums=(0, 1, 2))(x, W, 2.0)
+    _close(value, expected)
