@@ -77,17 +77,34 @@ def at(evaluator, node, frame):
     whole-array NumPy); None when the expression is no such list (the evaluator's at answers)."""
     if evaluator.by_components or not _may_be_list(evaluator, node.body, frame):
         return None
-    marks = len(evaluator.notes), len(evaluator.attachments)
+    marks = _marks(evaluator)
     try:
         value = evaluator.evaluate(node.body, frame)
     except GradlangError:
         value = None  # the evaluator's at raises its own error, at its place
-    if not is_list(value):  # its notes are the evaluator's own at's to give
-        del evaluator.notes[marks[0]:], evaluator.attachments[marks[1]:]
+    if not is_list(value):  # its notes and counts are the evaluator's own at's to give
+        _rewind(evaluator, marks)
         return None
     if isinstance(value, ListAt):
         raise refused("given values again: it holds numbers already")
     return ListAt(tensor_at.at(evaluator, entry, node.bindings, frame) for entry in value.entries)
+
+
+def _marks(evaluator) -> tuple:
+    """What an evaluation adds to: notes, attachments, differentiated operands, functions unfolded, calls,
+    explain's requests."""
+    return (len(evaluator.notes), len(evaluator.attachments), len(evaluator.differentiated),
+            len(evaluator.unfolded), evaluator.calls[0], len(evaluator.services.derivations or ()))
+
+
+def _rewind(evaluator, marks: tuple) -> None:
+    """Forget a trial evaluation, so the at that follows counts and warns once."""
+    notes, attachments, differentiated, unfolded, calls, requests = marks
+    if evaluator.services.derivations is not None:
+        del evaluator.services.derivations[requests:]
+    del evaluator.notes[notes:], evaluator.attachments[attachments:]
+    del evaluator.differentiated[differentiated:], evaluator.unfolded[unfolded:]
+    evaluator.calls[0] = calls
 
 
 def _may_be_list(evaluator, inner, frame) -> bool:
