@@ -256,8 +256,9 @@ class Evaluator:
         return tensor_values.fit(value, args) if whole else value
 
     def _call_values(self, node, frame, text: bool) -> list:
-        """The argument values; a quoted text is kept as text only for a builtin that reads files (load)."""
-        return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, node.name, k, n, frame)
+        """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
+        grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
+        return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, n, frame)
                 if tensor_lists.takes_list(node.name, k, n) else self.evaluate(n, frame) for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):

@@ -26,7 +26,9 @@ _BY_LIST = frozenset({"grad"})  # the builtins whose variable (second argument) 
 
 def listed(values: list) -> bool:
     """Do these entries of `[…]` make a list of tensors: formulas, one a whole tensor, and not all of one
-    literal shape (those stack into a matrix, as before)?"""
+    literal shape (those stack into a matrix, as before)? A list in a list is refused: lists do not nest."""
+    if any(is_list(v) for v in values):
+        raise refused("an entry of a list")
     if not all(isinstance(v, sp.Expr) for v in values):
         return False
     tensors = [v for v in values if involves(v) and rank(v) >= 1]
@@ -40,14 +42,14 @@ def takes_list(name: str, position: int, node) -> bool:
     return name in _BY_LIST and position == 1 and isinstance(node, lo.Brackets)
 
 
-def variables(evaluator, name: str, position: int, node, frame):
+def variables(evaluator, node, frame):
     """grad's variables written as a list: a TensorList when it holds a whole tensor, at any size; else the
     list as any list is evaluated ([a, b] of scalars, x[0] of components, and the component engine's)."""
     check_count(len(node.items))
     items = [evaluator.evaluate(item, frame) for item in node.items]
     if evaluator.services.derivations is not None and any(_whole(v) for v in items):
-        raise DiffError(f"explain does not derive a {name} by a list of tensors yet: explain one variable "
-                        f"at a time, as explain {name}(L, W)", node.span)
+        raise DiffError("explain does not derive a grad by a list of tensors yet: explain one variable "
+                        "at a time, as explain grad(L, W)", node.span)
     whole = all(isinstance(v, sp.Expr) for v in items) and any(involves(v) and rank(v) >= 1 for v in items)
     if whole and not evaluator.by_components:
         return TensorList(*items)

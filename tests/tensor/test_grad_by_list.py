@@ -167,6 +167,7 @@ def test_a_list_of_scalars_and_a_scalar_beside_a_tensor():
     ("g[0, 1]", 1, "takes one index"),
     ("g[2]", 3, "out of range"),
     ("g[:, 0]", 1, "sliced"),
+    ("[g, W]", 1, "an entry of a list"),
     ("jacobian(W @ x, [W, b])", 17, "argument of jacobian"),
     ("grad(sum(W @ x), [W, x[0]])", 1, "the component x[0]"),
     ("explain grad(sum(W @ x + b), [W, b])", 30, "explain does not derive a grad by a list"),
