@@ -135,11 +135,15 @@ def _tensors(x: TensorList, operation: str) -> list:
     """The variables of a list that holds a whole tensor: declared tensors and scalar symbols, each once
     placed at its entry; a component beside a whole tensor is refused (take it by the whole tensor)."""
     variables = []
-    for position, entry in enumerate(x.entries):
-        if isinstance(entry, t.Entry):
-            raise DiffError(f"{operation} by a list of tensors takes declared tensors and scalar symbols, "
-                            f"not the component {to_source(entry)}: take the whole tensor and index its gradient")
-        variables.append(_variable(entry, operation))
+    try:
+        for entry in x.entries:
+            if isinstance(entry, t.Entry):
+                raise DiffError(f"{operation} by a list of tensors takes declared tensors and scalar symbols, not "
+                                f"the component {to_source(entry)}: take the whole tensor and index its gradient")
+            variables.append(_variable(entry, operation))
+    except DiffError as error:
+        error.argument = 1  # placed at the list by call()
+        raise
     return variables
 
 

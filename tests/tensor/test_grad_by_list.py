@@ -169,7 +169,8 @@ def test_a_list_of_scalars_and_a_scalar_beside_a_tensor():
     ("g[:, 0]", 1, "sliced"),
     ("[g, W]", 1, "an entry of a list"),
     ("jacobian(W @ x, [W, b])", 17, "argument of jacobian"),
-    ("grad(sum(W @ x), [W, x[0]])", 1, "the component x[0]"),
+    ("grad(sum(W @ x), [W, x[0]])", 18, "the component x[0]"),
+    ("grad(sum(W @ x), [W, n])", 18, "declared vector, matrix or scalar symbol"),
     ("explain grad(sum(W @ x + b), [W, b])", 30, "explain does not derive a grad by a list"),
 ])
 def test_a_list_where_it_has_no_meaning_is_a_placed_error(source, column, words):
