@@ -190,3 +190,9 @@ def test_at_literal_sizes_a_gradient_only_components_take_is_one_pass_by_every_c
     x, W = np.array([1.0, 2.0, 3.5]), np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     expected = jax.grad(lambda x, W, c: jnp.prod(x) + jnp.sum(W @ x) * c, argnums=(0, 1, 2))(x, W, 2.0)
     _close(value, expected)
+
+
+def test_symbolic_and_literal_sizes_print_the_same_digits():
+    point = _at(_point(5, MLP_SHAPES))
+    texts = [_run(_declared(MLP, literal), f"grad(L, {MLP_LIST})" + point)[1].text for literal in (False, True)]
+    assert texts[0] == texts[1]
