@@ -16,7 +16,7 @@ import sympy as sp
 from gradlang.core import tensor_at, tensor_values
 from gradlang.core.literal_sizes import involves, symbolic
 from gradlang.errors import DiffError, GradlangError
-from gradlang.expr.values import check_count
+from gradlang.expr.values import check_count, shape_of as value_shape
 from gradlang.expr.tensor.listed import ListAt, TensorList, is_list, refused
 from gradlang.expr.tensor.nodes import rank, shape_of
 from gradlang.syntax import lowered as lo
@@ -47,7 +47,7 @@ def variables(evaluator, node, frame):
     list as any list is evaluated ([a, b] of scalars, x[0] of components, and the component engine's)."""
     check_count(len(node.items))
     items = [evaluator.evaluate(item, frame) for item in node.items]
-    if evaluator.services.derivations is not None and any(_whole(v) for v in items):
+    if evaluator.services.derivations is not None and any(_whole(v) for v in items) and not _stacks(evaluator, items):
         raise DiffError("explain does not derive a grad by a list of tensors yet: explain one variable "
                         "at a time, as explain grad(L, W)", node.span)
     whole = all(isinstance(v, sp.Expr) for v in items) and any(involves(v) and rank(v) >= 1 for v in items)
@@ -65,6 +65,12 @@ def _whole(value) -> bool:
     if isinstance(value, sp.Expr) and involves(value):
         return rank(value) >= 1
     return isinstance(value, (sp.NDimArray, sp.MatrixBase))
+
+
+def _stacks(evaluator, items: list) -> bool:
+    """In the component engine, entries of one shape stack into a matrix of variables, as they always did
+    (explain grad(L, [a, b]) with a, b: R^3 derives by components)."""
+    return evaluator.by_components and len({value_shape(v) for v in items}) == 1
 
 
 def check_arguments(name: str, args: list, nodes) -> None:

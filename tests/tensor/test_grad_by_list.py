@@ -196,3 +196,10 @@ def test_symbolic_and_literal_sizes_print_the_same_digits():
     point = _at(_point(5, MLP_SHAPES))
     texts = [_run(_declared(MLP, literal), f"grad(L, {MLP_LIST})" + point)[1].text for literal in (False, True)]
     assert texts[0] == texts[1]
+
+
+def test_explain_by_a_list_of_one_literal_shape_still_derives_by_components():
+    """a, b: R^3 stack into a matrix of variables in the component engine, which explain derives as before."""
+    (result,) = Session().run("a: R^3\nb: R^3\nexplain grad(sum(a*b^2), [a, b])")
+    assert result.steps and result.text.strip().endswith(
+        "[[b[0]^2, b[1]^2, b[2]^2], [2*a[0]*b[0], 2*a[1]*b[1], 2*a[2]*b[2]]]")
