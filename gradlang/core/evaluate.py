@@ -18,7 +18,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_explaining, tensor_values, twins
-from gradlang.core import builtins_axes, whole_array
+from gradlang.core import builtins_axes, tensor_lists, whole_array
 from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.errors import GradlangError, LimitError, NameError, NeedsNumbers, ShapeError, Span, SyntaxError, ValueError
 from gradlang.expr.exact import (
@@ -42,6 +42,7 @@ from gradlang.expr.values import (
     to_symbolic,
 )
 from gradlang.expr.walk import dag_has
+from gradlang.expr.tensor.listed import TensorList, is_list, refused
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lowered import written_names
 
@@ -141,7 +142,13 @@ class Evaluator:
 
     def _brackets(self, node, frame):
         check_count(len(node.items))
-        items = [to_symbolic(literal_sizes.lowered(v)) for v in self._values(node.items, frame)]
+        return self.list_of(self._values(node.items, frame))
+
+    def list_of(self, values: list):
+        """The value of `[…]` with these entries: a vector, a matrix, or a list of tensors."""
+        if tensor_lists.listed(values):  # [W, b]: tensors of different shapes, or of a symbolic size
+            return TensorList(*values)
+        items = [to_symbolic(literal_sizes.lowered(v)) for v in values]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
             shown = " and ".join(sorted(describe_shape(s) for s in shapes))
@@ -163,6 +170,8 @@ class Evaluator:
 
     def _numeric(self, node, frame):
         value = self.evaluate(node, frame)
+        if is_list(value):
+            raise refused("an operand of arithmetic").located(node.span)
         if any(is_condition(e) for e in elements(to_symbolic(value))):
             raise ValueError("a condition can only be the first argument of where").located(node.span)
         return value
@@ -214,6 +223,7 @@ class Evaluator:
         args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None)
         if bound is None:
             builtins_axes.check_keywords(name, node.args)
+            tensor_lists.check_arguments(name, args, node.args)
         elif any(isinstance(a, lo.Keyword) for a in node.args):
             raise SyntaxError(f"'{name}' takes no keyword arguments", node.name_span)
         if isinstance(bound, FunctionDef):
@@ -246,8 +256,10 @@ class Evaluator:
         return tensor_values.fit(value, args) if whole else value
 
     def _call_values(self, node, frame, text: bool) -> list:
-        """The argument values; a quoted text is kept as text only for a builtin that reads files (load)."""
-        return [n.value if text and isinstance(n, lo.Text) else self.evaluate(n, frame) for n in node.args]
+        """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
+        grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
+        return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, n, frame)
+                if tensor_lists.takes_list(node.name, k, n) else self.evaluate(n, frame) for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)
@@ -288,6 +300,9 @@ class Evaluator:
 
     def _at(self, node, frame):
         inner, bindings = node.body, node.bindings
+        listed = tensor_lists.at(self, node, frame)  # grad(L, [W, b]) at …: each gradient at the point
+        if listed is not None:
+            return listed
         if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
             answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
             try:

@@ -18,6 +18,7 @@ import sympy as sp
 from gradlang import limits
 from gradlang.errors import NeedsNumbers
 from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import TensorOp, Var, shape_of
 from gradlang.expr.values import from_elements
 
@@ -65,6 +66,8 @@ def lowered(value):
         if not any(literal(e) for e in value):
             return value
         return from_elements(tuple(value.shape), [lowered(e) for e in value])
+    if isinstance(value, TensorList):  # grad(L, [W, b]): each entry's components
+        return TensorList(*(lowered(e) for e in value.entries))
     return components(value, {}) if literal(value) else value
 
 

@@ -14,6 +14,7 @@ import sympy as sp
 from gradlang.core import tensor_values
 from gradlang.errors import ShapeError
 from gradlang.expr.tensor import nodes as t, shapes
+from gradlang.expr.tensor.listed import entry, is_list, refused
 from gradlang.expr.values import describe_shape, from_elements, is_scalar, shape_of, to_symbolic
 
 
@@ -21,6 +22,8 @@ def index(self, node, frame):
     """v[i], M[i, j], and M[i] (row i)."""
     base = to_symbolic(self.evaluate(node.base, frame))
     indices = self._values(node.indices, frame)
+    if is_list(base):  # g[0] of grad(L, [W, b]): the first gradient
+        return _entry(base, indices, node.indices)
     if tensor_values.involves(base):
         for i, n, arg in zip(indices, t.shape_of(base), node.indices):
             if getattr(i, "is_Integer", False) and getattr(n, "is_Integer", False):
@@ -52,6 +55,8 @@ def row(self, node, frame):
 def _slice(self, node, frame, take, axis: int, form: str):
     base_node, index_node = node.base, node.index
     base = to_symbolic(self.evaluate(base_node, frame))
+    if is_list(base):
+        raise refused(f"sliced as {form}").located(base_node.span)
     if tensor_values.involves(base):
         return _tensor_slice(base, self.evaluate(index_node, frame), axis, form)
     if len(shape_of(base)) != 2:
@@ -68,6 +73,19 @@ def _tensor_slice(base, position, axis: int, form: str):
     position = tensor_values.wrapped(position, shape[axis])
     shapes.check_index(position, shape[axis])
     return t.Column(base, position) if axis == 1 else t.Row(base, position)
+
+
+def _entry(base, indices: list, nodes):
+    """g[k] of a list of tensors: entry k (one index, an integer; negative counts from the end)."""
+    if len(indices) != 1:
+        raise ShapeError(f"a list of tensors takes one index, got {len(indices)}: index its entry again, as g[0][1]")
+    (position,), (node,) = indices, nodes
+    if not (isinstance(position, sp.Expr) and position.is_Integer):
+        raise ShapeError("an index of a list of tensors must be an integer").located(node.span)
+    try:
+        return entry(base, int(position))
+    except ShapeError as error:
+        raise error.located(node.span)
 
 
 class FreeSubscript(ShapeError):

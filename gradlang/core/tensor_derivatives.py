@@ -3,7 +3,9 @@
 The variables are declared tensors, real scalar symbols, or a list of scalar
 symbols (`grad(e, [a, b])`, section 5): by a list each entry is taken in turn,
 and the results are put in a list again, which `tensor_values.checked` makes
-one tensor value where its entries hold tensors of symbolic size. A component
+one tensor value where its entries hold tensors of symbolic size. By a list
+that holds a whole tensor (`grad(L, [W1, b1, W2])`, section 3b) one reverse
+pass gives every gradient, a `TensorList` (expr/tensor/listed.py). A component
 as a variable (`diff(e, x[0])`) is taken at literal sizes, by components.
 """
 
@@ -16,13 +18,17 @@ from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import DiffError, DiffNeedsComponents, LimitError, ShapeError, ShapeNeedsComponents
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.source import to_source
 from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.values import from_elements
 
 
 def _grad(args):
     e, x = args
+    if isinstance(x, TensorList):  # grad(L, [W1, b1, W2]): one reverse pass, one gradient per entry
+        return TensorList(*reverse.grads(e, _tensors(x, "grad")))
     listed = _scalars(x, "grad")
     if listed is not None:
         return from_elements((len(listed),), [reverse.grad(e, a) for a in listed])
@@ -123,6 +129,22 @@ def _scalars(x, operation: str):
     else:
         return None
     return [_variable(e, operation, scalar=True) for e in entries]
+
+
+def _tensors(x: TensorList, operation: str) -> list:
+    """The variables of a list that holds a whole tensor: declared tensors and scalar symbols, each once
+    placed at its entry; a component beside a whole tensor is refused (take it by the whole tensor)."""
+    variables = []
+    try:
+        for entry in x.entries:
+            if isinstance(entry, t.Entry):
+                raise DiffError(f"{operation} by a list of tensors takes declared tensors and scalar symbols, not "
+                                f"the component {to_source(entry)}: take the whole tensor and index its gradient")
+            variables.append(_variable(entry, operation))
+    except DiffError as error:
+        error.argument = 1  # placed at the list by call()
+        raise
+    return variables
 
 
 def _variable(x, operation: str, scalar: bool = False):

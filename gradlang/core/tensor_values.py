@@ -29,6 +29,7 @@ from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.broadcast import kept_shape
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import rank, shape_of
 from gradlang.expr.values import from_elements, is_condition
 from gradlang.expr.walk import relation
@@ -48,6 +49,8 @@ def declare_size(name: str, env: dict, token=None):
 
 def checked(value):
     """The value, once its shape is known to be consistent (a ShapeError names both shapes)."""
+    if isinstance(value, TensorList):  # grad(L, [W, b]): each entry has its own shape
+        return TensorList(*(checked(e) for e in value.entries))
     if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
         if not any(involves(e) for e in value):
             return value

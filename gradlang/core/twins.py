@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from gradlang.core.literal_sizes import literal
+from gradlang.expr.tensor.listed import TensorList
 
 _UNSET = object()
 
@@ -51,7 +52,7 @@ def of(twins: dict, name: str, value):
 def bind(twins: dict, name: str, value, body, env: dict) -> None:
     """Keep (or drop) the twin of a name just bound to `value` by the statement `body` in `env`."""
     entries = list(value) if isinstance(value, (sp.NDimArray, sp.MatrixBase)) else [value]
-    if any(literal(e) for e in entries):
+    if any(literal(e) for e in entries) and not isinstance(value, TensorList):  # a list lowers entry by entry
         twins[name] = Twin(value, body, dict(env), dict(twins))
     else:
         twins.pop(name, None)

@@ -23,6 +23,7 @@ from gradlang.errors import DiffError, LimitError, ShapeError
 from gradlang.expr.functions import RealAbs
 from gradlang.expr.primitives import constant_classes
 from gradlang.expr.stopgrad import unstopped
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.source import to_source
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, describe_shape
 from gradlang.expr.graph import build_dag
@@ -170,7 +171,9 @@ def check_symbol(value, operation: str) -> sp.Symbol:
 
 
 def check_variables(value, operation: str):
-    """A scalar symbol, or a vector/matrix whose every component is a symbol."""
+    """A scalar symbol, or a vector/matrix whose every component is a symbol (or, for grad, a list of those)."""
+    if isinstance(value, TensorList) and operation == "grad":
+        return TensorList(*(check_variables(v, operation) for v in value.entries))
     if is_scalar(value):
         return check_symbol(value, operation)
     if hasattr(value, "shape") and all(isinstance(e, sp.Symbol) for e in elements(value)):
@@ -197,9 +200,23 @@ def grad(expr, wrt):
     """Gradient of a scalar, shaped like the variables."""
     if not is_scalar(expr):
         raise ShapeError(f"grad needs a scalar expression, got {describe_shape(shape_of(expr))}; use jacobian")
+    if isinstance(wrt, TensorList):
+        return _by_list(expr, wrt.entries)
     if is_scalar(wrt):
         return derivative(expr, wrt)
     return from_elements(shape_of(wrt), _gradient(expr, elements(wrt)))
+
+
+def _by_list(expr, variables: tuple) -> TensorList:
+    """grad(L, [W, b]) by components: one reverse pass by all their components, split back per variable."""
+    symbols = [elements(v) for v in variables]
+    flat = _gradient(expr, [s for group in symbols for s in group])
+    out, start = [], 0
+    for variable, group in zip(variables, symbols):
+        part = flat[start:start + len(group)]
+        out.append(part[0] if is_scalar(variable) else from_elements(shape_of(variable), part))
+        start += len(group)
+    return TensorList(*out)
 
 
 def jacobian(expr, wrt):

@@ -205,6 +205,10 @@ class SourcePrinter(InStoredOrder, StrPrinter):
     _print_ImmutableDenseMatrix = _print_MatrixBase
     _print_MutableDenseMatrix = _print_MatrixBase
 
+    def _print_ListAt(self, value):
+        """A list of tensors at a point (grad(L, [W, b]) at …): its entries in brackets, as it reads back."""
+        return "[" + ", ".join(self._print(e) for e in value) + "]"
+
     def _print_ndarray(self, array):
         if array.ndim == 0:
             return format_float(float(array))

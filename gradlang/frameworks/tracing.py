@@ -203,4 +203,7 @@ def _tail(loss: str, leaves: list, writer: Writer) -> list:
              *(Line(f"{at} = {leaf.point()}", kind="assignment", name=at) for leaf, at in named)]
     point = writer.point = ", ".join(f"{leaf.name} = {at}" for leaf, at in named)
     lines += [Line("", "the loss and its gradient by each leaf there"), Line(f"{loss} at {point}", kind="show")]
-    return lines + [Line(f"grad({loss}, {leaf.name}) at {point}", kind="show") for leaf in leaves]
+    if not leaves:
+        return lines
+    wrt = leaves[0].name if len(leaves) == 1 else "[" + ", ".join(leaf.name for leaf in leaves) + "]"
+    return lines + [Line(f"grad({loss}, {wrt}) at {point}", kind="show")]  # every leaf in one reverse pass

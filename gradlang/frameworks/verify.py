@@ -20,6 +20,7 @@ import numpy as np
 from sympy.core.cache import clear_cache
 
 from gradlang.errors import GradlangError
+from gradlang.expr.tensor.listed import is_list
 from gradlang.frameworks.program import TranslateError, Writer, array_text, placed
 
 RELATIVE = 1e-9  # of the largest component of the framework's (or the program's) array
@@ -44,12 +45,17 @@ def _compared(session, program: str, writer: Writer, theirs: list, spec: str, fr
         results = session.run(program)
     except GradlangError as error:
         raise _from_the_program(error, writer.lines, spec) from None
-    ours = [floats(result.value) for result in results]
+    ours = [floats(value) for result in results for value in entries(result.value)]
     labels = ["the loss", *(f"the gradient by {line.name}" for line in writer.declarations)]
     for label, a, b in zip(labels, ours, theirs, strict=True):
         if not close(a, b):
             raise _differs(session, writer, spec, framework, f"{label} is {_shown(a)} where {framework} gives "
                            f"{_shown(b)}")
+
+
+def entries(value) -> tuple:
+    """The values a result stands for: each gradient of grad(loss, [W, b]) at …, else the value itself."""
+    return value.entries if is_list(value) else (value,)
 
 
 def floats(value) -> np.ndarray:

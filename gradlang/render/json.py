@@ -28,6 +28,7 @@ from gradlang.render.plain import to_plain
 from gradlang.render.shown import shown_result
 from gradlang.lazy import np
 from gradlang.expr.walk import dag_atoms
+from gradlang.expr.tensor.listed import is_list
 
 
 def json_number(x: float):
@@ -56,6 +57,8 @@ def _encode(value):
         if value.dtype == np.float64 and np.isfinite(value).all():
             return value.tolist()  # NumPy makes the floats in one call; json writes each as repr, as below
         return _encode_list(value.tolist())
+    if is_list(value):  # grad(L, [W, b]) at …: one entry per variable, each its own shape
+        return [_encode(e) for e in value.entries]
     if isinstance(value, (bool, np.bool_, BooleanTrue, BooleanFalse)):
         return bool(value)
     if isinstance(value, sp.MatrixBase):

@@ -172,6 +172,12 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
         rows = (" & ".join(float_latex(float(v)) for v in row) for row in array)
         return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
 
+    def _print_TensorList(self, value) -> str:
+        """A list of tensors of different shapes (grad(L, [W, b])): its entries in brackets."""
+        return r"\left[ " + r",\; ".join(self._print(e) for e in value.entries) + r" \right]"
+
+    _print_ListAt = _print_TensorList
+
     def _print_bool(self, value) -> str:
         return r"\text{true}" if value else r"\text{false}"
 

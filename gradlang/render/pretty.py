@@ -169,6 +169,12 @@ class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredO
     def _print_ndarray(self, array):
         return self._print(_ndarray_to_sympy(array))
 
+    def _print_TensorList(self, value):
+        """A list of tensors of different shapes (grad(L, [W, b])): its entries side by side in brackets."""
+        return self._print_seq(value.entries, "[", "]")
+
+    _print_ListAt = _print_TensorList
+
     def _print_Shown(self, shown):
         """The value (named parts are shown as text lines by `_print_Result`) and the size a summary stands for;
         a tensor value with its named parts under it (`where s = softmax(x)`)."""

@@ -36,6 +36,7 @@ from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor.nodes import Dot, Entry, Eye, MatMul, OneHot, Ones, SoftmaxOf, Transpose, Var, Zeros
 from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.walk import dag_atoms, rebuild, rebuild_all
 
 # The letter of each kind of part; "t" is the generic kind. Sigmoid's part is p (a probability), not σ:
@@ -48,7 +49,7 @@ _WORDS = frozenset({"at", "explain", "unfold", "size", "R"})  # keywords and typ
 
 def is_tensor_value(value) -> bool:
     """A value of the tensor engine (walked as a DAG: a huge scalar value costs one pass)."""
-    return isinstance(value, sp.Expr) and bool(dag_atoms(value, Var))
+    return isinstance(value, (sp.Expr, TensorList)) and bool(dag_atoms(value, Var))
 
 
 def teacher_parts(value, taken=frozenset()) -> tuple[list, object]:

@@ -11,6 +11,7 @@ import numpy as np
 from gradlang import Session
 from gradlang.frameworks import translate
 from gradlang.frameworks import shapes_arg
+from gradlang.frameworks.verify import entries
 from tests.conftest import as_floats
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "frameworks"
@@ -51,7 +52,7 @@ def run(kind: str, spec: str, shapes: str | None = None, example_args: str | Non
     """The program's text and its printed values: the loss, then the gradient by each leaf, as floats."""
     program = translated(kind, spec, shapes, example_args)
     results = Session().run(program)
-    return program, [as_floats(r.value) for r in results]
+    return program, [as_floats(v) for r in results for v in entries(r.value)]
 
 
 def exported(kind: str, spec: str, shapes: str, folder: Path):

@@ -39,8 +39,10 @@ def test_running_prints_the_loss_and_its_gradients(jax):
     run = gradlang("--plain", *TD)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert len(lines) == 4 and lines[1].startswith("[[0.0, 0.0, 0.0], [")  # only the action's row of W moves
-    assert lines[3] == "[0.0, 0.0, 0.0]"  # s2 only feeds the stopped target
+    assert len(lines) == 2  # the loss, then its gradient by [W, s, s2] in one statement
+    by_w, _, by_s2 = json.loads(lines[1])
+    assert by_w[0] == [0.0, 0.0, 0.0] and any(by_w[1])  # only the action's row of W moves
+    assert by_s2 == [0.0, 0.0, 0.0]  # s2 only feeds the stopped target
 
 
 def test_explain_wrt_explains_the_gradient_by_those_leaves(jax):

@@ -24,6 +24,7 @@ from gradlang import Session
 from gradlang.frameworks import TranslateError, translate
 from gradlang.frameworks.program import Line, Writer, inert
 from gradlang.frameworks.shapes_arg import gradlang_name
+from gradlang.frameworks.verify import entries
 from tests.conftest import as_floats
 from tests.safety import SAFETY_NET
 
@@ -50,7 +51,7 @@ def user(tmp_path, monkeypatch):
 
 
 def numbers(program: str) -> list:
-    return [as_floats(result.value) for result in Session().run(program)]
+    return [as_floats(value) for result in Session().run(program) for value in entries(result.value)]
 
 
 def statements_only_written(program: str) -> None:

@@ -48,7 +48,7 @@ def test_several_names_share_one_declaration():
     ("W @ y", ["m×n matrix", "vector of length m"]),
     ("x + y", ["vector of length m", "vector of length n"]),
     ("dot(x, y)", ["vector of length n", "vector of length m"]),
-    ("[x, y]", ["list"]),
+    ("[x, y] + 1", ["list"]),  # [x, y] is a list of tensors (grad(L, [x, y])), no operand of arithmetic
     ("x + [1, 2]", ["vector of length 2", "vector of length n"]),  # a list of scalars is a tensor of its shape
     ("trace(W)", ["square matrix", "m×n"]),
 ])

@@ -34,10 +34,16 @@ from gradlang.expr.tensor.shapes import describe
 
 def grad(expr, wrt):
     """∂expr/∂wrt for a scalar `expr`, shaped like `wrt` (a declared tensor or a scalar symbol)."""
+    return grads(expr, [wrt])[0]
+
+
+def grads(expr, wrt: list) -> list:
+    """∂expr/∂w for each w of `wrt`, each shaped like w, from one reverse pass: the sweep that reaches
+    every variable gathers all their adjoints at once (grad(L, [W1, b1, W2]), as jax.grad(argnums=…))."""
     if rank(expr) != 0:
         raise ShapeError(f"grad needs a scalar expression, got {describe(shape_of(expr))}; use jacobian for a vector")
-    adjoint = adjoints_of(expr, [wrt])[wrt]
-    return full(tidy(adjoint), shape_of(wrt))
+    found = adjoints_of(expr, list(dict.fromkeys(wrt)))
+    return [full(tidy(found[w]), shape_of(w)) for w in wrt]
 
 
 def trace(expr, wrt, tidy_each=None) -> list:

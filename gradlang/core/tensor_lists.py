@@ -1,0 +1,134 @@
+"""The evaluator's handling of lists of tensors of different shapes (expr/tensor/listed.py).
+
+`[W, b]` of a matrix and a vector, or of vectors of a symbolic size, is no
+array: it is a `TensorList`. `grad(L, [W1, b1, W2])` takes such a list as its
+variables, at any size (also `[b1, b2]` of one literal shape, which as a value
+stacks into a matrix, as `jnp.array` does), and gives the list of gradients.
+A list is indexed (`g[0]`), printed, and taken `at` a point entry by entry; as
+an operand of arithmetic or of any other builtin it is refused with a
+ShapeError at its place, never read as an array.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.core import tensor_at, tensor_values
+from gradlang.core.literal_sizes import involves, symbolic
+from gradlang.errors import DiffError, GradlangError
+from gradlang.expr.values import check_count, shape_of as value_shape
+from gradlang.expr.tensor.listed import ListAt, TensorList, is_list, refused
+from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.syntax import lowered as lo
+
+_BY_LIST = frozenset({"grad"})  # the builtins whose variable (second argument) may be a list of tensors
+
+
+def listed(values: list) -> bool:
+    """Do these entries of `[…]` make a list of tensors: formulas, one a whole tensor, and not all of one
+    literal shape (those stack into a matrix, as before)? A list in a list is refused: lists do not nest."""
+    if any(is_list(v) for v in values):
+        raise refused("an entry of a list")
+    if not all(isinstance(v, sp.Expr) for v in values):
+        return False
+    tensors = [v for v in values if involves(v) and rank(v) >= 1]
+    if not tensors:
+        return False
+    return len({shape_of(v) for v in values}) > 1 or any(symbolic(v) for v in tensors)
+
+
+def takes_list(name: str, position: int, node) -> bool:
+    """Is this argument grad's variable written as a list (`grad(L, [W, b])`)?"""
+    return name in _BY_LIST and position == 1 and isinstance(node, lo.Brackets)
+
+
+def variables(evaluator, node, frame):
+    """grad's variables written as a list: a TensorList when it holds a whole tensor, at any size; else the
+    list as any list is evaluated ([a, b] of scalars, x[0] of components, and the component engine's)."""
+    check_count(len(node.items))
+    items = [evaluator.evaluate(item, frame) for item in node.items]
+    if evaluator.services.derivations is not None and any(_whole(v) for v in items) and not _stacks(evaluator, items):
+        raise DiffError("explain does not derive a grad by a list of tensors yet: explain one variable "
+                        "at a time, as explain grad(L, W)", node.span)
+    whole = all(isinstance(v, sp.Expr) for v in items) and any(involves(v) and rank(v) >= 1 for v in items)
+    if whole and not evaluator.by_components:
+        return TensorList(*items)
+    try:
+        value = evaluator.list_of(items)
+    except GradlangError as error:
+        raise error.located(node.span)
+    return tensor_values.checked(value) if involves(value) else value
+
+
+def _whole(value) -> bool:
+    """A whole tensor (a formula of rank at least 1), or its components (in the component engine)."""
+    if isinstance(value, sp.Expr) and involves(value):
+        return rank(value) >= 1
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase))
+
+
+def _stacks(evaluator, items: list) -> bool:
+    """In the component engine, entries of one shape stack into a matrix of variables, as they always did
+    (explain grad(L, [a, b]) with a, b: R^3 derives by components)."""
+    return evaluator.by_components and len({value_shape(v) for v in items}) == 1
+
+
+def check_arguments(name: str, args: list, nodes) -> None:
+    """A list of tensors is an argument of grad's variable only: elsewhere a ShapeError at its place."""
+    for position, (value, node) in enumerate(zip(args, nodes)):
+        if is_list(value) and not (name in _BY_LIST and position == 1):
+            raise refused(f"an argument of {name}").located(node.span)
+
+
+def at(evaluator, node, frame):
+    """`g at …` of a list of tensors: each entry at the point, by the tensor engine's at (floats by
+    whole-array NumPy); None when the expression is no such list (the evaluator's at answers)."""
+    if evaluator.by_components or not _may_be_list(evaluator, node.body, frame):
+        return None
+    marks = _marks(evaluator)
+    try:
+        value = evaluator.evaluate(node.body, frame)
+    except GradlangError:
+        value = None  # the evaluator's at raises its own error, at its place
+    if not is_list(value):  # its notes and counts are the evaluator's own at's to give
+        _rewind(evaluator, marks)
+        return None
+    if isinstance(value, ListAt):
+        raise refused("given values again: it holds numbers already")
+    return ListAt(tensor_at.at(evaluator, entry, node.bindings, frame) for entry in value.entries)
+
+
+def _marks(evaluator) -> tuple:
+    """What an evaluation adds to: notes, attachments, differentiated operands, functions unfolded, calls,
+    explain's requests."""
+    return (len(evaluator.notes), len(evaluator.attachments), len(evaluator.differentiated),
+            len(evaluator.unfolded), evaluator.calls[0], len(evaluator.services.derivations or ()))
+
+
+def _rewind(evaluator, marks: tuple) -> None:
+    """Forget a trial evaluation, so the at that follows counts and warns once."""
+    notes, attachments, differentiated, unfolded, calls, requests = marks
+    if evaluator.services.derivations is not None:
+        del evaluator.services.derivations[requests:]
+    del evaluator.notes[notes:], evaluator.attachments[attachments:]
+    del evaluator.differentiated[differentiated:], evaluator.unfolded[unfolded:]
+    evaluator.calls[0] = calls
+
+
+def _may_be_list(evaluator, inner, frame) -> bool:
+    """Can the expression be a list: does it, or a function it calls, write a list or read a name bound to one?"""
+    from gradlang.core.evaluate import FunctionDef
+
+    seen, todo = set(), [inner]
+    while todo:
+        for part in lo.walk(todo.pop()):
+            if isinstance(part, lo.Brackets):
+                return True
+            if isinstance(part, (lo.Name, lo.Call)) and part.name not in seen:
+                seen.add(part.name)
+                bound = evaluator.lookup(part.name, frame)
+                if is_list(bound):
+                    return True
+                if isinstance(bound, FunctionDef):
+                    todo.append(bound.body)
+    return False
