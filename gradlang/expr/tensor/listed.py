@@ -58,5 +58,6 @@ def entry(value, position: int):
 
 
 def refused(where: str):
-    """The error for a list used as an operand: its entries have different shapes, so take one first."""
-    return ShapeError(f"a list of tensors of different shapes cannot be {where}; take one entry first, as g[0]")
+    """The error for a list used as an operand: its entries are whole tensors (of different shapes, or of a
+    symbolic size, which no array of literal shape holds), so take one first."""
+    return ShapeError(f"a list of tensors (as grad(L, [W, b]) gives) cannot be {where}; take one entry first, as g[0]")
