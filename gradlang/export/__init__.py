@@ -44,7 +44,7 @@ from gradlang.export.prelude import PRELUDES, used_helpers
 from gradlang.export.shapes import call_hints
 from gradlang.export.statements import Program, binding_statements
 from gradlang.export.text import unit_text
-from gradlang.export.units import Unit, binding_unit, function_unit
+from gradlang.export.units import Unit, binding_unit, function_unit, unrolled
 from gradlang.export.vectorised import vectorise
 
 TARGETS = ("jax", "torch", "tf", "numpy")
@@ -139,6 +139,8 @@ def _vectorised(session, unit: Unit | None, place: _Place, definition: FunctionD
     """The unit, with its body as array operations where gradlang's meaning leaves lengths open (vectorised.py)."""
     if unit is not None:
         unit.vector = vectorise(session, unit, place.program, definition)
+        if unit.vector is None:
+            unrolled(unit)  # a binding's tensor formula as its components
     return unit
 
 
