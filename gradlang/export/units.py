@@ -218,12 +218,10 @@ def _dims(shape) -> tuple:
 
 
 def unrolled(unit: Unit) -> None:
-    """A formula's unit with its body as components, for the unrolled export (a symbolic size is refused)."""
-    if not unit.formula:
-        return
+    """A formula's unit at literal sizes with its body as components, for the unrolled export."""
+    if not unit.formula or not literal(unit.branches[0][1]):
+        return  # at a symbolic size it has no components: text.py prints the formula (formula.py) or refuses
     (_, value), = unit.branches
-    if not literal(value):
-        raise ShapeError(refusal(value, "numpy"))
     unit.branches, unit.formula = [((), lowered(value))], False
     _components(unit)
     free = dag_atoms([e for _, items in unit.branches for e in items], sp.Symbol)

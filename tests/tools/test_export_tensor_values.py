@@ -75,14 +75,56 @@ def test_exported_gradient_has_gradlangs_numbers(tmp_path):
     assert np.allclose(module.g(*(point[k] for k in ("x", "W1", "b1", "W2"))), want, rtol=1e-12, atol=1e-12)
 
 
-def test_a_refusal_at_a_symbolic_size_speaks_gradlang(tmp_path):
-    """What the export cannot write at a symbolic size is refused in gradlang's words, no SymPy class name."""
-    program = "x: R^n\nh = diff(sum(x) * a^2, a)\n"  # diff is not read as array operations (vectorised.py)
+FORMULAS = """x: R^n
+W: R^(m,n)
+J = jacobian(softmax(W @ x), x)
+H = hessian(sum(x^3) * a, x)
+D = diff(sum(x) * a^2, a)
+L = jacobian(logsumexp(W, 1), x) + outer(max_shares(W @ x), x)
+"""
+
+
+def test_a_formula_the_array_reader_cannot_read_exports_to_numpy_at_a_symbolic_size(tmp_path):
+    """jacobian, hessian and diff at x: R^n are printed from the session's formula (formula.py), and their
+    numbers at two lengths are gradlang's at the same point with the sizes given."""
+    module = _module(FORMULAS, "numpy", tmp_path, "formulas")
+    session = Session()
+    session.run(FORMULAS)
+    rng = np.random.default_rng(3)
+    for m, n in ((2, 3), (4, 5)):
+        x, W, a = rng.normal(size=n), rng.normal(size=(m, n)), 0.7
+        at = f"x = {x.tolist()}, W = {W.tolist()}, a = {a}"
+        for name, args in (("J", (x, W)), ("H", (x, a)), ("D", (x, a)), ("L", (x, W))):
+            want = np.asarray(session.eval(f"{name} at {at}"), dtype=float)
+            assert np.allclose(getattr(module, name)(*args), want, rtol=1e-12, atol=1e-12), name
+
+
+def test_the_written_helpers_are_numbers_helpers():
+    """formula.py writes NumPy's missing operations into the module: each computes what numbers.py's does."""
+    from gradlang.expr import numeric
+    from gradlang.export.formula import HELPERS
+
+    namespace = {"np": np}
+    exec(HELPERS, namespace)  # the module's own text, as an exported module runs it
+    v, M = np.array([1.0, 3.0, 3.0, -2.0]), np.array([[1.0, 2.0, 2.0], [0.5, -1.0, 4.0]])
+    calls = {"_gl_softmax_vector": (v,), "_gl_logsumexp_vector": (v,), "_gl_softmax_axis": (M, 1),
+             "_gl_logsumexp_axis": (M, 0), "_gl_onehot_vector": (2, 4), "_gl_max_shares_vector": (v,),
+             "_gl_max_shares_axis": (M, 1), "_gl_sum": (v, M[0, :1], 1e300, -1e300)}
+    assert set(calls) == {k for k in namespace if k.startswith("_gl_")}
+    for name, args in calls.items():
+        assert np.array_equal(namespace[name](*args), numeric.HELPERS[name](*args)), name
+
+
+@pytest.mark.parametrize("target", ["jax", "torch", "tf"])
+def test_a_refusal_at_a_symbolic_size_speaks_gradlang(target):
+    """What a target cannot write at a symbolic size is refused in gradlang's words, no SymPy class name."""
+    program = "x: R^n\nh = hessian(sum(x^3), x)\n"  # hessian is not read as array operations (vectorised.py)
     session = Session()
     session.run(program)
     with pytest.raises(GradlangError) as caught:
-        export_program(session, "numpy", program)
+        export_program(session, target, program)
     message = str(caught.value)
-    assert "cannot export h: 2*a*sum(x) has the symbolic size n" in message
-    for name in ("Total", "Var", "TensorOp", "Mul", "Symbol"):
+    assert f"cannot export h: 3*diag(2*x) has the symbolic size n: --export {target} writes" in message
+    assert "--export numpy writes it at any size" in message
+    for name in ("Total", "Var", "TensorOp", "Mul", "Symbol", "Diag"):
         assert name not in message
