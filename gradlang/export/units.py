@@ -192,8 +192,11 @@ def binding_unit(name: str, value, names: dict, statements: dict) -> Unit | None
 
 
 def _is_formula(value) -> bool:
-    """A tensor formula (`g = grad(loss, W1)`, at literal or symbolic sizes), as the session holds it."""
-    return isinstance(value, sp.Expr) and involves(value) and not isinstance(value, (Var, sp.MatrixBase))
+    """A tensor formula (`g = grad(loss, W1)`, at literal or symbolic sizes), as the session holds it; one
+    holding the component symbol x[0] beside x (`sum(x) + components(x)[0]`) is read as its components."""
+    if not isinstance(value, sp.Expr) or isinstance(value, (Var, sp.MatrixBase)) or not involves(value):
+        return False
+    return not any("[" in s.name for s in dag_atoms([value], sp.Symbol) if not isinstance(s, Var))
 
 
 def _formula_unit(name: str, value, names: dict, statements: dict) -> Unit | None:

@@ -128,3 +128,12 @@ def test_a_refusal_at_a_symbolic_size_speaks_gradlang(target):
     assert "--export numpy writes it at any size" in message
     for name in ("Total", "Var", "TensorOp", "Mul", "Symbol", "Diag"):
         assert name not in message
+
+
+def test_a_formula_holding_a_component_beside_its_tensor_is_read_as_components(tmp_path):
+    """`sum(x) + components(x)[0] * sum(x)` holds the symbol x[0] beside x: its unit is its components (read
+    as a formula, x[0] would have been a parameter named 'x[0]', and the module would not parse)."""
+    program = "x: R^3\nc = components(x)\nh = sum(x) + c[0]*sum(x)\n"
+    module = _module(program, "numpy", tmp_path, "mixed")
+    x = np.array([0.5, -1.0, 2.0])
+    assert module.h(x) == pytest.approx(x[0] * x.sum() + x.sum(), rel=1e-15)
