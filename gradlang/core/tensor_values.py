@@ -372,9 +372,9 @@ TABLE = {
 
 
 _DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked"})
+# SymPy's algebra, which at literal sizes simplifies the components of the formula (so it proves the
+# stable softmax's Jacobians equal); of a formula at a symbolic size it is the formula's algebra
 _KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})
-# At literal sizes blocked and SymPy's algebra are the component engine's (it proves the stable softmax's stop is 0)
-_BY_COMPONENTS = _KEPT_WHOLE | {"blocked"}
 
 
 def call(name: str, args: list, nodes: list = ()) -> tuple:
@@ -387,11 +387,11 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     if not all(literal(a) or not involves(a) for a in args):
         return _tensor_call(name, _beside_symbolic(name, args), nodes), args
     given = args
-    if name not in _BY_COMPONENTS and constants_only(args):
+    if constants_only(args):
         args = [as_constant(a) for a in args]  # dot(w, [1, 2]): a list of numbers is a constant of the formula
-    if _by_components(name, args):
-        return None, [lowered(a) for a in given]
     try:
+        if name in _KEPT_WHOLE or _holds_components(name, args):
+            raise ShapeNeedsComponents(f"{name} of a value at literal sizes takes its components")
         value = _tensor_call(name, args, nodes)
     except NeedsComponents:
         return None, [lowered(a) for a in given]
@@ -411,11 +411,11 @@ def _beside_symbolic(name: str, args: list) -> list:
     raise ShapeError("a list cannot be combined with a vector or matrix of symbolic size")
 
 
-def _by_components(name: str, args: list) -> bool:
-    """At literal sizes, a builtin the component engine answers without asking the tensor engine: blocked
-    and simplify's kin, a derivative of a value holding x[0] beside x, and any builtin given a list."""
-    return (name in _BY_COMPONENTS or (name in _DERIVATIVES and mixed(*args))
-            or any(isinstance(a, (sp.NDimArray, sp.MatrixBase)) for a in args))
+def _holds_components(name: str, args: list) -> bool:
+    """Arguments the tensor engine cannot read at literal sizes: a list of scalars that are not all numbers,
+    or a derivative of a value holding the component x[0] beside the tensor x (to the tensor engine x[0]
+    would be a stranger to x). Their components are the value's, so the component path answers."""
+    return (name in _DERIVATIVES and mixed(*args)) or any(isinstance(a, (sp.NDimArray, sp.MatrixBase)) for a in args)
 
 
 def _kept_whole(name: str) -> bool:

@@ -39,12 +39,13 @@ from gradlang.core.evaluate import FunctionDef
 from gradlang.errors import GradlangError, InternalError, LimitError, Span, ValueError, source_lines
 from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
 from gradlang.export.components import ComponentSession
+from gradlang.export.formula import HELPERS as FORMULA_HELPERS
 from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES, used_helpers
 from gradlang.export.shapes import call_hints
 from gradlang.export.statements import Program, binding_statements
 from gradlang.export.text import unit_text
-from gradlang.export.units import Unit, binding_unit, function_unit
+from gradlang.export.units import Unit, binding_unit, function_unit, unrolled
 from gradlang.export.vectorised import vectorise
 
 TARGETS = ("jax", "torch", "tf", "numpy")
@@ -58,7 +59,7 @@ def export_program(session, target: str, source: str | None = None, filename: st
     shapes of vector parameters (see shapes.py), a binding's statement is
     copied as its comment, and an error shows the line it points at.
     """
-    if target not in PRELUDES:
+    if target not in TARGETS:
         raise ValueError(f"unknown export target '{target}'; choose one of {', '.join(TARGETS)}")
     session = ComponentSession(session)  # x: R^3 and the values made of it, as components (components.py)
     place = _Place(source, filename, binding_statements(source))
@@ -66,10 +67,15 @@ def export_program(session, target: str, source: str | None = None, filename: st
     hints = call_hints(names, source)
     units = [u for n, v in names.items() if (u := _unit(session, n, v, names, hints, place)) is not None]
     table = _name_table(target, names, units)
-    defined = defined_names(PRELUDES[target] + SHAPE_CHECK)
+    defined = defined_names(_prelude(target) + SHAPE_CHECK)
     functions = [_written(session, u, target, table, defined, place) for u in units]
-    prelude = used_helpers(PRELUDES[target].rstrip() + "\n" + SHAPE_CHECK, "\n\n".join(functions))
+    prelude = used_helpers(_prelude(target).rstrip() + "\n" + SHAPE_CHECK, "\n\n".join(functions))
     return "\n\n".join([_header(target, units, table), prelude.rstrip() + "\n", *functions]) + "\n"
+
+
+def _prelude(target: str) -> str:
+    """The target's helpers; NumPy's also those a formula printed at a symbolic size calls (formula.py)."""
+    return PRELUDES[target] + (FORMULA_HELPERS if target == "numpy" else "")
 
 
 def _user_names(session, program: Program) -> dict:
@@ -139,6 +145,8 @@ def _vectorised(session, unit: Unit | None, place: _Place, definition: FunctionD
     """The unit, with its body as array operations where gradlang's meaning leaves lengths open (vectorised.py)."""
     if unit is not None:
         unit.vector = vectorise(session, unit, place.program, definition)
+        if unit.vector is None:
+            unrolled(unit)  # a binding's tensor formula as its components
     return unit
 
 
@@ -175,7 +183,7 @@ def _bounded(session, place: _Place, name: str, where: tuple, action: Callable):
 
 
 def _name_table(target: str, names: dict, units: list) -> NameTable:
-    table = NameTable(reserved_names(PRELUDES[target], SHAPE_CHECK))
+    table = NameTable(reserved_names(_prelude(target), SHAPE_CHECK))
     arguments = [p for u in units for p, _ in u.params] + [k for u in units for k, _ in u.keywords]
     generated = {("grad", u.name): f"grad_{u.name}" for u in units}
     table.assign(list(names) + arguments, generated)

@@ -1,16 +1,15 @@
-"""The session as the exporter reads it: every value at literal sizes as its components.
+"""The session as the exporter reads it: declarations as their components, every value as evaluated once.
 
 A declaration with literal sizes (`x: R^3`, `W: R^(2,3)`) binds one tensor
 symbol, and a value computed from it (`softmax(theta)`, `sum(W @ x)`) is a
-tensor formula (section 3a). The exporter prints SymPy components and guesses
-shapes from declared arrays of component symbols, so it reads the session
-through this view: each literal-size binding lowered to the component engine's
-representation (x[0], W[0, 1], ...), exactly what the session held before
-tensors were values, so an exported module is what it always was. A value at
-a symbolic size (`x: R^n`) is left as it is, and its export is refused as before.
-
-Each value is lowered once per export, when the exporter first reads it
-(export_program reads every user name first, so in practice all at once).
+tensor formula (section 3a). The exporter guesses shapes from declared arrays
+of component symbols (shapes.py), so a declaration, and a constant such as
+ones(3), is read here as its components (x[0], W[0, 1], ...). A computed
+formula is left as the session's one value: a binding's unit takes its
+parameters from it (units.py) and lowers it to components only if it is
+printed unrolled, and a function's body that reads it is evaluated by the
+tensor engine and its result lowered. Nothing is evaluated a second time by
+components.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from gradlang.core.literal_sizes import literal, lowered
+from gradlang.expr.tensor.nodes import Var
 
 
 class LoweredNames(Mapping):
@@ -32,7 +32,7 @@ class LoweredNames(Mapping):
         cached = self._lowered.get(name)
         if cached is not None and cached[0] is value:
             return cached[1]
-        shown = lowered(value) if literal(value) else value
+        shown = lowered(value) if literal(value) and _cheap(value) else value
         self._lowered[name] = (value, shown)
         return shown
 
@@ -44,6 +44,13 @@ class LoweredNames(Mapping):
 
     def __len__(self) -> int:
         return len(self._env)
+
+
+def _cheap(value) -> bool:
+    """A value whose components the exporter reads: a declaration (x: R^3 is x[0], x[1], x[2], whose shape
+    shapes.py reads) or a constant (ones(3)). A computed formula (g = grad(loss, W1)) is read whole: an
+    expression that uses it is evaluated by the tensor engine and its result lowered (units.py)."""
+    return isinstance(value, Var) or not value.free_symbols
 
 
 class ComponentSession:
@@ -58,4 +65,6 @@ class ComponentSession:
         return self._session.time_limit
 
     def user_names(self) -> dict:
+        """The user's names: a declaration as its components (shapes.py reads their shapes), a computed
+        tensor formula as the session holds it (units.py lowers it only if it is printed unrolled)."""
         return {name: self.env[name] for name in self._session.user_names()}

@@ -13,6 +13,7 @@ import sympy as sp
 
 from gradlang.expr.cse import named_subexpressions
 from gradlang.export.check import comment
+from gradlang.export.formula import formula_body
 from gradlang.export.masks import masked_components
 from gradlang.export.printers import PRINTERS, stacked
 from gradlang.export.units import Index, Unit
@@ -33,6 +34,8 @@ def unit_text(unit: Unit, target: str, table) -> str:
     text += _entry(params + keywords, target)
     if unit.vector is not None:
         text += vector_body(unit.vector, target, table)
+    elif unit.formula:  # a tensor formula at a symbolic size
+        text += formula_body(unit.branches[0][1], unit.params, target, table)
     else:
         text += _checks(params + [(k, shape) for k, shape in keywords if shape]) + _branches(unit, params, printer)
     grad = table[("grad", unit.name)]

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from gradlang.core.evaluate import Evaluator, FunctionDef
-from gradlang.core.literal_sizes import involves, literal
+from gradlang.core.literal_sizes import involves, literal, lowered
 from gradlang.errors import ShapeError, Span
 from gradlang.errors import ValueError as GradlangValueError
+from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
+from gradlang.expr.tensor.shapes import is_size
 from gradlang.expr.values import elements, is_condition, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms
 from gradlang.export.printers import refusal
@@ -59,6 +61,7 @@ class Unit:
     symbols: dict = field(default_factory=dict)  # SymPy symbol -> (gradlang name, index suffix)
     keywords: list = field(default_factory=list)  # (gradlang name, shape to check or None)
     vector: object = None  # the body as array operations (vectorised.py), when it has one
+    formula: bool = False  # its one branch is still a tensor formula (a binding), not components: see unrolled
 
 
 # --- user functions -------------------------------------------------------------------
@@ -98,7 +101,7 @@ def _branches(session, definition: FunctionDef, shapes: tuple, symbols: dict):
     indices = [p for p, s in zip(definition.params, shapes) if s == INDEX]
 
     def value_at(values):
-        return Evaluator(session.env, [], by_components=True).evaluate(definition.body, {**frame, **dict(zip(indices, map(sp.Integer, values)))})
+        return lowered(Evaluator(session.env, []).evaluate(definition.body, {**frame, **dict(zip(indices, map(sp.Integer, values)))}))
 
     first = value_at([0] * len(indices))
     lengths = [_index_length(value_at, k, len(indices), p) for k, p in enumerate(indices)]
@@ -171,7 +174,9 @@ def _keywords(unit: Unit, names: dict) -> list:
 
 def binding_unit(name: str, value, names: dict, statements: dict) -> Unit | None:
     """A binding that depends on symbols, as a function of them; None for data and declarations."""
-    value = to_symbolic(value)
+    if _is_formula(value):
+        return _formula_unit(name, value, names, statements)
+    value = to_symbolic(lowered(value))
     items = [to_symbolic(e) for e in elements(value)]
     free = set().union(*[getattr(e, "free_symbols", set()) for e in items])
     if not free or _is_declaration(name, items):
@@ -184,6 +189,46 @@ def binding_unit(name: str, value, names: dict, statements: dict) -> Unit | None
                    key=lambda b: (order.get(b, len(order)), b))
     unit.params = [(b, declared_shape(names, b) or _shape_used(b, unit.symbols)) for b in bases]
     return unit
+
+
+def _is_formula(value) -> bool:
+    """A tensor formula (`g = grad(loss, W1)`, at literal or symbolic sizes), as the session holds it; one
+    holding the component symbol x[0] beside x (`sum(x) + components(x)[0]`) is read as its components."""
+    if not isinstance(value, sp.Expr) or isinstance(value, (Var, sp.MatrixBase)) or not involves(value):
+        return False
+    return not any("[" in s.name for s in dag_atoms([value], sp.Symbol) if not isinstance(s, Var))
+
+
+def _formula_unit(name: str, value, names: dict, statements: dict) -> Unit | None:
+    """A binding whose value is a tensor formula: its parameters are the formula's declared tensors and
+    scalar symbols, in declaration order, read from the formula itself (linear in its DAG). Its
+    components are taken only if it is printed unrolled (`unrolled`), never to learn its shape."""
+    free = [s for s in dag_atoms([value], sp.Symbol) if not is_size(s)]
+    if not free:
+        return None
+    source, span, focus = statements.get(name, (f"{name} = …", None, None))
+    unit = Unit(name, source, span, focus, branches=[((), value)], shape=_dims(tensor_shape(value)))
+    order = {n: k for k, n in enumerate(names)}
+    free.sort(key=lambda s: (order.get(s.name, len(order)), s.name))
+    unit.params = [(s.name, _dims(s.shape) if isinstance(s, Var) else ()) for s in free]
+    unit.formula = True
+    return unit
+
+
+def _dims(shape) -> tuple:
+    """A shape as the export writes it: Python integers, and the size symbols a program leaves open (n)."""
+    return tuple(int(d) if getattr(d, "is_Integer", False) else d for d in shape)
+
+
+def unrolled(unit: Unit) -> None:
+    """A formula's unit at literal sizes with its body as components, for the unrolled export."""
+    if not unit.formula or not literal(unit.branches[0][1]):
+        return  # at a symbolic size it has no components: text.py prints the formula (formula.py) or refuses
+    (_, value), = unit.branches
+    unit.branches, unit.formula = [((), lowered(value))], False
+    _components(unit)
+    free = dag_atoms([e for _, items in unit.branches for e in items], sp.Symbol)
+    _bases(free, unit.symbols)
 
 
 def _is_declaration(name: str, items: list) -> bool:

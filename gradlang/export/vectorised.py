@@ -29,6 +29,7 @@ from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins_axes import AXIS_NAMES, is_axis_call
 from gradlang.core.evaluate import Evaluator, FunctionDef
+from gradlang.core.literal_sizes import lowered
 from gradlang.errors import GradlangError
 from gradlang.expr import primitives
 from gradlang.expr.values import elements, is_condition, shape_of, to_symbolic
@@ -225,7 +226,7 @@ class _Reader:
                     continue  # a symbol the function's value lost (u*(x - x)): folded if it cancels, as a call does
                 return None  # a symbol, or a value of symbols
         try:
-            value = Evaluator(self.session.env, [], by_components=True).evaluate(node, values)
+            value = lowered(Evaluator(self.session.env, []).evaluate(node, values))
         except GradlangError as error:
             raise NotVectorised(error.message) from None
         if isinstance(value, FunctionDef) or _free(value):

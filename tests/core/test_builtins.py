@@ -19,7 +19,7 @@ ROWS = [
     ("unstopped(x*sg(x) + sg(sg(y)))", "x^2 + y"),
     ("blocked(x*sg(x), x)", "x"),
     ("v: R^3\nblocked(log(softmax(v)[0]), v)", "[0, 0, 0]"),
-    ("v: R^2\nblocked(v * sg(v), v)", "[[v[0], 0], [0, v[1]]]"),  # at literal sizes blocked is by components
+    ("v: R^2\nblocked(v * sg(v), v)", "diag(v)"),  # the tensor formula, as at a symbolic size (next row)
     ("n: size\nu: R^n\nblocked(u * sg(u), u)", "diag(u)"),  # diag(2 u) - diag(u), collected
     ("v: R^2\nblocked(v[0] * sg(v[1]), v)", "[0, v[0]]"),
     # derivatives, section 5

@@ -217,11 +217,26 @@ def _export_error(program: str) -> GradlangError:
     return caught.value
 
 
-def test_exporting_a_gradient_of_symbolic_size_names_the_size_not_a_sympy_class():
-    # it said "W1 @ x has no numpy equivalent (MatMul is not a primitive gradlang can export)"
-    error = _export_error(MLP + "g = grad(sum((W2 @ tanh(W1 @ x) - y)^2), W1)\n")
-    assert "MatMul" not in error.message and "primitive" not in error.message
-    assert "W1 @ x has the symbolic sizes h, n" in error.message and "declare them" in error.message
+def test_exporting_a_gradient_of_symbolic_size_writes_it_or_names_the_size_not_a_sympy_class(tmp_path):
+    # it said "W1 @ x has no numpy equivalent (MatMul is not a primitive gradlang can export)", then
+    # "W1 @ x has the symbolic sizes h, n": the export now reads the session's formula (issue #36)
+    from gradlang.export import export_program
+    from tests.tools.test_export import load
+
+    program = MLP + "g = grad(sum((W2 @ tanh(W1 @ x) - y)^2), W1)\n"
+    session = Session()
+    session.run(program)
+    module = load(export_program(session, "numpy", program), tmp_path, "mlp_symbolic")
+    rng = np.random.default_rng(5)
+    x, y, W1, W2 = rng.normal(size=3), rng.normal(size=2), rng.normal(size=(4, 3)), rng.normal(size=(2, 4))
+    want = as_floats(session.eval(f"g at x = {x.tolist()}, y = {y.tolist()}, W1 = {W1.tolist()}, W2 = {W2.tolist()}"))
+    np.testing.assert_allclose(module.g(x, y, W1, W2), want, rtol=1e-12, atol=1e-12)
+    refused = MLP + "g = hessian(sum(tanh(x)^3), x)\n"  # no array reading, and jax writes no formula
+    session.run(refused)
+    with pytest.raises(GradlangError) as caught:
+        export_program(session, "jax", refused)
+    assert "Diag" not in caught.value.message and "primitive" not in caught.value.message
+    assert "has the symbolic size n" in caught.value.message and "declare them" in caught.value.message
 
 
 def test_exporting_a_function_that_reads_a_tensor_of_symbolic_size_names_it():

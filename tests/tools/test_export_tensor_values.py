@@ -1,0 +1,139 @@
+"""--export of a binding whose value is a tensor formula reads that value, at literal and symbolic sizes.
+
+The session evaluated `g = grad(loss, W1)` once, into a tensor formula; the
+export takes its parameters from that formula (its declared tensors) and
+prints it as array operations, so an MLP's gradient exports at x: R^48 and
+at x: R^n alike, without taking 48 x 48 components. Each module is run and
+compared with JAX in float64 (and with gradlang's own numbers at the point).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradlang import Session
+from gradlang.errors import GradlangError
+from gradlang.export import TARGETS, export_program
+from tests.tools.test_export import load
+from tests.tools.test_export_examples import framework, to_framework, to_numpy
+
+MLP = """x: R^{n}
+W1: R^({n},{n})
+b1: R^{n}
+W2: R^(1,{n})
+loss = sum((W2 @ tanh(W1 @ x + b1))^2)
+g = grad(loss, W1)
+"""
+
+
+def _point(size: int) -> dict:
+    rng = np.random.default_rng(7)
+    return {"x": rng.normal(size=size), "W1": rng.normal(size=(size, size)) / size, "b1": rng.normal(size=size),
+            "W2": rng.normal(size=(1, size))}
+
+
+def _jax(point: dict) -> tuple:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+
+    def loss(x, W1, b1, W2):
+        return jnp.sum((W2 @ jnp.tanh(W1 @ x + b1)) ** 2)
+
+    args = [jnp.asarray(point[k], dtype=jnp.float64) for k in ("x", "W1", "b1", "W2")]
+    return float(loss(*args)), np.asarray(jax.grad(loss, argnums=1)(*args))
+
+
+def _module(program: str, target: str, tmp_path, name: str):
+    session = Session()
+    session.run(program)
+    return load(export_program(session, target, program), tmp_path, name)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("declared", ["48", "n"])
+def test_mlp_gradient_round_trips(declared, target, tmp_path):
+    framework(target)
+    module = _module(MLP.format(n=declared), target, tmp_path, f"mlp_{target}_{declared}")
+    for size in (48, 5):  # a function of the formula takes any length where the program leaves it open
+        point = _point(size)
+        args = [to_framework(target, point[k]) for k in ("x", "W1", "b1", "W2")]
+        want_loss, want_grad = _jax(point)
+        assert np.allclose(to_numpy(module.loss(*args)), want_loss, rtol=1e-12, atol=1e-12)
+        assert np.allclose(to_numpy(module.g(*args)), want_grad, rtol=1e-12, atol=1e-12)
+
+
+def test_exported_gradient_has_gradlangs_numbers(tmp_path):
+    point = _point(4)
+    program = MLP.format(n=4)
+    module = _module(program, "numpy", tmp_path, "mlp_numbers")
+    session = Session()
+    session.run(program)
+    given = ", ".join(f"{k} = {np.asarray(v).tolist()}" for k, v in point.items())
+    want = np.asarray(session.eval(f"g at {given}"), dtype=float)
+    assert np.allclose(module.g(*(point[k] for k in ("x", "W1", "b1", "W2"))), want, rtol=1e-12, atol=1e-12)
+
+
+FORMULAS = """x: R^n
+W: R^(m,n)
+J = jacobian(softmax(W @ x), x)
+H = hessian(sum(x^3) * a, x)
+D = diff(sum(x) * a^2, a)
+L = jacobian(logsumexp(W, 1), x) + outer(max_shares(W @ x), x)
+"""
+
+
+def test_a_formula_the_array_reader_cannot_read_exports_to_numpy_at_a_symbolic_size(tmp_path):
+    """jacobian, hessian and diff at x: R^n are printed from the session's formula (formula.py), and their
+    numbers at two lengths are gradlang's at the same point with the sizes given."""
+    module = _module(FORMULAS, "numpy", tmp_path, "formulas")
+    session = Session()
+    session.run(FORMULAS)
+    rng = np.random.default_rng(3)
+    for m, n in ((2, 3), (4, 5)):
+        x, W, a = rng.normal(size=n), rng.normal(size=(m, n)), 0.7
+        at = f"x = {x.tolist()}, W = {W.tolist()}, a = {a}"
+        for name, args in (("J", (x, W)), ("H", (x, a)), ("D", (x, a)), ("L", (x, W))):
+            want = np.asarray(session.eval(f"{name} at {at}"), dtype=float)
+            assert np.allclose(getattr(module, name)(*args), want, rtol=1e-12, atol=1e-12), name
+
+
+def test_the_written_helpers_are_numbers_helpers():
+    """formula.py writes NumPy's missing operations into the module: each computes what numbers.py's does."""
+    from gradlang.expr import numeric
+    from gradlang.export.formula import HELPERS
+
+    namespace = {"np": np}
+    exec(HELPERS, namespace)  # the module's own text, as an exported module runs it
+    v, M = np.array([1.0, 3.0, 3.0, -2.0]), np.array([[1.0, 2.0, 2.0], [0.5, -1.0, 4.0]])
+    calls = {"_gl_softmax_vector": (v,), "_gl_logsumexp_vector": (v,), "_gl_softmax_axis": (M, 1),
+             "_gl_logsumexp_axis": (M, 0), "_gl_onehot_vector": (2, 4), "_gl_max_shares_vector": (v,),
+             "_gl_max_shares_axis": (M, 1), "_gl_sum": (v, M[0, :1], 1e300, -1e300)}
+    assert set(calls) == {k for k in namespace if k.startswith("_gl_")}
+    for name, args in calls.items():
+        assert np.array_equal(namespace[name](*args), numeric.HELPERS[name](*args)), name
+
+
+@pytest.mark.parametrize("target", ["jax", "torch", "tf"])
+def test_a_refusal_at_a_symbolic_size_speaks_gradlang(target):
+    """What a target cannot write at a symbolic size is refused in gradlang's words, no SymPy class name."""
+    program = "x: R^n\nh = hessian(sum(x^3), x)\n"  # hessian is not read as array operations (vectorised.py)
+    session = Session()
+    session.run(program)
+    with pytest.raises(GradlangError) as caught:
+        export_program(session, target, program)
+    message = str(caught.value)
+    assert f"cannot export h: 3*diag(2*x) has the symbolic size n: --export {target} writes" in message
+    assert "--export numpy writes it at any size" in message
+    for name in ("Total", "Var", "TensorOp", "Mul", "Symbol", "Diag"):
+        assert name not in message
+
+
+def test_a_formula_holding_a_component_beside_its_tensor_is_read_as_components(tmp_path):
+    """`sum(x) + components(x)[0] * sum(x)` holds the symbol x[0] beside x: its unit is its components (read
+    as a formula, x[0] would have been a parameter named 'x[0]', and the module would not parse)."""
+    program = "x: R^3\nc = components(x)\nh = sum(x) + c[0]*sum(x)\n"
+    module = _module(program, "numpy", tmp_path, "mixed")
+    x = np.array([0.5, -1.0, 2.0])
+    assert module.h(x) == pytest.approx(x[0] * x.sum() + x.sum(), rel=1e-15)
