@@ -29,7 +29,7 @@ import sympy as sp
 
 from gradlang.core.explaining import by_symbolic, check_printable
 from gradlang.core.literal_sizes import literal, lowered, symbolic
-from gradlang.errors import GradlangError, NeedsComponents
+from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor.nodes import Var, shape_of
 
@@ -49,24 +49,48 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple) ->
 
 def _explanation(request, depth, point, unfold: bool, names: tuple):
     """The one view of one request (the module's docstring says which)."""
-    from gradlang.core.explain_check import checked
-    from gradlang.explain import explain
     from gradlang.explain.backward.view import backward_view
 
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
-    if _by_tensor_pass(request, unfold):
+    tensor = _by_tensor_pass(request, unfold)
+    if tensor and not (literal(request.wrt) and _picks(request.expr, request.wrt)):
         try:
             return _tensor_checked(tensor_explanation(request, depth, names), request, point)
         except NeedsComponents:  # no tensor-level rule (a matrix by a vector in the forward pass)
-            if symbolic(request.expr) or symbolic(request.wrt):
+            if _symbolic(request):
                 raise
-    elif (is_tensor(request.expr) or by_symbolic(request)) and _symbolic(request):
+    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _symbolic(request):
         return tensor_explanation(request, depth, names)  # unfold or a selection at symbolic size: no components
+    try:
+        return _by_components(request, depth, point, unfold)
+    except NeedsNumbers:  # y[argmax(x)] has no components without numbers: the formula's pass, as at R^n
+        if not tensor:
+            raise
+    return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+
+
+def _by_components(request, depth, point, unfold: bool):
+    """The rule table over the request lowered to its components, with its closing check."""
+    from gradlang.core.explain_check import checked
+    from gradlang.explain import explain
+
     entries = _stops_written(request) if not unfold else None
     request = lowered_request(request)
     check_printable([request])
     return checked(explain(request, depth, unfold, entries), point)
+
+
+def _by_tensor_pass(request, unfold: bool) -> bool:
+    """Can a tensor pass show the request? A whole grad/jacobian/hessian of a tensor formula by a declared
+    tensor, or a grad by a list of scalar symbols that no vector identity derives."""
+    if unfold or getattr(request, "whole", None) is not None or request.operation not in _PASSES:
+        return False
+    if isinstance(request.wrt, Var):
+        return is_tensor(request.expr) or by_symbolic(request)
+    if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
+        return _symbolic(request) or not _has_lesson(request)
+    return False
 
 
 def _picks(expr, wrt) -> bool:
@@ -101,19 +125,6 @@ def _stops_written(request):
         return tensor_ledger(request.expr, request.wrt, request.result) or None
     except GradlangError:
         return None
-
-
-def _by_tensor_pass(request, unfold: bool) -> bool:
-    """Does a tensor pass show the request? A whole grad/jacobian/hessian of a tensor formula by a declared
-    tensor, or a grad by a list of scalar symbols that no vector identity derives."""
-    if unfold or getattr(request, "whole", None) is not None or request.operation not in _PASSES:
-        return False
-    if isinstance(request.wrt, Var):
-        picks = literal(request.wrt) and _picks(request.expr, request.wrt)
-        return (is_tensor(request.expr) or by_symbolic(request)) and not picks
-    if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
-        return _symbolic(request) or not _has_lesson(request)
-    return False
 
 
 def _symbolic(request) -> bool:

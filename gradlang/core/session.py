@@ -235,20 +235,26 @@ class Session:
     def _recorded(self, body: lo.Node, source: str) -> tuple:
         """(evaluator, value, derivative requests) of explain's body, by the ordinary evaluator.
 
-        Of `e at x = v` the requests are e's, derived as formulas (at literal sizes the at lowers e to
-        its components first), and the numbers are the ordinary at's."""
+        Of `e at x = v` the numbers are the ordinary at's, and the requests e's, derived as formulas (at
+        literal sizes the at lowers e to its components first); the at's own requests only when e has no
+        formula without the point (x[argmax(x)] at x: R^2 needs its numbers)."""
         derivations: list = []
         evaluator = self._evaluator(derivations, source)
         with readable():  # the values end where the step-by-step derivations do
-            value = _settled(evaluator.evaluate(body.body if isinstance(body, lo.At) else body))
+            value = _settled(evaluator.evaluate(body))
             if isinstance(body, lo.At):
-                at = self._evaluator(source=source)
-                value = _settled(at.evaluate(body))
-                at.notes[:0] = [note for note in evaluator.notes if note not in at.notes]
-                at.attachments[:0] = evaluator.attachments
-                evaluator = at
+                derivations = self._inner_requests(body.body, source) or derivations
             derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
         return evaluator, value, derivations
+
+    def _inner_requests(self, inner: lo.Node, source: str) -> list | None:
+        """The requests of the formula under an at, or None when it needs the point's numbers."""
+        requests: list = []
+        try:
+            self._evaluator(requests, source).evaluate(inner)
+        except GradlangError:
+            return None
+        return requests
 
     def _assignment(self, statement: lo.Assignment, source: str) -> Result | None:
         """Bind the value; an assignment prints nothing, so a Result (kind "assignment", no value)
