@@ -175,11 +175,24 @@ def _tensor_checked(explanation, request, point):
         if _same(explanation.derived, request.result) or _agree_numerically(explanation.derived, request.result):
             return replace(explanation, check=Check(operation, True))
     try:  # at the point (or when the formulas differ and NumPy cannot tell): the lowered numbers
-        lowered_derived = _lowered_result(explanation.derived)
-        done = checked(replace(explanation, request=lowered_request(request), derived=lowered_derived), point)
+        done = checked(_lowered_for_check(explanation, request), point)
     except GradlangError:
         return explanation
     return replace(explanation, check=done.check)
+
+
+def _lowered_for_check(explanation, request):
+    """The explanation with its result and request's result as components, each formula lowered once:
+    the derived one is the engine's more often than not, and the expression is lowered only when a stop
+    changes the gradient (the check shows the value and the true gradient then)."""
+    result = _lowered_result(request.result)
+    derived = result if _same(explanation.derived, request.result) else _lowered_result(explanation.derived)
+    if any(entry.verdict in ("blocking", "inventing") for entry in explanation.ledger):
+        request = replace(lowered_request(request), result=result)
+    else:
+        wrt = sp.Array(list(request.wrt)) if isinstance(request.wrt, tuple) else request.wrt
+        request = replace(request, wrt=lowered(wrt), result=result)
+    return replace(explanation, request=request, derived=derived)
 
 
 def _lowered_result(value):
