@@ -24,7 +24,7 @@ from gradlang import limits
 from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import (
-    GradlangError, InternalError, Interrupted, LimitError, NameError, NeedsNumbers, Span, without_internal_paths,
+    GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
 )
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.derive.derivatives import readable
