@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_explaining, tensor_values, twins
+from gradlang.core import builtins, explaining, literal_sizes, spelling, subscripts, tensor_at, tensor_values, twins
 from gradlang.core import builtins_axes, tensor_lists, whole_array
 from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.errors import GradlangError, LimitError, NameError, NeedsNumbers, ShapeError, Span, SyntaxError, ValueError
@@ -232,13 +232,13 @@ class Evaluator:
             raise NameError(f"'{name}' is a value, not a function", node.name_span)
         by_list, whole = None, any(tensor_values.involves(a) for a in args)
         if whole:
-            by_list = tensor_explaining.by_scalars(name, args) if not self.by_components else None
+            by_list = explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
-            if value is not None and name in ("grad", "jacobian", "hessian") and not tensor_explaining.by_list_jacobian(name, args):
+            if value is not None and name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
                 if by_list is not None and self.services.derivations:  # grad(e, [a, b]): the formula and its symbols
-                    tensor_explaining.recorded_whole(value, self.services.derivations, by_list)
+                    explaining.recorded_whole(value, self.services.derivations, by_list)
             if value is not None:
                 return value
         entry = builtins.lookup(name)
@@ -249,7 +249,7 @@ class Evaluator:
         if entry.name in builtins.ARITHMETIC:  # SymPy may rewrite these into a wider domain (expr/domain.py)
             value = kept(lambda *values: entry.function(dataclasses.replace(call, args=list(values))), args)
         elif by_list is not None and self.call_depth == 0 and self.services.derivations is not None:  # explain
-            return tensor_explaining.recorded_whole(entry.function(call), self.services.derivations, by_list)
+            return explaining.recorded_whole(entry.function(call), self.services.derivations, by_list)
         else:
             value = entry.function(call)
         # sign(exp(W)) is 1 to SymPy: an elementwise function of a tensor keeps the tensor's shape (sum of it is q p)

@@ -70,6 +70,11 @@ def checked(explanation, point=None):
     return replace(explanation, check=check)
 
 
+def whole_operation(request) -> str:
+    """The call the user wrote whose result a derivation of the request must equal."""
+    return _operation(whole_request(request))
+
+
 def _operation(request) -> str:
     """The call whose result the derivation must equal: for blocked, the derivative it compares."""
     if request.operation != "blocked":

@@ -3,17 +3,26 @@
 Its options (`explain[depth=1]`, `explain[unfold]`) are read with the rest of
 its syntax (syntax/lower.py). `explain grad(e, x)[1]` and
 `explain jacobian(f, x)[i, j]` derive only the selected components (the
-request is narrowed before anything is derived); `explain … at x = v` gives
-the point at which the closing check (explain_check.py) shows numbers.
-The session calls these; nothing here evaluates the statement itself.
+request is lowered to its components, then narrowed, before anything is
+derived); `explain … at x = v` gives the point at which the closing check
+(explain_check.py) shows numbers; the user's bindings to tensor formulas are
+the names a tensor pass shows (explain_views.py chooses each request's view).
+The session and the evaluator call these; nothing here evaluates the statement itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import sympy as sp
 from gradlang.derive.derivatives import DerivativeRequest
 from sympy import Basic
+
+from gradlang.core.literal_sizes import involves, lowered, shorter, symbolic
+from gradlang.expr.tensor import is_tensor
+from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.nodes import Var
+from gradlang.expr.tensor.shapes import is_size
 
 from gradlang import limits
 from gradlang.errors import LimitError
@@ -60,7 +69,11 @@ def selected(body: lo.Node, derivations: list, evaluate) -> list:
 
 
 def _narrowed(request, indices: list):
-    """The request for the selected components only (None: no narrower request; all are derived)."""
+    """The request for the selected components only (None: no narrower request; all are derived).
+
+    A request on a tensor formula at literal sizes is lowered to its components first: a selected
+    component is derived by the rule table (explain_views.py)."""
+    request = replace(request, expr=lowered(request.expr), wrt=lowered(request.wrt), result=lowered(request.result))
     result = to_symbolic(request.result)
     indices = tuple(i % n for i, n in zip(indices, shape_of(result)))
     common = dict(result=_pick(result, indices), whole=request, indices=indices)
@@ -161,3 +174,69 @@ def _check_tree(request) -> None:
             f"explain derives step by step an expression of at most {limits.MAX_EXPLAINED_TREE_NODES} nodes "
             "written out as a tree, and this one has more (its parts are shared); ask for the derivative "
             "without explain", request.span)
+
+
+# --- the tensor formulas ------------------------------------------------------
+
+
+def by_symbolic(request) -> bool:
+    """A grad or jacobian by a tensor of symbolic size of a formula that holds none (grad(b, z), z: R^n):
+    the tensor passes derive it (zeros(n)); the components have no size to take it by."""
+    return request.operation in ("grad", "jacobian") and isinstance(request.wrt, Var) and symbolic(request.wrt)
+
+
+def named_values(env: dict) -> tuple:
+    """(value, name) for each binding of the session to a tensor formula (z1 = W @ x1), in binding order:
+    a derivation shows those subexpressions by the user's names (a tensor symbol of the value's shape, so
+    every printer still knows the shapes around it)."""
+    return tuple((value, Var(name, t.shape_of(value)) if t.shape_of(value) else sp.Symbol(name, real=True))
+                 for name, value in env.items()
+                 if isinstance(value, sp.Expr) and not isinstance(value, Var) and is_tensor(value) and value.args)
+
+
+def shown_value(body: lo.Node, value, steps=()):
+    """The value under the derivations, in its shorter form (as show prints it): numbers at a point; the
+    derivation's own result when the statement is one derivative call shown by a tensor pass (its tidied
+    form); else the statement's value."""
+    if isinstance(body, lo.At):
+        return value
+    if isinstance(body, (lo.Call, lo.Index)) and len(steps) == 1 and _own_result(steps[0], body):
+        return shorter(steps[0].derived)
+    return shorter(value)
+
+
+def _own_result(step, body) -> bool:
+    """Is the statement's value the derivation's own result: one derivative call shown by a tensor pass
+    (its tidied form), or the components a selection narrowed its request to?"""
+    request = getattr(step, "request", None)
+    if not isinstance(request, DerivativeRequest) or getattr(step, "derived", None) is None:
+        return False
+    if isinstance(body, lo.Index):
+        return isinstance(request, SelectedRequest) and request.operation != "blocked" and isinstance(body.base, lo.Call)
+    return is_tensor(request.expr)
+
+
+def by_scalars(name: str, args: list):
+    """(formula, symbols) for grad(e, [a, b]) of a scalar tensor formula by a list of distinct real scalar
+    symbols, which the component engine computes and explain's reverse pass shows whole; else None."""
+    if name != "grad" or len(args) != 2 or not isinstance(args[1], (sp.NDimArray, list, tuple)):
+        return None
+    e, items = args[0], tuple(args[1])
+    scalars = all(isinstance(s, sp.Symbol) and not isinstance(s, Var) and s.is_real and not is_size(s)
+                  for s in items)
+    if not items or not scalars or len(set(items)) != len(items) or not involves(e) or t.rank(e) != 0:
+        return None
+    return e, items
+
+
+def by_list_jacobian(name: str, args: list) -> bool:
+    """jacobian(v, [a, b]) or hessian(e, [a, b]): the forward pass shows one variable, so explain shows
+    its value alone."""
+    return name in ("jacobian", "hessian") and isinstance(args[1], (sp.NDimArray, t.Literal))
+
+
+def recorded_whole(value, derivations: list, by_list):
+    """The component engine's value; the request it recorded keeps the tensor formula and the symbols."""
+    e, symbols = by_list
+    derivations[-1] = replace(derivations[-1], expr=e, wrt=symbols)
+    return value

@@ -21,14 +21,13 @@ from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
-from gradlang.core import builtins, explaining, tensor_explaining
+from gradlang.core import builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import (
-    GradlangError, InternalError, Interrupted, LimitError, NameError, NeedsNumbers, Span, without_internal_paths,
+    GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
 )
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
-from gradlang.derive.derivatives import DerivativeRequest, readable
-from gradlang.expr.tensor import is_tensor
+from gradlang.derive.derivatives import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lower import read
@@ -205,8 +204,8 @@ class Session:
             text = without_internal_paths(f"{type(error).__name__}: {error}")
             raise InternalError(f"gradlang failed on this statement ({text})", span) from error
 
-    def _evaluator(self, derivations=None, source: str = "", by_components: bool = False) -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen, by_components or self.components, self.twins)
+    def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
+        return Evaluator(self.env, [], derivations, source, self.seen, self.components, self.twins)
 
     def _faulty(self, statement: lo.Faulty, source: str) -> None:
         """A statement whose own syntax the language refuses (lower.py): its error, now that it is reached."""
@@ -218,41 +217,44 @@ class Session:
         return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: lo.Explain, source: str) -> Result:
-        """explain[options] e: e's value, and the derivation of each derivative written in e (core/explaining.py)."""
+        """explain[options] e: e's value, and the derivation of each derivative written in e (core/explaining.py).
+
+        The statement is evaluated once, by the ordinary evaluator, which records its derivative requests;
+        each is shown by one view, the tensor passes or the rule table over its components
+        (core/explain_views.py)."""
         body = statement.body
         depth = self.explain_depth if statement.depth is lo.DEFAULT else statement.depth
         unfold = self.explain_unfold if statement.unfold is lo.DEFAULT else statement.unfold
-        # A grad of a tensor formula shows the tensor-level reverse pass at any size
-        # (core/tensor_explaining.py); everything else derives by components, step by step,
-        # but for argmax(y) of components, which has none (it needs numbers): the tensor engine's then.
-        by_components = not tensor_explaining.symbolic_statement(body, self.env)
-        try:
-            derived = self._derived(body, source, unfold, by_components)
-        except NeedsNumbers:
-            if not by_components:
-                raise
-            by_components, derived = False, self._derived(body, source, unfold, False)
-        evaluator, value, derivations, (tensor_value, tensor_requests) = derived
+        evaluator, value, derivations = self._recorded(body, source)
         explaining.check_printable(derivations)
-        point = explaining.point(body, self._evaluator(by_components=by_components))
-        tensors = (tensor_explaining.routed(derivations, tensor_requests), tensor_explaining.named_values(self.env),
-                   tensor_explaining.stop_ledgers(derivations, tensor_requests))
-        steps = _explanations(derivations, depth, point, unfold, tensors)
-        routed = [s for s in steps if isinstance(getattr(s, "request", None), DerivativeRequest) and is_tensor(s.request.expr)]
-        value = tensor_explaining.shown_value(body, value, tensor_value if routed else None, routed)
+        point = explaining.point(body, self._evaluator())
+        steps = _explanations(derivations, depth, point, unfold, explaining.named_values(self.env))
+        value = explaining.shown_value(body, value, steps)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
-    def _derived(self, body, source: str, unfold: bool, by_components: bool) -> tuple:
-        """(evaluator, value, derivations, (tensor value, tensor requests)) of explain's body."""
+    def _recorded(self, body: lo.Node, source: str) -> tuple:
+        """(evaluator, value, derivative requests) of explain's body, by the ordinary evaluator.
+
+        Of `e at x = v` the numbers are the ordinary at's, and the requests e's, derived as formulas (at
+        literal sizes the at lowers e to its components first); the at's own requests only when e has no
+        formula without the point (x[argmax(x)] at x: R^2 needs its numbers)."""
         derivations: list = []
-        evaluator = self._evaluator(derivations, source, by_components=by_components)
+        evaluator = self._evaluator(derivations, source)
         with readable():  # the values end where the step-by-step derivations do
             value = _settled(evaluator.evaluate(body))
-            evaluate = self._evaluator(by_components=by_components).evaluate
-            derivations = explaining.selected(body, derivations, evaluate)
-            tensor_side = tensor_explaining.tensor_side(
-                body, lambda requests: self._evaluator(requests, source)) if not unfold else (None, [])
-        return evaluator, value, derivations, tensor_side
+            if isinstance(body, lo.At):
+                derivations = self._inner_requests(body.body, source) or derivations
+            derivations = explaining.selected(body, derivations, self._evaluator().evaluate)
+        return evaluator, value, derivations
+
+    def _inner_requests(self, inner: lo.Node, source: str) -> list | None:
+        """The requests of the formula under an at, or None when it needs the point's numbers."""
+        requests: list = []
+        try:
+            self._evaluator(requests, source).evaluate(inner)
+        except GradlangError:
+            return None
+        return requests
 
     def _assignment(self, statement: lo.Assignment, source: str) -> Result | None:
         """Bind the value; an assignment prints nothing, so a Result (kind "assignment", no value)
@@ -355,23 +357,9 @@ def _declared(name: str, shape: tuple):
     return Var(name, shape)
 
 
-def _explanations(derivations: list, depth="default", point=None, unfold: bool = False, tensors=None) -> tuple:
-    """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing check.
+def _explanations(derivations: list, depth="default", point=None, unfold: bool = False, names=()) -> tuple:
+    """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing
+    check: one view per request (core/explain_views.py); names are the user's bindings a tensor pass shows."""
+    from gradlang.core.explain_views import explanations
 
-    tensors, when given, is (twins, names, ledgers): twins[i] the tensor engine's twin of derivations[i], shown
-    by a tensor pass, names the user's bindings it shows by name, and ledgers[i] the stops of a derivation
-    by components at the tensor level, one entry per stop written (core/tensor_explaining.py)."""
-    from gradlang.core.explain_check import checked
-    from gradlang.explain.backward.view import backward_view
-    from gradlang.explain import explain
-    from gradlang.explain.explanation import DEFAULT_DEPTH
-    from gradlang.core.tensor_explaining import tensor_explanation
-
-    depth = DEFAULT_DEPTH if depth == "default" else depth
-    tensors, names, ledgers = tensors or ([None] * len(derivations), (), [None] * len(derivations))
-    return tuple(backward_view(r, unfold) if r.operation == "backward"
-                 else tensor_explaining.checked_against(tensor_explanation(t, depth, names), r, point, checked)
-                 if t is not None
-                 else tensor_explanation(r, depth) if is_tensor(r.expr) or tensor_explaining.by_symbolic(r)
-                 else checked(explain(r, depth, unfold, entries), point)
-                 for r, t, entries in zip(derivations, tensors, ledgers))
+    return explanations(derivations, depth, point, unfold, names)

@@ -78,9 +78,18 @@ def test_softmax_of_a_long_vector_meets_the_row_bound():
 
 
 def test_explain_refuses_a_derivative_too_large_to_print_before_deriving_it():
-    error = _limit_error("x: R^500\nexplain grad(log(softmax(x)[0]), x)")
+    # by components (unfold asks for them), softmax of 500 components writes out 250 000 nodes: refused
+    error = _limit_error("x: R^500\nexplain[unfold] grad(log(softmax(x)[0]), x)")
     assert f"even with its shared parts named, above the limit of {limits.MAX_PRINTED_NODES}" in error.message
-    assert (error.line, error.column) == (2, 9)  # the grad it refuses
+    assert (error.line, error.column) == (2, 17)  # the grad it refuses
+
+
+def test_explain_at_a_large_literal_size_shows_the_tensor_pass():
+    # issue #36: the same request as a formula is the reverse pass, as at x: R^n, with nothing to refuse
+    result = Session(time_limit=SAFETY_NET).run("x: R^500\nexplain grad(log(softmax(x)[0]), x)")[-1]
+    (explanation,) = result.steps
+    assert explanation.summary == "tensor reverse pass" and explanation.check.agrees
+    assert str(result.value) == "onehot(0, 500) - softmax(x)"
 
 
 def test_max_of_a_doubling_chain_is_built_without_asking_its_sign():

@@ -1,8 +1,7 @@
 """Jacobians at the tensor level: the forward pass, one tangent rule a line, at literal and symbolic sizes.
 
 Each Jacobian of the table is explained as a user writes it. The derivation
-must be the tensor forward pass (or, at literal sizes, a vector identity's own
-lines: never a walk through the components), fit in 25 plain lines of 100 columns, and its result must equal the
+must be the tensor forward pass at either size (never a walk through the components), fit in 25 plain lines of 100 columns, and its result must equal the
 component engine's jacobian at random points; every stop gets one ledger
 entry with its verdict.
 """
@@ -98,9 +97,15 @@ def test_named_parts_read_as_a_teacher_writes_them():
     assert r"\frac{\partial z}{\partial x}" in to_latex(_explained("n", "jacobian(tanh(W @ x) + W @ x, x)")[1])
 
 
-def test_the_softmax_jacobian_keeps_its_identity_in_one_line():
-    _, explanation = _explained(3, "jacobian(softmax(x), x)")
-    assert explanation.summary.startswith("softmax Jacobian")
+def test_the_softmax_jacobian_at_a_literal_size_is_the_derivation_at_a_symbolic_size():
+    """Issue #36: `x: R^3` shows what `x: R^n` shows (the forward pass, diag(s) − s sᵀ in one line), and its
+    value as the formula, not 597 characters of components."""
+    literal, at_three = _explained(3, "jacobian(softmax(x), x)")
+    symbolic, at_n = _explained("n", "jacobian(softmax(x), x)")
+    assert at_three.summary == at_n.summary == "tensor forward pass"
+    shown = [line for line in to_plain(literal).splitlines() if not line.startswith("# ✓")]
+    assert shown == to_plain(symbolic).splitlines() and shown[-1] == "diag(s) - outer(s, s)"
+    assert at_three.check.agrees
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")

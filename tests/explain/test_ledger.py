@@ -14,6 +14,7 @@ import pytest
 import sympy as sp
 
 from gradlang.core import session as session_module
+from gradlang.core.explain_views import lowered_request
 from gradlang.expr.bounded import tidy
 from gradlang.explain.explanation import blocked_part
 from gradlang.explain.ledger.components import ledger
@@ -48,7 +49,7 @@ def _requests(name: str, statement: str, monkeypatch) -> list:
     monkeypatch.setattr(session_module, "_explanations", lambda derivations, *settings: ())
     session = Session()
     session.run((EXAMPLES / f"{name}.grad").read_text())
-    return list(session.run(f"explain {statement}")[-1].derivations)
+    return [lowered_request(r) for r in session.run(f"explain {statement}")[-1].derivations]  # by components
 
 
 @pytest.mark.parametrize("name, statement, expected", GALLERY, ids=[f"{g[0]}:{g[1]}" for g in GALLERY])
@@ -79,8 +80,7 @@ SMALL = [
 
 @pytest.mark.parametrize("source, verdict, removed", SMALL)
 def test_verdict_and_removed_term(source, verdict, removed):
-    request = Session().run(source)[-1].derivations[0]
-    (entry,) = ledger(request)
+    (entry,) = Session().run(source)[-1].steps[0].ledger  # the ledger of the view shown
     assert entry.verdict == verdict
     if removed is not None:
         assert to_plain(entry.removed[0][0]) == removed

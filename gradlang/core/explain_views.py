@@ -1,0 +1,253 @@
+"""One view per derivative request of an explain statement: the tensor passes, or the rule table over components.
+
+The statement is evaluated once, by the ordinary (tensor) evaluator, which
+records its derivative requests (core/services.py). Each request is then
+shown by one view, chosen from the request alone:
+
+- a grad, jacobian or hessian of a tensor formula by a declared vector or
+  matrix, as written: the tensor reverse pass (grad) or forward pass
+  (jacobian, hessian), at any size (explain/tensor/), with the stop ledger
+  at the tensor level (one entry per stop the user wrote);
+- a grad of a tensor formula by a list of scalar symbols: the reverse pass too,
+  unless a vector identity derives it (EM's weighted means keep theirs);
+- anything else (a selected component, unfold, diff, blocked, backward, a
+  request the tensor engine lowered itself because it holds x[0] beside x, or
+  one the tensor passes have no rule for): the scalar rule table over the
+  request lowered to its components (`lower`), with the component ledger.
+
+`x: R^3` and `x: R^n` thus show the same derivation wherever the tensor passes
+take the request. The closing check at literal sizes compares the derivation with
+the engine's result: equal formulas, or equal numbers at a fixed point (float
+arrays, whole-array NumPy); at the statement's point, the lowered numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sympy as sp
+
+from gradlang.core.explaining import by_symbolic, check_printable
+from gradlang.core.literal_sizes import literal, lowered, symbolic
+from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
+from gradlang.expr.tensor import is_tensor
+from gradlang.expr.tensor.nodes import Var, shape_of
+
+_PASSES = ("grad", "jacobian", "hessian")
+
+
+def explanations(derivations: list, depth, point, unfold: bool, names: tuple) -> tuple:
+    """The step-by-step derivation of each derivative call inside an explain statement, each with its check.
+
+    names are the user's bindings to tensor formulas (explaining.named_values), which a tensor pass shows
+    by name."""
+    from gradlang.explain.explanation import DEFAULT_DEPTH
+
+    depth = DEFAULT_DEPTH if depth == "default" else depth
+    return tuple(_explanation(request, depth, point, unfold, names) for request in derivations)
+
+
+def _explanation(request, depth, point, unfold: bool, names: tuple):
+    """The one view of one request (the module's docstring says which)."""
+    from gradlang.explain.backward.view import backward_view
+
+    if request.operation == "backward":
+        return backward_view(lowered_request(request), unfold)
+    tensor = _by_tensor_pass(request, unfold)
+    if tensor and not (literal(request.wrt) and _picks(request.expr, request.wrt)):
+        try:
+            return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+        except NeedsComponents:  # no tensor-level rule (a matrix by a vector in the forward pass)
+            if _symbolic(request):
+                raise
+    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _symbolic(request):
+        return tensor_explanation(request, depth, names)  # unfold or a selection at symbolic size: no components
+    try:
+        return _by_components(request, depth, point, unfold)
+    except NeedsNumbers:  # y[argmax(x)] has no components without numbers: the formula's pass, as at R^n
+        if not tensor:
+            raise
+    return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+
+
+def _by_components(request, depth, point, unfold: bool):
+    """The rule table over the request lowered to its components, with its closing check."""
+    from gradlang.core.explain_check import checked
+    from gradlang.explain import explain
+
+    entries = _stops_written(request) if not unfold else None
+    request = lowered_request(request)
+    check_printable([request])
+    return checked(explain(request, depth, unfold, entries), point)
+
+
+def _by_tensor_pass(request, unfold: bool) -> bool:
+    """Can a tensor pass show the request? A whole grad/jacobian/hessian of a tensor formula by a declared
+    tensor, or a grad by a list of scalar symbols that no vector identity derives."""
+    if unfold or getattr(request, "whole", None) is not None or request.operation not in _PASSES:
+        return False
+    if isinstance(request.wrt, Var):
+        return is_tensor(request.expr) or by_symbolic(request)
+    if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
+        return _symbolic(request) or not _has_lesson(request)
+    return False
+
+
+def _picks(expr, wrt) -> bool:
+    """Does the formula index the variable itself (x[0], W[1, 2], a row or column of W) where a derivative
+    flows? At literal sizes such a formula reads best component by component (x[0]*sg(x[1]) gives
+    [sg(x[1]), 0], as a teacher writes it); a pick inside a stop (sg(x[0])) is a constant of the formula."""
+    from gradlang.expr.stopgrad import StopGradient
+    from gradlang.expr.tensor import nodes as t
+    from gradlang.expr.walk import dag_nodes
+
+    stops = {node: sp.Dummy() for node in dag_nodes([expr]) if isinstance(node, StopGradient)}
+    flowing = expr.xreplace(stops) if stops else expr
+    return any(isinstance(node, (t.Entry, t.Row, t.Column)) and node.args[0] == wrt for node in dag_nodes([flowing]))
+
+
+def _stops_written(request):
+    """For a grad of a tensor formula shown by components, the ledger at the tensor level when the formula
+    stops a whole vector or matrix (sg(x) is one stop the user wrote, which the components would count once
+    per component); else None (the component ledger)."""
+    from gradlang.expr.stopgrad import StopGradient
+    from gradlang.expr.tensor import nodes as t
+    from gradlang.expr.walk import dag_nodes
+    from gradlang.explain.ledger.tensor import tensor_ledger
+
+    if request.operation != "grad" or not isinstance(request.wrt, Var) or not is_tensor(request.expr):
+        return None
+    if getattr(request, "whole", None) is not None or _symbolic(request):
+        return None
+    if not any(isinstance(node, StopGradient) and t.rank(node) > 0 for node in dag_nodes([request.expr])):
+        return None
+    try:
+        return tensor_ledger(request.expr, request.wrt, request.result) or None
+    except GradlangError:
+        return None
+
+
+def _symbolic(request) -> bool:
+    return symbolic(request.expr) or symbolic(request.wrt) or symbolic(request.result)
+
+
+def _has_lesson(request) -> bool:
+    """A grad by a list of scalars that a lesson's vector identity derives (EM's weighted means, the TD target)."""
+    from gradlang.explain.vector.derivation import vector_derivation
+
+    try:
+        return vector_derivation(lowered_request(request), True) is not None
+    except GradlangError:
+        return False
+
+
+def lowered_request(request):
+    """The request with its expression, variable and result as their components (literal sizes only;
+    a request already in components, or at symbolic size, as it is)."""
+    wrt = request.wrt
+    if isinstance(wrt, tuple):
+        wrt = sp.Array(list(wrt))
+    return replace(request, expr=lowered(request.expr), wrt=lowered(wrt) if wrt is not None else None,
+                   result=lowered(request.result))
+
+
+def tensor_explanation(request, depth=None, names=()):
+    """The tensor-level derivation of a request: the forward pass of a jacobian or hessian, the reverse
+    pass of a grad."""
+    if request.operation in ("jacobian", "hessian"):
+        from gradlang.explain.tensor.forward_pass import jacobian_explanation
+
+        return jacobian_explanation(request, depth, names)
+    from gradlang.explain.tensor.reverse_pass import tensor_explanation as reverse_explanation
+
+    return reverse_explanation(request, depth, names)
+
+
+def _tensor_checked(explanation, request, point):
+    """The tensor derivation with its closing check at literal sizes (none at symbolic size, as before:
+    there are no numbers to compare without a point that gives the sizes)."""
+    from gradlang.core.explain_check import Check, checked, whole_operation
+
+    if _symbolic(request) or explanation.derived is None:
+        return explanation
+    operation = whole_operation(request)
+    if point is None:
+        if _same(explanation.derived, request.result) or _agree_numerically(explanation.derived, request.result):
+            return replace(explanation, check=Check(operation, True))
+    try:  # at the point (or when the formulas differ and NumPy cannot tell): the lowered numbers
+        done = checked(_lowered_for_check(explanation, request), point)
+    except GradlangError:
+        return explanation
+    return replace(explanation, check=done.check)
+
+
+def _lowered_for_check(explanation, request):
+    """The explanation with its result and request's result as components, each formula lowered once:
+    the derived one is the engine's more often than not, and the expression is lowered only when a stop
+    changes the gradient (the check shows the value and the true gradient then)."""
+    result = _lowered_result(request.result)
+    derived = result if _same(explanation.derived, request.result) else _lowered_result(explanation.derived)
+    if any(entry.verdict in ("blocking", "inventing") for entry in explanation.ledger):
+        request = replace(lowered_request(request), result=result)
+    else:
+        wrt = sp.Array(list(request.wrt)) if isinstance(request.wrt, tuple) else request.wrt
+        request = replace(request, wrt=lowered(wrt), result=result)
+    return replace(explanation, request=request, derived=derived)
+
+
+def _lowered_result(value):
+    if isinstance(value, sp.NDimArray):  # a grad by a list of scalars: one formula per scalar
+        return sp.Array([lowered(d) for d in value])
+    return lowered(value)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, sp.NDimArray) or isinstance(b, sp.NDimArray):
+        return isinstance(a, sp.NDimArray) and isinstance(b, sp.NDimArray) and list(a) == list(b)
+    return a == b
+
+
+def _agree_numerically(a, b) -> bool:
+    """Do two formulas at literal sizes give the same floats at a fixed point away from special values?
+
+    Whole-array NumPy (expr/tensor/numbers.py): no walk per component. False when it cannot tell."""
+    from gradlang.core.explain_check import RELATIVE
+    from gradlang.expr.tensor import numbers
+    from gradlang.lazy import has_numpy, np
+
+    pairs = [(x, y) for x, y in zip(_items(a), _items(b))]
+    if not has_numpy() or not pairs or len(_items(a)) != len(_items(b)):
+        return False
+    try:
+        for x, y in pairs:
+            point = _test_point([x, y])
+            u, v = numbers.evaluate(x, point, {}), numbers.evaluate(y, point, {})
+            if u.shape != v.shape or not np.allclose(u, v, rtol=RELATIVE, atol=RELATIVE, equal_nan=True):
+                return False
+    except Exception:  # a node NumPy has no spelling for, a size left: cannot tell
+        return False
+    return True
+
+
+def _items(value) -> list:
+    return list(value) if isinstance(value, sp.NDimArray) else [value]
+
+
+def _test_point(formulas: list) -> dict:
+    """Deterministic floats for every tensor and scalar symbol of the formulas (sizes must be numbers)."""
+    from gradlang.expr.tensor.shapes import is_size
+    from gradlang.expr.walk import dag_atoms
+    from gradlang.lazy import np
+
+    found: set = set()
+    for formula in formulas:
+        found |= dag_atoms(formula, sp.Symbol) if isinstance(formula, sp.Basic) else set()
+    point = {}
+    for k, s in enumerate(sorted((s for s in found if not is_size(s)), key=lambda s: s.name)):
+        if isinstance(s, Var):
+            count = int(np.prod([int(n) for n in shape_of(s)])) if shape_of(s) else 1
+            values = 0.37 + 0.29 * k + 0.113 * np.arange(count) % 0.9
+            point[s] = values.reshape(tuple(int(n) for n in shape_of(s)))
+        else:
+            point[s] = 0.37 + 0.29 * k
+    return point
