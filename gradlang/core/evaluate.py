@@ -234,7 +234,7 @@ class Evaluator:
         if whole:
             by_list = explaining.by_scalars(name, args) if not self.by_components else None
             value, args = tensor_values.call(name, args, node.args)
-            if value is not None and name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args):
+            if value is not None and _recorded(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, args[1], (), value)
                 if by_list is not None and self.services.derivations:  # grad(e, [a, b]): the formula and its symbols
@@ -386,6 +386,14 @@ class Evaluator:
         _pair_up(bound, given, name, pairs, batch)
 
 # --- helpers ------------------------------------------------------------------
+
+
+def _recorded(name: str, args: list) -> bool:
+    """Does explain show this derivative of tensors? grad, jacobian and hessian at any size (one variable);
+    blocked at literal sizes, by the rule table over its components (at a symbolic size it has no view)."""
+    if name == "blocked":
+        return not any(literal_sizes.symbolic(a) for a in args)
+    return name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args)
 
 
 def _is_scalar_expr(value) -> bool:
