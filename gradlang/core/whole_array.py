@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.core.literal_sizes import literal, mixed
+from gradlang.core.literal_sizes import mixed
+from gradlang.expr.tensor.lower import literal
 from gradlang.errors import GradlangError
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Var

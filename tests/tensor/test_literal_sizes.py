@@ -79,3 +79,22 @@ def test_a_mixed_value_is_differentiated_whole_never_a_silent_zero():
     assert by_tensors == _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)", components=True)
     assert by_tensors == "[2*x[0], 8*x[1], 18*x[2]]"
     assert _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)") == "2*x*[1, 4, 9]"  # the list, a constant
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("softmax(x)[k]", "softmax(x)[k]"), ("onehot(k, 3) + x", "x + onehot(k, 3)"), ("argmax(x)", "argmax(x)"),
+    ("x[k] * x[0]", "x[0]*x[k]"),
+])
+def test_a_formula_whose_components_need_a_value_prints_as_at_a_symbolic_size(body, expected):
+    """render/shown.py's `shorter` is a display choice: where lowering needs a value (an index k, argmax of
+    symbols) the formula is shown, as `x: R^n` shows it, never an error."""
+    assert _text(f"x: R^3\n{body}") == expected
+    assert _text(f"x: R^n\n{body}".replace("onehot(k, 3)", "onehot(k, n)")) == expected.replace("3)", "n)")
+
+
+def test_the_shorter_form_is_chosen_for_display_not_kept_in_the_value():
+    from gradlang.render.shown import shorter
+
+    result = Session().run("x: R^3\ngrad(x[0] * x[1], x)")[-1]
+    assert result.text == "[x[1], x[0], 0]"
+    assert shorter(result.value) == shorter(shorter(result.value))  # idempotent: a printer may ask twice
