@@ -17,15 +17,15 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import builtins, literal_sizes, spelling, subscripts, tensor_at, tensor_explaining, tensor_values, twins
-from gradlang.core import builtins_axes, whole_array
+from gradlang.core import at, builtins, literal_sizes, spelling, subscripts, tensor_explaining, tensor_values, twins
+from gradlang.core import builtins_axes
 from gradlang.expr.tensor import lower
 from gradlang.core.bindings import _component, _pair_up, _target_index
-from gradlang.errors import GradlangError, LimitError, NameError, NeedsNumbers, ShapeError, Span, SyntaxError, ValueError
+from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, SyntaxError, ValueError
 from gradlang.expr.exact import (
     checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
-from gradlang.expr.component_linalg import TooManyTerms, matmul
+from gradlang.expr.component_linalg import matmul
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
@@ -289,14 +289,6 @@ class Evaluator:
 
     def _at(self, node, frame):
         inner, bindings = node.body, node.bindings
-        if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
-            answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
-            try:
-                return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
-            except (TooManyTerms, tensor_at.FreeIndex, subscripts.FreeSubscript):  # no components: as at a size n
-                return self._formula_at(inner, bindings, frame)
-            except NeedsNumbers:  # argmax(y) of components: the whole-tensor formula at the point, below
-                pass
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
@@ -304,26 +296,13 @@ class Evaluator:
             call = self._builtin_call(entry, inner, args, mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
-        if tensor_values.involves(value) or tensor_at.binds_tensor(self, bindings, frame):
-            if not self.by_components or tensor_at.symbolic_at(self, value, bindings, frame):
-                return tensor_at.at(self, value, bindings, frame)
+        if tensor_values.involves(value) or at.binds_tensor(self, bindings, frame):
+            if not self.by_components or at.symbolic_at(self, value, bindings, frame):
+                return at.at(self, value, bindings, frame, inner)  # one at, whatever the sizes (core/at.py)
             value = lower.lowered(value)  # and each tensor bound below is its components
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
-
-    def _formula_at(self, inner, bindings, frame):
-        """An at at literal sizes the component engine cannot answer (logdet of a 6×6 matrix, x[k] at k = 1)
-        is answered as at a symbolic size: floats by whole-array NumPy, else the tensor engine's at."""
-        answer = whole_array.at(self, inner, bindings, frame, least=0)
-        return answer if answer is not None else tensor_at.at(self, self.evaluate(inner, frame), bindings, frame)
-
-    def _twin(self) -> "Evaluator":
-        """This evaluator as the component engine: the same bindings, notes and services, by components."""
-        twin = Evaluator(self.env, self.notes, None, "", self.seen, by_components=True, twins=self.twins)
-        twin.services, twin.attachments, twin.differentiated = self.services, self.attachments, self.differentiated
-        twin.call_depth, twin.unfolded, twin.calls = self.call_depth, self.unfolded, self.calls
-        return twin
 
     def _point_taker(self, node, frame):
         """The builtin a call node names when it consumes the at point itself (its record's `at`), else None."""

@@ -49,6 +49,11 @@ def substitute(value, pairs: list, batch: list, notes: list | None = None):
     return _exact(value, items, mapping)
 
 
+def kink_notes(value, pairs: list, notes: list) -> None:
+    """The notes `substitute` gives at this point (a kink, a tie), without its numbers (core/at.py's floats)."""
+    _warn_kinks(elements(to_symbolic(value)), dict(pairs), notes)
+
+
 def _warn_kinks(items, mapping, notes) -> None:
     if notes is None:
         return
@@ -115,7 +120,25 @@ def _tidy(expr):
     """
     if not (isinstance(expr, sp.Expr) and expr.is_number) or expr.is_Rational:
         return expr
-    return tidy(expr, sp.cancel, work=limits.BLOCKED_SIMPLIFY_WORK)
+    tidied = tidy(expr, sp.cancel, work=limits.BLOCKED_SIMPLIFY_WORK)
+    expanded = _by_definition(tidied)
+    if expanded is tidied:
+        return tidied
+    expanded = tidy(expanded, sp.cancel, work=limits.BLOCKED_SIMPLIFY_WORK)
+    return expanded if len(to_source(expanded)) < len(to_source(tidied)) else tidied
+
+
+def _by_definition(expr):
+    """softmax and logsumexp of exact numbers written as their definitions (exp(a)/Σ exp, log Σ exp), so
+    cancel can see through them; the expression itself when it holds none.
+
+    A formula's components at an exact point may hold them where the component derivative had the
+    exponentials (the stable softmax's gradient: 2*exp(2)/(1 + 2*exp(2))); the shorter form is printed,
+    so softmax([1, 2, 3])[0] stays as it is."""
+    from gradlang.expr.primitives.vectors import LogSumExp, Softmax
+
+    found = {n for n in build_dag([expr]).nodes if isinstance(n, (Softmax, LogSumExp))}
+    return expr.xreplace({n: n.rewrite(sp.exp) for n in found}) if found else expr
 
 
 def _floating(value, items, mapping):
