@@ -83,7 +83,7 @@ def at(evaluator, value, bindings, frame, inner=None):
             _notes(evaluator, value, arrays, pairs, sizes)
         return _numbers(value, floats, sizes)
     converted, pairs = _lowered_point(value, arrays, pairs, sizes)
-    return substitute(converted, pairs, batch, evaluator.notes)
+    return substitute(converted, pairs, batch, evaluator.notes, written_out=True)
 
 
 def _tensors_given(evaluator, bindings, frame) -> tuple:
@@ -92,7 +92,7 @@ def _tensors_given(evaluator, bindings, frame) -> tuple:
     for binding in bindings:
         target = binding.target
         bound = evaluator.lookup(target.name, frame)
-        if target.indices and bound in arrays:  # x = [1, 2], x[0] = 7: the last value of x[0] is 7
+        if target.indices and isinstance(bound, Var) and bound in arrays:  # x = [1, 2], x[0] = 7: x[0] is 7
             try:
                 arrays[bound] = _with_component(bound, target, arrays[bound], evaluator.evaluate(binding.value, frame), sizes)
             except GradlangError as error:

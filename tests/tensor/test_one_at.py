@@ -103,3 +103,16 @@ def test_a_component_given_after_its_tensor_takes_its_last_value_at_a_float_poin
     session.run(f"x: R^{size}\nW: R^(2,{size})")
     assert session.run("x at x = [1.0, 2.0], x[0] = 7.0")[-1].text == "[7.0, 2.0]"
     assert session.run("W at W = [[1, 2], [3, 4]], W[1, 0] = 9")[-1].text == "[[1, 2], [9, 4]]"
+
+
+def test_a_component_of_a_name_bound_to_an_array_is_a_placed_error():
+    """m[0] = 1 where m holds a NumPy array (Session.bind): a ValueError at the binding, never a TypeError
+    from hashing the array while looking for a tensor given earlier in the at."""
+    from gradlang import GradlangError
+
+    session = Session()
+    session.bind("m", np.array([1.0, 2.0]))
+    session.run("x: R^2")
+    with pytest.raises(GradlangError) as caught:
+        session.run("x at x = [1.0, 2.0], m[0] = 1")
+    assert caught.value.kind == "ValueError" and "not a symbol" in caught.value.message

@@ -179,6 +179,15 @@ def _reduced(name: str):
     return lambda node, args, sizes: build(*elements(to_symbolic(args[0])))
 
 
+def _max_of(node, args, sizes):
+    """max of the components; of negated ones, -min of them: the tensor engine writes min(x) as -max(-x),
+    the component engine as min(x[0], …), whose name its notes say (a tie of min(x[0], x[1], x[2]))."""
+    items = elements(to_symbolic(args[0]))
+    if all(isinstance(e, sp.Mul) and e.args[0] is sp.S.NegativeOne for e in items):
+        return -primitives.lookup("min").build(*[-e for e in items])
+    return primitives.lookup("max").build(*items)
+
+
 def _softmax(node, args, sizes):
     """softmax of a vector (or each row of a matrix), each component holding its whole row: bounded."""
     value = to_symbolic(args[0])
@@ -345,7 +354,7 @@ _BUILD = {
     t.NormOf: _reduced("norm"),
     t.SoftmaxOf: _softmax,
     t.LogSumExpOf: _reduced("logsumexp"),
-    t.MaxOf: _reduced("max"),
+    t.MaxOf: _max_of,
     t.MaxShares: _shares,
     t.ArgMax: lambda node, args, sizes: vectors.argmax(args[0]),
     t.ArgMin: lambda node, args, sizes: vectors.argmin(args[0]),
