@@ -221,7 +221,7 @@ ROWS = [
 
 
 
-@pytest.mark.parametrize("name, program, oracle", ROWS, ids=[row[0] for row in ROWS])
+@pytest.mark.parametrize("name, program, oracle", ROWS, ids=[getattr(row, "values", row)[0] for row in ROWS])
 def test_gives_jax_answer(name, program, oracle, values):
     expected = np.asarray(oracle(), dtype=np.float64)
     got = values(program)
