@@ -46,8 +46,8 @@ def sizes_from(value: Var, given, sizes: dict) -> None:
     for size, length in zip(value.shape, given_shape):
         known = sizes.get(size, size)
         if isinstance(known, (int, sp.Integer)) and int(known) != length:
-            learnt = f" with {size} = {known}" if known is not size else ""  # a literal size needs no naming
-            raise ShapeError(f"'{value.name}' is {shapes.describe(value.shape)}{learnt}, "
+            learnt = " " if size.is_Integer else f" with {size} = {known}, "  # a literal size needs no naming
+            raise ShapeError(f"'{value.name}' is {shapes.describe(value.shape)}{learnt}"
                              f"but is given {shapes.describe(given_shape)}")
         sizes[size] = length
 

@@ -147,8 +147,8 @@ def _holds_inside(result) -> bool:
     """A softmax or logsumexp of numbers inside the result, not the result itself (nor its negation)."""
     from gradlang.expr.primitives.vectors import LogSumExp, Softmax
 
-    if not isinstance(result, sp.Basic) or isinstance(result, (Softmax, LogSumExp)):
-        return False
+    if not isinstance(result, sp.Expr) or isinstance(result, (Softmax, LogSumExp)):
+        return False  # a condition (x == y at …) holds none, and has no negation
     if isinstance(-result, (Softmax, LogSumExp)):
         return False
     return any(isinstance(n, (Softmax, LogSumExp)) for n in build_dag([result]).nodes)
