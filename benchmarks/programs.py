@@ -69,7 +69,7 @@ def mlp_files(width: int, folder) -> Program:
     """The same MLP with every input a declared tensor given from .npy files in `folder` (written here).
 
     Nobody types a million numbers: W1, b1, w2 and x0 are read by load(), so the
-    numbers come by whole-array NumPy above the threshold (core/whole_array.py)."""
+    numbers come by whole-array NumPy, as every float point does (core/at.py)."""
     x0, W1, b1, w2 = wide_point(width)
     names = {"x0": x0, "W1": W1, "b1": b1, "w2": w2}
     for name, array in names.items():

@@ -22,6 +22,7 @@ from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, NameError, ShapeError, ValueError
 from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
+from gradlang.expr.component_axes import check_row_arguments
 from gradlang.lazy import has_numpy, np
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.source import to_source
@@ -177,20 +178,12 @@ def _rows(function):
     def apply(call: Call):
         value = to_symbolic(call.args[0])
         shape = shape_of(value)
-        _check_row_arguments(shape)
+        check_row_arguments(shape)
         if len(shape) == 2:
             return sp.ImmutableMatrix([function(*value.row(i)) for i in range(shape[0])])
         return from_elements(shape, function(*elements(value)))
 
     return apply
-
-
-def _check_row_arguments(shape) -> None:
-    """Each of a row's n results holds the whole row (softmax(k, v0, …, vn)): n² arguments a row, bounded."""
-    rows, length = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0] if shape else 1)
-    if rows * length * length > limits.MAX_ROW_ARGUMENTS:
-        raise LimitError(f"its {rows * length} components would hold {rows * length * length} arguments together "
-                         f"(each holds its whole row), above the limit of {limits.MAX_ROW_ARGUMENTS}")
 
 
 def _where(function):

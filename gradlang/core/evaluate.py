@@ -17,14 +17,15 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import builtins, explaining, literal_sizes, spelling, subscripts, tensor_at, tensor_values, twins
-from gradlang.core import builtins_axes, tensor_lists, whole_array
+from gradlang.core import at, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values, twins
+from gradlang.core import builtins_axes, tensor_lists
+from gradlang.expr.tensor import lower
 from gradlang.core.bindings import _component, _pair_up, _target_index
-from gradlang.errors import GradlangError, LimitError, NameError, NeedsNumbers, ShapeError, Span, SyntaxError, ValueError
+from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, SyntaxError, ValueError
 from gradlang.expr.exact import (
-    check_matmul, checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
+    checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
-from gradlang.expr.component_linalg import TooManyTerms
+from gradlang.expr.component_linalg import matmul
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
@@ -134,10 +135,10 @@ class Evaluator:
         twin = None if name in frame else twins.of(self.twins, name, value)
         if twin is not None:
             return twin.value()
-        if not literal_sizes.literal(value):
+        if not lower.literal(value):
             return value
         if id(value) not in self._lowered:
-            self._lowered[id(value)] = (value, literal_sizes.lowered(value))
+            self._lowered[id(value)] = (value, lower.lowered(value))
         return self._lowered[id(value)][1]
 
     def _brackets(self, node, frame):
@@ -148,7 +149,7 @@ class Evaluator:
         """The value of `[…]` with these entries: a vector, a matrix, or a list of tensors."""
         if tensor_lists.listed(values):  # [W, b]: tensors of different shapes, or of a symbolic size
             return TensorList(*values)
-        items = [to_symbolic(literal_sizes.lowered(v)) for v in values]
+        items = [to_symbolic(lower.lowered(v)) for v in values]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
             shown = " and ".join(sorted(describe_shape(s) for s in shapes))
@@ -303,41 +304,20 @@ class Evaluator:
         listed = tensor_lists.at(self, node, frame)  # grad(L, [W, b]) at …: each gradient at the point
         if listed is not None:
             return listed
-        if not self.by_components and tensor_at.at_literal_sizes(self, inner, bindings, frame):
-            answer = whole_array.at(self, inner, bindings, frame)  # large float arrays: NumPy, whole
-            try:
-                return answer if answer is not None else self._twin().evaluate(node, frame)  # else to the last digit
-            except (TooManyTerms, tensor_at.FreeIndex, subscripts.FreeSubscript):  # no components: as at a size n
-                return self._formula_at(inner, bindings, frame)
-            except NeedsNumbers:  # argmax(y) of components: the whole-tensor formula at the point, below
-                pass
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
-            args = [literal_sizes.lowered(v) for v in self._values(inner.args, frame)]  # it binds components
+            args = [lower.lowered(v) for v in self._values(inner.args, frame)]  # it binds components
             call = self._builtin_call(entry, inner, args, mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
-        if tensor_values.involves(value) or tensor_at.binds_tensor(self, bindings, frame):
-            if not self.by_components or tensor_at.symbolic_at(self, value, bindings, frame):
-                return tensor_at.at(self, value, bindings, frame)
-            value = literal_sizes.lowered(value)  # and each tensor bound below is its components
+        if tensor_values.involves(value) or at.binds_tensor(self, bindings, frame):
+            if not self.by_components or at.symbolic_at(self, value, bindings, frame):
+                return at.at(self, value, bindings, frame, inner)  # one at, whatever the sizes (core/at.py)
+            value = lower.lowered(value)  # and each tensor bound below is its components
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
-
-    def _formula_at(self, inner, bindings, frame):
-        """An at at literal sizes the component engine cannot answer (logdet of a 6×6 matrix, x[k] at k = 1)
-        is answered as at a symbolic size: floats by whole-array NumPy, else the tensor engine's at."""
-        answer = whole_array.at(self, inner, bindings, frame, least=0)
-        return answer if answer is not None else tensor_at.at(self, self.evaluate(inner, frame), bindings, frame)
-
-    def _twin(self) -> "Evaluator":
-        """This evaluator as the component engine: the same bindings, notes and services, by components."""
-        twin = Evaluator(self.env, self.notes, None, "", self.seen, by_components=True, twins=self.twins)
-        twin.services, twin.attachments, twin.differentiated = self.services, self.attachments, self.differentiated
-        twin.call_depth, twin.unfolded, twin.calls = self.call_depth, self.unfolded, self.calls
-        return twin
 
     def _point_taker(self, node, frame):
         """The builtin a call node names when it consumes the at point itself (its record's `at`), else None."""
@@ -376,7 +356,7 @@ class Evaluator:
             raise ValueError(f"'{name}' is a constant, not a symbol, so there is nothing to substitute")
         if bound is None:
             bound = symbol(name)
-        bound = literal_sizes.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
+        bound = lower.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
         if isinstance(bound, FunctionDef):
             raise ValueError(f"'{name}' is a function; give values to symbols")
         if target.indices:
@@ -421,29 +401,11 @@ def _ieee_divide(a):
     return _checked(a * sp.oo)
 
 
-def _matmul(a, b):
-    a, b = to_symbolic(a), to_symbolic(b)
-    sa, sb = shape_of(a), shape_of(b)
-    if not sa or not sb:
-        raise ShapeError(f"@ needs vectors or matrices, got {describe_shape(sa)} and {describe_shape(sb)}")
-    if sa[-1] != sb[0]:
-        raise ShapeError(f"@ cannot multiply {describe_shape(sa)} by {describe_shape(sb)}")
-    check_matmul(elements(a), elements(b), sb[0])
-    left = sp.ImmutableMatrix(1, sa[0], list(a)) if len(sa) == 1 else a
-    right = sp.ImmutableMatrix(sb[0], 1, list(b)) if len(sb) == 1 else b
-    product = left * right
-    if len(sa) == 1 and len(sb) == 1:
-        return product[0, 0]
-    if len(sa) == 1 or len(sb) == 1:
-        return from_elements((product.shape[0] * product.shape[1],), list(product))
-    return product
-
-
 _PRODUCT_OPS = {
     "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: float_zero_kept(_checked(u * v), [u, v]), [x, y]), a, b),
     "/": lambda a, b: elementwise(lambda x, y: kept(_divide, [x, y]), a, b),
     "@": lambda a, b: (tensor_values.matmul(a, b) if tensor_values.involves(a) or tensor_values.involves(b)
-                       else kept(_matmul, [a, b])),
+                       else kept(matmul, [a, b])),
 }
 
 _SHAPED = frozenset({"sum", "product", "power", "neg", "compare", "brackets"})  # checked when tensors take part

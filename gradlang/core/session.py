@@ -35,7 +35,6 @@ from gradlang.syntax.lowered import written_names
 from gradlang.core.substitute import settle
 from gradlang.expr.tensor import Var
 from gradlang.core import twins
-from gradlang.core.literal_sizes import shorter
 from gradlang.core.tensor_values import declare_size
 from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import np
@@ -213,7 +212,7 @@ class Session:
 
     def _show(self, statement: lo.Show, source: str) -> Result:
         evaluator = self._evaluator(source=source)
-        value = shorter(_settled(evaluator.evaluate(statement.value)))  # at literal sizes, the shorter form
+        value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)
 
     def _explain(self, statement: lo.Explain, source: str) -> Result:

@@ -27,10 +27,11 @@ from gradlang.lazy import has_numpy, np
 from gradlang.expr.values import describe_shape, elements, from_elements, is_condition, shape_of, to_symbolic
 from gradlang.expr.walk import dag_atoms, dag_has, rebuild, rebuild_all
 
-def substitute(value, pairs: list, batch: list, notes: list | None = None):
+def substitute(value, pairs: list, batch: list, notes: list | None = None, written_out: bool = False):
     """The value with `pairs` (symbol, value) substituted and `batch` (symbol, array) mapped over.
 
-    Warnings about evaluating exactly at a kink or tie go to `notes`.
+    Warnings about evaluating exactly at a kink or tie go to `notes`. `written_out`: an exact result
+    may write softmax and logsumexp of numbers out (core/at.py's components of a tensor formula).
     """
     value = to_symbolic(value)
     if batch and not has_numpy():  # the browser page: one point at a time
@@ -46,7 +47,12 @@ def substitute(value, pairs: list, batch: list, notes: list | None = None):
         _warn_kinks(items, mapping, notes)
     if _inexact(mapping.values()) or _inexact(items):
         return _floating(value, items, mapping)
-    return _exact(value, items, mapping)
+    return _exact(value, items, mapping, written_out)
+
+
+def kink_notes(value, pairs: list, notes: list) -> None:
+    """The notes `substitute` gives at this point (a kink, a tie), without its numbers (core/at.py's floats)."""
+    _warn_kinks(elements(to_symbolic(value)), dict(pairs), notes)
 
 
 def _warn_kinks(items, mapping, notes) -> None:
@@ -88,8 +94,9 @@ def free_symbols(items) -> set:
     return dag_atoms([e for e in items if isinstance(e, sp.Basic)], sp.Symbol)
 
 
-def _exact(value, items, mapping):
+def _exact(value, items, mapping, written_out=False):
     results = [_tidy(e) for e in _rebuilt(items, mapping, combine)]
+    results = _by_definition_if_not_longer(results) if written_out else results
     dag = build_dag([r for r in results if isinstance(r, sp.Basic)])  # one walk: items share
     if any(n is sp.zoo or n is sp.nan for n in dag.nodes):
         raise ValueError("the result is undefined at this point (division by zero)")
@@ -116,6 +123,49 @@ def _tidy(expr):
     if not (isinstance(expr, sp.Expr) and expr.is_number) or expr.is_Rational:
         return expr
     return tidy(expr, sp.cancel, work=limits.BLOCKED_SIMPLIFY_WORK)
+
+
+def _by_definition_if_not_longer(results: list) -> list:
+    """The exact results with softmax and logsumexp of numbers written by their definitions (exp(a)/Σ exp,
+    log Σ exp) and cancelled, when one of them holds such a node inside a larger expression and the
+    whole is not longer so; else as they are.
+
+    A tensor formula's components at an exact point hold them where the component derivative had the
+    exponentials (the stable softmax's gradient at [1, 3, 3]: 2*exp(2)/(1 + 2*exp(2)), …, not a quotient
+    of softmax([-2, 0, 0])[0]); one choice for the whole value, so a vector never mixes both, and a
+    softmax alone stays as it is written (softmax(x) at x = [1, 3, 3])."""
+    if not any(_holds_inside(r) for r in results):
+        return results
+    expanded = [_by_definition(r) for r in results]
+    if all(e is r for e, r in zip(expanded, results)):
+        return results
+    expanded = [_tidy(e) if e is not r else e for e, r in zip(expanded, results)]
+    return expanded if _length(expanded) <= _length(results) else results
+
+
+def _holds_inside(result) -> bool:
+    """A softmax or logsumexp of numbers inside the result, not the result itself (nor its negation)."""
+    from gradlang.expr.primitives.vectors import LogSumExp, Softmax
+
+    if not isinstance(result, sp.Expr) or isinstance(result, (Softmax, LogSumExp)):
+        return False  # a condition (x == y at …) holds none, and has no negation
+    if isinstance(-result, (Softmax, LogSumExp)):
+        return False
+    return any(isinstance(n, (Softmax, LogSumExp)) for n in build_dag([result]).nodes)
+
+
+def _length(results: list) -> int:
+    return sum(len(to_source(r)) for r in results if isinstance(r, sp.Basic))
+
+
+def _by_definition(expr):
+    """expr with each softmax and logsumexp of numbers written as its definition; expr itself if none."""
+    from gradlang.expr.primitives.vectors import LogSumExp, Softmax
+
+    if not isinstance(expr, sp.Basic):
+        return expr
+    found = {n for n in build_dag([expr]).nodes if isinstance(n, (Softmax, LogSumExp)) and n.is_number}
+    return expr.xreplace({n: n.rewrite(sp.exp) for n in found}) if found else expr
 
 
 def _floating(value, items, mapping):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.core import tensor_at, tensor_values
+from gradlang.core import at, tensor_values
 from gradlang.core.literal_sizes import involves, symbolic
 from gradlang.errors import DiffError, GradlangError
 from gradlang.expr.values import check_count, shape_of as value_shape
@@ -95,7 +95,7 @@ def at(evaluator, node, frame):
         return None
     if isinstance(value, ListAt):
         raise refused("given values again: it holds numbers already")
-    return ListAt(tensor_at.at(evaluator, entry, node.bindings, frame) for entry in value.entries)
+    return ListAt(at.at(evaluator, entry, node.bindings, frame) for entry in value.entries)
 
 
 def _marks(evaluator) -> tuple:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from gradlang.core.literal_sizes import literal
+from gradlang.expr.tensor.lower import literal
 from gradlang.expr.tensor.listed import TensorList
 
 _UNSET = object()

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.errors import ShapeError, ValueError
+from gradlang import limits
+from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr import primitives
 from gradlang.expr.component_vectors import log_softmax_line
 from gradlang.expr.values import describe_shape, elements, from_elements, shape_of, to_symbolic
@@ -63,8 +64,17 @@ def _build(name: str):
     return primitives.lookup(name).build
 
 
-def _softmax_line(items: list) -> list:
+def softmax_line(items: list) -> list:
+    """softmax of one line: each component Softmax(k, line), the primitive's own."""
     return _build("softmax")(*items)
+
+
+def check_row_arguments(shape) -> None:
+    """Each of a row's n results holds the whole row (softmax(k, v0, …, vn)): n² arguments a row, bounded."""
+    rows, length = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0] if shape else 1)
+    if rows * length * length > limits.MAX_ROW_ARGUMENTS:
+        raise LimitError(f"its {rows * length} components would hold {rows * length * length} arguments together "
+                         f"(each holds its whole row), above the limit of {limits.MAX_ROW_ARGUMENTS}")
 
 
 REDUCE = {
@@ -74,7 +84,7 @@ REDUCE = {
     "min": lambda line: _build("min")(*line),
     "logsumexp": lambda line: _build("logsumexp")(*line),
 }
-NORMALISE = {"softmax": _softmax_line, "log_softmax": log_softmax_line}
+NORMALISE = {"softmax": softmax_line, "log_softmax": log_softmax_line}
 NAMES = frozenset(REDUCE) | frozenset(NORMALISE)
 
 
@@ -98,4 +108,4 @@ def rows_of(value, name: str, normalise=log_softmax_line):
     return _normalised(value, 1 if len(shape_of(value)) == 2 else 0, name, normalise)
 
 
-__all__ = ["NAMES", "along", "axis_number", "lines", "rows_of"]
+__all__ = ["NAMES", "along", "axis_number", "check_row_arguments", "lines", "rows_of", "softmax_line"]

@@ -31,7 +31,7 @@ from sympy.polys.matrices import DomainMatrix
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr import primitives
-from gradlang.expr.exact import bits, check_product_bits, to_sympy_number
+from gradlang.expr.exact import bits, check_matmul, check_product_bits, to_sympy_number
 from gradlang.expr.values import check_count, describe_shape, elements, from_elements, shape_of, to_symbolic
 from gradlang.lazy import has_numpy, np
 
@@ -75,6 +75,25 @@ def outer(a, b):
     check_count(len(left) * len(right))
     check_product_bits(max(map(bits, left)) + max(map(bits, right)), "this outer product")
     return from_elements((len(left), len(right)), [x * y for x in left for y in right])
+
+
+def matmul(a, b):
+    """a @ b of vectors and matrices of components: a matrix, a vector (matrix-vector) or a scalar (vector-vector)."""
+    a, b = to_symbolic(a), to_symbolic(b)
+    sa, sb = shape_of(a), shape_of(b)
+    if not sa or not sb:
+        raise ShapeError(f"@ needs vectors or matrices, got {describe_shape(sa)} and {describe_shape(sb)}")
+    if sa[-1] != sb[0]:
+        raise ShapeError(f"@ cannot multiply {describe_shape(sa)} by {describe_shape(sb)}")
+    check_matmul(elements(a), elements(b), sb[0])
+    left = sp.ImmutableMatrix(1, sa[0], list(a)) if len(sa) == 1 else a
+    right = sp.ImmutableMatrix(sb[0], 1, list(b)) if len(sb) == 1 else b
+    product = left * right
+    if len(sa) == 1 and len(sb) == 1:
+        return product[0, 0]
+    if len(sa) == 1 or len(sb) == 1:
+        return from_elements((product.shape[0] * product.shape[1],), list(product))
+    return product
 
 
 def diag(value):

@@ -170,7 +170,7 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
         if array.ndim == 1:
             return _vector([float_latex(float(v)) for v in array])
         rows = (" & ".join(float_latex(float(v)) for v in row) for row in array)
-        return r"\begin{bmatrix}" + r" \\ ".join(rows) + r"\end{bmatrix}"
+        return r"\begin{bmatrix}" + r"\\".join(rows) + r"\end{bmatrix}"  # as SymPy sets a Matrix: one value, one text
 
     def _print_TensorList(self, value) -> str:
         """A list of tensors of different shapes (grad(L, [W, b])): its entries in brackets."""

@@ -1,7 +1,8 @@
 """What of a value is shown: large arrays summarised, large expressions with named parts.
 
 Every printer asks `shown(value, full)` first, so all formats agree on what a
-reader sees. An array of more than `THRESHOLD` components is summarised as
+reader sees. A formula at literal sizes is shown as its components when they
+print shorter (`shorter`). An array of more than `THRESHOLD` components is summarised as
 NumPy summarises (`numpy.set_printoptions(threshold=1000, edgeitems=3)`): the
 first and last `EDGE` components along each axis, with mark symbols where
 components were left out, and the original shape kept so each printer can
@@ -25,7 +26,11 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.expr.cse import named_subexpressions
-from gradlang.errors import LimitError
+from gradlang.errors import LimitError, NeedsNumbers
+from gradlang.expr.graph import build_dag
+from gradlang.expr.source import to_source
+from gradlang.expr.tensor.lower import FreeIndex, components, literal
+from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
 from gradlang.lazy import np
 from gradlang.expr.values import elements, from_elements, shape_of
 from gradlang.render.teacher import is_tensor_value, teacher_parts
@@ -53,6 +58,7 @@ class Shown:
 
 def shown(value, full: bool = False, taken=frozenset()) -> Shown:
     """The value as the printers show it (see the module docstring); `taken`: names no printed part may have."""
+    value = shorter(value)
     if is_tensor_value(value):
         named, value = teacher_parts(value, taken)
         return Shown(tuple(named), value, None, tensor=True)
@@ -62,6 +68,33 @@ def shown(value, full: bool = False, taken=frozenset()) -> Shown:
         value = summarised(value)
     named, value = _name_shared_parts(value)
     return Shown(tuple(named), value, shape)
+
+
+_SHORT_ENTRIES, _SHORT_NODES = 64, 400  # bounds by size: the choice never depends on the machine
+
+
+def shorter(value):
+    """A value at literal sizes as its components when they print shorter than its formula.
+
+    hessian(norm(x), x)[0, 1] at x: R^2 reads -x[0]*x[1]/norm([x[0], x[1]])^3, and
+    grad(x[0]*x[1], x) reads [x[1], x[0], 0], as a teacher writes them, not
+    x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x. An
+    array of numbers is shown as such: [0, 0, 0], not zeros(3). Where lowering
+    needs a value (an index left symbolic, softmax(x)[k]; argmax of symbols;
+    a determinant past the exact limit) the formula is the value, as at R^n.
+    Bounded by size, so the choice never depends on the machine."""
+    if not isinstance(value, sp.Expr) or isinstance(value, (Var, sp.MatrixBase)) or not literal(value):
+        return value
+    entries = math.prod(int(n) for n in tensor_shape(value))
+    if entries > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
+        return value
+    try:
+        parts = components(value, {})
+    except (NeedsNumbers, FreeIndex, LimitError):
+        return value
+    entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
+    numbers = not any(e.free_symbols for e in entries)
+    return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value
 
 
 def shown_result(result, full: bool = False) -> Shown:

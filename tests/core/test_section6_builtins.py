@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from gradlang import GradlangError, Session
-from gradlang.core.literal_sizes import lowered
+from gradlang.expr.tensor.lower import lowered
 from gradlang.render.plain import to_plain
 
 jax = pytest.importorskip("jax")

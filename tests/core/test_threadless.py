@@ -89,7 +89,10 @@ for name in {EXAMPLES!r}:
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_numbers_without_numpy_are_numpys_numbers(example, without_numpy):
     """Pure-Python floats give the command's results (the JSON `gradlang --json` prints); a float may
-    differ from NumPy's in its last bits, because NumPy's exp, log and power are its own vectorised ones."""
+    differ from NumPy's in its last bits, because NumPy's exp, log and power are its own vectorised ones,
+    and because the page takes a float point by the formula's components where NumPy takes the whole
+    formula (core/at.py): a difference of two near-equal gradients (adversarial_training's blocked part,
+    about 4e-4 from terms near 0.4) turns their last bit into some 400 units of its own, so 1e-12."""
     from gradlang import Session
     from gradlang.render.json import to_json
 
@@ -98,7 +101,7 @@ def test_numbers_without_numpy_are_numpys_numbers(example, without_numpy):
     got = without_numpy.get(example, [])
     assert len(got) == len(want) > 0
     for g, w in zip(got, want):
-        assert same_result(g, w), (g, w)
+        assert same_result(g, w, ulps=4096), (g, w)
 
 
 def test_lists_of_points_and_linspace_without_numpy():

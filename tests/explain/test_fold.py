@@ -18,7 +18,7 @@ import pytest
 import sympy as sp
 
 from gradlang import Session
-from gradlang.core.literal_sizes import lowered
+from gradlang.expr.tensor.lower import lowered
 from gradlang.derive.dag.tape import adjoint_symbol, value_symbol
 from gradlang.explain.backward.notation import component
 from gradlang.expr.stopgrad import unstopped

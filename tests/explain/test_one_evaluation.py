@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gradlang.core import evaluate, tensor_at
+from gradlang.core import evaluate
+from gradlang.expr.tensor import lower
 from gradlang.core.explain_views import _agree_numerically
 from gradlang.core.session import Session
 from gradlang.expr.tensor.nodes import Var
@@ -40,7 +41,7 @@ def test_an_mlp_at_literal_sizes_is_the_reverse_pass_without_components(monkeypa
         made.append(args[5] if len(args) > 5 else kwargs.get("by_components", False))
         original(self, *args, **kwargs)
 
-    monkeypatch.setattr(tensor_at, "components", _never)
+    monkeypatch.setattr(lower, "components", _never)
     monkeypatch.setattr(evaluate.Evaluator, "__init__", counted)
     result = Session().run(MLP.format(h=32, d=16, o=48))[-1]
     (explanation,) = result.steps

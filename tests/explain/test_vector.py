@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from gradlang.core.literal_sizes import lowered
+from gradlang.expr.tensor.lower import lowered
 from gradlang.core.session import Session
 from gradlang.derive import derivatives as derive
 from gradlang.expr.stopgrad import unstopped

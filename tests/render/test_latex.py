@@ -47,7 +47,9 @@ def test_latex_notation(value, expected):
 
 def test_numpy_array_latex():
     assert to_latex(np.array([1.0, np.inf])) == r"\begin{bmatrix}1.0 & \infty\end{bmatrix}"
-    assert to_latex(np.array([[1.0, 2.0], [3.0, 4.0]])) == r"\begin{bmatrix}1.0 & 2.0 \\ 3.0 & 4.0\end{bmatrix}"
+    # as SymPy sets the same matrix of floats: a value prints one way whichever engine computed it
+    assert to_latex(np.array([[1.0, 2.0], [3.0, 4.0]])) == r"\begin{bmatrix}1.0 & 2.0\\3.0 & 4.0\end{bmatrix}"
+    assert to_latex(np.array([[1.0, 2.0], [3.0, 4.0]])) == to_latex(sp.Matrix([[1.0, 2.0], [3.0, 4.0]]))
 
 
 def test_golden_latex_fragment_of_a_script():

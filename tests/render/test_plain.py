@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gradlang import GradlangError, Session
-from gradlang.core.literal_sizes import lowered
+from gradlang.expr.tensor.lower import lowered
 from gradlang.expr.tensor import Var, is_size
 from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from gradlang.render.plain import to_plain

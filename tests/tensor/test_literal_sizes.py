@@ -1,16 +1,19 @@
 """Literal sizes through the tensor engine (docs/language.md section 3a, docs/architecture.md).
 
 `x: R^3` binds one tensor: the formula is the one `x: R^n` gives, its
-components come on request, and every number is the component engine's
-(`Session(components=True)`, the old path and the oracle) to the last digit
-printed.
+components come on request, and its numbers are those of the formula at the
+point (core/at.py), whatever the sizes are spelled; the component engine
+(`Session(components=True)`, the old path and the oracle) agrees with them to
+1e-12, and exactly where the point is exact.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gradlang import Session
+from tests.conftest import as_floats
 from gradlang.expr.tensor import is_tensor
 
 
@@ -55,15 +58,26 @@ PROGRAMS = [
     "W: R^(2,3)\nx: R^3\ng = grad(sum(tanh(W @ x)^2), W)\ng at W = [[0.1, 0.2, 0.3], [-0.4, 0.5, 0.6]], x = [1.0, -1.0, 2.0]",
     "x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2) + prod(x), x) at x = [0.5, -1.5, 2.0]",  # components beside a tensor
     "x: R^3\ngrad(sum(x^2), x) at x[0] = 1",  # one component given a number
-    "v: R^3\nE = sum(where(v > 1, exp(1000*v), v^2))\nhessian(E - 3/0.0, v) at v = [1.0, 2.0, 3.0]",  # IEEE
     "x: R^2\ngrad(min(sqrt(x)), x) at x = [4, 9]",
     "x: R^3\nsm = softmax(x - sg(max(x)))\ngrad(log(sm[0]), x) at x = [1.0, 3.0, 3.0]",
 ]
 
 
 @pytest.mark.parametrize("source", PROGRAMS)
-def test_numbers_at_literal_sizes_are_the_component_engines_to_the_last_digit(source):
-    assert _text(source) == _text(source, components=True)
+def test_numbers_at_literal_sizes_agree_with_the_component_engine(source):
+    value, oracle = Session().eval(source), Session(components=True).eval(source)
+    if "." not in source:  # exact in, exact out: the same exact value
+        assert _text(source) == _text(source, components=True)
+        return
+    np.testing.assert_allclose(as_floats(value), as_floats(oracle), rtol=1e-12, atol=1e-300)
+
+
+def test_an_overflow_under_where_is_jax_s_nan_at_every_size():
+    """The Hessian's off-diagonal entries are 0 * exp(2000) = nan in the formula, in JAX (jax.hessian) and at
+    R^n; the component engine, which never multiplies by the zero, said 0 at R^3."""
+    program = "v: R^{}\nE = sum(where(v > 1, exp(1000*v), v^2))\nhessian(E - 3/0.0, v) at v = [1.0, 2.0, 3.0]"
+    expected = "[[nan, nan, nan], [nan, inf, nan], [nan, nan, inf]]"
+    assert _text(program.format("3")) == _text(program.format("n")) == expected
 
 
 def test_a_name_rebound_since_reads_its_new_value():
@@ -79,3 +93,22 @@ def test_a_mixed_value_is_differentiated_whole_never_a_silent_zero():
     assert by_tensors == _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)", components=True)
     assert by_tensors == "[2*x[0], 8*x[1], 18*x[2]]"
     assert _text("x: R^3\nv = [1, 2, 3] * x\ngrad(sum(v^2), x)") == "2*x*[1, 4, 9]"  # the list, a constant
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("softmax(x)[k]", "softmax(x)[k]"), ("onehot(k, 3) + x", "x + onehot(k, 3)"), ("argmax(x)", "argmax(x)"),
+    ("x[k] * x[0]", "x[0]*x[k]"),
+])
+def test_a_formula_whose_components_need_a_value_prints_as_at_a_symbolic_size(body, expected):
+    """render/shown.py's `shorter` is a display choice: where lowering needs a value (an index k, argmax of
+    symbols) the formula is shown, as `x: R^n` shows it, never an error."""
+    assert _text(f"x: R^3\n{body}") == expected
+    assert _text(f"x: R^n\n{body}".replace("onehot(k, 3)", "onehot(k, n)")) == expected.replace("3)", "n)")
+
+
+def test_the_shorter_form_is_chosen_for_display_not_kept_in_the_value():
+    from gradlang.render.shown import shorter
+
+    result = Session().run("x: R^3\ngrad(x[0] * x[1], x)")[-1]
+    assert result.text == "[x[1], x[0], 0]"
+    assert shorter(result.value) == shorter(shorter(result.value))  # idempotent: a printer may ask twice

@@ -34,11 +34,9 @@ from gradlang.expr.tensor.spelling import ListSpelling, Spelling
 def _components_table() -> dict:
     """The per-node `components` rule (lowering to components: the page's route to a tensor's numbers).
 
-    It is moving from core/tensor_at.py to expr/tensor/lower.py; either home is read."""
-    try:
-        from gradlang.expr.tensor.lower import _BUILD
-    except ImportError:
-        from gradlang.core.tensor_at import _BUILD
+    It lives in expr/tensor/lower.py, the view."""
+    from gradlang.expr.tensor.lower import _BUILD
+
     return _BUILD
 
 

@@ -31,7 +31,7 @@ import sympy as sp
 
 from gradlang import GradlangError, Session
 from gradlang.core.evaluate import FunctionDef
-from gradlang.core.literal_sizes import lowered
+from gradlang.expr.tensor.lower import lowered
 from gradlang.export import TARGETS, export_program
 from tests.conftest import as_floats
 

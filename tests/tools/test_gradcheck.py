@@ -9,7 +9,7 @@ from rich.console import Console
 
 import gradlang.tools.gradcheck as gradcheck_module
 from gradlang import Session
-from gradlang.core.literal_sizes import lowered
+from gradlang.expr.tensor.lower import lowered
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.tools.gradcheck import GradcheckReport, gradcheck
 from gradlang.render import to_json, to_latex, to_plain, to_rich

@@ -182,7 +182,16 @@ class Entry(ScalarOp):
     def eval(cls, base, *indices):  # an entry of a list at numbers is that entry: [u, 2][0] = u
         if isinstance(base, Literal) and all(i.is_Integer for i in indices) and len(indices) == len(base.shape):
             return sp.Array(base.rows())[tuple(int(i) for i in indices)]
+        if isinstance(base, Zeros) and _within(indices, base.shape):  # (v - v)[2] is the exact 0 it is
+            return sp.S.Zero
         return None
+
+
+def _within(indices, shape) -> bool:
+    """Integer indices, one per axis of literal length, each inside it. A symbolic length keeps the entry:
+    zeros(n)[5] at n = 3 must stay an index out of range, never a silent 0."""
+    return len(indices) == len(shape) and all(
+        i.is_Integer and n.is_Integer and 0 <= i < n for i, n in zip(indices, shape))
 
 
 class OneHot(TensorOp):

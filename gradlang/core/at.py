@@ -1,0 +1,200 @@
+"""`e at …` of a tensor formula: one `at`, whatever its sizes are spelled.
+
+A statement's value is one tensor formula over declared tensors whose sizes
+are numbers (`x: R^3`) or names (`x: R^n`); its numbers at a point are a
+function of that formula and the point alone (docs/decisions.md, "A
+formula's numbers do not depend on how its sizes are spelled"):
+
+- sizes come from the declaration, or from the point (`at n = 3`, or the
+  shape of the array given to x);
+- float arrays (and real numbers for the scalars) with no symbol left: the
+  formula compiled to whole-array NumPy (expr/tensor/numbers.py), IEEE 754
+  float64, at every size;
+- exact numbers, or symbols left: the formula lowered to its components
+  (expr/tensor/lower.py), then substituted (core/substitute.py): exact in,
+  exact out;
+- no NumPy (the browser page): lowered, then substitute's pure-Python path.
+
+At literal sizes the notes the point earns (a kink, a name the formula lacks)
+are read off the components, as the component engine gave them, up to
+NOTED_COMPONENTS components; the numbers never depend on it.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.core.bindings import _component, _target_index
+from gradlang.core.literal_sizes import picks_at
+from gradlang.core.point_indices import check_indices, check_ranges, indices_first
+from gradlang.core.substitute import kink_notes, substitute
+from gradlang.errors import GradlangError, ShapeError, ValueError
+from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.lower import components, declared_components, literal, symbolic
+from gradlang.expr.tensor.nodes import Var
+from gradlang.lazy import has_numpy, np
+from gradlang.expr.values import is_condition, is_scalar, elements, from_elements, shape_of, to_symbolic
+
+NOTED_COMPONENTS = 4096  # components of a literal-size value read for its notes; above, numbers come without them
+
+
+def sizes_from(value: Var, given, sizes: dict) -> None:
+    """Learn the sizes of a tensor's shape from the array given to it (a mismatch is a ShapeError)."""
+    given_shape = shape_of(given)
+    if len(given_shape) != len(value.shape):
+        raise ShapeError(f"'{value.name}' is {shapes.describe(value.shape)} but is given {shapes.describe(given_shape)}")
+    for size, length in zip(value.shape, given_shape):
+        known = sizes.get(size, size)
+        if isinstance(known, (int, sp.Integer)) and int(known) != length:
+            learnt = " " if size.is_Integer else f" with {size} = {known}, "  # a literal size needs no naming
+            raise ShapeError(f"'{value.name}' is {shapes.describe(value.shape)}{learnt}"
+                             f"but is given {shapes.describe(given_shape)}")
+        sizes[size] = length
+
+
+def binds_tensor(evaluator, bindings, frame) -> bool:
+    """Does an at give a value to a declared tensor or a size? (Then its expression is the tensor engine's.)"""
+    for binding in bindings:
+        bound = evaluator.lookup(binding.target.name, frame)
+        if isinstance(bound, Var) or shapes.is_size(bound):
+            return True
+    return False
+
+
+def symbolic_at(evaluator, value, bindings, frame) -> bool:
+    """Does this at hold a symbolic size, in its value or a tensor it gives?"""
+    return symbolic(value) or any(symbolic(evaluator.lookup(b.target.name, frame)) for b in bindings)
+
+
+def at(evaluator, value, bindings, frame, inner=None):
+    """`value at bindings` for a formula of the tensor engine (see the module docstring).
+
+    `inner`, the expression as written, names the bindings a literal-size formula lacks."""
+    sizes, arrays, scalar_bindings = _tensors_given(evaluator, bindings, frame)
+    pairs, batch = evaluator._bindings(scalar_bindings, frame)
+    check_indices(value, pairs)
+    check_ranges(value, pairs, sizes)
+    noted = inner is not None and not symbolic_at(evaluator, value, bindings, frame)
+    if noted:
+        evaluator._check_names(value, inner, bindings, frame)
+    floats = _whole_array_point(value, arrays, pairs, batch, sizes)
+    if floats is not None:
+        if noted:
+            _notes(evaluator, value, arrays, pairs, sizes)
+        return _numbers(value, floats, sizes)
+    converted, pairs = _lowered_point(value, arrays, pairs, sizes)
+    return substitute(converted, pairs, batch, evaluator.notes, written_out=True)
+
+
+def _tensors_given(evaluator, bindings, frame) -> tuple:
+    """(sizes learnt, {tensor: array given}, the bindings of scalars and of single components)."""
+    sizes, arrays, scalar_bindings = {}, {}, []
+    for binding in bindings:
+        target = binding.target
+        bound = evaluator.lookup(target.name, frame)
+        if target.indices and isinstance(bound, Var) and bound in arrays:  # x = [1, 2], x[0] = 7: x[0] is 7
+            try:
+                arrays[bound] = _with_component(bound, target, arrays[bound], evaluator.evaluate(binding.value, frame), sizes)
+            except GradlangError as error:
+                raise error.located(binding.span)
+        elif not (isinstance(bound, Var) or shapes.is_size(bound)) or (target.indices and literal(bound)):
+            scalar_bindings.append(binding)  # a component of v: R^2 (v[0] = 1) is a scalar symbol of it
+        else:
+            try:
+                _bind_tensor(bound, target, evaluator.evaluate(binding.value, frame), sizes, arrays)
+            except (ShapeError, ValueError) as error:
+                raise error.located(binding.span)
+    return sizes, arrays, scalar_bindings
+
+
+def _with_component(var: Var, target, array, number, sizes: dict):
+    """The array given to a tensor with one component given anew by a later binding of the same at
+    (x = [1, 2], x[0] = 7), at a literal size or one the array gave."""
+    indices = [_target_index(t) for t in target.indices]
+    _component(declared_components(var, sizes), target.name, indices)  # the index checks of any component binding
+    if not is_scalar(number):
+        raise ValueError(f"'{target.name}[…]' is one component: give it one number")
+    items = list(elements(to_symbolic(array)))
+    columns = shape_of(array)[1] if len(indices) == 2 else 1
+    items[indices[0] * columns + (indices[1] if len(indices) == 2 else 0)] = number
+    return from_elements(shape_of(array), items)
+
+
+def _numbers(value, floats: dict, sizes: dict):
+    """The formula at float arrays by whole-array NumPy; a condition (all(x > 0)) is true or false."""
+    from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy never comes here
+
+    result = numbers.as_value(numbers.evaluate(value, floats, _known_sizes(sizes)))
+    if is_condition(value) and isinstance(result, sp.Float):
+        return sp.true if result else sp.false
+    return result
+
+
+def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
+    """(the value as its components, the point as (component symbol, number) pairs)."""
+    value, pairs = indices_first(picks_at(value, arrays, pairs), pairs)
+    converted = _each_component(value, sizes)
+    for var, given in arrays.items():
+        pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))
+    return converted, pairs
+
+
+def _notes(evaluator, value, arrays: dict, pairs: list, sizes: dict) -> None:
+    """The kink notes of a literal-size value at a float point, read off its components (bounded by count)."""
+    counted = sum(int(np.prod(shape_of(given))) for given in arrays.values())
+    if counted > NOTED_COMPONENTS:
+        return
+    try:
+        converted, point = _lowered_point(value, arrays, list(pairs), sizes)
+    except GradlangError:  # no components to read (an index left to NumPy, argmax of a float point): no notes
+        return
+    kink_notes(converted, point, evaluator.notes)
+
+
+def _each_component(value, sizes: dict):
+    """components(value, sizes); of a list (grad(a*b, [a, b]), [1, 2], a value by components), of each entry."""
+    if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
+        return from_elements(shape_of(value), [components(e, sizes) for e in elements(value)])
+    return components(value, sizes)
+
+
+def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dict):
+    """The point as floats when whole-array NumPy evaluates the formula there, else None.
+
+    That is when the tensors are given floating-point arrays (exact numbers keep
+    the exact component path: exact in, exact out) and every symbol has a value."""
+    if batch or not arrays or not has_numpy() or isinstance(value, (sp.NDimArray, sp.MatrixBase)):
+        return None  # a list is no tensor formula: its entries are taken by components
+    point = {}
+    for var, given in arrays.items():
+        if not isinstance(given, np.ndarray):
+            items = elements(given)
+            if not all(isinstance(e, sp.Float) for e in items):
+                return None
+            given = np.array([float(e) for e in items]).reshape(shape_of(given))
+        point[var] = given
+    for symbol, number in pairs:
+        if not (isinstance(number, sp.Expr) and number.is_number and number.is_comparable):
+            return None
+        point[symbol] = float(number)
+    known = _known_sizes(sizes)
+    return point if all(s in point or s in known for s in value.free_symbols) else None
+
+
+def _known_sizes(sizes: dict) -> dict:
+    return {size: n for size, n in sizes.items() if isinstance(size, sp.Symbol)}
+
+
+def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
+    if target.indices:
+        raise ShapeError(f"at a symbolic size, give all of '{bound}' or its size, not one component")
+    if isinstance(bound, Var):
+        sizes_from(bound, given, sizes)
+        arrays[bound] = given
+        return
+    if not (isinstance(given, sp.Integer) and given >= 1):
+        raise ValueError(f"the size '{bound}' must be given a whole number of at least 1")
+    known = sizes.get(bound)
+    if known is not None and known != int(given):
+        raise ShapeError(f"the size '{bound}' is {known} from an array, but is given {given}")
+    sizes[bound] = int(given)
