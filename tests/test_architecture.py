@@ -109,3 +109,72 @@ def test_functions_are_short():
                 if length > MAX_FUNCTION_LINES:
                     long.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {node.name} ({length} lines)")
     assert not long, "\n".join(long)
+
+
+def _core_import_graph() -> dict:
+    """Each module of core/ and the modules of core/ it imports, at any level (a function's imports too)."""
+    core = {_dotted(path): path for path in _modules() if _dotted(path).startswith("gradlang.core.")}
+    graph = {}
+    for name, path in core.items():
+        found = set()
+        for _, target in _imports(path):
+            module = target if target in core else target.rsplit(".", 1)[0]
+            if module in core and module != name:
+                found.add(module)
+        graph[name] = found
+    return graph
+
+
+def _cycles(graph: dict) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm, iterative)."""
+    index, low, on_stack, stack, groups = {}, {}, set(), [], []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(sorted(group))
+    return groups
+
+
+def test_core_has_no_import_cycle():
+    """One engine (docs/architecture.md): core/ is a layered set of modules, not a knot of twins."""
+    assert _cycles(_core_import_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_one_engine_keeps_no_twins():
+    """A statement is evaluated once: no component twin, no evaluator mode by components."""
+    for path in _modules():
+        text = path.read_text(encoding="utf-8")
+        assert "by_components" not in text and "twins" not in text, path

@@ -11,21 +11,17 @@ values and are not primitives.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
 
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core.services import Services
 from gradlang.derive import derivatives as derive
-from gradlang.errors import DiffError, LimitError, NameError, ShapeError, ValueError
+from gradlang.errors import DiffError, LimitError, ShapeError, ValueError
 from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
 from gradlang.expr.component_axes import check_row_arguments
 from gradlang.lazy import has_numpy, np
 from gradlang.expr.stopgrad import unstopped
-from gradlang.expr.source import to_source
 from gradlang.expr.values import (
     describe_shape,
     elements,

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass
 
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import at, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values, twins
+from gradlang.core import at, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values
 from gradlang.core import builtins_axes, tensor_lists
 from gradlang.expr.tensor import lower
 from gradlang.core.bindings import _component, _pair_up, _target_index
-from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, Span, SyntaxError, ValueError
+from gradlang.core.definitions import FunctionDef  # noqa: F401  (importers read it here too)
+from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, SyntaxError, ValueError
 from gradlang.expr.exact import (
     checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
 )
@@ -48,17 +48,6 @@ from gradlang.syntax import lowered as lo
 from gradlang.syntax.lowered import written_names
 
 
-@dataclass(frozen=True)
-class FunctionDef:
-    """A user function: its body is evaluated at each call (late binding)."""
-
-    name: str
-    params: tuple
-    body: lo.Node
-    span: Span
-    source: str
-
-
 def symbol(name: str) -> sp.Symbol:
     """The real scalar symbol a name stands for when it is not bound."""
     return sp.Symbol(name, real=True)
@@ -68,11 +57,8 @@ class Evaluator:
     """Evaluates expression trees against the session's bindings."""
 
     def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = "",
-                 seen: frozenset = frozenset(), by_components: bool = False, twins: dict | None = None):
+                 seen: frozenset = frozenset()):
         self.env = env
-        self.by_components = by_components  # every value at literal sizes as its components (explain, export)
-        self.twins = twins if twins is not None else {}  # core/twins.py: names bound at literal sizes, by components
-        self._lowered: dict = {}
         self.notes = notes
         self.attachments: list = []
         self.differentiated: list = []  # every operand of a derivative in the statement, for `at`'s notes
@@ -80,7 +66,7 @@ class Evaluator:
         self.services = Services(notes, self.attachments, derivations, source, self.differentiated)
         self.unfolded: list = []  # user functions called, in order (for explain)
         self.call_depth = 0
-        self.calls = [0]  # user function calls of the statement (shared with its twin): limits.MAX_USER_CALLS
+        self.calls = [0]  # user function calls of the statement: limits.MAX_USER_CALLS
 
     # --- dispatch -------------------------------------------------------
 
@@ -129,17 +115,7 @@ class Evaluator:
 
     def lookup(self, name: str, frame: dict):
         """The binding of a name (parameter, then session), or None."""
-        value = frame[name] if name in frame else self.env.get(name)
-        if not self.by_components:
-            return value
-        twin = None if name in frame else twins.of(self.twins, name, value)
-        if twin is not None:
-            return twin.value()
-        if not lower.literal(value):
-            return value
-        if id(value) not in self._lowered:
-            self._lowered[id(value)] = (value, lower.lowered(value))
-        return self._lowered[id(value)][1]
+        return frame[name] if name in frame else self.env.get(name)
 
     def _brackets(self, node, frame):
         check_count(len(node.items))
@@ -233,7 +209,7 @@ class Evaluator:
             raise NameError(f"'{name}' is a value, not a function", node.name_span)
         by_list, whole = None, any(tensor_values.involves(a) for a in args)
         if whole:
-            by_list = explaining.by_scalars(name, args) if not self.by_components else None
+            by_list = explaining.by_scalars(name, args)
             value, args = tensor_values.call(name, args, node.args)
             if value is not None and _recorded(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
@@ -312,9 +288,7 @@ class Evaluator:
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         if tensor_values.involves(value) or at.binds_tensor(self, bindings, frame):
-            if not self.by_components or at.symbolic_at(self, value, bindings, frame):
-                return at.at(self, value, bindings, frame, inner)  # one at, whatever the sizes (core/at.py)
-            value = lower.lowered(value)  # and each tensor bound below is its components
+            return at.at(self, value, bindings, frame, inner)  # one at, whatever the sizes (core/at.py)
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)

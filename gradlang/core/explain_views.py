@@ -63,14 +63,14 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
     elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _symbolic(request):
         return tensor_explanation(request, depth, names)  # unfold or a selection at symbolic size: no components
     try:
-        return _by_components(request, depth, point, unfold)
+        return _by_rule_table(request, depth, point, unfold)
     except NeedsNumbers:  # y[argmax(x)] has no components without numbers: the formula's pass, as at R^n
         if not tensor:
             raise
     return _tensor_checked(tensor_explanation(request, depth, names), request, point)
 
 
-def _by_components(request, depth, point, unfold: bool):
+def _by_rule_table(request, depth, point, unfold: bool):
     """The rule table over the request lowered to its components, with its closing check."""
     from gradlang.core.explain_check import checked
     from gradlang.explain import explain

@@ -34,7 +34,6 @@ from gradlang.syntax.lower import read
 from gradlang.syntax.lowered import written_names
 from gradlang.core.substitute import settle
 from gradlang.expr.tensor import Var
-from gradlang.core import twins
 from gradlang.core.tensor_values import declare_size
 from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import np
@@ -93,13 +92,11 @@ class Session:
     """A gradlang session: bindings plus the statements run so far."""
 
     def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT, explain_depth="default",
-                 explain_unfold: bool = False, components: bool = False):
+                 explain_unfold: bool = False):
         self.time_limit = time_limit
-        self.components = components  # the component engine for every value at literal sizes: the oracle
         self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
-        self.twins: dict = {}  # core/twins.py: the component engine's reading of names bound at literal sizes
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
 
     @property
@@ -173,7 +170,7 @@ class Session:
             ) from None
 
     def _run_statement(self, statement: lo.Node, source: str) -> Result | None:
-        saved, saved_twins = dict(self.env), dict(self.twins)
+        saved = dict(self.env)
         span = statement.span
         token = None
         try:
@@ -182,29 +179,29 @@ class Session:
             self.seen |= written_names(statement)
             return result
         except OutOfTime as expiry:
-            self.env, self.twins = saved, saved_twins
+            self.env = saved
             if not is_mine(expiry, token):
                 raise
             raise LimitError(f"this statement took longer than {self.time_limit:g} s of CPU time", span) from None
         except GradlangError as error:
-            self.env, self.twins = saved, saved_twins
+            self.env = saved
             raise error.located(span)
         except RecursionError:
-            self.env, self.twins = saved, saved_twins
+            self.env = saved
             raise LimitError("the computation nests too deeply", span) from None
         except PrecisionExhausted:
-            self.env, self.twins = saved, saved_twins
+            self.env = saved
             raise LimitError("an exact number here is too large to compare or round at SymPy's working "
                              "precision; write one of its numbers as a float (1e300 instead of 10^300)", span) from None
         except (Exception, KeyboardInterrupt) as error:
-            self.env, self.twins = saved, saved_twins
+            self.env = saved
             if isinstance(error, KeyboardInterrupt):
                 raise Interrupted(span, _first_line(source, statement)) from None
             text = without_internal_paths(f"{type(error).__name__}: {error}")
             raise InternalError(f"gradlang failed on this statement ({text})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen, self.components, self.twins)
+        return Evaluator(self.env, [], derivations, source, self.seen)
 
     def _faulty(self, statement: lo.Faulty, source: str) -> None:
         """A statement whose own syntax the language refuses (lower.py): its error, now that it is reached."""
@@ -259,10 +256,8 @@ class Session:
         """Bind the value; an assignment prints nothing, so a Result (kind "assignment", no value)
         comes only to carry its warnings (a misspelt name, a tie of max), which every shell shows."""
         name, body = _bindable(statement.target), statement.value
-        before = dict(self.env)
         evaluator = self._evaluator(source=source)
-        self.env[name] = value = _settled(evaluator.evaluate(body))
-        twins.bind(self.twins, name, value, body, before)
+        self.env[name] = _settled(evaluator.evaluate(body))
         return self._result(statement, source, "assignment", None, evaluator) if evaluator.notes else None
 
     def _definition(self, statement: lo.Definition, source: str) -> None:

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.core import at, tensor_values
+from gradlang.core import tensor_values
+from gradlang.core.at import at as value_at
+from gradlang.core.definitions import FunctionDef
 from gradlang.core.literal_sizes import involves, symbolic
 from gradlang.errors import DiffError, GradlangError
-from gradlang.expr.values import check_count, shape_of as value_shape
+from gradlang.expr.values import check_count
 from gradlang.expr.tensor.listed import ListAt, TensorList, is_list, refused
 from gradlang.expr.tensor.nodes import rank, shape_of
 from gradlang.syntax import lowered as lo
@@ -47,11 +49,11 @@ def variables(evaluator, node, frame):
     list as any list is evaluated ([a, b] of scalars, x[0] of components, and the component engine's)."""
     check_count(len(node.items))
     items = [evaluator.evaluate(item, frame) for item in node.items]
-    if evaluator.services.derivations is not None and any(_whole(v) for v in items) and not _stacks(evaluator, items):
+    if evaluator.services.derivations is not None and any(_whole(v) for v in items):
         raise DiffError("explain does not derive a grad by a list of tensors yet: explain one variable "
                         "at a time, as explain grad(L, W)", node.span)
     whole = all(isinstance(v, sp.Expr) for v in items) and any(involves(v) and rank(v) >= 1 for v in items)
-    if whole and not evaluator.by_components:
+    if whole:
         return TensorList(*items)
     try:
         value = evaluator.list_of(items)
@@ -67,11 +69,6 @@ def _whole(value) -> bool:
     return isinstance(value, (sp.NDimArray, sp.MatrixBase))
 
 
-def _stacks(evaluator, items: list) -> bool:
-    """In the component engine, entries of one shape stack into a matrix of variables, as they always did
-    (explain grad(L, [a, b]) with a, b: R^3 derives by components)."""
-    return evaluator.by_components and len({value_shape(v) for v in items}) == 1
-
 
 def check_arguments(name: str, args: list, nodes) -> None:
     """A list of tensors is an argument of grad's variable only: elsewhere a ShapeError at its place."""
@@ -83,7 +80,7 @@ def check_arguments(name: str, args: list, nodes) -> None:
 def at(evaluator, node, frame):
     """`g at …` of a list of tensors: each entry at the point, by the tensor engine's at (floats by
     whole-array NumPy); None when the expression is no such list (the evaluator's at answers)."""
-    if evaluator.by_components or not _may_be_list(evaluator, node.body, frame):
+    if not _may_be_list(evaluator, node.body, frame):
         return None
     marks = _marks(evaluator)
     try:
@@ -95,7 +92,7 @@ def at(evaluator, node, frame):
         return None
     if isinstance(value, ListAt):
         raise refused("given values again: it holds numbers already")
-    return ListAt(at.at(evaluator, entry, node.bindings, frame) for entry in value.entries)
+    return ListAt(value_at(evaluator, entry, node.bindings, frame) for entry in value.entries)
 
 
 def _marks(evaluator) -> tuple:
@@ -117,8 +114,6 @@ def _rewind(evaluator, marks: tuple) -> None:
 
 def _may_be_list(evaluator, inner, frame) -> bool:
     """Can the expression be a list: does it, or a function it calls, write a list or read a name bound to one?"""
-    from gradlang.core.evaluate import FunctionDef
-
     seen, todo = set(), [inner]
     while todo:
         for part in lo.walk(todo.pop()):

@@ -14,6 +14,7 @@ import pytest
 import sympy as sp
 
 from gradlang import limits
+from tests.component_session import ComponentSession
 from gradlang.core.session import Session
 
 STABLE = """x: R^3
@@ -66,7 +67,7 @@ def test_blocked_over_many_generators_is_bounded_by_work_not_time(monkeypatch):
     calls = []
     original = sp.simplify
     monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
-    session = Session(components=True)  # the component engine's blocked: a simplify per component, bounded by work
+    session = ComponentSession()  # the component engine's blocked: a simplify per component, bounded by work
     session.run("v: R^3\nW: R^(2,3)\nb = blocked(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1)), v)")
     kept = list(session.env["b"])
     assert calls == []

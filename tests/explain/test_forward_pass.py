@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from gradlang.core.session import Session
+from tests.component_session import ComponentSession
 from gradlang.expr.tensor import numbers
 from gradlang.expr.tensor.nodes import Var
 from gradlang.expr.walk import dag_atoms
@@ -76,7 +77,7 @@ def test_the_derived_jacobian_equals_the_component_engines(name, statement, form
         assert explanation.check is not None and explanation.check.agrees
         return
     rng = np.random.default_rng(11)
-    components = Session(components=True)
+    components = ComponentSession()
     components.run(DECLARED.format(n=literal))
     for _ in range(3):
         point = _random_values(explanation.derived, rng, literal)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gradlang.core.session import Session
+from tests.component_session import ComponentSession
 from gradlang.render.plain import to_plain
 from tests.explain.test_tensor_derivations import _lines
 
@@ -49,7 +50,7 @@ def test_a_grad_by_a_list_of_scalars_is_the_reverse_pass(name, statement, piece,
 def test_at_a_point_the_numbers_are_the_component_engines(name, statement, piece, verdicts):
     at = " at x = [0.5, -1, 2], y = [1, 0.25, -0.5], t = 1, a = 0.3, b = -0.7"
     result = Session().run(DECLARED + f"explain {statement}{at}")[-1]
-    engine = Session(components=True).run(DECLARED + f"{statement}{at}")[-1]
+    engine = ComponentSession().run(DECLARED + f"{statement}{at}")[-1]
     assert result.steps[0].check.agrees
     assert [float(v) for v in result.value] == pytest.approx([float(v) for v in engine.value], rel=1e-12)
 

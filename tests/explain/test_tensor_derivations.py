@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from gradlang.core.session import Session
+from tests.component_session import ComponentSession
 from gradlang.expr.tensor import numbers
 from gradlang.expr.tensor.nodes import Var
 from gradlang.expr.walk import dag_atoms
@@ -103,7 +104,7 @@ def test_the_derived_result_equals_the_component_engines_gradient(name, statemen
     literal = 4 if size == "n" else size
     _, explanation = _explained(size, statement)
     rng = np.random.default_rng(7)
-    components = Session(components=True)
+    components = ComponentSession()
     components.run(_program(literal, "1").replace("explain 1", ""))
     for _ in range(3):
         point = _random_values(explanation.derived, rng, literal)

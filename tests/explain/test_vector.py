@@ -18,6 +18,7 @@ import pytest
 import sympy as sp
 
 from gradlang.expr.tensor.lower import lowered
+from tests.component_session import ComponentSession
 from gradlang.core.session import Session
 from gradlang.derive import derivatives as derive
 from gradlang.expr.stopgrad import unstopped
@@ -147,7 +148,7 @@ def test_the_vector_differentiated_by_prints_whole_only_in_derivations():
     assert to_plain(explanation).startswith("grad(log(softmax(x)[0]), x)")
     # explain derives by components (the component engine), whose values print x by its components;
     # only the derivation names the vector whole. A plain statement now holds x as one tensor.
-    value = Session(components=True).run("x: R^3\nsoftmax(x)[0]")[-1]
+    value = ComponentSession().run("x: R^3\nsoftmax(x)[0]")[-1]
     assert to_plain(value).strip() == "softmax([x[0], x[1], x[2]])[0]"
     tensor = Session().run("x: R^3\nsoftmax(x)[0]")[-1]
     assert to_plain(tensor).strip() == "softmax(x)[0]"

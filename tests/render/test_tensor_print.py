@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from gradlang import Session
+from tests.component_session import ComponentSession
 from gradlang.render import to_plain
 from gradlang.render.pretty import to_rich
 from tests.conftest import as_floats
@@ -120,7 +121,7 @@ def test_a_letter_of_the_value_itself_is_never_a_name():
 
 
 def test_scalar_results_of_the_component_engine_keep_their_order():
-    results = Session(components=True).run("x: R^2\ny: R\ny - x[0]\n[y - x[0], y - x[1]]")
+    results = ComponentSession().run("x: R^2\ny: R\ny - x[0]\n[y - x[0], y - x[1]]")
     assert [r.text for r in results] == ["-x[0] + y", "[-x[0] + y, -x[1] + y]"]
     results = Session().run("x: R^2\ny: R\ny - x[0]\n[y - x[0], y - x[1]]")  # x[0] an entry of one tensor
     assert [r.text for r in results] == ["y - x[0]", "[-x[0] + y, -x[1] + y]"]

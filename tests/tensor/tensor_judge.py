@@ -39,6 +39,7 @@ import numpy as np
 import sympy as sp
 
 from gradlang import GradlangError, Session
+from tests.component_session import ComponentSession
 from tests.tensor import tensor_programs as tp
 
 RTOL = 1e-9
@@ -134,7 +135,7 @@ def _jax_scalar(tree, stops: bool):
 
 def sessions(p: Program):
     """(tensor session, component session) with the program's declarations."""
-    tensor, component = Session(time_limit=TIME_LIMIT), Session(time_limit=TIME_LIMIT, components=True)
+    tensor, component = Session(time_limit=TIME_LIMIT), ComponentSession(time_limit=TIME_LIMIT)
     tensor.run(tp.DECLARATIONS)
     component.run(tp.LITERAL.format(m=p.m, n=p.n))
     return tensor, component

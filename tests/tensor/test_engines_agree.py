@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from gradlang import Session
+from tests.component_session import ComponentSession
 from gradlang.errors import GradlangError
 from tests.conftest import as_floats
 
@@ -63,7 +64,7 @@ AT = f"x = {X.tolist()}, y = {Y.tolist()}, W = {WW.tolist()}, a = 0.7"
 
 
 def _both(body: str):
-    tensor, components = Session(), Session(components=True)
+    tensor, components = Session(), ComponentSession()
     tensor.run(_program("n: size", body))
     components.run(_program("", body).replace("R^n", "R^3").replace("R^(n,n)", "R^(3,3)"))
     return as_floats(tensor.eval(f"g at {AT}")), as_floats(components.eval(f"g at {AT}"))

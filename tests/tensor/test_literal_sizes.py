@@ -3,7 +3,7 @@
 `x: R^3` binds one tensor: the formula is the one `x: R^n` gives, its
 components come on request, and its numbers are those of the formula at the
 point (core/at.py), whatever the sizes are spelled; the component engine
-(`Session(components=True)`, the old path and the oracle) agrees with them to
+(`ComponentSession()`, the old path and the oracle) agrees with them to
 1e-12, and exactly where the point is exact.
 """
 
@@ -13,12 +13,13 @@ import numpy as np
 import pytest
 
 from gradlang import Session
+from tests.component_session import ComponentSession
 from tests.conftest import as_floats
 from gradlang.expr.tensor import is_tensor
 
 
-def _text(source: str, **options) -> str:
-    return Session(**options).run(source)[-1].text
+def _text(source: str, components: bool = False) -> str:
+    return (ComponentSession() if components else Session()).run(source)[-1].text
 
 
 def test_a_literal_size_gives_the_formula_of_a_symbolic_size():
@@ -65,7 +66,7 @@ PROGRAMS = [
 
 @pytest.mark.parametrize("source", PROGRAMS)
 def test_numbers_at_literal_sizes_agree_with_the_component_engine(source):
-    value, oracle = Session().eval(source), Session(components=True).eval(source)
+    value, oracle = Session().eval(source), ComponentSession().eval(source)
     if "." not in source:  # exact in, exact out: the same exact value
         assert _text(source) == _text(source, components=True)
         return

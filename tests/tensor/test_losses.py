@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from gradlang import Session
+from tests.component_session import ComponentSession
 from gradlang.expr.tensor import is_tensor
 from tests.conftest import as_floats
 
@@ -180,7 +181,7 @@ def test_a_loss_agrees_with_jax_and_the_component_engine(row):
         tensor = Session()
         tensor.run(_declare(row.declarations, None) + "\n" + row.definitions + f"\ng = grad({row.loss}, {row.wrt})")
         by_formula = as_floats(tensor.eval(f"g at {_at(point, row)}"))
-        components = Session(components=True)  # the component engine, the oracle beside JAX
+        components = ComponentSession()  # the component engine, the oracle beside JAX
         components.run(_declare(row.declarations, sizes) + "\n" + row.definitions)
         by_components = as_floats(components.eval(f"grad({row.loss}, {row.wrt}) at {_at(point, row)}"))
         names = list(row.declarations)

@@ -4,7 +4,7 @@ Wherever the tensors of an `at` are given float arrays and no symbol is left,
 the tensor formula is evaluated by NumPy on the arrays, at every size; exact
 numbers, or a symbol left, take the formula's components (expr/tensor/lower.py).
 The NumPy numbers must agree to 1e-12 with the component engine's (the oracle,
-`Session(components=True)`) and with a hand-written NumPy backward pass.
+`ComponentSession()`) and with a hand-written NumPy backward pass.
 Speed is measured in benchmarks/bench_wide.py, never here.
 """
 
@@ -17,6 +17,7 @@ import pytest
 import sympy as sp
 
 from gradlang import GradlangError, Session, limits
+from tests.component_session import ComponentSession
 from gradlang.render.json import _encode_list, encode_value
 from tests.conftest import as_floats
 
@@ -57,7 +58,7 @@ def _both_engines(n: int, source: str, point: str, arrays: dict):
     """The value by the default session and by the component engine alone (the oracle)."""
     values = []
     for components in (False, True):
-        session = Session(components=components)
+        session = (ComponentSession() if components else Session())
         for name, array in arrays.items():
             session.bind(name, array)
         values.append(session.eval(source.format(n=n) + point))

@@ -9,6 +9,7 @@ from rich.console import Console
 
 import gradlang.tools.gradcheck as gradcheck_module
 from gradlang import Session
+from tests.component_session import ComponentSession
 from gradlang.expr.tensor.lower import lowered
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.tools.gradcheck import GradcheckReport, gradcheck
@@ -38,7 +39,7 @@ CASES = [
 
 
 def session(components: bool = False) -> Session:
-    s = Session(components=components)
+    s = (ComponentSession() if components else Session())
     s.run(PRELUDE)
     return s
 
