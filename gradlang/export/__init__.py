@@ -39,7 +39,7 @@ from gradlang.core.evaluate import FunctionDef
 from gradlang.errors import GradlangError, InternalError, LimitError, Span, ValueError, source_lines
 from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
 from gradlang.export.components import ComponentSession
-from gradlang.export.formula import HELPERS as FORMULA_HELPERS
+from gradlang.export.formula import helpers as formula_helpers
 from gradlang.export.names import NameTable, reserved_names
 from gradlang.export.prelude import PRELUDES, used_helpers
 from gradlang.export.shapes import call_hints
@@ -75,7 +75,7 @@ def export_program(session, target: str, source: str | None = None, filename: st
 
 def _prelude(target: str) -> str:
     """The target's helpers; NumPy's also those a formula printed at a symbolic size calls (formula.py)."""
-    return PRELUDES[target] + (FORMULA_HELPERS if target == "numpy" else "")
+    return PRELUDES[target] + (formula_helpers() if target == "numpy" else "")
 
 
 def _user_names(session, program: Program) -> dict:

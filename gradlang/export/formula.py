@@ -6,15 +6,19 @@ whose sizes may be names (`jacobian(softmax(W @ x), x)` is
 is `3 diag(2 x)`). At a symbolic size it has no components to unroll, so it is
 printed as gradlang computes its numbers (expr/tensor/numbers.py): one line per
 node of its DAG, each tensor operation as its NumPy spelling, and the few
-helpers NumPy has no single function for written into the module (HELPERS,
-checked against numbers.py's by tests). Its sizes are read from the arguments'
+helpers NumPy has no single function for written into the module (`helpers()`:
+the source of numbers.py's own). Its sizes are read from the arguments'
 shapes. The other targets, and a formula using a helper not written here, are
 refused in gradlang's words.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
 import re
+import textwrap
 
 import sympy as sp
 
@@ -25,57 +29,31 @@ from gradlang.expr.tensor.nodes import Var, shape_of
 from gradlang.expr.tensor.shapes import is_size
 from gradlang.export.printers import refusal
 
-# NumPy has no single function for these; each is numbers.py's helper of that name, as Python source
-HELPERS = '''
-
-def _gl_softmax_vector(v):
-    exps = np.exp(v - np.max(v))
-    return exps / np.sum(exps)
+# NumPy has no single function for these: each is written into the module as the source of numbers.py's
+# helper of that name (logdet is not: its helper reads gradlang's own errors)
+_WRITTEN = ("_gl_softmax_vector", "_gl_logsumexp_vector", "_gl_softmax_axis", "_gl_logsumexp_axis",
+            "_gl_onehot_vector", "_gl_max_shares_vector", "_gl_max_shares_axis", "_gl_sum")
 
 
-def _gl_logsumexp_vector(v):
-    shift = np.max(v)
-    shift = shift if np.isfinite(shift) else 0.0
-    return shift + np.log(np.sum(np.exp(v - shift)))
+@functools.cache
+def helpers() -> str:
+    """The helpers' text for the module, read on first use (the page never asks)."""
+    return "".join("\n\n\n" + _helper_source(name) for name in _WRITTEN) + "\n"
 
 
-def _gl_softmax_axis(matrix, axis):
-    exps = np.exp(matrix - np.max(matrix, axis=int(axis), keepdims=True))
-    return exps / np.sum(exps, axis=int(axis), keepdims=True)
+def _helper_source(name: str) -> str:
+    """The helper's own Python source without its docstring, renamed to the name the generated lines call:
+    one definition, so the exported module computes what gradlang computes."""
+    from gradlang.expr import numeric
+    from gradlang.expr.tensor import numbers
 
-
-def _gl_logsumexp_axis(matrix, axis):
-    shift = np.max(matrix, axis=int(axis), keepdims=True)
-    shift = np.where(np.isfinite(shift), shift, 0.0)
-    return np.squeeze(shift, axis=int(axis)) + np.log(np.sum(np.exp(matrix - shift), axis=int(axis)))
-
-
-def _gl_onehot_vector(k, n):
-    vector = np.zeros(int(n))
-    vector[int(k)] = 1.0
-    return vector
-
-
-def _gl_max_shares_vector(v):
-    tied = v == np.max(v)
-    return np.where(tied, 1.0 / max(int(np.sum(tied)), 1), 0.0)
-
-
-def _gl_max_shares_axis(matrix, axis):
-    tied = matrix == np.max(matrix, axis=int(axis), keepdims=True)
-    return np.where(tied, 1.0 / np.maximum(np.sum(tied, axis=int(axis), keepdims=True), 1), 0.0)
-
-
-def _gl_sum(*terms):
-    total, carry = terms[0], 0.0
-    for term in terms[1:]:
-        step = total + term
-        carry = carry + np.where(np.abs(total) >= np.abs(term), (total - step) + term, (term - step) + total)
-        total = step
-    return np.where(np.isfinite(total), total + carry, total)
-'''
-
-_WRITTEN = frozenset(re.findall(r"^def (_gl_\w+)", HELPERS, re.M))
+    function = {**numbers.HELPERS, "_gl_sum": numeric._sum}[name]
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    definition = tree.body[0]
+    if isinstance(definition.body[0], ast.Expr) and isinstance(getattr(definition.body[0], "value", None), ast.Constant):
+        definition.body = definition.body[1:]
+    definition.name = name
+    return ast.unparse(definition)
 _NAME = re.compile(r"\b(_a\d+|_t\d+|numpy\.|_gl_\w+)")
 
 

@@ -102,10 +102,10 @@ def test_a_formula_the_array_reader_cannot_read_exports_to_numpy_at_a_symbolic_s
 def test_the_written_helpers_are_numbers_helpers():
     """formula.py writes NumPy's missing operations into the module: each computes what numbers.py's does."""
     from gradlang.expr import numeric
-    from gradlang.export.formula import HELPERS
+    from gradlang.export.formula import helpers
 
     namespace = {"np": np}
-    exec(HELPERS, namespace)  # the module's own text, as an exported module runs it
+    exec(helpers(), namespace)  # the module's own text, as an exported module runs it
     v, M = np.array([1.0, 3.0, 3.0, -2.0]), np.array([[1.0, 2.0, 2.0], [0.5, -1.0, 4.0]])
     calls = {"_gl_softmax_vector": (v,), "_gl_logsumexp_vector": (v,), "_gl_softmax_axis": (M, 1),
              "_gl_logsumexp_axis": (M, 0), "_gl_onehot_vector": (2, 4), "_gl_max_shares_vector": (v,),
