@@ -74,11 +74,12 @@ _SHORT_ENTRIES, _SHORT_NODES = 64, 400  # bounds by size: the choice never depen
 
 
 def shorter(value):
-    """A value at literal sizes as its components when they print shorter than its formula.
+    """A value at literal sizes that picks components (x[0]) as its components when they print shorter.
 
     hessian(norm(x), x)[0, 1] at x: R^2 reads -x[0]*x[1]/norm([x[0], x[1]])^3, and
     grad(x[0]*x[1], x) reads [x[1], x[0], 0], as a teacher writes them, not
-    x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x. An
+    x[0]*onehot(1, 3) + x[1]*onehot(0, 3); grad(sum(x^2), x) stays 2*x, and a formula that
+    picks no component prints as at a symbolic size whatever its length (max(dot(y, y), min(x)) at y, x: R^1). An
     array of numbers is shown as such: [0, 0, 0], not zeros(3). Where lowering
     needs a value (an index left symbolic, softmax(x)[k]; argmax of symbols;
     a determinant past the exact limit) the formula is the value, as at R^n.
@@ -93,8 +94,18 @@ def shorter(value):
     except (NeedsNumbers, FreeIndex, LimitError):
         return value
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
-    numbers = not any(e.free_symbols for e in entries)
-    return parts if numbers or len(to_source(parts)) < len(to_source(value)) else value
+    if not any(e.free_symbols for e in entries):
+        return parts
+    return parts if _picks_components(value) and len(to_source(parts)) < len(to_source(value)) else value
+
+
+def _picks_components(value) -> bool:
+    """Does the formula pick an entry, a row or a column by a number (x[0], W[1], hessian(…)[0, 1])? Then it was
+    asked by components, and may be shown by them; any other formula prints as it does at a symbolic size."""
+    from gradlang.expr.tensor.nodes import Column, Entry, Row
+
+    return any(isinstance(node, (Entry, Row, Column)) and all(i.is_Integer for i in node.args[1:])
+               for node in build_dag([value]).nodes)
 
 
 def shown_result(result, full: bool = False) -> Shown:

@@ -113,3 +113,17 @@ def test_the_shorter_form_is_chosen_for_display_not_kept_in_the_value():
     result = Session().run("x: R^3\ngrad(x[0] * x[1], x)")[-1]
     assert result.text == "[x[1], x[0], 0]"
     assert shorter(result.value) == shorter(shorter(result.value))  # idempotent: a printer may ask twice
+
+
+@pytest.mark.parametrize("body", ["max(dot(y, y), min(x))", "grad(max(dot(y, y), min(x)), x)", "softmax(x) * sum(y)"])
+def test_a_formula_that_picks_no_component_prints_as_at_a_symbolic_size(body):
+    """At R^1 the components print shorter (max(y[0]^2, x[0])), but the value is the formula, and a formula
+    that picks no component is shown as one whatever its length: the same text as at R^n."""
+    symbolic = _text(f"n: size\nx, y: R^n\n{body}")
+    assert _text(f"x, y: R^1\n{body}") == symbolic
+    assert "[0]" not in symbolic
+
+
+def test_a_formula_that_picks_components_may_print_them():
+    assert _text("x: R^3\ngrad(x[0] * x[1], x)") == "[x[1], x[0], 0]"
+    assert _text("x: R^3\ngrad(sum(x^2), x) - 2*x") == "[0, 0, 0]"  # numbers are shown as numbers
