@@ -33,9 +33,11 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.lower import components, declared_components, literal, symbolic
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
+from gradlang.expr.walk import dag_atoms
 from gradlang.expr.values import is_condition, is_scalar, elements, from_elements, shape_of, to_symbolic
 
-NOTED_COMPONENTS = 4096  # components of a literal-size value read for its notes; above, numbers come without them
+NOTED_COMPONENTS = 128  # components given, up to which a literal-size value is read for its notes (its lowering grows
+# with them, as fast as n^2 for a mean: above, the numbers come without notes, as at a symbolic size)
 
 
 def sizes_from(value: Var, given, sizes: dict) -> None:
@@ -178,7 +180,8 @@ def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dic
             return None
         point[symbol] = float(number)
     known = _known_sizes(sizes)
-    return point if all(s in point or s in known for s in value.free_symbols) else None
+    symbols = {s for atom in dag_atoms(value, sp.Symbol) for s in atom.free_symbols}  # a DAG walk, one visit a node
+    return point if all(s in point or s in known for s in symbols) else None
 
 
 def _known_sizes(sizes: dict) -> dict:

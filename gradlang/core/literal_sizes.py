@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.walk import dag_nodes, rebuild
+
 from gradlang.expr.tensor.lower import holds_components, involves, literal, lowered, symbolic  # noqa: F401  (and importers')
 
 
@@ -76,5 +78,7 @@ def picks_at(value, arrays: dict, pairs: list):
 
     given = {var: as_constant(a) for var, a in arrays.items() if isinstance(a, (sp.NDimArray, sp.MatrixBase))}
     given.update({s: v for s, v in pairs if isinstance(v, sp.Number)})
-    picks = {n: n.xreplace(given) for n in sp.preorder_traversal(value) if isinstance(n, ArgExtreme)}
-    return value.xreplace(picks) if picks and given else value
+    if not given:
+        return value
+    picks = {n: n.xreplace(given) for n in dag_nodes(value) if isinstance(n, ArgExtreme)}  # a DAG walk: one visit a node
+    return rebuild(value, picks) if picks else value

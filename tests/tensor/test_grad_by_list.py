@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from gradlang import GradlangError, Session
+from gradlang.errors import DiffError
 from gradlang.derive.tensor import reverse
 from gradlang.expr.tensor.listed import ListAt, TensorList
 
@@ -198,8 +199,10 @@ def test_symbolic_and_literal_sizes_print_the_same_digits():
     assert texts[0] == texts[1]
 
 
-def test_explain_by_a_list_of_one_literal_shape_still_derives_by_components():
-    """a, b: R^3 stack into a matrix of variables in the component engine, which explain derives as before."""
-    (result,) = Session().run("a: R^3\nb: R^3\nexplain grad(sum(a*b^2), [a, b])")
-    assert result.steps and result.text.strip().endswith(
-        "[[b[0]^2, b[1]^2, b[2]^2], [2*a[0]*b[0], 2*a[1]*b[1], 2*a[2]*b[2]]]")
+def test_explain_by_a_list_of_one_literal_shape_is_refused_as_at_a_symbolic_size():
+    """a, b: R^3 are two tensors, as at R^n: explain refuses a grad by a list of tensors at its place, at every
+    size (it once derived them by components, stacked into a matrix of variables, by a second evaluation)."""
+    for declared in ("a: R^3\nb: R^3", "n: size\na, b: R^n"):
+        with pytest.raises(DiffError) as caught:
+            Session().run(f"{declared}\nexplain grad(sum(a*b^2), [a, b])")
+        assert "explain does not derive a grad by a list" in caught.value.message
