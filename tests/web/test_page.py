@@ -177,8 +177,8 @@ def test_every_lesson_gives_the_commands_results(page):
         assert page.evaluate("document.querySelector('.cm-content').textContent").startswith("#")
         got, want = _run(page), _cli(name)
         assert len(got) == len(want) > 0, name
-        for g, w in zip(got, want):
-            assert same_result(g, w), (name, g, w)
+        for g, w in zip(got, want):  # a page without NumPy lowers a float point: 1e-12, as test_threadless says
+            assert same_result(g, w, ulps=4096), (name, g, w)
         _no_tex_source(page, name)
 
 
