@@ -11,7 +11,6 @@ in benchmarks/FUZZ.md.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import sys
 import time
@@ -19,18 +18,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from fuzz_options import fuzz_parser  # noqa: E402  (beside this script)
+
 from tests.fuzz import outside_judge  # noqa: E402
 
 QUIET = {"ok"}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--programs", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=20000)
-    parser.add_argument("--depth", type=int, default=3)
+    parser = fuzz_parser(__doc__, programs=40, seed=20000, out="outside-fuzz.txt")
     parser.add_argument("--no-plain", action="store_true")
-    parser.add_argument("--out", default="outside-fuzz.txt")
     options = parser.parse_args()
     counts: collections.Counter = collections.Counter()
     with open(options.out, "w") as out:

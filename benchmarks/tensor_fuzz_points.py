@@ -12,7 +12,6 @@ benchmarks/FUZZ.md.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import sys
 import time
@@ -20,17 +19,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from fuzz_options import fuzz_parser  # noqa: E402  (beside this script)
+
 from tests.tensor import tensor_points  # noqa: E402
 
 QUIET = {"ok", "refused", "error", "both-error", "documented-error"}  # every other verdict is written out in full
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--programs", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=9000)
-    parser.add_argument("--depth", type=int, default=3)
-    parser.add_argument("--out", default="tensor-fuzz-points.txt")
+    parser = fuzz_parser(__doc__, programs=100, seed=9000, out="tensor-fuzz-points.txt")
     options = parser.parse_args()
     with open(options.out, "w") as out:
         points(options.seed, options.programs, options.depth, out)
