@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fuzz_options import fuzz_parser  # noqa: E402  (beside this script)
+from benchmarks.fuzz_options import fuzz_parser  # noqa: E402
 
 from tests.fuzz import outside_judge  # noqa: E402
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fuzz_options import fuzz_parser  # noqa: E402  (beside this script)
+from benchmarks.fuzz_options import fuzz_parser  # noqa: E402
 
 from tests.tensor import tensor_points  # noqa: E402
 
