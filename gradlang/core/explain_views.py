@@ -28,7 +28,7 @@ from dataclasses import replace
 import sympy as sp
 
 from gradlang.core.explaining import by_symbolic, check_printable
-from gradlang.core.literal_sizes import literal, lowered, symbolic
+from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor.nodes import Var, shape_of

@@ -18,7 +18,7 @@ import sympy as sp
 from gradlang.derive.derivatives import DerivativeRequest
 from sympy import Basic
 
-from gradlang.core.literal_sizes import involves, lowered, shorter, symbolic
+from gradlang.expr.tensor.lower import involves, lowered, symbolic
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import Var
@@ -195,14 +195,14 @@ def named_values(env: dict) -> tuple:
 
 
 def shown_value(body: lo.Node, value, steps=()):
-    """The value under the derivations, in its shorter form (as show prints it): numbers at a point; the
+    """The value under the derivations (the printers choose its shorter form, as for show): numbers at a point; the
     derivation's own result when the statement is one derivative call shown by a tensor pass (its tidied
     form); else the statement's value."""
     if isinstance(body, lo.At):
         return value
     if isinstance(body, (lo.Call, lo.Index)) and len(steps) == 1 and _own_result(steps[0], body):
-        return shorter(steps[0].derived)
-    return shorter(value)
+        return steps[0].derived
+    return value
 
 
 def _own_result(step, body) -> bool:

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.tensor.lower import holds_components, involves, literal, lowered, symbolic
 from gradlang.expr.walk import dag_nodes, rebuild
-
-from gradlang.expr.tensor.lower import holds_components, involves, literal, lowered, symbolic  # noqa: F401  (and importers')
 
 
 def mixed(*values) -> bool:
@@ -63,12 +62,6 @@ def as_constant(value):
 
     return Literal.of(value) if isinstance(value, (sp.NDimArray, sp.MatrixBase)) else value
 
-
-def shorter(value):
-    """The value as it is: which of a formula and its components prints shorter is a display choice now
-    (render/shown.py, `shorter`), made for every printed value. Kept only for explain's value until explain
-    evaluates a statement once (issue #36, step 3)."""
-    return value
 
 
 def picks_at(value, arrays: dict, pairs: list):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core.literal_sizes import literal, lowered
+from gradlang.expr.tensor.lower import literal, lowered
 from gradlang.derive.derivatives import BLOCKED_SIMPLIFY_SIZE
 from gradlang.derive.tensor import forward, reverse
 from gradlang.errors import DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
@@ -124,7 +124,7 @@ def _blocked(args):
 
 
 _BLOCKED_EXPAND_OPS = 200  # a bound by size, so the printed result does not depend on the machine
-_PROVED_ENTRIES, _PROVED_NODES = 64, 400  # bounds by size, as render's choice of components (literal_sizes.shorter)
+_PROVED_ENTRIES, _PROVED_NODES = 64, 400  # bounds by size, as render's choice of components (render/shown.py, shorter)
 
 
 def _proved_constant(value):

@@ -16,7 +16,7 @@ import sympy as sp
 from gradlang.core import tensor_values
 from gradlang.core.at import at as value_at
 from gradlang.core.definitions import FunctionDef
-from gradlang.core.literal_sizes import involves, symbolic
+from gradlang.expr.tensor.lower import involves, symbolic
 from gradlang.errors import DiffError, GradlangError
 from gradlang.expr.values import check_count
 from gradlang.expr.tensor.listed import ListAt, TensorList, is_list, refused

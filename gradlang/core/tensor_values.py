@@ -18,7 +18,8 @@ from gradlang.core import builtins
 from gradlang.core.builtin_table import builtin
 from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
-from gradlang.core.literal_sizes import as_constant, constants_only, involves, literal, lowered, mixed
+from gradlang.core.literal_sizes import as_constant, constants_only, mixed
+from gradlang.expr.tensor.lower import involves, literal, lowered
 from gradlang.errors import (
     DiffError, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )

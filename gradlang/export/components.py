@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from gradlang.core.literal_sizes import literal, lowered
+from gradlang.expr.tensor.lower import literal, lowered
 from gradlang.expr.tensor.nodes import Var
 
 

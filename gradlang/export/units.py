@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from gradlang.core.evaluate import Evaluator, FunctionDef
-from gradlang.core.literal_sizes import involves, literal, lowered
+from gradlang.expr.tensor.lower import involves, literal, lowered
 from gradlang.errors import ShapeError, Span
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape

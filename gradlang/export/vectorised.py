@@ -29,7 +29,7 @@ from gradlang import limits
 from gradlang.core import builtins
 from gradlang.core.builtins_axes import AXIS_NAMES, is_axis_call
 from gradlang.core.evaluate import Evaluator, FunctionDef
-from gradlang.core.literal_sizes import lowered
+from gradlang.expr.tensor.lower import lowered
 from gradlang.errors import GradlangError
 from gradlang.expr import primitives
 from gradlang.expr.values import elements, is_condition, shape_of, to_symbolic
