@@ -22,6 +22,8 @@ NOTED_COMPONENTS components; the numbers never depend on it.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from gradlang.core.bindings import _component, _target_index
@@ -33,6 +35,7 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.lower import components, declared_components, literal, symbolic
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
+from gradlang.remembered import remembered
 from gradlang.expr.walk import dag_atoms
 from gradlang.expr.values import is_condition, is_scalar, elements, from_elements, shape_of, to_symbolic
 
@@ -135,7 +138,7 @@ def _numbers(value, floats: dict, sizes: dict):
 def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
     """(the value as its components, the point as (component symbol, number) pairs)."""
     value, pairs = indices_first(picks_at(value, arrays, pairs), pairs)
-    converted = _each_component(value, sizes)
+    converted = remembered("components", value, lambda v: _each_component(v, sizes), _sizes_key(sizes))
     for var, given in arrays.items():
         pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))
     return converted, pairs
@@ -143,7 +146,7 @@ def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
 
 def _notes(evaluator, value, arrays: dict, pairs: list, sizes: dict) -> None:
     """The kink notes of a literal-size value at a float point, read off its components (bounded by count)."""
-    counted = sum(int(np.prod(shape_of(given))) for given in arrays.values())
+    counted = sum(math.prod(shape_of(given)) for given in arrays.values())
     if counted > NOTED_COMPONENTS:
         return
     try:
@@ -176,12 +179,28 @@ def _whole_array_point(value, arrays: dict, pairs: list, batch: list, sizes: dic
             given = np.array([float(e) for e in items]).reshape(shape_of(given))
         point[var] = given
     for symbol, number in pairs:
-        if not (isinstance(number, sp.Expr) and number.is_number and number.is_comparable):
+        if not _real_number(number):
             return None
         point[symbol] = float(number)
     known = _known_sizes(sizes)
-    symbols = {s for atom in dag_atoms(value, sp.Symbol) for s in atom.free_symbols}  # a DAG walk, one visit a node
-    return point if all(s in point or s in known for s in symbols) else None
+    return point if all(s in point or s in known for s in remembered("symbols", value, _symbols)) else None
+
+
+def _symbols(value) -> frozenset:
+    """The symbols of a formula, by a DAG walk (one visit a node), once per value (remembered.py)."""
+    return frozenset(s for atom in dag_atoms(value, sp.Symbol) for s in atom.free_symbols)
+
+
+def _real_number(number) -> bool:
+    """A real number, a float can stand for (a Float or Rational answers at once; is_comparable evaluates)."""
+    if isinstance(number, (sp.Float, sp.Rational)):
+        return True
+    return isinstance(number, sp.Expr) and number.is_number and number.is_comparable
+
+
+def _sizes_key(sizes: dict) -> tuple:
+    """The sizes of a point as plain data, in the order of their names: a key of what depends on them."""
+    return tuple(sorted((str(size), int(n)) for size, n in sizes.items()))
 
 
 def _known_sizes(sizes: dict) -> dict:

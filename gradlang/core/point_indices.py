@@ -7,16 +7,22 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.errors import ShapeError, ValueError
+from gradlang.remembered import remembered
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 
 
-def _index_symbols(value) -> set:
+def _index_symbols(value) -> frozenset:
     """The names used as indices: v[k], M[i, j], rows M[i], onehot(k, n)."""
-    indices = {index for node in build_dag([value]).nodes for index, _ in _indexed(node)}
-    return {index for index in indices if isinstance(index, sp.Symbol) and not shapes.is_size(index)}
+    indices = {index for index, _ in _indexings(value)}
+    return frozenset(index for index in indices if isinstance(index, sp.Symbol) and not shapes.is_size(index))
+
+
+def _indexings(value) -> tuple:
+    """The (index, length) pairs of every indexing node of the value's DAG, walked once per value (remembered.py)."""
+    return remembered("indexings", value, lambda v: tuple(pair for node in build_dag([v]).nodes for pair in _indexed(node)))
 
 
 def check_indices(value, pairs: list) -> None:
@@ -42,14 +48,13 @@ def check_ranges(value, pairs: list, sizes: dict) -> None:
     """Every index within its length once the point gives both (NumPy would raise, or wrap a negative one)."""
     given = {symbol: number for symbol, number in pairs if isinstance(number, sp.Integer)}
     known = {size: sp.Integer(n) for size, n in sizes.items() if isinstance(size, sp.Symbol)}
-    for node in build_dag([value]).nodes:
-        for written, length in _indexed(node):
-            index = given.get(written, written)
-            index = index.xreplace(known) if isinstance(index, sp.Basic) else index  # x[n], x[n - 1]: n a size
-            length = length.xreplace(known) if isinstance(length, sp.Basic) else length
-            if isinstance(index, (int, sp.Integer)) and isinstance(length, (int, sp.Integer)):
-                if not 0 <= int(index) < int(length):
-                    raise ShapeError(f"index {_counted(written, length)} is out of range for length {length}")
+    for written, length in _indexings(value):
+        index = given.get(written, written)
+        index = index.xreplace(known) if isinstance(index, sp.Basic) else index  # x[n], x[n - 1]: n a size
+        length = length.xreplace(known) if isinstance(length, sp.Basic) else length
+        if isinstance(index, (int, sp.Integer)) and isinstance(length, (int, sp.Integer)):
+            if not 0 <= int(index) < int(length):
+                raise ShapeError(f"index {_counted(written, length)} is out of range for length {length}")
 
 
 def _counted(index, length) -> str:

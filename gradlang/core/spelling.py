@@ -18,6 +18,7 @@ import difflib
 from dataclasses import dataclass
 
 from gradlang.core.substitute import free_symbols
+from gradlang.remembered import remembered
 from gradlang.expr.stopgrad import unstopped_symbols
 from gradlang.expr.values import elements, shape_of, to_symbolic
 
@@ -28,7 +29,7 @@ _CLOSE = 0.75
 
 def near_name(name: str, known) -> str | None:
     """The known name `name` is probably a misspelling of, or None."""
-    candidates = [k for k in known if k != name and isinstance(k, str)]
+    candidates = sorted(k for k in known if k != name and isinstance(k, str))  # sorted: no hash-seed order
     for candidate in candidates:
         if candidate.lower() == name.lower():
             return candidate  # X for x, Loss for loss
@@ -142,10 +143,16 @@ def repeated_binding_note(names: list[str]) -> str | None:
     return None
 
 
-def _symbol_names(value, stopped: bool = True) -> set[str]:
-    """The names of the symbols in a value (a number, vector or matrix); with stopped=False, those outside stops."""
+def _symbol_names(value, stopped: bool = True) -> frozenset[str]:
+    """The names of the symbols in a value (a number, vector or matrix); with stopped=False, those outside stops.
+
+    Walked once per value (remembered.py): an `at` run again in a loop checks the same names."""
+    return remembered("symbol names" if stopped else "unstopped names", value, lambda v: _names_in(v, stopped))
+
+
+def _names_in(value, stopped: bool) -> frozenset[str]:
     value = to_symbolic(value)
     items = elements(value) if shape_of(value) else [value]
     if stopped:
-        return {str(s) for s in free_symbols(items)}
-    return {str(s) for s in unstopped_symbols(items)}
+        return frozenset(str(s) for s in free_symbols(items))
+    return frozenset(str(s) for s in unstopped_symbols(items))

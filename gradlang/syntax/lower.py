@@ -10,6 +10,8 @@ it, so the statements before it run first. Tree depth is bounded by the parser
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from lark import Token, Tree
 
 from gradlang import limits
@@ -23,9 +25,36 @@ FLAGS = ("unfold",)  # options without a value: explain[unfold] derives the buil
 _MAX_DEPTH_DIGITS = 6
 
 
+# Programs read lately, by their text: a statement run again (`g at W = …` in a loop, the REPL's history)
+# is not parsed again. Bounded, least recently used first out; only programs of at most _READ_CHARS
+# characters and without a Faulty statement (its error is an object that takes its statement's place).
+_READ: OrderedDict = OrderedDict()
+_READ_PROGRAMS = 64
+_READ_CHARS = 4096
+
+
 def read(source: str) -> lo.Program:
-    """Parse and lower a whole program (a SyntaxError or LimitError for text the grammar refuses)."""
-    return program(parse(source), source)
+    """Parse and lower a whole program (a SyntaxError or LimitError for text the grammar refuses).
+
+    The lowered form is immutable and a function of the text and the limits alone, so a text read lately
+    is given its program again."""
+    key = (source, _limits())
+    found = _READ.get(key)
+    if found is not None:
+        _READ.move_to_end(key)
+        return found
+    result = program(parse(source), source)
+    if len(source) <= _READ_CHARS and not any(isinstance(s, lo.Faulty) for s in result.statements):
+        _READ[key] = result
+        if len(_READ) > _READ_PROGRAMS:
+            _READ.popitem(last=False)
+    return result
+
+
+def _limits() -> tuple:
+    """The limits reading checks: a text accepted under one is read again under another."""
+    return (limits.MAX_SOURCE_CHARS, limits.MAX_SOURCE_NESTING, limits.MAX_STATEMENTS, limits.MAX_TREE_DEPTH,
+            limits.MAX_ELEMENTS)
 
 
 def program(tree: Tree, source: str) -> lo.Program:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, fields
 from typing import ClassVar, Iterator
 
 from gradlang.errors import GradlangError, Span
+from gradlang.remembered import remembered
 
 
 @dataclass(frozen=True)
@@ -294,7 +295,11 @@ def walk(node: Node) -> Iterator[Node]:
 
 def written_names(node: Node) -> frozenset:
     """Every name written at or below a node (names, called names, declared and bound names),
-    but the targets an `at` gives values to (`x` in `at x = 2`)."""
+    but the targets an `at` gives values to (`x` in `at x = 2`); walked once per node (remembered.py)."""
+    return remembered("written names", node, _written_names)
+
+
+def _written_names(node: Node) -> frozenset:
     found = set()
     stack = [node]
     while stack:

@@ -15,13 +15,15 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from gradlang.errors import ShapeError, ValueError
+from gradlang import limits
+from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr import numeric, primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
 from gradlang.expr.tensor.nodes import Det, shape_of
 from gradlang.expr.walk import dag_has
+from gradlang.remembered import remembered
 
 
 def _stable_logdet(expr):
@@ -54,9 +56,9 @@ def evaluate(expr, values: dict, sizes: dict):
 
     Its memory and multiply-adds are checked from the shapes first (cost.py):
     a formula too large is a LimitError before NumPy allocates anything."""
-    cost.check(build_dag([expr]).nodes, sizes)
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
-    function = numeric.compile_function((_stable_logdet(expr),), tuple(symbols))
+    _checked_cost(expr, sizes)
+    function = numeric.compile_function((remembered("stable logdet", expr, _stable_logdet),), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
         try:
@@ -71,6 +73,25 @@ def evaluate(expr, values: dict, sizes: dict):
             and output.flags.owndata and not any(output is a for a in arguments):
         return output  # a new array of its own already: no copy of a large result
     return np.broadcast_to(output, shape).copy()
+
+
+def _checked_cost(expr, sizes: dict) -> None:
+    """cost.check of the formula at these sizes; that it passes is remembered per formula and sizes.
+
+    A refusal is not: the check runs again to raise a new error, since an error takes the place of its statement."""
+    known = tuple(sorted(((s.name, int(n)) for s, n in sizes.items()), key=lambda pair: pair[0]))
+    bounds = (limits.MAX_EVALUATION_BYTES, limits.MAX_NUMERIC_PRODUCTS)  # a user may raise them between calls
+    if not remembered("cost", expr, lambda e: _fits(e, sizes), known, bounds):
+        cost.check(build_dag([expr]).nodes, sizes)
+
+
+def _fits(expr, sizes: dict) -> bool:
+    """Whether cost.check lets the formula be evaluated at these sizes."""
+    try:
+        cost.check(build_dag([expr]).nodes, sizes)
+    except LimitError:
+        return False
+    return True
 
 
 def _argument(value):

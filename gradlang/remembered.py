@@ -1,0 +1,58 @@
+"""Facts computed once from an immutable value and remembered: a statement run again does no walk again.
+
+`g at W = …` run again with new arrays (a loop in a notebook, Session.run,
+the REPL) gives `at` the same value object `g` is bound to. What `at` reads
+off the formula (the symbols in it, the indices it takes, its DAG, its
+compiled NumPy function) depends on that value alone, not on the numbers, so
+it is computed on the first call and looked up after: a DAG walk of the
+gradient costs more than the arithmetic at width 64.
+
+Entries are keyed by the kind of fact and the value's identity, not by SymPy
+equality (comparing two equal formulas built apart walks both as trees); each
+entry holds its value, so the identity stays that value's while it is
+remembered. A rebound name binds a new value, so a stale fact is never read.
+Only immutable values are remembered (SymPy objects, and frozen dataclasses
+such as the lowered form of a statement); the cache is bounded, and the
+least recently used entry goes first, so what is kept depends on the order of
+the statements alone, never on time or hash seed.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import OrderedDict
+
+CAPACITY = 512  # facts kept: a handful per value taken `at` a point
+
+_FACTS: OrderedDict = OrderedDict()
+
+
+def remembered(kind: str, value, compute, *key):
+    """compute(value), remembered under (kind, the value's identity, key) when the value is immutable.
+
+    `key` adds what else the fact depends on (hashable plain data, such as the sizes of a point)."""
+    if not _immutable(value):
+        return compute(value)
+    entry = (kind, id(value), *key)
+    found = _FACTS.get(entry)
+    if found is not None and found[0] is value:
+        _FACTS.move_to_end(entry)
+        return found[1]
+    fact = compute(value)
+    _FACTS[entry] = (value, fact)
+    if len(_FACTS) > CAPACITY:
+        _FACTS.popitem(last=False)
+    return fact
+
+
+def forget() -> None:
+    """Drop every remembered fact (tests; nothing else needs to: entries are keyed by the value itself)."""
+    _FACTS.clear()
+
+
+def _immutable(value) -> bool:
+    """A SymPy object (SymPy is not imported for it: syntax/ has none) or a frozen dataclass."""
+    sympy = sys.modules.get("sympy")
+    if sympy is not None and isinstance(value, sympy.Basic):
+        return True
+    return getattr(getattr(type(value), "__dataclass_params__", None), "frozen", False)
