@@ -55,4 +55,11 @@ def _immutable(value) -> bool:
     sympy = sys.modules.get("sympy")
     if sympy is not None and isinstance(value, sympy.Basic):
         return True
-    return getattr(getattr(type(value), "__dataclass_params__", None), "frozen", False)
+    kind = type(value)
+    frozen = _FROZEN.get(kind)
+    if frozen is None:
+        frozen = _FROZEN[kind] = getattr(getattr(kind, "__dataclass_params__", None), "frozen", False)
+    return frozen
+
+
+_FROZEN: dict = {}  # type -> whether it is a frozen dataclass, asked once per type

@@ -15,7 +15,6 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
-from gradlang.derive import derivatives as derive
 from gradlang.errors import DiffError, LimitError, ShapeError, ValueError
 from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
@@ -42,6 +41,14 @@ from gradlang.core.builtin_table import (  # noqa: F401  (the table's names, rea
 # --- core -------------------------------------------------------------------
 
 
+def _derive():
+    """derive/derivatives.py, imported on the first derivative or check: a program that takes none (`1 + 1`)
+    does not load the reverse-accumulation engine (issue #41)."""
+    from gradlang.derive import derivatives
+
+    return derivatives
+
+
 @builtin("unstopped", 1, 1, "e with every stop_gradient removed", "unstopped(x*sg(x))", "core")
 def _unstopped(call: Call):
     return elementwise(unstopped, call.args[0])
@@ -51,7 +58,7 @@ def _unstopped(call: Call):
 def _blocked(call: Call):
     wrt = _wrt(call, "blocked")
     simplify = lambda value: tidy_each(value, work=limits.BLOCKED_SIMPLIFY_WORK)  # noqa: E731
-    result = derive.blocked(to_symbolic(call.args[0]), wrt, simplify)
+    result = _derive().blocked(to_symbolic(call.args[0]), wrt, simplify)
     call.services.record("blocked", call, wrt, (), result)
     return result
 
@@ -59,7 +66,7 @@ def _blocked(call: Call):
 @builtin("diff", 2, None, "derivative: diff(e, x), diff(e, x, n), diff(e, x, y)", "diff(x^3, x, 2)", "core")
 def _diff(call: Call):
     specs = _diff_specs(call)
-    result = derive.diff(to_symbolic(call.args[0]), specs)
+    result = _derive().diff(to_symbolic(call.args[0]), specs)
     call.services.record("diff", call, None, tuple(specs), result)
     return result
 
@@ -85,7 +92,7 @@ def _diff_specs(call: Call) -> list:
                 "use grad or jacobian for a whole vector"
             ).located(_span(node))
         try:
-            specs.append((derive.check_symbol(value, "diff"), 1))
+            specs.append((_derive().check_symbol(value, "diff"), 1))
         except DiffError as error:
             raise error.located(_span(node))
     return specs
@@ -93,17 +100,18 @@ def _diff_specs(call: Call) -> list:
 
 def _wrt(call: Call, operation: str):
     try:
-        return derive.check_variables(call.args[1], operation)
+        return _derive().check_variables(call.args[1], operation)
     except DiffError as error:
         raise error.located(_span(call.nodes[1]))
 
 
-def _differentiation(operation: str, derivative):
-    """A builtin f(e, x) that differentiates e by the variables x and records it for explain."""
+def _differentiation(operation: str, derivative: str):
+    """A builtin f(e, x) that differentiates e by the variables x (by derive/derivatives.py's function named
+    `derivative`) and records it for explain."""
 
     def apply(call: Call):
         wrt = _wrt(call, operation)
-        result = derivative(to_symbolic(call.args[0]), wrt)
+        result = getattr(_derive(), derivative)(to_symbolic(call.args[0]), wrt)
         call.services.record(operation, call, wrt, (), result)
         return result
 
@@ -111,10 +119,10 @@ def _differentiation(operation: str, derivative):
 
 
 for _name, _derivative, _doc, _example in (
-    ("grad", derive.grad, "gradient of a scalar, shaped like the variables", "grad(x*y, [x, y])"),
-    ("jacobian", derive.jacobian, "matrix of d v_i / d x_j", "jacobian([x*y, x + y], [x, y])"),
-    ("hessian", derive.hessian, "matrix of second partials of a scalar", "hessian(x^2*y, [x, y])"),
-    ("backward", derive.grad, "grad(e, x); inside explain, the forward and backward tables of reverse mode",
+    ("grad", "grad", "gradient of a scalar, shaped like the variables", "grad(x*y, [x, y])"),
+    ("jacobian", "jacobian", "matrix of d v_i / d x_j", "jacobian([x*y, x + y], [x, y])"),
+    ("hessian", "hessian", "matrix of second partials of a scalar", "hessian(x^2*y, [x, y])"),
+    ("backward", "grad", "grad(e, x); inside explain, the forward and backward tables of reverse mode",
      "backward(x*sg(x)*y, [x, y])"),
 ):
     builtin(_name, 2, 2, _doc, _example, "core")(_differentiation(_name, _derivative))

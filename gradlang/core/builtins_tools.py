@@ -8,9 +8,16 @@ from __future__ import annotations
 
 from gradlang.core.builtin_table import Call, _plain, _span, builtin
 from gradlang.core.substitute import substitute
-from gradlang.derive import derivatives as derive
 from gradlang.errors import ShapeError, ValueError
 from gradlang.expr.values import describe_shape, is_scalar, shape_of, to_symbolic
+
+
+def _derive():
+    """derive/derivatives.py, imported on the first derivative or check: a program that takes none (`1 + 1`)
+    does not load the reverse-accumulation engine (issue #41)."""
+    from gradlang.derive import derivatives
+
+    return derivatives
 
 
 def _gradcheck(call: Call, pairs: list, batch: list):
@@ -20,7 +27,7 @@ def _gradcheck(call: Call, pairs: list, batch: list):
     if batch:
         raise ValueError("gradcheck checks one point: give each symbol one value, not a list")
     expr, wrt = call.args
-    report = gradcheck(to_symbolic(expr), derive.check_variables(to_symbolic(wrt), "gradcheck"), pairs)
+    report = gradcheck(to_symbolic(expr), _derive().check_variables(to_symbolic(wrt), "gradcheck"), pairs)
     substitute(expr, pairs, [], call.services.notes)  # only for its warnings about kinks at the point
     call.services.attach(report)
     return report.value
@@ -38,7 +45,7 @@ def _plot(call: Call):
 
     *exprs, t, a, b = call.args
     *expr_nodes, t_node, a_node, b_node = call.nodes
-    t = derive.check_symbol(t, "plot") if is_scalar(t) else None
+    t = _derive().check_symbol(t, "plot") if is_scalar(t) else None
     if t is None:
         raise ValueError("plot(e1, …, t, a, b) needs a scalar symbol t").located(_span(t_node))
     for value, node in ((a, a_node), (b, b_node)):

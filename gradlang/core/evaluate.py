@@ -29,6 +29,7 @@ from gradlang.expr.component_linalg import matmul
 from gradlang.expr.domain import kept
 from gradlang.expr.walk import relation
 from gradlang.lazy import np
+from gradlang.remembered import remembered
 from gradlang.core.services import Services
 from gradlang.core.substitute import substitute
 from gradlang.expr.values import (
@@ -88,6 +89,12 @@ class Evaluator:
     # --- atoms ----------------------------------------------------------
 
     def _number(self, node, frame):
+        """A literal's number, made once per written literal (remembered.py): a statement run again in a loop
+        does not read `0.1` again."""
+        return remembered("number", node, self._literal)
+
+    @staticmethod
+    def _literal(node):
         text = node.literal
         if any(c in text for c in ".eE"):
             return to_sympy_number(float(text))
@@ -307,6 +314,8 @@ class Evaluator:
         """Warn about an `at` that binds a name twice or one the expression lacks."""
         names = [binding.target.name for binding in bindings]
         self._noted(spelling.repeated_binding_note(names), None)
+        if not spelling.missing_names(value, names):
+            return  # every name occurs: the context of why one might be missing is not built
         context = spelling.AtContext(known=frozenset([*self.env, *frame]) | self.seen, written=written_names(inner),
                                      differentiated=tuple(self.differentiated))
         for note in spelling.unused_binding_notes(value, list(dict.fromkeys(names)), context):

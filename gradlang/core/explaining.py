@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import sympy as sp
-from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.derive.requests import DerivativeRequest
 from sympy import Basic
 
 from gradlang.expr.tensor.lower import involves, lowered, symbolic

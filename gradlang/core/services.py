@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gradlang import limits
-from gradlang.derive.derivatives import DerivativeRequest
+from gradlang.derive.requests import DerivativeRequest
 from gradlang.errors import LimitError
 from gradlang.expr.bounded import tidy_each, too_large, why_too_large
 from gradlang.lazy import np

@@ -27,7 +27,7 @@ from gradlang.errors import (
     GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
 )
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
-from gradlang.derive.derivatives import readable
+from gradlang.derive.requests import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lower import read

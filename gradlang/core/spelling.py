@@ -104,6 +104,12 @@ def unused_binding_notes(value, names: list[str], context: AtContext) -> list[st
     return notes
 
 
+def missing_names(value, names: list[str]) -> list[str]:
+    """The names an `at` binds that its value lacks (none: no note is due, and its context is not needed)."""
+    present = _symbol_names(value)
+    return [name for name in names if present and not _occurs(name, present)]
+
+
 def _missing_note(name: str, present: set, context: AtContext) -> str | None:
     """Why the bound name `name` is not in the value, when that is worth saying."""
     stopped, free = _in_operands(name, context.differentiated)

@@ -15,8 +15,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.expr.tensor.lower import literal, lowered
-from gradlang.derive.derivatives import BLOCKED_SIMPLIFY_SIZE
-from gradlang.derive.tensor import forward, reverse
+from gradlang.derive.requests import BLOCKED_SIMPLIFY_SIZE
 from gradlang.errors import DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
 from gradlang.expr.bounded import tidy_each
 from gradlang.expr.graph import build_dag
@@ -30,14 +29,28 @@ from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.values import from_elements
 
 
+def _reverse():
+    """derive/tensor/reverse.py, imported on the first tensor derivative: a program that takes none does not
+    load the tensor passes (issue #41)."""
+    from gradlang.derive.tensor import reverse
+
+    return reverse
+
+
+def _forward():
+    from gradlang.derive.tensor import forward
+
+    return forward
+
+
 def _grad(args):
     e, x = args
     if isinstance(x, TensorList):  # grad(L, [W1, b1, W2]): one reverse pass, one gradient per entry
-        return TensorList(*reverse.grads(e, _tensors(x, "grad")))
+        return TensorList(*_reverse().grads(e, _tensors(x, "grad")))
     listed = _scalars(x, "grad")
     if listed is not None:
-        return from_elements((len(listed),), [reverse.grad(e, a) for a in listed])
-    return reverse.grad(e, _variable(x, "grad"))
+        return from_elements((len(listed),), [_reverse().grad(e, a) for a in listed])
+    return _reverse().grad(e, _variable(x, "grad"))
 
 
 def _jacobian(args):
@@ -47,15 +60,15 @@ def _jacobian(args):
         return _jacobian_by_list(v, listed)
     x = _variable(x, "jacobian")
     if rank(x) == 0:  # by a scalar: the tangent, shaped like v (jacobian(x*a, a) is x)
-        return forward.tangent(v, x)
+        return _forward().tangent(v, x)
     if rank(v) != 1 or rank(x) != 1:  # at literal sizes the component engine's jacobian takes any shape
         raise ShapeNeedsComponents(f"jacobian takes a vector and a vector, got {shapes.describe(shape_of(v))} and {shapes.describe(shape_of(x))}")
-    return forward.tangent(v, x)
+    return _forward().tangent(v, x)
 
 
 def _jacobian_by_list(v, listed: list):
     """jacobian(v, [a, b]): by each scalar, a list for a scalar v; for a vector v, column j is ∂v/∂a_j (Σ ∂v e_jᵀ)."""
-    columns = [forward.tangent(v, a) for a in listed]
+    columns = [_forward().tangent(v, a) for a in listed]
     if rank(v) == 0:
         return from_elements((len(listed),), columns)
     if rank(v) != 1:
@@ -69,12 +82,12 @@ def _hessian(args):
     e, x = args
     listed = _scalars(x, "hessian")
     if listed is not None:
-        rows = [reverse.grad(e, a) for a in listed]
-        return sp.ImmutableMatrix([[forward.tangent(g, b) for b in listed] for g in rows])
+        rows = [_reverse().grad(e, a) for a in listed]
+        return sp.ImmutableMatrix([[_forward().tangent(g, b) for b in listed] for g in rows])
     x = _variable(x, "hessian")
     if rank(x) != 1:
         raise ShapeError(f"hessian takes a vector variable, got {shapes.describe(shape_of(x))}")
-    return forward.tangent(reverse.grad(e, x), x)
+    return _forward().tangent(_reverse().grad(e, x), x)
 
 
 def _diff(args):
@@ -92,7 +105,7 @@ def _diff(args):
             raise
     for variable, order in specs:
         for _ in range(order):
-            e = forward.tangent(e, variable)
+            e = _forward().tangent(e, variable)
     return e
 
 
@@ -115,7 +128,7 @@ def _blocked(args):
 
     e, x = args
     x = _variable(x, "blocked")
-    take = reverse.grad if rank(e) == 0 else forward.tangent
+    take = _reverse().grad if rank(e) == 0 else _forward().tangent
     difference = unstopped(take(unstopped(e), x) - take(e, x))
     if sp.count_ops(difference) <= _BLOCKED_EXPAND_OPS:
         difference = sp.expand(difference)

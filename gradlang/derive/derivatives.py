@@ -11,14 +11,13 @@ into the result, so higher derivatives come out right.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 import sympy as sp
 
 from gradlang import limits
 from gradlang.derive import dag
+from gradlang.derive.requests import BLOCKED_SIMPLIFY_SIZE, DerivativeRequest, _READABLE, readable  # noqa: F401 (read here too)
 from gradlang.errors import DiffError, LimitError, ShapeError
 from gradlang.expr.functions import RealAbs
 from gradlang.expr.primitives import constant_classes
@@ -30,10 +29,8 @@ from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import dag_atoms, dag_has, rebuild, tree_size
 
 TREE_WORK_LIMIT = 2_000  # tree nodes x variables that sympy.diff may be asked to walk in one call
-BLOCKED_SIMPLIFY_SIZE = 2_000  # tree nodes above which blocked() leaves its difference unsimplified
 
 _CONSTANT_CLASSES = constant_classes()  # stop_gradient and the piecewise-constant functions
-_READABLE = ContextVar("readable", default=False)  # inside readable(): derivatives a reader follows
 
 
 @dataclass(frozen=True)
@@ -117,22 +114,6 @@ def _on_tree(items: list, variables: int) -> bool:
         return False
     budget = TREE_WORK_LIMIT // max(variables, 1)
     return tree_size(items, cap=budget + 1) <= budget and not dag_has(items, sp.oo, -sp.oo, sp.zoo)
-
-
-@contextmanager
-def readable():
-    """Derivatives taken inside come from sympy.diff whenever its work is bounded (TREE_WORK_LIMIT).
-
-    For the views a reader follows step by step: explain, whose derivation of
-    each component is SymPy's rules applied by hand and must end where the
-    value does, and blocked(), whose difference simplify cancels best in
-    SymPy's forms. Both are bounded in size, so this costs no scaling.
-    """
-    token = _READABLE.set(True)
-    try:
-        yield
-    finally:
-        _READABLE.reset(token)
 
 
 def tree_derivative(expr: sp.Expr, symbol: sp.Symbol) -> sp.Expr:
@@ -282,23 +263,3 @@ def blocked(expr, wrt, simplify, take=None):
 def _check_size(count: int) -> None:
     if count > limits.MAX_ELEMENTS:
         raise LimitError(f"the result would have {count} components, above the limit of {limits.MAX_ELEMENTS}")
-
-
-@dataclass(frozen=True)
-class DerivativeRequest:
-    """One derivative taken inside an explain statement: what explain shows.
-
-    operation is "diff", "grad", "jacobian", "hessian" or "blocked"; expr is the
-    value differentiated; specs are the (symbol, order) pairs of diff, or wrt the
-    variables of the others; result is the value returned; span is where the
-    call stands in the source; definitions are the source texts of the user
-    functions unfolded while building expr (shown as the definition step).
-    """
-
-    operation: str
-    expr: object
-    wrt: object
-    specs: tuple
-    result: object
-    span: object
-    definitions: tuple = ()
