@@ -27,6 +27,9 @@ import sys
 
 COMMANDS = {
     "python -c 'import sympy'": ["-c", "import sympy"],
+    # What any program pays before gradlang's own modules: SymPy, lark, and SymPy's first sum (Add imports
+    # sympy.tensor.tensor and sympy.combinatorics, whatever adds).
+    "python -c 'import sympy, lark; x + 1'": ["-c", "import sympy, lark; sympy.Symbol('x') + 1"],
     "python -c 'import gradlang'": ["-c", "import gradlang"],
     "python -c 'from gradlang import Session'": ["-c", "from gradlang import Session"],
     "gradlang --plain -e '1 + 1'": ["-m", "gradlang", "--plain", "-e", "1 + 1"],

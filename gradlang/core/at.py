@@ -138,7 +138,10 @@ def _numbers(value, floats: dict, sizes: dict):
 def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
     """(the value as its components, the point as (component symbol, number) pairs)."""
     value, pairs = indices_first(picks_at(value, arrays, pairs), pairs)
-    converted = remembered("components", value, lambda v: _each_component(v, sizes), _sizes_key(sizes))
+    if _given_count(arrays) > NOTED_COMPONENTS:  # a large lowering is not kept alive (remembered.py)
+        converted = _each_component(value, sizes)
+    else:
+        converted = remembered("components", value, lambda v: _each_component(v, sizes), _sizes_key(sizes))
     for var, given in arrays.items():
         pairs.extend(zip(elements(declared_components(var, sizes)), elements(given)))
     return converted, pairs
@@ -146,14 +149,18 @@ def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
 
 def _notes(evaluator, value, arrays: dict, pairs: list, sizes: dict) -> None:
     """The kink notes of a literal-size value at a float point, read off its components (bounded by count)."""
-    counted = sum(math.prod(shape_of(given)) for given in arrays.values())
-    if counted > NOTED_COMPONENTS:
+    if _given_count(arrays) > NOTED_COMPONENTS:
         return
     try:
         converted, point = _lowered_point(value, arrays, list(pairs), sizes)
     except GradlangError:  # no components to read (an index left to NumPy, argmax of a float point): no notes
         return
     kink_notes(converted, point, evaluator.notes)
+
+
+def _given_count(arrays: dict) -> int:
+    """The components the point gives to tensors."""
+    return sum(math.prod(shape_of(given)) for given in arrays.values())
 
 
 def _each_component(value, sizes: dict):

@@ -141,3 +141,28 @@ def test_a_statement_run_again_is_not_parsed_walked_or_compiled_again(monkeypatc
     session.bind("Wd", np.eye(4))
     session.eval(AT)
     assert counts == {"parse": 0, "walk": 0, "compile": 0}
+
+
+def test_a_text_read_before_is_read_again_under_a_lower_limit(monkeypatch):
+    """The programs kept by their text are kept with the limits they were read under."""
+    from gradlang import limits
+
+    session = Session()
+    assert [r.value for r in session.run("1\n2\n3")] == [1, 2, 3]
+    monkeypatch.setattr(limits, "MAX_STATEMENTS", 2)
+    with pytest.raises(LimitError, match="more than 2 statements"):
+        session.run("1\n2\n3")
+
+
+def test_a_faulty_statement_read_twice_is_raised_twice_at_its_place():
+    """A program with a statement its syntax refuses is not kept: each run raises a new error at line 2."""
+    from gradlang import GradlangError
+
+    session = Session()
+    errors = []
+    for _ in range(2):
+        with pytest.raises(GradlangError) as caught:
+            session.run("1\nf(x, x) = x")
+        errors.append(caught.value)
+    assert errors[0] is not errors[1]
+    assert [(e.span.line, e.source_line) for e in errors] == [(2, "f(x, x) = x")] * 2
