@@ -36,18 +36,36 @@ def remembered(kind: str, value, compute, *key):
     entry = (kind, id(value), *key)
     found = _FACTS.get(entry)
     if found is not None and found[0] is value:
-        _FACTS.move_to_end(entry)
+        touch(_FACTS, entry)
         return found[1]
     fact = compute(value)
     _FACTS[entry] = (value, fact)
-    if len(_FACTS) > CAPACITY:
-        _FACTS.popitem(last=False)
+    trim(_FACTS, CAPACITY)
     return fact
 
 
 def forget() -> None:
     """Drop every remembered fact (tests; nothing else needs to: entries are keyed by the value itself)."""
     _FACTS.clear()
+
+
+def touch(kept: OrderedDict, key) -> None:
+    """Mark an entry as used lately. Sessions in threads share the cache, and no lock is taken (a budget's
+    exception may land anywhere, and a lock it left held would stop every later statement): each OrderedDict
+    call is one step under the GIL, and an entry another thread dropped meanwhile is simply not kept."""
+    try:
+        kept.move_to_end(key)
+    except KeyError:
+        pass
+
+
+def trim(kept: OrderedDict, capacity: int) -> None:
+    """Drop the least recently used entries above the capacity (see touch on threads)."""
+    while len(kept) > capacity:
+        try:
+            kept.popitem(last=False)
+        except KeyError:
+            return
 
 
 def _immutable(value) -> bool:

@@ -16,6 +16,7 @@ from lark import Token, Tree
 
 from gradlang import limits
 from gradlang.errors import GradlangError, LimitError, Span, SyntaxError, ValueError
+from gradlang.remembered import touch, trim
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.parse import parse
 
@@ -41,13 +42,12 @@ def read(source: str) -> lo.Program:
     key = (source, _limits())
     found = _READ.get(key)
     if found is not None:
-        _READ.move_to_end(key)
+        touch(_READ, key)
         return found
     result = program(parse(source), source)
     if len(source) <= _READ_CHARS and not any(isinstance(s, lo.Faulty) for s in result.statements):
         _READ[key] = result
-        if len(_READ) > _READ_PROGRAMS:
-            _READ.popitem(last=False)
+        trim(_READ, _READ_PROGRAMS)
     return result
 
 

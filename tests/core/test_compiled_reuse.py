@@ -166,3 +166,32 @@ def test_a_faulty_statement_read_twice_is_raised_twice_at_its_place():
         errors.append(caught.value)
     assert errors[0] is not errors[1]
     assert [(e.span.line, e.source_line) for e in errors] == [(2, "f(x, x) = x")] * 2
+
+
+def test_sessions_in_threads_share_what_is_kept_and_get_their_own_numbers():
+    """The kept programs and facts are shared by every session; sessions in threads each get their point's numbers."""
+    import threading
+
+    from tests.safety import SAFETY_NET
+
+    rng = np.random.default_rng(11)
+    points = [_point(rng, 3) for _ in range(4)]
+    program = MLP.format(n=3)
+    expected = [_fresh(program, point) for point in points]
+    found: dict = {}
+
+    def work(k: int) -> None:
+        session = Session()
+        session.run(program)
+        for name, array in points[k].items():
+            session.bind(name, array)
+        found[k] = [session.eval(AT) for _ in range(10)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(SAFETY_NET)
+    for k in range(4):
+        for value in found[k]:
+            np.testing.assert_array_equal(value, expected[k])
