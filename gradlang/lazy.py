@@ -23,12 +23,16 @@ class _NotYetImported:
 
 class _LazyNumpy:
     def __getattr__(self, name: str):
+        """NumPy's attribute; once NumPy is imported it is kept on the proxy, so a later `np.ndarray` is an
+        ordinary attribute, not this call (isinstance checks run many times a statement)."""
         module = sys.modules.get("numpy")
         if module is None:
             if name in _TYPES:
                 return _NotYetImported
             module = _import_numpy()
-        return getattr(module, name)
+        value = getattr(module, name)
+        setattr(self, name, value)
+        return value
 
 
 _HAS_NUMPY: list = []
