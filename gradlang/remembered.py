@@ -14,7 +14,8 @@ remembered. A rebound name binds a new value, so a stale fact is never read.
 Only immutable values are remembered (SymPy objects, and frozen dataclasses
 such as the lowered form of a statement); the cache is bounded, and the
 least recently used entry goes first, so what is kept depends on the order of
-the statements alone, never on time or hash seed.
+the statements alone, never on time or hash seed. Each kind of fact has its
+own bound, so many facts of one kind never push out those of another.
 """
 
 from __future__ import annotations
@@ -22,25 +23,29 @@ from __future__ import annotations
 import sys
 from collections import OrderedDict
 
-CAPACITY = 512  # facts kept: a handful per value taken `at` a point
+CAPACITY = 256  # facts kept of each kind: one per value taken `at` a point, one per literal of a statement run again
 
-_FACTS: OrderedDict = OrderedDict()
+_FACTS: dict = {}  # kind -> OrderedDict: a statement of many literals does not push out the facts of a formula
 
 
 def remembered(kind: str, value, compute, *key):
-    """compute(value), remembered under (kind, the value's identity, key) when the value is immutable.
+    """compute(value), remembered under the value's identity and key, among the facts of its kind, when the
+    value is immutable.
 
     `key` adds what else the fact depends on (hashable plain data, such as the sizes of a point)."""
     if not _immutable(value):
         return compute(value)
-    entry = (kind, id(value), *key)
-    found = _FACTS.get(entry)
+    kept = _FACTS.get(kind)
+    if kept is None:
+        kept = _FACTS.setdefault(kind, OrderedDict())
+    entry = (id(value), *key)
+    found = kept.get(entry)
     if found is not None and found[0] is value:
-        touch(_FACTS, entry)
+        touch(kept, entry)
         return found[1]
     fact = compute(value)
-    _FACTS[entry] = (value, fact)
-    trim(_FACTS, CAPACITY)
+    kept[entry] = (value, fact)
+    trim(kept, CAPACITY)
     return fact
 
 

@@ -195,3 +195,26 @@ def test_sessions_in_threads_share_what_is_kept_and_get_their_own_numbers():
     for k in range(4):
         for value in found[k]:
             np.testing.assert_array_equal(value, expected[k])
+
+
+def test_many_literals_do_not_push_out_what_is_kept_of_the_formula(monkeypatch):
+    """A point written as 576 numbers is read again on each run; the gradient's facts stay kept (remembered.py
+    bounds each kind of fact apart), so the second run walks the gradient's DAG no more than the first run's
+    reading of the literals does."""
+    from gradlang.expr import graph
+
+    rng = np.random.default_rng(5)
+    W = rng.normal(size=(24, 24)).round(3)
+    written = "[" + ", ".join("[" + ", ".join(f"{v:.3f}" for v in row) + "]" for row in W) + "]"
+    session = Session()
+    session.run("W: R^(24,24)\nx: R^24\ng = grad(sum(tanh(W @ x)), W)")
+    session.bind("xd", np.linspace(-1, 1, 24))
+    statement = f"g at W = {written}, x = xd"
+    first = session.eval(statement)
+    walks = []
+    monkeypatch.setattr(graph, "_visit", lambda *args, _visit=graph._visit: walks.append(args[0]) or _visit(*args))
+    again = session.eval(statement)
+    np.testing.assert_array_equal(first, again)
+    assert not any(root is session.env["g"] for root in walks)
+    x = np.linspace(-1, 1, 24)
+    np.testing.assert_allclose(again, np.outer(1 - np.tanh(W @ x) ** 2, x), rtol=1e-12)
