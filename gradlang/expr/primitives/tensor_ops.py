@@ -144,13 +144,19 @@ def _listed(node, ybar, k):
 
 
 def others(u):
-    """Each component's product of all the others (∂prod(u)/∂u), exact where u has zeros, in the language's where:
-    prod(u)/u_i at a non-zero u_i (0 once u has a zero, with the right derivative by that zero), and at a zero
-    the product of the non-zeros if it is the only zero, else 0. No condition sits on its boundary at a point
-    without zeros (the count is compared with 1.5), so evaluating it warns of no kink there."""
+    """Each component's product of all the others (∂prod(u)/∂u), in the language's where, exact at zeros
+    in value and in its own derivatives, as JAX's (whose rule multiplies the products before and after):
+    prod(u)/u_i at a non-zero u_i; at a zero, the product of the non-zeros if it is the only zero; at one of
+    exactly two zeros, the other zero (the sum of the zeros less u_i) times that product, which is 0 there but
+    has the right derivative by the other zero (the hessian's product of the rest); 0 at three zeros or more.
+    No condition sits on its boundary at a point without zeros (the count is compared with 1.5 and 2.5), so
+    evaluating it warns of no kink there."""
     zero = sp.Eq(u, 0)
     count = t.Total(Where(zero, 1, 0))
-    return Where(zero, Where(count < sp.Rational(3, 2), t.ProdOf(Where(zero, 1, u)), 0), t.ProdOf(u) / Where(zero, 1, u))
+    rest = t.ProdOf(Where(zero, 1, u))
+    other_zero = t.Total(Where(zero, u, 0)) - u
+    at_zero = Where(count < sp.Rational(3, 2), rest, Where(count < sp.Rational(5, 2), other_zero * rest, 0))
+    return Where(zero, at_zero, t.ProdOf(u) / Where(zero, 1, u))
 
 
 def _prod(node, ybar, k):
