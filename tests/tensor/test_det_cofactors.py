@@ -98,3 +98,12 @@ def test_derivatives_of_the_cofactors_are_jaxs(size):
     got = _value(declared, f"diff(sum(grad(det(A + a*B), A)), a) at A = {_listed(A3)}, B = {_listed(B3)}, a = 0.5")
     expected = jax.grad(lambda a: jnp.sum(jax.grad(jnp.linalg.det)(A3 + a * B3)))(0.5)
     np.testing.assert_allclose(got, expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("size", ["n", "2"])
+def test_the_tangent_of_det_at_a_singular_matrix_is_jaxs(size):
+    """Forward mode is Jacobi's ⟨cof(A), dA⟩: det(a A) at a = 0 has derivative 0 (was refused as singular)."""
+    A = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for a in (0.0, 0.5):
+        got = _value(f"A: R^({size},{size})\na: R", f"diff(det(a*A), a) at a = {a}, A = {_listed(A)}")
+        np.testing.assert_allclose(got, jax.grad(lambda a: jnp.linalg.det(a * A))(a), rtol=1e-12, atol=1e-12)

@@ -270,7 +270,7 @@ def _outer_tangent(node, d):
 _total_tangent = linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d))
 # by a scalar only: by a vector each would be a tensor of rank three
 _trace_tangent = no_vector(lambda n, d: t.Trace(d[0]))
-_det_tangent = no_vector(lambda n, d: n * t.Trace(t.MatMul(t.Inv(n.args[0]), d[0])))  # Jacobi: det(A) tr(A⁻¹ dA)
+_det_tangent = no_vector(lambda n, d: t.Total(t.Cofactor(n.args[0]) * d[0]))  # Jacobi: ⟨cof(A), dA⟩, at a singular A too
 _cofactor_tangent = no_vector(  # C = det(A) A⁻ᵀ: dC = tr(A⁻¹ dA) C − C dAᵀ A⁻ᵀ
     lambda n, d: n * t.Trace(t.MatMul(t.Inv(n.args[0]), d[0])) - t.MatMul(t.MatMul(n, t.Transpose(d[0])),
                                                                             t.Transpose(t.Inv(n.args[0]))))
