@@ -65,7 +65,14 @@ def _candidates(value) -> list:
         stopped[node] = inside
         inner = inside or isinstance(node, StopGradient)
         stack.extend((a, inner) for a in reversed(node.args) if isinstance(a, sp.Basic))
-    return [(node, stopped[node]) for node in order if _is_kink(node)]
+    exact = {sp.Eq(node.args[0], 0) for node in order if isinstance(node, t.ProdOf)}
+    return [(node, stopped[node]) for node in order if _is_kink(node) and not _exact_choice(node, exact)]
+
+
+def _exact_choice(node, exact: set) -> bool:
+    """A where on `u == 0` of a u whose product the formula takes: prod's gradient (tensor_ops.others) picks the
+    product of the others exactly so, in value and derivative, and no convention is met there."""
+    return primitives.by_class(node.func).kink is not None and node.args[0] in exact if exact else False
 
 
 def _is_kink(node) -> bool:
