@@ -32,7 +32,7 @@ from gradlang.core.point_indices import check_indices, check_ranges, indices_fir
 from gradlang.core.substitute import substitute
 from gradlang.errors import GradlangError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.lower import components, declared_components, literal, symbolic
+from gradlang.expr.tensor.lower import components, declared_components, literal
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
 from gradlang.tools.tensor_kinks import kink_notes
