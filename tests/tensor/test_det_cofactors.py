@@ -107,3 +107,16 @@ def test_the_tangent_of_det_at_a_singular_matrix_is_jaxs(size):
     for a in (0.0, 0.5):
         got = _value(f"A: R^({size},{size})\na: R", f"diff(det(a*A), a) at a = {a}, A = {_listed(A)}")
         np.testing.assert_allclose(got, jax.grad(lambda a: jnp.linalg.det(a * A))(a), rtol=1e-12, atol=1e-12)
+
+
+def test_the_exported_gradient_of_det_has_the_cofactors(tmp_path):
+    """--export numpy at a symbolic size writes the cofactors' helper into the module: finite at a singular A."""
+    from gradlang.export import export_program
+    from tests.tools.test_export import load
+
+    program = "A: R^(n,n)\ng = grad(det(A), A)\n"
+    session = Session()
+    session.run(program)
+    module = load(export_program(session, "numpy", program), tmp_path, "det_cofactors")
+    for matrix in SINGULAR[:2] + [A3]:
+        np.testing.assert_allclose(module.g(matrix), jax.grad(jnp.linalg.det)(matrix), rtol=1e-12, atol=1e-12)
