@@ -27,6 +27,7 @@ from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.lower import components, declared_components
 from gradlang.expr.values import elements, to_symbolic
+from gradlang.expr.walk import dag_atoms
 from gradlang.lazy import np
 from gradlang.tools import kinks
 
@@ -72,7 +73,7 @@ def _candidates(value) -> list:
 def _exact_choice(node, exact: set) -> bool:
     """A where on `u == 0` of a u whose product the formula takes: prod's gradient (tensor_ops.others) picks the
     product of the others exactly so, in value and derivative, and no convention is met there."""
-    return primitives.by_class(node.func).kink is not None and node.args[0] in exact if exact else False
+    return bool(exact) and primitives.by_class(node.func).kink.kind == "boundary" and node.args[0] in exact
 
 
 def _is_kink(node) -> bool:
@@ -127,16 +128,17 @@ def _tied_lines(node, floats: dict, sizes: dict, shape: tuple) -> np.ndarray:
     """max(v) and its shares: a tie anywhere in v; along an axis: the lines with a tie (each entry of a share)."""
     argument = node.args[0]
     array = _array(argument, floats, sizes, _shape(argument, sizes))
-    if isinstance(node, (t.MaxOf, t.MaxShares)):
-        return np.broadcast_to(_tied(list(array.reshape(-1)), np.max), shape)
-    axis = int(node.args[1])
-    lines = _tied(list(np.moveaxis(array, axis, 0)), np.max)  # one per line, along the other axis
+    with np.errstate(invalid="ignore"):
+        if isinstance(node, (t.MaxOf, t.MaxShares)):
+            return np.broadcast_to((array == np.max(array)).sum() >= 2, shape)
+        axis = int(node.args[1])
+        lines = (array == np.max(array, axis=axis, keepdims=True)).sum(axis=axis) >= 2  # one per line
     return lines if isinstance(node, t.MaxAxis) else np.broadcast_to(np.expand_dims(lines, axis), shape)
 
 
 def _said(node, indices: list, floats: dict, sizes: dict, stopped: bool) -> list:
     """kinks.py's warnings for the node's components at these indices."""
-    counted = sum(_count(v, sizes) for v in node.atoms(t.Var))
+    counted = sum(_count(v, sizes) for v in dag_atoms(node, t.Var))  # one visit a node of a shared DAG
     if counted <= WORDED:
         try:
             items, mapping = _lowered(node, indices, floats, sizes)
