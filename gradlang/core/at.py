@@ -15,9 +15,11 @@ formula's numbers do not depend on how its sizes are spelled"):
   exact out;
 - no NumPy (the browser page): lowered, then substitute's pure-Python path.
 
-At literal sizes the notes the point earns (a kink, a name the formula lacks)
-are read off the components, as the component engine gave them, up to
-NOTED_COMPONENTS components; the numbers never depend on it.
+The notes the point earns are the same whatever the sizes are spelled: a
+name the formula lacks, and at a float point the kinks it sits on, found by
+whole-array NumPy over the formula's kink nodes (tools/tensor_kinks.py) and
+said as the components say them; an exact point's are substitute's, as it
+gives its numbers. The numbers never depend on them.
 """
 
 from __future__ import annotations
@@ -29,18 +31,18 @@ import sympy as sp
 from gradlang.core.bindings import _component, _target_index
 from gradlang.core.literal_sizes import picks_at
 from gradlang.core.point_indices import check_indices, check_ranges, indices_first
-from gradlang.core.substitute import kink_notes, substitute
+from gradlang.core.substitute import substitute
 from gradlang.errors import GradlangError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.lower import components, declared_components, literal, symbolic
+from gradlang.expr.tensor.lower import components, declared_components, literal
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
 from gradlang.remembered import remembered
+from gradlang.tools.tensor_kinks import kink_notes
 from gradlang.expr.walk import dag_atoms
 from gradlang.expr.values import is_condition, is_scalar, elements, from_elements, shape_of, to_symbolic
 
-NOTED_COMPONENTS = 128  # components given, up to which a literal-size value is read for its notes (its lowering grows
-# with them, as fast as n^2 for a mean: above, the numbers come without notes, as at a symbolic size)
+REMEMBERED_COMPONENTS = 128  # components given, up to which a value's lowering is remembered for the next at
 
 
 def sizes_from(value: Var, given, sizes: dict) -> None:
@@ -66,11 +68,6 @@ def binds_tensor(evaluator, bindings, frame) -> bool:
     return False
 
 
-def symbolic_at(evaluator, value, bindings, frame) -> bool:
-    """Does this at hold a symbolic size, in its value or a tensor it gives?"""
-    return symbolic(value) or any(symbolic(evaluator.lookup(b.target.name, frame)) for b in bindings)
-
-
 def at(evaluator, value, bindings, frame, inner=None):
     """`value at bindings` for a formula of the tensor engine (see the module docstring).
 
@@ -79,14 +76,14 @@ def at(evaluator, value, bindings, frame, inner=None):
     pairs, batch = evaluator._bindings(scalar_bindings, frame)
     check_indices(value, pairs)
     check_ranges(value, pairs, sizes)
-    noted = inner is not None and not symbolic_at(evaluator, value, bindings, frame)
-    if noted:
-        evaluator._check_names(value, inner, bindings, frame)
+    if inner is not None:
+        evaluator._check_names(value, inner, _not_sizes(evaluator, bindings, frame), frame)
     floats = _whole_array_point(value, arrays, pairs, batch, sizes)
     if floats is not None:
-        if noted:
-            _notes(evaluator, value, arrays, pairs, sizes)
-        return _numbers(value, floats, sizes)
+        result = _numbers(value, floats, sizes)
+        if inner is not None and evaluator.notes is not None:
+            evaluator.notes.extend(n for n in kink_notes(value, floats, _known_sizes(sizes)) if n not in evaluator.notes)
+        return result
     converted, pairs = _lowered_point(value, arrays, pairs, sizes)
     return substitute(converted, pairs, batch, evaluator.notes, written_out=True)
 
@@ -138,7 +135,7 @@ def _numbers(value, floats: dict, sizes: dict):
 def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
     """(the value as its components, the point as (component symbol, number) pairs)."""
     value, pairs = indices_first(picks_at(value, arrays, pairs), pairs)
-    if _given_count(arrays) > NOTED_COMPONENTS:  # a large lowering is not kept alive (remembered.py)
+    if _given_count(arrays) > REMEMBERED_COMPONENTS:  # a large lowering is not kept alive (remembered.py)
         converted = _each_component(value, sizes)
     else:
         converted = remembered("components", value, lambda v: _each_component(v, sizes), _sizes_key(sizes))
@@ -147,15 +144,9 @@ def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
     return converted, pairs
 
 
-def _notes(evaluator, value, arrays: dict, pairs: list, sizes: dict) -> None:
-    """The kink notes of a literal-size value at a float point, read off its components (bounded by count)."""
-    if _given_count(arrays) > NOTED_COMPONENTS:
-        return
-    try:
-        converted, point = _lowered_point(value, arrays, list(pairs), sizes)
-    except GradlangError:  # no components to read (an index left to NumPy, argmax of a float point): no notes
-        return
-    kink_notes(converted, point, evaluator.notes)
+def _not_sizes(evaluator, bindings, frame) -> list:
+    """The bindings of an at but those of sizes (`at n = 3`): a size is no symbol of the formula, yet it is used."""
+    return [b for b in bindings if not shapes.is_size(evaluator.lookup(b.target.name, frame))]
 
 
 def _given_count(arrays: dict) -> int:

@@ -50,11 +50,6 @@ def substitute(value, pairs: list, batch: list, notes: list | None = None, writt
     return _exact(value, items, mapping, written_out)
 
 
-def kink_notes(value, pairs: list, notes: list) -> None:
-    """The notes `substitute` gives at this point (a kink, a tie), without its numbers (core/at.py's floats)."""
-    _warn_kinks(elements(to_symbolic(value)), dict(pairs), notes)
-
-
 def _warn_kinks(items, mapping, notes) -> None:
     if notes is None:
         return

@@ -87,6 +87,26 @@ def kink_warnings_points(exprs, symbols, points: list) -> list[KinkWarning]:
             for first, count in found.values()]
 
 
+def tie_message(name: str, shown: str, count: int, tied: list, extremum: float, stopped: bool = False) -> KinkWarning:
+    """A tie's warning from its parts: `shown` the arguments as written (cut), `count` of them, `tied` the texts of
+    those attaining `extremum`. _tie's words, and a tensor's max over many components (tools/tensor_kinks.py)."""
+    kink = primitives.lookup(name).kink
+    warning = KinkWarning(
+        f"{name}({shown}) has a tie: {len(tied)} of its {count} arguments ({', '.join(tied)}) "
+        f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}; "
+        f"gradlang shares the gradient equally (1/{len(tied)} each).",
+        f"{name} at a tie: gradlang shares the gradient equally among the tied arguments "
+        f"(docs/language.md, section 5). {kink.convention}.",
+    )
+    return KinkWarning(warning.short + _STOPPED_NOTE, warning.detail) if stopped else warning
+
+
+def shown_arguments(texts: list) -> str:
+    """Arguments written out as _show_args writes them, from the texts of the first few (enough to pass the cut)."""
+    text = "(" + ", ".join(texts) + ")"
+    return (text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…")[1:-1]
+
+
 # --- the walk ----------------------------------------------------------------------
 
 
@@ -232,15 +252,8 @@ def _tie(record, kink, node) -> _Check:
 
     def describe(point):
         extremum = _extremum(name, point)
-        tied = [i for i, v in enumerate(point) if v == extremum]
-        shown = ", ".join(_show(args[i]) for i in tied)
-        return KinkWarning(
-            f"{name}({_show_args(args)}) has a tie: {len(tied)} of its {len(args)} arguments ({shown}) "
-            f"attain the {'maximum' if name == 'max' else 'minimum'} {_num(extremum)}; "
-            f"gradlang shares the gradient equally (1/{len(tied)} each).",
-            f"{name} at a tie: gradlang shares the gradient equally among the tied arguments "
-            f"(docs/language.md, section 5). {kink.convention}.",
-        )
+        tied = [_show(args[i]) for i, v in enumerate(point) if v == extremum]
+        return tie_message(name, _show_args(args), len(args), tied, extremum)
 
     return _Check((name, args), tuple(args), hit, describe)
 

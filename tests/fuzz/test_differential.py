@@ -200,3 +200,12 @@ def test_a_vector_that_cancels_to_zero_under_cosine_is_a_documented_error():
     point = {"y": 0.0, "z": 2.0, "v": [1.0, 2.0, 3.0], "W": [[1.0, 0.5, 2.0], [0.0, -1.0, 0.0]]}
     findings = run_program((None, ("cosine", ("var", "v"), zero), ("normalize", zero), point), slow=None)
     assert {f.verdict for f in findings} == {"documented-error"}, "\n".join(map(str, findings))
+
+
+def test_det_of_a_gram_matrix_at_an_overflowing_point_agrees_with_jax():
+    """Seed 88100: det((W²)⁻¹ (W²)⁻¹ᵀ) at W ~ 1e300, where W² overflows and (W²)⁻¹ is 0: its gradient was
+    refused ("a singular matrix has no inverse"); det's gradient is the cofactors, 0 there, as JAX's."""
+    inverse = ("pow", ("pow", ("var", "W"), "2"), "-1")
+    point = {"y": 0.5, "z": -1.0, "v": [1.0, 2.0, 0.5], "W": [[1e300, 2e300, -1e300], [3e300, -1e300, 1e150]]}
+    verdicts = _verdicts(("detgram", inverse), point)
+    assert verdicts["grad"] == "ok" and set(verdicts.values()) <= ALLOWED, verdicts

@@ -60,9 +60,18 @@ def test_prod_and_its_gradient(x):
     assert _formula("n", "prod(x)") == "prod(x)"
 
 
-@pytest.mark.parametrize("x", [X, X0], ids=["no zero", "one zero"])  # two zeros: docs/decisions.md
+@pytest.mark.parametrize("x", [X, X0, np.array([0.0, 0.0, 2.0]), np.array([0.0, -1.5, 0.0]), np.zeros(3)],
+                         ids=["no zero", "one zero", "two zeros", "two zeros apart", "three zeros"])
 def test_the_hessian_of_prod(x):
+    """Between two zeros the entry is the product of the rest (was 0 at a symbolic size)."""
     _both_sizes("hessian(prod(x), x)", {"x": x}, jax.hessian(jnp.prod)(x))
+
+
+def test_the_hessian_of_prod_between_two_zeros_of_a_longer_vector():
+    x = np.array([0.0, 2.0, 0.0, -3.0, 0.5])
+    value = Session().eval(f"x: R^n\nhessian(prod(x), x) at x = {_listed(x)}")
+    np.testing.assert_allclose(_as_array(value), jax.hessian(jnp.prod)(x), rtol=1e-12, atol=1e-12)
+    assert _as_array(value)[0, 2] == -3.0
 
 
 # --- derivatives by a list of scalars, and of order n -----------------------------------------------

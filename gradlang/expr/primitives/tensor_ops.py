@@ -20,7 +20,8 @@ below is the one place of its rules at symbolic size. The reverse-mode rules
     diag(A)     c = diagonal   Ā = diag(c̄)
     list        c = [u, v, …]  ū = c̄_0, v̄ = c̄_1, …
     trace       c = tr(A)      Ā = c̄ I
-    det         c = det(A)     Ā = c̄ c A⁻ᵀ
+    det         c = det(A)     Ā = c̄ cof(A), cof(A) = det(A) A⁻ᵀ the cofactors (finite where A is singular)
+    cofactors   C = cof(A)     Ā = ⟨C̄, A⁻ᵀ⟩ C − C C̄ᵀ A⁻ᵀ
     logdet      c = log det(A) Ā = c̄ A⁻ᵀ
     inv         C = A⁻¹        Ā = −A⁻ᵀ C̄ A⁻ᵀ
 
@@ -122,7 +123,46 @@ def _trace(node, ybar, k):
 
 
 def _det(node, ybar, k):
-    return ybar * node * t.Transpose(t.Inv(node.args[0]))
+    """ȳ cof(A), cof(A) = det(A) A⁻ᵀ the cofactors, finite where A is singular (as jax.grad of det); where ȳ
+    carries 1/det(A) (log det(A) written out, 1/det(A)), ȳ det(A) A⁻ᵀ cancels to the teacher's A⁻ᵀ: A must be
+    invertible there for the value itself."""
+    scale = ybar * node
+    if scale.as_powers_dict().get(node, 0) > 0:
+        return ybar * t.Cofactor(node.args[0])
+    return scale * t.Transpose(t.Inv(node.args[0]))
+
+
+def _cofactor(node, ybar, k):
+    """C = det(A) A⁻ᵀ: Ā = ⟨C̄, A⁻ᵀ⟩ C − C C̄ᵀ A⁻ᵀ (the product rule over det(A) and A⁻ᵀ)."""
+    inverse_t = t.Transpose(t.Inv(node.args[0]))
+    ybar = full(ybar, node.shape)
+    return t.Total(ybar * inverse_t) * node - t.MatMul(t.MatMul(node, t.Transpose(ybar)), inverse_t)
+
+
+def cofactor_matrix(a):
+    """det(A) A⁻ᵀ of a float matrix by whole-array NumPy (expr/tensor/numbers.py), finite where A is singular.
+
+    Where the inverse is finite it is NumPy's det times its inverse (what the
+    formula det(A) A⁻ᵀ gives); elsewhere it comes from the SVD A = U S Vᵀ as
+    det(U) det(Vᵀ) U adj(S) Vᵀ, adj(S) holding each singular value's product of
+    the others (no division), which jax.grad of jnp.linalg.det gives to
+    rounding. A matrix with an inf or a nan has none: nan."""
+    import numpy
+
+    with numpy.errstate(all="ignore"):
+        try:
+            product = numpy.linalg.det(a) * numpy.transpose(numpy.linalg.inv(a))
+            if numpy.isfinite(product).all():
+                return product
+        except numpy.linalg.LinAlgError:  # singular to NumPy's LU
+            pass
+        if not numpy.isfinite(a).all():
+            return numpy.full(numpy.shape(a), numpy.nan)
+        u, s, vt = numpy.linalg.svd(a)
+        before = numpy.concatenate(([1.0], numpy.cumprod(s)[:-1]))
+        after = numpy.concatenate((numpy.cumprod(s[::-1])[:-1][::-1], [1.0]))
+        sign = numpy.sign(numpy.linalg.det(u) * numpy.linalg.det(vt))
+        return sign * numpy.matmul(u * (before * after), vt)
 
 
 def _logdet(node, ybar, k):
@@ -144,13 +184,19 @@ def _listed(node, ybar, k):
 
 
 def others(u):
-    """Each component's product of all the others (∂prod(u)/∂u), exact where u has zeros, in the language's where:
-    prod(u)/u_i at a non-zero u_i (0 once u has a zero, with the right derivative by that zero), and at a zero
-    the product of the non-zeros if it is the only zero, else 0. No condition sits on its boundary at a point
-    without zeros (the count is compared with 1.5), so evaluating it warns of no kink there."""
+    """Each component's product of all the others (∂prod(u)/∂u), in the language's where, exact at zeros
+    in value and in its own derivatives, as JAX's (whose rule multiplies the products before and after):
+    prod(u)/u_i at a non-zero u_i; at a zero, the product of the non-zeros if it is the only zero; at one of
+    exactly two zeros, the other zero (the sum of the zeros less u_i) times that product, which is 0 there but
+    has the right derivative by the other zero (the hessian's product of the rest); 0 at three zeros or more.
+    No condition sits on its boundary at a point without zeros (the count is compared with 1.5 and 2.5), so
+    evaluating it warns of no kink there."""
     zero = sp.Eq(u, 0)
     count = t.Total(Where(zero, 1, 0))
-    return Where(zero, Where(count < sp.Rational(3, 2), t.ProdOf(Where(zero, 1, u)), 0), t.ProdOf(u) / Where(zero, 1, u))
+    rest = t.ProdOf(Where(zero, 1, u))
+    other_zero = t.Total(Where(zero, u, 0)) - u
+    at_zero = Where(count < sp.Rational(3, 2), rest, Where(count < sp.Rational(5, 2), other_zero * rest, 0))
+    return Where(zero, at_zero, t.ProdOf(u) / Where(zero, 1, u))
 
 
 def _prod(node, ybar, k):
@@ -224,7 +270,10 @@ def _outer_tangent(node, d):
 _total_tangent = linear(lambda n, d: t.Total(d), lambda n, d: t.MatMul(t.Ones(shape_of(n.args[0])[0]), d))
 # by a scalar only: by a vector each would be a tensor of rank three
 _trace_tangent = no_vector(lambda n, d: t.Trace(d[0]))
-_det_tangent = no_vector(lambda n, d: n * t.Trace(t.MatMul(t.Inv(n.args[0]), d[0])))  # Jacobi: det(A) tr(A⁻¹ dA)
+_det_tangent = no_vector(lambda n, d: t.Total(t.Cofactor(n.args[0]) * d[0]))  # Jacobi: ⟨cof(A), dA⟩, at a singular A too
+_cofactor_tangent = no_vector(  # C = det(A) A⁻ᵀ: dC = tr(A⁻¹ dA) C − C dAᵀ A⁻ᵀ
+    lambda n, d: n * t.Trace(t.MatMul(t.Inv(n.args[0]), d[0])) - t.MatMul(t.MatMul(n, t.Transpose(d[0])),
+                                                                            t.Transpose(t.Inv(n.args[0]))))
 _logdet_tangent = no_vector(lambda n, d: t.Trace(t.MatMul(t.Inv(n.args[0]), d[0])))  # d log det(A) = tr(A⁻¹ dA)
 _inv_tangent = no_vector(lambda n, d: -t.MatMul(t.MatMul(n, d[0]), n))
 _sum_axis_tangent = no_vector(lambda n, d: t.SumAxis(d[0], n.args[1]))
@@ -265,7 +314,10 @@ _operation("prod", TensorRule(t.ProdOf, _prod, ("prod: ū = ȳ ∏_{j≠i} u_j",
                               _prod_tangent))
 _operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I"), _trace_tangent))
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}"),
-                             _det_tangent))
+                             _det_tangent),
+           TensorRule(t.Cofactor, _cofactor, ("cofactors: Ā = ⟨C̄, A⁻ᵀ⟩ C − C C̄ᵀ A⁻ᵀ",
+                                              r"\bar{A} = \langle \bar{C}, A^{-\top} \rangle C - C \bar{C}^{\top} A^{-\top}"),
+                      _cofactor_tangent, numpy=cofactor_matrix))  # finite where A is singular
 _operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}"),
                                 _logdet_tangent, numpy=log_det))  # NumPy's slogdet: no overflow (section 6)
 _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}"),

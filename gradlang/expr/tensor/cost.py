@@ -21,7 +21,7 @@ from gradlang.expr.tensor import nodes as t
 
 # Operations whose NumPy helper makes arrays as large as its argument while it runs (numbers.py).
 _TRANSIENT = (t.SoftmaxOf, t.LogSumExpOf, t.MaxShares, t.SoftmaxAxis, t.LogSumExpAxis, t.MaxSharesAxis,
-              t.NormOf, t.Inv, t.Det, t.LogDet)
+              t.NormOf, t.Inv, t.Det, t.LogDet, t.Cofactor)
 TRANSIENT_COPIES = 2
 
 
@@ -44,12 +44,12 @@ def _shape(node) -> tuple | None:
 
 
 def _products(node, sizes: dict) -> int:
-    """Multiply-adds of a matrix product, a dot product, an inverse or a determinant (0 for other nodes)."""
+    """Multiply-adds of a matrix product, a dot product, an inverse, a determinant or cofactors (0 for other nodes)."""
     if isinstance(node, (t.MatMul, t.Dot)):
         left, right = (t.shape_of(a) for a in node.args[:2])
         inner = count(left, sizes) or 0
         return inner * (count(right[1:], sizes) or 0) if len(right) == 2 else inner
-    if isinstance(node, (t.Inv, t.Det, t.LogDet)):
+    if isinstance(node, (t.Inv, t.Det, t.LogDet, t.Cofactor)):
         n = count(t.shape_of(node.args[0])[:1], sizes) or 0
         return n ** 3
     return 0

@@ -1,6 +1,9 @@
-"""The tensor nodes of square matrices: trace, det, logdet and inv (their adjoints: primitives/tensor_ops.py)."""
+"""The tensor nodes of square matrices: trace, det, logdet, inv and the cofactor matrix (their adjoints:
+primitives/tensor_ops.py)."""
 
 from __future__ import annotations
+
+from sympy.printing.precedence import PRECEDENCE
 
 from gradlang.expr.tensor.nodes import ScalarOp, TensorOp, shape_of
 from gradlang.expr.tensor.spelling import Spelling
@@ -33,6 +36,24 @@ class Inv(TensorOp):
 
     nargs = 1
     spelling = Spelling("inv({0})", r"{0}^{-1}", "{0}⁻¹", "numpy.linalg.inv({0})", postfix=True)
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
+class Cofactor(TensorOp):
+    """The cofactor matrix of A, det(A) A⁻ᵀ (the transposed adjugate): the gradient of det(A).
+
+    It is a node of its own, not det(A) times A⁻ᵀ, because it is finite where A
+    is singular (a singular matrix has cofactors: jax.grad of jnp.linalg.det
+    gives them), and A⁻¹ is not. It is spelled as the product it equals where A
+    is invertible, which reads back; its numbers and components never divide by det(A)."""
+
+    nargs = 1
+    precedence = PRECEDENCE["Mul"]  # spelled as a product: a postfix mark or a power wraps it
+    spelling = Spelling("det({0})*transpose(inv({0}))", r"\det\left({b0}\right) {0}^{-\top}", "det({b0}) {0}⁻ᵀ",
+                        "_gl_cofactor({0})", postfix=True)
 
     @property
     def shape(self):

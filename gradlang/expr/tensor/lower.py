@@ -308,6 +308,18 @@ def _inverse(node, args, sizes):
     return sp.ImmutableMatrix(n, n, [cofactor(i, j) / determinant for i in range(n) for j in range(n)])
 
 
+def _cofactors(node, args, sizes):
+    """det(A) A⁻ᵀ as its components: each entry's signed minor by the same expansion, no division by det(A)."""
+    matrix, n = args[0], args[0].shape[0]
+    if n > MAX_EXACT_DET:
+        raise LimitError(f"det and inv take components up to {MAX_EXACT_DET}×{MAX_EXACT_DET}; give float arrays")
+    memo: dict = {}
+    everything = tuple(range(n))
+    return sp.ImmutableMatrix(n, n, [(-1) ** (i + j) * _laplace(matrix, everything[:i] + everything[i + 1:],
+                                                                 everything[:j] + everything[j + 1:], memo)
+                                     for i in range(n) for j in range(n)])
+
+
 def _lines(matrix, axis: int) -> list:
     """The vectors an axis runs along: each column (axis 0) or each row (axis 1), as component vectors."""
     m, n = shape_of(matrix)
@@ -365,6 +377,7 @@ _BUILD = {
     t.Det: _det,
     t.LogDet: lambda node, args, sizes: sp.log(_det(node, args, sizes)),  # log det(A): the same expansion
     t.Inv: _inverse,
+    t.Cofactor: _cofactors,
     t.Entry: _entry,
     t.OneHot: _onehot,
     t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(args[2:])),

@@ -441,9 +441,9 @@ def is_tensor(value) -> bool:
     return isinstance(value, sp.Basic) and any(isinstance(s, Var) for s in value.free_symbols)
 
 
-# The linear algebra of square matrices (trace, det, logdet, inv) is its own module; it builds on the classes above.
-from gradlang.expr.tensor.linalg import Det, Inv, LogDet, Trace  # noqa: E402
+# The linear algebra of square matrices (trace, det, logdet, inv, cofactors) is its own module; it builds on the classes above.
+from gradlang.expr.tensor.linalg import Cofactor, Det, Inv, LogDet, Trace  # noqa: E402
 
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, ProdOf, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
-       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv,
+       MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv, Cofactor,
        SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)

@@ -64,7 +64,7 @@ def evaluate(expr, values: dict, sizes: dict):
         try:
             (output,) = function(*arguments)
         except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
-            raise ValueError("a singular matrix has no inverse: inv, and the gradient of det, need an invertible one") from None
+            raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
         except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
             raise ShapeError("an index is out of range for its vector or matrix at this point") from None
     shape = tuple(int(sizes.get(s, s)) for s in shape_of(expr))

@@ -1,6 +1,7 @@
 """How a tensor operation is written in each output form, from one template per form.
 
-A template names the arguments `{0}`, `{1}`, the indices after the first
+A template names the arguments `{0}`, `{1}` (`{b0}`: argument 0 never wrapped, inside a call's own
+parentheses where the template writes it twice, as `det({b0}) {0}⁻ᵀ`), the indices after the first
 argument `{rest}` (`{rest_int}` as Python integers, for NumPy) and all the
 arguments `{all}`. The plain form is gradlang source that reads back; LaTeX
 and pretty are the notation of matrix calculus (`W x`, `u vᵀ`, `e_k`, `I`);
@@ -20,7 +21,7 @@ from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 _HOLE = "\x00"  # where the next link of a chain goes, in the text of the link around it (no name holds one)
-_FIELD = re.compile(r"\{(\d+|rest|rest_int|all)\}")
+_FIELD = re.compile(r"\{(\d+|b\d+|rest|rest_int|all)\}")
 _HELPER = re.compile(r"\b_gl_\w+")
 _SUBSCRIPTS = str.maketrans("0123456789aeijklmnorstuvx", "₀₁₂₃₄₅₆₇₈₉ₐₑᵢⱼₖₗₘₙₒᵣₛₜᵤᵥₓ")
 
@@ -142,8 +143,8 @@ def _is_simple(arg) -> bool:
     """A name, a number or a call: nothing a postfix mark could bind into."""
     from gradlang.expr.tensor.nodes import TensorOp
 
-    if isinstance(arg, TensorOp):
-        return arg.spelling.plain_template.endswith(")") and not arg.spelling.infix
+    if isinstance(arg, TensorOp):  # a call, not one spelled as a product (the cofactors, det(A) A⁻ᵀ)
+        return arg.spelling.plain_template.endswith(")") and not arg.spelling.infix and arg.precedence >= PRECEDENCE["Func"]
     return isinstance(arg, (sp.Symbol, sp.Integer)) or (isinstance(arg, sp.Function))
 
 
@@ -165,6 +166,8 @@ def _fill(template: str, node, argument, printer) -> str:
             return ", ".join(f"int({printer._print(a)})" for a in node.args[1:])
         if field == "all":
             return ", ".join(printer._print(a) for a in node.args)
+        if field.startswith("b"):
+            return printer._print(node.args[int(field[1:])])
         return argument(int(field), node.args[int(field)])
 
     return _FIELD.sub(replace, template)
@@ -174,9 +177,9 @@ def _pretty_field(spelling: Spelling, field: str, node, printer) -> list:
     if field in ("rest", "rest_int", "all"):
         args = node.args[1:] if field != "all" else node.args
         return [prettyForm(", ".join(str(a) for a in args))]
-    index = int(field)
+    index = int(field.removeprefix("b"))
     form = printer._print(node.args[index])
-    if spelling._needs_parens(index, node.args[index]):
+    if not field.startswith("b") and spelling._needs_parens(index, node.args[index]):
         form = prettyForm(*form.parens())
     return [form]
 
