@@ -24,7 +24,7 @@ from gradlang.expr.tensor.nodes import Det, shape_of
 from gradlang.expr.walk import dag_has
 
 
-def _stable_logdet(expr):
+def stable_logdet(expr):
     """The formula with each log(det(A)) written by hand as LogDet(A), rebuilt over its DAG (as masking.py does)."""
     if not dag_has([expr], Det):
         return expr
@@ -56,7 +56,7 @@ def evaluate(expr, values: dict, sizes: dict):
     a formula too large is a LimitError before NumPy allocates anything."""
     cost.check(build_dag([expr]).nodes, sizes)
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
-    function = numeric.compile_function((_stable_logdet(expr),), tuple(symbols))
+    function = numeric.compile_function((stable_logdet(expr),), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
         try:
