@@ -40,6 +40,7 @@ from gradlang.expr.source import operation_name, to_source
 from gradlang.expr.tensor.nodes import TensorOp, Var, shape_of
 from gradlang.expr.tensor.numbers import stable_logdet
 from gradlang.expr.tensor.shapes import is_size
+from gradlang.export.masks import masked_formula
 from gradlang.export.printers import ExportPrinter
 
 # NumPy has no single function for these: each is written into the module as the source of numbers.py's
@@ -73,7 +74,8 @@ def formula_body(value, params: list, target: str, table) -> str:
     """The lines of a function computing `value` from its parameters (gradlang name, shape), or a refusal."""
     symbols = [s for s in sorted(value.free_symbols, key=lambda s: s.name) if not is_size(s)]
     sizes = _sizes(value, params)
-    arguments, assignments, outputs = dag_cse(mask_untaken((stable_logdet(value),)), tuple(symbols + list(sizes)))
+    computed = stable_logdet(value) if target == "numpy" else masked_formula(stable_logdet(value))  # masks.py
+    arguments, assignments, outputs = dag_cse(mask_untaken((computed,)), tuple(symbols + list(sizes)))
     printer = FormulaPrinter(target, dict(zip(arguments, [table[s.name] for s in symbols] + list(sizes.values()))))
     for temp, _ in assignments:
         printer.symbol_names[temp] = "_gl_f" + temp.name[2:]
