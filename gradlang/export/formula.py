@@ -46,7 +46,7 @@ from gradlang.export.printers import ExportPrinter
 # NumPy has no single function for these: each is written into the module as the source of numbers.py's
 # helper of that name (logdet is not: its helper reads gradlang's own errors; its record writes one, prelude.py)
 _WRITTEN = ("_gl_softmax_vector", "_gl_logsumexp_vector", "_gl_softmax_axis", "_gl_logsumexp_axis",
-            "_gl_onehot_vector", "_gl_max_shares_vector", "_gl_max_shares_axis", "_gl_sum")
+            "_gl_onehot_vector", "_gl_max_shares_vector", "_gl_max_shares_axis")
 
 
 @functools.cache
@@ -58,10 +58,9 @@ def helpers() -> str:
 def _helper_source(name: str) -> str:
     """The helper's own Python source without its docstring, renamed to the name the generated lines call:
     one definition, so the exported module computes what gradlang computes."""
-    from gradlang.expr import numeric
     from gradlang.expr.tensor import numbers
 
-    function = {**numbers.HELPERS, "_gl_sum": numeric._sum}[name]
+    function = numbers.HELPERS[name]
     tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
     definition = tree.body[0]
     if isinstance(definition.body[0], ast.Expr) and isinstance(getattr(definition.body[0], "value", None), ast.Constant):
@@ -96,7 +95,7 @@ RETURNED = {
 
 _FIELD = re.compile(r"\{(\d+|i\d+|rest|rest_int|all)\}")
 # An index or axis computed at run time as the framework's integer (a traced one, in JAX)
-_INTEGER = {"numpy": "int({0})", "jax": "jnp.asarray({0}).astype(int)", "torch": "int({0})", "tf": "int({0})"}
+_INTEGER = {"jax": "jnp.asarray({0}).astype(int)", "torch": "int({0})", "tf": "int({0})"}
 
 
 class FormulaPrinter(ExportPrinter):

@@ -284,3 +284,22 @@ def test_an_untaken_branch_passes_no_nan_to_the_frameworks_gradient(target, tmp_
     assert np.all(np.isfinite(want))
     assert _close(module.grad_f(to_framework(target, x)), want)
     assert _close(module.g(to_framework(target, x)), want)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_tensor_node_exports_in_every_framework(target, tmp_path):
+    """The program through every tensor node (tests/tensor/test_primitive_records.py), at x: R^n, exported: its
+    value and its gradients by x and by A, run by the framework, are gradlang's numbers at the point."""
+    from tests.tensor.test_primitive_records import EVERY_NODE
+
+    framework(target)
+    lines = [line for line in EVERY_NODE.splitlines() if line != "f" and not line.startswith("grad")]
+    program = "\n".join(lines + ["gx = grad(f, x)", "gA = grad(f, A)"]) + "\n"
+    module, session = _module(program, target, tmp_path, f"every_node_{target}")
+    point = {"x": np.array([0.5, -1.0, 2.0]), "A": np.array([[2.0, 0.5, 0.1], [0.3, 1.5, 0.2], [0.1, 0.4, 3.0]])}
+    args = [to_framework(target, point[k]) for k in ("x", "A")]
+    for binding in ("f", "gx", "gA"):
+        assert _close(getattr(module, binding)(*args), _at(session, binding, point)), binding
+    if target != "numpy":
+        gx, gA = module.grad_f(*args)
+        assert _close(gx, _at(session, "gx", point)) and _close(gA, _at(session, "gA", point))
