@@ -37,6 +37,7 @@ from collections.abc import Callable
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.core.evaluate import FunctionDef
 from gradlang.errors import GradlangError, InternalError, LimitError, Span, ValueError, source_lines
+from gradlang.expr.tensor.lower import symbolic
 from gradlang.export.check import SHAPE_CHECK, check_function, defined_names
 from gradlang.export.components import ComponentSession
 from gradlang.export.formula import helpers as formula_helpers
@@ -74,7 +75,7 @@ def export_program(session, target: str, source: str | None = None, filename: st
 
 
 def _prelude(target: str) -> str:
-    """The target's helpers; NumPy's also those a formula printed at a symbolic size calls (formula.py)."""
+    """The target's helpers; NumPy's also numbers.py's that a formula printed at a symbolic size calls (formula.py)."""
     return PRELUDES[target] + (formula_helpers() if target == "numpy" else "")
 
 
@@ -142,11 +143,14 @@ def _unit(session, name: str, value, names: dict, hints: dict, place: _Place) ->
 
 
 def _vectorised(session, unit: Unit | None, place: _Place, definition: FunctionDef | None = None) -> Unit | None:
-    """The unit, with its body as array operations where gradlang's meaning leaves lengths open (vectorised.py)."""
-    if unit is not None:
+    """The unit, with its body as array operations where gradlang's meaning leaves lengths open (vectorised.py).
+
+    A binding's tensor formula at a symbolic size is printed as that formula (formula.py), the value the
+    session computed, in every target: it is not read again from its statement."""
+    if unit is not None and not (unit.formula and symbolic(unit.branches[0][1])):
         unit.vector = vectorise(session, unit, place.program, definition)
         if unit.vector is None:
-            unrolled(unit)  # a binding's tensor formula as its components
+            unrolled(unit)  # a binding's tensor formula as its components, where it has them
     return unit
 
 

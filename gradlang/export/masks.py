@@ -24,13 +24,23 @@ Anything else (a scalar subexpression broadcast against an array condition,
 a leaf under a reduction) is left as it is; there the framework may still
 give nan where gradlang gives a number (docs/decisions.md). The unrolled
 export (text.py) masks its SymPy components the same way: there every
-condition is a scalar, so every symbol of a branch is masked.
+condition is a scalar, so every symbol of a branch is masked; a tensor formula
+printed as itself (formula.py) is masked by the same rule (`masked_formula`).
 """
 
 from __future__ import annotations
 
+import sympy as sp
+from sympy.core.relational import Relational
+from sympy.logic.boolalg import BooleanAtom, BooleanFunction
+
+from gradlang.expr import primitives
 from gradlang.expr.functions import Where
+from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.tensor.nodes import TensorOp, shape_of as tensor_shape
+from gradlang.expr.tensor.shapes import is_size
+from gradlang.expr.walk import dag_has
 from gradlang.export.ir import Graph, Node, resolved
 
 ELEMENTWISE = {"neg", "add", "mul", "pow", "prim", "mask"}  # "prim" nodes are elementwise (or where)
@@ -104,3 +114,64 @@ def _masked_symbols(branch, condition, taken: bool):
     masks = {s: Where(condition, *((s, StopGradient(s)) if taken else (StopGradient(s), s)), evaluate=False)
              for s in symbols}
     return branch.xreplace(masks) if masks else branch
+
+
+def masked_formula(expr):
+    """A tensor formula (export/formula.py) with each where's branches masked, as `masked` does for the
+    array reader's graph: under a scalar condition every declared tensor and symbol of a branch, through any
+    operation; under an array condition each use of the condition's shape reached by elementwise operations
+    only (a tensor, or the result of `@`, softmax, … whose components would mix below it)."""
+    if not dag_has([expr], Where):
+        return expr
+    dag = build_dag([expr])
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if kids and any(a is not b for a, b in zip(args, node.args)):
+            node = node.func(*args)
+        if isinstance(node, Where):
+            condition, taken, other = node.args
+            node = Where(condition, _FormulaMask(condition, True).of(taken), _FormulaMask(condition, False).of(other),
+                         evaluate=False)
+        built.append(node)
+    return built[dag.roots[0]]
+
+
+class _FormulaMask:
+    """The uses of one branch of a where(condition, …) that go through a mask, each node rebuilt once."""
+
+    def __init__(self, condition, taken: bool):
+        self.condition, self.taken = condition, taken
+        self.shape = tensor_shape(condition)
+        self.memo: dict = {}
+
+    def of(self, node):
+        if id(node) not in self.memo:
+            self.memo[id(node)] = (node, self._visited(node))
+        return self.memo[id(node)][1]
+
+    def _visited(self, node):
+        if not getattr(node, "free_symbols", None) or _no_gradient(node):
+            return node
+        if self.shape and tensor_shape(node) != self.shape:
+            return node
+        if isinstance(node, sp.Symbol) or (self.shape and not _elementwise(node)):
+            pair = (node, StopGradient(node)) if self.taken else (StopGradient(node), node)
+            return Where(self.condition, *pair, evaluate=False)
+        kept = 1 if isinstance(node, Where) else 0  # a where's own condition carries no gradient
+        args = [a if k < kept else self.of(a) for k, a in enumerate(node.args)]
+        return node.func(*args) if any(a is not b for a, b in zip(args, node.args)) else node
+
+
+def _no_gradient(node) -> bool:
+    """A condition, a size, stop_gradient and the constants to differentiation: nothing under them needs a mask."""
+    if is_size(node) or isinstance(node, (Relational, BooleanFunction, BooleanAtom)):  # a Symbol is a Boolean too
+        return True
+    if isinstance(node, primitives.constant_classes()):
+        return True
+    rule = primitives.tensor_rules().get(type(node))
+    return rule is not None and rule.constant
+
+
+def _elementwise(node) -> bool:
+    return isinstance(node, (sp.Add, sp.Mul, sp.Pow)) or (isinstance(node, sp.Function) and not isinstance(node, TensorOp))

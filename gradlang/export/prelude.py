@@ -107,7 +107,8 @@ import tensorflow as tf
 
 
 def _t(u):
-    return tf.cast(u, tf.float64)
+    """float64, exactly: tf.cast would first make a Python float a float32 (0.1 off by 1.5e-9)."""
+    return tf.cast(tf.convert_to_tensor(u, dtype_hint=tf.float64), tf.float64)
 
 
 def _stacked(args):
@@ -150,9 +151,20 @@ def record_helpers(target: str) -> list[str]:
     return [r.export[target].helper for r in primitives.records() if r.export and r.export[target].helper]
 
 
+def tensor_helpers(target: str) -> list[str]:
+    """The helper code the tensor nodes' spellings call in `target` (`_gl_logdet`, `_gl_max_shares`), from their
+    records (TensorRule.export), each once: a formula at a symbolic size is printed with them (formula.py)."""
+    found: dict = {}
+    for rule in primitives.tensor_rules().values():
+        spelled = rule.export.get(target)
+        if spelled is not None and spelled.helper:
+            found.setdefault(spelled.helper, None)
+    return list(found)
+
+
 def prelude(target: str) -> str:
     """The whole head of a module exported for `target`."""
-    return "\n\n".join([HEADS[target].rstrip() + "\n", *record_helpers(target)])
+    return "\n\n".join([HEADS[target].rstrip() + "\n", *record_helpers(target), *tensor_helpers(target)])
 
 
 PRELUDES = {target: prelude(target) for target in HEADS}

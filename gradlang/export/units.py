@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from gradlang.core.evaluate import Evaluator, FunctionDef
-from gradlang.expr.tensor.lower import involves, literal, lowered
+from gradlang.expr.tensor.lower import FreeIndex, involves, literal, lowered
 from gradlang.errors import ShapeError, Span
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
@@ -223,9 +223,13 @@ def _dims(shape) -> tuple:
 def unrolled(unit: Unit) -> None:
     """A formula's unit at literal sizes with its body as components, for the unrolled export."""
     if not unit.formula or not literal(unit.branches[0][1]):
-        return  # at a symbolic size it has no components: text.py prints the formula (formula.py) or refuses
+        return  # at a symbolic size it has no components: text.py prints the formula (formula.py)
     (_, value), = unit.branches
-    unit.branches, unit.formula = [((), lowered(value))], False
+    try:
+        components = lowered(value)
+    except FreeIndex:  # onehot(k, 3) has no components until k is given: printed as its formula, as at R^n
+        return
+    unit.branches, unit.formula = [((), components)], False
     _components(unit)
     free = dag_atoms([e for _, items in unit.branches for e in items], sp.Symbol)
     _bases(free, unit.symbols)

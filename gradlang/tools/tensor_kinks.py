@@ -73,7 +73,8 @@ def _candidates(value) -> list:
 def _exact_choice(node, exact: set) -> bool:
     """A where on `u == 0` of a u whose product the formula takes: prod's gradient (tensor_ops.others) picks the
     product of the others exactly so, in value and derivative, and no convention is met there."""
-    return bool(exact) and primitives.by_class(node.func).kink.kind == "boundary" and node.args[0] in exact
+    record = primitives.by_class(node.func) if exact else None  # a reduction (max(x)) has no scalar record
+    return record is not None and record.kink.kind == "boundary" and node.args[0] in exact
 
 
 def _is_kink(node) -> bool:

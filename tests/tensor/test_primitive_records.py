@@ -3,8 +3,9 @@
 A tensor operation (each `TensorOp` of expr/tensor/) is its node class, which
 holds its shape and `Spelling`, and its `TensorRule` in a record of
 expr/primitives/, which holds its adjoint and its tangent (or says it is a
-constant to differentiation) and the whole-array NumPy helper its spelling
-calls, if any. A function of the language is its `Primitive`
+constant to differentiation), the whole-array NumPy helper its spelling
+calls, if any, and its spelling in each framework for --export of a formula
+(`export`: jnp.matmul, torch.logsumexp, …, with the helpers those call). A function of the language is its `Primitive`
 record: its numbers on the browser page (`pure`, or `NotOnPage` with a
 reason), its definition for explain[unfold] where it is a smooth function of
 gradlang's own, its rule on a whole array for vectorised export. The tables
@@ -74,6 +75,27 @@ def missing_in_nodes(classes, rules: dict, components: dict) -> list:
         helper = rule.spelling.helper() if hasattr(rule.spelling, "helper") else None
         if helper is not None and not callable(rule.numpy):
             missing.append(f"{cls.__name__}: numpy ({helper})")
+        missing += [f"{cls.__name__}: {what}" for what in missing_in_export(rule, rules)]
+    return missing
+
+
+FRAMEWORKS = ("jax", "torch", "tf")
+
+
+def missing_in_export(rule, rules: dict) -> list:
+    """What a node lacks for --export of a formula (export/formula.py): a spelling in each framework, and the
+    code of every helper a spelling calls, written by some record for that framework (prelude.py)."""
+    missing = []
+    for target in FRAMEWORKS:
+        spelled = rule.export.get(target)
+        if spelled is None or not spelled.spelling:
+            missing.append(f"export {target}")
+        elif isinstance(spelled.spelling, str):
+            written = "".join(r.export[target].helper for r in rules.values() if target in r.export)
+            missing += [f"export {target} ({name})" for name in re.findall(r"\b_gl_\w+", spelled.spelling)
+                        if f"def {name}(" not in written]
+    if rule.spelling.helper() == "_gl_logdet" and "def _gl_logdet(" not in getattr(rule.export.get("numpy"), "helper", ""):
+        missing.append("export numpy (_gl_logdet)")  # NumPy's other helpers are numbers.py's own (formula.helpers)
     return missing
 
 
@@ -119,10 +141,16 @@ def test_the_check_names_each_entry_that_is_missing():
     rules[t.Dot] = dataclasses.replace(rules[t.Dot], adjoint=None)  # reverse mode would pass nothing through dot
     rules[t.Eye] = dataclasses.replace(rules[t.Eye], constant=False)  # eye would need rules it cannot have
     rules[t.SoftmaxOf] = dataclasses.replace(rules[t.SoftmaxOf], numpy=None)  # its NumPy spelling would be a NameError
+    rules[t.Outer] = dataclasses.replace(rules[t.Outer], export={k: v for k, v in rules[t.Outer].export.items() if k != "tf"})
+    shares = rules[t.MaxShares].export  # --export jax would call a helper no record writes
+    rules[t.MaxShares] = dataclasses.replace(rules[t.MaxShares], export={**shares, "jax": dataclasses.replace(shares["jax"], helper="")})
+    rules[t.MaxSharesAxis] = dataclasses.replace(rules[t.MaxSharesAxis], export={
+        **rules[t.MaxSharesAxis].export, "jax": dataclasses.replace(shares["jax"], spelling="_gl_max_shares({0}, {i1})", helper="")})
     del rules[t.Det]
     components = {cls: rule for cls, rule in _components_table().items() if cls is not t.Trace}
     assert missing_in_nodes(node_classes(), rules, components) == [
         "Det: no record", "Dot: adjoint", "Eye: adjoint", "Eye: tangent", "Inv: tangent",
+        "MaxShares: export jax (_gl_max_shares)", "MaxSharesAxis: export jax (_gl_max_shares)", "Outer: export tf",
         "SoftmaxOf: numpy (_gl_softmax_vector)", "Trace: components"]
     records = {r.name: r for r in primitives.records()}
     broken = [dataclasses.replace(records["softmax"], pure=None), dataclasses.replace(records["sigmoid"], unfold=()),

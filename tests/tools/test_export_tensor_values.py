@@ -84,10 +84,12 @@ L = jacobian(logsumexp(W, 1), x) + outer(max_shares(W @ x), x)
 """
 
 
-def test_a_formula_the_array_reader_cannot_read_exports_to_numpy_at_a_symbolic_size(tmp_path):
-    """jacobian, hessian and diff at x: R^n are printed from the session's formula (formula.py), and their
-    numbers at two lengths are gradlang's at the same point with the sizes given."""
-    module = _module(FORMULAS, "numpy", tmp_path, "formulas")
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_formula_the_array_reader_cannot_read_exports_at_a_symbolic_size(target, tmp_path):
+    """jacobian, hessian and diff at x: R^n are printed from the session's formula (formula.py), in the target's
+    own operations, and their numbers at two lengths are gradlang's at the same point with the sizes given."""
+    framework(target)
+    module = _module(FORMULAS, target, tmp_path, f"formulas_{target}")
     session = Session()
     session.run(FORMULAS)
     rng = np.random.default_rng(3)
@@ -96,7 +98,8 @@ def test_a_formula_the_array_reader_cannot_read_exports_to_numpy_at_a_symbolic_s
         at = f"x = {x.tolist()}, W = {W.tolist()}, a = {a}"
         for name, args in (("J", (x, W)), ("H", (x, a)), ("D", (x, a)), ("L", (x, W))):
             want = np.asarray(session.eval(f"{name} at {at}"), dtype=float)
-            assert np.allclose(getattr(module, name)(*args), want, rtol=1e-12, atol=1e-12), name
+            got = to_numpy(getattr(module, name)(*[to_framework(target, v) for v in args]))
+            assert np.allclose(got, want, rtol=1e-12, atol=1e-12), name
 
 
 def test_the_written_helpers_are_numbers_helpers():
@@ -109,25 +112,27 @@ def test_the_written_helpers_are_numbers_helpers():
     v, M = np.array([1.0, 3.0, 3.0, -2.0]), np.array([[1.0, 2.0, 2.0], [0.5, -1.0, 4.0]])
     calls = {"_gl_softmax_vector": (v,), "_gl_logsumexp_vector": (v,), "_gl_softmax_axis": (M, 1),
              "_gl_logsumexp_axis": (M, 0), "_gl_onehot_vector": (2, 4), "_gl_max_shares_vector": (v,),
-             "_gl_max_shares_axis": (M, 1), "_gl_sum": (v, M[0, :1], 1e300, -1e300)}
+             "_gl_max_shares_axis": (M, 1), "_gl_cofactor": (np.array([[1.0, 2.0], [2.0, 4.0]]),)}
     assert set(calls) == {k for k in namespace if k.startswith("_gl_")}
     for name, args in calls.items():
         assert np.array_equal(namespace[name](*args), numeric.HELPERS[name](*args)), name
 
 
-@pytest.mark.parametrize("target", ["jax", "torch", "tf"])
-def test_a_refusal_at_a_symbolic_size_speaks_gradlang(target):
-    """What a target cannot write at a symbolic size is refused in gradlang's words, no SymPy class name."""
-    program = "x: R^n\nh = hessian(sum(x^3), x)\n"  # hessian is not read as array operations (vectorised.py)
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_hessian_at_a_symbolic_size_is_written_in_the_frameworks_operations(target, tmp_path):
+    """hessian(sum(x^3), x) at x: R^n, refused for jax, torch and tf before, is `3 diag(2 x)` in the framework's
+    own diag (jnp.diag, torch.diag, tf.linalg.diag), and takes any length; no SymPy class name is written."""
+    framework(target)
+    program = "x: R^n\nh = hessian(sum(x^3), x)\n"
     session = Session()
     session.run(program)
-    with pytest.raises(GradlangError) as caught:
-        export_program(session, target, program)
-    message = str(caught.value)
-    assert f"cannot export h: 3*diag(2*x) has the symbolic size n: --export {target} writes" in message
-    assert "--export numpy writes it at any size" in message
-    for name in ("Total", "Var", "TensorOp", "Mul", "Symbol", "Diag"):
-        assert name not in message
+    text = export_program(session, target, program)
+    assert {"numpy": "np.diag(", "jax": "jnp.diag(", "torch": "torch.diag(", "tf": "_gl_diag("}[target] in text
+    module = load(text, tmp_path, f"hessian_{target}")
+    for x in (np.array([0.5, -1.0, 2.0]), np.arange(1.0, 6.0)):
+        assert np.allclose(to_numpy(module.h(to_framework(target, x))), 6 * np.diag(x), rtol=1e-15, atol=0)
+    for name in ("Total", "Var", "TensorOp", "Diag("):
+        assert name not in text
 
 
 def test_a_formula_holding_a_component_beside_its_tensor_is_read_as_components(tmp_path):

@@ -33,6 +33,7 @@ from gradlang.expr.primitives.record import (
     TensorOperation,
     TensorRule,
     ZeroDerivative,
+    frameworks,
     helpers,
     same,
     unary,
@@ -158,6 +159,6 @@ def constant_classes() -> tuple:
 
 __all__ = [
     "SYMPY", "TARGETS", "Export", "GradlangFunction", "Kink", "NotOnPage", "Ops", "Primitive", "TensorOperation", "TensorRule",
-    "ZeroDerivative", "by_class", "constant_classes", "helpers", "lookup", "names", "records", "register",
+    "ZeroDerivative", "by_class", "constant_classes", "frameworks", "helpers", "lookup", "names", "records", "register",
     "register_operation", "same", "tensor_rules", "unary",
 ]

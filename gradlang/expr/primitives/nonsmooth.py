@@ -18,7 +18,7 @@ from gradlang.expr import pure_numeric
 from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
-from gradlang.expr.primitives import Export, Kink, Primitive, TensorRule, helpers, register, same, unary
+from gradlang.expr.primitives import Export, Kink, Primitive, TensorRule, frameworks, helpers, register, same, unary
 from gradlang.expr.primitives.tangents import inner, no_vector
 from gradlang.expr.tensor import nodes
 from gradlang.expr.tensor.broadcast import spread
@@ -207,17 +207,35 @@ def _extremum(name: str, long: str, cls, share_cls, tensor=(), share_tensor=()) 
 # max of a whole vector at symbolic size (MaxOf): v̄ = ȳ · shares of the maximum (ties split equally);
 # max along an axis (MaxAxis) likewise, line by line; the shares (MaxShares, MaxSharesAxis) are a
 # constant to differentiation. The tensor engine has no min node: min(v) is -max(-v).
+# The shares in each framework: 1/t on the t entries that attain the maximum (of each line, along an axis),
+# stopped, since they are a constant to differentiation; each framework's own max (jnp.max, torch.amax,
+# tf.reduce_max) already shares a tie's gradient equally.
+_SHARES = {
+    "jax": "def _gl_max_shares(v, axis=None):\n    tied = v == jnp.max(v, axis=axis, keepdims=True)\n"
+           "    return jax.lax.stop_gradient(tied / jnp.sum(tied, axis=axis, keepdims=True))\n",
+    "torch": "def _gl_max_shares(v, axis=None):\n    v = v.detach()\n"
+             "    tied = (v == (torch.amax(v) if axis is None else torch.amax(v, dim=axis, keepdim=True))).to(torch.float64)\n"
+             "    return tied / (tied.sum() if axis is None else tied.sum(dim=axis, keepdim=True))\n",
+    "tf": "def _gl_max_shares(v, axis=None):\n    v = tf.stop_gradient(v)\n"
+          "    tied = tf.cast(tf.equal(v, tf.reduce_max(v, axis=axis, keepdims=True)), tf.float64)\n"
+          "    return tied / tf.reduce_sum(tied, axis=axis, keepdims=True)\n",
+}
 _extremum("max", "max", Maximum, MaxShare,
           tensor=(TensorRule(nodes.MaxOf, lambda node, ybar, k: ybar * nodes.MaxShares(node.args[0]), (
               "max: v̄ = ȳ · (ties share equally)", r"\bar{v} = \bar{y} \cdot \text{(ties share equally)}"),
-                             lambda node, d, vector: inner(nodes.MaxShares(node.args[0]), d[0], vector)),
+                             lambda node, d, vector: inner(nodes.MaxShares(node.args[0]), d[0], vector),
+                             export=frameworks("jnp.max({0})", "torch.amax({0})", "tf.reduce_max({0})")),
                   TensorRule(nodes.MaxAxis, lambda node, ybar, k: None if k else
                              spread(node, ybar) * nodes.MaxSharesAxis(*node.args), (
                       "max along an axis: M̄ = ȳ 𝟙ᵀ ⊙ (ties in each line share equally)",
                       r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \text{(ties in each line share equally)}"),
-                             no_vector(lambda n, d: nodes.SumAxis(nodes.MaxSharesAxis(*n.args) * d[0], n.args[1])))),
-          share_tensor=(TensorRule(nodes.MaxShares, constant=True, numpy=_max_shares_vector),
-                        TensorRule(nodes.MaxSharesAxis, constant=True, numpy=_max_shares_axis)))
+                             no_vector(lambda n, d: nodes.SumAxis(nodes.MaxSharesAxis(*n.args) * d[0], n.args[1])),
+                             export=frameworks("jnp.max({0}, axis={i1})", "torch.amax({0}, dim={i1})",
+                                               "tf.reduce_max({0}, axis={i1})"))),
+          share_tensor=(TensorRule(nodes.MaxShares, constant=True, numpy=_max_shares_vector,
+                                   export=frameworks(*["_gl_max_shares({0})"] * 3, **_SHARES)),
+                        TensorRule(nodes.MaxSharesAxis, constant=True, numpy=_max_shares_axis,
+                                   export=frameworks(*["_gl_max_shares({0}, {i1})"] * 3, **_SHARES))))
 _extremum("min", "min", Minimum, MinShare)
 
 # --- where -------------------------------------------------------------------------------

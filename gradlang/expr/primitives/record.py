@@ -169,6 +169,16 @@ class TensorRule:
     `Spelling` (plain, LaTeX, pretty, NumPy); `spelling` reads it here. Where
     the NumPy template calls a helper of its own (`_gl_softmax_vector({0})`),
     `numpy` is that helper (expr/tensor/numbers.py reads it from here).
+
+    `export` spells the node in each framework's own operations for
+    `--export jax|torch|tf` of a tensor formula (export/formula.py): target ->
+    `Export` whose spelling is a template over the node's arguments (`{0}`,
+    `{1}`, `{all}`, `{rest}`; `{i0}` and `{rest_int}` as integers, for
+    indices), or a function of the node giving one (a list's, by its number
+    of entries: the formula is printed after its nodes are named, so the
+    arguments' shapes are not known there), and whose `helper` is the code of a function the template
+    calls, for the module's prelude. A `numpy` entry holds only a helper
+    NumPy's spelling calls that numbers.py cannot lend (`_gl_logdet`).
     """
 
     node: type
@@ -177,6 +187,7 @@ class TensorRule:
     tangent: Callable | None = None
     constant: bool = False
     numpy: Callable | None = None  # the whole-array NumPy helper its spelling calls (`_gl_softmax_vector`), if any
+    export: dict = field(default_factory=dict)  # target -> Export: the node in jax, torch, tf (see above)
 
     @property
     def spelling(self):
@@ -211,6 +222,12 @@ def same(name: str, **overrides) -> dict:
 def helpers(name: str, code: dict, whole: dict | None = None) -> dict:
     """Export through a helper `name` whose code is given per target (and how each spells it on a whole array)."""
     return {target: Export(name, code[target], (whole or {}).get(target, "")) for target in TARGETS}
+
+
+def frameworks(jax, torch, tf, /, **code) -> dict:
+    """A tensor node's `TensorRule.export`: its template in each framework, and the helpers (target -> code) they call."""
+    spelled = {"jax": jax, "torch": torch, "tf": tf, "numpy": ""}
+    return {target: Export(spelled[target], code.get(target, "")) for target in TARGETS if spelled[target] or target in code}
 
 
 class ZeroDerivative:

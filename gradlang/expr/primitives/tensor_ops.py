@@ -38,7 +38,7 @@ import sympy as sp
 from gradlang.errors import DiffNeedsComponents
 from gradlang.expr.component_linalg import log_det
 from gradlang.expr.functions import Where
-from gradlang.expr.primitives import TensorOperation, TensorRule, register_operation
+from gradlang.expr.primitives import TensorOperation, TensorRule, frameworks, register_operation
 from gradlang.expr.primitives.tangents import TOO_HIGH, DiagTangent, inner, linear, no_vector, sum_of
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
@@ -293,35 +293,76 @@ def _operation(name: str, *rules: TensorRule) -> None:
 
 
 _operation("matmul", TensorRule(t.MatMul, _matmul, (
-    "matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ", r"\bar{A} = \bar{Y} B^{\top},\ \bar{B} = A^{\top} \bar{Y}"), _matmul_tangent))
+    "matmul: Ā = Ȳ Bᵀ, B̄ = Aᵀ Ȳ", r"\bar{A} = \bar{Y} B^{\top},\ \bar{B} = A^{\top} \bar{Y}"), _matmul_tangent,
+    export=frameworks("jnp.matmul({0}, {1})", "torch.matmul({0}, {1})", "tf.tensordot({0}, {1}, axes=1)")))
 _operation("dot", TensorRule(t.Dot, _dot, ("dot: ū = ȳ v, v̄ = ȳ u", r"\bar{u} = \bar{y} v,\ \bar{v} = \bar{y} u"),
-                             _dot_tangent))
+                             _dot_tangent,
+                             export=frameworks("jnp.dot({0}, {1})", "torch.dot({0}, {1})", "tf.tensordot({0}, {1}, axes=1)")))
 _operation("outer", TensorRule(t.Outer, _outer, (
-    "outer: ū = Ȳ v, v̄ = Ȳᵀ u", r"\bar{u} = \bar{Y} v,\ \bar{v} = \bar{Y}^{\top} u"), no_vector(_outer_tangent)))
+    "outer: ū = Ȳ v, v̄ = Ȳᵀ u", r"\bar{u} = \bar{Y} v,\ \bar{v} = \bar{Y}^{\top} u"), no_vector(_outer_tangent),
+    export=frameworks("jnp.outer({0}, {1})", "torch.outer({0}, {1})", "tf.tensordot({0}, {1}, axes=0)")))
 _operation("transpose", TensorRule(t.Transpose, _transpose, ("transpose: Ā = Ȳᵀ", r"\bar{A} = \bar{Y}^{\top}"),
-                                   _transpose_tangent))
+                                   _transpose_tangent,
+                                   export=frameworks("jnp.transpose({0})", "torch.t({0})", "tf.transpose({0})")))
 _operation("sum",
-           TensorRule(t.Total, _total, ("sum: ū = ȳ 𝟙", r"\bar{u} = \bar{y} \mathbf{1}"), _total_tangent),
+           TensorRule(t.Total, _total, ("sum: ū = ȳ 𝟙", r"\bar{u} = \bar{y} \mathbf{1}"), _total_tangent,
+                      export=frameworks("jnp.sum({0})", "torch.sum({0})", "tf.reduce_sum({0})")),
            TensorRule(t.SumAxis, _sum_axis, ("sum along an axis: M̄ = ȳ 𝟙ᵀ", r"\bar{M} = \bar{y} \mathbf{1}^{\top}"),
-                      _sum_axis_tangent))
+                      _sum_axis_tangent, export=frameworks("jnp.sum({0}, axis={i1})", "torch.sum({0}, dim={i1})",
+                                                           "tf.reduce_sum({0}, axis={i1})")))
+_INDEXED = "{0}[{rest_int}]"
 _operation("index",
-           TensorRule(t.Entry, _entry, ("index: z̄ = ȳ e_k", r"\bar{z} = \bar{y} e_k"), _entry_tangent),
-           TensorRule(t.Row, _row, ("row: M̄ = e_i ȳᵀ", r"\bar{M} = e_i \bar{y}^{\top}"), _row_tangent),
-           TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}"), _column_tangent))
-_operation("diag", TensorRule(t.Diag, _diag, tangent=_diag_tangent))
-_operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k"), _listed_tangent))
+           TensorRule(t.Entry, _entry, ("index: z̄ = ȳ e_k", r"\bar{z} = \bar{y} e_k"), _entry_tangent,
+                      export=frameworks(_INDEXED, _INDEXED, _INDEXED)),
+           TensorRule(t.Row, _row, ("row: M̄ = e_i ȳᵀ", r"\bar{M} = e_i \bar{y}^{\top}"), _row_tangent,
+                      export=frameworks("{0}[{i1}, :]", "{0}[{i1}, :]", "{0}[{i1}, :]")),
+           TensorRule(t.Column, _column, ("column: M̄ = ȳ e_jᵀ", r"\bar{M} = \bar{y} e_j^{\top}"), _column_tangent,
+                      export=frameworks("{0}[:, {i1}]", "{0}[:, {i1}]", "{0}[:, {i1}]")))
+_operation("diag", TensorRule(t.Diag, _diag, tangent=_diag_tangent, export=frameworks(
+    "jnp.diag({0})", "torch.diag({0})", "_gl_diag({0})",  # TensorFlow: one function each way
+    tf="def _gl_diag(v):\n    return tf.linalg.diag(v) if len(v.shape) == 1 else tf.linalg.diag_part(v)\n")))
+
+
+def _stacked(node) -> str:
+    """A list's template: `_stack` of its entries (of rows, for a matrix), the prelude's stack of each framework."""
+    rows, columns = int(node.args[0]), int(node.args[1])
+    fields = [f"{{{k}}}" for k in range(2, len(node.args))]
+    if not columns:
+        return f"_stack({', '.join(fields)})"
+    return "_stack(" + ", ".join(f"_stack({', '.join(fields[i * columns:(i + 1) * columns])})" for i in range(rows)) + ")"
+
+
+_operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k"), _listed_tangent,
+                              export=frameworks(_stacked, _stacked, _stacked)))
 _operation("prod", TensorRule(t.ProdOf, _prod, ("prod: ū = ȳ ∏_{j≠i} u_j", r"\bar{u}_i = \bar{y} \prod_{j \neq i} u_j"),
-                              _prod_tangent))
-_operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I"), _trace_tangent))
+                              _prod_tangent, export=frameworks("jnp.prod({0})", "torch.prod({0})", "tf.reduce_prod({0})")))
+_operation("trace", TensorRule(t.Trace, _trace, ("trace: Ā = ȳ I", r"\bar{A} = \bar{y} I"), _trace_tangent,
+                               export=frameworks("jnp.trace({0})", "torch.trace({0})", "tf.linalg.trace({0})")))
+# the cofactors where TensorFlow has no function transform to take det's gradient by: det(A) A⁻ᵀ, invertible A only
+_COFACTOR = {"tf": "def _gl_cofactor(A):\n    return tf.linalg.det(A) * tf.transpose(tf.linalg.inv(A))\n"}
 _operation("det", TensorRule(t.Det, _det, ("det: Ā = ȳ det(A) A⁻ᵀ", r"\bar{A} = \bar{y} \det(A) A^{-\top}"),
-                             _det_tangent),
+                             _det_tangent,
+                             export=frameworks("jnp.linalg.det({0})", "torch.linalg.det({0})", "tf.linalg.det({0})")),
            TensorRule(t.Cofactor, _cofactor, ("cofactors: Ā = ⟨C̄, A⁻ᵀ⟩ C − C C̄ᵀ A⁻ᵀ",
                                               r"\bar{A} = \langle \bar{C}, A^{-\top} \rangle C - C \bar{C}^{\top} A^{-\top}"),
-                      _cofactor_tangent, numpy=cofactor_matrix))  # finite where A is singular
+                      _cofactor_tangent, numpy=cofactor_matrix,  # finite where A is singular
+                      export=frameworks("jax.grad(jnp.linalg.det)({0})", "torch.func.grad(torch.linalg.det)({0})",
+                                        "_gl_cofactor({0})", **_COFACTOR)))
+# log det(A) from the sign and log of |det(A)|, so a large matrix does not overflow (section 6); not a real number
+# where det(A) <= 0: NaN in the frameworks, gradlang's refusal as a ValueError in NumPy (which computes no gradient)
+_LOGDET = {
+    "numpy": "def _gl_logdet(A):\n    sign, logabs = np.linalg.slogdet(A)\n    if not sign > 0:\n"
+             "        raise ValueError('logdet needs det(A) > 0')\n    return logabs\n",
+    "jax": "def _gl_logdet(A):\n    sign, logabs = jnp.linalg.slogdet(A)\n    return jnp.where(sign > 0, logabs, jnp.nan)\n",
+    "tf": "def _gl_logdet(A):\n    sign, logabs = tf.linalg.slogdet(A)\n"
+          "    return tf.where(sign > 0, logabs, tf.constant(float('nan'), tf.float64))\n",
+}
 _operation("logdet", TensorRule(t.LogDet, _logdet, ("logdet: Ā = ȳ A⁻ᵀ", r"\bar{A} = \bar{y} A^{-\top}"),
-                                _logdet_tangent, numpy=log_det))  # NumPy's slogdet: no overflow (section 6)
+                                _logdet_tangent, numpy=log_det,  # NumPy's slogdet: no overflow (section 6)
+                                export=frameworks("_gl_logdet({0})", "torch.logdet({0})", "_gl_logdet({0})", **_LOGDET)))
 _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"\bar{A} = -A^{-\top} \bar{Y} A^{-\top}"),
-                             _inv_tangent))
+                             _inv_tangent,
+                             export=frameworks("jnp.linalg.inv({0})", "torch.linalg.inv({0})", "tf.linalg.inv({0})")))
 
 
 def _onehot_vector(k, n):
@@ -331,6 +372,17 @@ def _onehot_vector(k, n):
     return vector
 
 
-_operation("onehot", TensorRule(t.OneHot, constant=True, numpy=_onehot_vector))
-for _name, _node in (("eye", t.Eye), ("ones", t.Ones), ("zeros", t.Zeros), ("argmax", t.ArgMax), ("argmin", t.ArgMin)):
-    _operation(_name, TensorRule(_node, constant=True))  # a constant to differentiation: no adjoint, no tangent
+_operation("onehot", TensorRule(t.OneHot, constant=True, numpy=_onehot_vector, export=frameworks(
+    "jnp.zeros({1}).at[{i0}].set(1.0)", "torch.nn.functional.one_hot(torch.as_tensor({i0} % {1}), {1}).to(torch.float64)",
+    "tf.one_hot({i0} % {1}, {1}, dtype=tf.float64)")))
+_CONSTANTS = {  # constants to differentiation: no adjoint, no tangent
+    "eye": (t.Eye, frameworks("jnp.eye({0})", "torch.eye({0}, dtype=torch.float64)", "tf.eye({0}, dtype=tf.float64)")),
+    "ones": (t.Ones, frameworks("jnp.ones(({all},))", "torch.ones(({all},), dtype=torch.float64)",
+                                "tf.ones(({all},), dtype=tf.float64)")),
+    "zeros": (t.Zeros, frameworks("jnp.zeros(({all},))", "torch.zeros(({all},), dtype=torch.float64)",
+                                  "tf.zeros(({all},), dtype=tf.float64)")),
+    "argmax": (t.ArgMax, frameworks("jnp.argmax({0})", "torch.argmax({0})", "tf.argmax({0})")),
+    "argmin": (t.ArgMin, frameworks("jnp.argmin({0})", "torch.argmin({0})", "tf.argmin({0})")),
+}
+for _name, (_node, _spelled) in _CONSTANTS.items():
+    _operation(_name, TensorRule(_node, constant=True, export=_spelled))

@@ -26,7 +26,7 @@ import sympy as sp
 from mpmath.libmp import prec_to_dps
 
 from gradlang.expr import pure_numeric
-from gradlang.expr.primitives import GradlangFunction, Primitive, TensorRule, helpers, register
+from gradlang.expr.primitives import GradlangFunction, Primitive, TensorRule, frameworks, helpers, register
 from gradlang.expr.primitives.tangents import inner, linear, no_vector
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full, spread
@@ -288,11 +288,14 @@ register(Primitive(
               "torch": "torch.logsumexp(torch.flatten(_t({args})), dim=0)", "tf": "tf.reduce_logsumexp"}),
     tensor=(TensorRule(t.LogSumExpOf, _logsumexp_adjoint, (
         "logsumexp: z̄ = ȳ softmax(z) (of a matrix Z: ȳ exp(Z − logsumexp(Z)))",
-        r"\bar{z} = \bar{y} \operatorname{softmax}(z)"), _logsumexp_tangent, numpy=_logsumexp_vector_numpy),
+        r"\bar{z} = \bar{y} \operatorname{softmax}(z)"), _logsumexp_tangent, numpy=_logsumexp_vector_numpy,
+                       export=frameworks("jax.nn.logsumexp({0})", "torch.logsumexp({0}, dim=0)", "tf.reduce_logsumexp({0})")),
             TensorRule(t.LogSumExpAxis, _logsumexp_axis_adjoint, (
                 "logsumexp along an axis: M̄ = ȳ 𝟙ᵀ ⊙ softmax(M)",
                 r"\bar{M} = \bar{y} \mathbf{1}^{\top} \odot \operatorname{softmax}(M)"), _logsumexp_axis_tangent,
-                numpy=_logsumexp_axis_numpy)),
+                numpy=_logsumexp_axis_numpy, export=frameworks(
+                    "jax.nn.logsumexp({0}, axis={i1})", "torch.logsumexp({0}, dim={i1})",
+                    "tf.reduce_logsumexp({0}, axis={i1})"))),
 ))
 register(Primitive(
     "softmax", Softmax, "exp(v) / sum(exp(v)), computed stably; rows of a matrix", "softmax([1, 2, 3])",
@@ -312,9 +315,11 @@ register(Primitive(
               "torch": "torch.softmax(_t({args}), dim=-1)", "tf": "tf.nn.softmax({args}, axis=-1)"}),
     tensor=(TensorRule(t.SoftmaxOf, _softmax_adjoint, (
         "softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)", r"\bar{z} = s \odot (\bar{s} - \langle \bar{s}, s \rangle)"), _softmax_tangent,
-                       numpy=_softmax_vector_numpy),
+                       numpy=_softmax_vector_numpy,
+                       export=frameworks("jax.nn.softmax({0})", "torch.softmax({0}, dim=0)", "tf.nn.softmax({0})")),
             TensorRule(t.SoftmaxAxis, _softmax_axis_adjoint, ("softmax along an axis, row by row", r"\text{row by row}"),
-                       no_vector(_softmax_axis_tangent), numpy=_softmax_axis_numpy)),
+                       no_vector(_softmax_axis_tangent), numpy=_softmax_axis_numpy, export=frameworks(
+                           "jax.nn.softmax({0}, axis={i1})", "torch.softmax({0}, dim={i1})", "tf.nn.softmax({0}, axis={i1})"))),
 ))
 
 
@@ -358,5 +363,6 @@ register(Primitive(
               "torch": "torch.linalg.vector_norm(_t({args}))", "tf": "tf.norm"}),
     tensor=(TensorRule(t.NormOf, lambda node, ybar, k: ybar * node.args[0] / node,
                        ("norm: ū = ȳ u/‖u‖", r"\bar{u} = \bar{y} u / \|u\|"),
-                       lambda node, d, vector: inner(node.args[0], d[0], vector) / node),),
+                       lambda node, d, vector: inner(node.args[0], d[0], vector) / node,
+                       export=frameworks("jnp.linalg.norm({0})", "torch.linalg.vector_norm({0})", "tf.norm({0})")),),
 ))

@@ -26,7 +26,7 @@ from gradlang.expr.walk import dag_has
 from gradlang.remembered import remembered
 
 
-def _stable_logdet(expr):
+def stable_logdet(expr):
     """The formula with each log(det(A)) written by hand as LogDet(A), rebuilt over its DAG (as masking.py does)."""
     if not dag_has([expr], Det):
         return expr
@@ -58,7 +58,7 @@ def evaluate(expr, values: dict, sizes: dict):
     a formula too large is a LimitError before NumPy allocates anything."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
     _checked_cost(expr, sizes)
-    function = numeric.compile_function((remembered("stable logdet", expr, _stable_logdet),), tuple(symbols))
+    function = numeric.compile_function((remembered("stable logdet", expr, stable_logdet),), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
         try:
