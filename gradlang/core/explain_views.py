@@ -31,6 +31,7 @@ from gradlang.core.explaining import by_symbolic, check_printable
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import Var, shape_of
 
 _PASSES = ("grad", "jacobian", "hessian")
@@ -53,6 +54,7 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
 
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
+    request = _listed(request)
     tensor = _by_tensor_pass(request, unfold)
     if tensor and not (literal(request.wrt) and _picks(request.expr, request.wrt)):
         try:
@@ -68,6 +70,20 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         if not tensor:
             raise
     return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+
+
+def _listed(request):
+    """grad(L, [W, b]): the variables of a list of tensors as a tuple, as a grad by a list of scalars has them,
+    so one reverse pass takes them all (its result stays the engine's list, one gradient per variable)."""
+    if isinstance(request.wrt, TensorList):
+        return replace(request, wrt=tuple(request.wrt.entries))
+    return request
+
+
+def by_tensors(request) -> bool:
+    """A grad by a list that holds a whole tensor (grad(L, [W, b])): no array of components holds its
+    gradients, so only the reverse pass shows it."""
+    return isinstance(request.wrt, tuple) and any(shape_of(v) for v in request.wrt)
 
 
 def _by_rule_table(request, depth, point, unfold: bool):
@@ -89,7 +105,7 @@ def _by_tensor_pass(request, unfold: bool) -> bool:
     if isinstance(request.wrt, Var):
         return is_tensor(request.expr) or by_symbolic(request)
     if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
-        return _symbolic(request) or not _has_lesson(request)
+        return _symbolic(request) or by_tensors(request) or not _has_lesson(request)
     return False
 
 
@@ -187,6 +203,8 @@ def _lowered_for_check(explanation, request):
     changes the gradient (the check shows the value and the true gradient then)."""
     result = _lowered_result(request.result)
     derived = result if _same(explanation.derived, request.result) else _lowered_result(explanation.derived)
+    if by_tensors(request):  # grad(L, [W, b]): the tensor engine takes the true gradient, the point its numbers
+        return replace(explanation, request=request)
     if any(entry.verdict in ("blocking", "inventing") for entry in explanation.ledger):
         request = replace(lowered_request(request), result=result)
     else:

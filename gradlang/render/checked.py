@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.tensor.listed import is_list
 from gradlang.expr.values import elements, shape_of, to_symbolic
 from gradlang.render.latex import text_escape, to_latex
 from gradlang.render.plain import to_plain
@@ -44,6 +45,9 @@ def _scalar(e, minus: str) -> str:
 def numbers(value, minus: str = "-", scalar=None, latex: bool = False) -> str:
     """A value in a few characters: 9, [0.937, -0.468, -0.468], [[1, 0], [0, 1]], [1, 2, 3, …, 9] (10 components)."""
     scalar = scalar or (lambda e: _scalar(e, minus))
+    if is_list(value):  # grad(L, [W, b]) at a point: each gradient's numbers, in a list
+        comma = r",\allowbreak " if latex else ", "
+        return "[" + comma.join(numbers(e, minus, scalar, latex) for e in value.entries) + "]"
     value = to_symbolic(value)
     shape = shape_of(value)
     if not shape:
