@@ -40,7 +40,8 @@ class Check:
     explain.Point's (name, value) pairs shown, or, for a failed check
     without a point, the test point used; derived and engine are the two
     derivatives there; value and true (the true gradient) are set only when
-    a stop changes the gradient.
+    a stop changes the gradient; kind says how a check at a symbolic size was
+    made, and sizes the sizes a numeric one drew.
     """
 
     operation: str
@@ -50,6 +51,8 @@ class Check:
     engine: object = None
     value: object = None
     true: object = None
+    kind: str = ""      # at a symbolic size (explain_sizes.py): "symbolic" (proved) or "numeric" (random point)
+    sizes: tuple = ()   # a numeric check's random sizes, (name, value) pairs
 
 
 def checked(explanation, point=None):

@@ -63,7 +63,8 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
             if _symbolic(request):
                 raise
     elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _symbolic(request):
-        return tensor_explanation(request, depth, names)  # unfold or a selection at symbolic size: no components
+        explanation = tensor_explanation(request, depth, names)  # unfold or a selection at symbolic size
+        return _tensor_checked(explanation, request, point)
     try:
         return _by_rule_table(request, depth, point, unfold)
     except NeedsNumbers:  # y[argmax(x)] has no components without numbers: the formula's pass, as at R^n
@@ -180,13 +181,18 @@ def tensor_explanation(request, depth=None, names=()):
 
 
 def _tensor_checked(explanation, request, point):
-    """The tensor derivation with its closing check at literal sizes (none at symbolic size, as before:
-    there are no numbers to compare without a point that gives the sizes)."""
+    """The tensor derivation with its closing check: at literal sizes equal formulas or numbers (at the
+    point, the lowered numbers); at a symbolic size proved equal, else equal at a random point with random
+    sizes (explain_sizes.py), the check saying which."""
     from gradlang.core.explain_check import Check, checked, whole_operation
+    from gradlang.core.explain_sizes import symbolic_check
 
-    if _symbolic(request) or explanation.derived is None:
+    if explanation.derived is None:
         return explanation
     operation = whole_operation(request)
+    if _symbolic(request):
+        check = symbolic_check(operation, explanation.derived, request.result)
+        return replace(explanation, check=check) if check is not None else explanation
     if point is None:
         if _same(explanation.derived, request.result) or _agree_numerically(explanation.derived, request.result):
             return replace(explanation, check=Check(operation, True))
