@@ -19,7 +19,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.tensor.listed import is_list
-from gradlang.expr.tensor.nodes import Var, shape_of
+from gradlang.expr.tensor.nodes import Literal, Var, shape_of
 from gradlang.expr.tensor.shapes import is_size
 from gradlang.expr.walk import dag_atoms
 
@@ -43,7 +43,15 @@ def symbolic_check(operation: str, derived, engine):
 
 
 def _entries(value) -> list:
-    return list(value.entries) if is_list(value) else list(value) if isinstance(value, sp.NDimArray) else [value]
+    """The formulas to compare, one by one: a list's entries (grad(L, [W, b])), a vector's of scalars
+    (grad(L, [a, c]) is a SymPy array in the derivation, a tensor Literal in the engine), else the value."""
+    if is_list(value):
+        return list(value.entries)
+    if isinstance(value, sp.NDimArray):
+        return list(value)
+    if isinstance(value, Literal) and value.args[1] == 0:
+        return list(value.args[2:])
+    return [value]
 
 
 def _proved(derived, engine) -> bool:

@@ -62,8 +62,8 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         except NeedsComponents:  # no tensor-level rule (a matrix by a vector in the forward pass)
             if _symbolic(request):
                 raise
-    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _symbolic(request):
-        explanation = tensor_explanation(request, depth, names)  # unfold or a selection at symbolic size
+    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and (_symbolic(request) or by_tensors(request)):
+        explanation = tensor_explanation(request, depth, names)  # unfold or a selection: no components to take
         return _tensor_checked(explanation, request, point)
     try:
         return _by_rule_table(request, depth, point, unfold)

@@ -66,3 +66,13 @@ def test_a_grad_by_a_list_of_tensors_at_a_symbolic_size_ends_with_its_check():
     source = "m, n: size\nW: R^(m,n)\nb: R^m\nx: R^n\nexplain grad(sum(tanh(W @ x + sg(b))^2), [W, b])"
     result = Session().run(source)[-1]
     assert result.steps[0].check.agrees and result.steps[0].check.kind
+
+
+@pytest.mark.parametrize("statement", ["grad(sum(b*c*a), [c, a])", "grad(sum(b*c), [c])",
+                                       "grad(sum(b*sg(c)*a), [c, a])"])
+def test_a_grad_by_a_list_of_scalars_at_a_symbolic_size_is_proved(statement):
+    """The derivation's vector of scalars against the engine's list beside a tensor: entry by entry
+    (a list of one once failed its numeric check, a vector of one against a scalar)."""
+    result = Session().run(f"m: size\nb: R^m\nc: R\na: R\nexplain {statement}")[-1]
+    check = result.steps[0].check
+    assert check.agrees and check.kind == "symbolic", to_plain(result)

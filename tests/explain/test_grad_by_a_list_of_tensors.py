@@ -148,3 +148,17 @@ def _numbers_infonce(formula, X, W, x, tau):
     for v in dag_atoms(formula, Var):
         sizes.update({s: sizes_of[s.name] for s in v.shape if is_size(s)})
     return numbers.evaluate(formula, symbols, sizes)
+
+
+@pytest.mark.parametrize("m, n", [("m", "n"), (2, 3)])
+def test_an_entry_of_the_list_a_list_of_one_and_unfold_derive(m, n):
+    """grad(L, [W, b])[0] is the gradient by W, derived whole; [b] is a list of one; unfold (which has
+    no components of a list to unfold) shows the reverse pass, as at a symbolic size."""
+    loss = "sum(tanh(W @ x + sg(b))^2)"
+    result, explanation = _explained(m, n, f"grad({loss}, [W, b])[0]")
+    assert to_plain(result).splitlines()[-1] == "2*outer(h - h^3, x)" and explanation.check.agrees
+    result, explanation = _explained(m, n, f"grad({loss}, [b])")
+    assert to_plain(result).splitlines()[-1] == f"[zeros({m})]" and explanation.check.agrees
+    assert [e.verdict for e in explanation.ledger] == ["blocking"]
+    result = Session().run(_declared(m, n) + f"explain[unfold] grad({loss}, [W, b])")[-1]
+    assert result.steps[0].summary.startswith("tensor reverse pass") and result.steps[0].check.agrees

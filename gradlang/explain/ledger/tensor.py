@@ -48,14 +48,14 @@ def _entry(stop, expr, wrt, kept) -> StopEntry:
         return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
     adjoint = tidy(adjoints_of(expr, [stop], tidy_each=tidy)[stop])
     removed = tuple(_pulled_back(argument, v, unstopped(adjoint), tidy) for v in variables)
-    beside = [_beside(stop, expr, v, tidy) for v in variables]
-    beside = kept if any(b is None for b in beside) else (beside[0] if len(variables) == 1 else tuple(beside))
+    each = [_beside(stop, expr, v, tidy) for v in variables]
+    if isinstance(wrt, tuple) and any(shape_of(v) for v in variables):  # grad(L, [W, b]), [b]: a list
+        return _listed_entry(stop, variables, reaching, adjoint, removed, each, kept)
+    beside = kept if any(b is None for b in each) else (each[0] if len(variables) == 1 else tuple(each))
     if len(variables) == 1:
         verdict, evidence = verdict_of(adjoint, removed[0], beside)
         return StopEntry(stop, (wrt,), (adjoint,), ((removed[0],),), ((kept,),), verdict, level="tensor",
                          evidence=evidence)
-    if any(shape_of(v) for v in variables):  # grad(L, [W, b]): each gradient its own shape, a list
-        return _listed_entry(stop, variables, reaching, adjoint, removed, beside, kept)
     verdict, evidence = verdict_of(adjoint, _stacked(removed), _stacked(beside))
     return StopEntry(stop, reaching, (adjoint,), ((sp.Array(removed),),), ((sp.Array(kept),),), verdict,
                      level="tensor", evidence=evidence)
