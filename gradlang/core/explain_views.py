@@ -62,7 +62,7 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         except NeedsComponents:  # no tensor-level rule (a matrix by a vector in the forward pass)
             if _symbolic(request):
                 raise
-    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and (_symbolic(request) or by_tensors(request)):
+    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _no_components(request):
         explanation = tensor_explanation(request, depth, names)  # unfold or a selection: no components to take
         return _tensor_checked(explanation, request, point)
     try:
@@ -79,6 +79,11 @@ def _listed(request):
     if isinstance(request.wrt, TensorList):
         return replace(request, wrt=tuple(request.wrt.entries))
     return request
+
+
+def _no_components(request) -> bool:
+    """A request whose variables have no components to derive by: a symbolic size, or a list of tensors."""
+    return _symbolic(request) or by_tensors(request)
 
 
 def by_tensors(request) -> bool:
@@ -207,10 +212,10 @@ def _lowered_for_check(explanation, request):
     """The explanation with its result and request's result as components, each formula lowered once:
     the derived one is the engine's more often than not, and the expression is lowered only when a stop
     changes the gradient (the check shows the value and the true gradient then)."""
-    result = _lowered_result(request.result)
-    derived = result if _same(explanation.derived, request.result) else _lowered_result(explanation.derived)
     if by_tensors(request):  # grad(L, [W, b]): the tensor engine takes the true gradient, the point its numbers
         return replace(explanation, request=request)
+    result = _lowered_result(request.result)
+    derived = result if _same(explanation.derived, request.result) else _lowered_result(explanation.derived)
     if any(entry.verdict in ("blocking", "inventing") for entry in explanation.ledger):
         request = replace(lowered_request(request), result=result)
     else:

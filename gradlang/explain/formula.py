@@ -40,7 +40,7 @@ _OPERATORS = {"log": r"\log", "exp": r"\exp", "diag": r"\operatorname{diag}", "s
               "logsumexp": r"\operatorname{logsumexp}", "sum": r"\operatorname{sum}", "dot": r"\operatorname{dot}"}
 
 
-_MARKS = {"⁻ᵀ": r"^{-\top}", "⁻¹": "^{-1}"}  # one superscript each: A⁻ᵀ as A^{-}^{\top} is a double superscript
+_MARKS = {"⁻ᵀ": r"^{-\top}", "⁻¹": "^{-1}"}  # one superscript each (A^{-}^{\top} is a double superscript)
 _SPECIAL = {"$": r"\$"}  # a dollar inside a formula would end the mathematics
 
 
@@ -61,7 +61,8 @@ def latex_math(text: str) -> str:
         elif char == " ":
             out.append(r"\ " if out and (out[-1].startswith(r"\text") or out[-1] in (":", ",", ";")) else " ")
         else:
-            out.append(_LATEX.get(char, _SPECIAL.get(char, char) if char.isascii() else ""))  # pdflatex: no other Unicode
+            ascii_or_none = _SPECIAL.get(char, char) if char.isascii() else ""  # pdflatex knows no other Unicode
+            out.append(_LATEX.get(char, ascii_or_none))
     text = "".join(out).replace("^{-}1", "^{-1}")
     for mark in ("_", r"\^"):  # x_{i}_{j} is a LaTeX error: x_{ij}
         text = re.sub(mark + r"\{([^{}]*)\} ?" + mark + r"\{([^{}]*)\}", lambda m: m.group(0)[0] + "{" + m.group(1) + m.group(2) + "}", text)

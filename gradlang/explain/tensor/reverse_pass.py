@@ -154,8 +154,8 @@ def _within_budget(lines: list, variables: tuple, names) -> list:
     if len(lines) <= MAX_LINES:
         return lines
     room = MAX_LINES - sum(node in variables for node, _ in lines)  # every listed variable keeps its line
-    others = [k for k, (node, _) in enumerate(lines) if node not in variables][-room:] if room > 0 else []
-    return [pair for k, pair in enumerate(lines) if pair[0] in variables or k in set(others)]
+    others = set([k for k, (node, _) in enumerate(lines) if node not in variables][-room:] if room > 0 else [])
+    return [pair for k, pair in enumerate(lines) if pair[0] in variables or k in others]
 
 
 def _closing(lines: list, variables: tuple) -> list:
