@@ -14,6 +14,7 @@ import json
 import pytest
 
 from gradlang.core.session import Session
+from gradlang.explain.explanation import Explanation
 from gradlang.render import to_json, to_latex, to_plain, to_rich
 from tests.explain.every_program import every_program
 
@@ -35,6 +36,9 @@ def test_the_program_derives_in_every_format(name, source):
     for result in explained:
         for text in _four_formats(result):
             assert "InternalError" not in text and "Traceback" not in text, text
+        for step in result.steps:  # a derivation with a result ends with its check, at every size
+            if isinstance(step, Explanation) and step.derived is not None:
+                assert step.check is not None and step.check.agrees, to_plain(result)
 
 
 def test_the_programs_cover_the_examples_and_both_sizes():
