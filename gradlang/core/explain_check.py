@@ -22,6 +22,8 @@ from gradlang.core.substitute import substitute
 from gradlang.errors import GradlangError
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor import Var, is_size
+from gradlang.expr.tensor.listed import ListAt, is_list
+from gradlang.expr.tensor.lower import lowered
 from gradlang.expr.values import elements, is_scalar, to_symbolic
 from gradlang.expr.walk import dag_atoms
 from gradlang.explain.explanation import engine_derivative
@@ -38,7 +40,8 @@ class Check:
     explain.Point's (name, value) pairs shown, or, for a failed check
     without a point, the test point used; derived and engine are the two
     derivatives there; value and true (the true gradient) are set only when
-    a stop changes the gradient.
+    a stop changes the gradient; kind says how a check at a symbolic size was
+    made, and sizes the sizes a numeric one drew.
     """
 
     operation: str
@@ -48,6 +51,8 @@ class Check:
     engine: object = None
     value: object = None
     true: object = None
+    kind: str = ""      # at a symbolic size (explain_sizes.py): "symbolic" (proved) or "numeric" (random point)
+    sizes: tuple = ()   # a numeric check's random sizes, (name, value) pairs
 
 
 def checked(explanation, point=None):
@@ -97,31 +102,44 @@ def _without_point(operation: str, derived, engine) -> Check:
 
 
 def _same(a, b) -> bool:
-    pairs = list(zip(elements(to_symbolic(a)), elements(to_symbolic(b))))
-    return all(x == y for x, y in pairs) and len(pairs) == len(elements(to_symbolic(a)))
+    pairs = list(zip(_elements(a), _elements(b)))
+    return all(x == y for x, y in pairs) and len(pairs) == len(_elements(a))
+
+
+def _elements(value) -> list:
+    """The numbers or formulas of a value, in order; of a list of gradients (grad(L, [W, b])), its entries'."""
+    if is_list(value):
+        return [item for entry in value.entries for item in _elements(entry)]
+    return elements(to_symbolic(value))
 
 
 def _test_point(*values) -> tuple:
     """A fixed point away from the usual special values (0, ±1, integers), one value per free symbol."""
     free = set()
     for value in values:
-        for e in elements(to_symbolic(value)):
+        for e in _elements(value):
             free |= dag_atoms(e, sp.Symbol) if isinstance(e, sp.Basic) else set()
     ordered = sorted((s for s in free if not (isinstance(s, Var) or is_size(s))), key=lambda s: s.name)
     return tuple((s, sp.Float(0.37 + 0.29 * k)) for k, s in enumerate(ordered))  # a tensor or a size takes no float
 
 
 def _at(value, pairs):
-    """The value at the point (exact when everything is exact), or None if it cannot be evaluated there."""
-    try:
-        return substitute(value, list(pairs), [], None)
+    """The value at the point (exact when everything is exact), or None if it cannot be evaluated there.
+
+    A list of gradients (grad(L, [W, b])) entry by entry, as `at` takes it: one compiled evaluation of
+    the whole list would hand the common-subexpression pass a matrix inside a list, which it cannot rebuild."""
+    if is_list(value):
+        entries = [_at(entry, pairs) for entry in value.entries]
+        return None if any(e is None for e in entries) else ListAt(entries)
+    try:  # a tensor formula at literal sizes (grad(L, [W, b]) keeps its formulas) by its components
+        return substitute(lowered(value), list(pairs), [], None)
     except GradlangError:
         return None
 
 
 def _close(a, b) -> bool:
     """Element by element: equal numbers (nan with nan, inf with inf), or equal expressions when symbols remain."""
-    left, right = elements(to_symbolic(a)), elements(to_symbolic(b))
+    left, right = _elements(a), _elements(b)
     if len(left) != len(right):
         return False
     rest = _test_point(a, b)

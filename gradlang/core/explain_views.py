@@ -31,6 +31,7 @@ from gradlang.core.explaining import by_symbolic, check_printable
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import Var, shape_of
 
 _PASSES = ("grad", "jacobian", "hessian")
@@ -53,6 +54,7 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
 
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
+    request = _listed(request)
     tensor = _by_tensor_pass(request, unfold)
     if tensor and not (literal(request.wrt) and _picks(request.expr, request.wrt)):
         try:
@@ -60,14 +62,34 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         except NeedsComponents:  # no tensor-level rule (a matrix by a vector in the forward pass)
             if _symbolic(request):
                 raise
-    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _symbolic(request):
-        return tensor_explanation(request, depth, names)  # unfold or a selection at symbolic size: no components
+    elif not tensor and (is_tensor(request.expr) or by_symbolic(request)) and _no_components(request):
+        explanation = tensor_explanation(request, depth, names)  # unfold or a selection: no components to take
+        return _tensor_checked(explanation, request, point)
     try:
         return _by_rule_table(request, depth, point, unfold)
     except NeedsNumbers:  # y[argmax(x)] has no components without numbers: the formula's pass, as at R^n
         if not tensor:
             raise
     return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+
+
+def _listed(request):
+    """grad(L, [W, b]): the variables of a list of tensors as a tuple, as a grad by a list of scalars has them,
+    so one reverse pass takes them all (its result stays the engine's list, one gradient per variable)."""
+    if isinstance(request.wrt, TensorList):
+        return replace(request, wrt=tuple(request.wrt.entries))
+    return request
+
+
+def _no_components(request) -> bool:
+    """A request whose variables have no components to derive by: a symbolic size, or a list of tensors."""
+    return _symbolic(request) or by_tensors(request)
+
+
+def by_tensors(request) -> bool:
+    """A grad by a list that holds a whole tensor (grad(L, [W, b])): no array of components holds its
+    gradients, so only the reverse pass shows it."""
+    return isinstance(request.wrt, tuple) and any(shape_of(v) for v in request.wrt)
 
 
 def _by_rule_table(request, depth, point, unfold: bool):
@@ -89,7 +111,7 @@ def _by_tensor_pass(request, unfold: bool) -> bool:
     if isinstance(request.wrt, Var):
         return is_tensor(request.expr) or by_symbolic(request)
     if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
-        return _symbolic(request) or not _has_lesson(request)
+        return _symbolic(request) or by_tensors(request) or not _has_lesson(request)
     return False
 
 
@@ -164,13 +186,18 @@ def tensor_explanation(request, depth=None, names=()):
 
 
 def _tensor_checked(explanation, request, point):
-    """The tensor derivation with its closing check at literal sizes (none at symbolic size, as before:
-    there are no numbers to compare without a point that gives the sizes)."""
+    """The tensor derivation with its closing check: at literal sizes equal formulas or numbers (at the
+    point, the lowered numbers); at a symbolic size proved equal, else equal at a random point with random
+    sizes (explain_sizes.py), the check saying which."""
     from gradlang.core.explain_check import Check, checked, whole_operation
+    from gradlang.core.explain_sizes import symbolic_check
 
-    if _symbolic(request) or explanation.derived is None:
+    if explanation.derived is None:
         return explanation
     operation = whole_operation(request)
+    if _symbolic(request):
+        check = symbolic_check(operation, explanation.derived, request.result)
+        return replace(explanation, check=check) if check is not None else explanation
     if point is None:
         if _same(explanation.derived, request.result) or _agree_numerically(explanation.derived, request.result):
             return replace(explanation, check=Check(operation, True))
@@ -185,6 +212,8 @@ def _lowered_for_check(explanation, request):
     """The explanation with its result and request's result as components, each formula lowered once:
     the derived one is the engine's more often than not, and the expression is lowered only when a stop
     changes the gradient (the check shows the value and the true gradient then)."""
+    if by_tensors(request):  # grad(L, [W, b]): the tensor engine takes the true gradient, the point its numbers
+        return replace(explanation, request=request)
     result = _lowered_result(request.result)
     derived = result if _same(explanation.derived, request.result) else _lowered_result(explanation.derived)
     if any(entry.verdict in ("blocking", "inventing") for entry in explanation.ledger):

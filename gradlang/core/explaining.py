@@ -21,6 +21,7 @@ from sympy import Basic
 from gradlang.expr.tensor.lower import involves, lowered, symbolic
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import Var
 from gradlang.expr.tensor.shapes import is_size
 
@@ -72,7 +73,13 @@ def _narrowed(request, indices: list):
     """The request for the selected components only (None: no narrower request; all are derived).
 
     A request on a tensor formula at literal sizes is lowered to its components first: a selected
-    component is derived by the rule table (explain_views.py)."""
+    component is derived by the rule table (explain_views.py). Entry k of grad(L, [W, b]) is the
+    gradient by its k-th variable, derived whole as grad(L, W) is."""
+    if isinstance(request.wrt, TensorList):
+        if len(indices) != 1:
+            return None
+        k = indices[0] % len(request.wrt.entries)
+        return replace(request, wrt=request.wrt.entries[k], result=request.result.entries[k])
     request = replace(request, expr=lowered(request.expr), wrt=lowered(request.wrt), result=lowered(request.result))
     result = to_symbolic(request.result)
     indices = tuple(i % n for i, n in zip(indices, shape_of(result)))

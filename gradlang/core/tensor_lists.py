@@ -17,7 +17,7 @@ from gradlang.core import tensor_values
 from gradlang.core.at import at as value_at
 from gradlang.core.definitions import FunctionDef
 from gradlang.expr.tensor.lower import involves, symbolic
-from gradlang.errors import DiffError, GradlangError
+from gradlang.errors import GradlangError
 from gradlang.expr.values import check_count
 from gradlang.expr.tensor.listed import ListAt, TensorList, is_list, refused
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -49,9 +49,6 @@ def variables(evaluator, node, frame):
     list as any list is evaluated ([a, b] of scalars, x[0] of components, and the component engine's)."""
     check_count(len(node.items))
     items = [evaluator.evaluate(item, frame) for item in node.items]
-    if evaluator.services.derivations is not None and any(_whole(v) for v in items):
-        raise DiffError("explain does not derive a grad by a list of tensors yet: explain one variable "
-                        "at a time, as explain grad(L, W)", node.span)
     whole = all(isinstance(v, sp.Expr) for v in items) and any(involves(v) and rank(v) >= 1 for v in items)
     if whole:
         return TensorList(*items)
@@ -60,14 +57,6 @@ def variables(evaluator, node, frame):
     except GradlangError as error:
         raise error.located(node.span)
     return tensor_values.checked(value) if involves(value) else value
-
-
-def _whole(value) -> bool:
-    """A whole tensor (a formula of rank at least 1), or its components (in the component engine)."""
-    if isinstance(value, sp.Expr) and involves(value):
-        return rank(value) >= 1
-    return isinstance(value, (sp.NDimArray, sp.MatrixBase))
-
 
 
 def check_arguments(name: str, args: list, nodes) -> None:

@@ -70,8 +70,15 @@ def _group(pairs) -> tuple[tuple, tuple]:
 
 def _take(request):
     """The derivative the request takes, as a function of the expression."""
+    from gradlang.expr.tensor.nodes import rank
+
     if request.operation == "diff":
         return lambda e: derive.diff(e, list(request.specs))
+    if request.operation == "grad" and isinstance(request.wrt, tuple) and any(rank(v) for v in request.wrt):
+        from gradlang.derive.tensor.reverse import grads
+        from gradlang.expr.tensor.listed import TensorList
+
+        return lambda e: TensorList(*grads(e, list(request.wrt)))  # grad(L, [W, b]): one reverse pass
     operation = {"grad": derive.grad, "jacobian": derive.jacobian, "hessian": derive.hessian,
                  "blocked": derive.derivative_like}[request.operation]
     return lambda e: operation(e, to_symbolic(request.wrt))

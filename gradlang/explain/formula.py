@@ -40,9 +40,16 @@ _OPERATORS = {"log": r"\log", "exp": r"\exp", "diag": r"\operatorname{diag}", "s
               "logsumexp": r"\operatorname{logsumexp}", "sum": r"\operatorname{sum}", "dot": r"\operatorname{dot}"}
 
 
+_MARKS = {"⁻ᵀ": r"^{-\top}", "⁻¹": "^{-1}"}  # one superscript each (A^{-}^{\top} is a double superscript)
+_SPECIAL = {"$": r"\$"}  # a dollar inside a formula would end the mathematics
+
+
 def latex_chars(text: str) -> str:
-    """LaTeX from a printer with Unicode names left in it (the let names δ, uⱼ, dᵢ): only those translated."""
-    return "".join(c if c.isascii() else _LATEX.get(c, "") for c in text)
+    """LaTeX from a printer with Unicode names left in it (the let names δ, uⱼ, dᵢ): only those translated
+    (A⁻ᵀ as one superscript), and a dollar escaped."""
+    for mark, latex in _MARKS.items():
+        text = text.replace(mark, latex)
+    return "".join(_SPECIAL.get(c, c) if c.isascii() else _LATEX.get(c, "") for c in text)
 
 
 def latex_math(text: str) -> str:
@@ -54,7 +61,8 @@ def latex_math(text: str) -> str:
         elif char == " ":
             out.append(r"\ " if out and (out[-1].startswith(r"\text") or out[-1] in (":", ",", ";")) else " ")
         else:
-            out.append(_LATEX.get(char, char if char.isascii() else ""))  # pdflatex knows no other Unicode
+            ascii_or_none = _SPECIAL.get(char, char) if char.isascii() else ""  # pdflatex knows no other Unicode
+            out.append(_LATEX.get(char, ascii_or_none))
     text = "".join(out).replace("^{-}1", "^{-1}")
     for mark in ("_", r"\^"):  # x_{i}_{j} is a LaTeX error: x_{ij}
         text = re.sub(mark + r"\{([^{}]*)\} ?" + mark + r"\{([^{}]*)\}", lambda m: m.group(0)[0] + "{" + m.group(1) + m.group(2) + "}", text)

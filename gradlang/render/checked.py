@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.tensor.listed import is_list
 from gradlang.expr.values import elements, shape_of, to_symbolic
 from gradlang.render.latex import text_escape, to_latex
 from gradlang.render.plain import to_plain
@@ -44,6 +45,9 @@ def _scalar(e, minus: str) -> str:
 def numbers(value, minus: str = "-", scalar=None, latex: bool = False) -> str:
     """A value in a few characters: 9, [0.937, -0.468, -0.468], [[1, 0], [0, 1]], [1, 2, 3, …, 9] (10 components)."""
     scalar = scalar or (lambda e: _scalar(e, minus))
+    if is_list(value):  # grad(L, [W, b]) at a point: each gradient's numbers, in a list
+        comma = r",\allowbreak " if latex else ", "
+        return "[" + comma.join(numbers(e, minus, scalar, latex) for e in value.entries) + "]"
     value = to_symbolic(value)
     shape = shape_of(value)
     if not shape:
@@ -80,9 +84,22 @@ def _at_words(check) -> str:
     return "at a test point " if chosen else "at "
 
 
+def kind_words(check, size=lambda name, n: f"{name} = {n}") -> str:
+    """How a check at a symbolic size was made, in words: "" at literal sizes (numbers, as always)."""
+    if check.kind == "symbolic":
+        return "symbolically: the same formula at every size"
+    if check.kind == "numeric":
+        sizes = ", ".join(size(name, n) for name, n in check.sizes)
+        return "numerically: at a random point" + (f" with {sizes}" if sizes else "")
+    return ""
+
+
 def parts(check, minus: str = "-") -> tuple[str, str]:
-    """(the verdict, the numbers): ("✓ equals grad", "at x = 3: 6"); the numbers are "" without a point."""
+    """(the verdict, the numbers): ("✓ equals grad", "at x = 3: 6"); the numbers are "" without a point.
+    At a symbolic size the verdict says how it was found: "✓ equals grad (numerically: at a random point
+    with n = 3)"."""
     mark = f"✓ equals {check.operation}" if check.agrees else f"✗ differs from {check.operation}"
+    mark += f" ({kind_words(check)})" if check.kind else ""
     if not check.point:
         return mark, ""
     show = lambda value: numbers(value, minus)  # noqa: E731
@@ -109,12 +126,26 @@ def latex_line(check) -> str:
     """An \\intertext line: the verdict in words, the point and the numbers as mathematics."""
     words = "Check: equals" if check.agrees else "Check failed: differs from"
     operation = rf"\texttt{{{check.operation}}}"
+    if check.kind:  # the words escaped, each size as mathematics
+        words_of = kind_words(check, lambda name, n: "\0")
+        sizes = iter(f"${to_latex(sp.Symbol(name))} = {n}$" for name, n in check.sizes)
+        operation += " (" + "".join(p if k % 2 else text_escape(p)
+                                    for k, p in enumerate(_split(words_of, sizes))) + ")"
     if not check.point:
         return rf"\intertext{{\sloppy\small {words} {operation}.}}"
     math = lambda value: "$" + numbers(value, "-", _latex_scalar, latex=True) + "$"  # noqa: E731
     where = ", ".join(f"${to_latex(sp.Symbol(name))} = {numbers(v, '-', _latex_scalar, latex=True)}$" for name, v in check.point)
     said = _said(check, math, operation)
     return rf"\intertext{{\sloppy\small {words} {operation}; {text_escape(_at_words(check))}{where}: {said}.}}"
+
+
+def _split(text: str, sizes) -> list:
+    """Words and sizes alternating: the text split at each \0 mark, a size between the pieces."""
+    pieces = text.split("\0")
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        out += [next(sizes), piece]
+    return out
 
 
 def _latex_scalar(e) -> str:
@@ -129,6 +160,8 @@ def json_data(check) -> dict:
     from gradlang.render.json import encode_value
 
     data = {"agrees": check.agrees, "operation": check.operation, "text": plain_line(check)}
+    if check.kind:  # at a symbolic size: how it was checked, and the random sizes of a numeric check
+        data.update(kind=check.kind, sizes={name: n for name, n in check.sizes})
     if check.point:
         data["point"] = {name: encode_value(value) for name, value in check.point}
         data.update(derivation=encode_value(check.derived), engine=encode_value(check.engine))

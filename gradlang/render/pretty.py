@@ -299,6 +299,10 @@ class LinePrinter(PlainPrinter):
 
     _print_exp = _print_Exp
 
+    def _print_TensorList(self, value):
+        """grad(L, [W, b]) on one line: [δ xᵀ, δ], as the value prints it."""
+        return "[" + ", ".join(self._print(e) for e in value.entries) + "]"
+
 
 _LINE_PRINTER = LinePrinter({"order": None})
 _LINE_FULL = LinePrinter({"order": None, "full": True})

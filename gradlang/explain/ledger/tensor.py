@@ -27,6 +27,7 @@ from gradlang.errors import GradlangError
 from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor.broadcast import full
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import OneHot, shape_of
 from gradlang.expr.walk import dag_has
 from gradlang.explain.ledger import random_points
@@ -47,14 +48,29 @@ def _entry(stop, expr, wrt, kept) -> StopEntry:
         return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
     adjoint = tidy(adjoints_of(expr, [stop], tidy_each=tidy)[stop])
     removed = tuple(_pulled_back(argument, v, unstopped(adjoint), tidy) for v in variables)
-    beside = [_beside(stop, expr, v, tidy) for v in variables]
-    beside = kept if any(b is None for b in beside) else (beside[0] if len(variables) == 1 else tuple(beside))
+    each = [_beside(stop, expr, v, tidy) for v in variables]
+    if isinstance(wrt, tuple) and any(shape_of(v) for v in variables):  # grad(L, [W, b]), [b]: a list
+        return _listed_entry(stop, variables, reaching, adjoint, removed, each, kept)
+    beside = kept if any(b is None for b in each) else (each[0] if len(variables) == 1 else tuple(each))
     if len(variables) == 1:
         verdict, evidence = verdict_of(adjoint, removed[0], beside)
         return StopEntry(stop, (wrt,), (adjoint,), ((removed[0],),), ((kept,),), verdict, level="tensor",
                          evidence=evidence)
     verdict, evidence = verdict_of(adjoint, _stacked(removed), _stacked(beside))
     return StopEntry(stop, reaching, (adjoint,), ((sp.Array(removed),),), ((sp.Array(kept),),), verdict,
+                     level="tensor", evidence=evidence)
+
+
+def _listed_entry(stop, variables, reaching, adjoint, removed, beside, kept) -> StopEntry:
+    """The entry of a grad by a list of tensors: the removed terms as a list, one per variable in its shape
+    (zeros(n), never a scalar 0), and one verdict for the stop, the strongest of its verdicts by each
+    variable (blocking, inventing, neutral)."""
+    found = [verdict_of(adjoint, r, kept[k] if b is None else b) for k, (r, b) in enumerate(zip(removed, beside))]
+    verdicts = [v for v, _ in found]
+    verdict = next(v for v in ("blocking", "inventing", "neutral") if v in verdicts)
+    evidence = next((e for v, e in found if v == verdict and e), "")
+    shaped = TensorList(*(r if r is sp.S.NaN else full(r, shape_of(v)) for r, v in zip(removed, variables)))
+    return StopEntry(stop, reaching, (adjoint,), ((shaped,),), ((TensorList(*kept),),), verdict,
                      level="tensor", evidence=evidence)
 
 

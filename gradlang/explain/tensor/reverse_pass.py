@@ -18,6 +18,7 @@ import sympy as sp
 from gradlang.derive.tensor.reverse import sent, trace
 from gradlang.derive.tensor.rewrite import DISTRIBUTED, RULES, Tidier, normal_form, tidy
 from gradlang.expr.tensor.broadcast import full
+from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.source import operation_name, to_source
 from gradlang.expr import primitives
@@ -114,10 +115,11 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
             continue
         lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier)))
     lines = _within_budget(lines, variables, names)
-    lines += [VectorLine(_lhs(v, v), (formula(sp.S.Zero if len(variables) > 1 else result),),
-                         (_CUT if v in expr.free_symbols else _ABSENT,))
+    lines += [(v, VectorLine(_lhs(v, v), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
+                             (_CUT if v in expr.free_symbols else _ABSENT,)))
               for v in variables if v not in tidied]
-    derived = tuple(full(tidied[v], shape_of(v)) if v in tidied else sp.S.Zero for v in variables)
+    lines = _closing(lines, variables)
+    derived = tuple(full(tidied.get(v, sp.S.Zero), shape_of(v)) for v in variables)
     if not isinstance(wrt, tuple):
         derived = derived[0] if wrt in tidied else result
     return VectorDerivation("the reverse pass at the tensor level, one adjoint rule per operation",
@@ -149,7 +151,18 @@ def _within_budget(lines: list, variables: tuple, names) -> list:
     more than MAX_LINES), only those of named and tensor-valued nodes; at most the last MAX_LINES."""
     if len(lines) > MAX_LINES or (names and len(lines) > NAMED_LINES):
         lines = [(node, line) for node, line in lines if node in variables or node in names or rank(node) > 0]
-    return [line for _, line in lines[-MAX_LINES:]]
+    if len(lines) <= MAX_LINES:
+        return lines
+    room = MAX_LINES - sum(node in variables for node, _ in lines)  # every listed variable keeps its line
+    others = set([k for k, (node, _) in enumerate(lines) if node not in variables][-room:] if room > 0 else [])
+    return [pair for k, pair in enumerate(lines) if pair[0] in variables or k in others]
+
+
+def _closing(lines: list, variables: tuple) -> list:
+    """The lines, the variables' own last and in the order listed: grad(L, [W, b]) closes with ∂L/∂W, then
+    ∂L/∂b, one line per listed variable (no line below uses a variable's adjoint, so the pass reads the same)."""
+    own = {node: line for node, line in lines if node in variables}
+    return [line for node, line in lines if node not in variables] + [own[v] for v in variables if v in own]
 
 
 def _passes_on(arriving, tidied, adjoint) -> bool:
@@ -185,9 +198,15 @@ def _fit(node, raw, tidied, named) -> bool:
 def _width(expr, named) -> int:
     """Characters of a formula as the lines show it: the user's names for their bindings, a letter for a stop."""
     shown = expr.xreplace(named)
-    stops = {s: sp.Symbol("c") for s in outermost_stops([shown]) if long_stop(s)}  # a letter, as layout names it
-    adjoints = {a: sp.Symbol(f"dLd{a.name}") for a in shown.atoms(AdjointName)}  # ∂L/∂z as it prints
+    stops = {s: _stand_in("c", s) for s in outermost_stops([shown]) if long_stop(s)}  # a letter, as layout names it
+    adjoints = {a: _stand_in(f"dLd{a.name}", a) for a in shown.atoms(AdjointName)}  # ∂L/∂z as it prints
     return len(to_source(shown.xreplace({**stops, **adjoints})))
+
+
+def _stand_in(name: str, part):
+    """A name of the part's shape to measure a line by: a scalar Symbol in place of a matrix would make
+    `c @ v` a scalar times a vector, which the spelling refuses (the InfoNCE gradient's ShapeError)."""
+    return Var(name, shape_of(part)) if shape_of(part) else sp.Symbol(name, real=True)
 
 
 def _uses(expr) -> dict:
@@ -220,14 +239,21 @@ def tensor_explanation(request, depth=None, names=()):
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
-    if isinstance(wrt, tuple):  # a grad by a list of scalars: one formula per scalar, as a list
-        derived = sp.Array(derived)
-        blocked = sum(removed, sp.Array([0] * len(wrt))).applyfunc(tidy)
-    else:
-        blocked = tidy(sp.Add(*removed)) if removed else sp.S.Zero
+    derived, blocked = _gathered(derived, removed, wrt)
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
+
+
+def _gathered(derived, removed: list, wrt) -> tuple:
+    """(the derived gradient, what the stops removed) in the shape of the result: for a grad by a list of
+    scalars a vector, for a list that holds a tensor a list of gradients (each of its variable's shape)."""
+    if not isinstance(wrt, tuple):
+        return derived, (tidy(sp.Add(*removed)) if removed else sp.S.Zero)
+    if not any(shape_of(v) for v in wrt):  # a grad by a list of scalars: one formula per scalar, as a list
+        return sp.Array(derived), sum(removed, sp.Array([0] * len(wrt))).applyfunc(tidy)
+    totals = [sp.Add(*(r.entries[k] for r in removed)) for k in range(len(wrt))]
+    return TensorList(*derived), TensorList(*(full(tidy(total), shape_of(v)) for total, v in zip(totals, wrt)))
 
 
 def _named(expr, used) -> VectorLine:

@@ -44,6 +44,9 @@ class Spelling:
         return self._chained(self.plain_template, node, printer, "plain")
 
     def latex(self, node, printer) -> str:
+        base = inverse_transposed(node)
+        if base is not None:  # A^{-\top}: a transpose over A^{-1} would be a double superscript
+            return self._wrap(printer._print(base), 0, base, "latex") + r"^{-\top}"
         return self._chained(self.latex_template, node, printer, "latex")
 
     def line(self, node, printer) -> str:
@@ -51,6 +54,9 @@ class Spelling:
         special = _pretty_special(self, node, printer)
         if special is not None:
             return special.picture[0]
+        base = inverse_transposed(node)
+        if base is not None:
+            return self._wrap(printer._print(base), 0, base, "line") + "⁻ᵀ"
         return self._chained(self.pretty_template, node, printer, "line")
 
     def numpy(self, node, printer) -> str:
@@ -184,10 +190,26 @@ def _pretty_field(spelling: Spelling, field: str, node, printer) -> list:
     return [form]
 
 
+def inverse_transposed(node):
+    """A, for transpose(inv(A)) or inv(transpose(A)), written A⁻ᵀ as the Matrix Cookbook does; else None.
+
+    Either mark alone is a superscript, and `A^{-1}^{\top}` is a double superscript LaTeX refuses."""
+    kinds = tuple(type(n).__name__ for n in (node, *node.args[:1]))
+    if kinds in (("Transpose", "Inv"), ("Inv", "Transpose")):
+        return node.args[0].args[0]
+    return None
+
+
 def _pretty_special(spelling: Spelling, node, printer):
-    """Subscripts where the index is short: e₁, eₖ, xₖ, s₀ (else the template's brackets)."""
+    """Subscripts where the index is short: e₁, eₖ, xₖ, s₀ (else the template's brackets); A⁻ᵀ."""
     from gradlang.expr.tensor.nodes import Entry, OneHot
 
+    base = inverse_transposed(node)
+    if base is not None:
+        inner = printer._print(base)
+        if spelling._needs_parens(0, base):
+            inner = prettyForm(*inner.parens())
+        return prettyForm(*stringPict.next(inner, prettyForm("⁻ᵀ")))
     if isinstance(node, OneHot):
         return prettyForm("e" + _subscript(node.args[0], "[{}]"))
     if isinstance(node, Entry) and isinstance(node.args[0], sp.Symbol) and len(node.args) == 2:
