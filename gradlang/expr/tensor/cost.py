@@ -18,6 +18,7 @@ import sympy as sp
 from gradlang import limits
 from gradlang.errors import GradlangError, LimitError
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import shapes
 
 # Operations whose NumPy helper makes arrays as large as its argument while it runs (numbers.py).
 _TRANSIENT = (t.SoftmaxOf, t.LogSumExpOf, t.MaxShares, t.SoftmaxAxis, t.LogSumExpAxis, t.MaxSharesAxis,
@@ -29,7 +30,7 @@ def count(shape: tuple, sizes: dict) -> int | None:
     """Components of a shape once its sizes are known; None while a size has no value."""
     total = 1
     for size in shape:
-        value = sizes.get(size, size)
+        value = shapes.valued(size, sizes)
         if not isinstance(value, (int, sp.Integer)):
             return None
         total *= int(value)
@@ -63,7 +64,7 @@ def gib(size: int) -> str:
 
 
 def dimensions(shape: tuple, sizes: dict) -> str:
-    return "×".join(str(sizes.get(s, s)) for s in shape)
+    return "×".join(str(shapes.valued(s, sizes)) for s in shape)
 
 
 def check(nodes: list, sizes: dict) -> None:

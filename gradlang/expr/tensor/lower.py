@@ -28,7 +28,7 @@ from gradlang.expr.component_axes import along, check_row_arguments, rows_of, so
 from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.functions import MaxShare
 from gradlang.expr.graph import build_dag
-from gradlang.expr.tensor import cost
+from gradlang.expr.tensor import cost, joins
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.listed import TensorList
@@ -130,7 +130,7 @@ def literal_shape(shape: tuple, sizes: dict) -> tuple:
     """A shape with every size replaced by its value; a size without one is a ValueError."""
     result = []
     for size in shape:
-        value = sizes.get(size, size)
+        value = shapes.valued(size, sizes)
         if not isinstance(value, (int, sp.Integer)):
             raise ValueError(f"the size '{size}' needs a value: add `{size} = 3` (or give an array) to the at")
         result.append(int(value))
@@ -374,6 +374,7 @@ _BUILD = {
     t.Zeros: lambda node, args, sizes: _filled(node, args, sizes, sp.S.Zero),
     AllOf: lambda node, args, sizes: AllOf(*elements(args[0])),  # one condition over the components, not one each
     AnyOf: lambda node, args, sizes: AnyOf(*elements(args[0])),
+    **joins.COMPONENTS,
 }
 
 
