@@ -23,7 +23,7 @@ from gradlang.errors import ShapeError, ShapeNeedsComponents
 from gradlang.expr.tensor.joins import Concat, Stack
 from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.lower import components
-from gradlang.expr.tensor.nodes import Literal, Row
+from gradlang.expr.tensor.nodes import Literal, Row, Zeros
 
 NAMES = ("concat", "stack")
 _NODES = {"concat": Concat, "stack": Stack}
@@ -54,6 +54,8 @@ def _as_tensor(entry):
     if isinstance(entry, (sp.NDimArray, sp.MatrixBase)):
         if any(not (e.is_Number and e.is_finite) for e in entry):
             raise ShapeNeedsComponents("a list of components beside a tensor takes the components' path")
+        if all(e == 0 for e in entry):  # zeros(2) at a literal size: a zero that keeps its shape, as it reads
+            return Zeros(*entry.shape)
         return as_constant(entry)
     return entry
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.errors import ValueError
+from gradlang.errors import GradlangError, ValueError
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.nodes import Ones, Outer, TensorOp, shape_of
+from gradlang.expr.tensor.nodes import Entry, Ones, Outer, TensorOp, Zeros, shape_of
 from gradlang.expr.tensor.spelling import Spelling
 from gradlang.expr.values import elements, from_elements, to_symbolic
 
@@ -104,9 +104,22 @@ def _picked(base, index, axis: int):
         return sp.S.Zero
     if isinstance(base, Stack) and base.axis == axis and index.is_Integer and 0 <= index < len(base.parts):
         return base.parts[int(index)]
-    if isinstance(base, Outer) and isinstance(base.args[axis], Ones):
-        return base.args[1 - axis]
+    if isinstance(base, Outer) and _shape(base.args[axis]) != (None,):  # of u vᵀ: u_i v (v_j u)
+        picked = base.args[axis]
+        return base.args[1 - axis] * (1 if isinstance(picked, Ones) else Entry(picked, index))
+    if isinstance(base, (sp.Add, sp.Mul)) and all(len(_shape(a)) in (0, 2) for a in base.args):
+        picks = [_picked(a, index, axis) if _shape(a) else a for a in base.args]  # elementwise: line by line
+        if all(p is not None for p in picks):
+            return base.func(*picks)
     return None
+
+
+def _shape(expr) -> tuple:
+    """The shape, or none where the formula's parts have been named (a printer's shared part)."""
+    try:
+        return shape_of(expr)
+    except GradlangError:
+        return (None,)
 
 
 class Join(TensorOp):
@@ -141,11 +154,22 @@ class Stack(Join):
         return shapes.stack([shape_of(p) for p in self.parts], self.axis)
 
 
+class RangeSpelling(Spelling):
+    """A range is written after its base: anything but a name or a call of the language is bracketed,
+    so pretty's (ℯ^u)[0:m] is never read as an exponent's subscript."""
+
+    def _needs_parens(self, index: int, arg) -> bool:
+        if index:
+            return False
+        return not (isinstance(arg, sp.Symbol) or isinstance(arg, TensorOp) and not arg.spelling.infix
+                    and arg.spelling.plain_template.endswith(")"))
+
+
 class SliceRows(TensorOp):
     """`v[a:b]`, `M[a:b]`: the entries (rows) a to b − 1 along axis 0; concat's adjoint on axis 0."""
 
     nargs = 3
-    spelling = Spelling("{0}[{1}:{2}]", r"{0}_{{1}:{2}}", "{0}[{1}:{2}]", "{0}[int({1}):int({2})]", postfix=True)
+    spelling = RangeSpelling("{0}[{1}:{2}]", r"{0}_{{1}:{2}}", "{0}[{1}:{2}]", "{0}[int({1}):int({2})]", postfix=True)
 
     @classmethod
     def eval(cls, base, start, stop):
@@ -161,7 +185,7 @@ class SliceColumns(TensorOp):
     """`M[:, a:b]`: the columns a to b − 1 of a matrix; concat's adjoint on axis 1."""
 
     nargs = 3
-    spelling = Spelling("{0}[:, {1}:{2}]", r"{0}_{:,{1}:{2}}", "{0}[:, {1}:{2}]", "{0}[:, int({1}):int({2})]",
+    spelling = RangeSpelling("{0}[:, {1}:{2}]", r"{0}_{:,{1}:{2}}", "{0}[:, {1}:{2}]", "{0}[:, int({1}):int({2})]",
                         postfix=True)
 
     @classmethod
@@ -197,6 +221,11 @@ def _range_of(base, start, stop, axis: int):
         tensors = [f for f in base.args if shape_of(f)]
         inner = _range_of(tensors[0], start, stop, axis) if len(tensors) == 1 else None
         return None if inner is None else sp.Mul(*(f for f in base.args if not shape_of(f))) * inner
+    if isinstance(base, (Ones, Zeros)):  # 𝟙[a:b] is 𝟙 of length b − a
+        return type(base)(*(shape[:axis] + (sp.expand(stop - start),) + shape[axis + 1:]))
+    if isinstance(base, Outer) and len(shape) == 2:  # (u vᵀ)[a:b] = u[a:b] vᵀ, (u vᵀ)[:, a:b] = u v[a:b]ᵀ
+        u, v = base.args
+        return Outer(SliceRows(u, start, stop), v) if axis == 0 else Outer(u, SliceRows(v, start, stop))
     if isinstance(base, Concat) and base.axis == axis:
         offset = sp.S.Zero
         for part in base.parts:
