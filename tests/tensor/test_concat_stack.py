@@ -169,3 +169,26 @@ def test_refusals_name_what_is_wrong(source, message):
         with pytest.raises(GradlangError, match=message) as caught:
             _session(literal).run(source)
         assert caught.value.span is not None and "Internal" not in type(caught.value).__name__
+
+
+@pytest.mark.parametrize("point", ["x = [1.0, 2.0, 3.0]", "x = [1, 2, 3]", "n = 3"])
+def test_a_range_outside_its_vector_at_a_point_is_refused_by_name(point):
+    """At a symbolic size a range is checked where the point gives its numbers: NumPy would cut x[0:4] short
+    without a word, and the gradient, zeros(n − 4) beside ones, has no range left to check."""
+    session = _session(False)
+    for source in ("x[0:4]", "grad(sum(x[0:4]), x)", "x[n - 1:1]"):
+        with pytest.raises(GradlangError, match="out of range|outside its vector") as caught:
+            session.run(f"{source} at {point}")
+        assert type(caught.value).__name__ == "ShapeError"
+
+
+def test_explain_derives_through_concat_stack_and_ranges():
+    from gradlang.render.plain import to_plain
+
+    session = _session(False)
+    text = to_plain(session.run("explain grad(sum(tanh(concat([a, sg(b)])) * concat([b, a])), a)")[-1])
+    assert "concat: Ā = Ȳ[0:m], B̄ = Ȳ[m:m+n]" in text and "tensor reverse pass" in text
+    text = to_plain(session.run("explain grad(logsumexp([x, sg(y)] @ x), x)")[-1])
+    assert "stack: ū = Ȳ[0]" in text and "tensor reverse pass" in text
+    text = to_plain(session.run("explain grad(sum(x[0:2]^2), x)")[-1])
+    assert "range: v̄ = [0; ȳ; 0]" in text and text.splitlines()[-1] == "concat([2*x[0:2], zeros(n - 2)], 0)"

@@ -144,6 +144,7 @@ def literal_shape(shape: tuple, sizes: dict) -> tuple:
 
 def _check_count(node, sizes: dict) -> None:
     shape = t.shape_of(node) if isinstance(node, (Var, t.TensorOp)) else ()
+    shapes.check_valued(shape, sizes)
     total = cost.count(shape, sizes) or 0
     if total > limits.MAX_ELEMENTS:
         raise LimitError(f"{cost.dimensions(shape, sizes)} is {total} components, above the limit of {limits.MAX_ELEMENTS}")

@@ -100,6 +100,18 @@ def stack(parts: list, axis) -> Shape:
 
 
 def check_range(start, stop, length) -> None:
-    """A range start:stop inside a length (checked where the numbers are known)."""
+    """A range start:stop inside a length (checked where the numbers are known; stop before start always)."""
+    backwards = sp.expand(stop - start)
+    if backwards.is_Integer and backwards < 0:
+        raise ShapeError(f"the range {start}:{stop} is out of range: it ends before it starts")
     if all(getattr(v, "is_Integer", False) for v in (start, stop, length)) and not 0 <= start <= stop <= length:
         raise ShapeError(f"the range {start}:{stop} is out of range for length {length}")
+
+
+def check_valued(shape: tuple, sizes: dict) -> None:
+    """No size of a shape is negative at the point: a difference of sizes (what a range leaves, n − 4) that is
+    would be a range outside its vector (x[0:4] at n = 3), which its derivative no longer writes as a range."""
+    for size in shape:
+        value = valued(size, sizes)
+        if getattr(value, "is_Integer", False) and value < 0 or isinstance(value, int) and value < 0:
+            raise ShapeError(f"a range lies outside its vector or matrix at this point (the size {size} would be {value})")
