@@ -37,9 +37,13 @@ class JoinSpelling:
     line = plain
 
     def pretty(self, node, printer):
-        from sympy.printing.pretty.stringpict import prettyForm
+        """The call, its entries as the pretty printer draws them (an exponent stays above its line)."""
+        from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
-        return prettyForm(self.plain(node, _Str(printer)))
+        pieces = [prettyForm(f"{self.name}([")]
+        for k, part in enumerate(node.args[1:]):
+            pieces += ([prettyForm(", ")] if k else []) + [printer._print(part)]
+        return prettyForm(*stringPict.next(*pieces, prettyForm(f"], {int(node.args[0])})")))
 
     def latex(self, node, printer) -> str:
         axis, parts = int(node.args[0]), node.args[1:]
@@ -54,16 +58,6 @@ class JoinSpelling:
     def numpy(self, node, printer) -> str:
         parts = ", ".join(printer._print(a) for a in node.args[1:])
         return f"numpy.{self.numpy_name}(({parts},), axis={int(node.args[0])})"
-
-
-class _Str:
-    """A pretty printer's entries as one line of text, for the call form."""
-
-    def __init__(self, printer):
-        self.printer = printer
-
-    def _print(self, expr) -> str:
-        return str(self.printer._print(expr))
 
 
 class Row(TensorOp):
