@@ -85,7 +85,8 @@ def _components(name: str):
     def apply(call: Call):
         parts = placed(call, 0, entries, name, call.args[0])
         if not parts or any(not isinstance(p, (sp.NDimArray, sp.MatrixBase)) for p in parts):
-            raise ShapeError(f"{name} joins vectors or matrices, as {name}([[1, 2], [3]], 0)").located(call.nodes[0].span)
+            error = ShapeError(f"{name} joins vectors or matrices, as {name}([[1, 2], [3]], 0)")
+            raise error.located(call.nodes[0].span)
         node = placed(call, 0, tensor_join(name), [TensorList(*(Literal.of(p) for p in parts)), *call.args[1:]])
         return components(node, {})
 

@@ -241,7 +241,8 @@ class Evaluator:
         grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
         return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, n, frame)
                 if tensor_lists.takes_list(node.name, k, n) else tensor_lists.entries(self, n, frame)
-                if tensor_lists.takes_entries(node.name, k, n) else self.evaluate(n, frame) for k, n in enumerate(node.args)]
+                if tensor_lists.takes_entries(node.name, k, n) else self.evaluate(n, frame)
+                for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)

@@ -198,7 +198,8 @@ def _joins(args, m: int, n: int) -> dict:
     """concat, stack and ranges by jnp.concatenate and jnp.stack, as the TEXT spells them."""
     cat, stk = jnp.concatenate, jnp.stack
     return {
-        "concat_lse": lambda: jax.nn.logsumexp(cat(args[:2])), "stack_lse": lambda: jax.nn.logsumexp(stk(args[:2]) @ args[2]),
+        "concat_lse": lambda: jax.nn.logsumexp(cat(args[:2])),
+        "stack_lse": lambda: jax.nn.logsumexp(stk(args[:2]) @ args[2]),
         "concat_tail": lambda: cat(args)[m:m + n], "concat_head": lambda: cat(args, -1)[0:m],
         "stack_sum": lambda: jnp.sum(stk(args, 1), 1), "stack_row": lambda: stk(args)[1],
         "concat_cols": lambda: cat(args, 1)[:, n:2 * n], "concat_rows": lambda: cat(args)[m - 1:2 * m - 1],

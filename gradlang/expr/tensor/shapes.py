@@ -114,4 +114,5 @@ def check_valued(shape: tuple, sizes: dict) -> None:
     for size in shape:
         value = valued(size, sizes)
         if getattr(value, "is_Integer", False) and value < 0 or isinstance(value, int) and value < 0:
-            raise ShapeError(f"a range lies outside its vector or matrix at this point (the size {size} would be {value})")
+            raise ShapeError(f"a range lies outside its vector or matrix at this point "
+                             f"(the size {size} would be {value})")
