@@ -326,6 +326,7 @@ def _numeric(call: Call):
 # importing them registers them in TABLE.
 from gradlang.core import builtins_vectors  # noqa: E402,F401
 from gradlang.core import builtins_axes  # noqa: E402
+from gradlang.core import builtins_joins  # noqa: E402,F401
 from gradlang.core.loading import READS_TEXT  # noqa: E402,F401  (the evaluator asks builtins)
 from gradlang.core import builtins_tools  # noqa: E402,F401  (gradcheck, plot)
 

@@ -71,7 +71,7 @@ def check_keywords(name: str, nodes) -> None:
     for position, node in enumerate(nodes):
         if not isinstance(node, lo.Keyword):
             continue
-        if name not in AXIS_NAMES:
+        if name not in AXIS_NAMES and name not in ("concat", "stack"):
             raise SyntaxError(f"{name} takes no keyword {node.name}= (axis= is for "
                               "sum, mean, max, min, logsumexp, softmax and log_softmax)", node.span)
         if position != 1 or len(nodes) != 2:

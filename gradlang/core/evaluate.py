@@ -44,6 +44,7 @@ from gradlang.expr.values import (
     to_symbolic,
 )
 from gradlang.expr.walk import dag_has
+from gradlang.expr.tensor.joins import Stack
 from gradlang.expr.tensor.listed import TensorList, is_list, refused
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lowered import written_names
@@ -132,6 +133,8 @@ class Evaluator:
         """The value of `[…]` with these entries: a vector, a matrix, or a list of tensors."""
         if tensor_lists.listed(values):  # [W, b]: tensors of different shapes, or of a symbolic size
             return TensorList(*values)
+        if tensor_lists.stacks(values):  # [x, y] of vectors of one shape: stack([x, y], 0) at every size
+            return Stack(sp.S.Zero, *values)
         items = [to_symbolic(lower.lowered(v)) for v in values]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
@@ -199,6 +202,7 @@ class Evaluator:
     # --- postfix --------------------------------------------------------
 
     _index, _column, _row = subscripts.index, subscripts.column, subscripts.row  # v[i], M[:, j], M[i, :]
+    _range = subscripts.range_of  # v[a:b], M[:, a:b]
 
     def _call(self, node, frame):
         name = node.name
@@ -243,7 +247,9 @@ class Evaluator:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
         grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
         return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, n, frame)
-                if tensor_lists.takes_list(node.name, k, n) else self.evaluate(n, frame) for k, n in enumerate(node.args)]
+                if tensor_lists.takes_list(node.name, k, n) else tensor_lists.entries(self, n, frame)
+                if tensor_lists.takes_entries(node.name, k, n) else self.evaluate(n, frame)
+                for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)

@@ -1,4 +1,4 @@
-"""Subscripts: `v[i]`, `M[i, j]`, `M[i]` and the slices `M[:, j]`, `M[i, :]`.
+"""Subscripts: `v[i]`, `M[i, j]`, `M[i]`, the slices `M[:, j]`, `M[i, :]` and the ranges `v[a:b]`, `M[:, a:b]`.
 
 The Evaluator's methods for the three grammar forms (bound to it as
 `_index`, `_column`, `_row`). A vector or matrix of symbolic size is
@@ -12,8 +12,11 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.core import tensor_values
+from gradlang.core.literal_sizes import as_constant
 from gradlang.errors import ShapeError
 from gradlang.expr.tensor import nodes as t, shapes
+from gradlang.expr.tensor.joins import ranged
+from gradlang.expr.tensor.lower import lowered
 from gradlang.expr.tensor.listed import entry, is_list, refused
 from gradlang.expr.values import describe_shape, from_elements, is_scalar, shape_of, to_symbolic
 
@@ -102,3 +105,27 @@ def index_value(value, length: int, node) -> int:
     if not -length <= position < length:
         raise ShapeError(f"index {position} is out of range for length {length}").located(node.span)
     return position % length
+
+
+def range_of(self, node, frame):
+    """v[a:b], M[a:b], M[:, a:b]: the entries a to b - 1 along the axis (bounds integers or size expressions,
+    a negative one counting from the end, as Python's), by the tensor engine at every size."""
+    base = to_symbolic(self.evaluate(node.base, frame))
+    if is_list(base):
+        raise refused("sliced by a range").located(node.base.span)
+    bounds = [self.evaluate(n, frame) for n in (node.start, node.stop)]
+    for value, written in zip(bounds, (node.start, node.stop)):
+        if not (isinstance(value, sp.Expr) and value.is_integer):
+            raise ShapeError("a range's bounds must be integers or sizes, as v[0:n]").located(written.span)
+    value = base if tensor_values.involves(base) else as_constant(base) if shape_of(base) else None
+    shape = t.shape_of(value) if value is not None else ()
+    if len(shape) <= node.axis:
+        raise ShapeError(f"a range on axis {node.axis} needs {'a vector' if not node.axis else 'a matrix'}, "
+                         f"not {describe_shape(shape)}").located(node.base.span)
+    start, stop = (tensor_values.wrapped(b, shape[node.axis]) for b in bounds)
+    try:
+        shapes.check_range(start, stop, shape[node.axis])
+    except ShapeError as error:
+        raise error.located(node.span)
+    result = ranged(value, node.axis, start, stop)
+    return result if tensor_values.involves(base) else lowered(result)

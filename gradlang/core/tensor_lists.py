@@ -24,6 +24,7 @@ from gradlang.expr.tensor.nodes import rank, shape_of
 from gradlang.syntax import lowered as lo
 
 _BY_LIST = frozenset({"grad"})  # the builtins whose variable (second argument) may be a list of tensors
+_JOINS = frozenset({"concat", "stack"})  # the builtins whose first argument is a list of tensors to join
 
 
 def listed(values: list) -> bool:
@@ -34,14 +35,36 @@ def listed(values: list) -> bool:
     if not all(isinstance(v, sp.Expr) for v in values):
         return False
     tensors = [v for v in values if involves(v) and rank(v) >= 1]
-    if not tensors:
+    if not tensors or stacks(values):
         return False
     return len({shape_of(v) for v in values}) > 1 or any(symbolic(v) for v in tensors)
+
+
+def stacks(values: list) -> bool:
+    """Do these entries of `[…]` stack into a matrix at the tensor level: vectors of one shape, one a tensor
+    (`[x, y]` of x, y: R^n, as of R^3: stack([x, y], 0), so both spellings give one value)?"""
+    tensors = [v for v in values if isinstance(v, sp.Expr) and involves(v)]
+    return (bool(tensors) and len(tensors) == len(values) and rank(tensors[0]) == 1
+            and len({shape_of(v) for v in values}) == 1)
 
 
 def takes_list(name: str, position: int, node) -> bool:
     """Is this argument grad's variable written as a list (`grad(L, [W, b])`)?"""
     return name in _BY_LIST and position == 1 and isinstance(node, lo.Brackets)
+
+
+def takes_entries(name: str, position: int, node) -> bool:
+    """Is this argument the list a join reads entry by entry (`concat([A, B], 0)`, `stack([u, v])`)?"""
+    return name in _JOINS and position == 0 and isinstance(node, lo.Brackets)
+
+
+def entries(evaluator, node, frame) -> TensorList:
+    """The entries of a join's list as written, each its own value (of any shape: concat of R^m and R^n)."""
+    check_count(len(node.items))
+    items = [evaluator.evaluate(item, frame) for item in node.items]
+    if any(is_list(v) for v in items):
+        raise refused("an entry of a list")
+    return TensorList(*items)
 
 
 def variables(evaluator, node, frame):
@@ -62,7 +85,7 @@ def variables(evaluator, node, frame):
 def check_arguments(name: str, args: list, nodes) -> None:
     """A list of tensors is an argument of grad's variable only: elsewhere a ShapeError at its place."""
     for position, (value, node) in enumerate(zip(args, nodes)):
-        if is_list(value) and not (name in _BY_LIST and position == 1):
+        if is_list(value) and not (name in _BY_LIST and position == 1) and not (name in _JOINS and position == 0):
             raise refused(f"an argument of {name}").located(node.span)
 
 

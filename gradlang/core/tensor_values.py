@@ -18,6 +18,7 @@ from gradlang.core import builtins
 from gradlang.core.builtin_table import builtin
 from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
+from gradlang.core.builtins_joins import NAMES as JOINS, tensor_join
 from gradlang.core.literal_sizes import as_constant, constants_only, mixed
 from gradlang.expr.tensor.lower import involves, literal, lowered
 from gradlang.errors import (
@@ -365,6 +366,7 @@ TABLE = {
     "all": lambda args: _reduced(AllOf, *args),
     "any": lambda args: _reduced(AnyOf, *args),
     "huber": _huber,
+    **{name: tensor_join(name) for name in JOINS},
     **derivatives.TABLE,
     "stop_gradient": lambda args: StopGradient(*args),
     "sg": lambda args: StopGradient(*args),

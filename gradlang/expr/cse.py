@@ -22,6 +22,7 @@ from sympy.core.relational import Relational
 
 from gradlang.expr.graph import build_dag, rebuilt
 from gradlang.expr.tensor.nodes import Var, is_tensor, shape_of
+from gradlang.expr.tensor.shapes import is_size
 
 
 def named_subexpressions(exprs, min_size: int = 8, prefix: str = "t", symbols=None, shared_only: bool = True,
@@ -48,7 +49,7 @@ def named_subexpressions(exprs, min_size: int = 8, prefix: str = "t", symbols=No
             sizes.append(1)
             continue
         expr, size = _with_args(node, [reduced[k] for k in kids]), 1 + sum(sizes[k] for k in kids)
-        if (not shared_only or (uses[i] > 1 and i not in roots)) and size >= min_size:
+        if (not shared_only or (uses[i] > 1 and i not in roots)) and size >= min_size and not _size_of_shape(expr):
             name = names(i) if callable(names) else next(names)
             name = _shaped_name(name, expr) if symbols is None else name
             named.append((name, expr))
@@ -56,6 +57,12 @@ def named_subexpressions(exprs, min_size: int = 8, prefix: str = "t", symbols=No
         reduced.append(expr)
         sizes.append(size)
     return named, [reduced[r] for r in dag.roots]
+
+
+def _size_of_shape(expr) -> bool:
+    """A sum or product of sizes (m + n, 2*m: a bound of a range, a length): part of a shape, never named,
+    so every node keeps a shape its own arguments say."""
+    return bool(expr.free_symbols) and all(is_size(s) for s in expr.free_symbols) and expr.is_integer is True
 
 
 def _shaped_name(name, expr):

@@ -248,6 +248,11 @@ def _brackets(node, place):
     return lo.Brackets(_arguments(node.children[0]) if node.children else (), place=place)
 
 
+def _ranged(node, axis: int) -> tuple:
+    base, start, stop = (_expression(child) for child in node.children)
+    return base, axis, start, stop
+
+
 _EXPRESSIONS = {
     "number": lambda node, place: lo.Number(str(node.children[0]), place=place),
     "name": lambda node, place: lo.Name(str(node.children[0]), place=place),
@@ -257,6 +262,8 @@ _EXPRESSIONS = {
     "index": lambda node, place: lo.Index(_expression(node.children[0]), _arguments(node.children[1]), place=place),
     "column": lambda node, place: lo.Column(_expression(node.children[0]), _expression(node.children[1]), place=place),
     "row": lambda node, place: lo.Row(_expression(node.children[0]), _expression(node.children[1]), place=place),
+    "rows_range": lambda node, place: lo.Range(*_ranged(node, 0), place=place),
+    "columns_range": lambda node, place: lo.Range(*_ranged(node, 1), place=place),
     "call": _call, "sum": _sum, "product": _product, "power": _power, "compare": _compare,
     "at": _at, "brackets": _brackets, "keyword": _keyword,
 }

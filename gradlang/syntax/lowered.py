@@ -182,6 +182,17 @@ class Row(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class Range(Node):
+    """v[a:b], M[a:b] (axis 0) or M[:, a:b] (axis 1): the entries a to b - 1 along the axis."""
+
+    kind: ClassVar[str] = "range"
+    base: Node
+    axis: int
+    start: Node
+    stop: Node
+
+
+@dataclass(frozen=True, eq=False)
 class Target(Node):
     """What an `at` binding gives a value to: a name, or one component `x[1]` (`indices` as written)."""
 

@@ -18,6 +18,9 @@ WRONG_SHAPES = [
     "diff(sum(x), x[0])", "grad(sum(x), n)", "jacobian(x, a)", "grad(sum(x), x[0])", "hessian(sum(W), W)",
     "where(x > u, x, x)", "max(x, u)", "sum(W, 2)", "softmax(x, 1)", "sum(W, k)", "x @ W", "diag(W)",
     "blocked(W, x)", "blocked(sum(x), W @ x)", "components(x)", "jacobian(sum(x), x)", "len(a)",
+    "concat([x, W])", "concat([W, A], 1)", "concat([x, u], 1)", "stack([W, W])", "stack([x, u])", "concat(x)",
+    "concat([x, y], k)", "stack([x, y], 2)", "x[k:n]", "x[2:1]", "W[:, 0:x]", "concat([x, [x, y]])",
+    "jacobian(stack([x, y]), x)", "concat([grad(sum(x), [x, y]), x])",
 ]
 BAD_POINTS = [
     "sum(x) at n = {big}", "sum(W) at m = {big}, n = {big}", "components(sum(x) at n = {big})",
@@ -29,6 +32,8 @@ BAD_POINTS = [
     "grad(det(A), A) at A = [[{number}, 1.0], [1.0, 1.0]]", "sum(x) at x = load(\"missing.npy\")",
     "softmax(x) at x = [{number}, {number}]", "hessian(logsumexp(x), x) at x = [{number}, 1.0, {number}]",
     "x at x = [1.0, 2.0], n = 3", "grad(sum(x^2), x) at x = [1, 2], y = [1.0, 2.0, 3.0]",
+    "x[0:{index}] at x = [1.0, 2.0]", "grad(sum(x[1:3]), x) at x = [1.0, 2.0]", "concat([x, u])[n:m + n] at n = {big}",
+    "sum(concat([x, u], 0)) at x = [1.0, 2.0], u = [{number}]",
 ]
 NAMES = [
     "n = {bad}\nz: R^n", "diff(n * a, n)", "grad(n * sum(x), n)", "n + 1", "n = 4", "k: size\nv: R^k\nv[k]",

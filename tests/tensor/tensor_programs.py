@@ -39,13 +39,15 @@ OPS = {
     "S": [("sum", "n"), ("sum", "mn"), ("mean", "n"), ("mean", "nn"), ("norm", "n"), ("norm", "mn"),
           ("logsumexp", "n"), ("max1", "n"), ("min1", "n"), ("dot", "n", "n"), ("matmul", "n", "n"),
           ("idx_k", "n"), ("idx0", "n"), ("idx00", "mn"), ("idx_argmax", "n", "n"), ("trace", "nn"),
-          ("det", "nn"), ("cosine", "n", "n"), ("sum", "m")],
+          ("det", "nn"), ("cosine", "n", "n"), ("sum", "m"), ("concat_lse", "m", "n"), ("stack_lse", "n", "n", "n")],
     "n": [("softmax", "n"), ("log_softmax", "n"), ("tmatvec", "mn", "m"), ("matmul", "nn", "n"),
           ("matmul", "n", "nn"), ("normalize", "n"), ("row_k", "nn"), ("row0", "mn"), ("sum_ax0", "mn"),
-          ("mean_ax0", "mn"), ("lse_ax0", "mn"), ("min_ax0", "mn"), ("onehot", "S"), ("ones", "S")],
-    "m": [("matmul", "mn", "n"), ("sum_ax1", "mn"), ("lse_ax1", "mn"), ("max_ax1", "mn"), ("softmax", "m")],
+          ("mean_ax0", "mn"), ("lse_ax0", "mn"), ("min_ax0", "mn"), ("onehot", "S"), ("ones", "S"),
+          ("concat_tail", "m", "n"), ("stack_sum", "n", "n"), ("stack_row", "n", "n")],
+    "m": [("matmul", "mn", "n"), ("sum_ax1", "mn"), ("lse_ax1", "mn"), ("max_ax1", "mn"), ("softmax", "m"),
+          ("concat_head", "m", "n")],
     "mn": [("outer", "m", "n"), ("softmax_ax1", "mn"), ("softmax_ax0", "mn"), ("log_softmax_ax1", "mn"),
-           ("matmul", "mn", "nn")],
+           ("matmul", "mn", "nn"), ("concat_cols", "mn", "mn"), ("concat_rows", "mn", "mn")],
     "nn": [("transpose", "nn"), ("matmul", "nn", "nn"), ("outer", "n", "n"), ("diag", "n"), ("eye", "S"),
            ("inv_shifted", "nn")],
 }
@@ -67,6 +69,11 @@ TEXT = {
     "where": "where({0} > {1}, {2}, {3})", "where0": "where({0} > 0, {1}, {2})", "min2": "min({0}, {1})",
     # forms SymPy's algebra makes scalars: the tensor's shape must survive (sum(sg(x)/x) is n, not 1)
     "self_ratio": "(sg({0}) / {0})", "self_where": "where({0} > {0}, {1}, {2})",
+    # joins and ranges (section 3b): [p, q] of vectors is stack([p, q]); a range may straddle two entries
+    "concat_lse": "logsumexp(concat([{0}, {1}]))", "stack_lse": "logsumexp([{0}, {1}] @ {2})",
+    "concat_tail": "concat([{0}, {1}])[m:m + n]", "concat_head": "concat([{0}, {1}], -1)[0:m]",
+    "stack_sum": "sum(stack([{0}, {1}], 1), 1)", "stack_row": "stack([{0}, {1}])[1]",
+    "concat_cols": "concat([{0}, {1}], axis=1)[:, n:2*n]", "concat_rows": "concat([{0}, {1}])[m - 1:2*m - 1]",
 }
 
 # A reduction of a tensor beside a broadcast scalar, `grad(reduce(T ⊕ s), s)`'s loss: (op, tensor shapes).
@@ -183,7 +190,20 @@ def jax_of(tree, env: dict):
         "onehot": lambda: args[0] * jax.nn.one_hot(k, n, dtype=jnp.float64),
         "ones": lambda: args[0] * jnp.ones(n), "eye": lambda: args[0] * jnp.eye(n),
         "inv_shifted": lambda: jnp.linalg.inv(args[0] + 4 * jnp.eye(n)),
+        **_joins(args, env["m"], n),
     }[op]()
+
+
+def _joins(args, m: int, n: int) -> dict:
+    """concat, stack and ranges by jnp.concatenate and jnp.stack, as the TEXT spells them."""
+    cat, stk = jnp.concatenate, jnp.stack
+    return {
+        "concat_lse": lambda: jax.nn.logsumexp(cat(args[:2])),
+        "stack_lse": lambda: jax.nn.logsumexp(stk(args[:2]) @ args[2]),
+        "concat_tail": lambda: cat(args)[m:m + n], "concat_head": lambda: cat(args, -1)[0:m],
+        "stack_sum": lambda: jnp.sum(stk(args, 1), 1), "stack_row": lambda: stk(args)[1],
+        "concat_cols": lambda: cat(args, 1)[:, n:2 * n], "concat_rows": lambda: cat(args)[m - 1:2 * m - 1],
+    }
 
 
 def uses(tree, names: set) -> bool:

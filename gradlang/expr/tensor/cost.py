@@ -18,6 +18,7 @@ import sympy as sp
 from gradlang import limits
 from gradlang.errors import GradlangError, LimitError
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import shapes
 
 # Operations whose NumPy helper makes arrays as large as its argument while it runs (numbers.py).
 _TRANSIENT = (t.SoftmaxOf, t.LogSumExpOf, t.MaxShares, t.SoftmaxAxis, t.LogSumExpAxis, t.MaxSharesAxis,
@@ -29,7 +30,7 @@ def count(shape: tuple, sizes: dict) -> int | None:
     """Components of a shape once its sizes are known; None while a size has no value."""
     total = 1
     for size in shape:
-        value = sizes.get(size, size)
+        value = shapes.valued(size, sizes)
         if not isinstance(value, (int, sp.Integer)):
             return None
         total *= int(value)
@@ -55,6 +56,14 @@ def _products(node, sizes: dict) -> int:
     return 0
 
 
+def _check_range(node, sizes: dict) -> None:
+    """A range v[a:b] inside its base at the point's sizes: NumPy would cut it short without a word."""
+    if isinstance(node, (t.SliceRows, t.SliceColumns)):
+        axis = 0 if isinstance(node, t.SliceRows) else 1
+        length = t.shape_of(node.args[0])[axis]
+        shapes.check_range(*(sp.sympify(shapes.valued(v, sizes)) for v in (node.args[1], node.args[2], length)))
+
+
 def gib(size: int) -> str:
     """A number of bytes as people read it: 74.5 GiB, 128.0 MiB."""
     if size >= 1024 ** 3 // 10:
@@ -63,7 +72,7 @@ def gib(size: int) -> str:
 
 
 def dimensions(shape: tuple, sizes: dict) -> str:
-    return "×".join(str(sizes.get(s, s)) for s in shape)
+    return "×".join(str(shapes.valued(s, sizes)) for s in shape)
 
 
 def check(nodes: list, sizes: dict) -> None:
@@ -73,6 +82,7 @@ def check(nodes: list, sizes: dict) -> None:
         shape = _shape(node)
         if shape is None or not isinstance(node, sp.Basic):  # a constant (Eye(3)) is held too
             continue
+        shapes.check_valued(shape, sizes)
         size = 8 * (count(shape, sizes) or 0)
         held += size
         largest = max(largest, (size, shape), key=lambda pair: pair[0])
@@ -80,6 +90,7 @@ def check(nodes: list, sizes: dict) -> None:
             argument = _shape(node.args[0]) or ()
             transient = max(transient, TRANSIENT_COPIES * 8 * (count(argument, sizes) or 0))
         products += _products(node, sizes)
+        _check_range(node, sizes)
     if held + transient > limits.MAX_EVALUATION_BYTES:
         raise LimitError(
             f"evaluating this at the point needs about {gib(held + transient)} of memory (its largest array, "

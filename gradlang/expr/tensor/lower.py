@@ -28,7 +28,7 @@ from gradlang.expr.component_axes import along, check_row_arguments, rows_of, so
 from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.functions import MaxShare
 from gradlang.expr.graph import build_dag
-from gradlang.expr.tensor import cost
+from gradlang.expr.tensor import cost, joins
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.listed import TensorList
@@ -130,7 +130,7 @@ def literal_shape(shape: tuple, sizes: dict) -> tuple:
     """A shape with every size replaced by its value; a size without one is a ValueError."""
     result = []
     for size in shape:
-        value = sizes.get(size, size)
+        value = shapes.valued(size, sizes)
         if not isinstance(value, (int, sp.Integer)):
             raise ValueError(f"the size '{size}' needs a value: add `{size} = 3` (or give an array) to the at")
         result.append(int(value))
@@ -144,6 +144,7 @@ def literal_shape(shape: tuple, sizes: dict) -> tuple:
 
 def _check_count(node, sizes: dict) -> None:
     shape = t.shape_of(node) if isinstance(node, (Var, t.TensorOp)) else ()
+    shapes.check_valued(shape, sizes)
     total = cost.count(shape, sizes) or 0
     if total > limits.MAX_ELEMENTS:
         raise LimitError(f"{cost.dimensions(shape, sizes)} is {total} components, above the limit of {limits.MAX_ELEMENTS}")
@@ -387,6 +388,7 @@ _BUILD = {
     t.Zeros: lambda node, args, sizes: _filled(node, args, sizes, sp.S.Zero),
     AllOf: lambda node, args, sizes: AllOf(*elements(args[0])),  # one condition over the components, not one each
     AnyOf: lambda node, args, sizes: AnyOf(*elements(args[0])),
+    **joins.COMPONENTS,
 }
 
 

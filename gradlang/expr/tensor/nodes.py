@@ -348,29 +348,6 @@ class MaxSharesAxis(_LinewiseAxis):
                         "∂max_{1}({0})", "_gl_max_shares_axis({0}, {1})")
 
 
-class Row(TensorOp):
-    """`M[i, :]` (or `M[i]`): row i of a matrix, a vector."""
-
-    nargs = 2
-    # plain `M[i]`: the grammar reads no slices, and M[i] is row i (section 3)
-    spelling = Spelling("{0}[{1}]", r"{0}_{{1},:}", "{0}[{1}, :]", "{0}[int({1}), :]", postfix=True)
-
-    @property
-    def shape(self):
-        return shape_of(self.args[0])[1:]
-
-
-class Column(TensorOp):
-    """`M[:, j]`: column j of a matrix, a vector."""
-
-    nargs = 2
-    spelling = Spelling("{0}[:, {1}]", r"{0}_{:,{1}}", "{0}[:, {1}]", "{0}[:, int({1})]", postfix=True)
-
-    @property
-    def shape(self):
-        return shape_of(self.args[0])[:1]
-
-
 class Literal(TensorOp):
     """A list beside a tensor: numbers (`W @ [1, 2]`, a constant) or scalars of tensors (`[y[0], 2]`, `grad(e, [a, b])`);
     args are the number of rows, the number of columns (0 for a vector), then the entries row by row."""
@@ -441,9 +418,11 @@ def is_tensor(value) -> bool:
     return isinstance(value, sp.Basic) and any(isinstance(s, Var) for s in value.free_symbols)
 
 
-# The linear algebra of square matrices (trace, det, logdet, inv, cofactors) is its own module; it builds on the classes above.
+# The linear algebra of square matrices (trace, det, logdet, inv, cofactors) and concat, stack and ranges are modules
+# of their own; they build on the classes above.
 from gradlang.expr.tensor.linalg import Cofactor, Det, Inv, LogDet, Trace  # noqa: E402
+from gradlang.expr.tensor.joins import Column, Concat, Row, SliceColumns, SliceRows, Stack  # noqa: E402
 
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, ProdOf, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
        MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv, Cofactor,
-       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal)
+       SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal, Concat, Stack, SliceRows, SliceColumns)

@@ -22,6 +22,7 @@ from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
 from gradlang.expr.tensor.nodes import Det, shape_of
+from gradlang.expr.tensor.shapes import valued
 from gradlang.expr.walk import dag_has
 from gradlang.remembered import remembered
 
@@ -67,7 +68,7 @@ def evaluate(expr, values: dict, sizes: dict):
             raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
         except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
             raise ShapeError("an index is out of range for its vector or matrix at this point") from None
-    shape = tuple(int(sizes.get(s, s)) for s in shape_of(expr))
+    shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
     output = numeric._real(output)
     if isinstance(output, np.ndarray) and output.shape == shape and output.dtype == np.float64 \
             and output.flags.owndata and not any(output is a for a in arguments):

@@ -51,3 +51,68 @@ def check_index(index, length) -> None:
         raise ShapeError("an index must be an integer or a name that is given one")
     if index.is_Integer and length.is_Integer and not 0 <= int(index) < int(length):
         raise ShapeError(f"index {index} is out of range for length {length}")
+
+
+def valued(size, sizes: dict):
+    """A size at a point: the point's value of it, and of a sum of sizes (`m + n`, what concat gives) its
+    parts' values added; a size the point does not give stays as it is."""
+    if size in sizes:
+        return sizes[size]
+    if isinstance(size, sp.Expr) and not size.is_Atom:
+        return size.xreplace({s: sp.Integer(sizes[s]) for s in size.free_symbols if s in sizes})
+    return size
+
+
+def axis_of(axis, rank: int, what: str) -> int:
+    """An axis as a number in 0..rank-1; a negative axis counts from the end, as NumPy's."""
+    if not (isinstance(axis, (int, sp.Integer))):
+        raise ShapeError(f"the axis of {what} must be an integer, as {what}([A, B], 0)")
+    if not -rank <= int(axis) < rank:
+        raise ShapeError(f"axis {axis} is out of range for {what} of rank {rank}")
+    return int(axis) % rank
+
+
+def concat(parts: list, axis) -> Shape:
+    """The shape of `concat(parts, axis)`: equal ranks (at least 1), equal sizes off the axis, sizes added along it."""
+    if any(len(p) != len(parts[0]) or not p for p in parts):
+        shown = " and ".join(describe(p) for p in parts)
+        raise ShapeError(f"concat needs vectors or matrices of one rank, got {shown}")
+    k = axis_of(axis, len(parts[0]), "concat")
+    for p in parts[1:]:
+        if p[:k] + p[k + 1:] != parts[0][:k] + parts[0][k + 1:]:
+            raise ShapeError(f"concat along axis {k} cannot join {describe(parts[0])} and {describe(p)}")
+    return parts[0][:k] + (sp.Add(*(p[k] for p in parts)),) + parts[0][k + 1:]
+
+
+MAX_RANK = 2  # the engine holds scalars, vectors and matrices today
+
+
+def stack(parts: list, axis) -> Shape:
+    """The shape of `stack(parts, axis)`: equal shapes, one new axis of the number of parts."""
+    if any(p != parts[0] for p in parts):
+        shown = " and ".join(sorted({describe(p) for p in parts}))
+        raise ShapeError(f"stack needs entries of one shape, got {shown}")
+    if len(parts[0]) + 1 > MAX_RANK:
+        raise ShapeError(f"stack of matrices ({describe(parts[0])} each) would be a tensor of rank "
+                         f"{len(parts[0]) + 1}; values here have rank at most {MAX_RANK}")
+    k = axis_of(axis, len(parts[0]) + 1, "stack")
+    return parts[0][:k] + (sp.Integer(len(parts)),) + parts[0][k:]
+
+
+def check_range(start, stop, length) -> None:
+    """A range start:stop inside a length (checked where the numbers are known; stop before start always)."""
+    backwards = sp.expand(stop - start)
+    if backwards.is_Integer and backwards < 0:
+        raise ShapeError(f"the range {start}:{stop} is out of range: it ends before it starts")
+    if all(getattr(v, "is_Integer", False) for v in (start, stop, length)) and not 0 <= start <= stop <= length:
+        raise ShapeError(f"the range {start}:{stop} is out of range for length {length}")
+
+
+def check_valued(shape: tuple, sizes: dict) -> None:
+    """No size of a shape is negative at the point: a difference of sizes (what a range leaves, n − 4) that is
+    would be a range outside its vector (x[0:4] at n = 3), which its derivative no longer writes as a range."""
+    for size in shape:
+        value = valued(size, sizes)
+        if getattr(value, "is_Integer", False) and value < 0 or isinstance(value, int) and value < 0:
+            raise ShapeError(f"a range lies outside its vector or matrix at this point "
+                             f"(the size {size} would be {value})")
