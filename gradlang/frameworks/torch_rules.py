@@ -60,6 +60,14 @@ def _same(step):
     return ops.reshape(step.tensor(0), step.shape)
 
 
+def _to(step):
+    """to / _to_copy: a copy, and a float cast kept as float32(…) (.float(), .to(torch.float32))."""
+    value = _same(step)
+    dtype = step.node.kwargs.get("dtype") or next((a for a in step.node.args[1:] if "float" in str(a)), None)
+    source = str(step.walker.point(step.node.args[0], step.at).dtype)
+    return value if dtype is None else ops.cast(value, source.replace("torch.", ""), str(dtype).replace("torch.", ""))
+
+
 def _expand(step):
     return _broadcast_to(step.tensor(0), step.shape)
 
@@ -153,8 +161,19 @@ def _clamp(step):
     if high is not None:
         value = ops.extremum("min", value, high if isinstance(high, Value) else number(high), step.shape)
     if low is not None:
-        value = ops.extremum("max", value, low if isinstance(low, Value) else number(low), step.shape)
+        value = _at_least(value, low if isinstance(low, Value) else number(low), step.shape)
     return value
+
+
+def _at_least(value: Value, low: Value, shape: tuple) -> Value:
+    """max(value, low); a norm clamped at eps > 0 (F.normalize's denominator) as sqrt(max(‖v‖², eps²)).
+
+    Both are max(‖v‖, eps), but PyTorch's norm has derivative 0 at v = 0, where gradlang's norm(v) has v/‖v‖ =
+    0/0: written with the norm, an all-zero row would get a NaN gradient where PyTorch's is finite (1/eps)."""
+    if value.root is not None and low.number is not None and low.number > 0:
+        squared = ops.extremum("max", value.root, number(low.number ** 2), value.root.shape)
+        return ops.reshape(ops.call("sqrt", squared), shape)
+    return ops.extremum("max", value, low, shape)
 
 
 def _reduced(value: Value, reduction: int) -> Value:
@@ -239,13 +258,18 @@ def _logsumexp(step):
 
 
 def _norm(step):
+    """linalg_vector_norm (Euclidean): norm(v), or sqrt(sum(v * v, axis)) along one axis; it keeps its sum of
+    squares (`root`) for a clamp that follows (F.normalize)."""
     a = step.tensor(0)
     if step.arg(1, "ord", 2) != 2:
         raise TranslateError("a vector norm other than the Euclidean one")
     axes = _axes(step, 2, len(a.shape))
+    squares = ops.reshape(ops.reduce("sum", ops.binary("*", a, a, a.shape), axes), step.shape)
     if len(axes) == len(a.shape) or len(a.sizes) <= 1:
-        return ops.reshape(Value(f"norm({fill(a).text})", ()), step.shape)
-    return ops.reshape(ops.call("sqrt", ops.reduce("sum", ops.binary("*", a, a, a.shape), axes)), step.shape)
+        value = ops.reshape(Value(f"norm({fill(a).text})", ()), step.shape)
+    else:
+        value = ops.call("sqrt", squares)
+    return Value(value.text, value.shape, value.prec, value.scalar, root=squares)
 
 
 RULES = {
@@ -264,14 +288,14 @@ RULES = {
     "linear": _linear, "matmul": _matmul, "mm": _matmul, "mv": _matmul, "dot": _matmul,
     "t": _transpose, "transpose": _transpose, "permute": _permute, "numpy_T": _transpose,
     "unsqueeze": _same, "squeeze": _same, "view": _same, "reshape": _same, "_unsafe_view": _same,
-    "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _same, "to": _same,
+    "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _to, "to": _to,
     "lift_fresh_copy": _same, "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
     "gather": _gather, "index_select": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
-    "clamp_min": lambda step: ops.extremum("max", step.tensor(0), step.tensor(1), step.shape),
+    "clamp_min": lambda step: _at_least(step.tensor(0), step.tensor(1), step.shape),
     "clamp_max": lambda step: ops.extremum("min", step.tensor(0), step.tensor(1), step.shape),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
     "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,

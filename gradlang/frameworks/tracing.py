@@ -108,6 +108,9 @@ def _traced(kind: str, spec: str, shapes: str | None, example_args: str | None):
     traced = _tracer(kind)(function, args, names, writer, label)
     writer.final(loss, traced.loss, f"the value of {spec} (the framework gives {traced.value!r} at the point)")
     writer.header[:0] = _header(kind, spec, traced.leaves, writer.stops)
+    if any("float32(" in line.text for line in writer.body):
+        writer.note("float32 casts are kept as float32(…), derivative 1; the framework's backward rounds what "
+                    "crosses them to float32, so the gradients are checked to float32's precision (1e-6)")
     return writer, loss, traced
 
 
@@ -198,8 +201,9 @@ def _explained(loss: str, leaves: list, explain_wrt: tuple) -> list:
 
 def _tail(loss: str, leaves: list, writer: Writer) -> list:
     """The statements that run: the traced point, the loss there and its gradient by each leaf."""
-    named = [(leaf, shapes_arg.gradlang_name(f"{leaf.name}_at", writer.taken)) for leaf in leaves]
-    lines = [Line("", "the traced point"),
+    drawn = [Leaf(name, name, value, tuple(np.shape(value)), True) for name, value in writer.draws]
+    named = [(leaf, shapes_arg.gradlang_name(f"{leaf.name}_at", writer.taken)) for leaf in [*leaves, *drawn]]
+    lines = [Line("", "the traced point" + (" (and the random draws' values there)" if drawn else "")),
              *(Line(f"{at} = {leaf.point()}", kind="assignment", name=at) for leaf, at in named)]
     point = writer.point = ", ".join(f"{leaf.name} = {at}" for leaf, at in named)
     lines += [Line("", "the loss and its gradient by each leaf there"), Line(f"{loss} at {point}", kind="show")]
