@@ -142,3 +142,12 @@ def half(x):
 def numpy_drawn():
     """Example arguments drawn from NumPy's global generator: the same on every run (it is seeded)."""
     return (np.random.randn(3),)
+
+
+def hinge(x):
+    """A clamp whose input meets its bound at the traced point (x = 0 for the first entry)."""
+    return (x.clamp(min=0.0) ** 2).sum() + torch.clamp(x, max=0.5).sum() + F.relu(x).clamp_min(0.0).sum()
+
+
+def at_bounds():
+    return (torch.tensor([0.0, 0.5, -1.0, 2.0]),)

@@ -12,6 +12,8 @@ the tracer's (trace_torch.py), not rules.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradlang.frameworks import ops
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
@@ -159,10 +161,22 @@ def _extremum(name: str):
 def _clamp(step):
     value, low, high = step.tensor(0), step.arg(1, "min", None), step.arg(2, "max", None)
     if high is not None:
-        value = ops.extremum("min", value, high if isinstance(high, Value) else number(high), step.shape)
+        value = _bounded(step, value, high, "min", 2)
     if low is not None:
-        value = _at_least(value, low if isinstance(low, Value) else number(low), step.shape)
+        value = _bounded(step, value, low, "max", 1)
     return value
+
+
+def _bounded(step, value: Value, bound, name: str, i: int) -> Value:
+    """clamp's max(x, lo) / min(x, hi); where x meets its bound at the traced point, `where(x >= lo, x, lo)`:
+    PyTorch gives the whole gradient to x there, gradlang's max shares a tie (docs/decisions.md)."""
+    bound = bound if isinstance(bound, Value) else number(bound)
+    given = step.node.args[i] if i < len(step.node.args) else step.node.kwargs.get("max" if i == 2 else "min")
+    x, c = (np.asarray(step.walker.point(a, step.at), dtype=np.float64) for a in (step.node.args[0], given))
+    if not np.any(x == c):
+        return _at_least(value, bound, step.shape) if name == "max" else ops.extremum(name, value, bound, step.shape)
+    kept = ops.compare(">=" if name == "max" else "<=", value, bound, step.shape)
+    return ops.where(kept, value, bound, step.shape)
 
 
 def _at_least(value: Value, low: Value, shape: tuple) -> Value:
@@ -295,8 +309,8 @@ RULES = {
     "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
-    "clamp_min": lambda step: _at_least(step.tensor(0), step.tensor(1), step.shape),
-    "clamp_max": lambda step: ops.extremum("min", step.tensor(0), step.tensor(1), step.shape),
+    "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
+    "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
     "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
 }

@@ -92,6 +92,17 @@ def test_a_tie_of_two_tensors_shares_the_gradient_as_torch_and_jax_do():
     assert ours[1].tolist() == [1.5, 1.5, 2.0]
 
 
+def test_a_clamp_at_its_bound_gives_the_gradient_to_its_input_as_torch_does():
+    program, ours = run("torch", "training_torch:hinge", example_args="training_torch:at_bounds")
+    (x,) = user_attribute("training_torch:at_bounds")()
+    assert "where(" in program  # max(x, 0) would share the tie at x = 0 (1/2), torch.clamp gives it all to x
+    assert worst(ours, autograd("training_torch:hinge", (x.numpy(),))) < 1e-12, program
+    program, ours = run("torch", "training_torch:hinge", shapes="x=4")
+    assert "max(x, 0.0)" in program and "min(x, 0.5)" in program  # no tie of x: the clamps are max and min
+    assert "where(relu(x) >= 0.0" in program  # relu(x) is 0 where x < 0: a tie of the last clamp
+    assert worst(ours, autograd("training_torch:hinge", shaped("x=4"))) < 1e-12
+
+
 def test_td3s_jnp_minimum_agrees_with_jax_grad():
     jax = pytest.importorskip("jax")
     shapes = "params.q1=3 params.q2=3 obs=4,3 rewards=4"
