@@ -151,3 +151,12 @@ def hinge(x):
 
 def at_bounds():
     return (torch.tensor([0.0, 0.5, -1.0, 2.0]),)
+
+
+def bare_norm(v):
+    """A norm not clamped, at a zero vector: PyTorch's gradient is 0 there, gradlang's NaN: refused at this line."""
+    return torch.linalg.vector_norm(v * torch.tensor([0.0, 1.0, 1.0]) - torch.tensor([0.0, 0.5, 0.5]))
+
+
+def halves():
+    return (torch.tensor([3.0, 0.5, 0.5]),)

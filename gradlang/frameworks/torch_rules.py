@@ -278,6 +278,11 @@ def _norm(step):
     if step.arg(1, "ord", 2) != 2:
         raise TranslateError("a vector norm other than the Euclidean one")
     axes = _axes(step, 2, len(a.shape))
+    if not np.all(np.asarray(step.at[step.node], dtype=np.float64)):  # a zero vector: a NaN gradient unless clamped
+        from gradlang.frameworks.torch_lines import where
+
+        step.walker.writer.suspects.append(("the norm of a zero vector (PyTorch's gradient there is 0, gradlang's "
+                                            "norm(v)'s is v/‖v‖ = NaN; F.normalize's eps avoids it)", where(step.node)))
     squares = ops.reshape(ops.reduce("sum", ops.binary("*", a, a, a.shape), axes), step.shape)
     if len(axes) == len(a.shape) or len(a.sizes) <= 1:
         value = ops.reshape(Value(f"norm({fill(a).text})", ()), step.shape)

@@ -266,3 +266,11 @@ def test_the_example_point_is_the_same_on_every_run():
     assert translated("torch", "training_torch:cast", example_args="training_torch:numpy_drawn") == first
     assert translated("torch", "training_torch:Noisy", shapes="x=3") == translated("torch", "training_torch:Noisy",
                                                                                   shapes="x=3")
+
+
+def test_a_norm_not_clamped_at_a_zero_vector_is_refused_naming_it_at_its_line():
+    with pytest.raises(TranslateError) as caught:
+        translated("torch", "training_torch:bare_norm", example_args="training_torch:halves")
+    assert "the norm of a zero vector" in caught.value.message and "where PyTorch gives [0.0, 0.0, 0.0]" in (
+        caught.value.message)
+    assert caught.value.line == line_of("training_torch", "return torch.linalg.vector_norm(v *")
