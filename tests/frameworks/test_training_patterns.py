@@ -274,3 +274,15 @@ def test_a_norm_not_clamped_at_a_zero_vector_is_refused_naming_it_at_its_line():
     assert "the norm of a zero vector" in caught.value.message and "where PyTorch gives [0.0, 0.0, 0.0]" in (
         caught.value.message)
     assert caught.value.line == line_of("training_torch", "return torch.linalg.vector_norm(v *")
+
+
+def test_float32_prints_as_written_in_every_format():
+    from gradlang import Session
+    from gradlang.render.latex import to_latex
+    from gradlang.render.plain import to_plain
+    from gradlang.render.pretty import to_pretty
+
+    value = Session().run("x: R^3\nfloat32(x) * 3")[-1].value
+    assert to_plain(value) == "3*float32(x)"
+    assert "float32(x)" in to_pretty(value) and "float₃₂" not in to_pretty(value)
+    assert r"\operatorname{float32}" in to_latex(value)
