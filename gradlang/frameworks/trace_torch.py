@@ -132,11 +132,15 @@ def _numbers_fixed(module, numbers: dict, count: int):
         given = iter(tensors)
         return forward(*[numbers[i] if i in numbers else next(given) for i in range(count)])
 
+    own = module.__dict__.get("forward")  # a forward set on the instance itself, put back as it was
     module.forward = with_numbers
     try:
         yield
     finally:
-        del module.forward
+        if own is None:
+            del module.forward
+        else:
+            module.forward = own
 
 
 def _autograd(torch, program, walker: "_Walker") -> list:
@@ -336,6 +340,7 @@ class _Walker:
             self.traced.add(node)
             return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
         if _is_draw(node, name, result, bool(inputs)):
+            self.traced.add(node)  # what is computed from it is written from its name, not frozen into numbers
             return self.writer.draw(name.strip("_"), f"torch.{name}", result.detach().numpy(), where)
         if name in SHAPE_ONLY:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values

@@ -85,6 +85,8 @@ def translate(kind: str, spec: str, shapes: str | None = None, example_args: str
     tracing a large model and checking its program can take a while)."""
     progress = progress or (lambda text: None)
     module = framework(kind)
+    if kind == "jax":  # before the user's module and example arguments are made: their arrays are float64 too
+        module.config.update("jax_enable_x64", True)
     progress(f"tracing {spec} with {'jax.make_jaxpr' if kind == 'jax' else 'torch.export.export'}")
     with fenced(module if kind == "torch" else None, shapes_arg.SEED):
         writer, loss, traced = _traced(kind, spec, shapes, example_args)

@@ -286,3 +286,13 @@ def test_float32_prints_as_written_in_every_format():
     assert to_plain(value) == "3*float32(x)"
     assert "float32(x)" in to_pretty(value) and "float₃₂" not in to_pretty(value)
     assert r"\operatorname{float32}" in to_latex(value)
+
+
+def test_what_is_computed_from_a_draw_is_written_from_its_name():
+    program, ours = run("torch", "training_torch:gumbel_soft", shapes="logits=3")
+    assert "-log(exponential)" in program, program  # the Gumbel noise, not frozen into numbers
+    drawn = torch.tensor(at_value(program, "exponential"))
+    logits = torch.tensor(point("logits=3")["logits"], requires_grad=True)
+    loss = (torch.softmax((logits - drawn.log()) / 0.5, dim=0) * torch.arange(3.0, dtype=torch.float64)).sum()
+    theirs = [loss.detach().numpy(), torch.autograd.grad(loss, logits)[0].numpy()]
+    assert worst(ours, theirs) < 1e-12
