@@ -112,7 +112,7 @@ def _traced(kind: str, spec: str, shapes: str | None, example_args: str | None):
     writer.header[:0] = _header(kind, spec, traced.leaves, writer.stops)
     if any("float32(" in line.text for line in writer.body):
         writer.note("float32 casts are kept as float32(…), derivative 1; the framework's backward rounds what "
-                    "crosses them to float32, so the gradients are checked to float32's precision (1e-6)")
+                    "crosses them to float32, so the loss and gradients are checked to float32's precision (1e-6)")
     return writer, loss, traced
 
 
