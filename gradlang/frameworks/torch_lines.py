@@ -19,7 +19,6 @@ import ast
 import functools
 import os
 import re
-import sys
 import sysconfig
 from contextlib import contextmanager
 
@@ -134,7 +133,7 @@ def _libraries() -> tuple:
 def _is_library(file: str) -> bool:
     """Python's own files and installed packages (contextlib's, a library's forward): not the user's line."""
     path = os.path.realpath(file)
-    return any(path.startswith(lib) for lib in _libraries()) or sys.prefix == path
+    return any(path.startswith(lib) for lib in _libraries())
 
 
 def _raw_line(file: str, line: int) -> str:
