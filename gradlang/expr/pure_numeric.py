@@ -312,3 +312,14 @@ def neumaier_sum(*terms) -> Float:
         carry += (total - step) + term if math.fabs(total) >= math.fabs(term) else (term - step) + total
         total = step
     return Float(total + carry if math.isfinite(total) else total)
+
+
+def float32(u) -> Float:
+    """u rounded to the nearest float32, as numpy's astype(float32): a finite u past float32's range is ±inf."""
+    import struct
+
+    x = float(u)
+    try:
+        return Float(struct.unpack("<f", struct.pack("<f", x))[0])
+    except OverflowError:
+        return Float(math.copysign(inf, x))

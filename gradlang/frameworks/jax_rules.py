@@ -83,10 +83,12 @@ def _same(step):
 
 
 def _convert(step):
+    """convert_element_type: a comparison to numbers is a where; a float cast is kept (float32(…))."""
     value = step.ins[0]
     if value.condition:
         return ops.where(value, Value("1.0", ()), Value("0.0", ()), _shape(step))
-    return _same(step)
+    source = str(step.eqn.invars[0].aval.dtype)
+    return ops.cast(_same(step), source, str(step.eqn.params["new_dtype"]))
 
 
 def _broadcast(step):

@@ -92,9 +92,20 @@ def _users_frame(error: BaseException) -> Where | None:
 @contextlib.contextmanager
 def fenced(torch, seed: int):
     """The user's code runs with its standard output sent to standard error (it must not forge what gradlang
-    prints, such as a --json record) and, for PyTorch, with the random generator at a fixed seed (a module's
-    initial weights are part of the traced point, which must be the same on every run)."""
+    prints, such as a --json record) and with every random generator it may draw from at a fixed seed:
+    Python's `random`, NumPy's global one (an --example-args function's np.random.randn) and, for PyTorch,
+    torch's (a module's initial weights, a draw in its forward). The traced point is the same on every run;
+    the generators' states are restored after."""
+    import random
+
+    import numpy as np
+
     with contextlib.redirect_stdout(sys.stderr), contextlib.ExitStack() as stack:
+        state, numpy_state = random.getstate(), np.random.get_state()
+        stack.callback(np.random.set_state, numpy_state)
+        stack.callback(random.setstate, state)
+        random.seed(seed)
+        np.random.seed(seed)
         if torch is not None:
             stack.enter_context(torch.random.fork_rng(devices=[]))
             torch.manual_seed(seed)

@@ -15,6 +15,15 @@ from __future__ import annotations
 from gradlang.frameworks.program import ATOM, POWER, PRODUCT, SUM, UNARY, TranslateError, Value, fill, wrap
 
 BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
+# Operations (JAX's and PyTorch's names) whose float32 result is one of their inputs' float32 values: moved,
+# picked, negated, compared; every other operation computed in float32 rounds, and its result is float32(…).
+EXACT_IN_FLOAT32 = frozenset((
+    "reshape squeeze expand_dims broadcast_in_dim transpose slice gather dynamic_slice select_n copy copy_p neg abs "
+    "max min reduce_max reduce_min sign floor ceil round convert_element_type reduce_precision view _unsafe_view "
+    "unsqueeze flatten expand expand_as broadcast_to broadcast_tensors t permute numpy_T select index index_select "
+    "embedding take contiguous clone alias lift_fresh_copy relu maximum minimum clamp clamp_min clamp_max amax amin "
+    "where to _to_copy detach").split())
+NARROW = ("float16", "bfloat16", "float8")
 COMPARE = (">", ">=", "<", "<=", "==", "!=")
 
 
@@ -82,6 +91,34 @@ def call(name: str, a: Value, *extra: str) -> Value:
     x = a.scalar or a
     text = f"{name}({', '.join([x.text, *extra])})"
     return _keep_scalar(Value(text, a.shape), x) if a.scalar else Value(text, a.shape)
+
+
+def in_float32(value: Value, op: str) -> Value:
+    """A result the framework computes in float32 (after a cast): float32(value), as it is rounded there."""
+    if op in EXACT_IN_FLOAT32 or _is_call(value.text, "float32"):
+        return value
+    return call("float32", value)
+
+
+def _is_call(text: str, name: str) -> bool:
+    """`text` is one call of `name` as a whole (float32(a) is, float32(a) * 3 is not)."""
+    if not text.startswith(name + "(") or not text.endswith(")"):
+        return False
+    depth = 0
+    for i, ch in enumerate(text[len(name):]):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            return i == len(text) - len(name) - 1
+    return False
+
+
+def cast(value: Value, source: str, target: str) -> Value:
+    """A cast between float dtypes: to float32 from a wider float is float32(value); widening is the value."""
+    if any(target.startswith(n) for n in NARROW):
+        raise TranslateError(f"a cast to {target}: gradlang keeps float32 casts only (float32(…))")
+    if target == "float32" and source not in ("float32",) + NARROW:
+        return call("float32", value)
+    return value
 
 
 def extremum(name: str, a: Value, b: Value, shape: tuple) -> Value:

@@ -86,7 +86,9 @@ class Value:
     """A translated value: gradlang text of a given precedence, the framework's shape, and its kind.
 
     `scalar` is set for a scalar broadcast to `shape` (it is written as the scalar where gradlang
-    broadcasts it, and filled with ones(n) elsewhere); `condition` for a comparison (only where takes it).
+    broadcasts it, and filled with ones(n) elsewhere); `condition` for a comparison (only where takes it);
+    `root` for a Euclidean norm, the sum of squares it is the square root of (PyTorch's
+    `clamp_min(norm, eps)` is written `sqrt(max(root, eps^2))`, whose gradient is finite at 0, as PyTorch's).
     """
 
     text: str
@@ -95,6 +97,7 @@ class Value:
     scalar: "Value | None" = None
     condition: bool = False
     number: float | None = None
+    root: "Value | None" = None
 
     @property
     def sizes(self) -> tuple:
@@ -165,6 +168,7 @@ class Writer:
     lines: list = field(default_factory=list)  # the last program written, line by line
     point: str = ""  # the traced point as `at` bindings (x = x_at, W = W_at), once the tail is written
     suspects: list = field(default_factory=list)  # (operation, Where): values fixed at the point, custom rules
+    draws: list = field(default_factory=list)  # (name, value at the point): random draws, declared as data
 
     def note(self, text: str) -> None:
         self.header.append(Line("", text))
@@ -186,6 +190,26 @@ class Writer:
         self.taken.add(name)
         self.declarations.append(Line(f"{name}: {kind}", comment, "declaration", name))
         return Value(name, tuple(shape))
+
+    def draw(self, hint: str, label: str, value, where: Where) -> Value:
+        """A random draw as a named data input: declared, given its traced value in the program's point, and not
+        differentiated by (the framework's gradient is by the leaves only)."""
+        import numpy as np
+
+        from gradlang.frameworks.shapes_arg import gradlang_name
+
+        array = np.asarray(value, dtype=np.float64)
+        name = gradlang_name(hint or "draw", self.taken)
+        declared = self.declare(name, tuple(array.shape), f"{label} at {where}: a random draw, data (its traced "
+                                                          "value is in the point)")
+        self.draws.append((name, array))
+        return declared
+
+    @property
+    def leaves(self) -> list:
+        """The names of the declarations that are leaves (the gradient is by them): every one but the draws."""
+        drawn = {name for name, _ in self.draws}
+        return [line.name for line in self.declarations if line.name not in drawn]
 
     def fresh(self, hint: str = "t") -> str:
         while True:

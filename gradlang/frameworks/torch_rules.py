@@ -12,6 +12,8 @@ the tracer's (trace_torch.py), not rules.
 
 from __future__ import annotations
 
+import numpy as np
+
 from gradlang.frameworks import ops
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
@@ -58,6 +60,14 @@ def _along(name: str):
 
 def _same(step):
     return ops.reshape(step.tensor(0), step.shape)
+
+
+def _to(step):
+    """to / _to_copy: a copy, and a float cast kept as float32(…) (.float(), .to(torch.float32))."""
+    value = _same(step)
+    dtype = step.node.kwargs.get("dtype") or next((a for a in step.node.args[1:] if "float" in str(a)), None)
+    source = str(step.walker.point(step.node.args[0], step.at).dtype)
+    return value if dtype is None else ops.cast(value, source.replace("torch.", ""), str(dtype).replace("torch.", ""))
 
 
 def _expand(step):
@@ -151,10 +161,33 @@ def _extremum(name: str):
 def _clamp(step):
     value, low, high = step.tensor(0), step.arg(1, "min", None), step.arg(2, "max", None)
     if high is not None:
-        value = ops.extremum("min", value, high if isinstance(high, Value) else number(high), step.shape)
+        value = _bounded(step, value, high, "min", 2)
     if low is not None:
-        value = ops.extremum("max", value, low if isinstance(low, Value) else number(low), step.shape)
+        value = _bounded(step, value, low, "max", 1)
     return value
+
+
+def _bounded(step, value: Value, bound, name: str, i: int) -> Value:
+    """clamp's max(x, lo) / min(x, hi); where x meets its bound at the traced point, `where(x >= lo, x, lo)`:
+    PyTorch gives the whole gradient to x there, gradlang's max shares a tie (docs/decisions.md)."""
+    bound = bound if isinstance(bound, Value) else number(bound)
+    given = step.node.args[i] if i < len(step.node.args) else step.node.kwargs.get("max" if i == 2 else "min")
+    x, c = (np.asarray(step.walker.point(a, step.at), dtype=np.float64) for a in (step.node.args[0], given))
+    if not np.any(x == c):
+        return _at_least(value, bound, step.shape) if name == "max" else ops.extremum(name, value, bound, step.shape)
+    kept = ops.compare(">=" if name == "max" else "<=", value, bound, step.shape)
+    return ops.where(kept, value, bound, step.shape)
+
+
+def _at_least(value: Value, low: Value, shape: tuple) -> Value:
+    """max(value, low); a norm clamped at eps > 0 (F.normalize's denominator) as sqrt(max(‖v‖², eps²)).
+
+    Both are max(‖v‖, eps), but PyTorch's norm has derivative 0 at v = 0, where gradlang's norm(v) has v/‖v‖ =
+    0/0: written with the norm, an all-zero row would get a NaN gradient where PyTorch's is finite (1/eps)."""
+    if value.root is not None and low.number is not None and low.number > 0:
+        squared = ops.extremum("max", value.root, number(low.number ** 2), value.root.shape)
+        return ops.reshape(ops.call("sqrt", squared), shape)
+    return ops.extremum("max", value, low, shape)
 
 
 def _reduced(value: Value, reduction: int) -> Value:
@@ -239,13 +272,23 @@ def _logsumexp(step):
 
 
 def _norm(step):
+    """linalg_vector_norm (Euclidean): norm(v), or sqrt(sum(v * v, axis)) along one axis; it keeps its sum of
+    squares (`root`) for a clamp that follows (F.normalize)."""
     a = step.tensor(0)
     if step.arg(1, "ord", 2) != 2:
         raise TranslateError("a vector norm other than the Euclidean one")
     axes = _axes(step, 2, len(a.shape))
+    if not np.all(np.asarray(step.at[step.node], dtype=np.float64)):  # a zero vector: a NaN gradient unless clamped
+        from gradlang.frameworks.torch_lines import where
+
+        step.walker.writer.suspects.append(("the norm of a zero vector (PyTorch's gradient there is 0, gradlang's "
+                                            "norm(v)'s is v/‖v‖ = NaN; F.normalize's eps avoids it)", where(step.node)))
+    squares = ops.reshape(ops.reduce("sum", ops.binary("*", a, a, a.shape), axes), step.shape)
     if len(axes) == len(a.shape) or len(a.sizes) <= 1:
-        return ops.reshape(Value(f"norm({fill(a).text})", ()), step.shape)
-    return ops.reshape(ops.call("sqrt", ops.reduce("sum", ops.binary("*", a, a, a.shape), axes)), step.shape)
+        value = ops.reshape(Value(f"norm({fill(a).text})", ()), step.shape)
+    else:
+        value = ops.call("sqrt", squares)
+    return Value(value.text, value.shape, value.prec, value.scalar, root=squares)
 
 
 RULES = {
@@ -264,15 +307,15 @@ RULES = {
     "linear": _linear, "matmul": _matmul, "mm": _matmul, "mv": _matmul, "dot": _matmul,
     "t": _transpose, "transpose": _transpose, "permute": _permute, "numpy_T": _transpose,
     "unsqueeze": _same, "squeeze": _same, "view": _same, "reshape": _same, "_unsafe_view": _same,
-    "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _same, "to": _same,
+    "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _to, "to": _to,
     "lift_fresh_copy": _same, "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
     "gather": _gather, "index_select": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
-    "clamp_min": lambda step: ops.extremum("max", step.tensor(0), step.tensor(1), step.shape),
-    "clamp_max": lambda step: ops.extremum("min", step.tensor(0), step.tensor(1), step.shape),
+    "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
+    "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
     "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
 }

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradlang.frameworks import ops
 from gradlang.frameworks.jax_rules import RULES
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import (Origin, TranslateError, Value, Where, Writer, constant, placed,
@@ -98,7 +99,10 @@ def _leaves(jax, args: tuple, names: list, writer: Writer) -> list:
     found = []
     for path, value in jax.tree_util.tree_flatten_with_path(args)[0]:
         parts = [names[path[0].idx] if i == 0 else key_name(entry) for i, entry in enumerate(path)]
-        found.append(Leaf.of(".".join(parts), value, writer.taken))
+        if jax.dtypes.issubdtype(getattr(value, "dtype", np.float64), jax.dtypes.prng_key):
+            found.append(Leaf(".".join(parts), ".".join(parts), value, tuple(value.shape), False))  # a key: data
+        else:
+            found.append(Leaf.of(".".join(parts), value, writer.taken))
     return found
 
 
@@ -148,6 +152,9 @@ class _Walker:
 
     def consts(self, constvars, consts, env: dict, at: dict) -> None:
         for var, value in zip(constvars, consts):
+            if _kind(var) == "key":  # a typed key closed over (jax.random.key(0), a key argument): data, never written
+                at[var], env[var] = value, Value("a_PRNG_key", tuple(var.aval.shape))
+                continue
             array = np.asarray(value)
             at[var] = array
             env[var] = _constant(array, tuple(array.shape))
@@ -176,20 +183,27 @@ class _Walker:
         if any(v in self.live for v in eqn.invars if not _is_literal(v)):
             self.live.update(eqn.outvars)
         elif _is_data(eqn):
-            return self._data(eqn, ins, env, at)
+            return self._data(eqn, ins, env, at, where)
         if eqn.primitive.name in CALLS:
             return self._inline(eqn, ins, env, at, where)
         return self._equation(eqn, ins, env, at, where)
 
-    def _data(self, eqn, ins: list, env: dict, at: dict) -> None:
+    def _data(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
         """An equation of data only (a PRNG key's, or one with no rule, none of it depending on a leaf): its value
-        at the point, a constant of the program (a key is never written: only what is drawn from it is)."""
+        at the point, a constant of the program. A key is never written; a float drawn from a key
+        (jax.random.normal(key, …)) is a random draw: a named data input, its traced value in the point."""
         results = called(f"evaluating {eqn.primitive.name} at the traced point", lambda: _evaluate(eqn, ins))
         results = results if eqn.primitive.multiple_results else [results]
+        drawn = any(_kind(v) == "key" for v in eqn.invars if not _is_literal(v))
         for var, result in zip(eqn.outvars, results):
             at[var] = result
-            env[var] = Value("a_PRNG_key", tuple(var.aval.shape)) if _kind(var) == "key" else _constant(
-                np.asarray(result), tuple(np.shape(result)))
+            if _kind(var) == "key":
+                env[var] = Value("a_PRNG_key", tuple(var.aval.shape))
+            elif drawn and _kind(var) == "float":
+                function = str(eqn.params.get("name") or eqn.primitive.name).strip("_")
+                env[var] = self.writer.draw(function, f"jax.random.{function}", np.asarray(result, np.float64), where)
+            else:
+                env[var] = _constant(np.asarray(result), tuple(np.shape(result)))
 
     def _equation(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
         values = [v for v, _ in ins]
@@ -219,6 +233,8 @@ class _Walker:
             value = rule(step)
         except TranslateError as error:
             raise placed(f"{name}: {error.message}", step.where) from None
+        if str(out.aval.dtype) == "float32":
+            value = ops.in_float32(value, name)
         return self.writer.bind(value, self.uses.get(out, 1), origin=Origin(name, step.where, result))
 
     def _at_point(self, name: str, result, shape: tuple, where: Where) -> Value:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import inspect
 import operator
-import os
 import types
 from contextlib import contextmanager
 import re
@@ -24,13 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
-from gradlang.frameworks.program import (Origin, TranslateError, Value, Where, Writer, array_text, constant, number,
-                                         placed, shown_path, source_line)
+from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
 from gradlang.frameworks.torch_rules import RULES
+from gradlang.frameworks.torch_lines import every_frame, region_where
+from gradlang.frameworks.torch_lines import where as _where
 from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scalar
 
-FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
 SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
 
@@ -81,11 +81,17 @@ def _as_forward(function):
 def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Traced:
     """Export `module` at the example arguments and translate its graph; declarations go to `writer`."""
     torch = framework("torch")
-    args = tuple(_tensor(torch, a) for a in args)
+    numbers = {i: a for i, a in enumerate(args) if _is_number(a)}
+    for i, a in numbers.items():
+        writer.note(f"{names[i]} = {a!r} is a Python number: a constant of the program, as torch.export fixes it")
+    names = [n for i, n in enumerate(names) if i not in numbers]
+    args = tuple(_tensor(torch, a) for i, a in enumerate(args) if i not in numbers)
     with float64(torch):
-        program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
+        with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch):
+            program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
         walker = _Walker(torch, writer, program.graph_module)
         leaves = walker.inputs(program, args, names)
+        walker.seeded = torch.random.get_rng_state()  # the autograd run draws the same numbers (_autograd)
         outs = walker.run(program.graph_module.graph, walker.env, walker.at, stopped=False)
     loss = outs[0] if isinstance(outs, (list, tuple)) else outs
     if isinstance(outs, (list, tuple)) and len(outs) != 1:
@@ -93,6 +99,48 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     value, point = loss
     number = scalar(point.detach().numpy() if hasattr(point, "detach") else point, label)
     return Traced(value, number, leaves, _autograd(torch, program, walker))
+
+
+@contextmanager
+def _unvalidated(torch):
+    """torch.distributions' argument checks off while exporting: they test values (`support.check(value).all()`),
+    which torch.export cannot trace, and they change no number of the loss."""
+    distribution = torch.distributions.Distribution
+    before = distribution._validate_args
+    distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        distribution.set_default_validate_args(before)
+
+
+def _is_number(value) -> bool:
+    """A plain Python number (DINO's epoch, a temperature): fixed at its value, never a tensor input."""
+    return isinstance(value, (int, float))  # bool and NumPy's float64 are among them
+
+
+@contextmanager
+def _numbers_fixed(module, numbers: dict, count: int):
+    """While exporting, the module's forward takes only its tensors; the Python numbers are passed as given
+    (torch.export would make an int a symbolic size, which a NumPy array cannot be indexed by)."""
+    if not numbers:
+        yield
+        return
+    forward = module.forward
+
+    def with_numbers(*tensors):
+        given = iter(tensors)
+        return forward(*[numbers[i] if i in numbers else next(given) for i in range(count)])
+
+    own = module.__dict__.get("forward")  # a forward set on the instance itself, put back as it was
+    module.forward = with_numbers
+    try:
+        yield
+    finally:
+        if own is None:
+            del module.forward
+        else:
+            module.forward = own
 
 
 def _autograd(torch, program, walker: "_Walker") -> list:
@@ -107,6 +155,7 @@ def _autograd(torch, program, walker: "_Walker") -> list:
             leaf.requires_grad_(True)
 
         def differentiate():
+            torch.random.set_rng_state(walker.seeded)  # a draw in the forward (torch.randn) as the walk drew it
             out = torch.fx.Interpreter(program.graph_module).run(*inputs)
             loss = out[0] if isinstance(out, (list, tuple)) else out
             return torch.autograd.grad(loss, leaves, allow_unused=True) if leaves else ()
@@ -201,6 +250,7 @@ class _Walker:
     def __init__(self, torch, writer: Writer, root):
         self.torch, self.writer, self.root = torch, writer, root
         self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
+        self.seeded = None  # the generator's state when the walk starts
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
@@ -289,6 +339,9 @@ class _Walker:
         if name == "detach":
             self.traced.add(node)
             return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
+        if _is_draw(node, name, result, bool(inputs)):
+            self.traced.add(node)  # what is computed from it is written from its name, not frozen into numbers
+            return self.writer.draw(name.strip("_"), f"torch.{name}", result.detach().numpy(), where)
         if name in SHAPE_ONLY:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
@@ -306,6 +359,8 @@ class _Walker:
             raise placed(f"{node.target}: {error.message}", where) from None
         if isinstance(value, list):
             return value
+        if result.dtype == self.torch.float32:
+            value = ops.in_float32(value, name)
         return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
 
     def _custom_function(self, node, where: Where) -> None:
@@ -331,10 +386,19 @@ class _Walker:
         results = []
         for (value, point), out_node in zip(outs, body.graph.find_nodes(op="output")[0].args[0]):
             if not enabled and out_node in self.traced:
-                value = self.writer.stop(value, _where(out_node), "torch.no_grad() region")
+                value = self.writer.stop(value, region_where(out_node), "torch.no_grad() region")
             results.append(value)
         env[node], at[node] = results, [point for _, point in outs]
         self.traced.add(node)
+
+
+def _is_draw(node, name: str, result, traced: bool) -> bool:
+    """A random draw (torch.randn, rand_like(x), a distribution's sample): an operation tagged as seeded by the
+    generator whose float values depend on no traced value (a *_like reads only its input's shape)."""
+    tags = getattr(node.target, "tags", ())
+    seeded = any(getattr(tag, "name", "") == "nondeterministic_seeded" for tag in tags)
+    floating = hasattr(result, "is_floating_point") and result.is_floating_point()
+    return seeded and floating and (not traced or name.endswith("_like"))
 
 
 def _refuse(name: str, values: list, where: Where, traced: bool) -> None:
@@ -351,34 +415,6 @@ def _refuse(name: str, values: list, where: Where, traced: bool) -> None:
 def _array(value):
     """A node's value at the point as a NumPy array (None when it is not one tensor)."""
     return value.detach().numpy() if hasattr(value, "detach") else None
-
-
-def _where(node) -> Where:
-    """The user's file and line of a node: the innermost frame of its stack trace outside torch itself."""
-    frames = FRAME.findall(node.meta.get("stack_trace") or "")
-    mine = [(f, int(n)) for f, n in frames if "/torch/" not in f.replace("\\", "/") and not _is_ours(f)]
-    if not mine:
-        return Where(note="no source line recorded")
-    file, line = mine[-1]
-    text = source_line(file, line)
-    start = len(text) - len(text.lstrip()) + 1 if text else 1
-    raw = _raw_line(file, line)
-    indent = len(raw) - len(raw.lstrip()) + 1 if raw else start
-    return Where(shown_path(file), line, indent, indent + len(text) if text else 2)
-
-
-def _is_ours(file: str) -> bool:
-    """A frame of gradlang itself (the wrapper around a function): never the user's line."""
-    return os.path.realpath(file).startswith(os.path.realpath(os.path.dirname(os.path.dirname(__file__))) + os.sep)
-
-
-def _raw_line(file: str, line: int) -> str:
-    try:
-        with open(file, encoding="utf-8") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return ""
-    return lines[line - 1] if 1 <= line <= len(lines) else ""
 
 
 def _constant(value) -> Value:

@@ -85,6 +85,8 @@ def translate(kind: str, spec: str, shapes: str | None = None, example_args: str
     tracing a large model and checking its program can take a while)."""
     progress = progress or (lambda text: None)
     module = framework(kind)
+    if kind == "jax":  # before the user's module and example arguments are made: their arrays are float64 too
+        module.config.update("jax_enable_x64", True)
     progress(f"tracing {spec} with {'jax.make_jaxpr' if kind == 'jax' else 'torch.export.export'}")
     with fenced(module if kind == "torch" else None, shapes_arg.SEED):
         writer, loss, traced = _traced(kind, spec, shapes, example_args)
@@ -108,6 +110,9 @@ def _traced(kind: str, spec: str, shapes: str | None, example_args: str | None):
     traced = _tracer(kind)(function, args, names, writer, label)
     writer.final(loss, traced.loss, f"the value of {spec} (the framework gives {traced.value!r} at the point)")
     writer.header[:0] = _header(kind, spec, traced.leaves, writer.stops)
+    if any("float32(" in line.text for line in writer.body):
+        writer.note("float32 casts are kept as float32(…), derivative 1; the framework's backward rounds what "
+                    "crosses them to float32, so the loss and gradients are checked to float32's precision (1e-6)")
     return writer, loss, traced
 
 
@@ -198,8 +203,9 @@ def _explained(loss: str, leaves: list, explain_wrt: tuple) -> list:
 
 def _tail(loss: str, leaves: list, writer: Writer) -> list:
     """The statements that run: the traced point, the loss there and its gradient by each leaf."""
-    named = [(leaf, shapes_arg.gradlang_name(f"{leaf.name}_at", writer.taken)) for leaf in leaves]
-    lines = [Line("", "the traced point"),
+    drawn = [Leaf(name, name, value, tuple(np.shape(value)), True) for name, value in writer.draws]
+    named = [(leaf, shapes_arg.gradlang_name(f"{leaf.name}_at", writer.taken)) for leaf in [*leaves, *drawn]]
+    lines = [Line("", "the traced point" + (" (and the random draws' values there)" if drawn else "")),
              *(Line(f"{at} = {leaf.point()}", kind="assignment", name=at) for leaf, at in named)]
     point = writer.point = ", ".join(f"{leaf.name} = {at}" for leaf, at in named)
     lines += [Line("", "the loss and its gradient by each leaf there"), Line(f"{loss} at {point}", kind="show")]

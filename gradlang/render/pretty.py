@@ -131,7 +131,17 @@ class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredO
         if record.form == "component":
             name = record.name + str(expr.args[0]).translate(_SUBSCRIPTS)
             return self._helper_print_function(expr.func, expr.args[1:], func_name=name)
+        if record.name[-1].isdigit():  # float32, expm1: a name, never a symbol with a subscript (float₃₂)
+            return self._named_call(record.name, expr.args)
         return self._helper_print_function(expr.func, expr.args, func_name=record.name)
+
+    def _named_call(self, name: str, args) -> prettyForm:
+        """name(args) with the name as written, in the form SymPy's function printer builds (powers go after it)."""
+        function = prettyForm(name)
+        arguments = prettyForm(*self._print_seq(args, delimiter=", ").parens())
+        form = prettyForm(binding=prettyForm.FUNC, *stringPict.next(function, arguments))
+        form.prettyFunc, form.prettyArgs = function, arguments
+        return form
 
     def _print_Written(self, expr):
         return self._print(expr.args[0])  # kept as the user wrote it (gradlang.expr.domain)

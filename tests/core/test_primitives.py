@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 from gradlang.core import builtins
-from gradlang.export.prelude import HEADS, PRELUDES
+from gradlang.export.prelude import HEADS, PRELUDES, tensor_helpers
 from gradlang.expr import primitives
 from gradlang.expr.numeric import evaluate
 from gradlang.shell import lexer
@@ -61,6 +61,8 @@ def test_every_prelude_helper_belongs_to_a_record():
         # a helper for the whole-array spelling (numpy's _softmax_last) is written in the same record's code
         from_records |= {r.export[target].whole for r in RECORDS if r.export and r.export[target].helper
                          and re.fullmatch(r"_\w+", r.export[target].whole)}
+        # and the helpers the tensor nodes' spellings call (TensorRule.export: _gl_logdet, _gl_max_shares)
+        from_records |= {name for code in tensor_helpers(target) for name in re.findall(r"^def (\w+)\(", code, re.M)}
         assert defined == head | from_records, target
         assert head <= {"_t", "_share", "_stack", "_stacked", "_grad", "_onehot"}, target  # _onehot: adjoint.py
 
@@ -105,7 +107,18 @@ def _sample(record) -> list:
     return [0.31, 0.57, -0.23][: record.arity[0]]
 
 
-@pytest.mark.parametrize("record", [r for r in CLASSED if r.partial is not None], ids=lambda r: r.name)
+def test_float32s_derivative_is_one_a_convention_no_finite_difference_sees():
+    """float32(u) is a staircase of float32's spacing; its derivative is 1 by convention (LANGUAGE.md 3b), as JAX's
+    convert_element_type: a step much wider than the spacing sees a slope near 1, a finer one sees 0 or a jump."""
+    record = primitives.lookup("float32")
+    a = sp.Symbol("a0", real=True)
+    assert record.partial(primitives.SYMPY, record.cls(a), 0) == 1
+    up, down = (evaluate([record.cls(a)], [a], [0.31 + s * 1e-2])[0] for s in (1, -1))
+    assert np.isclose(float(up - down) / 2e-2, 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("record", [r for r in CLASSED if r.partial is not None and r.name != "float32"],
+                         ids=lambda r: r.name)
 def test_every_partial_matches_finite_differences(record):
     point = _sample(record)
     indexed = record.apply == "share" or record.form == "component"

@@ -18,7 +18,8 @@ from gradlang.expr import pure_numeric
 from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Relu, Round, Where
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
-from gradlang.expr.primitives import Export, Kink, Primitive, TensorRule, frameworks, helpers, register, same, unary
+from gradlang.expr.primitives import (Export, GradlangFunction, Kink, Primitive, TensorRule, frameworks, helpers, register,
+                                        same, unary)
 from gradlang.expr.primitives.tangents import inner, no_vector
 from gradlang.expr.tensor import nodes
 from gradlang.expr.tensor.broadcast import spread
@@ -126,6 +127,51 @@ register(Primitive(
         "jax": "def _round(u):\n    return jnp.round(u)  # halves to even, derivative 0\n",
         "torch": "def _round(u):\n    return torch.round(_t(u))  # halves to even, derivative 0\n",
         "tf": "def _round(u):\n    return tf.round(_t(u))  # halves to even, derivative 0\n",
+    }),
+))
+
+# --- float32: a cast, kept (LANGUAGE.md 3b) ------------------------------------------------
+
+
+class Float32(GradlangFunction):
+    """float32(u): u rounded to the nearest float32; derivative 1, as JAX's convert_element_type and PyTorch's .float().
+
+    An importer writes a framework's cast this way, so the program computes the model's float32 rounding
+    instead of silently skipping it (Acme's DQN casts its TD error: 6e-9 on the gradient)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, u):
+        if u.is_Float or u.is_Rational or u in (sp.oo, -sp.oo, sp.nan):
+            return sp.Float(float(pure_numeric.float32(float(u)))) if u is not sp.nan else u
+        return None
+
+    def _eval_is_extended_real(self):
+        return self.args[0].is_extended_real
+
+
+# Its derivative is a convention everywhere (the rounding is a staircase), not at a place: nothing is warned
+# about, and explain[unfold] has no definition of it in gradlang's own functions to open it into.
+_CAST = Kink("point", "gradlang's derivative of float32 is 1 (straight through the rounding), as JAX's "
+             "convert_element_type and PyTorch's .float() give; a finite difference finer than float32's spacing "
+             "is 0.", what="a cast", hit=lambda u: False if isinstance(u, float) else np.zeros(np.shape(u), bool))
+
+
+def _float32(u):
+    with np.errstate(over="ignore"):
+        return np.asarray(u, dtype=np.float64).astype(np.float32).astype(np.float64)
+
+
+register(Primitive(
+    "float32", Float32, "u rounded to the nearest float32; derivative 1", "float32(1/3)", build=Float32,
+    partial=unary(lambda ops, node, u: ONE), numpy=_float32, pure=pure_numeric.float32,
+    latex=r"\operatorname{float32}", kink=_CAST,
+    export=helpers("_float32", {
+        "numpy": "def _float32(u):\n    return np.asarray(u, dtype=np.float64).astype(np.float32).astype(np.float64)\n",
+        "jax": "def _float32(u):\n    u = jnp.asarray(u)\n    return u.astype(jnp.float32).astype(u.dtype)  # derivative 1\n",
+        "torch": "def _float32(u):\n    return _t(u).to(torch.float32).to(torch.float64)  # derivative 1\n",
+        "tf": "def _float32(u):\n    return tf.cast(tf.cast(_t(u), tf.float32), tf.float64)  # derivative 1\n",
     }),
 ))
 
