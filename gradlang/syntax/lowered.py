@@ -48,12 +48,24 @@ class Node:
 
     def parts(self) -> Iterator["Node"]:
         """The nodes directly below this one, in the order written."""
-        for spec in fields(self):
-            value = getattr(self, spec.name)
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
             elif isinstance(value, tuple):
                 yield from (item for item in value if isinstance(item, Node))
+
+
+def _field_names(kind) -> tuple:
+    """The names of a node class's fields, asked of dataclasses once per class (walks run on every statement,
+    a statement run again too: fields() builds its answer anew each call)."""
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = tuple(spec.name for spec in fields(kind))
+    return names
+
+
+_FIELD_NAMES: dict = {}
 
 
 # --- expressions ----------------------------------------------------------------
