@@ -1,5 +1,6 @@
-"""What start-up does not import (issue #41): a program without a misspelt name never needs difflib, and a
-program that takes no derivative never needs the derivative engines (near names: tests/core/test_spelling.py)."""
+"""What start-up does not import (issue #41): a program without a misspelt name never needs difflib, one
+that loads no .npz file never needs zipfile (nor does finding the grammar), and one that takes no derivative
+never needs the derivative engines (near names: tests/core/test_spelling.py; .npz: tests/core/test_load.py)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def _imported(program: str, modules: tuple) -> list:
     return done.stdout.strip().splitlines()
 
 
-def test_one_plus_one_imports_no_difflib_and_no_derivative_engine():
-    value, modules = _imported("1 + 1", ("difflib", "gradlang.derive.derivatives"))
+def test_one_plus_one_imports_no_difflib_zipfile_or_derivative_engine():
+    value, modules = _imported("1 + 1", ("difflib", "gradlang.derive.derivatives", "zipfile"))
     assert value == "2" and modules == "[]"
 
