@@ -74,14 +74,16 @@ def trim(kept: OrderedDict, capacity: int) -> None:
 
 
 def _immutable(value) -> bool:
-    """A SymPy object (SymPy is not imported for it: syntax/ has none) or a frozen dataclass."""
+    """A SymPy object (SymPy is not imported for it: syntax/ has none), a frozen dataclass, or a class that
+    says it is immutable (IMMUTABLE = True: the lowered form's nodes, frozen without being dataclasses)."""
     sympy = sys.modules.get("sympy")
     if sympy is not None and isinstance(value, sympy.Basic):
         return True
     kind = type(value)
     frozen = _FROZEN.get(kind)
     if frozen is None:
-        frozen = _FROZEN[kind] = getattr(getattr(kind, "__dataclass_params__", None), "frozen", False)
+        frozen = _FROZEN[kind] = getattr(kind, "IMMUTABLE", False) is True or \
+            getattr(getattr(kind, "__dataclass_params__", None), "frozen", False)
     return frozen
 
 

@@ -21,7 +21,6 @@ import math
 import os
 import stat
 import warnings
-import zipfile
 
 from gradlang import limits
 from gradlang.core.builtin_table import Call, builtin
@@ -111,6 +110,8 @@ def _check_size(size: int, what: str) -> None:
 
 def _member(data: bytes, member: str, path: str) -> bytes:
     """One array of an .npz archive, its uncompressed size checked before it is read."""
+    import zipfile  # on the first .npz: a run that loads none does not import it (start-up, issue #41)
+
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = [n[:-4] for n in archive.namelist() if n.endswith(".npy")]

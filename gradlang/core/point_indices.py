@@ -15,7 +15,11 @@ from gradlang.expr.tensor import shapes
 
 
 def _index_symbols(value) -> frozenset:
-    """The names used as indices: v[k], M[i, j], rows M[i], onehot(k, n)."""
+    """The names used as indices: v[k], M[i, j], rows M[i], onehot(k, n); once per value (remembered.py)."""
+    return remembered("index symbols", value, _each_index_symbol)
+
+
+def _each_index_symbol(value) -> frozenset:
     indices = {index for index, _ in _indexings(value)}
     return frozenset(index for index in indices if isinstance(index, sp.Symbol) and not shapes.is_size(index))
 

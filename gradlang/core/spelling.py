@@ -14,7 +14,6 @@ miss too (`suggested_name`).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
 from gradlang.core.substitute import free_symbols
@@ -35,6 +34,8 @@ def near_name(name: str, known) -> str | None:
             return candidate  # X for x, Loss for loss
     if len(name) < 3:
         return None  # one- and two-letter names are ordinary symbols, not typos
+    import difflib  # on the first near name: a run with no misspelling never imports it (start-up, issue #41)
+
     close = difflib.get_close_matches(name, candidates, n=1, cutoff=_CLOSE)
     return close[0] if close else None
 

@@ -21,6 +21,7 @@ from gradlang.errors import GradlangError
 from gradlang.expr.values import check_count
 from gradlang.expr.tensor.listed import ListAt, TensorList, is_list, refused
 from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.remembered import remembered
 from gradlang.syntax import lowered as lo
 
 _BY_LIST = frozenset({"grad"})  # the builtins whose variable (second argument) may be a list of tensors
@@ -125,17 +126,33 @@ def _rewind(evaluator, marks: tuple) -> None:
 
 
 def _may_be_list(evaluator, inner, frame) -> bool:
-    """Can the expression be a list: does it, or a function it calls, write a list or read a name bound to one?"""
+    """Can the expression be a list: does it, or a function it calls, write a list or read a name bound to one?
+
+    What is written is read once per node (remembered.py); the names are looked up at every call, since a
+    name may be bound anew between two runs of the same statement."""
     seen, todo = set(), [inner]
     while todo:
-        for part in lo.walk(todo.pop()):
-            if isinstance(part, lo.Brackets):
+        brackets, names = remembered("list shape", todo.pop(), _written_list_shape)
+        if brackets:
+            return True
+        for name in names:
+            if name in seen:
+                continue
+            seen.add(name)
+            bound = evaluator.lookup(name, frame)
+            if is_list(bound):
                 return True
-            if isinstance(part, (lo.Name, lo.Call)) and part.name not in seen:
-                seen.add(part.name)
-                bound = evaluator.lookup(part.name, frame)
-                if is_list(bound):
-                    return True
-                if isinstance(bound, FunctionDef):
-                    todo.append(bound.body)
+            if isinstance(bound, FunctionDef):
+                todo.append(bound.body)
     return False
+
+
+def _written_list_shape(node) -> tuple:
+    """(whether brackets are written at or below the node, the names read or called there, in order)."""
+    names = []
+    for part in lo.walk(node):
+        if isinstance(part, lo.Brackets):
+            return True, ()
+        if isinstance(part, (lo.Name, lo.Call)):
+            names.append(part.name)
+    return False, tuple(dict.fromkeys(names))

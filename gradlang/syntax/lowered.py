@@ -1,7 +1,7 @@
 """The lowered form of a program: typed statements and expressions that every later stage reads.
 
 lower.py builds it from the lark tree, once per program; nothing outside
-`syntax/` sees a lark tree. Each node is a frozen dataclass named for what it
+`syntax/` sees a lark tree. Each node is a frozen class (Node) named for what it
 is (`Product`, `Index`, `At`, `Declaration`), with its parts as typed fields
 (an operator is a string, a name is a string, a declaration carries its shape
 with each size literal or symbolic) and its place in the source, so an error
@@ -15,7 +15,7 @@ nodes compare by identity, as syntax does (two `x` written twice are two nodes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, Field, FrozenInstanceError, dataclass, field
 from typing import ClassVar, Iterator
 
 from gradlang.errors import GradlangError, Span
@@ -31,12 +31,45 @@ class Place:
     end: int = 0
 
 
-@dataclass(frozen=True, eq=False)
 class Node:
-    """Any node of the lowered form."""
+    """Any node of the lowered form: frozen, compared by identity, its fields the annotations of its class.
+
+    Not a dataclass: creating its 25 classes as dataclasses generates and compiles five methods each,
+    about 10 ms of every start-up (issue #41); a node class here reads its fields once, when it is defined
+    (__init_subclass__), and shares one __init__, __repr__ and __setattr__. A field's default is its class
+    attribute, or a dataclasses.field(default=…, repr=False) to leave it out of the repr; `place` is keyword-only."""
 
     kind: ClassVar[str] = "node"
-    place: Place = field(kw_only=True, repr=False)
+    IMMUTABLE: ClassVar[bool] = True  # remembered.py keeps facts of it by identity
+    FIELDS: ClassVar[tuple] = ()  # (name, default or _REQUIRED, shown in the repr), in the order written
+
+    def __init_subclass__(cls, **options):
+        super().__init_subclass__(**options)
+        cls.FIELDS = cls.FIELDS + _own_fields(cls)
+
+    def __init__(self, *given, place: Place, **named):
+        if len(given) > len(self.FIELDS):
+            raise TypeError(f"{type(self).__name__} takes {len(self.FIELDS)} fields, not {len(given)}")
+        for (name, _, _), value in zip(self.FIELDS, given):
+            object.__setattr__(self, name, value)
+        for name, default, _ in self.FIELDS[len(given):]:
+            value = named.pop(name, default)
+            if value is _REQUIRED:
+                raise TypeError(f"{type(self).__name__} needs its field '{name}'")
+            object.__setattr__(self, name, value)
+        if named:
+            raise TypeError(f"{type(self).__name__} has no field '{next(iter(named))}'")
+        object.__setattr__(self, "place", place)
+
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field '{name}'")
+
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field '{name}'")
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name, _, visible in self.FIELDS if visible)
+        return f"{type(self).__qualname__}({shown})"
 
     @property
     def span(self) -> Span | None:
@@ -48,30 +81,45 @@ class Node:
 
     def parts(self) -> Iterator["Node"]:
         """The nodes directly below this one, in the order written."""
-        for spec in fields(self):
-            value = getattr(self, spec.name)
+        for name, _, _ in self.FIELDS:
+            value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
             elif isinstance(value, tuple):
                 yield from (item for item in value if isinstance(item, Node))
 
 
+_REQUIRED = object()  # a field without a default
+
+
+def _own_fields(cls) -> tuple:
+    """The fields a node class adds, from its annotations (strings: ClassVar ones are not fields); a default
+    is taken off the class (a Field's, which may hide the field from the repr)."""
+    added = []
+    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        if str(annotation).startswith("ClassVar"):
+            continue
+        default, shown = cls.__dict__.get(name, _REQUIRED), True
+        if isinstance(default, Field):
+            default, shown = (_REQUIRED if default.default is MISSING else default.default), default.repr
+            setattr(cls, name, default) if default is not _REQUIRED else delattr(cls, name)
+        added.append((name, default, shown))
+    return tuple(added)
+
+
 # --- expressions ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
 class Number(Node):
     kind: ClassVar[str] = "number"
     literal: str  # as written: 3, 2.5, 1e-3 (the evaluator decides exact or float)
 
 
-@dataclass(frozen=True, eq=False)
 class Name(Node):
     kind: ClassVar[str] = "name"
     name: str
 
 
-@dataclass(frozen=True, eq=False)
 class Text(Node):
     """A quoted file name, an argument of load("…") only; `value` is without its quotes."""
 
@@ -79,7 +127,6 @@ class Text(Node):
     value: str
 
 
-@dataclass(frozen=True, eq=False)
 class Brackets(Node):
     """[a, b, c]: a vector, or a matrix when the items are vectors."""
 
@@ -87,26 +134,22 @@ class Brackets(Node):
     items: tuple
 
 
-@dataclass(frozen=True, eq=False)
 class Neg(Node):
     kind: ClassVar[str] = "neg"
     operand: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Pos(Node):
     kind: ClassVar[str] = "pos"
     operand: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Power(Node):
     kind: ClassVar[str] = "power"
     base: Node
     exponent: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Product(Node):
     """a * b / c @ d, flat and left to right: `operators[i]` stands between operands i and i + 1."""
 
@@ -115,7 +158,6 @@ class Product(Node):
     operators: tuple  # "*", "/" or "@"
 
 
-@dataclass(frozen=True, eq=False)
 class Sum(Node):
     """a + b - c, flat: `signs[i]` stands before term i + 1."""
 
@@ -124,7 +166,6 @@ class Sum(Node):
     signs: tuple  # "+" or "-"
 
 
-@dataclass(frozen=True, eq=False)
 class Compare(Node):
     kind: ClassVar[str] = "compare"
     left: Node
@@ -132,7 +173,6 @@ class Compare(Node):
     right: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Call(Node):
     """f(a, b): a builtin or a user function, by name; `name_span` is where the name is written."""
 
@@ -142,7 +182,6 @@ class Call(Node):
     name_span: Span | None = field(default=None, repr=False)
 
 
-@dataclass(frozen=True, eq=False)
 class Keyword(Node):
     """name=value among a call's arguments, after its positional ones: sum(M, axis=1).
 
@@ -154,7 +193,6 @@ class Keyword(Node):
     value: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Index(Node):
     """v[i], M[i, j], or M[i] (row i)."""
 
@@ -163,7 +201,6 @@ class Index(Node):
     indices: tuple
 
 
-@dataclass(frozen=True, eq=False)
 class Column(Node):
     """M[:, j]."""
 
@@ -172,7 +209,6 @@ class Column(Node):
     index: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Row(Node):
     """M[i, :]."""
 
@@ -181,7 +217,6 @@ class Row(Node):
     index: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Range(Node):
     """v[a:b], M[a:b] (axis 0) or M[:, a:b] (axis 1): the entries a to b - 1 along the axis."""
 
@@ -192,7 +227,6 @@ class Range(Node):
     stop: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Target(Node):
     """What an `at` binding gives a value to: a name, or one component `x[1]` (`indices` as written)."""
 
@@ -201,14 +235,12 @@ class Target(Node):
     indices: tuple = ()
 
 
-@dataclass(frozen=True, eq=False)
 class Binding(Node):
     kind: ClassVar[str] = "binding"
     target: Target
     value: Node
 
 
-@dataclass(frozen=True, eq=False)
 class At(Node):
     """e at x = 1, y = 2."""
 
@@ -220,7 +252,6 @@ class At(Node):
 # --- statements -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)
 class Dimension(Node):
     """One size of a declared shape: a literal (`3`) or a size name (`n`)."""
 
@@ -228,7 +259,6 @@ class Dimension(Node):
     size: int | str
 
 
-@dataclass(frozen=True, eq=False)
 class Declaration(Node):
     """x, y: R^n — or m, n: size, where `is_size` is set and `shape` is empty.
 
@@ -242,14 +272,12 @@ class Declaration(Node):
     is_size: bool = False
 
 
-@dataclass(frozen=True, eq=False)
 class Assignment(Node):
     kind: ClassVar[str] = "assignment"
     target: Name
     value: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Definition(Node):
     """f(a, b) = body: a user function, its body evaluated at each call."""
 
@@ -262,7 +290,6 @@ class Definition(Node):
 DEFAULT = "default"  # an explain option the statement does not set
 
 
-@dataclass(frozen=True, eq=False)
 class Explain(Node):
     """explain[depth=2, unfold] e: depth is a number of levels, None for all, or DEFAULT."""
 
@@ -273,7 +300,6 @@ class Explain(Node):
     option_names: tuple = ()  # Name nodes of the options written
 
 
-@dataclass(frozen=True, eq=False)
 class Show(Node):
     """An expression on its own: its value is printed."""
 
@@ -281,7 +307,6 @@ class Show(Node):
     value: Node
 
 
-@dataclass(frozen=True, eq=False)
 class Faulty(Node):
     """A statement the grammar reads but the language refuses (f(1) = …): its error, raised when it runs,
     so the statements before it run first, as they would in the REPL."""

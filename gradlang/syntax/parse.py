@@ -12,7 +12,6 @@ with a friendly message and a place.
 from __future__ import annotations
 
 import unicodedata
-from importlib import resources
 from pathlib import Path
 
 from lark import Lark, Token, Tree
@@ -26,12 +25,17 @@ _CLOSERS = set(PAIRS.values())
 
 
 def _grammar_text() -> str:
-    """The grammar shipped in the package, or the checkout's top-level copy."""
-    shipped = resources.files("gradlang") / "grammar" / "gradlang.lark"
-    if shipped.is_file():
-        return shipped.read_text(encoding="utf-8")
-    checkout = Path(__file__).resolve().parents[2] / "grammar" / "gradlang.lark"
-    return checkout.read_text(encoding="utf-8")
+    """The grammar shipped in the package, or the checkout's top-level copy.
+
+    Looked for beside this file first: importlib.resources imports zipfile (a few ms of every start-up,
+    issue #41), needed only where the package is not a folder of files (a zipped install)."""
+    here = Path(__file__).resolve().parents[1]
+    for candidate in (here / "grammar" / "gradlang.lark", here.parent / "grammar" / "gradlang.lark"):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    from importlib import resources
+
+    return (resources.files("gradlang") / "grammar" / "gradlang.lark").read_text(encoding="utf-8")
 
 
 class _BracketNewlines:

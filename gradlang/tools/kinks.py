@@ -27,7 +27,6 @@ import math
 import sympy as sp
 from sympy.core.relational import Relational
 
-from gradlang.derive import derivatives
 from gradlang.expr import primitives
 from gradlang.expr.functions import MaxShare, MinShare, Relu
 from gradlang.expr.numeric import evaluate
@@ -301,6 +300,8 @@ def _branch_slopes(a, b) -> tuple:
         return ()
     if not symbols:
         return (sp.S.Zero,)
+    from gradlang.derive import derivatives  # on a branch met only: a program without derivatives imports no engine
+
     return tuple(derivatives.diff(a - b, [(symbol, 1)]) for symbol in symbols)  # gradlang's rules: sign′ is 0, not δ
 
 

@@ -218,3 +218,43 @@ def test_many_literals_do_not_push_out_what_is_kept_of_the_formula(monkeypatch):
     assert not any(root is session.env["g"] for root in walks)
     x = np.linspace(-1, 1, 24)
     np.testing.assert_allclose(again, np.outer(1 - np.tanh(W @ x) ** 2, x), rtol=1e-12)
+
+
+def test_a_statement_run_again_walks_no_syntax_tree(monkeypatch):
+    """What an `at` reads of its written expression (whether it may be a list, its index names, the nodes'
+    fields) is read once per statement: the second run walks none of it (issue #41)."""
+    from gradlang.syntax import lowered
+
+    session = Session()
+    session.run(MLP.format(n=4))
+    for name, array in _point(np.random.default_rng(3), 4).items():
+        session.bind(name, array)
+    first = session.eval(AT)
+    walks = [0]
+    original = lowered.walk
+
+    def counted(node):
+        walks[0] += 1
+        return original(node)
+
+    monkeypatch.setattr(lowered, "walk", counted)
+    np.testing.assert_array_equal(session.eval(AT), first)
+    assert walks[0] == 0
+
+
+def test_a_name_bound_anew_to_a_list_is_seen_by_the_same_statement():
+    """Only what is written is remembered of a statement; a name it reads is looked up at every run, so `g`
+    bound to a list of gradients between two runs of `g at …` gives the list's numbers."""
+    rng = np.random.default_rng(5)
+    session = Session()
+    session.run(MLP.format(n=3))
+    point = _point(rng, 3)
+    for name, array in point.items():
+        session.bind(name, array)
+    single = session.eval(AT)
+    session.run("g = grad(L, [W, b])")
+    listed = session.eval(AT)
+    np.testing.assert_allclose(listed[0], single, rtol=1e-12, atol=1e-15)
+    h = np.tanh(point["Wd"] @ point["xd"] + point["bd"])
+    out = np.tanh(h.sum())
+    np.testing.assert_allclose(listed[1], 2 * (out - 0.3) * (1 - out**2) * (1 - h**2), rtol=1e-12, atol=1e-15)

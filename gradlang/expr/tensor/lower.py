@@ -83,6 +83,9 @@ def _flags(value) -> tuple:
 
     Two equal expressions built apart would be compared by SymPy as trees,
     once per path to each shared node, so the cache is keyed by id."""
+    entry = _INVOLVED.get(id(value))
+    if entry is not None and entry[0] is value:  # asked before: several times a statement, a statement run again
+        return entry[1:]
     if not isinstance(value, sp.Basic):
         return False, False, False
     stack = [value]

@@ -1,0 +1,32 @@
+"""What start-up does not import (issue #41): a program without a misspelt name never needs difflib, one
+that loads no .npz file never needs zipfile (nor does finding the grammar), and one that takes no derivative
+never needs the derivative engines (near names: tests/core/test_spelling.py; .npz: tests/core/test_load.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SAFETY_NET = 300  # seconds: a safety net for a loaded machine, not a timing assertion
+
+PROBE = """
+import sys
+from gradlang import Session
+print(Session().eval({program!r}))
+print(sorted(m for m in {modules!r} if m in sys.modules))
+"""
+
+
+def _imported(program: str, modules: tuple) -> list:
+    done = subprocess.run([sys.executable, "-c", PROBE.format(program=program, modules=modules)],
+                          capture_output=True, text=True, timeout=SAFETY_NET, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()
+
+
+def test_one_plus_one_imports_no_difflib_zipfile_or_derivative_engine():
+    value, modules = _imported("1 + 1", ("difflib", "gradlang.derive.derivatives", "zipfile"))
+    assert value == "2" and modules == "[]"
+
