@@ -68,9 +68,9 @@ def test_tidy_is_bounded_and_the_same_on_every_run():
 
 
 def _work_spent(monkeypatch, source: str) -> int:
-    """Units of rewrite work (identities.Work) all the tidies of a program spent: a count, the same on every run."""
+    """Units of rewrite work (work.Work) all the tidies of a program spent: a count, the same on every run."""
     from gradlang import Session
-    from gradlang.derive.tensor import identities
+    from gradlang.derive.tensor import work as identities
 
     budgets = []
     original = identities.Work.__init__
@@ -85,7 +85,7 @@ def _work_spent(monkeypatch, source: str) -> int:
 
 
 def _work_of(tidier):
-    from gradlang.derive.tensor.identities import Work
+    from gradlang.derive.tensor.work import Work
 
     return next(value for value in tidier.memo.values() if isinstance(value, Work))
 
@@ -117,6 +117,55 @@ def test_a_float_constant_does_not_send_every_sum_through_factor_terms(monkeypat
     with_float = _work_spent(monkeypatch, LAYER_NORM.format(half="0.5"))
     with_rational = _work_spent(monkeypatch, LAYER_NORM.format(half="1/2"))
     assert with_float <= 1.1 * with_rational + 100, (with_float, with_rational)
+
+
+@pytest.mark.parametrize("statement", ["grad(L, beta)", "grad(L, g)", "grad(L, x)", "explain grad(L, x)"])
+def test_layer_norm_prints_the_same_formula_whichever_way_one_half_is_spelled(monkeypatch, statement):
+    # The work is a count, so the same order of work and the same bytes for 0.5, 1/2, 2^(-1) and 0.25*2
+    # (the program holds a float, 1e-5, so its numbers settle as floats whichever way the half is written).
+    from gradlang import Session
+    from gradlang.render import to_plain
+
+    program = LAYER_NORM.replace("grad(L, beta)\n", statement)
+    spent, printed = [], set()
+    for half in ("0.5", "1/2", "2^(-1)", "0.25*2"):
+        spent.append(_work_spent(monkeypatch, program.format(half=half)))
+        printed.add(to_plain(Session(time_limit=None).run(program.format(half=half))[-1]))
+    assert len(printed) == 1, printed
+    assert max(spent) <= 1.1 * min(spent) + 100, spent
+
+
+def test_a_product_of_many_sums_is_not_multiplied_out():
+    # Issue #41: the adjoint of w in sum(w ⊙ (a + b) ⊙ (c + d) ⊙ …) is a product of sums: with 13, cancel, factor and
+    # the distribution multiplied it out to 8 192 terms from 40 nodes (14 s of CPU). The budget counts the
+    # terms a step would create (work.py), so that step is refused and the product is kept as it is.
+    from gradlang.derive.tensor.rewrite import Tidier
+    from gradlang.derive.tensor.work import POLYNOMIAL_WEIGHT, affordable, expandable, expanded_terms, terms_created
+
+    names = "abcdefghijklmop"
+    v = {name: t.Var(name, (n,)) for name in names}
+    sums = [v[p] + v[q] for p, q in zip(names[:8:2], names[1:8:2])] + [v[k] - 1 for k in names[8:]]
+    product = sp.Mul(*sums)
+    assert terms_created(product) == expanded_terms(product) + 1 == 2 ** 11 + 1
+    assert not affordable(product, POLYNOMIAL_WEIGHT) and not expandable(product)
+    tidier = Tidier(work=30_000)
+    assert tidier(product) == product
+    assert 30_000 - _work_of(tidier).left < 500
+
+
+@pytest.mark.parametrize("expr, terms", [
+    ((x + 1) * (y + 2), 4 + 1),  # numerator (x + 1)(y + 2) multiplied out, over 1
+    ((x + 1) / (y + 2), 2 + 2),
+    (x / (x + 1) + y / (y + 1), 4 + 4),  # over (x + 1)(y + 1): x (y + 1) + y (x + 1)
+    ((x + y + 1) ** 2, 6 + 1),
+    (sp.exp(x + y) * c, 1 + 1),  # a function is one generator: cancel does not look inside
+])
+def test_the_terms_polynomial_algebra_creates_are_counted_before_it_runs(expr, terms):
+    from gradlang.derive.tensor.work import terms_created
+
+    assert terms_created(expr) == terms
+    numerator, denominator = sp.fraction(sp.together(expr))
+    assert len(sp.Add.make_args(sp.expand(numerator))) + len(sp.Add.make_args(sp.expand(denominator))) <= terms
 
 
 @pytest.mark.parametrize("terms, shares", [

@@ -3,76 +3,23 @@
 Each rule recognises its left side by node classes and returns the right side
 it states in its docstring, or None. Rules that call SymPy's tree walks
 (factor_terms, cancel, count_ops) do so only on formulas small as trees, and
-pay for the walk from the running tidy's budget of work (`affordable`), so the
-work is bounded by a count of nodes, never by time: the result is the same on
-every machine.
+pay for the walk and the terms it creates from the running tidy's budget of
+work (work.py: `affordable`), so the work is bounded by a count of nodes and
+terms, never by time: the result is the same on every machine.
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 
 import sympy as sp
 
+from gradlang.derive.tensor.work import POLYNOMIAL_WEIGHT, affordable, small
 from gradlang.expr.functions import Where
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import rank, shape_of
 
 MAX_EXPAND_OPS = 200  # distribute a product only when it is this small
-MAX_TREE = 2000  # SymPy's factor_terms and count_ops walk a formula as a tree: a shared part at every use
-TREE = contextvars.ContextVar("tree", default=MAX_TREE)  # a derivation's Tidier sets a smaller bound
-WORK = contextvars.ContextVar("work", default=None)  # the running tidy's Work (rewrite.py sets it)
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def tree_size(expr) -> int:
-    """Nodes of the formula written out as a tree, counted over its DAG (linear in the DAG's size)."""
-    return 1 + sum(tree_size(a) for a in expr.args)
-
-
-def small(expr) -> bool:
-    """Small enough, as a tree, for SymPy's tree walks: an adjoint through nested softmaxes doubles at each one."""
-    return tree_size(expr) <= TREE.get()
-
-
-class Work:
-    """A tidy's budget of work, in units: one per node a rewrite visits, and a SymPy tree walk
-    (factor_terms, count_ops) the nodes of its formula as a tree, polynomial algebra (cancel, factor)
-    POLYNOMIAL_WEIGHT per node. A formula is paid for once per tidy (its results are cached). A count,
-    so the result is the same on every machine, whatever its speed or load."""
-
-    def __init__(self, units: int):
-        self.left = units
-        self.paid: set = set()
-
-
-POLYNOMIAL_WEIGHT = 8  # cancel and factor cost several tree walks per node (measured on layer norms)
-POLYNOMIAL_TREE = 200  # and more than linearly: 2 s for one of 340 nodes (two layer norms), 0.14 s for 136
-
-
-def spend(units: int) -> bool:
-    """Take `units` from the running tidy's budget of work; False, taking nothing, when fewer are left."""
-    work = WORK.get()
-    if work is None:
-        return True
-    if work.left < units:
-        return False
-    work.left -= units
-    return True
-
-
-def affordable(expr, weight: int = 1) -> bool:
-    """Small enough for SymPy's tree walks, and paid for: its tree's nodes times weight, once per tidy."""
-    if not small(expr) or (weight == POLYNOMIAL_WEIGHT and tree_size(expr) > POLYNOMIAL_TREE):
-        return False
-    work = WORK.get()
-    if work is None or (expr, weight) in work.paid:
-        return True
-    if not spend(weight * tree_size(expr)):
-        return False
-    work.paid.add((expr, weight))
-    return True
 
 
 @functools.lru_cache(maxsize=1 << 10)

@@ -3,8 +3,8 @@
 Each rule (identities.py) is a function of one node that returns a simpler
 equal node, or None, registered in RULES with the identity a derivation names
 it by. `tidy` applies them bottom-up over the DAG, each node at most
-`MAX_PASSES` times and within a budget of work counted in nodes visited
-(identities.Work), so the work is bounded and the result is the same on every
+`MAX_PASSES` times and within a budget of work counted in nodes visited and
+terms created (work.py), so the work is bounded and the result is the same on every
 run and every machine. The identities:
 
     scalars out of linear maps   outer(c u, v) = c outer(u, v), A (c x) = c A x, (c A)ᵀ = c Aᵀ
@@ -24,15 +24,16 @@ from typing import Callable
 import sympy as sp
 
 from gradlang.derive.tensor.identities import (
-    MAX_EXPAND_OPS, TREE, WORK, Work, affordable, small, collect_right, common_factor, diag_sum, dot_basis, dot_of_sum, dot_ones, dot_self,
+    MAX_EXPAND_OPS, collect_right, common_factor, diag_sum, dot_basis, dot_of_sum, dot_ones, dot_self,
     dot_quotient, elementwise_cancel, entry_inside, hadamard_basis, numeric_factor, ones, ones_factor,
-    scalar_coefficient, scalar_out, softmax_quotient, spend, sum_of_ones, sums_to_one, total_of_constant,
+    scalar_coefficient, scalar_out, softmax_quotient, sum_of_ones, sums_to_one, total_of_constant,
     total_of_product, total_of_sum, transpose_product, where_branches,
 )
+from gradlang.derive.tensor.work import TREE, WORK, Work, affordable, expandable, small, spend
 from gradlang.expr.tensor.nodes import rank
 
 MAX_PASSES = 6
-MAX_WORK = 30_000  # units of work per tidy (identities.spend: nodes visited): bounds it on a large formula, by count
+MAX_WORK = 30_000  # units of work per tidy (work.py: nodes visited, terms created): bounds it on a large formula, by count
 _WORK = object()  # the memo's entry for the units left
 DERIVATION_TREE = 400  # the same bound for the many formulas of a derivation's lines (a Tidier)
 DERIVATION_WORK = 30_000  # the work for all the formulas of one derivation, its lines and its ledger entry
@@ -204,7 +205,7 @@ def _distributed(expr, memo: dict, done: dict, used: list):
     args = [_distribute(a, memo, done, used) for a in expr.args]
     node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
     if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
-        if small(node) and sp.count_ops(node) <= MAX_EXPAND_OPS and affordable(node):
+        if small(node) and sp.count_ops(node) <= MAX_EXPAND_OPS and affordable(node) and expandable(node):
             tried: list = []
             spread = _tidy(sp.expand_mul(node), memo, tried)
             if sp.count_ops(spread) < sp.count_ops(node):
