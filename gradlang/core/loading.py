@@ -8,7 +8,7 @@ name is relative to the working directory. As `--plot-dir` never follows a
 symlink where it writes (render/emit.py; the directories on the way may be
 links), load never follows one where it reads: the file is opened with
 O_NOFOLLOW (and O_NONBLOCK, so a pipe cannot hang it) and must be a regular
-file of at most limits.MAX_LOAD_BYTES (an `.npz` member too, once
+file of at most limits.max_memory() bytes (an `.npz` member too, once
 uncompressed: its size is checked before it is inflated). The grammar's
 STRING has no quote, `#`, `;` or bracket inside (grammar/gradlang.lark).
 """
@@ -105,8 +105,8 @@ def _unreadable(path: str, error: OSError) -> str:
 
 
 def _check_size(size: int, what: str) -> None:
-    if size > limits.MAX_LOAD_BYTES:
-        raise LimitError(f"{what} has {size} bytes, above the limit of {limits.MAX_LOAD_BYTES} for load")
+    if size > limits.max_memory():
+        raise LimitError(limits.memory_refusal(f"reading {what} ({size} bytes)", size))
 
 
 def _member(data: bytes, member: str, path: str) -> bytes:
@@ -170,9 +170,8 @@ def _check_numbers(dtype, shape: tuple, what: str) -> None:
     if len(shape) > 2:
         raise ShapeError(f"{what} holds an array of shape {shape}; values have at most two axes")
     count = math.prod(shape)
-    if count > limits.MAX_LOAD_ELEMENTS:
-        raise LimitError(f"{what} holds {count} numbers, above the limit of {limits.MAX_LOAD_ELEMENTS} for load "
-                         f"(as floats, {count * 8} bytes)")
+    if 8 * count > limits.max_memory():
+        raise LimitError(limits.memory_refusal(f"{what} holds {count} numbers: as floats, it", 8 * count))
 
 
 def _read_numbers(file, dtype, count: int):

@@ -39,9 +39,8 @@ class Services:
     def charge_load(self, size: int) -> None:
         """Count a loaded array's float64 bytes, before it is read: a statement's loads share one bound."""
         total = self.loaded[0] + size
-        if total > limits.MAX_LOADED_BYTES:
-            raise LimitError(f"the arrays loaded in this statement take {total} bytes as floats, above the limit "
-                             f"of {limits.MAX_LOADED_BYTES}")
+        if total > limits.max_memory():
+            raise LimitError(limits.memory_refusal("loading these arrays as floats", total))
         self.loaded[0] = total
 
     def warn(self, note: str) -> None:

@@ -21,14 +21,15 @@ from gradlang.expr import numeric, primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
-from gradlang.expr.tensor.nodes import Det, shape_of
+from gradlang.expr.tensor.nodes import Det, MatMul, Outer, shape_of
 from gradlang.expr.walk import dag_has
 from gradlang.remembered import remembered
 
 
-def _stable_logdet(expr):
-    """The formula with each log(det(A)) written by hand as LogDet(A), rebuilt over its DAG (as masking.py does)."""
-    if not dag_has([expr], Det):
+def _for_numpy(expr):
+    """The formula as NumPy should compute it, rebuilt over its DAG (as masking.py does): each log(det(A))
+    as LogDet(A), and each scalar times an outer product applied to a factor (_scaled_factor)."""
+    if not dag_has([expr], Det, Outer):
         return expr
     dag = build_dag([expr])
     built: list = []
@@ -38,8 +39,20 @@ def _stable_logdet(expr):
             node = node.func(*args)
         if isinstance(node, sp.log) and isinstance(node.args[0], Det):
             node = LogDet(node.args[0].args[0])
-        built.append(node)
+        built.append(_scaled_factor(node) if isinstance(node, sp.Mul) else node)
     return built[dag.roots[0]]
+
+
+def _scaled_factor(node):
+    """c*outer(u, v) as outer(c*u, v): the scalar multiplies n numbers, not n×m, and no n×m array is made twice.
+
+    The same numbers up to rounding of one product (c·u_i·v_j is associated differently, within 1 ulp)."""
+    tensors = [a for a in node.args if shape_of(a) != ()]
+    if len(tensors) != 1 or not isinstance(tensors[0], Outer):
+        return node
+    scalar = sp.Mul(*[a for a in node.args if a is not tensors[0]])
+    u, v = tensors[0].args
+    return Outer(scalar * u, v)
 
 
 def _helpers() -> dict:
@@ -49,6 +62,7 @@ def _helpers() -> dict:
 
 HELPERS = _helpers()
 numeric.HELPERS.update(HELPERS)
+numeric.FRESH.extend((Outer, MatMul))  # np.outer and np.matmul give new arrays: a temporary of theirs may be written into
 
 
 def evaluate(expr, values: dict, sizes: dict):
@@ -58,7 +72,7 @@ def evaluate(expr, values: dict, sizes: dict):
     a formula too large is a LimitError before NumPy allocates anything."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
     _checked_cost(expr, sizes)
-    function = numeric.compile_function((remembered("stable logdet", expr, _stable_logdet),), tuple(symbols))
+    function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
         try:
@@ -80,7 +94,7 @@ def _checked_cost(expr, sizes: dict) -> None:
 
     A refusal is not: the check runs again to raise a new error, since an error takes the place of its statement."""
     known = tuple(sorted(((s.name, int(n)) for s, n in sizes.items()), key=lambda pair: pair[0]))
-    bounds = (limits.MAX_EVALUATION_BYTES, limits.MAX_NUMERIC_PRODUCTS)  # a user may raise them between calls
+    bounds = (limits.max_memory(), limits.MAX_NUMERIC_PRODUCTS)  # a user may raise them between calls
     if not remembered("cost", expr, lambda e: _fits(e, sizes), known, bounds):
         cost.check(build_dag([expr]).nodes, sizes)
 
