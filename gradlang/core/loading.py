@@ -237,9 +237,14 @@ def _text(call: Call, index: int) -> str:
 @builtin("load", 1, 2, 'numbers from a .npy, .npz (load("f.npz", "W")) or .csv file, as floats',
          'load("weights.npy")', "data", conditions=(0, 1))
 def _load(call: Call):
+    """A file named twice in one statement (`at x = load("v.npy"), y = load("v.npy")`) is read, and charged, once:
+    nothing writes into a loaded array. The next statement reads it again (the file may have changed)."""
     path = placed(call, 0, _text, call, 0)
     member = placed(call, 1, _text, call, 1) if len(call.args) == 2 else None
-    return placed(call, 0, read_array, path, member, call.services.charge_load)
+    key = (os.path.abspath(path), member)
+    if key not in call.services.files:
+        call.services.files[key] = placed(call, 0, read_array, path, member, call.services.charge_load)
+    return call.services.files[key]
 
 
 def array_value(value, name: str):

@@ -34,6 +34,7 @@ class Services:
     derivations: list | None = None  # explain's derivative requests; None when not recorded
     source: str = ""  # the statement's text, for the source of an argument
     differentiated: list | None = None  # what every derivative in the statement differentiated, for `at`'s notes
+    files: dict = field(default_factory=dict)  # the arrays load() read in the statement, by file: each read once
     loaded: list = field(default_factory=lambda: [0])  # bytes of the arrays load() gave in the statement so far
 
     def charge_load(self, size: int) -> None:

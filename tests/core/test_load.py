@@ -189,13 +189,30 @@ def test_the_limit_of_a_declared_tensor_holds_for_a_loaded_array(folder, monkeyp
             "above the limit of 9592 bytes; raise it with --max-memory" in error.message
 
 
+def test_a_file_loaded_twice_in_one_statement_is_read_once(folder, monkeypatch):
+    """Issue #41: `load` reads a file once per `at`; the next statement reads it again."""
+    from gradlang.core import loading
+
+    np.save("v.npy", np.arange(100.0))
+    reads = []
+    original = loading.read_array
+    monkeypatch.setattr(loading, "read_array", lambda *a: reads.append(a[0]) or original(*a))
+    session = Session()
+    program = 'x: R^n; y: R^n\nsum(x*y) at x = load("v.npy"), y = load("v.npy")'
+    for _ in range(2):
+        np.testing.assert_allclose(float(session.run(program)[-1].value), np.arange(100.0) @ np.arange(100.0))
+    assert reads == ["v.npy", "v.npy"]
+
+
 def test_the_loads_of_one_statement_share_one_bound(folder, monkeypatch):
     np.save("v.npy", np.arange(100.0))
+    np.save("u.npy", np.arange(100.0))
+    np.save("w.npy", np.arange(100.0))
     x = np.arange(100.0)
     np.testing.assert_allclose(_value('x: R^n; y: R^n\nsum(x*y) at x = load("v.npy"), y = load("v.npy")'), x @ x)
     monkeypatch.setattr(limits, "MAX_MEMORY_BYTES", 8 * 250)
-    error = _error('x: R^n; y: R^n; z: R^n\nsum(x*y*z) at x = load("v.npy"), y = load("v.npy"), z = load("v.npy")')
+    error = _error('x: R^n; y: R^n; z: R^n\nsum(x*y*z) at x = load("v.npy"), y = load("u.npy"), z = load("w.npy")')
     assert error.kind == "LimitError" and (error.line, error.column) == (2, 62)
     assert "loading these arrays as floats needs about 2400 bytes of memory, above the limit of 2000" in error.message
-    error = _error('f(a) = load("v.npy")\nsum(f(1) + f(2) + f(3))')  # inside a user function too
+    error = _error('f(a) = load("v.npy") + load("u.npy") + load("w.npy")\nsum(f(1))')  # inside a user function too
     assert error.kind == "LimitError"
