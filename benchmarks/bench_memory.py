@@ -36,7 +36,11 @@ import programs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-PEAK = "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+# A child's ru_maxrss starts at its parent's RSS when forked (this process holds the arrays it wrote):
+# each child is started by a small runner, and the runner reports its children's peak.
+RUNNER = ("import resource, subprocess, sys\n"
+          "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n"
+          "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n")
 
 GRADLANG_MLP = """
 import sys
@@ -94,7 +98,7 @@ HESSIAN = {"gradlang": GRADLANG_HESSIAN, "JAX": JAX_HESSIAN, "hand NumPy": HAND_
 def peak_mb(script: str, folder: str, n: int) -> float:
     """Peak RSS in MB of one child process running `script` at size n."""
     env = {**os.environ, "PYTHONPATH": REPO, "JAX_PLATFORMS": "cpu"}
-    done = subprocess.run([sys.executable, "-c", script + "\n" + PEAK, folder, str(n), HERE],
+    done = subprocess.run([sys.executable, "-c", RUNNER, sys.executable, "-c", script, folder, str(n), HERE],
                           capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"a child failed at {n}: {done.stderr[-2000:]}")

@@ -244,7 +244,7 @@ def function_source(arguments, assignments, outputs, lean: bool = False) -> str:
     defined = {str(name): expr for name, expr in assignments} if lean else {}
     lines = [f"def _f({', '.join(str(a) for a in arguments)}):"]
     for index, (name, expr) in enumerate(assignments):
-        lines.append(f"    {name} = {_in_place_code(expr, last, index, defined) or code.node(expr)}")
+        lines.append(f"    {name} = {_in_place_code(expr, last, index, defined, code) or code.node(expr)}")
         dead = [n for n, (at, _) in last.items() if at == index]
         if dead:
             lines.append(f"    del {', '.join(dead)}")
@@ -268,19 +268,29 @@ def _last_uses(assignments, outputs) -> dict:
 # Nodes whose NumPy code always gives a new array, no other name's (+ * ** here; tensor/numbers.py adds
 # outer and @): a temporary made by one of them and read once may be written into.
 FRESH: list = [sp.Add, sp.Mul, sp.Pow]
+# Functions with a helper that may write into their first argument, by class (tensor/numbers.py: A + diag(v)).
+IN_PLACE_CALLS: dict = {}
 
 
-def _in_place_code(expr, last: dict, index: int, defined: dict) -> str | None:
+def _in_place_code(expr, last: dict, index: int, defined: dict, code) -> str | None:
     """`_gl_iadd(_t3, _t5)` for `_t3 + _t5` where _t3 is a fresh array read by this line only, else None."""
-    if not last or not isinstance(expr, (sp.Add, sp.Mul)) or len(expr.args) != 2:
+    if not last:
+        return None
+    if type(expr) in IN_PLACE_CALLS and _writable(expr.args[0], last, index, defined):
+        return f"{IN_PLACE_CALLS[type(expr)]}({', '.join(code.atom(a) for a in expr.args)})"
+    if not isinstance(expr, (sp.Add, sp.Mul)) or len(expr.args) != 2:
         return None
     for first, second in (expr.args, expr.args[::-1]):
-        name = getattr(first, "name", "")
-        if last.get(name) == (index, 1) and isinstance(defined.get(name), tuple(FRESH)) \
-                and (second.is_Symbol or second.is_Number):
+        if _writable(first, last, index, defined) and (second.is_Symbol or second.is_Number):
             other = second.name if second.is_Symbol else f"numpy.float64({float(second)!r})"
-            return f"{IN_PLACE['+' if expr.is_Add else '*']}({name}, {other})"
+            return f"{IN_PLACE['+' if expr.is_Add else '*']}({first.name}, {other})"
     return None
+
+
+def _writable(atom, last: dict, index: int, defined: dict) -> bool:
+    """A temporary that line `index` alone reads and that a FRESH node made: no other name holds its buffer."""
+    name = getattr(atom, "name", "")
+    return last.get(name) == (index, 1) and isinstance(defined.get(name), tuple(FRESH) + tuple(IN_PLACE_CALLS))
 
 
 class _Coder:

@@ -21,7 +21,7 @@ from gradlang.expr import numeric, primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
-from gradlang.expr.tensor.nodes import Det, MatMul, Outer, shape_of
+from gradlang.expr.tensor.nodes import Det, Diag, MatMul, Outer, shape_of
 from gradlang.expr.walk import dag_has
 from gradlang.remembered import remembered
 
@@ -29,7 +29,7 @@ from gradlang.remembered import remembered
 def _for_numpy(expr):
     """The formula as NumPy should compute it, rebuilt over its DAG (as masking.py does): each log(det(A))
     as LogDet(A), and each scalar times an outer product applied to a factor (_scaled_factor)."""
-    if not dag_has([expr], Det, Outer):
+    if not dag_has([expr], Det, Outer, Diag):
         return expr
     dag = build_dag([expr])
     built: list = []
@@ -39,8 +39,51 @@ def _for_numpy(expr):
             node = node.func(*args)
         if isinstance(node, sp.log) and isinstance(node.args[0], Det):
             node = LogDet(node.args[0].args[0])
-        built.append(_scaled_factor(node) if isinstance(node, sp.Mul) else node)
+        built.append(_scaled_factor(node) if isinstance(node, sp.Mul) else _diagonal_added(node)
+                     if isinstance(node, sp.Add) else node)
     return built[dag.roots[0]]
+
+
+class _PlusDiagonal(sp.Function):
+    """A + diag(v) as NumPy computes it here: v added to A's diagonal, no n×n diag(v) made or read.
+
+    Only in the code this module generates (never a value a user sees): written
+    into A where A is a temporary only it reads (numeric.IN_PLACE_CALLS)."""
+
+    nargs = 2
+    is_real = True
+    own_shape = True  # A's (nodes.shape_of): v is a vector, not broadcast against A
+
+    @property
+    def shape(self) -> tuple:
+        return shape_of(self.args[0])
+
+    def _numpycode(self, printer):
+        return f"_gl_plus_diagonal({printer._print(self.args[0])}, {printer._print(self.args[1])})"
+
+
+def _plus_diagonal(a, v):
+    """A copy of the square matrix `a` with the vector `v` added to its diagonal."""
+    return _plus_diagonal_into(np.array(a, dtype=np.float64), v)
+
+
+def _plus_diagonal_into(a, v):
+    """`a` with `v` added to its diagonal, in its own buffer when that is a writeable float64 array."""
+    if type(a) is not np.ndarray or not a.flags.writeable or a.dtype != np.float64:
+        return _plus_diagonal(a, v)
+    index = np.arange(a.shape[0])
+    a[index, index] += v
+    return a
+
+
+def _diagonal_added(node):
+    """diag(v) + A (A a matrix of the same shape) as _PlusDiagonal(A, v)."""
+    for term in node.args:
+        if isinstance(term, Diag) and len(shape_of(term.args[0])) == 1:
+            rest = sp.Add(*[a for a in node.args if a is not term])
+            if shape_of(rest) == shape_of(term):
+                return _PlusDiagonal(rest, term.args[0])
+    return node
 
 
 def _scaled_factor(node):
@@ -62,6 +105,8 @@ def _helpers() -> dict:
 
 HELPERS = _helpers()
 numeric.HELPERS.update(HELPERS)
+numeric.HELPERS.update(_gl_plus_diagonal=_plus_diagonal, _gl_plus_diagonal_into=_plus_diagonal_into)
+numeric.IN_PLACE_CALLS[_PlusDiagonal] = "_gl_plus_diagonal_into"
 numeric.FRESH.extend((Outer, MatMul))  # np.outer and np.matmul give new arrays: a temporary of theirs may be written into
 
 
