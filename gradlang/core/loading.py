@@ -164,7 +164,7 @@ def _header(file, path: str):
 
 
 def _check_numbers(dtype, shape: tuple, what: str) -> None:
-    """Real numbers, at most two axes, at most MAX_LOAD_ELEMENTS of them: known from a header alone."""
+    """Real numbers, at most two axes, their float64 copy within limits.max_memory(): known from a header alone."""
     if dtype.kind not in "biuf":
         raise ValueError(f"{what} holds {dtype} values; gradlang takes real numbers only")
     if len(shape) > 2:
