@@ -3,7 +3,18 @@
 Each is checked at the place that could blow up, and exceeding it raises a
 `LimitError` at the offending source position. The numbers are generous for
 teaching-sized programs and documented in docs/limits.md.
+
+Arrays are bounded by memory alone, estimated from their shapes before any is
+made: a declared tensor, a file load() reads, the float64 arrays a
+statement's loads give, and the arrays one whole-array evaluation holds at
+once (expr/tensor/cost.py) are each refused above max_memory(), a number
+fixed by default (MAX_MEMORY_BYTES, the same on every machine, so a program
+is refused the same way everywhere) that a user raises with --max-memory or
+Session(max_memory=...).
 """
+
+import contextlib
+import contextvars
 
 MAX_SOURCE_CHARS = 1_000_000    # characters of one program (a file, a cell, a line pasted)
 MAX_TYPED_CHARS = 5_000         # characters typed key by key into one REPL input (shell/typed.py)
@@ -11,7 +22,6 @@ MAX_STATEMENTS = 10_000         # statements of one program
 MAX_SOURCE_NESTING = 200        # open ( and [ at once
 MAX_TREE_DEPTH = 400            # depth of the parse tree after parsing
 MAX_ELEMENTS = 100_000          # components of one vector or matrix value
-MAX_TENSOR_ELEMENTS = 16_777_216  # components of one declared tensor (4096×4096, 128 MiB of float64 numbers)
 MAX_ROW_ARGUMENTS = 4_000_000   # arguments a row-wise function's components hold (softmax of n: n², core/builtins.py)
 MAX_NUMERIC_POINTS = 1_000_000  # points of linspace / elementwise evaluation
 MAX_GRADCHECK_CELLS = 20_000_000  # numbers gradcheck's finite differences evaluate at once (160 MB)
@@ -35,8 +45,37 @@ BLOCKED_SIMPLIFY_SYMBOLS = 6    # symbols of a component blocked() simplifies (e
 MAX_SYMBOLIC_MATRIX_ORDER = 5   # n of an n×n matrix of symbols under det, logdet, inv (the formula has n! terms)
 MAX_EXACT_MATRIX_ORDER = 100   # n of an n×n matrix of integers or rationals under det, logdet, inv
 MAX_TRANSLATED_STATEMENTS = 200  # bindings of a --from-jax/--from-torch program (frameworks/program.py)
-MAX_LOAD_BYTES = 8 * MAX_TENSOR_ELEMENTS + 4096  # bytes of a file load() reads (an .npz member too, uncompressed)
-MAX_LOAD_ELEMENTS = MAX_TENSOR_ELEMENTS  # numbers of one loaded array (its float64 copy: 128 MiB), as a declared tensor
-MAX_EVALUATION_BYTES = 2 * 1024 ** 3  # bytes of the arrays one whole-array evaluation holds at once (given, made, result)
-MAX_LOADED_BYTES = MAX_EVALUATION_BYTES  # bytes of the float64 arrays load() gives in one statement, together
+MAX_MEMORY_BYTES = 4 * 1024 ** 3  # default bytes of arrays a statement may need (max_memory(): --max-memory raises it)
 MAX_NUMERIC_PRODUCTS = 10_000_000_000  # multiply-adds of the @, inv and det one whole-array evaluation computes
+
+
+_MEMORY = contextvars.ContextVar("gradlang_max_memory", default=None)  # the running session's, per thread
+
+
+def max_memory() -> int:
+    """Bytes of arrays the running statement may need: its session's --max-memory, else MAX_MEMORY_BYTES."""
+    value = _MEMORY.get()
+    return MAX_MEMORY_BYTES if value is None else value
+
+
+@contextlib.contextmanager
+def memory_limit(size: int | None):
+    """max_memory() is `size` inside (None: the default), in this thread only."""
+    token = _MEMORY.set(size)
+    try:
+        yield
+    finally:
+        _MEMORY.reset(token)
+
+
+def readable_bytes(size: int) -> str:
+    """A number of bytes as people read it: 74.5 GiB, 128.0 MiB, 800 bytes."""
+    if size >= 1024 ** 3 // 10:
+        return f"{size / 1024 ** 3:.1f} GiB"
+    return f"{size / 1024 ** 2:.1f} MiB" if size >= 100 * 1024 else f"{size} bytes"
+
+
+def memory_refusal(what: str, estimate: int) -> str:
+    """The text of a LimitError for arrays above max_memory(): the estimate, the limit, and how to raise it."""
+    return (f"{what} needs about {readable_bytes(estimate)} of memory, above the limit of "
+            f"{readable_bytes(max_memory())}; raise it with --max-memory (Session(max_memory=...) in Python)")

@@ -262,7 +262,8 @@ class Evaluator:
         builtins.check_arity(entry, len(args))
         definitions = tuple(dict.fromkeys(d.source for d in self.unfolded[mark:]))
         services = self.services if self.call_depth == 0 else Services(
-            self.notes, self.attachments, differentiated=self.differentiated, loaded=self.services.loaded)
+            self.notes, self.attachments, differentiated=self.differentiated, loaded=self.services.loaded,
+            files=self.services.files)
         return builtins.Call(entry.name, args, list(node.args), node.span, services, definitions)
 
     def _call_user(self, definition: FunctionDef, args: list, node):

@@ -8,7 +8,7 @@ name is relative to the working directory. As `--plot-dir` never follows a
 symlink where it writes (render/emit.py; the directories on the way may be
 links), load never follows one where it reads: the file is opened with
 O_NOFOLLOW (and O_NONBLOCK, so a pipe cannot hang it) and must be a regular
-file of at most limits.MAX_LOAD_BYTES (an `.npz` member too, once
+file of at most limits.max_memory() bytes (an `.npz` member too, once
 uncompressed: its size is checked before it is inflated). The grammar's
 STRING has no quote, `#`, `;` or bracket inside (grammar/gradlang.lark).
 """
@@ -104,8 +104,8 @@ def _unreadable(path: str, error: OSError) -> str:
 
 
 def _check_size(size: int, what: str) -> None:
-    if size > limits.MAX_LOAD_BYTES:
-        raise LimitError(f"{what} has {size} bytes, above the limit of {limits.MAX_LOAD_BYTES} for load")
+    if size > limits.max_memory():
+        raise LimitError(limits.memory_refusal(f"reading {what} ({size} bytes)", size))
 
 
 def _member(data: bytes, member: str, path: str) -> bytes:
@@ -165,15 +165,14 @@ def _header(file, path: str):
 
 
 def _check_numbers(dtype, shape: tuple, what: str) -> None:
-    """Real numbers, at most two axes, at most MAX_LOAD_ELEMENTS of them: known from a header alone."""
+    """Real numbers, at most two axes, their float64 copy within limits.max_memory(): known from a header alone."""
     if dtype.kind not in "biuf":
         raise ValueError(f"{what} holds {dtype} values; gradlang takes real numbers only")
     if len(shape) > 2:
         raise ShapeError(f"{what} holds an array of shape {shape}; values have at most two axes")
     count = math.prod(shape)
-    if count > limits.MAX_LOAD_ELEMENTS:
-        raise LimitError(f"{what} holds {count} numbers, above the limit of {limits.MAX_LOAD_ELEMENTS} for load "
-                         f"(as floats, {count * 8} bytes)")
+    if 8 * count > limits.max_memory():
+        raise LimitError(limits.memory_refusal(f"{what} holds {count} numbers: as floats, it", 8 * count))
 
 
 def _read_numbers(file, dtype, count: int):
@@ -239,9 +238,14 @@ def _text(call: Call, index: int) -> str:
 @builtin("load", 1, 2, 'numbers from a .npy, .npz (load("f.npz", "W")) or .csv file, as floats',
          'load("weights.npy")', "data", conditions=(0, 1))
 def _load(call: Call):
+    """A file named twice in one statement (`at x = load("v.npy"), y = load("v.npy")`) is read, and charged, once:
+    nothing writes into a loaded array. The next statement reads it again (the file may have changed)."""
     path = placed(call, 0, _text, call, 0)
     member = placed(call, 1, _text, call, 1) if len(call.args) == 2 else None
-    return placed(call, 0, read_array, path, member, call.services.charge_load)
+    key = (os.path.abspath(path), member)
+    if key not in call.services.files:
+        call.services.files[key] = placed(call, 0, read_array, path, member, call.services.charge_load)
+    return call.services.files[key]
 
 
 def array_value(value, name: str):

@@ -34,14 +34,14 @@ class Services:
     derivations: list | None = None  # explain's derivative requests; None when not recorded
     source: str = ""  # the statement's text, for the source of an argument
     differentiated: list | None = None  # what every derivative in the statement differentiated, for `at`'s notes
+    files: dict = field(default_factory=dict)  # the arrays load() read in the statement, by file: each read once
     loaded: list = field(default_factory=lambda: [0])  # bytes of the arrays load() gave in the statement so far
 
     def charge_load(self, size: int) -> None:
         """Count a loaded array's float64 bytes, before it is read: a statement's loads share one bound."""
         total = self.loaded[0] + size
-        if total > limits.MAX_LOADED_BYTES:
-            raise LimitError(f"the arrays loaded in this statement take {total} bytes as floats, above the limit "
-                             f"of {limits.MAX_LOADED_BYTES}")
+        if total > limits.max_memory():
+            raise LimitError(limits.memory_refusal("loading these arrays as floats", total))
         self.loaded[0] = total
 
     def warn(self, note: str) -> None:

@@ -92,8 +92,9 @@ class Session:
     """A gradlang session: bindings plus the statements run so far."""
 
     def __init__(self, time_limit: float | None = limits.STATEMENT_TIME_LIMIT, explain_depth="default",
-                 explain_unfold: bool = False):
+                 explain_unfold: bool = False, max_memory: int | None = None):
         self.time_limit = time_limit
+        self.max_memory = max_memory  # bytes of arrays a statement may need (None: limits.MAX_MEMORY_BYTES)
         self.explain_depth = explain_depth  # levels of substeps explain shows; None: all
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
@@ -174,7 +175,7 @@ class Session:
         span = statement.span
         token = None
         try:
-            with budget(self.time_limit) as token:
+            with budget(self.time_limit) as token, limits.memory_limit(self.max_memory):
                 result = getattr(self, "_" + statement.kind)(statement, source)
             self.seen |= written_names(statement)
             return result
@@ -346,8 +347,8 @@ def _declared(name: str, shape: tuple):
     count = 1
     for size in shape:
         count *= size if isinstance(size, int) else 1
-    if count > limits.MAX_TENSOR_ELEMENTS:  # its components are built only on request, each under MAX_ELEMENTS
-        raise LimitError(f"{'×'.join(map(str, shape))} components is above the limit of {limits.MAX_TENSOR_ELEMENTS}")
+    if 8 * count > limits.max_memory():  # its components are built only on request, each under MAX_ELEMENTS
+        raise LimitError(limits.memory_refusal(f"a tensor of {'×'.join(map(str, shape))} floats", 8 * count))
     return Var(name, shape)
 
 

@@ -75,7 +75,22 @@ def _sum(*terms):
     return np.where(np.isfinite(total), total + carry, total)
 
 
-HELPERS = {**_helpers(), "_gl_sum": _sum} if np is not None else pure_helpers()
+def _in_place(operator: str):
+    """`a + b` or `a*b` into `a`'s buffer where that gives the same array: `a` is a temporary of the
+    generated function used by this line only (function_source), a writeable float64 array as large as the result."""
+    def apply(a, b):
+        if type(a) is np.ndarray and a.flags.writeable and a.dtype == np.float64 \
+                and np.result_type(a, b) == np.float64 and np.broadcast_shapes(a.shape, np.shape(b)) == a.shape:
+            return operator_in_place[operator](a, b)
+        return a + b if operator == "+" else a * b
+
+    return apply
+
+
+operator_in_place = {"+": lambda a, b: a.__iadd__(b), "*": lambda a, b: a.__imul__(b)}
+IN_PLACE = {"+": "_gl_iadd", "*": "_gl_imul"}
+HELPERS = {**_helpers(), "_gl_sum": _sum, "_gl_iadd": _in_place("+"), "_gl_imul": _in_place("*")} \
+    if np is not None else pure_helpers()
 
 
 def _namespace() -> dict:
@@ -201,7 +216,7 @@ def compile_function(exprs: tuple, symbols: tuple):
         return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
     namespace = _namespace()
-    exec(compile(function_source(arguments, assignments, outputs), "<gradlang>", "exec"), namespace)
+    exec(compile(function_source(arguments, assignments, outputs, lean=np is not None), "<gradlang>", "exec"), namespace)
     function = namespace["_f"]
     _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs
     if len(_CACHE) > _CACHE_SIZE:
@@ -209,7 +224,7 @@ def compile_function(exprs: tuple, symbols: tuple):
     return function
 
 
-def function_source(arguments, assignments, outputs) -> str:
+def function_source(arguments, assignments, outputs, lean: bool = False) -> str:
     """Python source of `_f(_a0, ...)`: one line per assignment of dag_cse, then the outputs.
 
     Sums, products and one-argument functions over names are printed directly,
@@ -217,12 +232,65 @@ def function_source(arguments, assignments, outputs) -> str:
     a line: minutes for a big gradient); the rest by the printer. Executed in a
     namespace of NumPy and the helpers, not lambdify's `from numpy import *`
     (0.2 s of every program that evaluates a float).
+
+    `lean` (the code that is run, not the code exported for reading) keeps no
+    array longer than it is used: each temporary is deleted after its last
+    use, and a sum or product of two whose one operand is a temporary used
+    there only is computed into that operand's buffer (the Hessian diag(s) -
+    outer(s, s) holds one n×n array where it held four).
     """
     code = _Coder(_Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True}))
+    last = _last_uses(assignments, outputs) if lean else {}
+    defined = {str(name): expr for name, expr in assignments} if lean else {}
     lines = [f"def _f({', '.join(str(a) for a in arguments)}):"]
-    lines += [f"    {name} = {code.node(expr)}" for name, expr in assignments]
+    for index, (name, expr) in enumerate(assignments):
+        lines.append(f"    {name} = {_in_place_code(expr, last, index, defined, code) or code.node(expr)}")
+        dead = [n for n, (at, _) in last.items() if at == index]
+        if dead:
+            lines.append(f"    del {', '.join(dead)}")
     lines.append(f"    return [{', '.join(code.node(e) for e in outputs)}]")
     return "\n".join(lines) + "\n"
+
+
+def _last_uses(assignments, outputs) -> dict:
+    """Each temporary not returned: (the index of the last assignment that reads it, how many read it)."""
+    last: dict = {}
+    for index, (_, expr) in enumerate(assignments):
+        for symbol in expr.free_symbols:
+            if symbol.name.startswith("_t"):
+                last[symbol.name] = (index, last.get(symbol.name, (0, 0))[1] + 1)
+    for expr in outputs:
+        for symbol in expr.free_symbols:
+            last.pop(symbol.name, None)
+    return last
+
+
+# Nodes whose NumPy code always gives a new array, no other name's (+ * ** here; tensor/numbers.py adds
+# outer and @): a temporary made by one of them and read once may be written into.
+FRESH: list = [sp.Add, sp.Mul, sp.Pow]
+# Functions with a helper that may write into their first argument, by class (tensor/numbers.py: A + diag(v)).
+IN_PLACE_CALLS: dict = {}
+
+
+def _in_place_code(expr, last: dict, index: int, defined: dict, code) -> str | None:
+    """`_gl_iadd(_t3, _t5)` for `_t3 + _t5` where _t3 is a fresh array read by this line only, else None."""
+    if not last:
+        return None
+    if type(expr) in IN_PLACE_CALLS and _writable(expr.args[0], last, index, defined):
+        return f"{IN_PLACE_CALLS[type(expr)]}({', '.join(code.atom(a) for a in expr.args)})"
+    if not isinstance(expr, (sp.Add, sp.Mul)) or len(expr.args) != 2:
+        return None
+    for first, second in (expr.args, expr.args[::-1]):
+        if _writable(first, last, index, defined) and (second.is_Symbol or second.is_Number):
+            other = second.name if second.is_Symbol else f"numpy.float64({float(second)!r})"
+            return f"{IN_PLACE['+' if expr.is_Add else '*']}({first.name}, {other})"
+    return None
+
+
+def _writable(atom, last: dict, index: int, defined: dict) -> bool:
+    """A temporary that line `index` alone reads and that a FRESH node made: no other name holds its buffer."""
+    name = getattr(atom, "name", "")
+    return last.get(name) == (index, 1) and isinstance(defined.get(name), tuple(FRESH) + tuple(IN_PLACE_CALLS))
 
 
 class _Coder:

@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plot-dir", metavar="DIR", help="also write every plot as a PNG into DIR (needs matplotlib)")
     parser.add_argument("--export", metavar="TARGET", help="run FILE (or -e CODE), then print its functions and "
                         "losses as a Python module for TARGET: jax, torch, tf or numpy")
+    parser.add_argument("--max-memory", type=_memory, default=None, metavar="SIZE",
+                        help="memory the arrays of one statement may need, as estimated from their shapes "
+                             "(default 4GiB): a number of bytes, or with KiB, MiB, GiB (or K, M, G, KB, MB, GB)")
     _framework_arguments(parser)
     parser.add_argument("--version", action="version", version=f"gradlang {_version()}")
     return parser
@@ -341,10 +344,27 @@ def _depth(text: str):
     return int(text)
 
 
+_UNITS = {"": 1, "B": 1, "K": 1024, "KB": 1000, "KIB": 1024, "M": 1024 ** 2, "MB": 1000 ** 2, "MIB": 1024 ** 2,
+          "G": 1024 ** 3, "GB": 1000 ** 3, "GIB": 1024 ** 3, "T": 1024 ** 4, "TB": 1000 ** 4, "TIB": 1024 ** 4}
+
+
+def _memory(text: str) -> int:
+    """--max-memory: bytes, or a number with a unit (8GiB, 512M, 1.5GB); K, M, G alone are powers of 1024."""
+    number = text.strip().rstrip("bBiIkKmMgGtT ").strip()
+    unit = text.strip()[len(number):].strip().upper()
+    try:
+        size = float(number) * _UNITS[unit]
+    except (KeyError, ValueError):
+        raise argparse.ArgumentTypeError(f"expected a size such as 8GiB, 512MiB or 1000000, not {text!r}") from None
+    if not 0 < size < float(2 ** 62):
+        raise argparse.ArgumentTypeError(f"expected a positive size, not {text!r}")
+    return int(size)
+
+
 def _dispatch(parser, args, fmt: str) -> int:
     from gradlang.core.session import Session
 
-    session = Session(explain_depth=args.explain_depth, explain_unfold=args.explain_unfold)
+    session = Session(explain_depth=args.explain_depth, explain_unfold=args.explain_unfold, max_memory=args.max_memory)
     if args.from_jax or args.from_torch:
         return _from_framework(args, fmt, session)
     if args.code is not None:

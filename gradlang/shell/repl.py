@@ -135,7 +135,7 @@ class Repl:
     def cmd_reset(self, argument: str) -> None:
         from gradlang.core.session import Session
 
-        self.session = Session(time_limit=self.session.time_limit)
+        self.session = Session(time_limit=self.session.time_limit, max_memory=self.session.max_memory)
         self.accepted = []
         self.emitter.note("every definition forgotten")
 

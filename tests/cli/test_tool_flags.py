@@ -66,3 +66,19 @@ def test_export_takes_code_from_e(tmp_path):
 def test_export_needs_a_program(tmp_path):
     run = gradlang("--export", "jax", cwd=tmp_path)
     assert run.returncode == 2 and "--export needs a FILE or -e CODE" in run.stderr
+
+
+def test_max_memory_refuses_above_it_and_names_the_estimate_and_the_flag(tmp_path):
+    """Arrays are bounded by their memory, from their shapes; --max-memory raises (or lowers) the bound."""
+    from tests.cli.test_cli import gradlang
+
+    program = "x: R^n\nsum(outer(x, x)) at x = linspace(0, 1, 100)"
+    refused = gradlang("--plain", "--max-memory", "50KiB", "-e", program, cwd=tmp_path)
+    assert refused.returncode == 1 and refused.stdout == ""
+    first = refused.stderr.splitlines()[0]
+    assert "LimitError:" in first and "needs about" in first and "above the limit of 51200 bytes" in first
+    assert "raise it with --max-memory" in first
+    allowed = gradlang("--plain", "--max-memory", "1MiB", "-e", program, cwd=tmp_path)
+    assert allowed.returncode == 0 and abs(float(allowed.stdout) - 2500) < 1e-9
+    wrong = gradlang("--max-memory", "lots", "-e", "1", cwd=tmp_path)
+    assert wrong.returncode == 2 and "expected a size such as 8GiB" in wrong.stderr

@@ -104,8 +104,8 @@ def test_a_refusal_is_raised_each_time_at_its_own_statement():
     session = Session()
     session.run("n: size\nx: R^n")
     session.bind("xd", np.zeros(3000))
-    saved = limits.MAX_EVALUATION_BYTES
-    limits.MAX_EVALUATION_BYTES = 1_000_000
+    saved = limits.MAX_MEMORY_BYTES
+    limits.MAX_MEMORY_BYTES = 1_000_000
     try:
         spans = []
         for program in ("outer(x, x) at x = xd", "1\nouter(x, x) at x = xd"):
@@ -113,7 +113,7 @@ def test_a_refusal_is_raised_each_time_at_its_own_statement():
                 session.run(program)
             spans.append(caught.value.span.line)
     finally:
-        limits.MAX_EVALUATION_BYTES = saved
+        limits.MAX_MEMORY_BYTES = saved
     assert spans == [1, 2]
 
 

@@ -48,8 +48,9 @@ def test_a_symbolic_size_at_a_huge_point_is_refused_from_its_shapes(formula, nee
     run = _cli(code)
     assert run.returncode == 1 and run.stdout == ""
     first, line, caret = run.stderr.splitlines()[:3]
-    assert first == (f"<-e>:1:9: LimitError: evaluating this at the point needs about {needs} of memory "
-                     "(its largest array, 100000×100000, is 74.5 GiB), above the limit of 2.0 GiB")
+    assert first == (f"<-e>:1:9: LimitError: evaluating this at the point (its largest array, 100000×100000, is "
+                     f"74.5 GiB) needs about {needs} of memory, above the limit of 4.0 GiB; raise it with --max-memory "
+                     "(Session(max_memory=...) in Python)")
     assert line == f"    {code}" and caret == "    " + " " * 8 + "^" * (len(code) - 8)
 
 
@@ -76,8 +77,8 @@ def test_the_memory_bound_counts_every_array_held(monkeypatch):
     program = "x: R^n; outer(x, x) at x = linspace(0, 1, 1000)"
     grid = np.linspace(0, 1, 1000)
     np.testing.assert_array_equal(Session().eval(program), np.outer(grid, grid))
-    monkeypatch.setattr(limits, "MAX_EVALUATION_BYTES", 8 * 1000 * 1000)
-    with pytest.raises(LimitError, match=r"needs about 7\.6 MiB of memory .* above the limit of 7\.6 MiB"):
+    monkeypatch.setattr(limits, "MAX_MEMORY_BYTES", 8 * 1000 * 1000)
+    with pytest.raises(LimitError, match=r"needs about 7\.6 MiB of memory, above the limit of 7\.6 MiB; raise it with --max"):
         Session().run(program)
 
 

@@ -118,11 +118,11 @@ def test_a_quote_is_not_an_operand(folder):
 def test_size_is_bounded_before_reading(folder, monkeypatch):
     np.savez_compressed("zeros.npz", Z=np.zeros((100, 100)))  # 80 kB of numbers in an archive of a few hundred bytes
     assert os.path.getsize("zeros.npz") < 2_000
-    monkeypatch.setattr(limits, "MAX_LOAD_BYTES", 2_000)
+    monkeypatch.setattr(limits, "MAX_MEMORY_BYTES", 2_000)
     assert _value('load("w.npy")').shape == (2, 3)
     big = _error('load("zeros.npz", "Z")')
     assert big.kind == "LimitError" and '"Z" of "zeros.npz"' in big.message
-    monkeypatch.setattr(limits, "MAX_LOAD_BYTES", 100)
+    monkeypatch.setattr(limits, "MAX_MEMORY_BYTES", 100)
     assert _error('load("w.npy")').kind == "LimitError"  # 48 bytes of numbers after a header of 128
 
 
@@ -144,8 +144,8 @@ def test_the_header_is_checked_before_any_number_is_read(folder):
     _claiming("huge.npy", (10 ** 12,))
     error = _error('load("huge.npy")')
     assert error.kind == "LimitError" and (error.line, error.column) == (1, 6)
-    assert error.message == ('"huge.npy" holds 1000000000000 numbers, above the limit of 16777216 for load '
-                             "(as floats, 8000000000000 bytes)")
+    assert error.message == ('"huge.npy" holds 1000000000000 numbers: as floats, it needs about 7450.6 GiB of memory, '
+                             "above the limit of 4.0 GiB; raise it with --max-memory (Session(max_memory=...) in Python)")
     _claiming("short.npy", (100,))
     assert _error('load("short.npy")').message == (
         '"short.npy" is cut short: its header promises 100 numbers of 8 bytes, but only 8 bytes follow')
@@ -181,20 +181,38 @@ def test_an_archive_of_many_arrays_lists_ten_names(folder):
 def test_the_limit_of_a_declared_tensor_holds_for_a_loaded_array(folder, monkeypatch):
     """A 121 MB int8 file became a 968 MB float64 copy: the count is bounded as a declaration's is."""
     np.save("bytes.npy", np.zeros((30, 40), dtype=np.int8))
-    np.savetxt("table.csv", np.zeros((30, 40)), delimiter=",")
-    monkeypatch.setattr(limits, "MAX_LOAD_ELEMENTS", 1199)
+    np.savetxt("table.csv", np.zeros((30, 40)), delimiter=",", fmt="%d")  # 2400 bytes of text
+    monkeypatch.setattr(limits, "MAX_MEMORY_BYTES", 8 * 1199)
     for name in ("bytes.npy", "table.csv"):
         error = _error(f'load("{name}")')
-        assert error.kind == "LimitError" and "holds 1200 numbers, above the limit of 1199" in error.message
+        assert error.kind == "LimitError" and "holds 1200 numbers: as floats, it needs about 9600 bytes of memory, " \
+            "above the limit of 9592 bytes; raise it with --max-memory" in error.message
+
+
+def test_a_file_loaded_twice_in_one_statement_is_read_once(folder, monkeypatch):
+    """Issue #41: `load` reads a file once per `at`; the next statement reads it again."""
+    from gradlang.core import loading
+
+    np.save("v.npy", np.arange(100.0))
+    reads = []
+    original = loading.read_array
+    monkeypatch.setattr(loading, "read_array", lambda *a: reads.append(a[0]) or original(*a))
+    session = Session()
+    program = 'x: R^n; y: R^n\nsum(x*y) at x = load("v.npy"), y = load("v.npy")'
+    for _ in range(2):
+        np.testing.assert_allclose(float(session.run(program)[-1].value), np.arange(100.0) @ np.arange(100.0))
+    assert reads == ["v.npy", "v.npy"]
 
 
 def test_the_loads_of_one_statement_share_one_bound(folder, monkeypatch):
     np.save("v.npy", np.arange(100.0))
-    monkeypatch.setattr(limits, "MAX_LOADED_BYTES", 8 * 250)
+    np.save("u.npy", np.arange(100.0))
+    np.save("w.npy", np.arange(100.0))
     x = np.arange(100.0)
     np.testing.assert_allclose(_value('x: R^n; y: R^n\nsum(x*y) at x = load("v.npy"), y = load("v.npy")'), x @ x)
-    error = _error('x: R^n; y: R^n; z: R^n\nsum(x*y*z) at x = load("v.npy"), y = load("v.npy"), z = load("v.npy")')
+    monkeypatch.setattr(limits, "MAX_MEMORY_BYTES", 8 * 250)
+    error = _error('x: R^n; y: R^n; z: R^n\nsum(x*y*z) at x = load("v.npy"), y = load("u.npy"), z = load("w.npy")')
     assert error.kind == "LimitError" and (error.line, error.column) == (2, 62)
-    assert "take 2400 bytes as floats, above the limit of 2000" in error.message
-    error = _error('f(a) = load("v.npy")\nsum(f(1) + f(2) + f(3))')  # inside a user function too
+    assert "loading these arrays as floats needs about 2400 bytes of memory, above the limit of 2000" in error.message
+    error = _error('f(a) = load("v.npy") + load("u.npy") + load("w.npy")\nsum(f(1))')  # inside a user function too
     assert error.kind == "LimitError"

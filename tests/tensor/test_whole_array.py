@@ -143,11 +143,17 @@ def test_bind_refuses_what_load_refuses(array, kind):
     assert caught.value.kind == kind
 
 
-def test_a_declared_tensor_may_hold_4096_by_4096_but_not_more():
-    assert Session().eval("W: R^(4096,4096)\nW").shape == (4096, 4096)
+def test_a_declared_tensor_is_bounded_by_its_memory_not_by_a_count():
+    """8192×8192 (512 MiB of floats) is under the default 4 GiB; a Session's max_memory bounds it, as --max-memory."""
+    Session().run("W: R^(8192,8192)")
+    Session(max_memory=8 * 4097 * 4097).run("W: R^(4097,4097)")
     with pytest.raises(GradlangError) as caught:
-        Session().run("W: R^(4097,4097)")
-    assert caught.value.kind == "LimitError" and str(limits.MAX_TENSOR_ELEMENTS) in caught.value.message
+        Session(max_memory=8 * 4097 * 4097 - 1).run("W: R^(4097,4097)")
+    assert caught.value.kind == "LimitError" and caught.value.message == (
+        "a tensor of 4097×4097 floats needs about 0.1 GiB of memory, above the limit of 0.1 GiB; "
+        "raise it with --max-memory (Session(max_memory=...) in Python)")
+    with pytest.raises(GradlangError, match="30000×30000 floats needs about 6.7 GiB of memory, above the limit of 4.0"):
+        Session().run("W: R^(30000,30000)")
 
 
 def test_json_writes_a_float_array_as_the_per_number_encoder_does():

@@ -6,7 +6,7 @@ it holds at once are the formula's nodes, each as large as its shape says,
 plus the temporaries of a helper (softmax's exponentials) while it runs. A
 matrix product, inverse or determinant costs multiply-adds beyond its size.
 Both are estimated here from the shapes and the sizes the point gives, and a
-formula above limits.MAX_EVALUATION_BYTES or limits.MAX_NUMERIC_PRODUCTS is
+formula above limits.max_memory() or limits.MAX_NUMERIC_PRODUCTS is
 refused with a LimitError before NumPy allocates anything: `hessian(
 logsumexp(x), x) at x = linspace(0, 1, 100000)` would ask for 74.5 GiB.
 """
@@ -64,11 +64,7 @@ def _check_range(node, sizes: dict) -> None:
         shapes.check_range(*(sp.sympify(shapes.valued(v, sizes)) for v in (node.args[1], node.args[2], length)))
 
 
-def gib(size: int) -> str:
-    """A number of bytes as people read it: 74.5 GiB, 128.0 MiB."""
-    if size >= 1024 ** 3 // 10:
-        return f"{size / 1024 ** 3:.1f} GiB"
-    return f"{size / 1024 ** 2:.1f} MiB"
+gib = limits.readable_bytes
 
 
 def dimensions(shape: tuple, sizes: dict) -> str:
@@ -91,12 +87,10 @@ def check(nodes: list, sizes: dict) -> None:
             transient = max(transient, TRANSIENT_COPIES * 8 * (count(argument, sizes) or 0))
         products += _products(node, sizes)
         _check_range(node, sizes)
-    if held + transient > limits.MAX_EVALUATION_BYTES:
-        raise LimitError(
-            f"evaluating this at the point needs about {gib(held + transient)} of memory (its largest array, "
-            f"{dimensions(largest[1], sizes)}, is {gib(largest[0])}), above the limit of "
-            f"{gib(limits.MAX_EVALUATION_BYTES)}"
-        )
+    if held + transient > limits.max_memory():
+        raise LimitError(limits.memory_refusal(
+            f"evaluating this at the point (its largest array, {dimensions(largest[1], sizes)}, is "
+            f"{gib(largest[0])})", held + transient))
     if products > limits.MAX_NUMERIC_PRODUCTS:
         raise LimitError(
             f"evaluating this at the point takes about {products:.2g} multiply-adds in @, inv and det, "

@@ -395,7 +395,8 @@ def shape_of(expr) -> tuple:
     """The shape of a tensor expression: its own for a Var or TensorOp, else the broadcast of its arguments'.
 
     Cached by identity: SymPy compares equal expressions built apart as trees. (all(c) and any(c) say theirs: ().)"""
-    if isinstance(expr, (Var, TensorOp)) or getattr(expr, "reduces_condition", False):
+    if isinstance(expr, (Var, TensorOp)) or getattr(expr, "reduces_condition", False) \
+            or getattr(expr, "own_shape", False):  # numbers.py's _PlusDiagonal, of the generated NumPy only
         return expr.shape
     if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, sp.Symbol):
         return ()

@@ -21,15 +21,28 @@ from gradlang.expr import numeric, primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
-from gradlang.expr.tensor.nodes import Det, shape_of
+from gradlang.expr.tensor.nodes import Det, Diag, MatMul, Outer, shape_of
 from gradlang.expr.tensor.shapes import valued
 from gradlang.expr.walk import dag_has
 from gradlang.remembered import remembered
 
 
 def stable_logdet(expr):
-    """The formula with each log(det(A)) written by hand as LogDet(A), rebuilt over its DAG (as masking.py does)."""
-    if not dag_has([expr], Det):
+    """The formula with each log(det(A)) written by hand as LogDet(A): no overflow (section 6); what an
+    exported module computes too (export/formula.py)."""
+    return _rebuilt(expr, (Det,), _logdet_node)
+
+
+def _for_numpy(expr):
+    """The formula as NumPy should compute it here: stable_logdet's, and each scalar times an outer product
+    applied to a factor (_scaled_factor), each diag(v) + A added in A's diagonal (_diagonal_added)."""
+    return _rebuilt(expr, (Det, Outer, Diag), lambda node: _lean(_logdet_node(node)))
+
+
+def _rebuilt(expr, kinds: tuple, step):
+    """The formula rebuilt over its DAG (as masking.py does) with `step` applied to each node, bottom up; the
+    formula itself where it holds no node of `kinds`."""
+    if not dag_has([expr], *kinds):
         return expr
     dag = build_dag([expr])
     built: list = []
@@ -37,10 +50,70 @@ def stable_logdet(expr):
         args = [built[k] for k in kids]
         if kids and any(a is not b for a, b in zip(args, node.args)):
             node = node.func(*args)
-        if isinstance(node, sp.log) and isinstance(node.args[0], Det):
-            node = LogDet(node.args[0].args[0])
-        built.append(node)
+        built.append(step(node))
     return built[dag.roots[0]]
+
+
+def _logdet_node(node):
+    return LogDet(node.args[0].args[0]) if isinstance(node, sp.log) and isinstance(node.args[0], Det) else node
+
+
+def _lean(node):
+    return _scaled_factor(node) if isinstance(node, sp.Mul) else _diagonal_added(node) if isinstance(node, sp.Add) else node
+
+
+class _PlusDiagonal(sp.Function):
+    """A + diag(v) as NumPy computes it here: v added to A's diagonal, no n×n diag(v) made or read.
+
+    Only in the code this module generates (never a value a user sees): written
+    into A where A is a temporary only it reads (numeric.IN_PLACE_CALLS)."""
+
+    nargs = 2
+    is_real = True
+    own_shape = True  # A's (nodes.shape_of): v is a vector, not broadcast against A
+
+    @property
+    def shape(self) -> tuple:
+        return shape_of(self.args[0])
+
+    def _numpycode(self, printer):
+        return f"_gl_plus_diagonal({printer._print(self.args[0])}, {printer._print(self.args[1])})"
+
+
+def _plus_diagonal(a, v):
+    """A copy of the square matrix `a` with the vector `v` added to its diagonal."""
+    return _plus_diagonal_into(np.array(a, dtype=np.float64), v)
+
+
+def _plus_diagonal_into(a, v):
+    """`a` with `v` added to its diagonal, in its own buffer when that is a writeable float64 array."""
+    if type(a) is not np.ndarray or not a.flags.writeable or a.dtype != np.float64:
+        return _plus_diagonal(a, v)
+    index = np.arange(a.shape[0])
+    a[index, index] += v
+    return a
+
+
+def _diagonal_added(node):
+    """diag(v) + A (A a matrix of the same shape) as _PlusDiagonal(A, v)."""
+    for term in node.args:
+        if isinstance(term, Diag) and len(shape_of(term.args[0])) == 1:
+            rest = sp.Add(*[a for a in node.args if a is not term])
+            if shape_of(rest) == shape_of(term):
+                return _PlusDiagonal(rest, term.args[0])
+    return node
+
+
+def _scaled_factor(node):
+    """c*outer(u, v) as outer(c*u, v): the scalar multiplies n numbers, not n×m, and no n×m array is made twice.
+
+    The same numbers up to rounding of one product (c·u_i·v_j is associated differently, within 1 ulp)."""
+    tensors = [a for a in node.args if shape_of(a) != ()]
+    if len(tensors) != 1 or not isinstance(tensors[0], Outer):
+        return node
+    scalar = sp.Mul(*[a for a in node.args if a is not tensors[0]])
+    u, v = tensors[0].args
+    return Outer(scalar * u, v)
 
 
 def _helpers() -> dict:
@@ -50,6 +123,9 @@ def _helpers() -> dict:
 
 HELPERS = _helpers()
 numeric.HELPERS.update(HELPERS)
+numeric.HELPERS.update(_gl_plus_diagonal=_plus_diagonal, _gl_plus_diagonal_into=_plus_diagonal_into)
+numeric.IN_PLACE_CALLS[_PlusDiagonal] = "_gl_plus_diagonal_into"
+numeric.FRESH.extend((Outer, MatMul))  # np.outer and np.matmul give new arrays: a temporary of theirs may be written into
 
 
 def evaluate(expr, values: dict, sizes: dict):
@@ -59,7 +135,7 @@ def evaluate(expr, values: dict, sizes: dict):
     a formula too large is a LimitError before NumPy allocates anything."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
     _checked_cost(expr, sizes)
-    function = numeric.compile_function((remembered("stable logdet", expr, stable_logdet),), tuple(symbols))
+    function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
         try:
@@ -81,7 +157,7 @@ def _checked_cost(expr, sizes: dict) -> None:
 
     A refusal is not: the check runs again to raise a new error, since an error takes the place of its statement."""
     known = tuple(sorted(((s.name, int(n)) for s, n in sizes.items()), key=lambda pair: pair[0]))
-    bounds = (limits.MAX_EVALUATION_BYTES, limits.MAX_NUMERIC_PRODUCTS)  # a user may raise them between calls
+    bounds = (limits.max_memory(), limits.MAX_NUMERIC_PRODUCTS)  # a user may raise them between calls
     if not remembered("cost", expr, lambda e: _fits(e, sizes), known, bounds):
         cost.check(build_dag([expr]).nodes, sizes)
 
