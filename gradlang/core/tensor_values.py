@@ -32,7 +32,7 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.broadcast import kept_shape
 from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import rank, shape_of
-from gradlang.expr.values import from_elements, is_condition
+from gradlang.expr.values import is_condition
 from gradlang.expr.walk import relation
 
 _EXTREMA = ("max", "min", "reduce_max", "reduce_min")
@@ -317,23 +317,25 @@ def _components_builtin(call):
     return call.args[0]
 
 
-def _filled(value):
+def _filled(node):
+    """ones(3), zeros(2, 3): the node ones(n) is at a symbolic size, bounded as a declared tensor is."""
+
     def apply(call):
         sizes = []
         for size in call.args:
             if not (isinstance(size, sp.Integer) and size >= 1):
                 raise ShapeError("a size must be a positive integer or a size name")
-            sizes.append(int(size))
-        count = sizes[0] * (sizes[1] if len(sizes) == 2 else 1)
-        if count > limits.MAX_ELEMENTS:
-            raise LimitError(f"{count} components is above the limit of {limits.MAX_ELEMENTS}")
-        return from_elements(tuple(sizes), [value] * count)
+            sizes.append(size)
+        count = int(sizes[0]) * (int(sizes[1]) if len(sizes) == 2 else 1)
+        if count > limits.MAX_TENSOR_ELEMENTS:
+            raise LimitError(f"{count} components is above the limit of {limits.MAX_TENSOR_ELEMENTS}")
+        return node(*sizes)
 
     return apply
 
 
-builtin("ones", 1, 2, "a vector (or matrix) of ones: ones(n), ones(m, n)", "ones(3)", "vector")(_filled(sp.S.One))
-builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "zeros(3)", "vector")(_filled(sp.S.Zero))
+builtin("ones", 1, 2, "a vector (or matrix) of ones: ones(n), ones(m, n)", "ones(3)", "vector")(_filled(t.Ones))
+builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "zeros(3)", "vector")(_filled(t.Zeros))
 
 
 TABLE = {
