@@ -375,8 +375,8 @@ TABLE = {
 
 
 _DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked"})
-# SymPy's algebra, which at literal sizes simplifies the components of the formula (so it proves the
-# stable softmax's Jacobians equal); of a formula at a symbolic size it is the formula's algebra
+# SymPy's algebra of a formula, at every size (core/builtins.py's _algebra: at literal sizes, the components'
+# numbers where they simplify to numbers, so it proves the stable softmax's Jacobians equal)
 _KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})
 
 
@@ -393,7 +393,7 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     if constants_only(args):
         args = [as_constant(a) for a in args]  # dot(w, [1, 2]): a list of numbers is a constant of the formula
     try:
-        if name in _KEPT_WHOLE or _holds_components(name, args):
+        if _holds_components(name, args):
             raise ShapeNeedsComponents(f"{name} of a value at literal sizes takes its components")
         value = _tensor_call(name, args, nodes)
     except NeedsComponents:

@@ -148,3 +148,34 @@ def test_ones_and_eye_alone_print_as_their_numbers_and_give_them_to_an_at():
     assert _text("x: R^3\nsum(x^2) at x = 2*ones(3)") == "12"  # exact in, exact out
     assert _text("W: R^(2,2)\ndet(W) at W = 2*eye(2)") == "4"
     assert _text("det(2*eye(100))") == str(2**100)  # numbers of a node: the component engine's exact det
+
+
+@pytest.mark.parametrize("body", [
+    "simplify(grad(sum((W @ x)^2), W))", "expand(2*(x - sg(x)))", "factor(x*x + 2*x)", "N(pi*x)",
+    "simplify(jacobian(softmax(x - sg(max(x))), x))", "expand(grad(-log(softmax(W @ x)[1]), W))",
+])
+def test_simplify_expand_factor_and_n_print_a_formula_at_a_literal_size(body):
+    """They act on the formula at R^3 as at R^n (they printed 3×3 arrays of components at R^3); their numbers
+    are the formula's."""
+    symbolic = _text(f"m, n: size\nx: R^n\nW: R^(m,n)\n{body}")
+    literal = _text(f"x: R^3\nW: R^(2,3)\n{body}")
+    assert literal == symbolic.replace("(n)", "(3)").replace(", m)", ", 2)")
+    assert "x[" not in literal and "W[" not in literal
+    point = "x = [0.5, -1.0, 2.0], W = [[0.1, 0.2, -0.3], [0.4, 0.5, 0.6]]"
+    for declared in ("m, n: size\nx: R^n\nW: R^(m,n)", "x: R^3\nW: R^(2,3)"):
+        session = Session()
+        session.run(declared)
+        np.testing.assert_allclose(as_floats(session.eval(f"{body} at {point}")),
+                                   as_floats(session.eval(f"{body[body.index('(') + 1:-1]} at {point}")), rtol=1e-12)
+
+
+def test_simplify_shows_numbers_where_the_components_simplify_to_numbers():
+    """The taste program (LANGUAGE.md section 1): a user-defined softmax's Jacobian equals the stable one's, which
+    the components prove and the formula's algebra does not; a difference that is not zero stays a formula."""
+    program = ("x: R^3\nsoftmax(v) = exp(v) / sum(exp(v))\n"
+               "stable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))\n")
+    zero = _text(program + "simplify(jacobian(stable_softmax(x), x) - jacobian(softmax(x), x))")
+    assert zero == "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"
+    assert _text("x: R^3\nsimplify(x - x)") == "[0, 0, 0]"
+    kept = _text(program + "simplify(jacobian(stable_softmax(x), x) - jacobian(x^2, x))")
+    assert "x[" not in kept and "[[" not in kept
