@@ -58,6 +58,11 @@ def max_memory() -> int:
     return MAX_MEMORY_BYTES if value is None else value
 
 
+def max_tensor_elements() -> int:
+    """Components one tensor may hold within max_memory() (8 bytes each): a declared tensor, ones(n), eye(n)."""
+    return max_memory() // 8
+
+
 @contextlib.contextmanager
 def memory_limit(size: int | None):
     """max_memory() is `size` inside (None: the default), in this thread only."""

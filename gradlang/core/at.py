@@ -34,7 +34,7 @@ from gradlang.core.point_indices import check_indices, check_ranges, indices_fir
 from gradlang.core.substitute import substitute
 from gradlang.errors import GradlangError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.lower import components, declared_components, literal
+from gradlang.expr.tensor.lower import components, declared_components, literal, lowered
 from gradlang.expr.tensor.nodes import Var
 from gradlang.lazy import has_numpy, np
 from gradlang.remembered import remembered
@@ -206,6 +206,7 @@ def _known_sizes(sizes: dict) -> dict:
 
 
 def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
+    given = _constant_array(given)
     if target.indices:
         raise ShapeError(f"at a symbolic size, give all of '{bound}' or its size, not one component")
     if isinstance(bound, Var):
@@ -218,3 +219,11 @@ def _bind_tensor(bound, target, given, sizes: dict, arrays: dict) -> None:
     if known is not None and known != int(given):
         raise ShapeError(f"the size '{bound}' is {known} from an array, but is given {given}")
     sizes[bound] = int(given)
+
+
+def _constant_array(given):
+    """What a binding gives a tensor: a constant of the formula at literal sizes (ones(3), 2*eye(2)) as the
+    array of numbers it stands for, exact where it is exact; anything else as it is."""
+    if literal(given) and not any(isinstance(s, Var) for s in given.free_symbols):
+        return lowered(given)
+    return given

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
+from gradlang.core.literal_sizes import proved_constant
 from gradlang.errors import DiffError, LimitError, ShapeError, ValueError
 from gradlang.expr import construct, exact, primitives
 from gradlang.expr.bounded import tidy_each
@@ -302,8 +303,16 @@ def _evenly_spaced(a: float, b: float, n: int) -> np.ndarray:
 
 
 def _algebra(name: str, function):
-    """A builtin f(e) applying a SymPy algebra function to each component up to a size bound."""
-    return lambda call: call.services.bounded(function, call.args[0], name)
+    """A builtin f(e) applying a SymPy algebra function to each component up to a size bound.
+
+    A formula is simplified as a formula, whatever its sizes are spelled (at R^3 as at R^n); at literal
+    sizes, where its components simplify to numbers, those numbers are the answer (the taste program's
+    two softmax Jacobians differ by the zero matrix, which the formula's algebra does not prove)."""
+    def apply(call):
+        value = call.services.bounded(function, call.args[0], name)
+        return proved_constant(value, lambda parts: tidy_each(parts, function))
+
+    return apply
 
 
 for _name, _function, _doc, _example in (
@@ -319,7 +328,12 @@ def _numeric(call: Call):
     value = call.args[0]
     if isinstance(value, np.ndarray):
         return value
-    return elementwise(lambda e: e.evalf(15) if isinstance(e, sp.Expr) else e, value)
+    value = elementwise(_evalf, value)
+    return proved_constant(value, lambda parts: elementwise(_evalf, parts))  # a formula of numbers: them
+
+
+def _evalf(e):
+    return e.evalf(15) if isinstance(e, sp.Expr) else e
 
 
 # The builtins of section 6 that are compositions live in their own modules (this one is full);

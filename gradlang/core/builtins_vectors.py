@@ -16,7 +16,8 @@ import sympy as sp
 from gradlang.core.builtin_table import Call, builtin
 from gradlang.errors import GradlangError, ValueError
 from gradlang.expr.conditions import AllOf, AnyOf
-from gradlang.expr.tensor.nodes import OneHot
+from gradlang import limits
+from gradlang.expr.tensor.nodes import Eye, OneHot
 from gradlang.expr.values import elements, is_condition, to_symbolic
 from gradlang.expr import component_linalg as linalg
 from gradlang.expr import component_vectors as vectors
@@ -71,16 +72,19 @@ def _huber(call: Call):
 
 @builtin("eye", 1, 1, "the n×n identity matrix", "eye(3)", "vector")
 def _eye(call: Call):
-    return placed(call, 0, linalg.eye, call.args[0])
+    """The node eye(n) at a literal size as at a symbolic one: a constant of the formula, bounded as a declared
+    tensor is; its components come on request (a matrix of numbers prints as one)."""
+    n = placed(call, 0, linalg.eye_size, call.args[0], limits.max_tensor_elements())
+    return Eye(sp.Integer(n))
 
 
 @builtin("onehot", 2, 2, "the vector of length n with 1 at index k (from 0)", "onehot(1, 3)", "vector")
 def _onehot(call: Call):
     k, n = call.args
-    placed(call, 1, vectors.check_length, n)  # n first, its error placed at n
-    if isinstance(k, sp.Symbol) and not k.is_Number:  # an index left free: the tensor engine's e_k, as at a size n
-        return OneHot(k, n)
-    return placed(call, 0, vectors.onehot, k, n)
+    placed(call, 1, vectors.check_length, n, "onehot", limits.max_tensor_elements())  # n first, placed at n
+    if not (isinstance(k, sp.Symbol) and not k.is_Number):  # an index left free: e_k, as at a size n
+        placed(call, 0, vectors.check_onehot, k, n, limits.max_tensor_elements())
+    return OneHot(k, n)
 
 
 @builtin("log_softmax", 1, 2, "v - logsumexp(v), computed stably; rows of a matrix, or log_softmax(M, axis)",

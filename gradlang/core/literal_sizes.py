@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.expr.tensor.lower import holds_components, involves, literal, lowered, symbolic
+from gradlang.errors import LimitError, NeedsComponents, NeedsNumbers
+from gradlang.expr.graph import build_dag
+from gradlang.expr.tensor.lower import FreeIndex, holds_components, involves, literal, lowered, symbolic
+from gradlang.expr.tensor.nodes import shape_of
 from gradlang.expr.walk import dag_nodes, rebuild
 
 
@@ -75,3 +78,30 @@ def picks_at(value, arrays: dict, pairs: list):
         return value
     picks = {n: n.xreplace(given) for n in dag_nodes(value) if isinstance(n, ArgExtreme)}  # a DAG walk: one visit a node
     return rebuild(value, picks) if picks else value
+
+
+PROVED_ENTRIES, PROVED_NODES = 64, 400  # bounds by size, as render's choice of components (render/shown.py, shorter)
+
+
+def proved_constant(value, simplify):
+    """A formula at literal sizes whose components `simplify` takes to numbers, as those numbers; else the
+    formula, as at a symbolic size.
+
+    The formula's own rewrites do not prove every identity its components do:
+    the stable softmax's stop blocks nothing (blocked is the zero matrix), and
+    the taste program's two Jacobians are equal (section 1). `simplify(parts)`
+    gives the simplified components, or None where they are too large for it.
+    Bounded by size, so the answer never depends on the machine."""
+    if not literal(value):
+        return value
+    count = 1
+    for size in shape_of(value):
+        count *= int(size)
+    if count > PROVED_ENTRIES or len(build_dag([value]).nodes) > PROVED_NODES:
+        return value
+    try:
+        simplified = simplify(lowered(value))
+    except (NeedsComponents, NeedsNumbers, FreeIndex, LimitError):  # argmax(x), x[k]: no components yet
+        return value
+    entries = list(simplified) if isinstance(simplified, (sp.NDimArray, sp.MatrixBase)) else [simplified]
+    return simplified if simplified is not None and all(isinstance(e, sp.Number) for e in entries) else value

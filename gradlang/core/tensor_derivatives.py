@@ -14,11 +14,10 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
-from gradlang.expr.tensor.lower import literal, lowered
+from gradlang.core.literal_sizes import proved_constant
 from gradlang.derive.requests import BLOCKED_SIMPLIFY_SIZE
-from gradlang.errors import DiffError, DiffNeedsComponents, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents
+from gradlang.errors import DiffError, DiffNeedsComponents, LimitError, ShapeError, ShapeNeedsComponents
 from gradlang.expr.bounded import tidy_each
-from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import tree_size
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor import nodes as t
@@ -133,30 +132,17 @@ def _blocked(args):
     if sp.count_ops(difference) <= _BLOCKED_EXPAND_OPS:
         difference = sp.expand(difference)
     value = full(tidy(difference), shape_of(e) + shape_of(x))  # a stop that blocks nothing: zeros of that shape
-    return _proved_constant(value) if literal(value) else value
+    return proved_constant(value, _components_simplified)
 
 
 _BLOCKED_EXPAND_OPS = 200  # a bound by size, so the printed result does not depend on the machine
-_PROVED_ENTRIES, _PROVED_NODES = 64, 400  # bounds by size, as render's choice of components (render/shown.py, shorter)
 
 
-def _proved_constant(value):
-    """A formula at literal sizes whose components simplify to numbers, as those numbers (the stable softmax's
-    stop blocks nothing: blocked is the zero matrix, which the formula's own rewrites do not show); else
-    the formula, as at a symbolic size. Bounded by size, so the answer never depends on the machine."""
-    count = 1
-    for size in shape_of(value):
-        count *= int(size)
-    if count > _PROVED_ENTRIES or len(build_dag([value]).nodes) > _PROVED_NODES:
-        return value
-    try:
-        parts = lowered(value)
-    except NeedsComponents:  # argmax(x) of symbols has no components
-        return value
+def _components_simplified(parts):
+    """blocked's simplification of a literal-size difference's components; None above its size bound."""
     if sum(tree_size(e) for e in _entries(parts)) > BLOCKED_SIMPLIFY_SIZE:
-        return value
-    simplified = tidy_each(parts, work=limits.BLOCKED_SIMPLIFY_WORK)
-    return simplified if all(isinstance(e, sp.Number) for e in _entries(simplified)) else value
+        return None
+    return tidy_each(parts, work=limits.BLOCKED_SIMPLIFY_WORK)
 
 
 def _entries(value) -> list:

@@ -33,7 +33,7 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.broadcast import kept_shape
 from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import rank, shape_of
-from gradlang.expr.values import from_elements, is_condition
+from gradlang.expr.values import is_condition
 from gradlang.expr.walk import relation
 
 _EXTREMA = ("max", "min", "reduce_max", "reduce_min")
@@ -318,23 +318,25 @@ def _components_builtin(call):
     return call.args[0]
 
 
-def _filled(value):
+def _filled(node):
+    """ones(3), zeros(2, 3): the node ones(n) is at a symbolic size, bounded as a declared tensor is."""
+
     def apply(call):
         sizes = []
         for size in call.args:
             if not (isinstance(size, sp.Integer) and size >= 1):
                 raise ShapeError("a size must be a positive integer or a size name")
-            sizes.append(int(size))
-        count = sizes[0] * (sizes[1] if len(sizes) == 2 else 1)
-        if count > limits.MAX_ELEMENTS:
-            raise LimitError(f"{count} components is above the limit of {limits.MAX_ELEMENTS}")
-        return from_elements(tuple(sizes), [value] * count)
+            sizes.append(size)
+        count = int(sizes[0]) * (int(sizes[1]) if len(sizes) == 2 else 1)
+        if count > limits.max_tensor_elements():
+            raise LimitError(f"{count} components is above the limit of {limits.max_tensor_elements()}")
+        return node(*sizes)
 
     return apply
 
 
-builtin("ones", 1, 2, "a vector (or matrix) of ones: ones(n), ones(m, n)", "ones(3)", "vector")(_filled(sp.S.One))
-builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "zeros(3)", "vector")(_filled(sp.S.Zero))
+builtin("ones", 1, 2, "a vector (or matrix) of ones: ones(n), ones(m, n)", "ones(3)", "vector")(_filled(t.Ones))
+builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "zeros(3)", "vector")(_filled(t.Zeros))
 
 
 TABLE = {
@@ -375,8 +377,8 @@ TABLE = {
 
 
 _DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked"})
-# SymPy's algebra, which at literal sizes simplifies the components of the formula (so it proves the
-# stable softmax's Jacobians equal); of a formula at a symbolic size it is the formula's algebra
+# SymPy's algebra of a formula, at every size (core/builtins.py's _algebra: at literal sizes, the components'
+# numbers where they simplify to numbers, so it proves the stable softmax's Jacobians equal)
 _KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})
 
 
@@ -393,7 +395,7 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     if constants_only(args):
         args = [as_constant(a) for a in args]  # dot(w, [1, 2]): a list of numbers is a constant of the formula
     try:
-        if name in _KEPT_WHOLE or _holds_components(name, args):
+        if _holds_components(name, args):
             raise ShapeNeedsComponents(f"{name} of a value at literal sizes takes its components")
         value = _tensor_call(name, args, nodes)
     except NeedsComponents:

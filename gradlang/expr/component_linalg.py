@@ -110,13 +110,18 @@ def diag(value):
     raise ShapeError("diag takes a vector or a matrix, not a scalar")
 
 
-def eye(n) -> sp.ImmutableMatrix:
-    """The n×n identity matrix; n an exact positive integer."""
+def eye_size(n, limit: int = limits.MAX_ELEMENTS) -> int:
+    """n as the size of eye(n): an exact positive integer whose n×n components are within `limit`."""
     if not (isinstance(n, sp.Expr) and n.is_Integer and n >= 1):
         raise ValueError(f"eye(n) needs n to be a whole number of at least 1, not {n}: gradlang has no empty matrices")
-    size = int(n) if n <= limits.MAX_ELEMENTS else limits.MAX_ELEMENTS + 1  # never square a huge literal
-    check_count(size * size)
-    return sp.ImmutableMatrix(sp.eye(size))
+    size = int(n) if n <= limit else limit + 1  # never square a huge literal
+    check_count(size * size, limit)
+    return size
+
+
+def eye(n) -> sp.ImmutableMatrix:
+    """The n×n identity matrix; n an exact positive integer."""
+    return sp.ImmutableMatrix(sp.eye(eye_size(n)))
 
 
 # --- reading matrices ---------------------------------------------------------------

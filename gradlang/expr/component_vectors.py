@@ -106,22 +106,28 @@ def log_softmax_line(items: list) -> list:
 # --- integers --------------------------------------------------------------------------
 
 
-def check_length(n, name: str = "onehot") -> int:
-    """n as a length: an exact whole number from 1 to limits.MAX_ELEMENTS."""
+def check_length(n, name: str = "onehot", limit: int = limits.MAX_ELEMENTS) -> int:
+    """n as a length: an exact whole number from 1 to `limit` (components by default; a constant tensor of
+    the formula, onehot(1, 3), is held whole and bounded as a declared tensor is)."""
     if not (isinstance(n, sp.Expr) and n.is_Integer and n >= 1):
         raise ValueError(f"{name} needs a length that is a whole number of at least 1, not {n}")
-    if int(n) > limits.MAX_ELEMENTS:
-        raise LimitError(f"{name} of length {n} is above the limit of {limits.MAX_ELEMENTS} components")
+    if int(n) > limit:
+        raise LimitError(f"{name} of length {n} is above the limit of {limit} components")
     return int(n)
 
 
-def onehot(k, n):
-    """The vector of length n with 1 at index k and 0 elsewhere (exact integers, counted from 0)."""
-    check_length(n)
+def check_onehot(k, n, limit: int = limits.MAX_ELEMENTS) -> None:
+    """onehot(k, n) with a number k: n a length, k a whole number in range."""
+    check_length(n, limit=limit)
     if not (isinstance(k, sp.Expr) and k.is_Integer):
         raise ValueError(f"onehot(k, n) needs k to be a whole number (an index), not {k}")
     if not 0 <= int(k) < int(n):
         raise ValueError(f"onehot index {k} is out of range for length {n} (jax.nn.one_hot would give zeros)")
+
+
+def onehot(k, n):
+    """The vector of length n with 1 at index k and 0 elsewhere (exact integers, counted from 0)."""
+    check_onehot(k, n)
     return from_elements((int(n),), [sp.S.One if i == int(k) else sp.S.Zero for i in range(int(n))])
 
 
@@ -152,4 +158,4 @@ def _arg(value, name: str, better) -> sp.Integer:
     return sp.Integer(best)
 
 
-__all__ = ["normalize", "cosine", "huber", "check_delta", "log_softmax_line", "onehot", "check_length", "argmax", "argmin", "vector_items"]
+__all__ = ["normalize", "cosine", "huber", "check_delta", "log_softmax_line", "onehot", "check_onehot", "check_length", "argmax", "argmin", "vector_items"]

@@ -61,9 +61,9 @@ def elements(value) -> list:
     return [value]
 
 
-def check_count(count: int) -> None:
-    if count > limits.MAX_ELEMENTS:
-        raise LimitError(f"{count} components is above the limit of {limits.MAX_ELEMENTS}")
+def check_count(count: int, limit: int = limits.MAX_ELEMENTS) -> None:
+    if count > limit:
+        raise LimitError(f"{count} components is above the limit of {limit}")
 
 
 def from_elements(shape: Shape, items: list):

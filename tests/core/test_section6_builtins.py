@@ -181,6 +181,10 @@ def test_agrees_with_jax(row, values):
         ("det([[sqrt(2), 1], [1, sqrt(2)]])", "1"),  # an exact irrational: the cofactor formula
         ("inv([[sqrt(2), 1], [1, sqrt(2)]])", "[[sqrt(2), -1], [-1, sqrt(2)]]"),
         ("det(2*eye(100))", str(2**100)),
+        # eye(n) is a node of the formula, as at a symbolic size: past the exact limit it prints as written
+        ("det(eye(101))", "det(eye(101))"),
+        ("inv(eye(2)*sqrt(2))", "[[sqrt(2)/2, 0], [0, sqrt(2)/2]]"),
+        ("onehot(1, 1000000)", "onehot(1, 1000000)"),
         ("W: R^(2,2)\ndet(W)", "det(W)"),
         ("W: R^(2,2)\ncomponents(det(W))", "W[0, 0]*W[1, 1] - W[0, 1]*W[1, 0]"),
         ("W: R^(2,2)\nsimplify(grad(logdet(W), W) - transpose(inv(W)))", "[[0, 0], [0, 0]]"),
@@ -206,7 +210,7 @@ def test_agrees_with_jax(row, values):
     ],
 )
 def test_exact_values(source, expected):
-    assert to_plain(Session().eval(source)) == expected
+    assert Session().run(source)[-1].text == expected
 
 
 @pytest.mark.parametrize(
@@ -254,14 +258,12 @@ def test_plain_output_reads_back(source):
         ("trace([[1, 2, 3], [4, 5, 6]])", "ShapeError", "square matrix, not a 2×3 matrix", 7),
         ("W: R^(9,9); components(det(W))", "LimitError", "8×8", 13),  # det(W) is a formula at any size
         ("W: R^(9,9); components(inv(W))", "LimitError", "8×8", 13),
-        ("det(eye(101))", "LimitError", "101×101 matrix of exact numbers", 5),
-        ("inv(eye(6)*sqrt(2))", "LimitError", "6×6 matrix of symbols", 5),
         ("outer([1, 2], 3)", "ShapeError", "a vector, not a scalar", 1),
         ("onehot(3, 3)", "ValueError", "out of range", 8),
         ("onehot(-1, 3)", "ValueError", "out of range", 8),
         ("onehot(k + 1/2, 3)", "ValueError", "whole number", 8),  # onehot(k, 3) is the formula e_k
         ("onehot(1, 2.0)", "ValueError", "length", 11),
-        ("onehot(1, 1000000)", "LimitError", "above the limit", 11),
+        ("onehot(1, 10^9)", "LimitError", "above the limit", 11),
         ("eye(0)", "ValueError", "at least 1", 5),
         ("eye(10^9)", "LimitError", "above the limit", 5),
         ("argmax(x)", "ShapeError", "a vector, not a scalar", 8),

@@ -127,3 +127,55 @@ def test_a_formula_that_picks_no_component_prints_as_at_a_symbolic_size(body):
 def test_a_formula_that_picks_components_may_print_them():
     assert _text("x: R^3\ngrad(x[0] * x[1], x)") == "[x[1], x[0], 0]"
     assert _text("x: R^3\ngrad(sum(x^2), x) - 2*x") == "[0, 0, 0]"  # numbers are shown as numbers
+
+
+@pytest.mark.parametrize("body", [
+    "x*ones(n)", "inv(eye(n) + transpose(X) @ X)", "outer(ones(m), sg(x))", "x + zeros(n)",
+    "dot(onehot(1, n), x)", "grad(logdet(transpose(X) @ X + lam*eye(n)), X)",
+])
+def test_ones_eye_zeros_onehot_at_a_literal_size_are_the_nodes_of_a_symbolic_size(body):
+    """ones(3) is the node ones(n) is, never the list [1, 1, 1] beside the formula (nor lam*[[1, 0], …], which
+    took a logdet's gradient to 1,315 characters of components); its numbers are the same."""
+    symbolic = _text(f"m, n: size\nx: R^n\nX: R^(m,n)\n{body}")
+    literal = _text(f"x: R^3\nX: R^(2,3)\n{body.replace('(n)', '(3)').replace('(m)', '(2)').replace(', n)', ', 3)')}")
+    assert literal == symbolic.replace("(n)", "(3)").replace("(m)", "(2)").replace(", n)", ", 3)")
+    assert "[" not in literal
+
+
+def test_ones_and_eye_alone_print_as_their_numbers_and_give_them_to_an_at():
+    assert _text("ones(3)") == "[1, 1, 1]" and _text("eye(2)") == "[[1, 0], [0, 1]]"
+    assert _text("onehot(1, 3)") == "[0, 1, 0]" and _text("zeros(2, 3)") == "[[0, 0, 0], [0, 0, 0]]"
+    assert _text("x: R^3\nsum(x^2) at x = 2*ones(3)") == "12"  # exact in, exact out
+    assert _text("W: R^(2,2)\ndet(W) at W = 2*eye(2)") == "4"
+    assert _text("det(2*eye(100))") == str(2**100)  # numbers of a node: the component engine's exact det
+
+
+@pytest.mark.parametrize("body", [
+    "simplify(grad(sum((W @ x)^2), W))", "expand(2*(x - sg(x)))", "factor(x*x + 2*x)", "N(pi*x)",
+    "simplify(jacobian(softmax(x - sg(max(x))), x))", "expand(grad(-log(softmax(W @ x)[1]), W))",
+])
+def test_simplify_expand_factor_and_n_print_a_formula_at_a_literal_size(body):
+    """They act on the formula at R^3 as at R^n (they printed 3×3 arrays of components at R^3); their numbers
+    are the formula's."""
+    symbolic = _text(f"m, n: size\nx: R^n\nW: R^(m,n)\n{body}")
+    literal = _text(f"x: R^3\nW: R^(2,3)\n{body}")
+    assert literal == symbolic.replace("(n)", "(3)").replace(", m)", ", 2)")
+    assert "x[" not in literal and "W[" not in literal
+    point = "x = [0.5, -1.0, 2.0], W = [[0.1, 0.2, -0.3], [0.4, 0.5, 0.6]]"
+    for declared in ("m, n: size\nx: R^n\nW: R^(m,n)", "x: R^3\nW: R^(2,3)"):
+        session = Session()
+        session.run(declared)
+        np.testing.assert_allclose(as_floats(session.eval(f"{body} at {point}")),
+                                   as_floats(session.eval(f"{body[body.index('(') + 1:-1]} at {point}")), rtol=1e-12)
+
+
+def test_simplify_shows_numbers_where_the_components_simplify_to_numbers():
+    """The taste program (LANGUAGE.md section 1): a user-defined softmax's Jacobian equals the stable one's, which
+    the components prove and the formula's algebra does not; a difference that is not zero stays a formula."""
+    program = ("x: R^3\nsoftmax(v) = exp(v) / sum(exp(v))\n"
+               "stable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(max(v))))\n")
+    zero = _text(program + "simplify(jacobian(stable_softmax(x), x) - jacobian(softmax(x), x))")
+    assert zero == "[[0, 0, 0], [0, 0, 0], [0, 0, 0]]"
+    assert _text("x: R^3\nsimplify(x - x)") == "[0, 0, 0]"
+    kept = _text(program + "simplify(jacobian(stable_softmax(x), x) - jacobian(x^2, x))")
+    assert "x[" not in kept and "[[" not in kept

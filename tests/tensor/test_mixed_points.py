@@ -155,9 +155,17 @@ def test_a_list_of_numbers_given_to_a_builtin_beside_a_symbolic_size_is_a_consta
 
 
 def test_a_list_of_symbols_beside_a_symbolic_size_is_refused_as_a_list():
-    with pytest.raises(GradlangError) as caught:  # it read b*ones(3) as a scalar: "a vector of length m and a scalar"
-        value("m: size; u: R^m; b: R", "outer(u, b*ones(3))")
+    with pytest.raises(GradlangError) as caught:  # it read [b, b, b] as a scalar: "a vector of length m and a scalar"
+        value("m: size; u: R^m; b: R", "outer(u, [b, b, b])")
     assert caught.value.kind == "ShapeError" and "a list cannot be combined" in caught.value.message
+
+
+def test_ones_at_a_literal_size_beside_a_symbolic_size_is_the_node_ones():
+    """ones(3) is the formula's ones(3), as ones(n) is (no list of b's): outer(u, b*ones(3)) is a formula."""
+    result = value("m: size; u: R^m; b: R", "outer(u, b*ones(3))")
+    assert result.text == "outer(u, b*ones(3))"
+    got = numbers("m: size; u: R^m; b: R", "outer(u, b*ones(3)) at u = [1.0, -2.0], b = 0.5")
+    np.testing.assert_allclose(got, np.outer([1.0, -2.0], 0.5 * np.ones(3)), rtol=1e-12)
 
 
 # --- 4. negative indices at a symbolic size --------------------------------------------------------------------

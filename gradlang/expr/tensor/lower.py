@@ -289,16 +289,23 @@ def _laplace(matrix, rows: tuple, columns: tuple, memo: dict):
 
 
 def _det(node, args, sizes):
+    """Of numbers, the component engine's det (exact elimination, NumPy's LU): det(2*eye(100)) is 2^100 at
+    any size; of symbols, the expansion below."""
     matrix = args[0]
     n = matrix.shape[0]
+    if linalg.numeric_kind(elements(matrix)) != "symbolic":
+        return linalg.det(matrix)
     if n > MAX_EXACT_DET:
         raise LimitError(f"det and inv take components up to {MAX_EXACT_DET}×{MAX_EXACT_DET}; give float arrays")
     return _laplace(matrix, tuple(range(n)), tuple(range(n)), {})
 
 
 def _inverse(node, args, sizes):
-    """adj(A)/det(A), the cofactors by the same expansion."""
+    """Of numbers, the component engine's inverse; of symbols, adj(A)/det(A), the cofactors by the same
+    expansion."""
     matrix, n = args[0], args[0].shape[0]
+    if linalg.numeric_kind(elements(matrix)) != "symbolic":
+        return linalg.inv(matrix)
     determinant = _det(node, args, sizes)
     if determinant == 0:
         raise ValueError("a singular matrix has no inverse")
