@@ -96,6 +96,12 @@ def _given(step, show) -> str:
     return ", ".join(f"{name} = {show(e)}" for name, e in step.given)
 
 
+def _breakable(expr, show) -> str:
+    """An expression inside a sentence, where TeX breaks a line only at an operator outside every
+    \\left( \\right): the rows of _pieces (whose brackets are \\Bigl( \\Bigr)) with a break allowed between them."""
+    return r" \allowbreak ".join(_pieces(expr, show, _LATEX_LINE // 2))
+
+
 def _remark(node: Node, show, latex: bool = False) -> str:
     """The step's note and instantiated rule (u = …); in LaTeX, the words as text and the expressions as math."""
     spell = (lambda n: latex_note(n, show)) if latex else (lambda n: plain_note(n, show))
@@ -104,7 +110,7 @@ def _remark(node: Node, show, latex: bool = False) -> str:
     if node.stopped:
         return spell(note(node.step.variable, f" appears here only inside stop_gradient (step {node.stopped}): 0"))
     if latex:
-        given = ", ".join(f"${latex_symbol(sp.Symbol(name))} = {show(e)}$" for name, e in node.step.given)
+        given = ", ".join(f"${latex_symbol(sp.Symbol(name))} = {_breakable(e, show)}$" for name, e in node.step.given)
     else:
         given = _given(node.step, show)
     said = spell(node.step.note)
@@ -191,6 +197,8 @@ def _pieces(expr, show, line: int = _LATEX_LINE) -> list[str]:
         return _wrapped_lines(r"\Bigl(", inner, r"\Bigr)^{%s}" % show(expr.exp))
     if isinstance(expr, TensorOp) and len(expr.args) > 1 and max(len(plain(a)) for a in expr.args) > line // 2:
         return _argument_broken(expr, show, line)
+    if isinstance(expr, sp.Function) and len(expr.args) > 1 and not isinstance(expr, TensorOp):
+        return _arguments_broken(expr, show, line)
     if isinstance(expr, sp.Function) and len(expr.args) == 1:
         hole = sp.Symbol("HOLE")
         prefix, _, suffix = show(expr.func(hole)).partition("HOLE")
@@ -218,6 +226,30 @@ def _argument_broken(expr, show, line: int) -> list[str]:
     if "HOLE" in suffix or prefix.count("{") != prefix.count("}") or k and prefix.count(r"\left") != prefix.count(r"\right"):
         return [show(expr)]
     return _wrapped_lines(prefix.rstrip() + r"\Bigl(", _pieces(expr.args[k], show, line), r"\Bigr)" + suffix)
+
+
+def _arguments_broken(expr, show, line: int) -> list[str]:
+    """A function of several long arguments (norm(a, b) of two sums): one argument after another inside
+    \\Bigl( \\Bigr), a row ending at a comma, each argument broken if long."""
+    if len(expr.args) > 26:
+        return [show(expr)]
+    holes = [sp.Symbol(f"HOLE{chr(65 + k)}") for k in range(len(expr.args))]  # letters: HOLE1 would print as a subscript
+    try:
+        spelled = show(expr.func(*holes))
+    except (TypeError, ValueError):  # a function whose arguments must be of a kind a symbol is not
+        return [show(expr)]
+    prefix, _, rest = spelled.partition(holes[0].name)
+    suffix = rest.rpartition(holes[-1].name)[2]
+    prefix, suffix = prefix.replace(r"\left(", r"\Bigl("), suffix.replace(r"\right)", r"\Bigr)")
+    if not prefix.endswith(r"\Bigl(") or not suffix.startswith(r"\Bigr)") or r"\left" in prefix + suffix:
+        return [show(expr)]
+    lines: list[str] = []
+    for k, argument in enumerate(expr.args):
+        texts = _pieces(argument, show, line)
+        if k + 1 < len(expr.args):
+            texts[-1] += ","
+        lines += texts
+    return _wrapped_lines(prefix, lines, suffix)
 
 
 def _wrapped_lines(prefix: str, lines: list, suffix: str) -> list[str]:
