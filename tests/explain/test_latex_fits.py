@@ -84,3 +84,35 @@ def test_a_wide_line_is_found_and_named():
     """The check itself: a marker names the derivation, and only boxes past the tolerance count."""
     log = f"{_MARK}a.grad\nOverfull \\hbox (0.5pt too wide) in paragraph\n{_MARK}b:3\nOverfull \\hbox (20.1pt too wide) detected"
     assert _overfull(log) == ["b:3: Overfull \\hbox (20.1pt too wide) detected"]
+
+
+def test_a_function_of_two_long_arguments_breaks_at_its_comma():
+    """siamese_stop's norm(P W₀ + …, P W₁ + …)⁻¹ was one 136 pt row: now a row per argument, in brackets
+    that may span rows."""
+    import sympy as sp
+
+    from gradlang.expr.primitives.vectors import Norm
+    from gradlang.render.latex_break import pieces as _pieces
+
+    a, b, c, d = sp.symbols("a b c d")
+    rows = _pieces(1 / Norm(a*b + c*d + a*b*c*d + a + b + c + d, a*b*c + b*c*d + a*d + c**2*d + a + b), to_latex, 30)
+    assert rows == [r"\Bigl(\operatorname{norm}\Bigl(a b c d + a b + a + b + c d + c + d,",
+                    r"a b c + a d + a + b c d + b + c^{2} d\Bigr)\Bigr)^{-1}"]
+
+
+def test_a_long_left_side_of_a_reverse_pass_line_has_a_row_of_its_own():
+    """target_network's (1) ∂L/∂(9 max(W e₁)/10 + 1 − (W e₀)₀) = … was 20 pt too wide on one row: a line whose
+    two sides together are long is broken, and a long left side stands alone, each side below it."""
+    from types import SimpleNamespace
+
+    import sympy as sp
+
+    from gradlang.explain.formula import Math
+    from gradlang.render.latex_break import pieces as _pieces
+    from gradlang.render.vector_lines import latex_rows
+
+    lhs, rhs = Math("", "x" * 90), Math("", "y" * 80)
+    vector = SimpleNamespace(lets=[], lines=[SimpleNamespace(lhs=[lhs], rhs=[[rhs]], rule=[Math("", "r")])])
+    assert latex_rows(vector, to_latex, (), _pieces)[:2] == [rf"&(1)\quad {'x' * 90} \\", rf"&\qquad = {'y' * 80} \\"]
+    vector.lines[0].lhs = [sp.Symbol("x")]
+    assert latex_rows(vector, to_latex, (), _pieces)[0] == rf"&(1)\quad x = {'y' * 80} \\"
