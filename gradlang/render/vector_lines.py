@@ -70,7 +70,7 @@ def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
         elif pieces is None:
             rows.append(rf"{head} &= {rhs} \\")
         else:
-            rows += _flush(head, line.rhs, show, pieces, len(rhs) > _LATEX_SOURCE)
+            rows += _flush(head, line.rhs, show, pieces, len(head) + len(rhs) > _LATEX_SOURCE)
         rows.append(rf"\intertext{{\small \({text(line.rule, show, 'latex')}\)}}")
     return rows
 
@@ -80,11 +80,12 @@ def _flush(head: str, sides, show, pieces, broken: bool) -> list[str]:
     lhs = first side, then = each further side, each broken to fit when the line is long."""
     if not broken:
         return [rf"&{head} = {' = '.join(text(side, show, 'latex') for side in sides)} \\"]
-    rows = []
+    alone = len(head) > _LATEX_SOURCE // 2  # a long left side has a row of its own, each side below it
+    rows = [rf"&{head} \\"] if alone else []
     for k, side in enumerate(sides):
         values = [p for p in side if not isinstance(p, Math)]
         parts = pieces(values[0], show, _TENSOR_LINE) if len(values) == 1 and len(side) == 1 else [text(side, show, "latex")]
-        lead = head if k == 0 else r"\qquad"
+        lead = head if k == 0 and not alone else r"\qquad"
         rows.append(rf"&{lead} = {latex_chars(parts[0])} \\")
         rows += [rf"&\qquad\quad {latex_chars(part)} \\" for part in parts[1:]]
     return rows
