@@ -72,6 +72,13 @@ def _diff(call: Call):
     return result
 
 
+def recorded_variables(call: Call) -> tuple:
+    """(wrt, specs) of a derivative call of tensors as explain records it: diff's (symbol, order) pairs."""
+    if call.name == "diff":
+        return None, tuple(_diff_specs(call))
+    return call.args[1], ()
+
+
 def _diff_specs(call: Call) -> list:
     """(symbol, order) pairs: each variable optionally followed by a literal order."""
     specs: list = []

@@ -224,7 +224,7 @@ class Evaluator:
             value, args = tensor_values.call(name, args, node.args)
             if value is not None and _recorded(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
-                call.services.record(name, call, args[1], (), value)
+                call.services.record(name, call, *builtins.recorded_variables(call), value)
                 if by_list is not None and self.services.derivations:  # grad(e, [a, b]): the formula and its symbols
                     explaining.recorded_whole(value, self.services.derivations, by_list)
             if value is not None:
@@ -360,7 +360,10 @@ class Evaluator:
 
 def _recorded(name: str, args: list) -> bool:
     """Does explain show this derivative of tensors? grad, jacobian and hessian at any size (one variable);
-    blocked at literal sizes, by the rule table over its components (at a symbolic size it has no view)."""
+    diff and blocked by declared scalars that no tensor part holds at any size (the rule table, sum(x) a
+    constant); blocked otherwise at literal sizes, by the rule table over its components."""
+    if name in ("diff", "blocked") and len(args) > 1 and explaining.by_declared_scalars(args[0], args[1:]):
+        return True
     if name == "blocked":
         return not any(literal_sizes.symbolic(a) for a in args)
     return name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args)

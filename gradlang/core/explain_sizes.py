@@ -1,17 +1,17 @@
-"""The closing check of a derivation at symbolic sizes: does it equal grad, at every size?
+"""The closing check of a tensor derivation, one mechanism at every size: does it equal grad?
 
-At literal sizes the check compares numbers at a fixed point (explain_views);
-at a symbolic size there are no numbers until sizes are given, so the check
-says which kind it is (issue 40):
+The check says which kind it is (issues 36, 40), in the same words at `R^3`
+and `R^n` wherever it can prove the equality:
 
 - **symbolic**: the derived formula is grad's, as written or once the tensor
   rewrites reduce their difference to 0: equal at every size and point;
-- **numeric**: else, both formulas at one random point with random sizes
-  (whole-array NumPy), drawn from a fixed seed so the same program prints the
-  same bytes; the line names the sizes it took.
+- **numeric**: else, both formulas at one random point (whole-array NumPy),
+  at a symbolic size with random sizes too, drawn from a fixed seed so the
+  same program prints the same bytes; the line names the sizes it took.
 
 A formula NumPy cannot evaluate (an index that a scalar gives) is left
-unchecked rather than given a verdict it has no evidence for.
+unchecked at a symbolic size rather than given a verdict it has no evidence
+for; at a literal size explain_views checks its components instead.
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ TRIES = 3           # points tried when one gives a value that is not finite (lo
 RELATIVE = 1e-9
 
 
-def symbolic_check(operation: str, derived, engine):
-    """The Check of a derivation at symbolic size against the engine's result, or None (cannot tell)."""
+def size_check(operation: str, derived, engine):
+    """The Check of a tensor derivation against the engine's result at any size, or None (cannot tell).
+
+    At a literal size the numeric check draws only the point (the sizes are the declared ones, none named)."""
     from gradlang.core.explain_check import Check
 
     if _proved(derived, engine):

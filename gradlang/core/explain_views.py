@@ -16,9 +16,9 @@ shown by one view, chosen from the request alone:
   request lowered to its components (`lower`), with the component ledger.
 
 `x: R^3` and `x: R^n` thus show the same derivation wherever the tensor passes
-take the request. The closing check at literal sizes compares the derivation with
-the engine's result: equal formulas, or equal numbers at a fixed point (float
-arrays, whole-array NumPy); at the statement's point, the lowered numbers.
+take the request, closing check included: one mechanism at every size
+(explain_sizes.py), proved equal or equal at a random point; at the
+statement's point, the lowered numbers.
 """
 
 from __future__ import annotations
@@ -55,6 +55,8 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
     request = _listed(request)
+    if not unfold and _by_declared_scalars(request):
+        return _by_rule_table(request, depth, point, unfold, lower=False)
     tensor = _by_tensor_pass(request, unfold)
     if tensor and not (literal(request.wrt) and _picks(request.expr, request.wrt)):
         try:
@@ -92,13 +94,24 @@ def by_tensors(request) -> bool:
     return isinstance(request.wrt, tuple) and any(shape_of(v) for v in request.wrt)
 
 
-def _by_rule_table(request, depth, point, unfold: bool):
-    """The rule table over the request lowered to its components, with its closing check."""
+def _by_declared_scalars(request) -> bool:
+    """A diff or blocked by declared scalars of a formula whose tensor parts do not hold them (explaining.py)."""
+    from gradlang.core.explaining import by_declared_scalars
+
+    if request.operation not in ("diff", "blocked") or getattr(request, "whole", None) is not None:
+        return False
+    variables = [v for v, _ in request.specs] if request.operation == "diff" else [request.wrt]
+    return by_declared_scalars(request.expr, variables)
+
+
+def _by_rule_table(request, depth, point, unfold: bool, lower: bool = True):
+    """The rule table over the request lowered to its components (or as written, its tensor parts
+    constants), with its closing check."""
     from gradlang.core.explain_check import checked
     from gradlang.explain import explain
 
     entries = _stops_written(request) if not unfold else None
-    request = lowered_request(request)
+    request = lowered_request(request) if lower else request
     check_printable([request])
     return checked(explain(request, depth, unfold, entries), point)
 
@@ -186,26 +199,41 @@ def tensor_explanation(request, depth=None, names=()):
 
 
 def _tensor_checked(explanation, request, point):
-    """The tensor derivation with its closing check: at literal sizes equal formulas or numbers (at the
-    point, the lowered numbers); at a symbolic size proved equal, else equal at a random point with random
-    sizes (explain_sizes.py), the check saying which."""
-    from gradlang.core.explain_check import Check, checked, whole_operation
-    from gradlang.core.explain_sizes import symbolic_check
+    """The tensor derivation with its closing check, one mechanism at every size (explain_sizes.py):
+    proved equal (the same formula, or a difference the tensor rewrites reduce to 0), else equal at a random
+    point (at a symbolic size with random sizes, the check naming them), so `R^3` and `R^n` end alike. At the
+    statement's point, or at literal sizes when NumPy cannot tell or the random point says they differ, the
+    lowered numbers decide (the engine's result may hold components, x[0], which the point takes apart from x)."""
+    from gradlang.core.explain_check import checked, whole_operation
+    from gradlang.core.explain_sizes import size_check
 
     if explanation.derived is None:
         return explanation
-    operation = whole_operation(request)
     if _symbolic(request):
-        check = symbolic_check(operation, explanation.derived, request.result)
+        check = size_check(whole_operation(request), explanation.derived, request.result)
         return replace(explanation, check=check) if check is not None else explanation
     if point is None:
-        if _same(explanation.derived, request.result) or _agree_numerically(explanation.derived, request.result):
-            return replace(explanation, check=Check(operation, True))
-    try:  # at the point (or when the formulas differ and NumPy cannot tell): the lowered numbers
+        check = _at_literal_size(whole_operation(request), explanation.derived, request.result)
+        if check is not None and check.agrees:
+            return replace(explanation, check=check)
+    try:  # at the point, or when the formulas may not be compared whole: the lowered numbers
         done = checked(_lowered_for_check(explanation, request), point)
     except GradlangError:
         return explanation
     return replace(explanation, check=done.check)
+
+
+def _at_literal_size(operation: str, derived, result):
+    """The check at literal sizes as at a symbolic size; when the engine's result is already components (a
+    grad by a list of scalars, [a, b]) and the formulas differ, the derived formula's components against it."""
+    from gradlang.core.explain_sizes import size_check
+    from gradlang.expr.tensor.lower import involves
+
+    check = size_check(operation, derived, result)
+    if (check is None or check.kind != "symbolic") and not involves(result) and involves(derived):
+        lowered_check = size_check(operation, _lowered_result(derived), result)
+        return lowered_check if lowered_check is not None and lowered_check.agrees else check
+    return check
 
 
 def _lowered_for_check(explanation, request):
@@ -234,49 +262,3 @@ def _same(a, b) -> bool:
     if isinstance(a, sp.NDimArray) or isinstance(b, sp.NDimArray):
         return isinstance(a, sp.NDimArray) and isinstance(b, sp.NDimArray) and list(a) == list(b)
     return a == b
-
-
-def _agree_numerically(a, b) -> bool:
-    """Do two formulas at literal sizes give the same floats at a fixed point away from special values?
-
-    Whole-array NumPy (expr/tensor/numbers.py): no walk per component. False when it cannot tell."""
-    from gradlang.core.explain_check import RELATIVE
-    from gradlang.expr.tensor import numbers
-    from gradlang.lazy import has_numpy, np
-
-    pairs = [(x, y) for x, y in zip(_items(a), _items(b))]
-    if not has_numpy() or not pairs or len(_items(a)) != len(_items(b)):
-        return False
-    try:
-        for x, y in pairs:
-            point = _test_point([x, y])
-            u, v = numbers.evaluate(x, point, {}), numbers.evaluate(y, point, {})
-            if u.shape != v.shape or not np.allclose(u, v, rtol=RELATIVE, atol=RELATIVE, equal_nan=True):
-                return False
-    except Exception:  # a node NumPy has no spelling for, a size left: cannot tell
-        return False
-    return True
-
-
-def _items(value) -> list:
-    return list(value) if isinstance(value, sp.NDimArray) else [value]
-
-
-def _test_point(formulas: list) -> dict:
-    """Deterministic floats for every tensor and scalar symbol of the formulas (sizes must be numbers)."""
-    from gradlang.expr.tensor.shapes import is_size
-    from gradlang.expr.walk import dag_atoms
-    from gradlang.lazy import np
-
-    found: set = set()
-    for formula in formulas:
-        found |= dag_atoms(formula, sp.Symbol) if isinstance(formula, sp.Basic) else set()
-    point = {}
-    for k, s in enumerate(sorted((s for s in found if not is_size(s)), key=lambda s: s.name)):
-        if isinstance(s, Var):
-            count = int(np.prod([int(n) for n in shape_of(s)])) if shape_of(s) else 1
-            values = 0.37 + 0.29 * k + 0.113 * np.arange(count) % 0.9
-            point[s] = values.reshape(tuple(int(n) for n in shape_of(s)))
-        else:
-            point[s] = 0.37 + 0.29 * k
-    return point

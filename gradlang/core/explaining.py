@@ -192,6 +192,19 @@ def by_symbolic(request) -> bool:
     return request.operation in ("grad", "jacobian") and isinstance(request.wrt, Var) and symbolic(request.wrt)
 
 
+def by_declared_scalars(expr, variables) -> bool:
+    """A derivative (diff, blocked) of a formula holding tensors by declared scalars that no tensor part of it
+    holds (diff(sum(x)*t^2, t)): each tensor part is a constant of the rule table, so it derives the formula
+    as written, sum(x) as sum(x), the same words at `R^3` and `R^n` (issue 36)."""
+    from gradlang.expr.walk import dag_nodes
+
+    variables = [to_symbolic(v) for v in variables if not isinstance(v, sp.Integer)]  # diff's orders aside
+    if not variables or not all(type(v) is sp.Symbol for v in variables) or not involves(expr):
+        return False
+    return not any(isinstance(node, t.TensorOp) and node.free_symbols & set(variables)
+                   for node in dag_nodes([to_symbolic(expr)]))
+
+
 def named_values(env: dict) -> tuple:
     """(value, name) for each binding of the session to a tensor formula (z1 = W @ x1), in binding order:
     a derivation shows those subexpressions by the user's names (a tensor symbol of the value's shape, so

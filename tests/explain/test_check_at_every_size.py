@@ -9,7 +9,7 @@ import json
 import pytest
 import sympy as sp
 
-from gradlang.core.explain_sizes import symbolic_check
+from gradlang.core.explain_sizes import size_check
 from gradlang.core.session import Session
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import Var
@@ -56,10 +56,10 @@ def test_the_check_catches_a_wrong_derivation_numerically():
     """The check compares numbers, not its own assumptions: a formula off by a term fails."""
     right = t.SoftmaxOf(X) - t.OneHot(0, N)
     wrong = t.SoftmaxOf(X) - t.OneHot(1, N)
-    check = symbolic_check("grad", wrong, right)
+    check = size_check("grad", wrong, right)
     assert check.kind == "numeric" and not check.agrees
-    assert symbolic_check("grad", X + X, 2 * X).agrees  # equal once tidied: x + x is 2x
-    assert symbolic_check("grad", 2 * X, 2 * X).kind == "symbolic"
+    assert size_check("grad", X + X, 2 * X).agrees  # equal once tidied: x + x is 2x
+    assert size_check("grad", 2 * X, 2 * X).kind == "symbolic"
 
 
 def test_a_grad_by_a_list_of_tensors_at_a_symbolic_size_ends_with_its_check():

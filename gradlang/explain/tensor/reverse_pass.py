@@ -160,9 +160,12 @@ def _within_budget(lines: list, variables: tuple, names) -> list:
 
 def _closing(lines: list, variables: tuple) -> list:
     """The lines, the variables' own last and in the order listed: grad(L, [W, b]) closes with ∂L/∂W, then
-    ∂L/∂b, one line per listed variable (no line below uses a variable's adjoint, so the pass reads the same)."""
+    ∂L/∂b, one line per listed variable (no line below uses a variable's adjoint, so the pass reads the same).
+    A variable listed twice (grad(L, [W, W])) has one line: the pass computes ∂L/∂W once; the value lists
+    it twice, as jax.grad with argnums=(0, 0) does (docs/explain.md)."""
     own = {node: line for node, line in lines if node in variables}
-    return [line for node, line in lines if node not in variables] + [own[v] for v in variables if v in own]
+    listed = dict.fromkeys(variables)
+    return [line for node, line in lines if node not in variables] + [own[v] for v in listed if v in own]
 
 
 def _passes_on(arriving, tidied, adjoint) -> bool:
