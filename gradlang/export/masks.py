@@ -36,11 +36,10 @@ from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 
 from gradlang.expr import primitives
 from gradlang.expr.functions import Where
-from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor.nodes import TensorOp, shape_of as tensor_shape
 from gradlang.expr.tensor.shapes import is_size
-from gradlang.expr.walk import dag_has
+from gradlang.expr.walk import rebuilt
 from gradlang.export.ir import Graph, Node, resolved
 
 ELEMENTWISE = {"neg", "add", "mul", "pow", "prim", "mask"}  # "prim" nodes are elementwise (or where)
@@ -121,20 +120,15 @@ def masked_formula(expr):
     array reader's graph: under a scalar condition every declared tensor and symbol of a branch, through any
     operation; under an array condition each use of the condition's shape reached by elementwise operations
     only (a tensor, or the result of `@`, softmax, … whose components would mix below it)."""
-    if not dag_has([expr], Where):
-        return expr
-    dag = build_dag([expr])
-    built: list = []
-    for node, kids in zip(dag.nodes, dag.children):
-        args = [built[k] for k in kids]
-        if kids and any(a is not b for a, b in zip(args, node.args)):
-            node = node.func(*args)
-        if isinstance(node, Where):
-            condition, taken, other = node.args
-            node = Where(condition, _FormulaMask(condition, True).of(taken), _FormulaMask(condition, False).of(other),
-                         evaluate=False)
-        built.append(node)
-    return built[dag.roots[0]]
+    return rebuilt(expr, (Where,), _formula_masked)
+
+
+def _formula_masked(node):
+    if not isinstance(node, Where):
+        return node
+    condition, taken, other = node.args
+    return Where(condition, _FormulaMask(condition, True).of(taken), _FormulaMask(condition, False).of(other),
+                 evaluate=False)
 
 
 class _FormulaMask:

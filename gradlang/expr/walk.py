@@ -132,3 +132,18 @@ def _shaped_truth(decided, a, b) -> bool:
 
 def _not_a_number(u) -> bool:
     return u is sp.nan or (isinstance(u, sp.Expr) and u.is_number and u.is_extended_real is False)
+
+
+def rebuilt(expr, kinds: tuple, step):
+    """The formula rebuilt over its DAG with `step` applied to each node, bottom up, each shared node once (a
+    tree walk would redo a shared part at every use); the formula itself where it holds no node of `kinds`."""
+    if not dag_has([expr], *kinds):
+        return expr
+    dag = build_dag([expr])
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if kids and any(a is not b for a, b in zip(args, node.args)):
+            node = node.func(*args)
+        built.append(step(node))
+    return built[dag.roots[0]]

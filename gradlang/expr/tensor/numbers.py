@@ -23,35 +23,20 @@ from gradlang.expr.tensor import cost
 from gradlang.expr.tensor.linalg import LogDet
 from gradlang.expr.tensor.nodes import Det, Diag, MatMul, Outer, shape_of
 from gradlang.expr.tensor.shapes import valued
-from gradlang.expr.walk import dag_has
+from gradlang.expr.walk import rebuilt
 from gradlang.remembered import remembered
 
 
 def stable_logdet(expr):
     """The formula with each log(det(A)) written by hand as LogDet(A): no overflow (section 6); what an
     exported module computes too (export/formula.py)."""
-    return _rebuilt(expr, (Det,), _logdet_node)
+    return rebuilt(expr, (Det,), _logdet_node)
 
 
 def _for_numpy(expr):
     """The formula as NumPy should compute it here: stable_logdet's, and each scalar times an outer product
     applied to a factor (_scaled_factor), each diag(v) + A added in A's diagonal (_diagonal_added)."""
-    return _rebuilt(expr, (Det, Outer, Diag), lambda node: _lean(_logdet_node(node)))
-
-
-def _rebuilt(expr, kinds: tuple, step):
-    """The formula rebuilt over its DAG (as masking.py does) with `step` applied to each node, bottom up; the
-    formula itself where it holds no node of `kinds`."""
-    if not dag_has([expr], *kinds):
-        return expr
-    dag = build_dag([expr])
-    built: list = []
-    for node, kids in zip(dag.nodes, dag.children):
-        args = [built[k] for k in kids]
-        if kids and any(a is not b for a, b in zip(args, node.args)):
-            node = node.func(*args)
-        built.append(step(node))
-    return built[dag.roots[0]]
+    return rebuilt(expr, (Det, Outer, Diag), lambda node: _lean(_logdet_node(node)))
 
 
 def _logdet_node(node):
