@@ -16,7 +16,7 @@ from gradlang.expr.tensor.nodes import rank, shape_of
 
 def full(expr, shape: tuple):
     """`expr` with its shape made explicit: a scalar standing for a broadcast becomes c 𝟙."""
-    if expr == 0:
+    if t.is_zero_number(expr):  # 0 or 0.0: zeros, never 0.0 𝟙 (which SymPy makes the scalar 0)
         return t.Zeros(*shape) if shape else sp.S.Zero
     if rank(expr) == len(shape):
         return expr
