@@ -40,6 +40,7 @@ CASES = [
     ("sum(sg(M) * 0, 0)", lambda p: jnp.sum(_sg(p["M"]) * 0, 0)),
     ("sum(sg(M) * 0.0, 0)", lambda p: jnp.sum(_sg(p["M"]) * 0.0, 0)),
     ("(M * 0.0) @ x", lambda p: (p["M"] * 0.0) @ p["x"]),
+    ("exp(sg(x) * 0.0 + x)", lambda p: jnp.exp(_sg(p["x"]) * 0.0 + p["x"])),
     ("sum(M * 0.0, 1) + u", lambda p: jnp.sum(p["M"] * 0.0, 1) + p["u"]),
     ("grad(sum((M * 0.0) @ x) + dot(x, x), x)", lambda p: jax.grad(lambda x: jnp.sum((p["M"] * 0.0) @ x)
                                                                     + jnp.dot(x, x))(p["x"])),
@@ -71,6 +72,9 @@ def test_a_zero_product_keeps_its_shape_and_numbers(declarations, source, refere
     ("outer(u, x * 0)", "zeros(m, n)"),
     ("sum(x * 0.0)", "0"),
     ("grad(sum(M * 0.0), M)", "zeros(m, n)"),
+    ("sg(x) * 0.0 + x", "x"),  # a zeros(…) term leaves a sum whose other terms keep its shape
+    ("exp(sg(x) * 0.0 + x)", "exp(x)"),  # the importers' pattern: a stop that is only a float zero
+    ("grad(sum(exp(sg(x) * 0.0 + x)), x)", "exp(x)"),
 ])
 def test_the_formula_at_a_symbolic_size_is_zeros_of_its_shape(source, shown):
     session = Session()
