@@ -44,6 +44,7 @@ from gradlang.expr.values import (
     to_symbolic,
 )
 from gradlang.expr.walk import dag_has
+from gradlang.expr.tensor.broadcast import without_zeros
 from gradlang.expr.tensor.joins import Stack
 from gradlang.expr.tensor.listed import TensorList, is_list, refused
 from gradlang.syntax import lowered as lo
@@ -192,7 +193,7 @@ class Evaluator:
             terms.append(term if op == "+" else elementwise(lambda u: -u, term))
         terms = literal_sizes.aligned(terms)
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
-            return tensor_values.fit(kept(_add, terms), terms)
+            return tensor_values.fit(kept(_add, without_zeros(terms)), terms)
         return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):

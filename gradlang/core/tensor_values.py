@@ -81,15 +81,15 @@ def _of_scalars(value):
 def fit(result, operands: list):
     """An elementwise result with the shape of its tensor operands, where SymPy's algebra dropped it.
 
-    `x - x` is 0 and `x/x` is 1 to SymPy; as values of shape n they are zeros(n)
-    and ones(n), so that `sum(x/x)` is n, not 1."""
+    `x - x` is 0, `M*0.0` is 0.0 and `x/x` is 1 to SymPy; as values of shape n they are
+    zeros(n), zeros(n) and ones(n), so that `sum(x/x)` is n, not 1, and `sum(M*0.0, 1)` a vector."""
     tensor_shapes = [shape_of(o) for o in operands if involves(o)]
     if not tensor_shapes:
         return result
     expected = shapes.broadcast(tensor_shapes)
     if not expected or not isinstance(result, sp.Expr) or shape_of(result) == expected:
         return result
-    return t.Zeros(*expected) if result == 0 else result * t.Ones(*expected)
+    return t.Zeros(*expected) if t.is_zero_number(result) else result * t.Ones(*expected)  # M*0.0 too
 
 
 def matmul(a, b):

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import nodes as t, shapes
 from gradlang.expr.tensor.nodes import rank, shape_of
 
 
 def full(expr, shape: tuple):
     """`expr` with its shape made explicit: a scalar standing for a broadcast becomes c 𝟙."""
-    if expr == 0:
+    if t.is_zero_number(expr):  # 0 or 0.0: zeros, never 0.0 𝟙 (which SymPy makes the scalar 0)
         return t.Zeros(*shape) if shape else sp.S.Zero
     if rank(expr) == len(shape):
         return expr
@@ -38,3 +38,13 @@ def kept_shape(expr, shape: tuple):
     if not shape or not isinstance(expr, sp.Expr) or rank(expr) == len(shape):
         return expr
     return full(expr, shape)
+
+
+def without_zeros(terms: list) -> list:
+    """The terms of a sum without its zeros(…) where the others keep the sum's shape: `sg(u)*0.0 + u` is u,
+    not u + zeros(n) (SymPy drops a scalar 0 from a sum, but a zeros(…) is a node it cannot read as 0)."""
+    rest = [term for term in terms if not isinstance(term, t.Zeros)]
+    if not rest or len(rest) == len(terms):
+        return terms
+    whole = shapes.broadcast([shape_of(term) for term in terms])
+    return rest if shapes.broadcast([shape_of(term) for term in rest]) == whole else terms

@@ -11,7 +11,8 @@ classes below; each knows its shape and how the four output forms spell it
 (SymPy's printers call `_sympystr`, `_latex`, `_pretty` and `_numpycode`).
 
 A zero argument makes a product-like node zero, so an adjoint that vanishes
-collapses to the scalar 0, which broadcasts to any shape.
+collapses to the scalar 0, which broadcasts to any shape; a zeros(…) argument
+(a value such as `M*0.0`) makes it zeros of its own shape, which it keeps.
 """
 
 from __future__ import annotations
@@ -52,7 +53,14 @@ class TensorOp(sp.Function):
 
     @classmethod
     def eval(cls, *args):
-        return sp.S.Zero if any(args[k] == 0 for k in cls.zero_in) else None
+        """0 where a linear argument is the scalar 0 (an adjoint that vanished); zeros of the node's own shape
+        where it is a zeros(…) of a value, so `sum(M*0.0, 1)` is zeros(m) as `sum(M*0, 1)` of 2×3 is [0, 0]."""
+        if any(args[k] == 0 for k in cls.zero_in):
+            return sp.S.Zero
+        if any(isinstance(args[k], Zeros) for k in cls.zero_in):
+            shape = cls(*args, evaluate=False).shape
+            return Zeros(*shape) if shape else sp.S.Zero
+        return None
 
     @property
     def shape(self) -> tuple:
@@ -412,6 +420,12 @@ def shape_of(expr) -> tuple:
 
 def rank(expr) -> int:
     return len(shape_of(expr))
+
+
+def is_zero_number(expr) -> bool:
+    """The number zero, exact or float: SymPy (1.13 on) has `Float(0.0) == 0` false, and `0.0*M` is the float
+    0.0 (expr/exact.py keeps it floating), so a test by `== 0` would leave it a scalar where M had a shape."""
+    return isinstance(expr, sp.Expr) and expr.is_Number and expr.is_zero
 
 
 def is_tensor(value) -> bool:
