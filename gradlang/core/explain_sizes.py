@@ -20,7 +20,7 @@ import sympy as sp
 
 from gradlang.expr.tensor.listed import is_list
 from gradlang.expr.tensor.nodes import Literal, Var, shape_of
-from gradlang.expr.tensor.shapes import is_size
+from gradlang.expr.tensor.shapes import as_basic, is_size
 from gradlang.expr.walk import dag_atoms
 
 SEED = 40           # the random point and sizes of a numeric check: fixed, so the output is the same bytes
@@ -101,7 +101,7 @@ def _symbols(formulas: list) -> list:
             found |= dag_atoms(formula, sp.Symbol)
     for v in [s for s in found if isinstance(s, Var)]:
         for size in shape_of(v):
-            found |= {s for s in sp.sympify(size).free_symbols if is_size(s)}
+            found |= {s for s in as_basic(size).free_symbols if is_size(s)}
     return sorted(found, key=lambda s: (s.name, type(s).__name__))
 
 
@@ -109,7 +109,7 @@ def _value(symbol, sizes: dict, rng):
     """A random positive number, or array of the symbol's shape at the sizes (positive: log and sqrt stay real)."""
     if not isinstance(symbol, Var) or not shape_of(symbol):
         return float(rng.uniform(0.2, 1.2))
-    shape = tuple(int(sp.sympify(n).xreplace(sizes)) for n in shape_of(symbol))
+    shape = tuple(int(as_basic(n).xreplace(sizes)) for n in shape_of(symbol))
     return rng.uniform(0.2, 1.2, size=shape)
 
 
@@ -134,4 +134,4 @@ def _at(numbers, formula, point: dict, sizes: dict):
     else:
         held = dag_atoms(formula, sp.Symbol)
         used = {s: v for s, v in point.items() if s in held}
-    return numbers.evaluate(sp.sympify(formula), used, {s: n for s, n in sizes.items()})
+    return numbers.evaluate(as_basic(formula), used, {s: n for s, n in sizes.items()})

@@ -61,7 +61,7 @@ def _check_range(node, sizes: dict) -> None:
     if isinstance(node, (t.SliceRows, t.SliceColumns)):
         axis = 0 if isinstance(node, t.SliceRows) else 1
         length = t.shape_of(node.args[0])[axis]
-        shapes.check_range(*(sp.sympify(shapes.valued(v, sizes)) for v in (node.args[1], node.args[2], length)))
+        shapes.check_range(*(shapes.as_basic(shapes.valued(v, sizes)) for v in (node.args[1], node.args[2], length)))
 
 
 gib = limits.readable_bytes

@@ -17,13 +17,14 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.errors import ShapeError
+from gradlang.expr.tensor.shapes import as_basic
 
 
 class TensorList(sp.Basic):
     """A list of tensor formulas (and scalars) of different shapes; args are the entries in order."""
 
     def __new__(cls, *entries):
-        return sp.Basic.__new__(cls, *(_as_basic(e) for e in entries))
+        return sp.Basic.__new__(cls, *(as_basic(e) for e in entries))
 
     @property
     def entries(self) -> tuple:
@@ -31,18 +32,6 @@ class TensorList(sp.Basic):
 
     def _sympystr(self, printer):
         return "[" + ", ".join(printer._print(e) for e in self.args) + "]"
-
-
-def _as_basic(entry) -> sp.Basic:
-    """An entry as a SymPy node: the engine's values are nodes already, a gradient of nothing is the number 0.
-    Nothing here ever reads text: an entry that is neither is a bug, said as one."""
-    if isinstance(entry, sp.Basic):
-        return entry
-    if isinstance(entry, int):
-        return sp.Integer(entry)
-    if isinstance(entry, float):
-        return sp.Float(entry)
-    raise TypeError(f"a list entry must be a formula or a number, not {type(entry).__name__}")
 
 
 class ListAt(tuple):

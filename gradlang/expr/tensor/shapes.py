@@ -9,6 +9,8 @@ operations broadcast scalars only, as the component engine does.
 
 from __future__ import annotations
 
+import numbers
+
 import sympy as sp
 
 from gradlang.errors import ShapeError
@@ -116,3 +118,16 @@ def check_valued(shape: tuple, sizes: dict) -> None:
         if getattr(value, "is_Integer", False) and value < 0 or isinstance(value, int) and value < 0:
             raise ShapeError(f"a range lies outside its vector or matrix at this point "
                              f"(the size {size} would be {value})")
+
+
+def as_basic(entry) -> sp.Basic:
+    """A size, number or formula of the engine as a SymPy node: a node stays, a Python int or float becomes a
+    SymPy number (a size of 3, a gradient of nothing). Never text (only the grammar reads what a user typed):
+    anything else is a bug, said as one."""
+    if isinstance(entry, sp.Basic):
+        return entry
+    if isinstance(entry, numbers.Integral):  # int, NumPy's integers
+        return sp.Integer(int(entry))
+    if isinstance(entry, numbers.Real):
+        return sp.Float(float(entry))
+    raise TypeError(f"a size, number or formula was expected, not {type(entry).__name__}")
