@@ -96,7 +96,7 @@ def _array(expr, floats: dict, sizes: dict, shape: tuple):
     """An argument's numbers by whole-array NumPy, broadcast to the node's shape."""
     from gradlang.expr.tensor import numbers
 
-    if not isinstance(expr, sp.Basic) or expr.is_number:
+    if not isinstance(expr, sp.Basic) or isinstance(expr, sp.Number):  # a constant formula (zeros(3)) is no float
         return np.broadcast_to(np.asarray(float(expr)), shape)
     return np.broadcast_to(numbers.evaluate(expr, floats, sizes), shape)
 

@@ -67,3 +67,13 @@ def test_above_128_components_the_notes_are_still_said(tmp_path):
     literal, symbolic = (_printed(size, body) for size in ("300", "n"))
     assert literal == symbolic
     assert [w.split(" is at")[0] for w in literal[-1][1]] == ["sign(x[20])", "sign(x[10])"]
+
+
+@pytest.mark.parametrize("size", ["3", "n"])
+def test_a_kink_whose_argument_is_a_constant_tensor_is_read_as_numbers(size):
+    """max(sum(zeros(3)^2), eps): the max's argument is a constant formula (what `v * 0.0` becomes, as
+    F.normalize of a zero row translates), no float; the notes evaluate it as NumPy does, and the value is
+    the all-zero row's: 0 (it was an InternalError, 'Cannot convert expression to float')."""
+    head = "n: size\nx: R^n" if size == "n" else "x: R^3"
+    results = Session().run(f"{head}\nu = x * 0.0\nsum(u / sqrt(max(sum(u * u), 1e-24))) at x = [0.5, -1.0, 2.0]")
+    assert float(results[-1].value) == 0.0
