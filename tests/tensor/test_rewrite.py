@@ -104,7 +104,9 @@ def test_a_rewrite_that_evaluation_undoes_is_tried_once_not_until_the_budget_end
 
 def test_the_shifted_softmax_jacobian_costs_a_few_hundred_units_of_work(monkeypatch):
     spent = _work_spent(monkeypatch, "x: R^3\nexplain jacobian(2 * softmax(x - sg(max(x))) + x, x)")
-    assert 0 < spent < 3000, spent
+    # the derivation's own tidies and the closing check's (the rewrites reduce derived − grad to 0, at every
+    # size) take about 3 200 units; the cycle this guards against spent the whole budget, 30 000, in each tidy
+    assert 0 < spent < 5000, spent
 
 
 LAYER_NORM = ("n: size\nx, g, beta: R^n\nmu = mean(x)\nv = mean((x - mu)^2)\nxhat = (x - mu) / sqrt(v + 1e-5)\n"
