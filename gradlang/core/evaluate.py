@@ -247,13 +247,22 @@ class Evaluator:
     def _call_values(self, node, frame, text: bool) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
         grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
-        return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, n, frame)
+        return [n.value if text and isinstance(n, lo.Text) else self._sizes(n, frame) if isinstance(n, lo.Sizes)
+                else tensor_lists.variables(self, n, frame)
                 if tensor_lists.takes_list(node.name, k, n) else tensor_lists.entries(self, n, frame)
                 if tensor_lists.takes_entries(node.name, k, n) else self.evaluate(n, frame)
                 for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)
+
+    def _sizes(self, node, frame):
+        """(b, t*d) as a call's argument: the tuple of its values, a shape or a permutation (section 3b)."""
+        return sp.Tuple(*(self.evaluate(item, frame) for item in node.items))
+
+    def _tuple(self, node, frame):
+        raise SyntaxError("a tuple such as (b, t*d) is a shape or axes: an argument of reshape or transpose",
+                          node.span)
 
     def _string(self, node, frame):
         raise ValueError('a quoted text is a file name, only an argument of load("…")')

@@ -29,7 +29,7 @@ from gradlang.errors import LimitError, ShapeError, ValueError, without_internal
 from gradlang.expr.exact import to_sympy_number
 from gradlang.lazy import np
 
-READS_TEXT = frozenset({"load"})  # builtins whose quoted arguments the evaluator passes as text
+READS_TEXT = frozenset({"load", "einsum"})  # builtins whose quoted arguments the evaluator passes as text
 FORMATS = (".npy", ".npz", ".csv")
 
 

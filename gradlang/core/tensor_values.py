@@ -1,12 +1,10 @@
 """The evaluator's door to the tensor engine: operations on values whose sizes are symbols.
 
-A declaration with a symbolic size (`x: R^n`) binds one `Var`; arithmetic
-and the elementwise functions build SymPy nodes over it as they would over a
-scalar, and `checked` verifies their shapes. The operations that are not
-elementwise go through `TABLE` here, which builds the tensor nodes of
-expr/tensor and takes derivatives with the tensor-level passes of
-derive/tensor. A builtin with no tensor form is refused with a ShapeError
-that suggests literal sizes, never computed wrongly by components.
+A declaration with a symbolic size (`x: R^n`) binds one `Var`; arithmetic and the elementwise functions
+build SymPy nodes over it as they would over a scalar, and `checked` verifies their shapes. The operations
+that are not elementwise go through `TABLE` here, which builds the tensor nodes of expr/tensor and takes
+derivatives with the tensor-level passes of derive/tensor. A builtin with no tensor form is refused with a
+ShapeError that suggests literal sizes, never computed wrongly by components.
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import builtins
+from gradlang.core import builtins, builtins_products as products
 from gradlang.core.builtin_table import builtin
 from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
@@ -95,6 +93,8 @@ def fit(result, operands: list):
 def matmul(a, b):
     a, b = (t.Literal.of(v) if _listed(v) else v for v in (a, b))  # [[y[0], 1], [2, y[1]]] @ [a, b]
     sa, sb = _tensor_shape(a), _tensor_shape(b)
+    if len(sa) > 2 or len(sb) > 2:  # batched over the leading axes, as NumPy's matmul
+        return products.batched(a, b)
     result = shapes.matmul(sa, sb)
     return t.Dot(a, b) if result == () else t.MatMul(a, b)
 
@@ -368,7 +368,7 @@ TABLE = {
     "all": lambda args: _reduced(AllOf, *args),
     "any": lambda args: _reduced(AnyOf, *args),
     "huber": _huber,
-    **{name: tensor_join(name) for name in JOINS},
+    **{name: tensor_join(name) for name in JOINS}, **products.TABLE,
     **derivatives.TABLE,
     "stop_gradient": lambda args: StopGradient(*args),
     "sg": lambda args: StopGradient(*args),

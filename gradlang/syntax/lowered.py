@@ -134,6 +134,13 @@ class Brackets(Node):
     items: tuple
 
 
+class Sizes(Node):
+    """(b, t*d), (0, 2, 1): a tuple, a shape or a permutation written as a call's argument (section 3b)."""
+
+    kind: ClassVar[str] = "tuple"
+    items: tuple
+
+
 class Neg(Node):
     kind: ClassVar[str] = "neg"
     operand: Node

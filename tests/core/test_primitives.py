@@ -36,6 +36,8 @@ OPERATIONS = {
     "trace", "det", "logdet", "inv", "load", "all", "any",
     # section 3b joins (core/builtins_joins.py)
     "concat", "stack",
+    # section 3b products and shapes (core/builtins_products.py)
+    "einsum", "reshape", "take", "scatter_add",
 }
 
 

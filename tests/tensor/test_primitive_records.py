@@ -30,6 +30,7 @@ from gradlang.expr import numeric, primitives, pure_numeric
 from gradlang.expr.primitives import NotOnPage
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.joins import JoinSpelling
+from gradlang.expr.tensor.product_spelling import EinsumSpelling
 from gradlang.expr.tensor.spelling import ListSpelling, Spelling
 
 
@@ -64,7 +65,7 @@ def missing_in_nodes(classes, rules: dict, components: dict) -> list:
         if rule is None:
             missing.append(f"{cls.__name__}: no record")
             continue
-        if not isinstance(rule.spelling, (Spelling, ListSpelling, JoinSpelling)):
+        if not isinstance(rule.spelling, (Spelling, ListSpelling, JoinSpelling, EinsumSpelling)):
             missing.append(f"{cls.__name__}: spelling")
         if rule.constant and (rule.adjoint is not None or rule.tangent is not None):
             missing.append(f"{cls.__name__}: a constant with a rule")
@@ -215,6 +216,7 @@ f = f + sum(logsumexp(A, 1)) + sum(softmax(A, 0) * A) + sum(max(A, axis=1)) + tr
 f = f + dot(x, x) + sum(outer(x, x)) + sum(transpose(A) @ x) + sum(diag(x) @ x) + sum(diag(A)) + sum(eye(n) @ x)
 f = f + sum(onehot(argmax(x), n) * x) + x[argmin(x)] + sum([x[0], 2.0] * [x[1], 3.0]) + sum(ones(n) * x) + sum(zeros(n) + x)
 f = f + sum(concat([x, x[0:2]]) * concat([x, x[1:3]])) + sum(stack([x, 2*x], 1) @ [1.0, 2.0]) + sum(A[:, 1:3] @ x[0:2])
+f = f + einsum("ij,j->", A, x) + sum(reshape(A, (n*n,)) * reshape(outer(x, x), (n*n,))) + sum(take(x, [2, 0, 2], 0)^2)
 f
 grad(f, x)
 grad(f, A)
