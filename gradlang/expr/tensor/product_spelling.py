@@ -38,39 +38,52 @@ class EinsumSpelling:
         return None
 
     def line(self, node, printer) -> str:
-        return _written(node, lambda a: _text(printer, a), "line")
+        return "".join(_spelled(piece, node, printer, "line") for piece in _pieces(node, "line"))
 
     def latex(self, node, printer) -> str:
-        return _written(node, lambda a: printer._print(a), "latex")
+        return "".join(_spelled(piece, node, printer, "latex") for piece in _pieces(node, "latex"))
 
     def pretty(self, node, printer):
-        from sympy.printing.pretty.stringpict import prettyForm
+        """The pieces side by side, each operand as the pretty printer draws it (an exponent stays above it)."""
+        from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
-        return prettyForm(_written(node, lambda a: _text(printer, a), "line"))
-
-
-def _text(printer, arg) -> str:
-    """An operand on one line: the pretty printer's picture when it is one line, else its plain text."""
-    form = printer._print(arg)
-    picture = getattr(form, "picture", None)
-    if picture is not None:
-        return picture[0] if len(picture) == 1 else str(arg)
-    return str(form)
-
-
-_MARKS = {"line": ("ᵀ", "({})", "Σ_{}", "{}_{{{}}}"), "latex": (r"^{\top}", r"\left({}\right)", r"\sum_{{{}}}", "{}_{{{}}}")}
+        forms = []
+        for piece in _pieces(node, "line"):
+            if isinstance(piece, str):
+                forms.append(prettyForm(piece))
+                continue
+            form = printer._print(node.args[1 + piece[0]])
+            forms.append(prettyForm(*form.parens()) if piece[1] else form)
+        return prettyForm(*stringPict.next(*forms), binding=prettyForm.MUL if len(forms) > 1 else prettyForm.ATOM)
 
 
-def _written(node, spell, form: str) -> str:
+def _spelled(piece, node, printer, form: str) -> str:
+    if isinstance(piece, str):
+        return piece
+    text = printer._print(node.args[1 + piece[0]])
+    if form == "line" and not isinstance(text, str):
+        text = text.picture[0] if len(text.picture) == 1 else str(node.args[1 + piece[0]])
+    if piece[1]:
+        return rf"\left({text}\right)" if form == "latex" else f"({text})"
+    return "{" + text + "}" if form == "latex" and piece[2] else text  # {t_{1}}_{bi}: one subscript each
+
+
+_MARKS = {"line": ("ᵀ", "Σ_{}", "_{{{}}}"), "latex": (r"^{\top}", r"\sum_{{{}}}", "_{{{}}}")}
+
+
+def _pieces(node, form: str) -> list:
+    """The einsum as text pieces and operands (position, bracketed?), in matrix, permutation or index form."""
     spec, operands = node.spec, node.args[1:]
     matrix = _matrix_form(spec, [len(letters) for letters in spec.inputs])
     if matrix is not None:
-        return _matrix_text(matrix, operands, spell, form)
+        return _matrix_pieces(matrix, operands, form)
     order = _permutation(spec)
     if order is not None:
-        return (r"\operatorname{{transpose}}_{{{}}}\left({}\right)" if form == "latex" else "transpose({1}, {0})").format(
-            "(" + ", ".join(str(k) for k in order) + ")", spell(operands[0]))
-    return _index_text(spec, operands, spell, form)
+        axes = "(" + ", ".join(str(k) for k in order) + ")"
+        if form == "latex":
+            return [rf"\operatorname{{transpose}}_{{{axes}}}\left(", (0, False, False), r"\right)"]
+        return ["transpose(", (0, False, False), f", {axes})"]
+    return _index_pieces(spec, operands, form)
 
 
 def _permutation(spec: subscripts.Spec):
@@ -119,32 +132,32 @@ def _contraction(a: tuple, b: tuple, output: tuple, c: str):
     return [(i, len(left) == 2 and left[-1] != c), (j, len(right) == 2 and right[0] != c)]
 
 
-def _matrix_text(parts: list, operands, spell, form: str) -> str:
-    mark, wrap = _MARKS[form][0], _MARKS[form][1]
-    written = []
-    for position, transposed in parts:
+def _matrix_pieces(parts: list, operands, form: str) -> list:
+    mark = _MARKS[form][0]
+    pieces = []
+    for k, (position, transposed) in enumerate(parts):
         operand = operands[position]
-        text = spell(operand)
-        simple = precedence(operand) >= PRECEDENCE["Func" if transposed else "Pow"]
-        text = text if simple else wrap.format(text)
-        written.append(text + (mark if transposed else ""))
-    return " ".join(written)
+        simple = precedence(operand) >= PRECEDENCE["Func" if transposed else "Pow"] and not _juxtaposed(operand)
+        pieces += ([" "] if k else []) + [(position, not simple, False)] + ([mark] if transposed else [])
+    return pieces
 
 
-def _index_text(spec: subscripts.Spec, operands, spell, form: str) -> str:
-    mark, wrap, total, indexed = _MARKS[form]
+def _juxtaposed(operand) -> bool:
+    return getattr(getattr(operand, "spelling", None), "infix", False)
+
+
+def _index_pieces(spec: subscripts.Spec, operands, form: str) -> list:
+    _, total, indexed = _MARKS[form]
     pieces = []
     summed = spec.summed()
     if summed:
         letters = ",".join(summed)
-        pieces.append(total.format(letters if form == "latex" or len(summed) == 1 else "{" + letters + "}"))
-    for operand, letters in zip(operands, spec.inputs):
-        text = spell(operand)
-        bare = precedence(operand) >= PRECEDENCE["Func"] and not getattr(getattr(operand, "spelling", None), "infix", False)
-        text = text if bare else wrap.format(text)
-        pieces.append(indexed.format(text, "".join(letters)))
+        pieces.append(total.format(letters if form == "latex" or len(summed) == 1 else "{" + letters + "}") + " ")
+    for k, (operand, letters) in enumerate(zip(operands, spec.inputs)):
+        bare = precedence(operand) >= PRECEDENCE["Func"] and not _juxtaposed(operand)
+        pieces += ([" "] if k else []) + [(k, not bare, True), indexed.format("".join(letters))]
     read = tuple(dict.fromkeys(x for letters in spec.inputs for x in letters if x in spec.output))
-    body = " ".join(pieces)
     if read == spec.output:
-        return body
-    return indexed.format(wrap.format(body), "".join(spec.output))
+        return pieces
+    opened, closed = (r"\left(", r"\right)") if form == "latex" else ("(", ")")
+    return [opened, *pieces, closed + indexed.format("".join(spec.output))]

@@ -110,9 +110,15 @@ class ShapeSpelling(Spelling):
     def line(self, node, printer) -> str:
         return f"reshape({self._wrapped(printer, 0, node.args[0], 'line')}, {_tuple(printer, node.args[1:])})"
 
+    def pretty(self, node, printer):
+        from sympy.printing.pretty.stringpict import prettyForm, stringPict
+
+        sizes = prettyForm(", " + _tuple(lambda s: str(printer._print(s)), node.args[1:]) + ")")
+        return prettyForm(*stringPict.next(prettyForm("reshape("), printer._print(node.args[0]), sizes))
+
 
 def _tuple(printer, sizes) -> str:
-    texts = [printer._print(s) for s in sizes]
+    texts = [(printer if callable(printer) else printer._print)(s) for s in sizes]
     return f"({texts[0]},)" if len(texts) == 1 else "(" + ", ".join(texts) + ")"
 
 
