@@ -22,6 +22,7 @@ MAX_STATEMENTS = 10_000         # statements of one program
 MAX_SOURCE_NESTING = 200        # open ( and [ at once
 MAX_TREE_DEPTH = 400            # depth of the parse tree after parsing
 MAX_ELEMENTS = 100_000          # components of one vector or matrix value
+MAX_RANK = 32                   # axes of one tensor (NumPy's own bound): a declaration, a list, ones(…)
 MAX_ROW_ARGUMENTS = 4_000_000   # arguments a row-wise function's components hold (softmax of n: n², core/builtins.py)
 MAX_NUMERIC_POINTS = 1_000_000  # points of linspace / elementwise evaluation
 MAX_GRADCHECK_CELLS = 20_000_000  # numbers gradcheck's finite differences evaluate at once (160 MB)

@@ -141,12 +141,8 @@ class Evaluator:
         if len(shapes) > 1:
             shown = " and ".join(sorted(describe_shape(s) for s in shapes))
             raise ShapeError(f"the entries of a list must have one shape, got {shown}")
-        shape = shapes.pop()
-        if shape == ():
-            return from_elements((len(items),), items)
-        if len(shape) == 1:
-            return from_elements((len(items), shape[0]), [e for v in items for e in elements(v)])
-        raise ShapeError("lists nest at most two deep (a matrix)")
+        shape = shapes.pop()  # lists nest to any depth (section 3b): [[[1, 2], [3, 4]]] is 1×2×2
+        return from_elements((len(items), *shape), [e for v in items for e in elements(v)])
 
     # --- operators ------------------------------------------------------
 

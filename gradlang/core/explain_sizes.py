@@ -51,8 +51,8 @@ def _entries(value) -> list:
         return list(value.entries)
     if isinstance(value, sp.NDimArray):
         return list(value)
-    if isinstance(value, Literal) and value.args[1] == 0:
-        return list(value.args[2:])
+    if isinstance(value, Literal) and len(value.shape) == 1:
+        return list(value.entries)
     return [value]
 
 

@@ -20,6 +20,7 @@ from gradlang.errors import LimitError, NeedsComponents, NeedsNumbers
 from gradlang.expr.graph import build_dag
 from gradlang.expr.tensor.lower import FreeIndex, holds_components, involves, literal, lowered, symbolic
 from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.values import elements
 from gradlang.expr.walk import dag_nodes, rebuild
 
 
@@ -48,15 +49,15 @@ def aligned(values: list) -> list:
 
 def _of_scalars(value) -> bool:
     """A list (vector or matrix) of scalars: the tensor engine holds it as a constant of its shape."""
-    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and len(value.shape) <= 2 and not any(
-        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in value)
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and not any(
+        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in elements(value))
 
 
 def constants_only(values: list) -> bool:
     """Every list among the values holds numbers only, and no value holds x[0] beside x."""
     lists = [v for v in values if isinstance(v, (sp.NDimArray, sp.MatrixBase))]
     return not mixed(*values) and all(
-        len(v.shape) <= 2 and all(isinstance(e, sp.Number) and e.is_finite for e in v) for v in lists)
+        all(isinstance(e, sp.Number) and e.is_finite for e in elements(v)) for v in lists)
 
 
 def as_constant(value):

@@ -3,7 +3,7 @@
 A file is read as data and nothing else: `.npy` and `.npz` through NumPy with
 allow_pickle=False (an object array or a pickle is refused, never run), `.csv`
 as comma-separated numbers. The value is a float64 array, as linspace gives
-(at most two axes), to be given to a declared vector or matrix in `at`. The
+(of any rank, section 3b), to be given to a declared vector or matrix in `at`. The
 name is relative to the working directory. As `--plot-dir` never follows a
 symlink where it writes (render/emit.py; the directories on the way may be
 links), load never follows one where it reads: the file is opened with
@@ -165,11 +165,11 @@ def _header(file, path: str):
 
 
 def _check_numbers(dtype, shape: tuple, what: str) -> None:
-    """Real numbers, at most two axes, their float64 copy within limits.max_memory(): known from a header alone."""
+    """Real numbers, at most limits.MAX_RANK axes, their float64 copy within limits.max_memory(): known from a header alone."""
     if dtype.kind not in "biuf":
         raise ValueError(f"{what} holds {dtype} values; gradlang takes real numbers only")
-    if len(shape) > 2:
-        raise ShapeError(f"{what} holds an array of shape {shape}; values have at most two axes")
+    if len(shape) > limits.MAX_RANK:
+        raise ShapeError(f"{what} holds an array of shape {shape}; values have at most {limits.MAX_RANK} axes")
     count = math.prod(shape)
     if 8 * count > limits.max_memory():
         raise LimitError(limits.memory_refusal(f"{what} holds {count} numbers: as floats, it", 8 * count))
@@ -215,12 +215,12 @@ def _numbers(array, path: str):
 
 
 def _real(array, what: str, copy: bool):
-    """Real numbers only (booleans and integers become floats), at most two axes, at least one number:
+    """Real numbers only (booleans and integers become floats), at most limits.MAX_RANK axes, at least one number:
     a number for a 0-d array, else a float64 array (a copy of its own when `copy`)."""
     if array.dtype.kind not in "biuf":
         raise ValueError(f"{what} holds {array.dtype} values; gradlang takes real numbers only")
-    if array.ndim > 2:
-        raise ShapeError(f"{what} holds an array of shape {array.shape}; values have at most two axes")
+    if array.ndim > limits.MAX_RANK:
+        raise ShapeError(f"{what} holds an array of shape {array.shape}; values have at most {limits.MAX_RANK} axes")
     if array.size == 0:
         raise ValueError(f"{what} holds no numbers: gradlang has no empty vectors")
     if array.ndim == 0:
@@ -251,7 +251,7 @@ def _load(call: Call):
 def array_value(value, name: str):
     """A NumPy array given from Python (Session.bind) as load gives one: a float64 copy, checked alike.
 
-    Real numbers only, at most two axes, at least one number; the copy is the
+    Real numbers only, at most limits.MAX_RANK axes, at least one number; the copy is the
     session's own, so changing the caller's array later changes nothing bound."""
     if not isinstance(value, np.ndarray):
         return value

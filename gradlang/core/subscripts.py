@@ -9,6 +9,8 @@ its literal shape.
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
 
 from gradlang.core import tensor_values
@@ -18,7 +20,7 @@ from gradlang.expr.tensor import nodes as t, shapes
 from gradlang.expr.tensor.joins import ranged
 from gradlang.expr.tensor.lower import lowered
 from gradlang.expr.tensor.listed import entry, is_list, refused
-from gradlang.expr.values import describe_shape, from_elements, is_scalar, shape_of, to_symbolic
+from gradlang.expr.values import describe_shape, elements, from_elements, is_scalar, shape_of, to_symbolic
 
 
 def index(self, node, frame):
@@ -38,11 +40,19 @@ def index(self, node, frame):
     if len(indices) > len(shape):
         raise ShapeError(f"{describe_shape(shape)} takes at most {len(shape)} indices, got {len(indices)}")
     positions = [index_value(i, n, arg) for i, n, arg in zip(indices, shape, node.indices)]
-    if len(shape) == 1:
-        return base[positions[0]]
-    if len(positions) == 2:
-        return base[positions[0], positions[1]]
-    return from_elements((shape[1],), list(base.row(positions[0])))
+    return _part(base, shape, positions)
+
+
+def _part(base, shape: tuple, positions: list):
+    """The entry at these positions (one per axis), or the sub-array they leave (M[i] is row i, X[i] of a
+    tensor of rank 3 a matrix), taken from the row-major components."""
+    rest = tuple(shape[len(positions):])
+    count = math.prod(rest)
+    offset = 0
+    for position, length in zip(positions, shape):
+        offset = offset * length + position
+    items = elements(base)[offset * count:(offset + 1) * count]
+    return items[0] if not rest else from_elements(rest, items)
 
 
 def column(self, node, frame):

@@ -151,8 +151,8 @@ def _entries(value) -> list:
 
 def _scalars(x, operation: str):
     """The scalar symbols of a list variable ([a, b]), or None for anything that is not a list."""
-    if isinstance(x, t.Literal) and int(x.args[1]) == 0:
-        entries = list(x.args[2:])
+    if isinstance(x, t.Literal) and len(x.shape) == 1:
+        entries = list(x.entries)
     elif isinstance(x, sp.NDimArray) and len(x.shape) == 1:
         entries = list(x)
     else:

@@ -18,24 +18,22 @@ from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.builtins_joins import NAMES as JOINS, tensor_join
 from gradlang.core.literal_sizes import as_constant, constants_only, mixed
+from gradlang.core.tensor_axes import ANY_RANK, EXTREMA, TENSORS, along_axis, extremum, one, pair, square
 from gradlang.expr.tensor.lower import involves, literal, lowered
 from gradlang.errors import (
     DiffError, LimitError, NeedsComponents, ShapeError, ShapeNeedsComponents, ValueError,
 )
 from gradlang.expr import component_vectors as vectors, primitives
 from gradlang.expr.conditions import AllOf, AnyOf
-from gradlang.expr.functions import Maximum, MaxShare, Minimum, MinShare, Where
+from gradlang.expr.functions import MaxShare, MinShare, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.broadcast import kept_shape
 from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import rank, shape_of
-from gradlang.expr.values import is_condition
+from gradlang.expr.values import elements, is_condition
 from gradlang.expr.walk import relation
-
-_EXTREMA = ("max", "min", "reduce_max", "reduce_min")
-
 
 def declare_size(name: str, env: dict, token=None):
     """The size a name stands for: its literal value if it is bound to one, else a size symbol."""
@@ -52,7 +50,7 @@ def checked(value):
     if isinstance(value, TensorList):  # grad(L, [W, b]): each entry has its own shape
         return TensorList(*(checked(e) for e in value.entries))
     if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
-        if not any(involves(e) for e in value):
+        if not any(involves(e) for e in elements(value)):
             return value
         return t.Literal.of(_of_scalars(value))  # scalars of symbolic-size tensors ([y[0], 2]): one tensor value
     try:
@@ -66,12 +64,12 @@ def _of_scalars(value):
     """A list of scalars (a vector or a matrix); a list of rows that are lists of scalars ([[y[0], 1], [2, a]])
     is the matrix of their entries; anything else holds a tensor of symbolic size, which no list can."""
     rows = list(value)
-    if len(value.shape) == 1 and all(isinstance(r, t.Literal) and int(r.args[1]) == 0 for r in rows):
-        if len({r.args[0] for r in rows}) != 1:
+    if len(value.shape) == 1 and all(isinstance(r, t.Literal) and len(r.shape) == 1 for r in rows):
+        if len({r.shape for r in rows}) != 1:
             shown = " and ".join(sorted({shapes.describe(r.shape) for r in rows}))
             raise ShapeError(f"the entries of a list must have one shape, got {shown}")
         return sp.ImmutableMatrix([r.rows() for r in rows])
-    if any(rank(e) for e in rows) or len(value.shape) > 2:
+    if any(rank(e) for e in elements(value)):
         raise ShapeError("a list cannot hold vectors or matrices of symbolic size")
     return value
 
@@ -109,6 +107,8 @@ def index(base, indices: list):
     indices = [wrapped(i, n) for i, n in zip(indices, shape)] + list(indices[len(shape):])
     for i, n in zip(indices, shape):
         shapes.check_index(i, n)
+    if len(indices) < len(shape) and len(shape) > 2:
+        raise ShapeError(f"{shapes.describe(shape)} takes {len(shape)} indices here (one per axis), got {len(indices)}")
     if len(indices) < len(shape):  # M[i]: row i
         return t.Row(base, indices[0])
     return t.Entry(base, *indices)
@@ -126,130 +126,14 @@ def wrapped(index, length):
 
 def _listed(value) -> bool:
     """A list of scalars (a vector or matrix of them) that can be a Literal beside a tensor."""
-    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and len(value.shape) <= 2 and not any(
-        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in value)
+    return isinstance(value, (sp.NDimArray, sp.MatrixBase)) and not any(
+        isinstance(e, (sp.NDimArray, sp.MatrixBase)) for e in elements(value))
 
 
 def _tensor_shape(value) -> tuple:
     if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
         raise ShapeError("a list cannot be combined with a vector or matrix of symbolic size")
     return shape_of(value)
-
-
-def _axis(name: str, value, axis):
-    """name(M, axis): axis 0 down each column, 1 along each row, -1 and -2 from the end; a vector's only axis
-    (0 or -1) is the whole reduction, as in NumPy."""
-    if rank(value) == 1 and axis in (0, -1) and (name in BUILD or name in _EXTREMA):
-        return BUILD[name](value) if name in BUILD else _extremum(name)([value])
-    if rank(value) != 2 or axis not in (-2, -1, 0, 1):
-        raise ShapeError(f"{name}: {shapes.describe(shape_of(value))} has no axis {axis}")
-    axis = axis + 2 if axis < 0 else axis
-    if name not in AXIS:
-        raise ShapeNeedsComponents(f"{name} takes no axis at a symbolic size yet; declare literal sizes")
-    return AXIS[name](value, axis)
-
-
-def _one(name: str, check=None):
-    """A builtin of one tensor argument (and an axis, where it takes one), its rank checked."""
-
-    def apply(args):
-        if len(args) == 2 and name in AXIS:
-            return _axis(name, *args)
-        if len(args) != 1:  # an axis it does not take, or a wrong count: the component path says which
-            raise ShapeNeedsComponents(f"{name} takes one vector or matrix at a symbolic size; declare literal sizes")
-        (value,) = args
-        if check is not None and rank(value) not in check:
-            allowed = " or ".join({0: "a scalar", 1: "a vector", 2: "a matrix"}[r] for r in check)
-            raise ShapeNeedsComponents(f"{name} takes {allowed}, got {shapes.describe(shape_of(value))}")
-        return BUILD[name](value)
-
-    return apply
-
-
-BUILD = {
-    "sum": lambda u: t.Total(u) if rank(u) else u,
-    "prod": lambda u: _by_symbolic_size(t.ProdOf, u) if rank(u) else u,
-    "mean": lambda u: t.Total(u) / sp.Mul(*shape_of(u)) if rank(u) else u,
-    "norm": lambda u: t.NormOf(u),
-    "softmax": lambda u: t.SoftmaxOf(u),
-    "logsumexp": lambda u: t.LogSumExpOf(u),
-    "log_softmax": lambda u: u - t.LogSumExpOf(u),
-    "normalize": lambda u: u / t.NormOf(u),
-    "transpose": lambda u: t.Transpose(u) if rank(u) == 2 else u,
-    "diag": lambda u: _diagonal(u) if rank(u) == 2 else t.Diag(u),
-    "len": lambda u: shape_of(u)[0],
-    "argmax": lambda u: t.ArgMax(u),
-    "argmin": lambda u: t.ArgMin(u),
-    "max_shares": lambda u: t.MaxShares(u),  # how grad(max(v), v) prints: it must read back
-    "trace": lambda u: t.Trace(u),
-    "det": lambda u: t.Det(u),
-    "logdet": lambda u: t.LogDet(u),
-    "inv": lambda u: t.Inv(u),
-}
-
-
-def _by_symbolic_size(build, u):
-    """A node the component engine writes better at literal sizes ([x[1]*x[2], …] for the gradient of prod)."""
-    if literal(u):
-        raise ShapeNeedsComponents("taken by components at literal sizes")
-    return build(u)
-
-
-def _diagonal(matrix):
-    """diag(A): the diagonal of a square matrix (a non-square one's is taken by components, at literal sizes)."""
-    m, n = shape_of(matrix)
-    if m != n:
-        raise ShapeNeedsComponents(f"diag of a matrix takes a square one at a symbolic size, got {shapes.describe((m, n))}")
-    return t.Diag(matrix)
-
-
-def _square(name: str):
-    """A builtin of one square matrix."""
-
-    def apply(args):
-        (value,) = args
-        shape = shape_of(value)
-        if len(shape) != 2 or shape[0] != shape[1]:
-            raise ShapeError(f"{name} takes a square matrix, got {shapes.describe(shape)}")
-        return BUILD[name](value)
-
-    return apply
-
-
-AXIS = {
-    "max": lambda M, a: t.MaxAxis(M, a),
-    "min": lambda M, a: -t.MaxAxis(-M, a),
-    "max_shares": lambda M, a: t.MaxSharesAxis(M, a),  # how grad(sum(max(M, 1)), M) prints: it must read back
-    "sum": lambda M, a: t.SumAxis(M, a),
-    "mean": lambda M, a: t.SumAxis(M, a) / shape_of(M)[a],  # the count along the axis
-    "logsumexp": lambda M, a: t.LogSumExpAxis(M, a),
-    "softmax": lambda M, a: t.SoftmaxAxis(M, a),
-    "log_softmax": lambda M, a: M - (t.Outer(t.Ones(shape_of(M)[0]), t.LogSumExpAxis(M, a)) if a == 0
-                                     else t.Outer(t.LogSumExpAxis(M, a), t.Ones(shape_of(M)[1]))),
-}
-
-
-def _pair(build, name: str):
-    def apply(args):
-        a, b = args
-        if rank(a) != 1 or rank(b) != 1:
-            raise ShapeError(f"{name} takes two vectors, got {shapes.describe(shape_of(a))} and {shapes.describe(shape_of(b))}")
-        if name != "outer" and shape_of(a) != shape_of(b):
-            raise ShapeError(f"{name} needs equal lengths, got {shapes.describe(shape_of(a))} and {shapes.describe(shape_of(b))}")
-        return build(a, b)
-
-    return apply
-
-
-def _extremum(name: str):
-    def apply(args):
-        if len(args) == 1 and rank(args[0]) > 0:
-            v = args[0]
-            return t.MaxOf(v) if name == "max" else -t.MaxOf(-v)
-        shapes.broadcast([shape_of(a) for a in args], name)
-        return (Maximum if name == "max" else Minimum)(*args)
-
-    return apply
 
 
 def _share(cls):
@@ -327,7 +211,9 @@ def _filled(node):
             if not (isinstance(size, sp.Integer) and size >= 1):
                 raise ShapeError("a size must be a positive integer or a size name")
             sizes.append(size)
-        count = int(sizes[0]) * (int(sizes[1]) if len(sizes) == 2 else 1)
+        count = 1
+        for size in sizes:
+            count *= int(size)
         if count > limits.max_tensor_elements():
             raise LimitError(f"{count} components is above the limit of {limits.max_tensor_elements()}")
         return node(*sizes)
@@ -335,29 +221,32 @@ def _filled(node):
     return apply
 
 
-builtin("ones", 1, 2, "a vector (or matrix) of ones: ones(n), ones(m, n)", "ones(3)", "vector")(_filled(t.Ones))
-builtin("zeros", 1, 2, "a vector (or matrix) of zeros: zeros(n), zeros(m, n)", "zeros(3)", "vector")(_filled(t.Zeros))
+builtin("ones", 1, shapes.MAX_DECLARED_RANK, "a tensor of ones: ones(n), ones(m, n), ones(b, t, d)", "ones(3)",
+        "vector")(_filled(t.Ones))
+builtin("zeros", 1, shapes.MAX_DECLARED_RANK, "a tensor of zeros: zeros(n), zeros(m, n), zeros(b, t, d)", "zeros(3)",
+        "vector")(_filled(t.Zeros))
 
 
 TABLE = {
     "components": _components,
-    **{name: _one(name, {1, 2}) for name in ("norm", "transpose")},
-    **{name: _one(name, {1}) for name in ("softmax", "log_softmax", "normalize", "len")},
-    "logsumexp": _one("logsumexp", {1, 2}),  # of a whole matrix: a scalar, as NumPy's and JAX's
-    "diag": _one("diag", {1, 2}),
-    **{name: _one(name, {0, 1, 2}) for name in ("sum", "mean", "prod")},
-    **{name: _one(name, {1}) for name in ("argmax", "argmin")},
-    "max_shares": _one("max_shares", {1, 2}),  # the gradient of max(v) and of max(M) of a whole matrix
-    **{name: _square(name) for name in ("trace", "det", "logdet", "inv")},
-    "reduce_sum": _one("sum", {0, 1, 2}),
-    "reduce_mean": _one("mean", {0, 1, 2}),
-    "dot": _pair(t.Dot, "dot"),
-    "outer": _pair(t.Outer, "outer"),
-    "cosine": _pair(lambda a, b: t.Dot(a, b) / (t.NormOf(a) * t.NormOf(b)), "cosine"),
-    "max": _extremum("max"),
-    "min": _extremum("min"),
-    "reduce_max": _extremum("max"),
-    "reduce_min": _extremum("min"),
+    "norm": one("norm", TENSORS),  # of a whole tensor: the norm of all its entries, as NumPy's
+    "transpose": one("transpose", {1, 2}),
+    **{name: one(name, {1}) for name in ("softmax", "log_softmax", "normalize", "len")},
+    "logsumexp": one("logsumexp", TENSORS),  # of a whole matrix or tensor: a scalar, as NumPy's and JAX's
+    "diag": one("diag", {1, 2}),
+    **{name: one(name, ANY_RANK) for name in ("sum", "mean", "prod")},
+    **{name: one(name, {1}) for name in ("argmax", "argmin")},
+    "max_shares": one("max_shares", TENSORS),  # the gradient of max(v) and of max(M) of a whole matrix
+    **{name: square(name) for name in ("trace", "det", "logdet", "inv")},
+    "reduce_sum": one("sum", ANY_RANK),
+    "reduce_mean": one("mean", ANY_RANK),
+    "dot": pair(t.Dot, "dot"),
+    "outer": pair(t.Outer, "outer"),
+    "cosine": pair(lambda a, b: t.Dot(a, b) / (t.NormOf(a) * t.NormOf(b)), "cosine"),
+    "max": extremum("max"),
+    "min": extremum("min"),
+    "reduce_max": extremum("max"),
+    "reduce_min": extremum("min"),
     "max_share": _share(MaxShare),
     "min_share": _share(MinShare),
     "onehot": _sized(t.OneHot, 2),
@@ -440,8 +329,8 @@ def _tensor_call(name: str, args: list, nodes: list):
 
 
 def _tensor_value(name: str, args: list, nodes: list):
-    if name in _EXTREMA and len(nodes) == 2 and is_axis_call(name, args, nodes):
-        return checked(_axis(name.removeprefix("reduce_"), *args))  # max(M, axis=1): the axis form
+    if name in EXTREMA and len(nodes) == 2 and is_axis_call(name, args, nodes):
+        return checked(along_axis(name.removeprefix("reduce_"), *args))  # max(M, axis=1): the axis form
     function = TABLE.get(name)
     if function is not None:
         return checked(function(args))

@@ -45,7 +45,9 @@ def describe_shape(shape: Shape) -> str:
         return "a scalar"
     if len(shape) == 1:
         return f"a vector of length {shape[0]}"
-    return f"a {shape[0]}×{shape[1]} matrix"
+    if len(shape) == 2:
+        return f"a {shape[0]}×{shape[1]} matrix"
+    return f"a {'×'.join(str(n) for n in shape)} tensor"  # rank 3 and more (section 3b)
 
 
 def elements(value) -> list:
@@ -71,7 +73,7 @@ def from_elements(shape: Shape, items: list):
     if len(shape) == 0:
         return items[0]
     check_count(len(items))
-    if len(shape) == 1:
+    if len(shape) != 2:  # a vector, or a tensor of rank 3 or more (section 3b): an N-dimensional array
         return sp.ImmutableDenseNDimArray(items, shape)
     with warnings.catch_warnings():  # a matrix of conditions (where's first argument) is deprecated in SymPy
         warnings.simplefilter("ignore", SymPyDeprecationWarning)

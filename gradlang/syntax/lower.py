@@ -115,7 +115,9 @@ def _declaration(node, place):
     if str(kind_token) == "size" and not dims:
         return lo.Declaration(written, "size", is_size=True, place=place)
     if str(kind_token) != "R":
-        raise SyntaxError(f"unknown type '{kind_token}': declare R, R^n, R^(m,n) or size", Span.of(kind_token))
+        raise SyntaxError(f"unknown type '{kind_token}': declare R, R^n, R^(m,n), R^(b,t,d) or size", Span.of(kind_token))
+    if len(dims) > limits.MAX_RANK:
+        raise LimitError(f"a tensor of rank {len(dims)} is above the limit of {limits.MAX_RANK} axes", Span.of(kind_token))
     shape = tuple(_dimension(token) for token in dims)
     return lo.Declaration(written, "R", shape, place=place)
 

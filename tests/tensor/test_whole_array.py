@@ -135,7 +135,7 @@ def test_bind_takes_a_numpy_array_as_load_gives_one():
     assert session.eval("one") == 2.5
 
 
-@pytest.mark.parametrize("array, kind", [(np.zeros((2, 2, 2)), "ShapeError"), (np.array([1 + 2j]), "ValueError"),
+@pytest.mark.parametrize("array, kind", [(np.zeros((1,) * 33), "ShapeError"), (np.array([1 + 2j]), "ValueError"),
                                          (np.array([], dtype=float), "ValueError"), (np.array(["a"]), "ValueError")])
 def test_bind_refuses_what_load_refuses(array, kind):
     with pytest.raises(GradlangError) as caught:

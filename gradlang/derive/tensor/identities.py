@@ -98,7 +98,7 @@ def sum_of_ones(node):
 def total_of_constant(node):
     """Σ of a list of numbers is its sum: Σ [0, 1, 0] = 1."""
     if isinstance(node, t.Total) and isinstance(node.args[0], t.Literal):
-        return sp.Add(*node.args[0].args[2:])
+        return sp.Add(*node.args[0].entries)
     return None
 
 

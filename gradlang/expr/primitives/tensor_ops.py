@@ -175,12 +175,10 @@ def _inv(node, ybar, k):
 
 
 def _listed(node, ybar, k):
-    """A list [u, v, …] of scalars: entry k − 2 receives that entry of the adjoint (a scalar ȳ stands for ȳ 𝟙)."""
-    if k < 2 or rank(ybar) == 0:
-        return None if k < 2 else ybar
-    position = k - 2
-    columns = int(node.args[1])
-    return t.Entry(ybar, *((position // columns, position % columns) if columns else (position,)))
+    """A list [u, v, …] of scalars: each entry receives its entry of the adjoint (a scalar ȳ stands for ȳ 𝟙)."""
+    if k < node.first or rank(ybar) == 0:
+        return None if k < node.first else ybar
+    return t.Entry(ybar, *node.position(k))
 
 
 def others(u):
@@ -240,11 +238,11 @@ def _dot_tangent(node, d, vector):
 def _listed_tangent(node, d, vector: bool):
     """[u, v, …]: the list of the entries' tangents; by a vector, row i is entry i's gradient (Σ e_i ∂u_iᵀ)."""
     if not vector:
-        return t.Literal(*node.args[:2], *d[2:])
-    if int(node.args[1]):
+        return node.with_entries(d[node.first:])
+    if len(node.shape) != 1:
         raise DiffNeedsComponents(TOO_HIGH)
-    length = node.args[0]
-    return sum_of(*(t.Outer(t.OneHot(i, length), e) for i, e in enumerate(d[2:]) if e != 0))
+    length = node.shape[0]
+    return sum_of(*(t.Outer(t.OneHot(i, length), e) for i, e in enumerate(d[node.first:]) if e != 0))
 
 
 def _entry_tangent(node, d, vector):
@@ -324,12 +322,16 @@ _operation("diag", TensorRule(t.Diag, _diag, tangent=_diag_tangent, export=frame
 
 
 def _stacked(node) -> str:
-    """A list's template: `_stack` of its entries (of rows, for a matrix), the prelude's stack of each framework."""
-    rows, columns = int(node.args[0]), int(node.args[1])
-    fields = [f"{{{k}}}" for k in range(2, len(node.args))]
-    if not columns:
+    """A list's template: `_stack` of its entries (of rows, of planes, …), the prelude's stack of each framework."""
+    fields = [f"{{{k}}}" for k in range(node.first, len(node.args))]
+    return _stacks(fields, [int(n) for n in node.shape])
+
+
+def _stacks(fields: list, shape: list) -> str:
+    if len(shape) == 1:
         return f"_stack({', '.join(fields)})"
-    return "_stack(" + ", ".join(f"_stack({', '.join(fields[i * columns:(i + 1) * columns])})" for i in range(rows)) + ")"
+    step = len(fields) // shape[0]
+    return "_stack(" + ", ".join(_stacks(fields[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])) + ")"
 
 
 _operation("list", TensorRule(t.Literal, _listed, ("list: ū_k = ȳ_k", r"\bar{u}_k = \bar{y}_k"), _listed_tangent,

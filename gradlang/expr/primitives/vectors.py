@@ -212,7 +212,7 @@ def _softmax_axis_adjoint(node, ybar, k):
 # tangents (tangents.py): ds = s ⊙ (dz − ⟨s, dz⟩), by a vector (diag(s) − s sᵀ) J; d lse = ⟨softmax(z), dz⟩;
 # d‖u‖ = ⟨u, du⟩/‖u‖; along an axis, the vector rules line by line (by a scalar only)
 def _logsumexp_tangent(node, d, vector):
-    if rank(node.args[0]) == 2:  # of a whole matrix Z: Σ exp(Z − lse(Z)) ⊙ dZ
+    if rank(node.args[0]) >= 2:  # of a whole matrix or tensor Z: Σ exp(Z − lse(Z)) ⊙ dZ
         return no_vector(lambda m, e: t.Total(sp.exp(m.args[0] - m) * e[0]))(node, d, vector)
     return inner(t.SoftmaxOf(node.args[0]), d[0], vector)
 

@@ -17,6 +17,8 @@ It sits below derive/ and core/: the scalar engine (derive/dag) and `at`
 
 from __future__ import annotations
 
+import itertools
+
 import sympy as sp
 
 from gradlang import limits
@@ -70,9 +72,9 @@ def holds_components(value) -> bool:
 def lowered(value):
     """A value at literal sizes as the component engine holds it (each entry a scalar); others as they are."""
     if isinstance(value, (sp.NDimArray, sp.MatrixBase)):
-        if not any(literal(e) for e in value):
+        if not any(literal(e) for e in elements(value)):
             return value
-        return from_elements(tuple(value.shape), [lowered(e) for e in value])
+        return from_elements(tuple(value.shape), [lowered(e) for e in elements(value)])
     if isinstance(value, TensorList):  # grad(L, [W, b]): each entry's components
         return TensorList(*(lowered(e) for e in value.entries))
     return components(value, {}) if literal(value) else value
@@ -156,10 +158,7 @@ def _check_count(node, sizes: dict) -> None:
 def declared_components(var: Var, sizes: dict):
     """The component symbols of a tensor at literal sizes, named as a literal declaration names them."""
     shape = literal_shape(var.shape, sizes)
-    if len(shape) == 1:
-        names = [f"{var.name}[{i}]" for i in range(shape[0])]
-    else:
-        names = [f"{var.name}[{i}, {j}]" for i in range(shape[0]) for j in range(shape[1])]
+    names = [f"{var.name}[{', '.join(map(str, index))}]" for index in itertools.product(*map(range, shape))]
     return from_elements(shape, real_symbols(names))
 
 
@@ -232,7 +231,7 @@ def _entry(node, args, sizes):
         if not isinstance(index, sp.Integer):
             raise _free(index)
         positions.append(int(index))
-    return base[tuple(positions)] if len(positions) == 2 else base[positions[0]]
+    return base[tuple(positions)] if len(positions) > 1 else base[positions[0]]
 
 
 def _onehot(node, args, sizes):
@@ -391,7 +390,7 @@ _BUILD = {
     t.Cofactor: _cofactors,
     t.Entry: _entry,
     t.OneHot: _onehot,
-    t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(args[2:])),
+    t.Literal: lambda node, args, sizes: from_elements(tuple(int(n) for n in node.shape), list(args[node.first:])),
     t.Diag: _diag,
     t.Eye: _eye,
     t.Ones: _filled,

@@ -21,7 +21,7 @@ import sympy as sp
 from sympy.printing.precedence import PRECEDENCE
 
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.spelling import ListSpelling, Spelling
+from gradlang.expr.tensor.spelling import Spelling
 
 
 class Var(sp.Symbol):
@@ -356,45 +356,6 @@ class MaxSharesAxis(_LinewiseAxis):
                         "∂max_{1}({0})", "_gl_max_shares_axis({0}, {1})")
 
 
-class Literal(TensorOp):
-    """A list beside a tensor: numbers (`W @ [1, 2]`, a constant) or scalars of tensors (`[y[0], 2]`, `grad(e, [a, b])`);
-    args are the number of rows, the number of columns (0 for a vector), then the entries row by row."""
-
-    spelling = ListSpelling()
-
-    @classmethod
-    def of(cls, value) -> "Literal":
-        """The constant of a list value (a SymPy array or matrix of numbers)."""
-        shape = tuple(int(n) for n in value.shape)
-        entries = list(value) if len(shape) == 1 else [value[i, j] for i in range(shape[0]) for j in range(shape[1])]
-        return cls(sp.Integer(shape[0]), sp.Integer(shape[1] if len(shape) == 2 else 0), *entries)
-
-    @property
-    def shape(self):
-        rows, columns = self.args[:2]
-        return (rows,) if columns == 0 else (rows, columns)
-
-    def rows(self) -> list:
-        """The entries as a list (a vector) or a list of rows (a matrix)."""
-        rows, columns, entries = int(self.args[0]), int(self.args[1]), list(self.args[2:])
-        return entries if columns == 0 else [entries[i * columns:(i + 1) * columns] for i in range(rows)]
-
-    def _eval_power(self, exponent):
-        """A list of numbers to a number is a list of numbers: [1, 2, 3]^2 = [1, 4, 9]."""
-        if exponent.is_Number:
-            powers = [e ** exponent for e in self.args[2:]]
-            if all(p.is_Number and p.is_finite for p in powers):
-                return Literal(*self.args[:2], *powers)
-        return None
-
-    def spelled(self, each) -> str:
-        """[1, 2] or [[1, 0], [1, 2]], each entry written by `each`."""
-        listed = lambda items: "[" + ", ".join(items) + "]"  # noqa: E731
-        if int(self.args[1]) == 0:
-            return listed(each(e) for e in self.rows())
-        return listed(listed(each(e) for e in row) for row in self.rows())
-
-
 _SHAPES: dict = {}
 _SHAPES_LIMIT = 1 << 16
 
@@ -437,6 +398,7 @@ def is_tensor(value) -> bool:
 # of their own; they build on the classes above.
 from gradlang.expr.tensor.linalg import Cofactor, Det, Inv, LogDet, Trace  # noqa: E402
 from gradlang.expr.tensor.joins import Column, Concat, Row, SliceColumns, SliceRows, Stack  # noqa: E402
+from gradlang.expr.tensor.literals import Literal  # noqa: E402
 from gradlang.expr.tensor.products import Einsum, Reshape, ScatterAdd, Take  # noqa: E402
 
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, ProdOf, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,

@@ -22,6 +22,7 @@ from sympy.core.symbol import Str
 from gradlang.errors import ShapeError, ValueError
 from gradlang.expr.tensor import shapes, subscripts
 from gradlang.expr.tensor.nodes import Eye, Ones, TensorOp, Zeros, shape_of
+from gradlang.expr.tensor.literals import Literal
 from gradlang.expr.tensor.product_spelling import EinsumSpelling
 from gradlang.expr.tensor.spelling import Spelling
 from gradlang.expr.source import to_source
@@ -209,7 +210,7 @@ def take(base, index, axis):
     shape = shape_of(base)
     if not shape:
         raise ShapeError("take needs a vector, matrix or tensor to take from, not a scalar")
-    written = index.args[2:] if type(index).__name__ == "Literal" else (index,) if isinstance(index, sp.Number) else ()
+    written = index.entries if isinstance(index, Literal) else (index,) if isinstance(index, sp.Number) else ()
     if any(e.is_Number and not e.is_Integer for e in written):
         raise ValueError("take's indices must be integers")
     return Take(base, index, sp.Integer(shapes.axis_of(axis, len(shape), "take")))
@@ -258,10 +259,8 @@ def _places(shape: tuple):
 
 
 def _value(items: list, shape: tuple):
-    """Entries and a shape back as the component engine's value (rank 3 and above: an NDimArray)."""
-    if not shape:
-        return items[0]
-    return sp.ImmutableDenseNDimArray(items, shape) if len(shape) > 2 else from_elements(shape, items)
+    """Entries and a shape back as the component engine's value."""
+    return from_elements(shape, items)
 
 
 def _einsum_components(node, args, sizes):

@@ -13,6 +13,7 @@ import numbers
 
 import sympy as sp
 
+from gradlang import limits
 from gradlang.errors import ShapeError
 from gradlang.expr.values import describe_shape as describe  # symbolic sizes print as written: n, m×n
 
@@ -86,7 +87,8 @@ def concat(parts: list, axis) -> Shape:
     return parts[0][:k] + (sp.Add(*(p[k] for p in parts)),) + parts[0][k + 1:]
 
 
-MAX_RANK = 2  # the engine holds scalars, vectors and matrices today
+MAX_RANK = 2  # what stack builds today: scalars into vectors, vectors into matrices
+MAX_DECLARED_RANK = limits.MAX_RANK  # a declaration, a list, ones(…) (NumPy's own bound on the number of axes)
 
 
 def stack(parts: list, axis) -> Shape:

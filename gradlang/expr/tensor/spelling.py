@@ -279,6 +279,16 @@ def hadamard_latex(printer, expr):
     return head + r" \odot ".join(texts)
 
 
+def _bmatrix(rows: list, rank: int, printer) -> str:
+    """A vector as a column, a matrix as itself, a tensor of rank 3 or more as a row of its blocks along
+    axis 0 (as SymPy's printer draws an array of that rank)."""
+    if rank > 2:
+        body = " & ".join(_bmatrix(block, rank - 1, printer) for block in rows)
+    else:
+        body = r" \\ ".join(" & ".join(printer._print(e) for e in (row if rank == 2 else [row])) for row in rows)
+    return rf"\begin{{bmatrix}} {body} \end{{bmatrix}}"
+
+
 class ListSpelling:
     """How a Literal is written: as the list it is in plain and pretty, a bmatrix in LaTeX, an array in NumPy."""
 
@@ -291,9 +301,7 @@ class ListSpelling:
     line = plain
 
     def latex(self, node, printer) -> str:
-        rows = node.rows() if int(node.args[1]) else [[e] for e in node.rows()]
-        body = r" \\ ".join(" & ".join(printer._print(e) for e in row) for row in rows)
-        return rf"\begin{{bmatrix}} {body} \end{{bmatrix}}"
+        return _bmatrix(node.rows(), len(node.shape), printer)
 
     def pretty(self, node, printer):
         from sympy.printing.pretty.stringpict import prettyForm
@@ -304,6 +312,6 @@ class ListSpelling:
         return None
 
     def numpy(self, node, printer) -> str:
-        if all(e.is_Number for e in node.args[2:]):
+        if all(e.is_Number for e in node.entries):
             return f"numpy.array({node.spelled(lambda e: repr(float(e)))})"
         return f"numpy.array({node.spelled(printer._print)}, dtype=float)"  # scalars of tensors: 0-d arrays
