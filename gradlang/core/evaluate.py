@@ -243,13 +243,15 @@ class Evaluator:
     def _call_values(self, node, frame, text: bool) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
         grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
-        return [n.value if text and isinstance(n, lo.Text) else self._sizes(n, frame) if isinstance(n, lo.Sizes)
+        return [n.value if text and isinstance(n, lo.Text) else self._sizes(n, frame) if isinstance(n, lo.Tuple)
                 else tensor_lists.variables(self, n, frame)
                 if tensor_lists.takes_list(node.name, k, n) else tensor_lists.entries(self, n, frame)
                 if tensor_lists.takes_entries(node.name, k, n) else self.evaluate(n, frame)
                 for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):
+        if isinstance(node.value, lo.Tuple):  # axis=(0, 1)
+            return self._sizes(node.value, frame)
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)
 
     def _sizes(self, node, frame):

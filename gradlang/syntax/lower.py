@@ -268,5 +268,5 @@ _EXPRESSIONS = {
     "columns_range": lambda node, place: lo.Range(*_ranged(node, 1), place=place),
     "call": _call, "sum": _sum, "product": _product, "power": _power, "compare": _compare,
     "at": _at, "brackets": _brackets, "keyword": _keyword,
-    "tuple": lambda node, place: lo.Sizes(tuple(_expression(c) for c in node.children if c is not None), place=place),
+    "tuple": lambda node, place: lo.Tuple(_all(node.children), place=place),
 }

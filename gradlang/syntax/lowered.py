@@ -134,8 +134,8 @@ class Brackets(Node):
     items: tuple
 
 
-class Sizes(Node):
-    """(b, t*d), (0, 2, 1): a tuple, a shape or a permutation written as a call's argument (section 3b)."""
+class Tuple(Node):
+    """(0, 1), (m, n), (0,): axes or a shape, an argument of a builtin only (section 3b)."""
 
     kind: ClassVar[str] = "tuple"
     items: tuple

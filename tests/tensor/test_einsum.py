@@ -65,7 +65,32 @@ ROWS = [
     Row("permuted", {"A": ("m", "n")}, 'sum(einsum("ijk->ik", transpose(reshape(A, (m, n, 1)), (2, 0, 1)))^2)', "A",
         lambda A: jnp.sum(jnp.einsum("ijk->ik", jnp.transpose(A.reshape(A.shape + (1,)), (2, 0, 1))) ** 2)),
 ]
-SIZES = [{"m": 2, "n": 3, "b": 4}, {"m": 3, "n": 3, "b": 2}]
+RANK_3 = [
+    Row("batched attention, a stopped key", {"Q": ("b", "t", "d"), "K": ("b", "t", "d"), "V": ("b", "t", "d")},
+        "sum((_softmax(Q @ transpose(sg(K), (0, 2, 1)) / sqrt(d)) @ V)^2)", "Q",
+        lambda Q, K, V: jnp.sum((jax.nn.softmax(Q @ jnp.transpose(sg(K), (0, 2, 1)) / jnp.sqrt(Q.shape[2]), -1) @ V) ** 2)),
+    Row("batched attention by the values", {"Q": ("b", "t", "d"), "K": ("b", "t", "d"), "V": ("b", "t", "d")},
+        "sum(sin(_softmax(Q @ transpose(K, (0, 2, 1)) / sqrt(d)) @ V))", "V",
+        lambda Q, K, V: jnp.sum(jnp.sin(jax.nn.softmax(Q @ jnp.transpose(K, (0, 2, 1)) / jnp.sqrt(Q.shape[2]), -1) @ V))),
+    Row("batched attention by the keys", {"Q": ("b", "t", "d"), "K": ("b", "t", "d"), "V": ("b", "t", "d")},
+        "sum(tanh(_softmax(Q @ transpose(K, (0, 2, 1))) @ sg(V)))", "K",
+        lambda Q, K, V: jnp.sum(jnp.tanh(jax.nn.softmax(Q @ jnp.transpose(K, (0, 2, 1)), -1) @ sg(V)))),
+    Row("einsum of rank 3", {"X": ("b", "t", "d"), "W": ("d", "m")}, 'sum(tanh(einsum("btd,dm->btm", X, W))^2)', "W",
+        lambda X, W: jnp.sum(jnp.tanh(jnp.einsum("btd,dm->btm", X, W)) ** 2)),
+    Row("einsum with an ellipsis", {"X": ("b", "t", "d"), "W": ("d", "m")}, 'sum(exp(einsum("...d,dm", X, W)))', "X",
+        lambda X, W: jnp.sum(jnp.exp(jnp.einsum("...d,dm", X, W)))),
+    Row("batched diagonal", {"X": ("b", "t", "t")}, 'sum(einsum("bii->bi", X)^3)', "X",
+        lambda X: jnp.sum(jnp.einsum("bii->bi", X) ** 3)),
+    Row("broadcast batch", {"X": ("b", "t", "d"), "W": ("d", "m")}, "sum((X @ reshape(W, (1, d, m)))^2)", "W",
+        lambda X, W: jnp.sum((X @ W.reshape(1, *W.shape)) ** 2)),
+    Row("split an axis", {"X": ("b", "t", "d")}, "sum(exp(reshape(X, (b, t*d))) @ ones(t*d))", "X",
+        lambda X: jnp.sum(jnp.exp(X.reshape(X.shape[0], -1)))),
+    Row("take of rank 3", {"X": ("b", "t", "d")}, "sum(take(X, [[2, 0], [2, 1]], 1)^2)", "X",
+        lambda X: jnp.sum(jnp.take(X, IDX.reshape(2, 2), 1) ** 2)),
+]
+# softmax along the last axis of a rank-3 tensor, by einsum (shifted by a stopped maximum, as jax.nn.softmax)
+SOFTMAX = '_softmax(S) = exp(S - sg(max(S))) / einsum("bt,s->bts", einsum("bts->bt", exp(S - sg(max(S)))), ones(t))\n'
+SIZES = [{"m": 2, "n": 3, "b": 2, "t": 3, "d": 4}, {"m": 3, "n": 3, "b": 3, "t": 3, "d": 2}]
 
 
 def _declared(row: Row, sizes: dict | None) -> str:
@@ -73,7 +98,7 @@ def _declared(row: Row, sizes: dict | None) -> str:
         return str(sizes[s]) if sizes else s
 
     bound = "".join(f"{s} = {n}\n" for s, n in sizes.items()) if sizes else ""  # reshape's sizes as numbers
-    return bound + "\n".join(f"{name}: R^({', '.join(size(s) for s in shape)})" if len(shape) > 1
+    return bound + SOFTMAX + "\n".join(f"{name}: R^({', '.join(size(s) for s in shape)})" if len(shape) > 1
                      else f"{name}: R^{size(shape[0])}" for name, shape in row.shapes.items())
 
 
@@ -91,10 +116,9 @@ def _gradient(row: Row, sizes: dict | None, point: dict) -> np.ndarray:
     return as_floats(session.eval(f"g at {given}"))
 
 
-@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
+@pytest.mark.parametrize("row", ROWS + RANK_3, ids=lambda r: r.name)
 def test_gradients_agree_with_jax_at_symbolic_and_literal_sizes(row):
-    sizes = SIZES[0] if row.shapes.get("A", ("m", "n"))[0] != row.shapes.get("A", ("m", "n"))[-1] else SIZES[1]
-    for seed in (0, 1):
+    for seed, sizes in enumerate(SIZES):
         point = _point(row, sizes, seed)
         want = np.asarray(jax.grad(row.oracle, argnums=list(row.shapes).index(row.wrt))(*point.values()))
         for declared in (None, sizes):
@@ -102,10 +126,11 @@ def test_gradients_agree_with_jax_at_symbolic_and_literal_sizes(row):
                                        err_msg=f"{row.name} declared at {declared}")
 
 
-@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
+@pytest.mark.parametrize("row", ROWS + RANK_3, ids=lambda r: r.name)
 def test_the_plain_gradient_reads_back(row):
     session = Session()
     session.run(_declared(row, None))
-    text = session.run(f"grad({row.loss}, {row.wrt})")[-1].text
-    again = session.run(text)[-1].text
-    assert again == text
+    result = session.run(f"grad({row.loss}, {row.wrt})")[-1]
+    again = Session()
+    again.run(_declared(row, None))
+    assert again.run(result.text)[-1].value == result.value, result.text  # shared parts named, as `h = …` lines

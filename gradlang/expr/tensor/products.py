@@ -65,15 +65,30 @@ class Einsum(TensorOp):
 
 
 def einsum(text: str, operands: list):
-    """The Einsum of NumPy's subscripts `text` over the operands, its spec checked and made explicit."""
+    """The Einsum of NumPy's subscripts `text` over the operands, its spec checked and made explicit; an operand
+    that only permutes its own operand's axes (transpose(K, (0, 2, 1))) is read through (Q Kᵀ as "btd,bsd->bts")."""
     spec = subscripts.parse(text, [shape_of(o) for o in operands])
+    spec, operands = _through_permutations(spec, list(operands))
     return Einsum(Str(spec.text), *operands)
+
+
+def _through_permutations(spec: subscripts.Spec, operands: list) -> tuple:
+    """Each operand that is an einsum permuting one operand's axes replaced by that operand, its letters moved."""
+    inputs = list(spec.inputs)
+    for k, operand in enumerate(operands):
+        if isinstance(operand, Einsum) and len(operand.operands) == 1:
+            inner = operand.spec
+            (written,) = inner.inputs
+            if len(set(written)) == len(written) and sorted(written) == sorted(inner.output):
+                inputs[k] = tuple(inputs[k][inner.output.index(letter)] for letter in written)
+                operands[k] = operand.operands[0]
+    return subscripts.Spec(tuple(inputs), spec.output), operands
 
 
 def explicit(spec: subscripts.Spec, operands: list):
     """An Einsum of a spec already explicit (an adjoint's, a tangent's). A scalar operand is a factor in front;
     ones along every letter (a scalar's adjoint broadcast, "->ij" of ones(m), ones(n)) is ones of the shape."""
-    spec, operands = _contracted(spec, list(operands))
+    spec, operands = _contracted(*_through_permutations(spec, list(operands)))
     scalars = [o for o, letters in zip(operands, spec.inputs) if not letters]
     kept = [(o, letters) for o, letters in zip(operands, spec.inputs) if letters]
     factor = sp.Mul(*scalars)
