@@ -78,6 +78,13 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
         """The elementwise product of tensors as u \\odot v (SymPy's own product otherwise)."""
         return hadamard_latex(self, expr) or super()._print_Mul(expr)
 
+    def _needs_mul_brackets(self, expr, first=False, last=False) -> bool:
+        """An einsum in index notation opens a Σ that would run on over the factors after it: bracketed unless last."""
+        opens = getattr(getattr(expr, "spelling", None), "opens_sum", None)
+        if opens is not None and not last and opens(expr):
+            return True
+        return super()._needs_mul_brackets(expr, first, last)
+
     def _print_Add(self, expr, order=None):
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
         text = super()._print_Add(expr, order="none" if len(expr.args) > limits.MAX_ORDERED_TERMS else order)

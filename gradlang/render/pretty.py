@@ -22,6 +22,7 @@ import re
 from itertools import groupby
 
 import sympy as sp
+from sympy.printing.precedence import PRECEDENCE
 from rich.console import Group
 from rich.text import Text
 from sympy.printing.pretty.pretty import PrettyPrinter
@@ -283,6 +284,14 @@ class LinePrinter(PlainPrinter):
         if isinstance(expr, TensorOp):  # W x, s sᵀ: the pretty notation (dispatch by name would find SymPy's MatMul)
             return expr.spelling.line(expr, self)
         return super()._print(expr, **kwargs)
+
+    def parenthesize(self, item, level, strict=False):
+        """An einsum written as operands side by side is bracketed where a product's factor or a power's base is:
+        (Dᵀ X)², 2·(Σ_j A_{ij} x_j); its plain form, a call, never is."""
+        juxtaposed = getattr(getattr(item, "spelling", None), "juxtaposed", None)
+        if isinstance(item, TensorOp) and juxtaposed is not None and level >= PRECEDENCE["Mul"] and juxtaposed(item):
+            return f"({self._print(item)})"
+        return super().parenthesize(item, level, strict)
 
     def _print_Symbol(self, expr):
         parts = split_component(expr.name)

@@ -37,6 +37,16 @@ class EinsumSpelling:
     def helper(self) -> None:
         return None
 
+    def opens_sum(self, node) -> bool:
+        """Written in index notation with a Σ in front, which would run on over a factor after it."""
+        spec = node.spec
+        return _matrix_form(spec, [len(s) for s in spec.inputs]) is None and _permutation(spec) is None \
+            and bool(spec.summed()) and _in_reading_order(spec)
+
+    def juxtaposed(self, node) -> bool:
+        """Written as operands side by side (Dᵀ X, Σ_j A_{ij} x_j), which a power or a product brackets."""
+        return len(node.args) > 2 or self.opens_sum(node)
+
     def line(self, node, printer) -> str:
         return "".join(_spelled(piece, node, printer, "line") for piece in _pieces(node, "line"))
 
@@ -54,7 +64,8 @@ class EinsumSpelling:
                 continue
             form = printer._print(node.args[1 + piece[0]])
             forms.append(prettyForm(*form.parens()) if piece[1] else form)
-        return prettyForm(*stringPict.next(*forms), binding=prettyForm.MUL if len(forms) > 1 else prettyForm.ATOM)
+        binding = prettyForm.ADD if self.opens_sum(node) else prettyForm.MUL if len(forms) > 1 else prettyForm.ATOM
+        return prettyForm(*stringPict.next(*forms), binding=binding)  # a Σ is bracketed as a factor: it would run on
 
 
 def _spelled(piece, node, printer, form: str) -> str:
@@ -156,8 +167,12 @@ def _index_pieces(spec: subscripts.Spec, operands, form: str) -> list:
     for k, (operand, letters) in enumerate(zip(operands, spec.inputs)):
         bare = precedence(operand) >= PRECEDENCE["Func"] and not _juxtaposed(operand)
         pieces += ([" "] if k else []) + [(k, not bare, True), indexed.format("".join(letters))]
-    read = tuple(dict.fromkeys(x for letters in spec.inputs for x in letters if x in spec.output))
-    if read == spec.output:
+    if _in_reading_order(spec):
         return pieces
     opened, closed = (r"\left(", r"\right)") if form == "latex" else ("(", ")")
     return [opened, *pieces, closed + indexed.format("".join(spec.output))]
+
+
+def _in_reading_order(spec: subscripts.Spec) -> bool:
+    """The output's letters in the order the operands first use them: the notation says the order itself."""
+    return tuple(dict.fromkeys(x for letters in spec.inputs for x in letters if x in spec.output)) == spec.output
