@@ -47,7 +47,7 @@ MAX_SYMBOLIC_MATRIX_ORDER = 5   # n of an n×n matrix of symbols under det, logd
 MAX_EXACT_MATRIX_ORDER = 100   # n of an n×n matrix of integers or rationals under det, logdet, inv
 MAX_TRANSLATED_STATEMENTS = 200  # bindings of a --from-jax/--from-torch program (frameworks/program.py)
 MAX_MEMORY_BYTES = 4 * 1024 ** 3  # default bytes of arrays a statement may need (max_memory(): --max-memory raises it)
-MAX_NUMERIC_PRODUCTS = 10_000_000_000  # multiply-adds of the @, inv and det one whole-array evaluation computes
+MAX_NUMERIC_PRODUCTS = 10_000_000_000  # multiply-adds of the @, einsum, inv and det one whole-array evaluation computes
 
 
 _MEMORY = contextvars.ContextVar("gradlang_max_memory", default=None)  # the running session's, per thread

@@ -89,6 +89,6 @@ def test_matrix_products_are_bounded_by_their_multiply_adds(monkeypatch):
     matrix = np.array([[float(f"{(i * 20 + j) / 7:.1f}") for j in range(20)] for i in range(20)])
     np.testing.assert_allclose(float(Session().eval(program)), np.sum(matrix @ matrix @ matrix), rtol=1e-12)
     monkeypatch.setattr(limits, "MAX_NUMERIC_PRODUCTS", 2 * 20 ** 3 - 1)  # two products of 20³ each
-    with pytest.raises(LimitError, match=r"1\.6e\+04 multiply-adds in @, inv and det, above the limit") as caught:
+    with pytest.raises(LimitError, match=r"1\.6e\+04 multiply-adds in @, einsum, inv and det, above the limit") as caught:
         Session().run(program)
     assert (caught.value.line, caught.value.column) == (1, 13)

@@ -134,3 +134,20 @@ def test_the_plain_gradient_reads_back(row):
     again = Session()
     again.run(_declared(row, None))
     assert again.run(result.text)[-1].value == result.value, result.text  # shared parts named, as `h = …` lines
+
+
+def test_an_einsum_is_bounded_by_its_multiply_adds(monkeypatch):
+    """einsum's work is counted as np.einsum contracts it, pair by pair: "ij,jk,k->" at 20 is 20³ + 20, not 20⁴."""
+    from gradlang import limits
+
+    program = 'A: R^(n,n); x: R^n; einsum("ij,jk,k->", A, A, x) at A = a, x = v'
+    session = Session()
+    a, v = np.arange(400.0).reshape(20, 20) / 400, np.arange(20.0) / 20
+    session.bind("a", a)
+    session.bind("v", v)
+    np.testing.assert_allclose(float(session.run(program)[-1].value), a.sum(0) @ a @ v, rtol=1e-12)
+    monkeypatch.setattr(limits, "MAX_NUMERIC_PRODUCTS", 20 ** 3 + 20 - 1)
+    with pytest.raises(GradlangError, match=r"8e\+03 multiply-adds in @, einsum, inv and det, above the limit"):
+        session.run(program)
+    monkeypatch.setattr(limits, "MAX_NUMERIC_PRODUCTS", 20 ** 3 + 20)
+    np.testing.assert_allclose(float(session.run(program)[-1].value), a.sum(0) @ a @ v, rtol=1e-12)

@@ -19,6 +19,7 @@ from gradlang import limits
 from gradlang.errors import GradlangError, LimitError
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.products import contraction
 
 # Operations whose NumPy helper makes arrays as large as its argument while it runs (numbers.py).
 _TRANSIENT = (t.SoftmaxOf, t.LogSumExpOf, t.MaxShares, t.SoftmaxAxis, t.LogSumExpAxis, t.MaxSharesAxis,
@@ -53,6 +54,8 @@ def _products(node, sizes: dict) -> int:
     if isinstance(node, (t.Inv, t.Det, t.LogDet, t.Cofactor)):
         n = count(t.shape_of(node.args[0])[:1], sizes) or 0
         return n ** 3
+    if isinstance(node, t.Einsum):
+        return contraction(node, lambda size: count((size,), sizes))[0]
     return 0
 
 
@@ -85,6 +88,8 @@ def check(nodes: list, sizes: dict) -> None:
         if isinstance(node, _TRANSIENT):
             argument = _shape(node.args[0]) or ()
             transient = max(transient, TRANSIENT_COPIES * 8 * (count(argument, sizes) or 0))
+        if isinstance(node, t.Einsum):  # its intermediates, while np.einsum contracts pair by pair
+            transient = max(transient, 8 * contraction(node, lambda size: count((size,), sizes))[1])
         products += _products(node, sizes)
         _check_range(node, sizes)
     if held + transient > limits.max_memory():
@@ -93,6 +98,6 @@ def check(nodes: list, sizes: dict) -> None:
             f"{gib(largest[0])})", held + transient))
     if products > limits.MAX_NUMERIC_PRODUCTS:
         raise LimitError(
-            f"evaluating this at the point takes about {products:.2g} multiply-adds in @, inv and det, "
+            f"evaluating this at the point takes about {products:.2g} multiply-adds in @, einsum, inv and det, "
             f"above the limit of {limits.MAX_NUMERIC_PRODUCTS:.2g}"
         )

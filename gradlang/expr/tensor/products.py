@@ -85,6 +85,24 @@ def _through_permutations(spec: subscripts.Spec, operands: list) -> tuple:
     return subscripts.Spec(tuple(inputs), spec.output), operands
 
 
+def contraction(node: Einsum, value_of) -> tuple:
+    """(multiply-adds, entries of the largest intermediate) of the einsum contracted pairwise from the left, each
+    intermediate keeping the letters still needed: what np.einsum's chosen order costs at most, about.
+    `value_of(size)` is the size's number at the point (None where it has none: the cost is then unknown, 0)."""
+    spec = node.spec
+    sizes = {letter: value_of(size) for letter, size in spec.sizes([shape_of(o) for o in node.operands]).items()}
+    if any(v is None for v in sizes.values()):
+        return 0, 0
+    held, work, largest = set(spec.inputs[0]), 0, 0
+    for k, letters in enumerate(spec.inputs[1:], start=1):
+        together = held | set(letters)
+        work += math.prod(sizes[x] for x in together)
+        later = {x for rest in spec.inputs[k + 1:] for x in rest} | set(spec.output)
+        held = {x for x in together if x in later}
+        largest = max(largest, math.prod(sizes[x] for x in held))
+    return work or math.prod(sizes.values()), largest
+
+
 def explicit(spec: subscripts.Spec, operands: list):
     """An Einsum of a spec already explicit (an adjoint's, a tangent's). A scalar operand is a factor in front;
     ones along every letter (a scalar's adjoint broadcast, "->ij" of ones(m), ones(n)) is ones of the shape."""
