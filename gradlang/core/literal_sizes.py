@@ -69,15 +69,17 @@ def as_constant(value):
 
 
 def picks_at(value, arrays: dict, pairs: list):
-    """argmax(y), argmin(y) with the point's exact arrays put in first: of component symbols they have no
-    components (NeedsNumbers), of numbers they are an index (x[argmax(y)] at y = [1, 5, 2], x: R^3)."""
-    from gradlang.expr.tensor.nodes import ArgExtreme
+    """argmax(y), argmin(y) and take's indices with the point's exact arrays put in first: of component symbols they
+    have no components (NeedsNumbers), of numbers they are an index (x[argmax(y)] at y = [1, 5, 2], x: R^3)."""
+    from gradlang.expr.tensor.nodes import ArgExtreme, ScatterAdd, Take
 
     given = {var: as_constant(a) for var, a in arrays.items() if isinstance(a, (sp.NDimArray, sp.MatrixBase))}
     given.update({s: v for s, v in pairs if isinstance(v, sp.Number)})
     if not given:
         return value
-    picks = {n: n.xreplace(given) for n in dag_nodes(value) if isinstance(n, ArgExtreme)}  # a DAG walk: one visit a node
+    nodes = dag_nodes(value)  # a DAG walk: one visit a node
+    picks = {n: n.xreplace(given) for n in nodes if isinstance(n, ArgExtreme)}
+    picks.update({n.args[1]: n.args[1].xreplace(given) for n in nodes if isinstance(n, (Take, ScatterAdd))})  # indices
     return rebuild(value, picks) if picks else value
 
 

@@ -151,3 +151,18 @@ def test_an_einsum_is_bounded_by_its_multiply_adds(monkeypatch):
         session.run(program)
     monkeypatch.setattr(limits, "MAX_NUMERIC_PRODUCTS", 20 ** 3 + 20)
     np.testing.assert_allclose(float(session.run(program)[-1].value), a.sum(0) @ a @ v, rtol=1e-12)
+
+
+@pytest.mark.parametrize("declared", ["x: R^3; idx: R^4", "x: R^n; idx: R^k"])
+def test_take_by_a_declared_index_tensor_is_given_its_integers_by_the_point(declared):
+    """The index is data: its numbers come with the point (exact or float), at literal sizes as at symbolic ones;
+    a repeated index receives each slice (np.add.at), and an index that is no integer is a ValueError."""
+    session = Session()
+    session.run(declared)
+    point = "x = [1.0, 2.0, 3.0], idx = [2.0, 0.0, 2.0, 1.0]"
+    want = np.asarray(jax.grad(lambda x: jnp.sum(jnp.take(x, IDX, 0) ** 3))(
+        np.array([1.0, 2.0, 3.0])))
+    np.testing.assert_allclose(as_floats(session.eval(f"grad(sum(take(x, idx, 0)^3), x) at {point}")), want, rtol=1e-12)
+    assert as_floats(session.eval("take(x, idx, 0) at x = [1, 2, 3], idx = [2, 0, 2, 1]")).tolist() == [3, 1, 3, 2]
+    with pytest.raises(GradlangError, match="take's indices must be integers"):
+        session.run("take(x, idx, 0) at x = [1.0, 2.0, 3.0], idx = [2.5, 0.0, 1.0, 1.0]")

@@ -317,9 +317,14 @@ def _reshape_components(node, args, sizes):
 
 
 def _integers(index) -> tuple:
+    """take's indices as Python integers; symbols have none until the point gives them (as x[k]: FreeIndex)."""
+    from gradlang.expr.tensor.lower import FreeIndex
+
     items, shape = _flat(index)
-    if not all(getattr(i, "is_Integer", False) for i in items):
-        raise ValueError("take's indices must be integers given as numbers to take components")
+    if any(not i.is_Number for i in items):
+        raise FreeIndex("take's indices need numbers to take components: give them in the at")
+    if not all(i.is_Integer or i.is_Float and i == int(i) for i in items):
+        raise ValueError("take's indices must be integers")
     return [int(i) for i in items], shape
 
 
