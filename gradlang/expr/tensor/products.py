@@ -46,7 +46,8 @@ class Einsum(TensorOp):
         letters = subscripts.read(spec.name)
         if len(operands) == 1 and letters.inputs[0] == letters.output:  # einsum("ij->ij", A) is A
             return operands[0]
-        return None
+        factors, kept = _scalars_out(operands)
+        return sp.Mul(*factors) * cls(spec, *kept) if factors else None
 
     @property
     def spec(self) -> subscripts.Spec:
@@ -62,6 +63,20 @@ class Einsum(TensorOp):
         if known is None:
             known = self.__dict__["_known_shape"] = self.spec.shape([shape_of(o) for o in self.operands])
         return known
+
+
+def _scalars_out(operands) -> tuple:
+    """(the scalar factors of the operands, the operands without them): an einsum is linear in each operand, so
+    einsum(2 u, A) is 2 einsum(u, A), and SymPy's algebra sees the two as one term."""
+    factors, kept = [], []
+    for operand in operands:
+        if isinstance(operand, sp.Mul):
+            scalars = [f for f in operand.args if not shape_of(f)]
+            if scalars and len(scalars) < len(operand.args):
+                factors += scalars
+                operand = sp.Mul(*(f for f in operand.args if shape_of(f)))
+        kept.append(operand)
+    return factors, kept
 
 
 def einsum(text: str, operands: list):
