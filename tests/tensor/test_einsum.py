@@ -166,3 +166,14 @@ def test_take_by_a_declared_index_tensor_is_given_its_integers_by_the_point(decl
     assert as_floats(session.eval("take(x, idx, 0) at x = [1, 2, 3], idx = [2, 0, 2, 1]")).tolist() == [3, 1, 3, 2]
     with pytest.raises(GradlangError, match="take's indices must be integers"):
         session.run("take(x, idx, 0) at x = [1.0, 2.0, 3.0], idx = [2.5, 0.0, 1.0, 1.0]")
+
+
+def test_an_einsum_by_components_is_bounded_by_its_products():
+    """At literal sizes its components are SymPy products, as a matrix product's: 300×300 by 300×300 would build
+    54 million of them (minutes), so it is a LimitError that says to give numbers; its float numbers are NumPy's."""
+    session = Session()
+    session.run("A: R^(300,300)")
+    with pytest.raises(GradlangError, match="this einsum would build 54000000 products of entries"):
+        session.run('components(einsum("ij,jk->ik", A, A))')
+    session.bind("a", np.eye(300) * 0.5)
+    assert float(session.eval('einsum("ij,jk->", A, A) at A = a')) == pytest.approx(75.0, rel=1e-12)

@@ -19,7 +19,8 @@ import math
 import sympy as sp
 from sympy.core.symbol import Str
 
-from gradlang.errors import ShapeError, ValueError
+from gradlang import limits
+from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes, subscripts
 from gradlang.expr.tensor.nodes import Eye, Ones, TensorOp, Zeros, shape_of
 from gradlang.expr.tensor.literals import Literal
@@ -316,6 +317,10 @@ def _einsum_components(node, args, sizes):
     spec, flats = node.spec, [_flat(a) for a in args[1:]]
     sizes_of = spec.sizes([shape for _, shape in flats])
     summed, shape = spec.summed(), tuple(sizes_of[letter] for letter in spec.output)
+    terms = math.prod(sizes_of.values())
+    if terms * len(flats) > limits.MAX_MATMUL_PRODUCTS:  # each a SymPy product, as a matrix product's (exact.py)
+        raise LimitError(f"this einsum would build {terms * len(flats)} products of entries, above the limit of "
+                         f"{limits.MAX_MATMUL_PRODUCTS}; give its operands float numbers with `at` to compute it numerically")
     out = []
     for place in _places(shape):
         fixed, terms = dict(zip(spec.output, place)), []
