@@ -39,17 +39,20 @@ OPS = {
     "S": [("sum", "n"), ("sum", "mn"), ("mean", "n"), ("mean", "nn"), ("norm", "n"), ("norm", "mn"),
           ("logsumexp", "n"), ("max1", "n"), ("min1", "n"), ("dot", "n", "n"), ("matmul", "n", "n"),
           ("idx_k", "n"), ("idx0", "n"), ("idx00", "mn"), ("idx_argmax", "n", "n"), ("trace", "nn"),
-          ("det", "nn"), ("cosine", "n", "n"), ("sum", "m"), ("concat_lse", "m", "n"), ("stack_lse", "n", "n", "n")],
+          ("det", "nn"), ("cosine", "n", "n"), ("sum", "m"), ("concat_lse", "m", "n"), ("stack_lse", "n", "n", "n"),
+          ("ein_bilinear", "m", "mn", "n"), ("ein_trace", "nn"), ("take_lse", "n"), ("reshape_dot", "mn", "mn")],
     "n": [("softmax", "n"), ("log_softmax", "n"), ("tmatvec", "mn", "m"), ("matmul", "nn", "n"),
           ("matmul", "n", "nn"), ("normalize", "n"), ("row_k", "nn"), ("row0", "mn"), ("sum_ax0", "mn"),
           ("mean_ax0", "mn"), ("lse_ax0", "mn"), ("min_ax0", "mn"), ("onehot", "S"), ("ones", "S"),
-          ("concat_tail", "m", "n"), ("stack_sum", "n", "n"), ("stack_row", "n", "n")],
+          ("concat_tail", "m", "n"), ("stack_sum", "n", "n"), ("stack_row", "n", "n"), ("ein_tmv", "mn", "m"),
+          ("ein_diag", "nn")],
     "m": [("matmul", "mn", "n"), ("sum_ax1", "mn"), ("lse_ax1", "mn"), ("max_ax1", "mn"), ("softmax", "m"),
-          ("concat_head", "m", "n")],
+          ("concat_head", "m", "n"), ("take_cols", "mn"), ("ein_rowsum", "mn")],
     "mn": [("outer", "m", "n"), ("softmax_ax1", "mn"), ("softmax_ax0", "mn"), ("log_softmax_ax1", "mn"),
-           ("matmul", "mn", "nn"), ("concat_cols", "mn", "mn"), ("concat_rows", "mn", "mn")],
+           ("matmul", "mn", "nn"), ("concat_cols", "mn", "mn"), ("concat_rows", "mn", "mn"), ("ein_outer", "m", "n"),
+           ("reshape_t", "mn")],
     "nn": [("transpose", "nn"), ("matmul", "nn", "nn"), ("outer", "n", "n"), ("diag", "n"), ("eye", "S"),
-           ("inv_shifted", "nn")],
+           ("inv_shifted", "nn"), ("ein_mm", "nn", "nn")],
 }
 
 TEXT = {
@@ -74,6 +77,13 @@ TEXT = {
     "concat_tail": "concat([{0}, {1}])[m:m + n]", "concat_head": "concat([{0}, {1}], -1)[0:m]",
     "stack_sum": "sum(stack([{0}, {1}], 1), 1)", "stack_row": "stack([{0}, {1}])[1]",
     "concat_cols": "concat([{0}, {1}], axis=1)[:, n:2*n]", "concat_rows": "concat([{0}, {1}])[m - 1:2*m - 1]",
+    # products and shapes (section 3b): einsum, reshape, take (index 0 twice: scatter-add adds)
+    "ein_bilinear": 'einsum("i,ij,j->", {0}, {1}, {2})', "ein_trace": 'einsum("ii", {0})',
+    "take_lse": "logsumexp(take({0}, [0, 0], 0))", "reshape_dot": "dot(reshape({0}, (m*n,)), reshape({1}, (m*n,)))",
+    "ein_tmv": 'einsum("ij,i->j", {0}, {1})', "ein_diag": 'einsum("ii->i", {0})',
+    "take_cols": "sum(take({0}, [0, 0], 1), 1)", "ein_rowsum": 'einsum("ij->i", {0})',
+    "ein_outer": 'einsum("i,j", {0}, {1})', "reshape_t": "reshape(transpose({0}), (m, n))",
+    "ein_mm": 'einsum("ij,kj->ik", {0}, {1})',
 }
 
 # A reduction of a tensor beside a broadcast scalar, `grad(reduce(T ⊕ s), s)`'s loss: (op, tensor shapes).
@@ -165,6 +175,12 @@ JAX = {
     "min0": lambda p: jnp.minimum(p, 0.0), "where": lambda p, q, r, s: jnp.where(p > q, r, s),
     "where0": lambda p, r, s: jnp.where(p > 0, r, s), "min2": jnp.minimum,
     "self_where": lambda p, r, s: jnp.where(p > p, r, s),
+    "ein_bilinear": lambda u, W, x: jnp.einsum("i,ij,j->", u, W, x), "ein_trace": lambda A: jnp.einsum("ii", A),
+    "take_lse": lambda v: jax.nn.logsumexp(jnp.take(v, jnp.array([0, 0]), 0)),
+    "reshape_dot": lambda P, Q: jnp.dot(P.reshape(-1), Q.reshape(-1)), "ein_tmv": lambda W, u: jnp.einsum("ij,i->j", W, u),
+    "ein_diag": lambda A: jnp.einsum("ii->i", A), "take_cols": lambda W: jnp.sum(jnp.take(W, jnp.array([0, 0]), 1), 1),
+    "ein_rowsum": lambda W: jnp.einsum("ij->i", W), "ein_outer": lambda u, x: jnp.einsum("i,j", u, x),
+    "reshape_t": lambda W: W.T.reshape(W.shape), "ein_mm": lambda P, Q: jnp.einsum("ij,kj->ik", P, Q),
 }
 
 
