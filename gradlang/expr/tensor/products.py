@@ -22,7 +22,7 @@ from sympy.core.symbol import Str
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes, subscripts
-from gradlang.expr.tensor.nodes import Eye, Ones, TensorOp, Zeros, shape_of
+from gradlang.expr.tensor.nodes import Eye, Ones, TensorOp, Transpose, Zeros, shape_of
 from gradlang.expr.tensor.literals import Literal
 from gradlang.expr.tensor.product_spelling import EinsumSpelling
 from gradlang.expr.tensor.spelling import Spelling
@@ -127,6 +127,8 @@ def explicit(spec: subscripts.Spec, operands: list):
     kept = [(o, letters) for o, letters in zip(operands, spec.inputs) if letters]
     factor = sp.Mul(*scalars)
     inner = subscripts.Spec(tuple(letters for _, letters in kept), spec.output)
+    if len(kept) == 1 and len(spec.output) == 2 and kept[0][1] == spec.output[::-1]:  # "ij->ji": Aᵀ, as written
+        return factor * Transpose(kept[0][0])
     if all(isinstance(o, Ones) and len(letters) == 1 for o, letters in kept) \
             and len({letters for _, letters in kept}) == len(kept) == len(spec.output):
         return factor * Ones(*inner.shape([shape_of(o) for o, _ in kept])) if kept else factor
