@@ -77,6 +77,9 @@ def _transpose(args):
 
 def batched(a, b):
     """a @ b beyond rank 2: NumPy's matmul, batched over the leading axes (which broadcast), as an einsum."""
+    inner = shape_of(b)[-2] if rank(b) > 1 else shape_of(b)[0]
+    if rank(a) == 0 or rank(b) == 0 or shape_of(a)[-1] != inner:  # the contracted axis never broadcasts, in matmul
+        raise ShapeError(f"@ cannot multiply {_shown(a)} by {_shown(b)}")
     left = "...ij" if rank(a) > 1 else "j"
     right = "...jk" if rank(b) > 1 else "j"
     out = "..." + ("i" if rank(a) > 1 else "") + ("k" if rank(b) > 1 else "")

@@ -177,3 +177,25 @@ def test_an_einsum_by_components_is_bounded_by_its_products():
         session.run('components(einsum("ij,jk->ik", A, A))')
     session.bind("a", np.eye(300) * 0.5)
     assert float(session.eval('einsum("ij,jk->", A, A) at A = a')) == pytest.approx(75.0, rel=1e-12)
+
+
+def test_batched_matmul_is_numpys_matmul():
+    """(b,m,n) @ (b,n,k) is (b,m,k); batch axes broadcast (1 against b, or missing); a vector takes part without
+    its axis; the contracted axis never broadcasts (NumPy's matmul refuses 4 against 1, where einsum would not)."""
+    session = Session()
+    session.run("X: R^(2,3,4); Y: R^(2,4,5); Z: R^(1,4,5); M: R^(4,5); v: R^4; w: R^3")
+    rng = np.random.default_rng(7)
+    arrays = {"X": rng.normal(size=(2, 3, 4)), "Y": rng.normal(size=(2, 4, 5)), "Z": rng.normal(size=(1, 4, 5)),
+              "M": rng.normal(size=(4, 5)), "v": rng.normal(size=4), "w": rng.normal(size=3)}
+    for name, array in arrays.items():
+        session.bind(f"{name.lower()}_", array)
+    point = ", ".join(f"{name} = {name.lower()}_" for name in arrays)
+    a = arrays
+    products = {"X @ Y": a["X"] @ a["Y"], "X @ Z": a["X"] @ a["Z"], "X @ M": a["X"] @ a["M"], "X @ v": a["X"] @ a["v"],
+                "w @ X": a["w"] @ a["X"],
+                "transpose(Y, (0, 2, 1)) @ transpose(X, (0, 2, 1))": a["Y"].transpose(0, 2, 1) @ a["X"].transpose(0, 2, 1)}
+    for product, want in products.items():
+        np.testing.assert_allclose(as_floats(session.eval(f"({product}) at {point}")), want, rtol=1e-12, err_msg=product)
+    for refused in ("X @ reshape(v, (1, 4))", "X @ X", "Y @ v"):
+        with pytest.raises(GradlangError, match="@ cannot multiply"):
+            session.run(refused)

@@ -264,6 +264,8 @@ def take(base, index, axis):
     written = index.entries if isinstance(index, Literal) else (index,) if isinstance(index, sp.Number) else ()
     if any(e.is_Number and not e.is_Integer for e in written):
         raise ValueError("take's indices must be integers")
+    if not getattr(axis, "is_Integer", False):
+        raise ShapeError("take's axis must be an integer, as take(X, idx, 0)")
     return Take(base, index, sp.Integer(shapes.axis_of(axis, len(shape), "take")))
 
 

@@ -68,7 +68,7 @@ def parse(text: str, shapes: list) -> Spec:
     left, arrow, right = text.partition("->")
     terms = left.split(",")
     if len(terms) != len(shapes):
-        raise ShapeError(f'einsum\'s subscripts "{text}" name {len(terms)} operands, but {len(shapes)} '
+        raise ShapeError(f'einsum\'s subscripts "{text}" name {_count(len(terms), "operand")}, but {len(shapes)} '
                          f'{"is" if len(shapes) == 1 else "are"} given')
     for term in (*terms, right):
         _check_letters(term, text)
@@ -82,6 +82,10 @@ def parse(text: str, shapes: list) -> Spec:
     return _broadcast(Spec(inputs, output), shapes)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _check_letters(term: str, text: str) -> None:
     rest = term.replace("...", "", 1)
     if not all(c in LETTERS for c in rest):
@@ -92,7 +96,7 @@ def _expanded(term: str, shape: tuple, extra: tuple) -> tuple:
     """An operand's letters with its `...` written as the last letters of `extra` (ellipses align from the right)."""
     if "..." not in term:
         if len(term) != len(shape):
-            raise ShapeError(f'einsum\'s subscript "{term}" has {len(term)} letters for {describe(shape)}')
+            raise ShapeError(f'einsum\'s subscript "{term}" has {_count(len(term), "letter")} for {describe(shape)}')
         return tuple(term)
     before, _, after = term.partition("...")
     width = len(shape) - len(before) - len(after)
