@@ -134,6 +134,13 @@ class Brackets(Node):
     items: tuple
 
 
+class Tuple(Node):
+    """(0, 1), (m, n), (0,): axes or a shape, an argument of a builtin only (section 3b)."""
+
+    kind: ClassVar[str] = "tuple"
+    items: tuple
+
+
 class Neg(Node):
     kind: ClassVar[str] = "neg"
     operand: Node
