@@ -269,12 +269,6 @@ def _len(call: Call):
 # --- vectors ------------------------------------------------------------------
 
 
-@builtin("transpose", 1, 1, "matrix transpose (a vector is unchanged)", "transpose([[1, 2], [3, 4]])", "vector")
-def _transpose(call: Call):
-    value = to_symbolic(call.args[0])
-    return value.T if isinstance(value, sp.MatrixBase) else value
-
-
 @builtin("linspace", 3, 3, "n evenly spaced floats from a to b", "linspace(-3, 3, 7)", "vector")
 def _linspace(call: Call):
     a, b, n = call.args
@@ -348,6 +342,7 @@ def _evalf(e):
 from gradlang.core import builtins_vectors  # noqa: E402,F401
 from gradlang.core import builtins_axes  # noqa: E402
 from gradlang.core import builtins_joins  # noqa: E402,F401
+from gradlang.core import builtins_shapes  # noqa: E402,F401  (broadcast_to, expand_dims, squeeze, transpose)
 from gradlang.core.loading import READS_TEXT  # noqa: E402,F401  (the evaluator asks builtins)
 from gradlang.core import builtins_tools  # noqa: E402,F401  (gradcheck, plot)
 

@@ -18,8 +18,13 @@ import sympy as sp
 from gradlang.core.builtin_table import TABLE, Call, _numbers_only
 from gradlang.core.builtins_vectors import placed
 from gradlang.expr.component_axes import along, axis_number
-from gradlang.errors import SyntaxError
-from gradlang.expr.values import to_symbolic
+from gradlang.errors import SyntaxError, ValueError
+from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.axes import ExpandDims
+from gradlang.expr.tensor.lower import involves
+from gradlang.expr.tensor.nodes import shape_of as tensor_shape
+from gradlang.expr.values import elements, from_elements, shape_of, to_symbolic
+from gradlang.lazy import np
 from gradlang.syntax import lowered as lo
 
 AXIS_NAMES: set = set()  # filled by give_axes: every name whose entry takes an axis
@@ -66,12 +71,52 @@ def keyword_axis(node) -> bool:
     return isinstance(node, lo.Keyword) and node.name == "axis"
 
 
+AXIS_TOO = frozenset({"concat", "stack", "norm", "argmax", "argmin", "expand_dims", "squeeze"})  # take axis= too
+KEEPS = frozenset({"sum", "mean", "max", "min", "logsumexp", "norm", "argmax", "argmin", "reduce_sum", "reduce_mean",
+                   "reduce_max", "reduce_min"})  # the reductions that take keepdims= (section 3b)
+
+
+def keepdims_keyword(node):
+    """The `keepdims=` keyword of a call of a reduction, or None; a SyntaxError for any other call."""
+    found = [a for a in node.args if isinstance(a, lo.Keyword) and a.name == "keepdims"]
+    if not found:
+        return None
+    if node.name not in KEEPS:
+        raise SyntaxError(f"{node.name} takes no keepdims= (it is for the reductions sum, mean, max, min, "
+                          "logsumexp, norm, argmax and argmin)", found[0].span)
+    if found[0] is not node.args[-1]:
+        raise SyntaxError("keepdims= comes last, as in sum(X, axis=-1, keepdims=true)", found[0].span)
+    return found[0]
+
+
+def kept_dims(value, flag, args: list, node):
+    """A reduction's value with its reduced axes kept, each of size 1, as NumPy's keepdims=True."""
+    if flag not in (sp.true, sp.false):
+        raise ValueError("keepdims is true or false").located(node.value.span)
+    if flag is sp.false:
+        return value
+    rank = len(_shape(args[0]))
+    axes = shapes.axes_of(args[1] if len(args) > 1 else None, rank, "keepdims")
+    if involves(value):
+        return ExpandDims(value, *axes)
+    if isinstance(value, np.ndarray):
+        return np.expand_dims(value, axes)
+    shape = list(_shape(value))
+    for axis in axes:
+        shape.insert(axis, 1)
+    return from_elements(tuple(shape), elements(to_symbolic(value)))
+
+
+def _shape(value) -> tuple:
+    return tensor_shape(value) if involves(value) else shape_of(value)
+
+
 def check_keywords(name: str, nodes) -> None:
     """A keyword only as `axis=` in the second place of a builtin that takes an axis (AXIS_NAMES)."""
     for position, node in enumerate(nodes):
         if not isinstance(node, lo.Keyword):
             continue
-        if name not in AXIS_NAMES and name not in ("concat", "stack"):
+        if name not in AXIS_NAMES and name not in AXIS_TOO:
             raise SyntaxError(f"{name} takes no keyword {node.name}= (axis= is for "
                               "sum, mean, max, min, logsumexp, softmax and log_softmax)", node.span)
         if position != 1 or len(nodes) != 2:

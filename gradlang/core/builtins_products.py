@@ -1,4 +1,4 @@
-"""`einsum`, `reshape`, `take`, `transpose(X, axes)` and batched `@` (section 3b): the builtins, at every size.
+"""`einsum`, `reshape`, `take` and batched `@` (section 3b): the builtins, at every size.
 
 With a tensor among the arguments each is one node of the tensor engine
 (expr/tensor/products.py), at literal sizes as at symbolic ones; of lists of
@@ -16,8 +16,7 @@ from gradlang.core.builtins_vectors import placed
 from gradlang.errors import ShapeError
 from gradlang.expr.tensor import products
 from gradlang.expr.tensor.lower import components
-from gradlang.expr.tensor.nodes import Literal, Transpose, rank, shape_of
-from gradlang.expr.tensor.subscripts import LETTERS
+from gradlang.expr.tensor.nodes import Literal, rank, shape_of
 
 
 def _subscripts(value) -> str:
@@ -52,29 +51,6 @@ def _take(args):
     return products.take(*args)
 
 
-def permuted(value, axes):
-    """transpose(X, (0, 2, 1)): the axes in the order given, an einsum ("abc->acb"); NumPy's checks."""
-    order = [int(a) for a in axes] if isinstance(axes, sp.Tuple) and all(getattr(a, "is_Integer", False) for a in axes) \
-        else None
-    n = rank(value)
-    if order is None or sorted(a % n if n else a for a in order) != list(range(n)) or any(not -n <= a < n for a in order):
-        raise ShapeError(f"transpose's axes must be a permutation of 0..{n - 1}, as transpose(X, (0, 2, 1))")
-    letters = LETTERS[:n]
-    return products.einsum(letters + "->" + "".join(letters[a % n] for a in order), [value])
-
-
-def _transpose(args):
-    """transpose(X) reverses the axes (NumPy's), transpose(X, axes) permutes them."""
-    value = args[0]
-    if len(args) == 2:
-        return permuted(value, args[1])
-    if len(args) != 1:
-        raise ShapeError("transpose takes a value and, optionally, its axes: transpose(X, (0, 2, 1))")
-    if rank(value) <= 2:
-        return Transpose(value) if rank(value) == 2 else value
-    return permuted(value, sp.Tuple(*reversed(range(rank(value)))))
-
-
 def batched(a, b):
     """a @ b beyond rank 2: NumPy's matmul, batched over the leading axes (which broadcast), as an einsum."""
     inner = shape_of(b)[-2] if rank(b) > 1 else shape_of(b)[0]
@@ -93,7 +69,7 @@ def _shown(value) -> str:
     return "×".join(str(s) for s in shape_of(value)) or "a scalar"
 
 
-TABLE = {"einsum": _einsum, "reshape": _reshape, "take": _take, "transpose": _transpose}
+TABLE = {"einsum": _einsum, "reshape": _reshape, "take": _take}
 
 
 def _of_lists(name: str):

@@ -32,6 +32,7 @@ from gradlang.lazy import np
 from gradlang.remembered import remembered
 from gradlang.core.services import Services
 from gradlang.core.substitute import substitute
+from gradlang.core.tensor_broadcast import stretched
 from gradlang.expr.values import (
     check_count,
     describe_shape,
@@ -156,12 +157,15 @@ class Evaluator:
         value = self.evaluate(node, frame)
         if is_list(value):
             raise refused("an operand of arithmetic").located(node.span)
+        if isinstance(value, sp.Tuple):
+            raise ValueError("a tuple (0, 1) is an axis or a shape, an argument of a builtin only").located(node.span)
         if any(is_condition(e) for e in elements(to_symbolic(value))):
             raise ValueError("a condition can only be the first argument of where").located(node.span)
         return value
 
     def _power(self, node, frame):
-        base, exponent = literal_sizes.aligned([self._numeric(node.base, frame), self._numeric(node.exponent, frame)])
+        base, exponent = stretched(literal_sizes.aligned([self._numeric(node.base, frame),
+                                                          self._numeric(node.exponent, frame)]))
         return tensor_values.fit(elementwise(lambda b, e: kept(_power, [b, e]), base, exponent), [base, exponent])
 
     def _noted(self, note, value):
@@ -171,11 +175,14 @@ class Evaluator:
     def _product(self, node, frame):
         operands = literal_sizes.aligned([self._numeric(child, frame) for child in node.operands])
         if all(op == "*" for op in node.operators) and all(_is_scalar_expr(v) for v in operands):
+            operands = stretched(operands)  # X * v: NumPy's broadcast, made explicit (core/tensor_broadcast.py)
             product = kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
             return tensor_values.fit(product, operands)
         value = operands[0]
         for op, operand_node, operand in zip(node.operators, node.operands[1:], operands[1:]):
             try:
+                if op != "@":
+                    value, operand = stretched([value, operand])
                 step = _PRODUCT_OPS[op](value, operand)
             except GradlangError as error:
                 raise error.located(operand_node.span)
@@ -187,13 +194,13 @@ class Evaluator:
         for op, term_node in zip(node.signs, node.terms[1:]):
             term = self._numeric(term_node, frame)
             terms.append(term if op == "+" else elementwise(lambda u: -u, term))
-        terms = literal_sizes.aligned(terms)
+        terms = stretched(literal_sizes.aligned(terms))
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
             return tensor_values.fit(kept(_add, without_zeros(terms)), terms)
         return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):
-        a, b = literal_sizes.aligned([self._numeric(node.left, frame), self._numeric(node.right, frame)])
+        a, b = stretched(literal_sizes.aligned([self._numeric(node.left, frame), self._numeric(node.right, frame)]))
         return elementwise(_COMPARISONS[node.operator], a, b)
 
     # --- postfix --------------------------------------------------------
@@ -202,10 +209,19 @@ class Evaluator:
     _range = subscripts.range_of  # v[a:b], M[:, a:b]
 
     def _call(self, node, frame):
-        name = node.name
-        mark = len(self.unfolded)
+        keep = builtins_axes.keepdims_keyword(node)  # keepdims= of a reduction (section 3b): its axes put back
+        if keep is not None:
+            node = lo.Call(node.name, tuple(a for a in node.args if a is not keep), node.name_span, place=node.place)
+        name, mark = node.name, len(self.unfolded)
         bound = self.lookup(name, frame)
         args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None)
+        value = self._applied(node, frame, bound, args, mark)
+        return value if keep is None else builtins_axes.kept_dims(value, self.evaluate(keep.value, frame), args, keep)
+
+    def _applied(self, node, frame, bound, args: list, mark: int):
+        """A call's value from its argument values: a user function's, or a builtin's (the tensor engine's
+        where it takes the arguments whole)."""
+        name = node.name
         if bound is None:
             builtins_axes.check_keywords(name, node.args)
             tensor_lists.check_arguments(name, args, node.args)
@@ -243,24 +259,20 @@ class Evaluator:
     def _call_values(self, node, frame, text: bool) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
         grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
-        return [n.value if text and isinstance(n, lo.Text) else self._sizes(n, frame) if isinstance(n, lo.Tuple)
-                else tensor_lists.variables(self, n, frame)
+        return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, n, frame)
                 if tensor_lists.takes_list(node.name, k, n) else tensor_lists.entries(self, n, frame)
                 if tensor_lists.takes_entries(node.name, k, n) else self.evaluate(n, frame)
                 for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):
-        if isinstance(node.value, lo.Tuple):  # axis=(0, 1)
-            return self._sizes(node.value, frame)
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)
 
-    def _sizes(self, node, frame):
-        """(b, t*d) as a call's argument: the tuple of its values, a shape or a permutation (section 3b)."""
-        return sp.Tuple(*(self.evaluate(item, frame) for item in node.items))
-
     def _tuple(self, node, frame):
-        raise SyntaxError("a tuple such as (b, t*d) is a shape or axes: an argument of reshape or transpose",
-                          node.span)
+        """(0, 1), (m, n): axes or a shape, integers or sizes; an argument of a builtin only (section 3b)."""
+        items = self._values(node.items, frame)
+        if not all(isinstance(v, sp.Expr) and v.is_integer for v in items):
+            raise ValueError("a tuple holds axes or sizes (whole numbers or size names), as (0, 1) or (b, t)")
+        return sp.Tuple(*items)
 
     def _string(self, node, frame):
         raise ValueError('a quoted text is a file name, only an argument of load("…")')

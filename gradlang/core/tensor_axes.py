@@ -10,9 +10,12 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang import limits
+from gradlang.core.tensor_broadcast import stretched
 from gradlang.errors import ShapeError, ShapeNeedsComponents
 from gradlang.expr.functions import Maximum, Minimum
+from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor.axes import ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, sum_over
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.lower import literal
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -21,16 +24,53 @@ EXTREMA = ("max", "min", "reduce_max", "reduce_min")
 
 
 def along_axis(name: str, value, axis):
-    """name(M, axis): axis 0 down each column, 1 along each row, -1 and -2 from the end; a vector's only axis
-    (0 or -1) is the whole reduction, as in NumPy."""
-    if rank(value) == 1 and axis in (0, -1) and (name in BUILD or name in EXTREMA):
+    """name(X, axis) at any rank (section 3b): one axis or a tuple of them, negative ones counting from the end;
+    a matrix's one axis is the node of section 6 (sum(M, 1)), every axis of a vector the whole reduction."""
+    r = rank(value)
+    if r == 0:
+        raise ShapeError(f"{name}: a scalar has no axis {axis}")
+    axes = shapes.axes_of(axis, r, name)
+    if name in ("argmax", "argmin"):
+        if len(axes) != 1:
+            raise ShapeError(f"{name} takes one axis, as {name}(X, axis=1)")
+        return BUILD[name](value) if r == 1 else (ArgMaxAlong if name == "argmax" else ArgMinAlong)(value, sp.Integer(axes[0]))
+    if r == 1 and (name in BUILD or name in EXTREMA):
         return BUILD[name](value) if name in BUILD else extremum(name)([value])
-    if rank(value) != 2 or axis not in (-2, -1, 0, 1):
-        raise ShapeError(f"{name}: {shapes.describe(shape_of(value))} has no axis {axis}")
-    axis = axis + 2 if axis < 0 else axis
-    if name not in AXIS:
+    if r == 2 and len(axes) == 1 and name in AXIS:
+        return AXIS[name](value, axes[0])
+    if name not in GENERAL:
         raise ShapeNeedsComponents(f"{name} takes no axis at a symbolic size yet; declare literal sizes")
-    return AXIS[name](value, axis)
+    return GENERAL[name](value, axes)
+
+
+def put_back(y, axes: tuple, shape: tuple):
+    """A reduction's value over `axes` stretched back over the shape it reduced (keepdims, then broadcast)."""
+    return BroadcastTo(ExpandDims(y, *axes), *shape)
+
+
+def _logsumexp(u, axes: tuple):
+    """log Σ exp over the axes, shifted by the stopped maximum as jax.nn.logsumexp is: the same value and
+    gradient (softmax over the axes), and no overflow."""
+    shift = StopGradient(along_axis("max", u, axes))
+    return shift + sp.log(sum_over(sp.exp(u - put_back(shift, axes, shape_of(u))), axes))
+
+
+def _count(u, axes: tuple):
+    return sp.Mul(*(shape_of(u)[k] for k in axes))
+
+
+GENERAL = {
+    "sum": lambda u, axes: sum_over(u, axes),
+    "mean": lambda u, axes: sum_over(u, axes) / _count(u, axes),
+    "max": lambda u, axes: t.MaxOf(u) if len(axes) == rank(u) else MaxAlong(u, *axes),
+    "min": lambda u, axes: -(t.MaxOf(-u) if len(axes) == rank(u) else MaxAlong(-u, *axes)),
+    "logsumexp": _logsumexp,
+    "softmax": lambda u, axes: sp.exp(u - put_back(_logsumexp(u, axes), axes, shape_of(u))),
+    "log_softmax": lambda u, axes: u - put_back(_logsumexp(u, axes), axes, shape_of(u)),
+    "norm": lambda u, axes: sp.sqrt(sum_over(u**2, axes)),
+    "max_shares": lambda u, axes: t.MaxShares(u) if len(axes) == rank(u) else MaxSharesAlong(u, *axes),
+}
+AXIS_TAKING = frozenset({*GENERAL, "argmax", "argmin"})
 
 
 ANY_RANK = frozenset(range(limits.MAX_RANK + 1))  # a whole reduction takes a tensor of any rank (section 3b)
@@ -41,7 +81,7 @@ def one(name: str, check=None):
     """A builtin of one tensor argument (and an axis, where it takes one), its rank checked."""
 
     def apply(args):
-        if len(args) == 2 and name in AXIS:
+        if len(args) == 2 and name in AXIS_TAKING:
             return along_axis(name, *args)
         if len(args) != 1:  # an axis it does not take, or a wrong count: the component path says which
             raise ShapeNeedsComponents(f"{name} takes one vector or matrix at a symbolic size; declare literal sizes")
@@ -64,7 +104,6 @@ BUILD = {
     "logsumexp": lambda u: t.LogSumExpOf(u),
     "log_softmax": lambda u: u - t.LogSumExpOf(u),
     "normalize": lambda u: u / t.NormOf(u),
-    "transpose": lambda u: t.Transpose(u) if rank(u) == 2 else u,
     "diag": lambda u: _diagonal(u) if rank(u) == 2 else t.Diag(u),
     "len": lambda u: shape_of(u)[0],
     "argmax": lambda u: t.ArgMax(u),
@@ -135,7 +174,6 @@ def extremum(name: str):
         if len(args) == 1 and rank(args[0]) > 0:
             v = args[0]
             return t.MaxOf(v) if name == "max" else -t.MaxOf(-v)
-        shapes.broadcast([shape_of(a) for a in args], name)
-        return (Maximum if name == "max" else Minimum)(*args)
+        return (Maximum if name == "max" else Minimum)(*stretched(args, name))
 
     return apply

@@ -17,6 +17,8 @@ from gradlang.core.builtin_table import builtin
 from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.builtins_joins import NAMES as JOINS, tensor_join
+from gradlang.core.builtins_shapes import TABLE as SHAPES
+from gradlang.core.tensor_broadcast import stretched, stretched_condition
 from gradlang.core.literal_sizes import as_constant, constants_only, mixed
 from gradlang.core.tensor_axes import ANY_RANK, EXTREMA, TENSORS, along_axis, extremum, one, pair, square
 from gradlang.expr.tensor.lower import involves, literal, lowered
@@ -29,6 +31,7 @@ from gradlang.expr.functions import MaxShare, MinShare, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.axes import broadcast_to
 from gradlang.expr.tensor.broadcast import kept_shape
 from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -168,7 +171,9 @@ def _where(args):
         error.argument = 0
         raise error
     compared = () if getattr(condition, "reduces_condition", False) else condition.args  # all(x > 0): one condition
-    shape = shapes.broadcast([shape_of(a) for a in (*compared, a, b)], "where")
+    shape = shapes.stretched([shape_of(a) for a in (*compared, a, b)], "where")
+    a, b = (broadcast_to(v, shape) for v in (a, b))  # NumPy's broadcast, made explicit (section 3b)
+    condition = stretched_condition(condition, shape)
     if isinstance(condition, sp.Rel):  # a comparison of tensors is kept undecided (expr/walk.py): decide it here
         condition = relation(condition.func, *condition.args, shaped=False)
     return kept_shape(Where(condition, a, b), shape)  # where(z > z, 1, t) is t 𝟙: the condition's shape
@@ -230,7 +235,6 @@ builtin("zeros", 1, shapes.MAX_DECLARED_RANK, "a tensor of zeros: zeros(n), zero
 TABLE = {
     "components": _components,
     "norm": one("norm", TENSORS),  # of a whole tensor: the norm of all its entries, as NumPy's
-    "transpose": one("transpose", {1, 2}),
     **{name: one(name, {1}) for name in ("softmax", "log_softmax", "normalize", "len")},
     "logsumexp": one("logsumexp", TENSORS),  # of a whole matrix or tensor: a scalar, as NumPy's and JAX's
     "diag": one("diag", {1, 2}),
@@ -258,6 +262,7 @@ TABLE = {
     "any": lambda args: _reduced(AnyOf, *args),
     "huber": _huber,
     **{name: tensor_join(name) for name in JOINS}, **products.TABLE,
+    **SHAPES,
     **derivatives.TABLE,
     "stop_gradient": lambda args: StopGradient(*args),
     "sg": lambda args: StopGradient(*args),
@@ -278,6 +283,8 @@ def call(name: str, args: list, nodes: list = ()) -> tuple:
     wherever the tensor engine has no whole-tensor form (a NeedsComponents
     error), so every builtin keeps working on `x: R^3`. `nodes` are the
     arguments' syntax: max(M, axis=0) is an axis form, max(M, 0) elementwise."""
+    if len(args) > 1 and _kept_whole(name) and name not in _KEPT_WHOLE:
+        args = stretched(args, name)  # atan2(X, v), huber(X, d): NumPy's broadcast, made explicit (section 3b)
     if not all(literal(a) or not involves(a) for a in args):
         return _tensor_call(name, _beside_symbolic(name, args), nodes), args
     given = args

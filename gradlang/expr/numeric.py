@@ -315,7 +315,7 @@ class _Coder:
             operator = " + " if expr.is_Add else "*"
             parts = [self.atom(a) for a in expr.args]
             return _balanced(operator, parts) if len(parts) > _FLAT_TERMS else operator.join(parts)
-        template = self._template(expr)
+        template = self._template(expr) if len(expr.args) == 1 else None  # ones(n) and ones(1, n, n, 1): one class
         if template is not None:
             return template.replace(_SLOT_CODE, self.atom(expr.args[0]))
         return self.printer.doprint(expr)

@@ -2,12 +2,13 @@
 
 Scalars are SymPy expressions, vectors rank-1 `ImmutableDenseNDimArray`s,
 matrices `ImmutableMatrix`es, and many-numbers results NumPy arrays. Arithmetic
-broadcasts scalars only; any other mismatch is a ShapeError naming both shapes
-(stricter than NumPy on purpose: a silent row/column broadcast hides bugs).
+broadcasts as NumPy does (section 3b of version 3); any other mismatch is a
+ShapeError naming both shapes.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
@@ -117,26 +118,50 @@ def to_symbolic(value):
 
 
 def broadcast_shape(shapes: list[Shape]) -> Shape:
-    """The common shape of elementwise operands: scalars broadcast, others must agree."""
-    result: Shape = ()
-    for shape in shapes:
-        if shape == ():
-            continue
-        if result == ():
-            result = shape
-        elif shape != result:
-            raise ShapeError(f"shapes do not match: {describe_shape(result)} and {describe_shape(shape)}")
-    return result
+    """The common shape of elementwise operands, as NumPy broadcasts (section 3b): aligned from the last axis,
+    a size 1 stretches, other sizes must agree."""
+    rank = max((len(s) for s in shapes), default=0)
+    result = []
+    for k in range(1, rank + 1):
+        sizes = {s[-k] for s in shapes if len(s) >= k} - {1}
+        if len(sizes) > 1:
+            a, b = _clash(shapes, k)
+            raise ShapeError(f"shapes do not match: {describe_shape(a)} and {describe_shape(b)} (they align from "
+                             "the last axis, where sizes must be equal or 1)")
+        result.append(sizes.pop() if sizes else 1)
+    return tuple(reversed(result))
+
+
+def _clash(shapes: list, k: int) -> tuple:
+    """Two shapes whose k-th axis from the end differ, neither being 1."""
+    ranked = [s for s in shapes if len(s) >= k and s[-k] != 1]
+    return next((p, q) for p in ranked for q in ranked if p[-k] != q[-k])
+
+
+def _stretched(items: list, shape: Shape, target: Shape) -> list:
+    """The row-major components of a value of `shape` broadcast to `target`."""
+    if shape == target:
+        return items
+    lead = len(target) - len(shape)
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    strides = list(reversed(strides))
+    out = []
+    for index in itertools.product(*map(range, target)):
+        out.append(items[sum(0 if n == 1 else i * st for i, n, st in zip(index[lead:], shape, strides))])
+    return out
 
 
 def elementwise(function, *values):
-    """Apply a scalar function componentwise, broadcasting scalars."""
+    """Apply a scalar function componentwise, broadcasting as NumPy does."""
     values = [to_symbolic(v) for v in values]
     shape = broadcast_shape([shape_of(v) for v in values])
     if shape == ():
         return function(*values)
-    count = math.prod(shape)
-    columns = [elements(v) if shape_of(v) else [v] * count for v in values]
+    check_count(math.prod(shape))
+    columns = [_stretched(elements(v), shape_of(v), shape) for v in values]
     return from_elements(shape, [function(*args) for args in zip(*columns)])
 
 

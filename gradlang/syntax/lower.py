@@ -21,7 +21,7 @@ from gradlang.syntax import lowered as lo
 from gradlang.syntax.parse import parse
 
 OPTIONS = ("depth",)
-KEYWORDS = ("axis",)  # call keywords (section 3b); keepdims= is not read yet
+KEYWORDS = ("axis", "keepdims")  # call keywords (section 3b)
 FLAGS = ("unfold",)  # options without a value: explain[unfold] derives the builtins from their definitions
 _MAX_DEPTH_DIGITS = 6
 
@@ -209,8 +209,8 @@ def _keyword(node, place):
     """name=value in a call; only the keywords the language knows (KEYWORDS) are read."""
     name, value = node.children
     if str(name) not in KEYWORDS:
-        raise SyntaxError(f"no builtin takes the keyword '{name}=' (the keyword gradlang reads is axis=, "
-                          "as in max(W, axis=0))", Span.of(name))
+        raise SyntaxError(f"no builtin takes the keyword '{name}=' (the keywords gradlang reads are axis= and "
+                          "keepdims=, as in max(W, axis=0, keepdims=true))", Span.of(name))
     return lo.Keyword(str(name), _expression(value), place=place)
 
 

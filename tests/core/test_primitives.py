@@ -34,8 +34,8 @@ OPERATIONS = {
     # section 6 compositions (core/builtins_vectors.py) and data (core/loading.py)
     "outer", "diag", "eye", "onehot", "argmax", "argmin", "normalize", "cosine", "huber", "log_softmax",
     "trace", "det", "logdet", "inv", "load", "all", "any",
-    # section 3b joins (core/builtins_joins.py)
-    "concat", "stack",
+    # section 3b joins (core/builtins_joins.py) and shapes (core/builtins_shapes.py)
+    "concat", "stack", "broadcast_to", "expand_dims", "squeeze",
     # section 3b products and shapes (core/builtins_products.py)
     "einsum", "reshape", "take", "scatter_add",
 }

@@ -25,7 +25,7 @@ ROWS = [
     ('einsum("bij->", Q)', 'einsum("bij->", Q)', "Σ_{b,i,j} Q_{bij}", r"\sum_{b,i,j} {Q}_{bij}"),
     ('einsum("btk,bsk->sbt", Q, K)', 'einsum("btk,bsk->sbt", Q, K)', "(Σ_k Q_{btk} K_{bsk})_{sbt}",
      r"\left(\sum_{k} {Q}_{btk} {K}_{bsk}\right)_{sbt}"),
-    ("transpose(Q, (0, 2, 1))", 'einsum("abc->acb", Q)', "transpose(Q, (0, 2, 1))",
+    ('einsum("abc->acb", Q)', 'einsum("abc->acb", Q)', "transpose(Q, (0, 2, 1))",
      r"\operatorname{transpose}_{(0, 2, 1)}\left(Q\right)"),
     ("Q @ transpose(K, (0, 2, 1))", 'einsum("aij,akj->aik", Q, K)', "Σ_j Q_{aij} K_{akj}", r"\sum_{j} {Q}_{aij} {K}_{akj}"),
     ('reshape(Q, (b, t*k))', "reshape(Q, (b, k*t))", "reshape(Q, (b, k⋅t))", r"\operatorname{reshape}_{b, k t}\left(Q\right)"),

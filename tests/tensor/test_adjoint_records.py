@@ -7,10 +7,11 @@ import pytest
 from gradlang.derive.tensor import adjoints
 from gradlang.expr import primitives
 from gradlang.expr.primitives import TensorOperation, TensorRule
-from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import axes, nodes as t
 
 # Constants to differentiation: the only nodes whose records may give no adjoint.
-CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.MaxSharesAxis, t.ArgMax, t.ArgMin}
+CONSTANT = {t.OneHot, t.Eye, t.Ones, t.Zeros, t.MaxShares, t.MaxSharesAxis, t.ArgMax, t.ArgMin,
+            axes.MaxSharesAlong, axes.ArgMaxAlong, axes.ArgMinAlong}
 # A list (Literal) has an adjoint: its entries may be scalars of tensors ([y[0], 2]); a list of numbers has none to take.
 
 

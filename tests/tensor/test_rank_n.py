@@ -102,3 +102,8 @@ def test_shapes_are_named_as_tensors():
 def test_ones_and_zeros_of_any_rank():
     value = _run("X: R^(b,t,d)\nsum(X*ones(b, t, d)) at X = x0", x0=X0)
     assert abs(float(value) - X0.sum()) < 1e-12
+
+
+def test_argmax_along_the_only_axis_of_a_vector_is_argmax():
+    """argmax(x, 0) of x: R^n was refused (literal sizes only); NumPy's axis 0 of a vector is the whole of it."""
+    assert float(_run("x: R^n\nargmax(x, 0) at x = [1.0, 5.0, 2.0]")) == 1.0

@@ -26,7 +26,7 @@ ROWS = [
     ("⟨u, u⟩ = ‖u‖²", t.Dot(x, x) / t.NormOf(x), t.NormOf(x)),
     ("Σₖ sₖ = 1", t.Total(s), sp.S.One),
     ("Σ 𝟙 = n", t.Total(t.Ones(n)), n),
-    ("Σ of a list of numbers is their sum", t.Total(t.Literal(sp.Integer(3), sp.Integer(0), 1, 2, 3)), sp.Integer(6)),
+    ("Σ of a list of numbers is their sum", t.Total(t.Literal.shaped((3,), [1, 2, 3])), sp.Integer(6)),
     ("⟨u ⊘ s, s⟩ = Σ u", t.Dot(y / s, s), t.Total(y)),
     ("⟨a + b, v⟩ = ⟨a, v⟩ + ⟨b, v⟩", t.Dot(t.OneHot(0, n) / t.Entry(s, 0) - 1, s), sp.S.Zero),
     ("eₖ ⊙ v = vₖ eₖ", t.OneHot(1, n) * x, t.Entry(x, 1) * t.OneHot(1, n)),

@@ -39,7 +39,7 @@ from gradlang.expr.primitives.record import (
     unary,
 )
 
-_MODULES = ("elementwise", "nonsmooth", "vectors", "tensor_ops", "joins", "products")
+_MODULES = ("elementwise", "nonsmooth", "vectors", "tensor_ops", "joins", "axes", "products")
 _BY_NAME: dict = {}
 _BY_CLASS: dict = {}
 _RECORDS: list = []

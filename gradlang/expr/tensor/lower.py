@@ -30,7 +30,7 @@ from gradlang.expr.component_axes import along, check_row_arguments, rows_of, so
 from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang.expr.functions import MaxShare
 from gradlang.expr.graph import build_dag
-from gradlang.expr.tensor import cost, joins, products
+from gradlang.expr.tensor import axes_components, cost, joins, products
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.listed import TensorList
@@ -398,6 +398,7 @@ _BUILD = {
     AllOf: lambda node, args, sizes: AllOf(*elements(args[0])),  # one condition over the components, not one each
     AnyOf: lambda node, args, sizes: AnyOf(*elements(args[0])),
     **joins.COMPONENTS,
+    **axes_components.COMPONENTS,
     **products.COMPONENTS,
 }
 

@@ -399,9 +399,10 @@ def is_tensor(value) -> bool:
 from gradlang.expr.tensor.linalg import Cofactor, Det, Inv, LogDet, Trace  # noqa: E402
 from gradlang.expr.tensor.joins import Column, Concat, Row, SliceColumns, SliceRows, Stack  # noqa: E402
 from gradlang.expr.tensor.literals import Literal  # noqa: E402
+from gradlang.expr.tensor import axes as _axes  # noqa: E402
 from gradlang.expr.tensor.products import Einsum, Reshape, ScatterAdd, Take  # noqa: E402
 
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, ProdOf, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
        MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv, Cofactor,
        SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal, Concat, Stack, SliceRows, SliceColumns,
-       Einsum, Reshape, Take, ScatterAdd)
+       *_axes.OPS, Einsum, Reshape, Take, ScatterAdd)

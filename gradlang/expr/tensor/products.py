@@ -23,6 +23,7 @@ from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes, subscripts
 from gradlang.expr.tensor.nodes import Eye, Ones, TensorOp, Transpose, Zeros, shape_of
+from gradlang.expr.tensor.axes import Permute
 from gradlang.expr.tensor.literals import Literal
 from gradlang.expr.tensor.product_spelling import EinsumSpelling
 from gradlang.expr.tensor.spelling import Spelling
@@ -92,7 +93,11 @@ def _through_permutations(spec: subscripts.Spec, operands: list) -> tuple:
     """Each operand that is an einsum permuting one operand's axes replaced by that operand, its letters moved."""
     inputs = list(spec.inputs)
     for k, operand in enumerate(operands):
-        if isinstance(operand, Einsum) and len(operand.operands) == 1:
+        if isinstance(operand, Permute):  # transpose(X, perm): its axis k is X's axis perm[k]
+            order = [int(a) for a in operand.args[1:]]
+            inputs[k] = tuple(inputs[k][order.index(j)] for j in range(len(order)))
+            operands[k] = operand.args[0]
+        elif isinstance(operand, Einsum) and len(operand.operands) == 1:
             inner = operand.spec
             (written,) = inner.inputs
             if len(set(written)) == len(written) and sorted(written) == sorted(inner.output):

@@ -39,6 +39,27 @@ def broadcast(shapes: list, what: str = "an elementwise operation") -> Shape:
     return kept.pop() if kept else ()
 
 
+def stretched(shapes: list, what: str = "an elementwise operation", target: Shape | None = None) -> Shape:
+    """NumPy's broadcast of shapes (section 3b): aligned from the last axis, a size 1 stretches, other sizes
+    must be equal (a size name broadcasts against itself or 1); a ShapeError names the two shapes that clash.
+    With a `target` (broadcast_to), the result must be the target itself."""
+    rank = max(len(s) for s in shapes)
+    result = []
+    for k in range(1, rank + 1):
+        sizes = [s[-k] for s in shapes if len(s) >= k]
+        kept = [n for n in sizes if n != 1]
+        if any(n != kept[0] for n in kept):
+            clash = [s for s in shapes if len(s) >= k and s[-k] != 1]
+            a, b = next((p, q) for p in clash for q in clash if p[-k] != q[-k])
+            raise ShapeError(f"{what} cannot broadcast {describe(a)} and {describe(b)}: shapes align from the "
+                             f"last axis, where sizes must be equal or 1")
+        result.append(kept[0] if kept else sp.S.One)
+    shape = tuple(reversed(result))
+    if target is not None and shape != target:
+        raise ShapeError(f"{what} cannot stretch {describe(shapes[0])} to {describe(target)}")
+    return shape
+
+
 def matmul(a: Shape, b: Shape) -> Shape:
     """The shape of `a @ b`: m×k @ k×n, m×k @ k, k @ k×n, k @ k (the dot product)."""
     if not a or not b:
@@ -73,6 +94,24 @@ def axis_of(axis, rank: int, what: str) -> int:
     if not -rank <= int(axis) < rank:
         raise ShapeError(f"axis {axis} is out of range for {what} of rank {rank}")
     return int(axis) % rank
+
+
+def axes_of(axis, rank: int, what: str) -> tuple:
+    """Axes as increasing numbers in 0..rank-1, from None (every axis), an integer or a tuple of them; a
+    negative axis counts from the end, as NumPy's; an axis twice or out of range is a ShapeError."""
+    if axis is None:
+        return tuple(range(rank))
+    items = tuple(axis) if isinstance(axis, (tuple, sp.Tuple)) else (axis,)
+    for item in items:
+        if not getattr(item, "is_Integer", False) and not isinstance(item, int):
+            raise ShapeError(f"an axis of {what} must be a whole number, as {what}(X, axis=-1) or axis=(0, 1)")
+        if not -rank <= int(item) < rank:
+            raise ShapeError(f"{what}: a tensor of rank {rank} has no axis {item} (axes are 0 to {rank - 1}, "
+                             f"or -1 to -{rank} from the end)")
+    axes = sorted(int(item) % rank for item in items)
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"{what} is given the same axis twice")
+    return tuple(axes)
 
 
 def concat(parts: list, axis) -> Shape:

@@ -1,0 +1,145 @@
+"""The records of the nodes of axes at any rank (expr/tensor/axes.py): one adjoint rule each, as a teacher
+states them (the stretched axes of a broadcast are where its adjoint sums):
+
+    broadcast_to  Y = u stretched to a shape   ū = Σ over the stretched axes of Ȳ (size-1 axes kept)
+    sum(X, axes)  y = Σ_axes X                  X̄ = ȳ put back on the axes, stretched
+    max(X, axes)  y = max_axes X                X̄ = ȳ stretched ⊙ (ties in each group share equally)
+    expand_dims   Y = X with new axes of 1     X̄ = squeeze(Ȳ)
+    squeeze       Y = X without axes of 1      X̄ = expand_dims(Ȳ)
+    transpose     Y = X with axes permuted     X̄ = Ȳ with the inverse permutation
+
+The shares of max and argmax/argmin along an axis are constants to differentiation.
+"""
+
+from __future__ import annotations
+
+from gradlang.expr.primitives import TensorOperation, TensorRule, frameworks, register_operation
+from gradlang.expr.primitives.tangents import no_vector
+from gradlang.expr.tensor.axes import (
+    ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, Permute, Squeeze, SumAlong, sum_over, tuple_text,
+)
+from gradlang.expr.tensor.broadcast import full
+from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.lazy import np
+
+
+def _tensor(ybar, node):
+    """The adjoint with the node's shape made explicit (a scalar ȳ stands for ȳ 𝟙)."""
+    return full(ybar, node.shape)
+
+
+def _put_back(ybar, node):
+    """ȳ of a reduction over node.axes, back on the argument's shape: a new axis of 1 at each, stretched."""
+    return BroadcastTo(ExpandDims(_tensor(ybar, node), *node.axes), *shape_of(node.args[0]))
+
+
+def _broadcast(node, ybar, k):
+    if k:
+        return None
+    stretched = node.stretched()
+    lead = len(node.shape) - rank(node.args[0])
+    summed = sum_over(_tensor(ybar, node), stretched)
+    kept = [a - lead for a in stretched if a >= lead]  # u's own axes of size 1: summed, then given back
+    return ExpandDims(summed, *kept) if kept else summed
+
+
+def _sum(node, ybar, k):
+    return None if k else ybar if rank(ybar) == 0 else _put_back(ybar, node)
+
+
+def _max(node, ybar, k):
+    if k:
+        return None
+    return (ybar if rank(ybar) == 0 else _put_back(ybar, node)) * MaxSharesAlong(*node.args)
+
+
+def _reshaped(inverse):
+    """The adjoint of a node that only moves entries: the same move backwards (a scalar ȳ stays ȳ 𝟙)."""
+    return lambda node, ybar, k: None if k else ybar if rank(ybar) == 0 else inverse(_tensor(ybar, node), node)
+
+
+def _inverse(perm: tuple) -> tuple:
+    return tuple(sorted(range(len(perm)), key=lambda k: perm[k]))
+
+
+def _tangent(build):
+    """A linear node's tangent by a scalar: the node applied to its argument's tangent."""
+    return no_vector(lambda node, d: build(full(d[0], shape_of(node.args[0])), *node.args[1:]) if d[0] != 0 else 0)
+
+
+def _max_tangent(node, d):
+    return SumAlong(MaxSharesAlong(*node.args) * full(d[0], shape_of(node.args[0])), *node.args[1:]) if d[0] != 0 else 0
+
+
+def _max_shares_along(u, axes):
+    """The shares of max over axes by whole-array NumPy: 1/t on each of a group's t tied entries."""
+    axes = tuple(int(a) for a in np.atleast_1d(axes))
+    tied = u == np.max(u, axis=axes, keepdims=True)
+    return np.where(tied, 1.0 / np.maximum(np.sum(tied, axis=axes, keepdims=True), 1), 0.0)
+
+
+def _axes(node) -> str:
+    return tuple_text([str(a) for a in node.axes])
+
+
+def _listed(node) -> str:
+    return "[" + ", ".join(str(a) for a in node.axes) + "]"
+
+
+def _shape_fields(node) -> str:
+    return tuple_text([f"{{{k}}}" for k in range(1, len(node.args))])
+
+
+def _unsqueezed(name: str, keyword: str = ""):
+    """One new axis at a time, in increasing order (torch.unsqueeze and tf.expand_dims take one)."""
+    def spelled(node) -> str:
+        text = "{0}"
+        for axis in node.axes:
+            text = f"{name}({text}, {keyword}{axis})"
+        return text
+
+    return spelled
+
+
+def _spelled(template: str, axes=_axes):
+    return lambda node: template.replace("AXES", axes(node))
+
+
+register_operation(TensorOperation("broadcast_to", (
+    TensorRule(BroadcastTo, _broadcast, ("broadcast_to: ū = Σ of Ȳ over the stretched axes",
+                                         r"\bar{u} = \textstyle\sum_{\text{stretched}} \bar{Y}"), _tangent(BroadcastTo),
+               export=frameworks(*(lambda node, f=f: f"{f}({{0}}, {_shape_fields(node)})"
+                                   for f in ("jnp.broadcast_to", "torch.broadcast_to", "tf.broadcast_to")))),)))
+register_operation(TensorOperation("sum_along", (
+    TensorRule(SumAlong, _sum, ("sum over axes: X̄ = ȳ put back on the axes", r"\bar{X} = \bar{y} \mathbf{1}"),
+               _tangent(SumAlong),
+               export=frameworks(_spelled("jnp.sum({0}, axis=AXES)"), _spelled("torch.sum({0}, dim=AXES)"),
+                                 _spelled("tf.reduce_sum({0}, axis=AXES)", _listed))),)))
+register_operation(TensorOperation("max_along", (
+    TensorRule(MaxAlong, _max, ("max over axes: X̄ = ȳ put back ⊙ (ties in each group share equally)",
+                                r"\bar{X} = \bar{y} \mathbf{1} \odot \text{(ties share equally)}"),
+               no_vector(_max_tangent),
+               export=frameworks(_spelled("jnp.max({0}, axis=AXES)"), _spelled("torch.amax({0}, dim=AXES)"),
+                                 _spelled("tf.reduce_max({0}, axis=AXES)", _listed))),
+    TensorRule(MaxSharesAlong, constant=True, numpy=_max_shares_along,
+               export=frameworks(*[_spelled("_gl_max_shares({0}, AXES)")] * 3)))))  # its helper: max's record
+register_operation(TensorOperation("expand_dims", (
+    TensorRule(ExpandDims, _reshaped(lambda y, node: Squeeze(y, *node.axes)), ("expand_dims: X̄ = squeeze(Ȳ)",
+               r"\bar{X} = \operatorname{squeeze}(\bar{Y})"), _tangent(ExpandDims),
+               export=frameworks(_spelled("jnp.expand_dims({0}, AXES)"), _unsqueezed("torch.unsqueeze"),
+                                 _unsqueezed("tf.expand_dims", "axis="))),)))
+register_operation(TensorOperation("squeeze", (
+    TensorRule(Squeeze, _reshaped(lambda y, node: ExpandDims(y, *node.axes)), ("squeeze: X̄ = expand_dims(Ȳ)",
+               r"\bar{X} = \operatorname{expand}(\bar{Y})"), _tangent(Squeeze),
+               export=frameworks(_spelled("jnp.squeeze({0}, axis=AXES)"), _spelled("torch.squeeze({0}, dim=AXES)"),
+                                 _spelled("tf.squeeze({0}, axis=AXES)", _listed))),)))
+register_operation(TensorOperation("permute", (
+    TensorRule(Permute, _reshaped(lambda y, node: Permute(y, *_inverse(node.axes))),
+               ("transpose: X̄ = Ȳ with the inverse permutation", r"\bar{X} = \bar{Y}^{\sigma^{-1}}"), _tangent(Permute),
+               export=frameworks(_spelled("jnp.transpose({0}, AXES)"), _spelled("torch.permute({0}, AXES)"),
+                                 _spelled("tf.transpose({0}, perm=AXES)", _listed))),)))
+register_operation(TensorOperation("arg_along", (
+    TensorRule(ArgMaxAlong, constant=True, export=frameworks(
+        "jnp.argmax({0}, axis={i1})", "torch.argmax({0}, dim={i1})", "tf.argmax({0}, axis={i1})")),
+    TensorRule(ArgMinAlong, constant=True, export=frameworks(
+        "jnp.argmin({0}, axis={i1})", "torch.argmin({0}, dim={i1})", "tf.argmin({0}, axis={i1})")))))

@@ -1,0 +1,229 @@
+"""The nodes of axes at any rank (section 3b): broadcasting made explicit, reductions along axes, new and
+dropped axes of size 1, permutations.
+
+NumPy broadcasting is one node, `BroadcastTo(u, *shape)`, which the evaluator
+writes wherever operands of an elementwise operation have different shapes
+(core/tensor_broadcast.py), so the elementwise engine keeps equal shapes and
+every primitive keeps one derivative rule: BroadcastTo's adjoint sums over
+the axes it stretched (`SumAlong`), SumAlong's puts them back
+(`ExpandDims`, then `BroadcastTo`). Each node's args are its argument, then
+integers (axes, in 0..rank-1, increasing) or sizes (a shape).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import sympy as sp
+
+from gradlang.expr.tensor import shapes
+from gradlang.expr.tensor.nodes import ArgExtreme, SumAxis, TensorOp, Total, rank, shape_of
+from gradlang.expr.tensor.spelling import Spelling
+
+
+def tuple_text(items: list) -> str:
+    """Python's tuple: (0, 2), and (1,) for one item."""
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+@dataclass(frozen=True)
+class TupleSpelling(Spelling):
+    """Templates that hold `{tuple}`: the node's args after the first, written as a tuple ((0, 2), (m, n))."""
+
+    shape: bool = False  # a shape is always a tuple; one axis is written bare: sum(X, axis=2), as NumPy reads it
+
+    def _for(self, node, printer) -> Spelling:
+        items = [printer._print(a) for a in node.args[1:]]
+        text = items[0] if len(items) == 1 and not self.shape else tuple_text(items)
+        fill = lambda template: template.replace("{tuple}", text)  # noqa: E731
+        return replace(Spelling(self.plain_template, self.latex_template, self.pretty_template, self.numpy_template),
+                       plain_template=fill(self.plain_template), latex_template=fill(self.latex_template),
+                       pretty_template=fill(self.pretty_template), numpy_template=fill(self.numpy_template))
+
+    def plain(self, node, printer) -> str:
+        return self._for(node, printer).plain(node, printer)
+
+    def latex(self, node, printer) -> str:
+        return self._for(node, printer).latex(node, printer)
+
+    def line(self, node, printer) -> str:
+        return self._for(node, printer).line(node, printer)
+
+    def numpy(self, node, printer) -> str:
+        return self._for(node, printer).numpy(node, printer)
+
+    def pretty(self, node, printer):
+        return self._for(node, printer).pretty(node, printer)
+
+
+class _Axes(TensorOp):
+    """A node of one tensor and integers after it (its axes)."""
+
+    @property
+    def axes(self) -> tuple:
+        return tuple(int(a) for a in self.args[1:])
+
+
+class BroadcastTo(TensorOp):
+    """`broadcast_to(u, shape)`: u stretched as NumPy broadcasts it (axes aligned from the last, size 1 stretched)."""
+
+    zero_in = (0,)
+    spelling = TupleSpelling("broadcast_to({0}, {tuple})", r"\operatorname{broadcast}_{{tuple}}\left({0}\right)",
+                             "broadcast_to({0}, {tuple})", "numpy.broadcast_to({0}, {tuple})", shape=True)
+
+    @classmethod
+    def eval(cls, u, *shape):
+        if u == 0:
+            return sp.S.Zero
+        if isinstance(u, BroadcastTo):  # stretched twice is stretched once
+            return cls(u.args[0], *shape)
+        if shape_of(u) == tuple(shape):
+            return u
+        scalars = [a for a in u.args if not shape_of(a)] if isinstance(u, sp.Mul) else []
+        if scalars and len(scalars) < len(u.args):  # -sum(X, 0)/m stretched is -(sum(X, 0) stretched)/m
+            return sp.Mul(*scalars) * cls(sp.Mul(*[a for a in u.args if shape_of(a)]), *shape)
+        return None
+
+    @property
+    def shape(self):
+        return tuple(self.args[1:])
+
+    def stretched(self) -> tuple:
+        """The axes of the result a sum gives back to u: the new leading ones, then those where u has size 1."""
+        inner, outer = shape_of(self.args[0]), self.shape
+        lead = len(outer) - len(inner)
+        return tuple(range(lead)) + tuple(lead + k for k, n in enumerate(inner) if n == 1 and outer[lead + k] != 1)
+
+
+class SumAlong(_Axes):
+    """`sum(X, axis=(0, 2))`: the sum over the given axes, which are dropped."""
+
+    zero_in = (0,)
+    spelling = TupleSpelling("sum({0}, axis={tuple})", r"\operatorname{sum}_{{tuple}}\left({0}\right)",
+                             "sum_{tuple}({0})", "numpy.sum({0}, axis={tuple})")
+
+    @property
+    def shape(self):
+        return dropped(shape_of(self.args[0]), self.axes)
+
+
+class MaxAlong(_Axes):
+    """`max(X, axis=(1, 2))`: the largest entry over the given axes, which are dropped; ties share (section 5)."""
+
+    spelling = TupleSpelling("max({0}, axis={tuple})", r"\max_{{tuple}}\left({0}\right)", "max_{tuple}({0})",
+                             "numpy.max({0}, axis={tuple})")
+
+    @property
+    def shape(self):
+        return dropped(shape_of(self.args[0]), self.axes)
+
+
+class MaxSharesAlong(_Axes):
+    """The gradient of max over axes: 1/t on the t entries of each group that attain its maximum."""
+
+    spelling = TupleSpelling("max_shares({0}, {tuple})", r"\operatorname{argmax\_share}_{{tuple}}\left({0}\right)",
+                             "∂max_{tuple}({0})", "_gl_max_shares_along({0}, {tuple})")
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
+class ExpandDims(_Axes):
+    """`expand_dims(X, axis)`: new axes of size 1 at the given positions of the result."""
+
+    spelling = TupleSpelling("expand_dims({0}, {tuple})", r"\operatorname{expand}_{{tuple}}\left({0}\right)",
+                             "expand_dims({0}, {tuple})", "numpy.expand_dims({0}, {tuple})")
+
+    @classmethod
+    def eval(cls, u, *axes):
+        return sp.S.Zero if u == 0 else None
+
+    @property
+    def shape(self):
+        inner = list(shape_of(self.args[0]))
+        for axis in self.axes:
+            inner.insert(axis, sp.S.One)
+        return tuple(inner)
+
+
+class Squeeze(_Axes):
+    """`squeeze(X, axis)`: the given axes, each of size 1, dropped."""
+
+    spelling = TupleSpelling("squeeze({0}, {tuple})", r"\operatorname{squeeze}_{{tuple}}\left({0}\right)",
+                             "squeeze({0}, {tuple})", "numpy.squeeze({0}, axis={tuple})")
+
+    @classmethod
+    def eval(cls, u, *axes):
+        if u == 0:
+            return sp.S.Zero
+        if isinstance(u, ExpandDims) and u.args[1:] == axes:  # the adjoint of expand_dims meeting its own
+            return u.args[0]
+        return None
+
+    @property
+    def shape(self):
+        return dropped(shape_of(self.args[0]), self.axes)
+
+
+class Permute(_Axes):
+    """`transpose(X, (0, 2, 1))`: the axes in the given order (result axis k is the argument's axis perm[k])."""
+
+    zero_in = (0,)
+    spelling = TupleSpelling("transpose({0}, {tuple})", r"\operatorname{transpose}_{{tuple}}\left({0}\right)",
+                             "transpose({0}, {tuple})", "numpy.transpose({0}, {tuple})", shape=True)
+
+    @property
+    def shape(self):
+        inner = shape_of(self.args[0])
+        return tuple(inner[k] for k in self.axes)
+
+
+class _ArgAlong(ArgExtreme):
+    """`argmax(X, axis=k)`, `argmin(X, axis=k)`: the index of the first extreme entry along axis k, which is
+    dropped; derivative 0."""
+
+    nargs = 2
+
+    @property
+    def shape(self):
+        return dropped(shape_of(self.args[0]), (int(self.args[1]),))
+
+
+class ArgMaxAlong(_ArgAlong):
+    spelling = Spelling("argmax({0}, axis={1})", r"\operatorname{argmax}_{{1}}\left({0}\right)", "argmax_{1}({0})",
+                        "numpy.argmax({0}, axis=int({1}))")
+
+
+class ArgMinAlong(_ArgAlong):
+    spelling = Spelling("argmin({0}, axis={1})", r"\operatorname{argmin}_{{1}}\left({0}\right)", "argmin_{1}({0})",
+                        "numpy.argmin({0}, axis=int({1}))")
+
+
+def dropped(shape: tuple, axes: tuple) -> tuple:
+    return tuple(n for k, n in enumerate(shape) if k not in axes)
+
+
+def sum_over(u, axes: tuple):
+    """The sum of u over these axes, in the node a reader knows: sum(u) of every axis, sum(M, 1) of one axis of
+    a matrix, else sum(u, axis=(0, 2))."""
+    axes = tuple(sorted(axes))
+    if not axes:
+        return u
+    if len(axes) == rank(u):
+        return Total(u)
+    if rank(u) == 2:
+        return SumAxis(u, sp.Integer(axes[0]))
+    return SumAlong(u, *axes)
+
+
+def broadcast_to(u, shape: tuple):
+    """u stretched to `shape` (a scalar stays a scalar: it broadcasts by itself); the shapes are checked."""
+    inner = shape_of(u)
+    if not inner or inner == tuple(shape):
+        return u
+    shapes.stretched([inner, tuple(shape)], "broadcast_to", target=tuple(shape))
+    return BroadcastTo(u, *shape)
+
+
+OPS = (BroadcastTo, SumAlong, MaxAlong, MaxSharesAlong, ExpandDims, Squeeze, Permute, ArgMaxAlong, ArgMinAlong)
