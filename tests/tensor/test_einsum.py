@@ -67,13 +67,13 @@ ROWS = [
 ]
 RANK_3 = [
     Row("batched attention, a stopped key", {"Q": ("b", "t", "d"), "K": ("b", "t", "d"), "V": ("b", "t", "d")},
-        "sum((_softmax(Q @ transpose(sg(K), (0, 2, 1)) / sqrt(d)) @ V)^2)", "Q",
+        "sum((softmax(Q @ transpose(sg(K), (0, 2, 1)) / sqrt(d), -1) @ V)^2)", "Q",
         lambda Q, K, V: jnp.sum((jax.nn.softmax(Q @ jnp.transpose(sg(K), (0, 2, 1)) / jnp.sqrt(Q.shape[2]), -1) @ V) ** 2)),
     Row("batched attention by the values", {"Q": ("b", "t", "d"), "K": ("b", "t", "d"), "V": ("b", "t", "d")},
-        "sum(sin(_softmax(Q @ transpose(K, (0, 2, 1)) / sqrt(d)) @ V))", "V",
+        "sum(sin(softmax(Q @ transpose(K, (0, 2, 1)) / sqrt(d), -1) @ V))", "V",
         lambda Q, K, V: jnp.sum(jnp.sin(jax.nn.softmax(Q @ jnp.transpose(K, (0, 2, 1)) / jnp.sqrt(Q.shape[2]), -1) @ V))),
     Row("batched attention by the keys", {"Q": ("b", "t", "d"), "K": ("b", "t", "d"), "V": ("b", "t", "d")},
-        "sum(tanh(_softmax(Q @ transpose(K, (0, 2, 1))) @ sg(V)))", "K",
+        "sum(tanh(_softmax(Q @ transpose(K, (0, 2, 1))) @ sg(V)))", "K",  # softmax by einsum, the stop by hand
         lambda Q, K, V: jnp.sum(jnp.tanh(jax.nn.softmax(Q @ jnp.transpose(K, (0, 2, 1)), -1) @ sg(V)))),
     Row("einsum of rank 3", {"X": ("b", "t", "d"), "W": ("d", "m")}, 'sum(tanh(einsum("btd,dm->btm", X, W))^2)', "W",
         lambda X, W: jnp.sum(jnp.tanh(jnp.einsum("btd,dm->btm", X, W)) ** 2)),
