@@ -376,7 +376,24 @@ def _is_scalar_expr(value) -> bool:
 
 
 def _add(*terms):
+    if all(_finite_number(t) for t in terms) and sp.core.parameters.global_parameters.evaluate:
+        return _checked(_number_sum(terms))
     return _checked(sp.Add(*terms))
+
+
+def _finite_number(value) -> bool:
+    return isinstance(value, (sp.Rational, sp.Float)) and value.is_finite
+
+
+def _number_sum(terms):
+    """Add(*terms) of finite numbers, by the steps Add takes (drop exact zeros; one term is itself; else the
+    numbers summed left to right from 0 by their own `+`, as Add.flatten sums its coefficient), so the same
+    value and class; Add.flatten itself imports sympy.tensor.tensor and sympy.combinatorics, a sixth of
+    SymPy's own start-up that `1 + 1` does not need (issue #41)."""
+    terms = [t for t in terms if t is not sp.S.Zero]
+    if len(terms) < 2:
+        return terms[0] if terms else sp.S.Zero
+    return functools.reduce(lambda total, term: total + term, terms, sp.S.Zero)
 
 
 def _divide(a, b):

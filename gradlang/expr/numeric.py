@@ -27,12 +27,8 @@ from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.exact import to_sympy_number  # noqa: F401 - re-exported: callers holding NumPy results import it here
 from gradlang.expr.masking import mask_untaken
 from gradlang.expr.source import InStoredOrder
-
-
-try:
-    import numpy as np
-except ImportError:  # Pyodide without its numpy wheel: pure_numeric.py computes, one point at a time
-    np = None
+from gradlang.lazy import has_numpy, np  # NumPy on the first number computed (start-up, issue #41); Pyodide
+# has none: pure_numeric.py computes there, one point at a time
 
 
 def _helpers() -> dict:
@@ -89,14 +85,17 @@ def _in_place(operator: str):
 
 operator_in_place = {"+": lambda a, b: a.__iadd__(b), "*": lambda a, b: a.__imul__(b)}
 IN_PLACE = {"+": "_gl_iadd", "*": "_gl_imul"}
-HELPERS = {**_helpers(), "_gl_sum": _sum, "_gl_iadd": _in_place("+"), "_gl_imul": _in_place("*")} \
-    if np is not None else pure_helpers()
+HELPERS = {**_helpers(), "_gl_sum": _sum, "_gl_iadd": _in_place("+"), "_gl_imul": _in_place("*")}
 
 
 def _namespace() -> dict:
-    """What the generated code sees: NumPy (bare inf, nan as the printer writes them) and the helpers."""
-    module = np if np is not None else pure_numeric
-    return {**module.__dict__, "numpy": module, "functools": functools, **HELPERS}
+    """What the generated code sees: NumPy (bare inf, nan as the printer writes them) and the helpers;
+    where NumPy is missing, pure_numeric.py and the records' helpers on Python floats."""
+    if not has_numpy():
+        return {**pure_numeric.__dict__, "numpy": pure_numeric, "functools": functools, **pure_helpers()}
+    import numpy
+
+    return {**numpy.__dict__, "numpy": numpy, "functools": functools, **HELPERS}
 
 
 _FLAT_TERMS = 256  # a longer sum or product is printed as a balanced tree of parentheses
@@ -216,7 +215,7 @@ def compile_function(exprs: tuple, symbols: tuple):
         return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
     namespace = _namespace()
-    exec(compile(function_source(arguments, assignments, outputs, lean=np is not None), "<gradlang>", "exec"), namespace)
+    exec(compile(function_source(arguments, assignments, outputs, lean=has_numpy()), "<gradlang>", "exec"), namespace)
     function = namespace["_f"]
     _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs
     if len(_CACHE) > _CACHE_SIZE:
@@ -338,7 +337,7 @@ _SLOT_CODE = "_slot_"
 def evaluate(exprs: list, symbols: list, values: list) -> list:
     """Evaluate scalar expressions at NumPy values (broadcast together), IEEE semantics."""
     function = compile_function(tuple(exprs), tuple(symbols))
-    if np is None:
+    if not has_numpy():
         return _evaluate_pure(function, values)
     arrays = [np.asarray(v, dtype=float) for v in values]
     with np.errstate(all="ignore"):
