@@ -16,7 +16,7 @@ import functools
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import at, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values
+from gradlang.core import at, at_plan, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values
 from gradlang.core import builtins_axes, tensor_lists
 from gradlang.expr.tensor import lower
 from gradlang.core.bindings import _component, _pair_up, _target_index
@@ -292,6 +292,9 @@ class Evaluator:
 
     def _at(self, node, frame):
         inner, bindings = node.body, node.bindings
+        planned = None if frame else at_plan.run(self, node)  # run again at new arrays: a call (core/at_plan.py)
+        if planned is not None:
+            return planned
         listed = tensor_lists.at(self, node, frame)  # grad(L, [W, b]) at …: each gradient at the point
         if listed is not None:
             return listed
@@ -303,7 +306,7 @@ class Evaluator:
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         if tensor_values.involves(value) or at.binds_tensor(self, bindings, frame):
-            return at.at(self, value, bindings, frame, inner)  # one at, whatever the sizes (core/at.py)
+            return at.at(self, value, bindings, frame, inner, None if frame else node)  # one at (core/at.py)
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)

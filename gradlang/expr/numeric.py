@@ -73,14 +73,24 @@ def _sum(*terms):
 
 def _in_place(operator: str):
     """`a + b` or `a*b` into `a`'s buffer where that gives the same array: `a` is a temporary of the
-    generated function used by this line only (function_source), a writeable float64 array as large as the result."""
+    generated function used by this line only (function_source), a writeable float64 array as large as the result.
+
+    A float or an array of a's own shape and dtype is answered at once (most lines: at width 64 the general
+    question, NumPy's result_type and broadcast_shapes, cost more than the arithmetic)."""
     def apply(a, b):
-        if type(a) is np.ndarray and a.flags.writeable and a.dtype == np.float64 \
-                and np.result_type(a, b) == np.float64 and np.broadcast_shapes(a.shape, np.shape(b)) == a.shape:
+        if type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and _fits(a, b):
             return operator_in_place[operator](a, b)
         return a + b if operator == "+" else a * b
 
     return apply
+
+
+def _fits(a, b) -> bool:
+    """Whether a + b (or a*b) is a float64 array of a's shape, a being a float64 array."""
+    kind = type(b)
+    if kind is float or kind is np.float64 or (kind is np.ndarray and b.dtype == np.float64 and b.shape == a.shape):
+        return True
+    return np.result_type(a, b) == np.float64 and np.broadcast_shapes(a.shape, np.shape(b)) == a.shape
 
 
 operator_in_place = {"+": lambda a, b: a.__iadd__(b), "*": lambda a, b: a.__imul__(b)}

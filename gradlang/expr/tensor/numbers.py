@@ -120,21 +120,36 @@ def evaluate(expr, values: dict, sizes: dict):
     a formula too large is a LimitError before NumPy allocates anything."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
     _checked_cost(expr, sizes)
-    function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
-    arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
-    with np.errstate(all="ignore"):
-        try:
-            (output,) = function(*arguments)
-        except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
-            raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
-        except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
-            raise ShapeError("an index is out of range for its vector or matrix at this point") from None
-    shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
-    output = numeric._real(output)
-    if isinstance(output, np.ndarray) and output.shape == shape and output.dtype == np.float64 \
-            and output.flags.owndata and not any(output is a for a in arguments):
-        return output  # a new array of its own already: no copy of a large result
-    return np.broadcast_to(output, shape).copy()
+    compiled = Compiled(expr, symbols, sizes, len(values))
+    return compiled([_argument(values[s]) for s in symbols[: len(values)]])
+
+
+class Compiled:
+    """The formula's NumPy function for one order of its symbols and one set of sizes, and what a call needs
+    beside the numbers of the point: the sizes as arguments and the result's shape. A statement run again at
+    new arrays of the same shapes (core/at_plan.py) keeps it and calls it alone (issue #41)."""
+
+    def __init__(self, expr, symbols: list, sizes: dict, count: int):
+        self.function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
+        self.sizes = [int(sizes[s]) for s in symbols[count:]]
+        self.shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
+
+    def __call__(self, arguments: list):
+        """The result, a new float64 array of the formula's shape: `arguments` are the point's numbers (float64
+        arrays and floats) in the order of the symbols."""
+        arguments = arguments + self.sizes
+        with np.errstate(all="ignore"):
+            try:
+                (output,) = self.function(*arguments)
+            except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
+                raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
+            except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
+                raise ShapeError("an index is out of range for its vector or matrix at this point") from None
+        output = numeric._real(output)
+        if isinstance(output, np.ndarray) and output.shape == self.shape and output.dtype == np.float64 \
+                and output.flags.owndata and not any(output is a for a in arguments):
+            return output  # a new array of its own already: no copy of a large result
+        return np.broadcast_to(output, self.shape).copy()
 
 
 def _checked_cost(expr, sizes: dict) -> None:
