@@ -51,52 +51,58 @@ class Plan:
         self.node = node
         self.name = node.body.name
         self.value = body_value
-        self.sources = sources  # (target name, target's Var or symbol, kind, name or float, shape) per binding
+        order = sorted((s[1] for s in sources), key=lambda symbol: symbol.name)
+        # (target name, target's Var or symbol, kind, name or float, shape, place among the function's arguments)
+        self.sources = tuple((*source, order.index(source[1])) for source in sources)
         self.compiled = compiled
-        self.order = sorted((s[1] for s in sources), key=lambda symbol: symbol.name)
         self.sizes = sizes
         self.bounds = bounds
         self.kinks = has_kinks(body_value)
+        self.float64 = np.dtype(np.float64)
         self.condition = is_condition(body_value)
 
 
-def run(evaluator, node):
-    """The value of `node` (an At) by its plan, or None when it has none or the session no longer fits it."""
-    body, env = node.body, evaluator.env
-    key = (id(node), id(env.get(body.name))) if isinstance(body, lo.Name) else None
+def run(env: dict, node, notes: list | None):
+    """The value of `node` (an At) by its plan, its kink notes added to `notes`; None when it has no plan or
+    the session's bindings `env` no longer fit it."""
+    body = node.body
+    key = (id(node), id(env.get(body.name))) if body.kind == "name" else None
     plan = _PLANS.get(key)
-    if plan is None or plan.node is not node or env.get(plan.name) is not plan.value or _bounds() != plan.bounds:
+    if plan is None or plan.node is not node or env.get(plan.name) is not plan.value \
+            or (limits.max_memory(), limits.MAX_NUMERIC_PRODUCTS) != plan.bounds:
         return None
-    point = {}
-    for target, bound, kind, origin, shape in plan.sources:
+    arguments = [None] * len(plan.sources)
+    for target, bound, kind, origin, shape, place in plan.sources:
         held = env.get(target)
         if held is not bound and held != bound:  # equal: another session's tensor of the same name and shape
             return None
-        number = _number(env, kind, origin, shape)
-        if number is None:
-            return None
-        point[bound] = number
+        if kind == "array":
+            given = env.get(origin)
+            if type(given) is not np.ndarray or given.shape != shape or given.dtype is not plan.float64:
+                return None  # a float64 array in the machine's byte order, as Session.bind and load make
+            arguments[place] = given
+        else:
+            arguments[place] = _number(env, kind, origin)
+            if arguments[place] is None:
+                return None
     touch(_PLANS, key)
-    return _value(plan, point, evaluator.notes)
+    return _value(plan, arguments, notes)
 
 
-def _number(env: dict, kind: str, origin, shape):
-    """A binding's number at this call, or None where the session's value is not of the kind planned."""
+def _number(env: dict, kind: str, origin):
+    """A scalar binding's number at this call: a literal's, or the session's real number of a name (None when
+    the name holds something else now)."""
     if kind == "literal":
         return origin
     given = env.get(origin)
-    if kind == "array":
-        fits = type(given) is np.ndarray and given.shape == shape and given.dtype == np.float64
-        return given if fits else None
     return float(given) if isinstance(given, (sp.Float, sp.Rational)) else None
 
 
-def _value(plan: Plan, point: dict, notes: list):
+def _value(plan: Plan, arguments: list, notes: list):
     """The formula at the point, as core/at.py's whole way gives it, its kink notes added."""
-    from gradlang.expr.tensor import numbers
-
-    result = numbers.as_value(plan.compiled([point[s] for s in plan.order]))
+    result = plan.compiled.value(arguments)
     if plan.kinks and notes is not None:
+        point = {source[1]: arguments[source[-1]] for source in plan.sources}
         notes.extend(n for n in kink_notes(plan.value, point, plan.sizes) if n not in notes)
     if plan.condition and isinstance(result, sp.Float):
         return sp.true if result else sp.false
@@ -115,6 +121,8 @@ def learn(evaluator, node, value, floats: dict, sizes: dict) -> None:
         return
     order = sorted(floats, key=lambda symbol: symbol.name) + sorted(sizes, key=lambda symbol: symbol.name)
     compiled = numbers.Compiled(value, order, sizes, len(floats))
+    compiled.specialize()  # at its first call, the plan's second run: no evaluation more than the runs'
+
     _PLANS[(id(node), id(value))] = Plan(node, value, sources, compiled, dict(sizes), _bounds())
     trim(_PLANS, CAPACITY)
 
@@ -140,7 +148,8 @@ def _sources(env: dict, bindings: tuple, floats: dict):
 
 
 def _bounds() -> tuple:
-    """The limits the formula's cost was checked under (expr/tensor/numbers.py): a change misses the plan."""
+    """The limits the formula's cost was checked under (expr/tensor/numbers.py): a change misses the plan
+    (run() reads them alike)."""
     return (limits.max_memory(), limits.MAX_NUMERIC_PRODUCTS)
 
 

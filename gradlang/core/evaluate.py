@@ -292,7 +292,7 @@ class Evaluator:
 
     def _at(self, node, frame):
         inner, bindings = node.body, node.bindings
-        planned = None if frame else at_plan.run(self, node)  # run again at new arrays: a call (core/at_plan.py)
+        planned = None if frame else at_plan.run(self.env, node, self.notes)  # run again: a call (core/at_plan.py)
         if planned is not None:
             return planned
         listed = tensor_lists.at(self, node, frame)  # grad(L, [W, b]) at …: each gradient at the point

@@ -21,7 +21,7 @@ from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
-from gradlang.core import builtins, explaining
+from gradlang.core import at_plan, builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import (
     GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
@@ -65,6 +65,13 @@ class Result:
     derivations: tuple = ()
     attachments: tuple = ()
     bound: frozenset = frozenset()  # the names the session had bound: a printed part is never named one of them
+
+    def __init__(self, line, column, source, kind, value, steps=(), warnings=(), derivations=(), attachments=(),
+                 bound=frozenset()):
+        """The fields in one update of the instance's dictionary, not a frozen dataclass's one call of
+        object.__setattr__ per field: a statement run again in a loop makes a Result a call (issue #41)."""
+        self.__dict__.update(line=line, column=column, source=source, kind=kind, value=value, steps=steps,
+                             warnings=warnings, derivations=derivations, attachments=attachments, bound=bound)
 
     # The text forms of the Python API (LANGUAGE.md §11), made on first access only,
     # by the printers that gradlang.render registers in TEXT_FORMS.
@@ -177,7 +184,9 @@ class Session:
         try:
             with budget(self.time_limit) as token, limits.memory_limit(self.max_memory):
                 result = getattr(self, "_" + statement.kind)(statement, source)
-            self.seen |= written_names(statement)
+            written = written_names(statement)
+            if not written <= self.seen:  # a statement run again adds no name: no new set
+                self.seen |= written
             return result
         except OutOfTime as expiry:
             self.env = saved
@@ -209,6 +218,12 @@ class Session:
         raise statement.error
 
     def _show(self, statement: lo.Show, source: str) -> Result:
+        if statement.value.kind == "at":  # `g at W = Wd` run again at new arrays: its plan, no evaluator
+            notes: list = []
+            planned = at_plan.run(self.env, statement.value, notes)
+            if planned is not None:
+                value = planned if isinstance(planned, np.ndarray) else _settled(planned)  # an array is settled
+                return self._result(statement, source, "value", value, _Planned(notes))
         evaluator = self._evaluator(source=source)
         value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)
@@ -302,6 +317,16 @@ class Session:
 
 
 # --- helpers ------------------------------------------------------------------
+
+
+class _Planned:
+    """What a Result reads of an evaluator, for a statement its plan ran (core/at_plan.py): its notes, no
+    attachments."""
+
+    attachments = ()
+
+    def __init__(self, notes: list):
+        self.notes = notes
 
 
 

@@ -133,6 +133,18 @@ class Compiled:
         self.function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
         self.sizes = [int(sizes[s]) for s in symbols[count:]]
         self.shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
+        self.specializing = False
+
+    def specialize(self) -> None:
+        """Write the function, at its next call, for arguments of that call's shapes and dtypes
+        (numeric.specialized): a plan's, whose calls are all given arrays of the shapes it was made at
+        (core/at_plan.py)."""
+        self.specializing = True
+
+    def value(self, arguments: list):
+        """The result as a gradlang value (as_value): a Float for a scalar formula, else the array."""
+        output = self(arguments)
+        return sp.Float(float(output)) if output.shape == () else output
 
     def __call__(self, arguments: list):
         """The result, a new float64 array of the formula's shape: `arguments` are the point's numbers (float64
@@ -140,16 +152,28 @@ class Compiled:
         arguments = arguments + self.sizes
         with np.errstate(all="ignore"):
             try:
-                (output,) = self.function(*arguments)
+                if self.specializing:
+                    self.function, (output,) = numeric.specialized(self.function, arguments)
+                    self.specializing = False
+                else:
+                    (output,) = self.function(*arguments)
             except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
                 raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
             except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
                 raise ShapeError("an index is out of range for its vector or matrix at this point") from None
-        output = numeric._real(output)
-        if isinstance(output, np.ndarray) and output.shape == self.shape and output.dtype == np.float64 \
-                and output.flags.owndata and not any(output is a for a in arguments):
+        if type(output) is not np.ndarray or output.dtype != np.float64:
+            output = numeric._real(output)  # a float64 array
+        if output.shape == self.shape and output.flags.owndata and _new(output, arguments):
             return output  # a new array of its own already: no copy of a large result
         return np.broadcast_to(output, self.shape).copy()
+
+
+def _new(output, arguments: list) -> bool:
+    """The output is none of the arguments (a formula that is one of its tensors, x at x = xd, gives a copy)."""
+    for argument in arguments:
+        if output is argument:
+            return False
+    return True
 
 
 def _checked_cost(expr, sizes: dict) -> None:
