@@ -37,7 +37,7 @@ from gradlang.core.point_indices import _index_symbols
 from gradlang.expr.tensor.nodes import Var
 from gradlang.expr.values import is_condition
 from gradlang.lazy import np
-from gradlang.remembered import CAPACITY, touch, trim
+from gradlang.remembered import CAPACITY, trim
 from gradlang.syntax import lowered as lo
 from gradlang.tools.tensor_kinks import has_kinks, kink_notes
 
@@ -54,6 +54,8 @@ class Plan:
         order = sorted((s[1] for s in sources), key=lambda symbol: symbol.name)
         # (target name, target's Var or symbol, kind, name or float, shape, place among the function's arguments)
         self.sources = tuple((*source, order.index(source[1])) for source in sources)
+        self.literals = [source[3] if source[2] == "literal" else None for source in sorted(
+            sources, key=lambda source: source[1].name)]  # the literals' floats in their places, made once
         self.compiled = compiled
         self.sizes = sizes
         self.bounds = bounds
@@ -71,7 +73,7 @@ def run(env: dict, node, notes: list | None):
     if plan is None or plan.node is not node or env.get(plan.name) is not plan.value \
             or (limits.max_memory(), limits.MAX_NUMERIC_PRODUCTS) != plan.bounds:
         return None
-    arguments = [None] * len(plan.sources)
+    arguments = plan.literals.copy()
     for target, bound, kind, origin, shape, place in plan.sources:
         held = env.get(target)
         if held is not bound and held != bound:  # equal: another session's tensor of the same name and shape
@@ -81,26 +83,23 @@ def run(env: dict, node, notes: list | None):
             if type(given) is not np.ndarray or given.shape != shape or given.dtype is not plan.float64:
                 return None  # a float64 array in the machine's byte order, as Session.bind and load make
             arguments[place] = given
-        else:
-            arguments[place] = _number(env, kind, origin)
-            if arguments[place] is None:
+        elif kind == "number":
+            given = env.get(origin)
+            if not isinstance(given, (sp.Float, sp.Rational)):
                 return None
-    touch(_PLANS, key)
+            arguments[place] = float(given)
+    try:
+        _PLANS.move_to_end(key)  # as remembered.touch: another thread may have dropped it
+    except KeyError:
+        pass
     return _value(plan, arguments, notes)
-
-
-def _number(env: dict, kind: str, origin):
-    """A scalar binding's number at this call: a literal's, or the session's real number of a name (None when
-    the name holds something else now)."""
-    if kind == "literal":
-        return origin
-    given = env.get(origin)
-    return float(given) if isinstance(given, (sp.Float, sp.Rational)) else None
 
 
 def _value(plan: Plan, arguments: list, notes: list):
     """The formula at the point, as core/at.py's whole way gives it, its kink notes added."""
-    result = plan.compiled.value(arguments)
+    result = plan.compiled(arguments)
+    if result.shape == ():
+        result = sp.Float(float(result))  # as expr/tensor/numbers.py's as_value
     if plan.kinks and notes is not None:
         point = {source[1]: arguments[source[-1]] for source in plan.sources}
         notes.extend(n for n in kink_notes(plan.value, point, plan.sizes) if n not in notes)

@@ -30,7 +30,7 @@ from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.derive.requests import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
-from gradlang.syntax.lower import read
+from gradlang.syntax.lower import read, read_lately
 from gradlang.syntax.lowered import written_names
 from gradlang.core.substitute import settle
 from gradlang.expr.tensor import Var
@@ -106,6 +106,7 @@ class Session:
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
+        self._last_seen = None  # the last statement whose names are in `seen`
 
     @property
     def time_limit(self) -> float | None:
@@ -164,7 +165,11 @@ class Session:
     # --- statements -------------------------------------------------------
 
     def _parse(self, source: str) -> lo.Program:
-        """The program's statements, read and lowered within the size limits and the statement time budget."""
+        """The program's statements, read and lowered within the size limits and the statement time budget
+        (a text read lately is looked up, with no budget to start)."""
+        found = read_lately(source)
+        if found is not None:
+            return found
         token = None
         try:
             with budget(self.time_limit) as token:
@@ -184,9 +189,7 @@ class Session:
         try:
             with budget(self.time_limit) as token, limits.memory_limit(self.max_memory):
                 result = getattr(self, "_" + statement.kind)(statement, source)
-            written = written_names(statement)
-            if not written <= self.seen:  # a statement run again adds no name: no new set
-                self.seen |= written
+            self._saw(statement)
             return result
         except OutOfTime as expiry:
             self.env = saved
@@ -209,6 +212,16 @@ class Session:
                 raise Interrupted(span, _first_line(source, statement)) from None
             text = without_internal_paths(f"{type(error).__name__}: {error}")
             raise InternalError(f"gradlang failed on this statement ({text})", span) from error
+
+    def _saw(self, statement: lo.Node) -> None:
+        """Add the names a statement that ran wrote to `seen`; the same statement run again in a loop is
+        known by the last one kept (a walk of it, even remembered, costs more than the rest of its run)."""
+        if statement is self._last_seen:
+            return
+        written = written_names(statement)
+        if not written <= self.seen:
+            self.seen |= written
+        self._last_seen = statement
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
         return Evaluator(self.env, [], derivations, source, self.seen)

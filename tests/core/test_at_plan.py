@@ -148,3 +148,25 @@ def test_a_statement_with_a_note_of_its_names_keeps_its_note(whole_ways):
 def test_plans_are_forgotten_on_request():
     at_plan.forget()
     assert not at_plan._PLANS
+
+
+@pytest.mark.parametrize("program, statement, point", [
+    (MLP.format(n=5), AT, {"Wd": (5, 5), "bd": (5,), "xd": (5,)}),
+    ("n: size\nx: R^n\nA: R^(n,n)\nL = sum(exp(A @ x) * x) + 2*dot(x, x)\ng = grad(L, x)", "g at x = xd, A = Ad",
+     {"xd": (4,), "Ad": (4, 4)}),
+    ("z: R^6\nt: R^6\nH = hessian(logsumexp(z) - dot(t, z), z)", "H at z = zd, t = td", {"zd": (6,), "td": (6,)}),
+])
+def test_the_function_written_for_the_plans_shapes_gives_the_same_bits(program, statement, point):
+    """numeric.specialized writes each in-place helper as what it did (a += b, or a + b): the same operations
+    on the same operands, so the same bits as the function for any shapes, call after call."""
+    rng = np.random.default_rng(11)
+    session = Session()
+    session.run(program)
+    for _ in range(3):
+        arrays = {name: rng.normal(size=shape) for name, shape in point.items()}
+        for name, array in arrays.items():
+            session.bind(name, array)
+        np.testing.assert_array_equal(session.eval(statement), _fresh(program, arrays, statement).value)
+    session.eval(statement)  # the plan's first call (the fresh session learnt it anew) writes its function
+    plan = next(p for p in at_plan._PLANS.values() if p.node is session._parse(statement).statements[0].value)
+    assert "_gl_iadd" not in plan.compiled.function.source and "_gl_imul" not in plan.compiled.function.source

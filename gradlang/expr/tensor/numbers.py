@@ -130,10 +130,16 @@ class Compiled:
     new arrays of the same shapes (core/at_plan.py) keeps it and calls it alone (issue #41)."""
 
     def __init__(self, expr, symbols: list, sizes: dict, count: int):
-        self.function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
+        self._use(numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols)))
         self.sizes = [int(sizes[s]) for s in symbols[count:]]
         self.shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
         self.specializing = False
+
+    def _use(self, function) -> None:
+        """Call `function`, under NumPy's errstate(all="ignore") as its decorator (IEEE values, no warnings):
+        half the cost of entering the context at each call."""
+        self.function = function
+        self.quiet = np.errstate(all="ignore")(function)
 
     def specialize(self) -> None:
         """Write the function, at its next call, for arguments of that call's shapes and dtypes
@@ -141,31 +147,30 @@ class Compiled:
         (core/at_plan.py)."""
         self.specializing = True
 
-    def value(self, arguments: list):
-        """The result as a gradlang value (as_value): a Float for a scalar formula, else the array."""
-        output = self(arguments)
-        return sp.Float(float(output)) if output.shape == () else output
-
     def __call__(self, arguments: list):
         """The result, a new float64 array of the formula's shape: `arguments` are the point's numbers (float64
         arrays and floats) in the order of the symbols."""
-        arguments = arguments + self.sizes
-        with np.errstate(all="ignore"):
-            try:
-                if self.specializing:
-                    self.function, (output,) = numeric.specialized(self.function, arguments)
-                    self.specializing = False
-                else:
-                    (output,) = self.function(*arguments)
-            except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
-                raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
-            except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
-                raise ShapeError("an index is out of range for its vector or matrix at this point") from None
+        if self.sizes:
+            arguments = arguments + self.sizes
+        try:
+            (output,) = self._specialized(arguments) if self.specializing else self.quiet(*arguments)
+        except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
+            raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
+        except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
+            raise ShapeError("an index is out of range for its vector or matrix at this point") from None
         if type(output) is not np.ndarray or output.dtype != np.float64:
             output = numeric._real(output)  # a float64 array
         if output.shape == self.shape and output.flags.owndata and _new(output, arguments):
             return output  # a new array of its own already: no copy of a large result
         return np.broadcast_to(output, self.shape).copy()
+
+    def _specialized(self, arguments: list) -> list:
+        """The outputs at `arguments`, made on the way to the function written for their shapes, used from now."""
+        with np.errstate(all="ignore"):
+            function, outputs = numeric.specialized(self.function, arguments)
+        self._use(function)
+        self.specializing = False
+        return outputs
 
 
 def _new(output, arguments: list) -> bool:
