@@ -71,7 +71,7 @@ def run(env: dict, node, notes: list | None):
     key = (id(node), id(env.get(body.name))) if body.kind == "name" else None
     plan = _PLANS.get(key)
     if plan is None or plan.node is not node or env.get(plan.name) is not plan.value \
-            or (limits.max_memory(), limits.MAX_NUMERIC_PRODUCTS) != plan.bounds:
+            or limits.max_memory() != plan.bounds[0] or limits.MAX_NUMERIC_PRODUCTS != plan.bounds[1]:
         return None
     arguments = plan.literals.copy()
     for target, bound, kind, origin, shape, place in plan.sources:

@@ -236,7 +236,9 @@ class Session:
             planned = at_plan.run(self.env, statement.value, notes)
             if planned is not None:
                 value = planned if isinstance(planned, np.ndarray) else _settled(planned)  # an array is settled
-                return self._result(statement, source, "value", value, _Planned(notes))
+                place = statement.span
+                return Result(place.line, place.column, statement.text(source), "value", value,
+                              warnings=tuple(notes), bound=frozenset(self.env))
         evaluator = self._evaluator(source=source)
         value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)
@@ -330,17 +332,6 @@ class Session:
 
 
 # --- helpers ------------------------------------------------------------------
-
-
-class _Planned:
-    """What a Result reads of an evaluator, for a statement its plan ran (core/at_plan.py): its notes, no
-    attachments."""
-
-    attachments = ()
-
-    def __init__(self, notes: list):
-        self.notes = notes
-
 
 
 def _first_line(source: str, statement: lo.Node) -> str:
