@@ -275,6 +275,8 @@ def specialized(function, arguments: list) -> tuple:
     namespace = {**function.__globals__, "_gl_iadd": recorded(_in_place_add), "_gl_imul": recorded(_in_place_multiply)}
     exec(compile(function.source, "<gradlang>", "exec"), namespace)
     outputs = namespace["_f"](*arguments)
+    if len(_SITE.findall(function.source)) != len(taken):  # a helper called where no site line is: keep it
+        return function, outputs
     sites = iter(taken)
     source = _SITE.sub(lambda match: _site_code(*match.groups(), next(sites)), function.source)
     namespace = dict(function.__globals__)

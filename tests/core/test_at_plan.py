@@ -170,3 +170,19 @@ def test_the_function_written_for_the_plans_shapes_gives_the_same_bits(program, 
     session.eval(statement)  # the plan's first call (the fresh session learnt it anew) writes its function
     plan = next(p for p in at_plan._PLANS.values() if p.node is session._parse(statement).statements[0].value)
     assert "_gl_iadd" not in plan.compiled.function.source and "_gl_imul" not in plan.compiled.function.source
+
+
+def test_a_helper_called_off_its_own_line_keeps_the_function_as_it_is():
+    """numeric.specialized rewrites the lines that are one helper call each; should another call a helper, its
+    record of the calls no longer lines up with those lines, and the function is kept as it was."""
+    from gradlang.expr import numeric
+
+    source = "def _f(_a0, _a1):\n    _t0 = numpy.tanh(_gl_iadd(_a0, _a1))\n    _t1 = _gl_imul(_t0, _a1)\n    return [_t1]\n"
+    namespace = numeric._namespace()
+    exec(source, namespace)
+    function = namespace["_f"]
+    function.source = source
+    a, b = np.array([0.5, 1.0]), np.array([2.0, 3.0])
+    kept, outputs = numeric.specialized(function, [a.copy(), b])
+    assert kept is function
+    np.testing.assert_array_equal(outputs[0], np.tanh(a + b) * b)
