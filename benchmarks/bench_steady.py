@@ -4,14 +4,19 @@ The one-hidden-layer tanh MLP of programs.mlp_files (`g = grad(loss, W1)`),
 its gradient statement run once; then, as a loop in a notebook does, new arrays
 are bound (`Session.bind`, three points in turn) and the statement
 `g at W1 = W1_data, b1 = b1_data, w2 = w2_data, x0 = x0_data, c = 0.1` is run
-through `Session.run`, the path users run. Beside it, interleaved call by call
-so a burst of load on the shared cores hits all alike:
+through `Session.run`, the path users run. Beside it, hand NumPy interleaved call
+by call, so a burst of load on the shared cores hits both alike, and JAX:
 
 - `NumPy` — the same gradient written by hand (programs.mlp_by_hand);
 - `JAX jit` — `jax.jit(jax.grad(loss))` in float64, compiled before timing, its
   result made ready (`block_until_ready`);
 - `bind + run` — the gradlang call with the four `Session.bind`s before it
   (each a float64 copy of the caller's array, as documented).
+
+gradlang and hand NumPy take turns going first. The JAX calls are timed in a
+loop of their own after them: right after a JAX call its worker threads are
+still busy, and on two cores the calls interleaved with them were slowed
+(at width 64 gradlang's by about half, hand NumPy's by a third).
 
 Wall seconds per call (perf_counter: a call is far below the CPU clock's
 resolution), the median of the calls. The issue asks the steady-state
@@ -90,10 +95,11 @@ def row(width: int, calls: int, jax_call) -> list:
     for call in range(calls):
         point = points[call % len(points)]
         times["bind"].append(_timed(lambda: _bind(session, point)))
-        times["gradlang"].append(_timed(lambda: session.run(STATEMENT)))
-        times["hand"].append(_timed(lambda: programs.mlp_by_hand(*point)))
-        if jax_call is not None:
-            times["jax"].append(_timed(lambda: jax_call(*point)))
+        contenders = [("gradlang", lambda: session.run(STATEMENT)), ("hand", lambda: programs.mlp_by_hand(*point))]
+        for name, function in contenders[call % 2:] + contenders[: call % 2]:  # each goes first in turn
+            times[name].append(_timed(function))
+    for call in range(calls if jax_call is not None else 0):  # apart: its worker threads stay busy after a call
+        times["jax"].append(_timed(lambda: jax_call(*points[call % len(points)])))
     np.testing.assert_allclose(session.run(STATEMENT)[0].value, programs.mlp_by_hand(*point), rtol=1e-10, atol=1e-300)
     median = {key: statistics.median(values) if values else float("nan") for key, values in times.items()}
     ours, hand, jit = median["gradlang"], median["hand"], median["jax"]

@@ -41,7 +41,7 @@ import os
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from gradlang import budget_traced
 
@@ -142,16 +142,24 @@ def _start_watchdog() -> bool:
     return True
 
 
-@contextmanager
 def budget(seconds: float | None):
     """Run the body for at most `seconds` of this thread's CPU time; raises OutOfTime on expiry.
 
     Yields a token (a Deadline); catch the exception with `is_mine(error, token)`
-    to tell your own budget from an outer one.
+    to tell your own budget from an outer one. No limit (None) is a context that does nothing, not a
+    generator: a statement run again in a loop pays two of them (issue #41).
     """
     if seconds is None:
-        yield None
-        return
+        return _UNBOUNDED
+    return _budget(seconds)
+
+
+_UNBOUNDED = nullcontext(None)
+
+
+@contextmanager
+def _budget(seconds: float):
+    """budget() with a limit."""
     with _lock:
         threaded = _start_watchdog()
     if not threaded:

@@ -64,9 +64,17 @@ def max_tensor_elements() -> int:
     return max_memory() // 8
 
 
-@contextlib.contextmanager
 def memory_limit(size: int | None):
-    """max_memory() is `size` inside (None: the default), in this thread only."""
+    """max_memory() is `size` inside (None: the default), in this thread only; a context that does nothing
+    where it is so already (a statement run again in a loop, issue #41)."""
+    return _UNCHANGED if _MEMORY.get() == size else _memory_limit(size)
+
+
+_UNCHANGED = contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _memory_limit(size: int | None):
     token = _MEMORY.set(size)
     try:
         yield

@@ -28,6 +28,7 @@ import math
 
 import sympy as sp
 
+from gradlang.core import at_plan
 from gradlang.core.bindings import _component, _target_index
 from gradlang.core.literal_sizes import picks_at
 from gradlang.core.point_indices import check_indices, check_ranges, indices_first
@@ -68,10 +69,11 @@ def binds_tensor(evaluator, bindings, frame) -> bool:
     return False
 
 
-def at(evaluator, value, bindings, frame, inner=None):
+def at(evaluator, value, bindings, frame, inner=None, node=None):
     """`value at bindings` for a formula of the tensor engine (see the module docstring).
 
-    `inner`, the expression as written, names the bindings a literal-size formula lacks."""
+    `inner`, the expression as written, names the bindings a literal-size formula lacks; `node`, the At
+    statement at top level, is given a plan of this run for the next (core/at_plan.py)."""
     sizes, arrays, scalar_bindings = _tensors_given(evaluator, bindings, frame)
     pairs, batch = evaluator._bindings(scalar_bindings, frame)
     check_indices(value, pairs)
@@ -81,6 +83,8 @@ def at(evaluator, value, bindings, frame, inner=None):
     floats = _whole_array_point(value, arrays, pairs, batch, sizes)
     if floats is not None:
         result = _numbers(value, floats, sizes)
+        if node is not None:
+            at_plan.learn(evaluator, node, value, floats, _known_sizes(sizes))
         if inner is not None and evaluator.notes is not None:
             evaluator.notes.extend(n for n in kink_notes(value, floats, _known_sizes(sizes)) if n not in evaluator.notes)
         return result

@@ -16,7 +16,7 @@ import functools
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import at, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values
+from gradlang.core import at, at_plan, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values
 from gradlang.core import builtins_axes, tensor_lists
 from gradlang.expr.tensor import lower
 from gradlang.core.bindings import _component, _pair_up, _target_index
@@ -311,6 +311,9 @@ class Evaluator:
 
     def _at(self, node, frame):
         inner, bindings = node.body, node.bindings
+        planned = None if frame else at_plan.run(self.env, node, self.notes)  # run again: a call (core/at_plan.py)
+        if planned is not None:
+            return planned
         listed = tensor_lists.at(self, node, frame)  # grad(L, [W, b]) at …: each gradient at the point
         if listed is not None:
             return listed
@@ -322,7 +325,7 @@ class Evaluator:
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
         if tensor_values.involves(value) or at.binds_tensor(self, bindings, frame):
-            return at.at(self, value, bindings, frame, inner)  # one at, whatever the sizes (core/at.py)
+            return at.at(self, value, bindings, frame, inner, None if frame else node)  # one at (core/at.py)
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
@@ -395,7 +398,24 @@ def _is_scalar_expr(value) -> bool:
 
 
 def _add(*terms):
+    if all(_finite_number(t) for t in terms) and sp.core.parameters.global_parameters.evaluate:
+        return _checked(_number_sum(terms))
     return _checked(sp.Add(*terms))
+
+
+def _finite_number(value) -> bool:
+    return isinstance(value, (sp.Rational, sp.Float)) and value.is_finite
+
+
+def _number_sum(terms):
+    """Add(*terms) of finite numbers, by the steps Add takes (drop exact zeros; one term is itself; else the
+    numbers summed left to right from 0 by their own `+`, as Add.flatten sums its coefficient), so the same
+    value and class; Add.flatten itself imports sympy.tensor.tensor and sympy.combinatorics, a sixth of
+    SymPy's own start-up that `1 + 1` does not need (issue #41)."""
+    terms = [t for t in terms if t is not sp.S.Zero]
+    if len(terms) < 2:
+        return terms[0] if terms else sp.S.Zero
+    return functools.reduce(lambda total, term: total + term, terms, sp.S.Zero)
 
 
 def _divide(a, b):

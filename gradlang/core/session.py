@@ -21,7 +21,7 @@ from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
-from gradlang.core import builtins, explaining
+from gradlang.core import at_plan, builtins, explaining
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import (
     GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
@@ -30,7 +30,7 @@ from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
 from gradlang.derive.requests import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
-from gradlang.syntax.lower import read
+from gradlang.syntax.lower import read, read_lately
 from gradlang.syntax.lowered import written_names
 from gradlang.core.substitute import settle
 from gradlang.expr.tensor import Var
@@ -66,6 +66,13 @@ class Result:
     attachments: tuple = ()
     bound: frozenset = frozenset()  # the names the session had bound: a printed part is never named one of them
 
+    def __init__(self, line, column, source, kind, value, steps=(), warnings=(), derivations=(), attachments=(),
+                 bound=frozenset()):
+        """The fields in one update of the instance's dictionary, not a frozen dataclass's one call of
+        object.__setattr__ per field: a statement run again in a loop makes a Result a call (issue #41)."""
+        self.__dict__.update(line=line, column=column, source=source, kind=kind, value=value, steps=steps,
+                             warnings=warnings, derivations=derivations, attachments=attachments, bound=bound)
+
     # The text forms of the Python API (LANGUAGE.md §11), made on first access only,
     # by the printers that gradlang.render registers in TEXT_FORMS.
 
@@ -99,6 +106,7 @@ class Session:
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
+        self._last_seen = None  # the last statement whose names are in `seen`
 
     @property
     def time_limit(self) -> float | None:
@@ -157,7 +165,11 @@ class Session:
     # --- statements -------------------------------------------------------
 
     def _parse(self, source: str) -> lo.Program:
-        """The program's statements, read and lowered within the size limits and the statement time budget."""
+        """The program's statements, read and lowered within the size limits and the statement time budget
+        (a text read lately is looked up, with no budget to start)."""
+        found = read_lately(source)
+        if found is not None:
+            return found
         token = None
         try:
             with budget(self.time_limit) as token:
@@ -177,7 +189,7 @@ class Session:
         try:
             with budget(self.time_limit) as token, limits.memory_limit(self.max_memory):
                 result = getattr(self, "_" + statement.kind)(statement, source)
-            self.seen |= written_names(statement)
+            self._saw(statement)
             return result
         except OutOfTime as expiry:
             self.env = saved
@@ -201,6 +213,16 @@ class Session:
             text = without_internal_paths(f"{type(error).__name__}: {error}")
             raise InternalError(f"gradlang failed on this statement ({text})", span) from error
 
+    def _saw(self, statement: lo.Node) -> None:
+        """Add the names a statement that ran wrote to `seen`; the same statement run again in a loop is
+        known by the last one kept (a walk of it, even remembered, costs more than the rest of its run)."""
+        if statement is self._last_seen:
+            return
+        written = written_names(statement)
+        if not written <= self.seen:
+            self.seen |= written
+        self._last_seen = statement
+
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
         return Evaluator(self.env, [], derivations, source, self.seen)
 
@@ -209,6 +231,14 @@ class Session:
         raise statement.error
 
     def _show(self, statement: lo.Show, source: str) -> Result:
+        if statement.value.kind == "at":  # `g at W = Wd` run again at new arrays: its plan, no evaluator
+            notes: list = []
+            planned = at_plan.run(self.env, statement.value, notes)
+            if planned is not None:
+                value = planned if isinstance(planned, np.ndarray) else _settled(planned)  # an array is settled
+                place = statement.span
+                return Result(place.line, place.column, statement.text(source), "value", value,
+                              warnings=tuple(notes), bound=frozenset(self.env))
         evaluator = self._evaluator(source=source)
         value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)
@@ -302,7 +332,6 @@ class Session:
 
 
 # --- helpers ------------------------------------------------------------------
-
 
 
 def _first_line(source: str, statement: lo.Node) -> str:

@@ -15,6 +15,7 @@ time, the same values.
 from __future__ import annotations
 
 import functools
+import re
 from collections import OrderedDict
 
 import sympy as sp
@@ -27,12 +28,8 @@ from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.exact import to_sympy_number  # noqa: F401 - re-exported: callers holding NumPy results import it here
 from gradlang.expr.masking import mask_untaken
 from gradlang.expr.source import InStoredOrder
-
-
-try:
-    import numpy as np
-except ImportError:  # Pyodide without its numpy wheel: pure_numeric.py computes, one point at a time
-    np = None
+from gradlang.lazy import has_numpy, np  # NumPy on the first number computed (start-up, issue #41); Pyodide
+# has none: pure_numeric.py computes there, one point at a time
 
 
 def _helpers() -> dict:
@@ -75,28 +72,45 @@ def _sum(*terms):
     return np.where(np.isfinite(total), total + carry, total)
 
 
-def _in_place(operator: str):
-    """`a + b` or `a*b` into `a`'s buffer where that gives the same array: `a` is a temporary of the
-    generated function used by this line only (function_source), a writeable float64 array as large as the result."""
-    def apply(a, b):
-        if type(a) is np.ndarray and a.flags.writeable and a.dtype == np.float64 \
-                and np.result_type(a, b) == np.float64 and np.broadcast_shapes(a.shape, np.shape(b)) == a.shape:
-            return operator_in_place[operator](a, b)
-        return a + b if operator == "+" else a * b
-
-    return apply
+def _in_place_add(a, b):
+    """`a + b` into `a`'s buffer where that gives the same array: `a` is a temporary of the generated function
+    used by this line only (function_source), a writeable float64 array as large as the result."""
+    if type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and _fits(a, b):
+        a += b
+        return a
+    return a + b
 
 
-operator_in_place = {"+": lambda a, b: a.__iadd__(b), "*": lambda a, b: a.__imul__(b)}
+def _in_place_multiply(a, b):
+    """`a*b` into `a`'s buffer where that gives the same array (as _in_place_add)."""
+    if type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and _fits(a, b):
+        a *= b
+        return a
+    return a * b
+
+
+def _fits(a, b) -> bool:
+    """Whether a + b (or a*b) is a float64 array of a's shape, a being a float64 array. A float or an array
+    of a's own shape and dtype is answered at once (most lines: at width 64 the general question, NumPy's
+    result_type and broadcast_shapes, costs more than the arithmetic, issue #41)."""
+    kind = type(b)
+    if kind is float or kind is np.float64 or (kind is np.ndarray and b.dtype == np.float64 and b.shape == a.shape):
+        return True
+    return np.result_type(a, b) == np.float64 and np.broadcast_shapes(a.shape, np.shape(b)) == a.shape
+
+
 IN_PLACE = {"+": "_gl_iadd", "*": "_gl_imul"}
-HELPERS = {**_helpers(), "_gl_sum": _sum, "_gl_iadd": _in_place("+"), "_gl_imul": _in_place("*")} \
-    if np is not None else pure_helpers()
+HELPERS = {**_helpers(), "_gl_sum": _sum, "_gl_iadd": _in_place_add, "_gl_imul": _in_place_multiply}
 
 
 def _namespace() -> dict:
-    """What the generated code sees: NumPy (bare inf, nan as the printer writes them) and the helpers."""
-    module = np if np is not None else pure_numeric
-    return {**module.__dict__, "numpy": module, "functools": functools, **HELPERS}
+    """What the generated code sees: NumPy (bare inf, nan as the printer writes them) and the helpers;
+    where NumPy is missing, pure_numeric.py and the records' helpers on Python floats."""
+    if not has_numpy():
+        return {**pure_numeric.__dict__, "numpy": pure_numeric, "functools": functools, **pure_helpers()}
+    import numpy
+
+    return {**numpy.__dict__, "numpy": numpy, "functools": functools, **HELPERS}
 
 
 _FLAT_TERMS = 256  # a longer sum or product is printed as a balanced tree of parentheses
@@ -216,12 +230,64 @@ def compile_function(exprs: tuple, symbols: tuple):
         return _CACHE[key][2]
     arguments, assignments, outputs = dag_cse(mask_untaken(exprs), symbols)
     namespace = _namespace()
-    exec(compile(function_source(arguments, assignments, outputs, lean=np is not None), "<gradlang>", "exec"), namespace)
+    source = _constants_made_once(function_source(arguments, assignments, outputs, lean=has_numpy()))
+    exec(compile(source, "<gradlang>", "exec"), namespace)
     function = namespace["_f"]
+    function.source = source  # read by specialized()
     _CACHE[key] = (key[0], (exprs, symbols), function)  # the values are kept, so their ids stay theirs
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return function
+
+
+_FLOAT_CONSTANT = re.compile(r"numpy\.float64\(([^()]*)\)")
+
+
+def _constants_made_once(source: str) -> str:
+    """The code with each `numpy.float64(0.5)` made once, beside the function, and read by name in it
+    (`_k0`): the same numbers, without a constructor call per constant per call (issue #41)."""
+    names: dict = {}
+    body = _FLOAT_CONSTANT.sub(lambda match: names.setdefault(match.group(0), f"_k{len(names)}"), source)
+    return "".join(f"{name} = {text}\n" for text, name in names.items()) + body
+
+
+_SITE = re.compile(r"^    (\w+) = _gl_(iadd|imul)\((\w+), (\w+)\)$", re.MULTILINE)
+
+
+def specialized(function, arguments: list) -> tuple:
+    """(the function for arguments of these shapes and dtypes, its outputs at `arguments`): each
+    `_gl_iadd(a, b)` written as what it did at them, `a += b` in a's buffer or `a + b` (a scalar, or a result
+    of another shape), so a call makes none.
+
+    The outputs are those of this call, made on the way (no second evaluation); the caller holds NumPy's
+    error state as for the function itself. A plan of a statement run again at arrays of the same shapes
+    (core/at_plan.py) calls it: the helpers' checks are a function of the shapes and dtypes alone, and cost
+    more than the arithmetic at width 64 (issue #41). Either way the numbers are the same: the same operation
+    on the same operands."""
+    taken: list = []
+
+    def recorded(helper):
+        def record(a, b):
+            taken.append(type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and _fits(a, b))
+            return helper(a, b)
+        return record
+
+    namespace = {**function.__globals__, "_gl_iadd": recorded(_in_place_add), "_gl_imul": recorded(_in_place_multiply)}
+    exec(compile(function.source, "<gradlang>", "exec"), namespace)
+    outputs = namespace["_f"](*arguments)
+    if len(_SITE.findall(function.source)) != len(taken):  # a helper called where no site line is: keep it
+        return function, outputs
+    sites = iter(taken)
+    source = _SITE.sub(lambda match: _site_code(*match.groups(), next(sites)), function.source)
+    namespace = dict(function.__globals__)
+    exec(compile(source, "<gradlang>", "exec"), namespace)
+    namespace["_f"].source = source
+    return namespace["_f"], outputs
+
+
+def _site_code(name: str, operation: str, a: str, b: str, in_place: bool) -> str:
+    operator = "+" if operation == "iadd" else "*"
+    return f"    {a} {operator}= {b}; {name} = {a}" if in_place else f"    {name} = {a} {operator} {b}"
 
 
 def function_source(arguments, assignments, outputs, lean: bool = False) -> str:
@@ -338,7 +404,7 @@ _SLOT_CODE = "_slot_"
 def evaluate(exprs: list, symbols: list, values: list) -> list:
     """Evaluate scalar expressions at NumPy values (broadcast together), IEEE semantics."""
     function = compile_function(tuple(exprs), tuple(symbols))
-    if np is None:
+    if not has_numpy():
         return _evaluate_pure(function, values)
     arrays = [np.asarray(v, dtype=float) for v in values]
     with np.errstate(all="ignore"):

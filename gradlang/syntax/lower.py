@@ -39,16 +39,23 @@ def read(source: str) -> lo.Program:
 
     The lowered form is immutable and a function of the text and the limits alone, so a text read lately
     is given its program again."""
+    found = read_lately(source)
+    if found is not None:
+        return found
+    result = program(parse(source), source)
+    if len(source) <= _READ_CHARS and not any(isinstance(s, lo.Faulty) for s in result.statements):
+        _READ[(source, _limits())] = result
+        trim(_READ, _READ_PROGRAMS)
+    return result
+
+
+def read_lately(source: str) -> lo.Program | None:
+    """The program of a text read lately under the same limits, or None: a lookup, no reading."""
     key = (source, _limits())
     found = _READ.get(key)
     if found is not None:
         touch(_READ, key)
-        return found
-    result = program(parse(source), source)
-    if len(source) <= _READ_CHARS and not any(isinstance(s, lo.Faulty) for s in result.statements):
-        _READ[key] = result
-        trim(_READ, _READ_PROGRAMS)
-    return result
+    return found
 
 
 def _limits() -> tuple:

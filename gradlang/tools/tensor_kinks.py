@@ -29,6 +29,7 @@ from gradlang.expr.tensor.lower import components, declared_components
 from gradlang.expr.values import elements, to_symbolic
 from gradlang.expr.walk import dag_atoms
 from gradlang.lazy import np
+from gradlang.remembered import remembered
 from gradlang.tools import kinks
 
 WORDED = 4096  # components of the tensors under a kink node, up to which its note names them as components
@@ -40,7 +41,7 @@ def kink_notes(value, floats: dict, sizes: dict) -> list:
     """The kink warnings of `value` (a tensor formula) at the float point `floats` (Var or symbol -> number or
     array), `sizes` the sizes of its size symbols; in the order of the formula's DAG, each said once."""
     notes: list = []
-    for node, stopped in _candidates(value):
+    for node, stopped in remembered("kink candidates", value, _candidates):  # a walk of the DAG, once a formula
         try:
             found = _hits(node, floats, sizes)
         except GradlangError:  # an argument NumPy cannot evaluate here: the value's own numbers say why
@@ -54,8 +55,16 @@ def kink_notes(value, floats: dict, sizes: dict) -> list:
     return notes
 
 
-def _candidates(value) -> list:
-    """(node, met only inside stop_gradient) for each node whose derivative may be a convention, in the order met."""
+def has_kinks(value) -> bool:
+    """Whether the formula has a node whose derivative may be a convention: then its notes depend on the point."""
+    return bool(remembered("kink candidates", value, _candidates))
+
+
+def _candidates(value) -> tuple:
+    """(node, met only inside stop_gradient) for each node whose derivative may be a convention, in the order met.
+
+    A fact of the formula alone, remembered by its identity (remembered.py): `g at …` run again with new arrays
+    walks nothing (the walk hashes every node: half of a repeated at at width 64, issue #41)."""
     order, stopped, stack = [], {}, [(value, False)]
     while stack:
         node, inside = stack.pop()
@@ -67,7 +76,7 @@ def _candidates(value) -> list:
         inner = inside or isinstance(node, StopGradient)
         stack.extend((a, inner) for a in reversed(node.args) if isinstance(a, sp.Basic))
     exact = {sp.Eq(node.args[0], 0) for node in order if isinstance(node, t.ProdOf)}
-    return [(node, stopped[node]) for node in order if _is_kink(node) and not _exact_choice(node, exact)]
+    return tuple((node, stopped[node]) for node in order if _is_kink(node) and not _exact_choice(node, exact))
 
 
 def _exact_choice(node, exact: set) -> bool:

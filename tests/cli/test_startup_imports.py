@@ -1,6 +1,8 @@
 """What start-up does not import (issue #41): a program without a misspelt name never needs difflib, one
 that loads no .npz file never needs zipfile (nor does finding the grammar), and one that takes no derivative
-never needs the derivative engines (near names: tests/core/test_spelling.py; .npz: tests/core/test_load.py)."""
+never needs the derivative engines (near names: tests/core/test_spelling.py; .npz: tests/core/test_load.py).
+Nor does a program that computes no float need NumPy, nor one that adds only numbers SymPy's Add.flatten (which
+imports sympy.tensor.tensor and with it sympy.combinatorics, a sixth of SymPy's own start-up)."""
 
 from __future__ import annotations
 
@@ -30,3 +32,14 @@ def test_one_plus_one_imports_no_difflib_zipfile_or_derivative_engine():
     value, modules = _imported("1 + 1", ("difflib", "gradlang.derive.derivatives", "zipfile"))
     assert value == "2" and modules == "[]"
 
+
+
+def test_one_plus_one_imports_no_numpy_nor_sympys_tensor_package():
+    value, modules = _imported("1 + 1", ("numpy", "sympy.combinatorics", "sympy.tensor.tensor"))
+    assert value == "2" and modules == "[]"
+
+
+def test_a_float_imports_numpy_and_a_symbolic_sum_sympys_add():
+    """The lazy imports happen where they are needed: the same values as before."""
+    value, modules = _imported("x: R\ny = sin(x) + 1\ny at x = 0.5", ("numpy", "sympy.tensor.tensor"))
+    assert value == "1.47942553860420" and modules == "['numpy', 'sympy.tensor.tensor']"

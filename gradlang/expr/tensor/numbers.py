@@ -120,21 +120,65 @@ def evaluate(expr, values: dict, sizes: dict):
     a formula too large is a LimitError before NumPy allocates anything."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
     _checked_cost(expr, sizes)
-    function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
-    arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
-    with np.errstate(all="ignore"):
+    compiled = Compiled(expr, symbols, sizes, len(values))
+    return compiled([_argument(values[s]) for s in symbols[: len(values)]])
+
+
+class Compiled:
+    """The formula's NumPy function for one order of its symbols and one set of sizes, and what a call needs
+    beside the numbers of the point: the sizes as arguments and the result's shape. A statement run again at
+    new arrays of the same shapes (core/at_plan.py) keeps it and calls it alone (issue #41)."""
+
+    def __init__(self, expr, symbols: list, sizes: dict, count: int):
+        self._use(numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols)))
+        self.sizes = [int(sizes[s]) for s in symbols[count:]]
+        self.shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
+        self.specializing = False
+
+    def _use(self, function) -> None:
+        """Call `function`, under NumPy's errstate(all="ignore") as its decorator (IEEE values, no warnings):
+        half the cost of entering the context at each call."""
+        self.function = function
+        self.quiet = np.errstate(all="ignore")(function)
+
+    def specialize(self) -> None:
+        """Write the function, at its next call, for arguments of that call's shapes and dtypes
+        (numeric.specialized): a plan's, whose calls are all given arrays of the shapes it was made at
+        (core/at_plan.py)."""
+        self.specializing = True
+
+    def __call__(self, arguments: list):
+        """The result, a new float64 array of the formula's shape: `arguments` are the point's numbers (float64
+        arrays and floats) in the order of the symbols."""
+        if self.sizes:
+            arguments = arguments + self.sizes
         try:
-            (output,) = function(*arguments)
+            (output,) = self._specialized(arguments) if self.specializing else self.quiet(*arguments)
         except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
             raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
         except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
             raise ShapeError("an index is out of range for its vector or matrix at this point") from None
-    shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
-    output = numeric._real(output)
-    if isinstance(output, np.ndarray) and output.shape == shape and output.dtype == np.float64 \
-            and output.flags.owndata and not any(output is a for a in arguments):
-        return output  # a new array of its own already: no copy of a large result
-    return np.broadcast_to(output, shape).copy()
+        if type(output) is not np.ndarray or output.dtype != np.float64:
+            output = numeric._real(output)  # a float64 array
+        if output.shape == self.shape and output.flags.owndata and _new(output, arguments):
+            return output  # a new array of its own already: no copy of a large result
+        return np.broadcast_to(output, self.shape).copy()
+
+    def _specialized(self, arguments: list) -> list:
+        """The outputs at `arguments`, made on the way to the function written for their shapes, used from now."""
+        with np.errstate(all="ignore"):
+            function, outputs = numeric.specialized(self.function, arguments)
+        self._use(function)
+        self.specializing = False
+        return outputs
+
+
+def _new(output, arguments: list) -> bool:
+    """The output is none of the arguments (a formula that is one of its tensors, x at x = xd, gives a copy)."""
+    for argument in arguments:
+        if output is argument:
+            return False
+    return True
 
 
 def _checked_cost(expr, sizes: dict) -> None:

@@ -1,0 +1,188 @@
+"""The plan of an `at` statement run again at new arrays (core/at_plan.py, issue #41): a call that checks only
+what the new arrays need, with the numbers and notes of the whole way, and a miss (the whole way, its own
+errors) whenever the session no longer fits the plan."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+import pytest
+
+from gradlang import Session
+from gradlang.core import at, at_plan
+from gradlang.errors import LimitError, ShapeError
+
+MLP = ("W: R^({n},{n})\nb: R^{n}\nx: R^{n}\nc: R\n"
+       "L = (tanh(sum(tanh(W @ x + b)) + c) - 0.3)^2\ng = grad(L, W)")
+AT = "g at W = Wd, b = bd, x = xd, c = 0.25"
+
+
+def _by_hand(W, b, x, c=0.25):
+    h = np.tanh(W @ x + b)
+    out = np.tanh(h.sum() + c)
+    return np.outer(2 * (out - 0.3) * (1 - out**2) * (1 - h**2), x)
+
+
+def _bound(session: Session, rng, n: int) -> dict:
+    point = {"Wd": rng.normal(size=(n, n)), "bd": rng.normal(size=n), "xd": rng.normal(size=n)}
+    for name, array in point.items():
+        session.bind(name, array)
+    return point
+
+
+def _fresh(program: str, point: dict, statement: str):
+    """The statement's result by the whole way: a new session, no plan read."""
+    session = Session()
+    session.run(program)
+    for name, array in point.items():
+        session.bind(name, array)
+    with mock.patch.object(at_plan, "run", lambda *args: None):
+        return session.run(statement)[0]
+
+
+@pytest.fixture
+def whole_ways(monkeypatch):
+    """How many times the whole way of core/at.py ran."""
+    calls = []
+    monkeypatch.setattr(at, "at", lambda *args, _at=at.at, **kw: calls.append(1) or _at(*args, **kw))
+    return calls
+
+
+def test_a_planned_call_gives_the_whole_ways_numbers_to_the_last_digit(whole_ways):
+    rng = np.random.default_rng(41)
+    session = Session()
+    session.run(MLP.format(n=6))
+    for _ in range(4):
+        point = _bound(session, rng, 6)
+        value = session.eval(AT)
+        np.testing.assert_array_equal(value, _fresh(MLP.format(n=6), point, AT).value)
+        np.testing.assert_allclose(value, _by_hand(point["Wd"], point["bd"], point["xd"]), rtol=1e-12, atol=1e-15)
+    assert len(whole_ways) == 1 + 4  # the first call and the fresh sessions'; the three after it are the plan's
+
+
+def test_a_scalar_given_by_a_name_is_read_at_each_call():
+    rng = np.random.default_rng(5)
+    session = Session()
+    session.run(MLP.format(n=3))
+    point = _bound(session, rng, 3)
+    statement = "g at W = Wd, b = bd, x = xd, c = c0"
+    for c in (0.25, -1.5, 0.25):
+        session.run(f"c0 = {c}")
+        np.testing.assert_allclose(session.eval(statement), _by_hand(point["Wd"], point["bd"], point["xd"], c),
+                                   rtol=1e-12, atol=1e-15)
+
+
+def test_an_array_of_another_shape_misses_the_plan_and_is_refused_as_before(whole_ways):
+    rng = np.random.default_rng(9)
+    session = Session()
+    session.run(MLP.format(n=3))
+    _bound(session, rng, 3)
+    session.eval(AT)
+    session.bind("xd", rng.normal(size=4))
+    with pytest.raises(ShapeError, match="'x' is"):
+        session.eval(AT)
+    assert len(whole_ways) == 2
+
+
+def test_a_symbolic_size_given_anew_by_the_arrays_is_computed_at_it():
+    rng = np.random.default_rng(2)
+    session = Session()
+    session.run("n: size\nW: R^(n,n)\nb: R^n\nx: R^n\nc: R\n"
+                "L = (tanh(sum(tanh(W @ x + b)) + c) - 0.3)^2\ng = grad(L, W)")
+    for n in (3, 5, 3):
+        point = _bound(session, rng, n)
+        np.testing.assert_allclose(session.eval(AT), _by_hand(point["Wd"], point["bd"], point["xd"]),
+                                   rtol=1e-12, atol=1e-15)
+
+
+def test_a_name_bound_anew_misses_the_plan():
+    rng = np.random.default_rng(3)
+    session = Session()
+    session.run(MLP.format(n=3))
+    point = _bound(session, rng, 3)
+    session.eval(AT)
+    session.run("g = grad(L, b)")
+    h = np.tanh(point["Wd"] @ point["xd"] + point["bd"])
+    out = np.tanh(h.sum() + 0.25)
+    np.testing.assert_allclose(session.eval(AT), 2 * (out - 0.3) * (1 - out**2) * (1 - h**2), rtol=1e-12)
+
+
+def test_a_lower_memory_limit_misses_the_plan_and_refuses():
+    rng = np.random.default_rng(4)
+    session = Session()
+    session.run(MLP.format(n=40))
+    _bound(session, rng, 40)
+    session.eval(AT)
+    session.max_memory = 1000
+    with pytest.raises(LimitError):
+        session.eval(AT)
+
+
+def test_kink_notes_are_found_at_each_calls_numbers():
+    session = Session()
+    session.run("x: R^3\nL = sum(relu(x))\ng = grad(L, x)")
+    statement = "g at x = xd"
+    notes = []
+    for xd in ([1.0, 0.0, 2.0], [1.0, 3.0, 2.0], [0.0, 1.0, 2.0]):
+        session.bind("xd", np.array(xd))
+        result = session.run(statement)[0]
+        fresh = _fresh("x: R^3\nL = sum(relu(x))\ng = grad(L, x)", {"xd": np.array(xd)}, statement)
+        assert result.warnings == fresh.warnings
+        np.testing.assert_array_equal(result.value, fresh.value)
+        notes.append(len(result.warnings))
+    assert notes[0] > 0 and notes[1] == 0 and notes[2] > 0
+
+
+def test_a_statement_with_a_note_of_its_names_keeps_its_note(whole_ways):
+    rng = np.random.default_rng(6)
+    session = Session()
+    session.run(MLP.format(n=3))
+    _bound(session, rng, 3)
+    statement = "g at W = Wd, b = bd, x = xd, c = 0.25, q = 1"
+    first, second = session.run(statement)[0], session.run(statement)[0]
+    assert first.warnings and first.warnings == second.warnings
+    assert len(whole_ways) == 2  # a statement with a note is not planned
+
+
+def test_plans_are_forgotten_on_request():
+    at_plan.forget()
+    assert not at_plan._PLANS
+
+
+@pytest.mark.parametrize("program, statement, point", [
+    (MLP.format(n=5), AT, {"Wd": (5, 5), "bd": (5,), "xd": (5,)}),
+    ("n: size\nx: R^n\nA: R^(n,n)\nL = sum(exp(A @ x) * x) + 2*dot(x, x)\ng = grad(L, x)", "g at x = xd, A = Ad",
+     {"xd": (4,), "Ad": (4, 4)}),
+    ("z: R^6\nt: R^6\nH = hessian(logsumexp(z) - dot(t, z), z)", "H at z = zd, t = td", {"zd": (6,), "td": (6,)}),
+])
+def test_the_function_written_for_the_plans_shapes_gives_the_same_bits(program, statement, point):
+    """numeric.specialized writes each in-place helper as what it did (a += b, or a + b): the same operations
+    on the same operands, so the same bits as the function for any shapes, call after call."""
+    rng = np.random.default_rng(11)
+    session = Session()
+    session.run(program)
+    for _ in range(3):
+        arrays = {name: rng.normal(size=shape) for name, shape in point.items()}
+        for name, array in arrays.items():
+            session.bind(name, array)
+        np.testing.assert_array_equal(session.eval(statement), _fresh(program, arrays, statement).value)
+    session.eval(statement)  # the plan's first call (the fresh session learnt it anew) writes its function
+    plan = next(p for p in at_plan._PLANS.values() if p.node is session._parse(statement).statements[0].value)
+    assert "_gl_iadd" not in plan.compiled.function.source and "_gl_imul" not in plan.compiled.function.source
+
+
+def test_a_helper_called_off_its_own_line_keeps_the_function_as_it_is():
+    """numeric.specialized rewrites the lines that are one helper call each; should another call a helper, its
+    record of the calls no longer lines up with those lines, and the function is kept as it was."""
+    from gradlang.expr import numeric
+
+    source = "def _f(_a0, _a1):\n    _t0 = numpy.tanh(_gl_iadd(_a0, _a1))\n    _t1 = _gl_imul(_t0, _a1)\n    return [_t1]\n"
+    namespace = numeric._namespace()
+    exec(source, namespace)
+    function = namespace["_f"]
+    function.source = source
+    a, b = np.array([0.5, 1.0]), np.array([2.0, 3.0])
+    kept, outputs = numeric.specialized(function, [a.copy(), b])
+    assert kept is function
+    np.testing.assert_array_equal(outputs[0], np.tanh(a + b) * b)
