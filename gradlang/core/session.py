@@ -99,6 +99,7 @@ class Session:
         self.explain_unfold = explain_unfold  # explain derives the builtins from their definitions
         self.env: dict = {}
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
+        self.stop_sites: dict = {}  # name -> the stops written into its value (core/written_stops.py)
 
     @property
     def time_limit(self) -> float | None:
@@ -150,6 +151,7 @@ class Session:
         from gradlang.core.loading import array_value
 
         self.env[name] = array_value(value, name)
+        self.stop_sites.pop(name, None)
 
     def user_names(self) -> dict:
         return dict(self.env)
@@ -202,7 +204,7 @@ class Session:
             raise InternalError(f"gradlang failed on this statement ({text})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen)
+        return Evaluator(self.env, [], derivations, source, self.seen, self.stop_sites)
 
     def _faulty(self, statement: lo.Faulty, source: str) -> None:
         """A statement whose own syntax the language refuses (lower.py): its error, now that it is reached."""
@@ -258,13 +260,16 @@ class Session:
         comes only to carry its warnings (a misspelt name, a tie of max), which every shell shows."""
         name, body = _bindable(statement.target), statement.value
         evaluator = self._evaluator(source=source)
-        self.env[name] = _settled(evaluator.evaluate(body))
+        with evaluator.stops.collecting() as written:  # the stops written into the value, for explain's ledger
+            self.env[name] = _settled(evaluator.evaluate(body))
+        self.stop_sites[name] = tuple(written.values())
         return self._result(statement, source, "assignment", None, evaluator) if evaluator.notes else None
 
     def _definition(self, statement: lo.Definition, source: str) -> None:
         name = _bindable(statement.target)
         params = tuple(_bindable(param) for param in statement.params)
         self.env[name] = FunctionDef(name, params, statement.body, statement.span, statement.text(source))
+        self.stop_sites.pop(name, None)
 
     def _declaration(self, statement: lo.Declaration, source: str) -> None:
         names = [_bindable(name) for name in statement.names]

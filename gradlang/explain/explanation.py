@@ -17,6 +17,7 @@ from gradlang.expr.values import elementwise, elements, from_elements, shape_of,
 from gradlang.explain.scalar.components import component_steps
 from gradlang.explain.ledger.components import ledger
 from gradlang.explain.ledger.closing import closing
+from gradlang.explain.ledger.written import with_written
 from gradlang.explain.ledger.words import GROUPED, lines as stop_sentences, phrase, verdict
 from gradlang.explain.scalar.summary import summarize
 from gradlang.explain.scalar.why import why_zero
@@ -137,9 +138,13 @@ def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False, en
 
 def said(explanation: Explanation) -> Explanation:
     """The explanation with its ledger in words (ledger/words.py), composed once here and never by a printer."""
-    verdicts = tuple(verdict(e, explanation.request) for e in explanation.ledger)
-    identity = closing(explanation, len(explanation.ledger) > GROUPED) if explanation.ledger else ()
-    return replace(explanation, sentences=stop_sentences(explanation), verdicts=verdicts, identity=identity)
+    explanation = with_written(explanation, phrase)
+    sentences = stop_sentences(explanation)
+    grouped = len(explanation.ledger) > GROUPED
+    verdicts = (tuple(verdict(e, explanation.request) for e in explanation.ledger) if grouped
+                else tuple(sentence[-1] for sentence in sentences))  # JSON's words: the ledger's own verdicts
+    identity = closing(explanation, grouped) if explanation.ledger else ()
+    return replace(explanation, sentences=sentences, verdicts=verdicts, identity=identity)
 
 
 def assembled(request, roots: list):

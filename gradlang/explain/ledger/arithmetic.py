@@ -25,14 +25,16 @@ def subscript(k: int) -> str:
 
 
 def in_names(term, expr, display=()):
-    """The term with each stopped value of `expr` written as its stop (the same value): smallest first, so
+    """The term with each stopped value of `expr` the user named (display: mu = sg(mean(x))) written as its
+    stop (the same value), so the printer shows the user's name: smallest first, so
     sigma = sg(sqrt(mean((x - mu)^2))) is found after mu = sg(mean(x)) has been written back inside it.
     SymPy's subs matches a value inside a multiple (−sum(x)/3 is −mu). A value the derivation already shows
     by a name of its own (the user's p = softmax(z)) stays: it is short, and it is the path kept, not stopped."""
     if not isinstance(term, sp.Basic) or tree_size(term, cap=NAMED_NODES + 1) > NAMED_NODES:
         return term
     shown = {value for value, _ in display}
-    stops = sorted((n for n in dag_nodes([expr]) if isinstance(n, StopGradient)), key=lambda n: tree_size(n))
+    stops = sorted((n for n in dag_nodes([expr]) if isinstance(n, StopGradient) and n in shown),
+                   key=lambda n: tree_size(n))
     done: list = []
     for stop in stops:
         value = unstopped(stop.args[0])

@@ -19,19 +19,30 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _ZERO_NODES = 300  # tree nodes of a gradient worth asking whether it is 0 at every point
 
 
-def removed_names(entries) -> list:
+def letters(request) -> tuple[str, str]:
+    """(the kept part's letter, the removed terms' letter): g and r, unless the user's formula has a name
+    that a reader would take them for (layer norm's gain g, PPO's ratio r)."""
+    from gradlang.expr.values import to_symbolic
+    from gradlang.expr.walk import dag_atoms
+
+    expr = to_symbolic(request.expr)
+    taken = {s.name.split("[")[0] for s in dag_atoms(expr, sp.Symbol)} if isinstance(expr, sp.Basic) else set()
+    kept = "J" if request.operation == "jacobian" else next(c for c in ("g", "k", "κ") if c not in taken)
+    return kept, next(c for c in ("r", "q", "ρ") if c not in taken)
+
+
+def removed_names(entries, letter: str = "r") -> list:
     """r₁, r₂, … for the entries that remove a term (blocking or inventing), "" for the others."""
     names, k = [], 0
     for entry in entries:
         k += entry.verdict in REMOVING
-        names.append(f"r{str(k).translate(_SUBSCRIPTS)}" if entry.verdict in REMOVING else "")
+        names.append(f"{letter}{str(k).translate(_SUBSCRIPTS)}" if entry.verdict in REMOVING else "")
     return names
 
 
-def _operation(request) -> tuple[str, str]:
-    """(the call that gives the kept part, its letter): grad and g, jacobian and J, diff and g."""
-    operation = "grad" if request.operation in ("grad", "blocked") else request.operation
-    return operation, "J" if operation == "jacobian" else "g"
+def _operation(request) -> str:
+    """The call that gives the kept part: grad (also for blocked), jacobian, diff."""
+    return "grad" if request.operation in ("grad", "blocked") else request.operation
 
 
 def closing(explanation, grouped: bool = False) -> tuple:
@@ -40,16 +51,18 @@ def closing(explanation, grouped: bool = False) -> tuple:
     from gradlang.explain.ledger.words import over
 
     request = explanation.request
-    operation, kept = _operation(request)
-    names = [n for n in removed_names(explanation.ledger) if n]
-    terms = (" + r₁ + … (one term per blocking stop)" if grouped and names
+    operation, (kept, letter) = _operation(request), letters(request)
+    names = [n for n in removed_names(explanation.ledger, letter) if n]
+    terms = (f" + {letter}₁ + … (one term per blocking stop)" if grouped and names
              else "".join(f" + {n}" for n in names))
     variable = over(request)
+    if ", " in variable.parts:
+        variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
     identity = note("true = kept + removed: ", Math(f"{operation}(unstopped(L), ", rf"\operatorname{{{operation}}}(\operatorname{{unstopped}}(L),\ "),
                     variable, Math(f") = {kept}{terms}", latex_math(f") = {kept}{terms}")))
     said = note("where ", Math(f"{kept} = {operation}(L, ", rf"{kept} = \operatorname{{{operation}}}(L,\ "), variable,
                 Math(")", ")"), f" is what {operation} gives",
-                "; each rᵢ is what its stop removes" if names else "; the stops remove nothing")
+                f"; each {letter}ᵢ is what its stop removes" if names else "; the stops remove nothing")
     zero = _zero_everywhere(explanation, kept)
     return (identity, said, zero) if zero else (identity, said)
 

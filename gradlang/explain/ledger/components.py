@@ -60,6 +60,9 @@ class StopEntry:
     level: str = "components"  # "tensor": adjoint and removed are one formula each (ledger/tensor.py)
     evidence: str = ""         # how a verdict the rewrites could not decide was decided: "at 8 random points"
     zero_form: tuple = ()      # (form, identities): a 0 adjoint before the identities that make it 0 (arithmetic.py)
+    written: str = ""          # the stop as the user wrote it, when the formula has it as several stops or none
+    parts: tuple = ()          # the formula's stops of one written stop (written.py), when several
+    constant: bool = False     # a stop written on a constant (sg(2)): the formula holds the constant
 
 
 def variables_of(request) -> list:

@@ -11,14 +11,16 @@ import sympy as sp
 
 from gradlang.expr.source import to_source
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.expr.walk import rebuild
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.walk import dag_atoms, rebuild
 from gradlang.explain.formula import Math, latex_math
 from gradlang.explain.ledger.arithmetic import in_names
-from gradlang.explain.ledger.closing import removed_names
+from gradlang.explain.ledger.closing import letters, removed_names
 from gradlang.explain.ledger.components import adjoint_value, is_zero, removed_value, variables_of
 from gradlang.explain.note import Note, equals, listed, note
 
 _LONG = 72        # characters of a term that stands on the line it is named in
+_TERM = 80        # characters of a removed term written out on its line; a longer one is given by its rule
 _WIDTH = 90       # characters of a ledger head above which the adjoint arriving gets a line of its own
 _LISTED = 3       # variables named on a path before "and n more"
 GROUPED = 4      # stops in a ledger above which stops with the same verdict and path share one entry
@@ -67,6 +69,8 @@ def label(entry, display=()) -> Note:
     """What the stop stops, as the user wrote it: sg(max(x)), sg(p) for the user's p = softmax(z), and
     mu = sg(mean(x)) when the user named the stopped value itself (display: the derivation's names)."""
     named = dict(display).get(entry.stop)
+    if entry.written:  # several stops of the formula, or none (a constant): the stop as the user wrote it
+        return note(entry.written)
     written = note(Math("sg(", r"\operatorname{sg}("), entry.stop.args[0], Math(")", ")"))
     return note(named, Math(" = ", " = "), written) if named is not None else written
 
@@ -110,6 +114,8 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
     """The verdict in words, e.g. "blocking: removes r₁ = x"; removes, the removed term as an identity
     states it; name, the removed term's name in the closing identity (r₁); expr, the differentiated formula,
     whose stops write the removed term in the user's names."""
+    if entry.constant:
+        return note("irrelevant: it stops a constant, which has no gradient to stop")
     if entry.verdict == "irrelevant":
         return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":
@@ -120,7 +126,37 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
         minus = note(Math("−" + name, "-" + latex_math(name)), equals()) if name else note()
         return note("inventing: adds ", minus, invented, ", a gradient the function itself does not have")
-    return note("blocking: removes ", named, *removes) if removes else note("blocking: removes ", named, removed)
+    if removes:
+        return note("blocking: removes ", named, *removes)
+    if _long(removed, display):
+        return note("blocking: removes ", named, *_by_rule(entry))
+    return note("blocking: removes ", named, removed)
+
+
+def _long(value, display) -> bool:
+    """Too long to read on a ledger line, even in the derivation's names."""
+    return len(_short_source(value, display)) > _TERM
+
+
+def _short_source(value, display) -> str:
+    """The value as gradlang source with the derivation's names and each other stop a letter, as the
+    printers show it (the measure of a line; never printed)."""
+    if not isinstance(value, sp.Basic):
+        return to_source(value)
+    names = dict(display)
+    names.update({s: sp.Symbol("c₀") for s in dag_atoms(value, StopGradient) if s not in names})
+    try:
+        return to_source(rebuild(value, names))
+    except (TypeError, AttributeError, ValueError):
+        return to_source(value)
+
+
+def _by_rule(entry) -> tuple:
+    """A removed term too long to write out, as the rule that gives it: the adjoint arriving times the
+    stopped value's derivative (JSON's `removed` holds the formula)."""
+    several = len(entry.reaching) > 1
+    return (Math("ā·∂u/∂" + "(" * several, r"\bar{a} \cdot \partial u / \partial " + "(" * several),
+            listed(entry.reaching), Math(")" * several, ")" * several), " with u the stopped value, ā the adjoint arriving")
 
 
 def neutral(entry) -> Note:
@@ -144,10 +180,10 @@ def lines(explanation) -> tuple:
     forms, removes = (dict(vector.adjoints), dict(vector.removes)) if vector is not None else ({}, {})
     display = getattr(vector, "display", ()) or ()
     expr = to_symbolic(request.expr)
-    said = tuple((*_split(head(e, request, forms.get(e.stop, ()), display), display),
-                  verdict(e, request, removes.get(e.stop, ()), name, expr if isinstance(expr, sp.Basic) else None,
-                          display))
-                 for e, name in zip(explanation.ledger, removed_names(explanation.ledger)))
+    said = tuple((*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
+                  verdict(e, request, () if e.parts else removes.get(e.stop, ()), name,
+                          expr if isinstance(expr, sp.Basic) else None, display))
+                 for e, name in zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1])))
     return said
 
 
@@ -156,9 +192,7 @@ def _split(head_note: Note, display=()) -> tuple:
     printer never makes longer) as two: the stop and its path, then the adjoint arriving."""
     parts = head_note.parts
     at = next((k for k, p in enumerate(parts) if isinstance(p, str) and p.endswith("; adjoint arriving: ")), None)
-    names = dict(display)
-    shown = head_note.spelled(lambda v: to_source(rebuild(v, names)) if names and isinstance(v, sp.Basic) else to_source(v))
-    if at is None or len(shown) <= _WIDTH:
+    if at is None or len(head_note.spelled(lambda v: _short_source(v, display))) <= _WIDTH:
         return (head_note,)
     return Note(parts[:at] + (parts[at][: -len("; adjoint arriving: ")],)), Note(("adjoint arriving: ",) + parts[at + 1:])
 
