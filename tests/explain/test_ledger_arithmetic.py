@@ -6,6 +6,8 @@ at a random point, at a literal and at a symbolic size."""
 
 from __future__ import annotations
 
+import shutil
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -202,3 +204,17 @@ def test_every_format_carries_the_same_ledger(name):
     latex = to_latex(explanation)
     assert r"\operatorname{grad}(\operatorname{unstopped}(L)" in latex
     assert latex.count("stop") >= len(explanation.ledger) and "true = kept + removed" in latex
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed")
+def test_the_lessons_ledgers_compile_and_fit_a_letter_page(tmp_path):
+    from tests.explain.test_latex_compiles import _compile
+    from tests.explain.test_latex_fits import _MARK, _overfull
+
+    sources = [(f"{name}@{size}", ("n: size\n" if size == "n" else "") + LESSONS[name][0].replace("{n}", str(size)))
+               for name in sorted(LESSONS) for size in (3, "n")] + [("em", EM)]
+    body = []
+    for name, source in sources:
+        results = [r for r in Session().run(source) if r is not None]
+        body += [r"\typeout{%s%s}" % (_MARK, name)] + [to_latex(step) for r in results for step in r.steps]
+    assert _overfull(_compile("\n\n".join(body), tmp_path)) == []

@@ -226,4 +226,4 @@ def test_a_stop_on_a_vector_is_one_entry_when_the_components_derive_the_rest():
     (explanation,) = result.steps
     assert [(to_plain(e.stop), e.verdict) for e in explanation.ledger] == [("stop_gradient(x)", "blocking")]
     assert "one stop, blocking" in explanation.summary and explanation.check.agrees
-    assert "removes x[0]*ones(3)" in to_plain(result)
+    assert "removes r₁ = x[0]*ones(3)" in to_plain(result)

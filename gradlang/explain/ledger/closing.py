@@ -62,7 +62,8 @@ def closing(explanation, grouped: bool = False) -> tuple:
                     variable, Math(f") = {kept}{terms}", latex_math(f") = {kept}{terms}")))
     said = note("where ", Math(f"{kept} = {operation}(L, ", rf"{kept} = \operatorname{{{operation}}}(L,\ "), variable,
                 Math(")", ")"), f" is what {operation} gives",
-                f"; each {letter}ᵢ is what its stop removes" if names else "; the stops remove nothing")
+                *(("; each ", Math(f"{letter}ᵢ", f"{letter}_i"), " is what its stop removes") if names
+                  else ("; the stops remove nothing",)))
     zero = _zero_everywhere(explanation, kept)
     return (identity, said, zero) if zero else (identity, said)
 

@@ -128,7 +128,7 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
         return note("inventing: adds ", minus, invented, ", a gradient the function itself does not have")
     if removes:
         return note("blocking: removes ", named, *removes)
-    if _long(removed, display):
+    if name and _long(removed, display):  # in the ledger (a named term), not in explain backward's cuts
         return note("blocking: removes ", named, *_by_rule(entry))
     return note("blocking: removes ", named, removed)
 
