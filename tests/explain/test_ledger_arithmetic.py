@@ -49,6 +49,10 @@ LESSONS = {
                  "ratio = exp(logp - sg(old))\n"
                  "explain grad(-min(ratio * sg(A), max(min(ratio, 1 + eps), 1 - eps) * sg(A)), W)",
                  ["irrelevant", "irrelevant"], "grad(unstopped(L), W) = g"),
+    "ppo_ratio": ("W: R^({n},{n})\ns: R^{n}\nA: R\neps = 1/5\nlogp = log(softmax(W @ s)[0])\n"
+                  "ratio = exp(logp - sg(logp))\n"
+                  "explain grad(-min(ratio * A, max(min(ratio, 1 + eps), 1 - eps) * A), W)",
+                  ["inventing"], "grad(unstopped(L), W) = g + r₁"),
     "h1": ("W1: R^({n},{n})\nx: R^{n}\nb: R^{n}\nh1 = tanh(W1 @ x + sg(b))\n"
            "explain grad(sum(h1 * sg(2)) + dot(h1, sg(W1 @ x)), W1)",
            ["irrelevant", "irrelevant", "blocking"], "grad(unstopped(L), W1) = g + r₁"),

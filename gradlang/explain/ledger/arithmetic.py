@@ -60,6 +60,24 @@ def _tidied(term):
         return term
 
 
+def in_builtins(term):
+    """The term with the shares of a max or min of two (the engine's max_share, min_share, which the
+    language does not have) in its builtins: max(a, b) sends a the share (sign(a − b) + 1)/2, which is 1, 0,
+    or ½ at a tie, as the language's tie rule says; min(a, b) sends a (sign(b − a) + 1)/2."""
+    from gradlang.expr.functions import MaxShare, MinShare
+
+    def share(node):
+        k, args = int(node.args[0]), node.args[1:]
+        mine, other = args[k], args[1 - k]
+        difference = mine - other if isinstance(node, MaxShare) else other - mine
+        return (sp.sign(difference) + 1) / 2
+
+    if not isinstance(term, sp.Basic):
+        return term
+    shares = [n for n in dag_nodes([term]) if isinstance(n, (MaxShare, MinShare)) and len(n.args) == 3]
+    return rebuild(term, {n: share(n) for n in shares}) if shares else term
+
+
 def _substituted(term, value, stop):
     try:
         return term.subs(value, stop)

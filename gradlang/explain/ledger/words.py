@@ -14,7 +14,7 @@ from gradlang.expr.values import is_scalar, to_symbolic
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.walk import dag_atoms, rebuild
 from gradlang.explain.formula import Math, latex_math
-from gradlang.explain.ledger.arithmetic import in_names
+from gradlang.explain.ledger.arithmetic import in_builtins, in_names
 from gradlang.explain.ledger.closing import letters, removed_names
 from gradlang.explain.ledger.components import adjoint_value, is_zero, removed_value, variables_of
 from gradlang.explain.note import Note, equals, listed, note
@@ -75,17 +75,17 @@ def label(entry, display=()) -> Note:
     return note(named, Math(" = ", " = "), written) if named is not None else written
 
 
-def head(entry, request, form=(), display=()) -> Note:
+def head(entry, request, form=(), display=None) -> Note:
     """stop sg(max(x)): cuts the path from x; adjoint arriving: sum(softmax(x − c)) − 1 = 0  (Σₖ sₖ = 1)
 
     form is the adjoint as a vector derivation states it (formula.py parts), if it does;
     its value follows unless the form already ends in one (δ·∂δ/∂m = 9*δ/10) and is not 0.
     """
-    name = label(entry, display)
+    name = label(entry, display or ())
     if entry.verdict == "irrelevant":
         return note("stop ", name, ": no path from ", over(request), " reaches it")
     zero = adjoint_is_zero(entry)
-    value = sp.S.Zero if zero else adjoint_value(entry)
+    value = sp.S.Zero if zero else in_builtins(adjoint_value(entry))
     cuts = note("stop ", name, ": cuts the path from ", _path(entry), "; adjoint arriving: ")
     if form and not zero and not hasattr(form[-1], "plain"):
         return note(cuts, *form)
@@ -96,6 +96,9 @@ def head(entry, request, form=(), display=()) -> Note:
         return note(cuts, shown, equals(), value, f"  ({', '.join(identities)})" if identities else "")
     if zero and not _zero_as_written(entry):
         return note(cuts, adjoint_value(entry), equals(), value)  # s₀ + s₁ + s₂ − 1 = 0: say why it is 0
+    if display is not None and _long(value, display):  # a wall: named, its formula in JSON's adjoint
+        return note(cuts, Math("ā", r"\bar{a}"), f", a formula of {len(_short_source(value, display))} characters "
+                    "(JSON's adjoint gives it)")
     return note(cuts, value)
 
 
@@ -120,11 +123,13 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
         return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":
         return neutral(entry)
-    removed = removed_value(entry) if expr is None else in_names(removed_value(entry), expr, display)
+    removed = removed_value(entry) if expr is None else in_builtins(in_names(removed_value(entry), expr, display))
     named = note(Math(name, latex_math(name)), equals()) if name else note()
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
         minus = note(Math("−" + name, "-" + latex_math(name)), equals()) if name else note()
+        if name and _long(invented, display):
+            return note("inventing: adds ", minus, *_by_rule(entry), ", a gradient the function lacks")
         return note("inventing: adds ", minus, invented, ", a gradient the function itself does not have")
     if removes:
         return note("blocking: removes ", named, *removes)
@@ -156,7 +161,7 @@ def _by_rule(entry) -> tuple:
     stopped value's derivative (JSON's `removed` holds the formula)."""
     several = len(entry.reaching) > 1
     return (Math("ā·∂u/∂" + "(" * several, r"\bar{a} \cdot \partial u / \partial " + "(" * several),
-            listed(entry.reaching), Math(")" * several, ")" * several), " with u the stopped value, ā the adjoint arriving")
+            listed(entry.reaching), Math(")" * several, ")" * several), " (ā arriving, u stopped)")
 
 
 def neutral(entry) -> Note:
