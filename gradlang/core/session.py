@@ -204,7 +204,7 @@ class Session:
             raise InternalError(f"gradlang failed on this statement ({text})", span) from error
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen, self.stop_sites)
+        return Evaluator(self.env, [], derivations, source, self.seen, sites=self.stop_sites)
 
     def _faulty(self, statement: lo.Faulty, source: str) -> None:
         """A statement whose own syntax the language refuses (lower.py): its error, now that it is reached."""
