@@ -11,8 +11,7 @@ import sympy as sp
 
 from gradlang.expr.source import to_source
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.expr.stopgrad import StopGradient
-from gradlang.expr.walk import dag_atoms, rebuild
+from gradlang.expr.walk import rebuild
 from gradlang.explain.formula import Math, latex_math
 from gradlang.explain.ledger.arithmetic import in_builtins, in_names
 from gradlang.explain.ledger.closing import letters, removed_names
@@ -144,12 +143,11 @@ def _long(value, display) -> bool:
 
 
 def _short_source(value, display) -> str:
-    """The value as gradlang source with the derivation's names and each other stop a letter, as the
-    printers show it (the measure of a line; never printed)."""
+    """The value as gradlang source with the derivation's names (the user's), never longer than a printer
+    shows it: the measure of a line, never printed. A stop a printer may give a letter is measured whole."""
     if not isinstance(value, sp.Basic):
         return to_source(value)
     names = dict(display)
-    names.update({s: sp.Symbol("c₀") for s in dag_atoms(value, StopGradient) if s not in names})
     try:
         return to_source(rebuild(value, names))
     except (TypeError, AttributeError, ValueError):
@@ -169,8 +167,7 @@ def neutral(entry) -> Note:
     where = f" {entry.evidence}" if entry.evidence else ""
     if adjoint_is_zero(entry) and not entry.evidence:
         return note("neutral: the adjoint arriving is 0, so it removes 0 (it blocks nothing)")
-    return note(f"neutral: the term it removes (the adjoint times the stopped value's derivative) is 0{where}, "
-                "so it blocks nothing")
+    return note(f"neutral: it removes 0{where} (the adjoint times the stopped value's derivative)")
 
 
 def lines(explanation) -> tuple:
