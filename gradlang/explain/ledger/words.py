@@ -19,7 +19,9 @@ from gradlang.explain.ledger.components import adjoint_value, is_zero, removed_v
 from gradlang.explain.note import Note, equals, listed, note
 
 _LONG = 72        # characters of a term that stands on the line it is named in
-_TERM = 80        # characters of a removed term written out on its line; a longer one is given by its rule
+_TERM = 72        # characters of a removed term written out on its line (100 columns less the words before it)
+_INVENTED = 44    # the same for an invented term, which has words after it too
+_ARRIVING = 76    # the same for an adjoint arriving on a line of its own
 _WIDTH = 90       # characters of a ledger head above which the adjoint arriving gets a line of its own
 _LISTED = 3       # variables named on a path before "and n more"
 GROUPED = 4      # stops in a ledger above which stops with the same verdict and path share one entry
@@ -95,7 +97,7 @@ def head(entry, request, form=(), display=None) -> Note:
         return note(cuts, shown, equals(), value, f"  ({', '.join(identities)})" if identities else "")
     if zero and not _zero_as_written(entry):
         return note(cuts, adjoint_value(entry), equals(), value)  # s₀ + s₁ + s₂ − 1 = 0: say why it is 0
-    if display is not None and _long(value, display):  # a wall: named, its formula in JSON's adjoint
+    if display is not None and _long(value, display, _ARRIVING):  # a wall: named, its formula in JSON's adjoint
         return note(cuts, Math("ā", r"\bar{a}"), f", a formula of {len(_short_source(value, display))} characters "
                     "(JSON's adjoint gives it)")
     return note(cuts, value)
@@ -127,9 +129,8 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
         minus = note(Math("−" + name, "-" + latex_math(name)), equals()) if name else note()
-        if name and _long(invented, display):
-            return note("inventing: adds ", minus, *_by_rule(entry), ", a gradient the function lacks")
-        return note("inventing: adds ", minus, invented, ", a gradient the function itself does not have")
+        shown = _by_rule(entry) if name and _long(invented, display, _INVENTED) else (invented,)
+        return note("inventing: adds ", minus, *shown, ", a gradient the function lacks")
     if removes:
         return note("blocking: removes ", named, *removes)
     if name and _long(removed, display):  # in the ledger (a named term), not in explain backward's cuts
@@ -137,9 +138,10 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
     return note("blocking: removes ", named, removed)
 
 
-def _long(value, display) -> bool:
-    """Too long to read on a ledger line, even in the derivation's names."""
-    return len(_short_source(value, display)) > _TERM
+def _long(value, display, room: int = _TERM) -> bool:
+    """Too long to read on a ledger line (room: the columns its line leaves it), even in the derivation's
+    names."""
+    return len(_short_source(value, display)) > room
 
 
 def _short_source(value, display) -> str:
