@@ -31,6 +31,7 @@ from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.remembered import remembered
 from gradlang.core.services import Services
+from gradlang.core.written_stops import DERIVATIVES, STOPS, StopSites, text_in
 from gradlang.core.substitute import substitute
 from gradlang.core.tensor_broadcast import stretched
 from gradlang.expr.values import (
@@ -61,8 +62,9 @@ class Evaluator:
     """Evaluates expression trees against the session's bindings."""
 
     def __init__(self, env: dict, notes: list, derivations: list | None = None, source: str = "",
-                 seen: frozenset = frozenset()):
+                 seen: frozenset = frozenset(), sites: dict | None = None):
         self.env = env
+        self.stops = StopSites({} if sites is None else sites)  # the stops written, for explain's ledger
         self.notes = notes
         self.attachments: list = []
         self.differentiated: list = []  # every operand of a derivative in the statement, for `at`'s notes
@@ -71,6 +73,7 @@ class Evaluator:
         self.unfolded: list = []  # user functions called, in order (for explain)
         self.call_depth = 0
         self.calls = [0]  # user function calls of the statement: limits.MAX_USER_CALLS
+        self._defining: list = []  # the user functions being called, innermost last (a stop's text)
 
     # --- dispatch -------------------------------------------------------
 
@@ -108,6 +111,8 @@ class Evaluator:
     def _name(self, node, frame):
         name = node.name
         value = self.lookup(name, frame)
+        if name not in frame:
+            self.stops.named(name)
         if isinstance(value, FunctionDef):
             raise NameError(f"'{name}' is a function; call it as {name}(…)")
         if value is not None:
@@ -209,6 +214,30 @@ class Evaluator:
     _range = subscripts.range_of  # v[a:b], M[:, a:b]
 
     def _call(self, node, frame):
+        """A call; a stop the user wrote is recorded where it is written, and a derivative request is given
+        the stops written in what it differentiates (core/written_stops.py)."""
+        if node.name not in STOPS + DERIVATIVES or self.lookup(node.name, frame) is not None:
+            return self._called(node, frame)
+        if node.name in STOPS:
+            value = self._called(node, frame)
+            self.stops.met(node, self._text(node), value)
+            return value
+        derivations = self.services.derivations
+        count = len(derivations) if derivations is not None else 0
+        with self.stops.collecting() as found:
+            value = self._called(node, frame)
+        if derivations is not None and found:
+            derivations[count:] = [dataclasses.replace(r, written=tuple(found.values())) if r.span == node.span
+                                   else r for r in derivations[count:]]
+        return value
+
+    def _text(self, node) -> str:
+        """The call as the user wrote it: in the statement, or in the body of the function being called."""
+        if self._defining:
+            return text_in(self._defining[-1], node.span)
+        return self.services.source_text(node) or ""
+
+    def _called(self, node, frame):
         keep = builtins_axes.keepdims_keyword(node)  # keepdims= of a reduction (section 3b): its axes put back
         if keep is not None:
             node = lo.Call(node.name, tuple(a for a in node.args if a is not keep), node.name_span, place=node.place)
@@ -302,10 +331,12 @@ class Evaluator:
                              "(definitions that call the one before twice, f2(y) = f1(f1(y)), double them at each level)")
         self.call_depth += 1
         self.unfolded.append(definition)
+        self._defining.append(definition)
         try:
             return self.evaluate(definition.body, dict(zip(definition.params, args)))
         finally:
             self.call_depth -= 1
+            self._defining.pop()
 
     # --- at -------------------------------------------------------------
 

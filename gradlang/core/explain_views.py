@@ -142,15 +142,17 @@ def _picks(expr, wrt) -> bool:
 
 
 def _stops_written(request):
-    """For a grad of a tensor formula shown by components, the ledger at the tensor level when the formula
-    stops a whole vector or matrix (sg(x) is one stop the user wrote, which the components would count once
-    per component); else None (the component ledger)."""
+    """For a grad of a tensor formula shown by components (by a tensor, or by a list of scalars as EM's
+    grad(Q, [mu1, mu2])), the ledger at the tensor level when the formula stops a whole vector or matrix
+    (sg(x) is one stop the user wrote, which the components would count once per component); else None
+    (the component ledger)."""
     from gradlang.expr.stopgrad import StopGradient
     from gradlang.expr.tensor import nodes as t
     from gradlang.expr.walk import dag_nodes
     from gradlang.explain.ledger.tensor import tensor_ledger
 
-    if request.operation != "grad" or not isinstance(request.wrt, Var) or not is_tensor(request.expr):
+    by_list = isinstance(request.wrt, tuple) and all(not shape_of(v) for v in request.wrt)  # EM's [mu1, mu2]
+    if request.operation != "grad" or not (isinstance(request.wrt, Var) or by_list) or not is_tensor(request.expr):
         return None
     if getattr(request, "whole", None) is not None or _symbolic(request):
         return None

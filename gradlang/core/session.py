@@ -107,6 +107,7 @@ class Session:
         self.env: dict = {}
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
         self._last_seen = None  # the last statement whose names are in `seen`
+        self.stop_sites: dict = {}  # name -> the stops written into its value (core/written_stops.py)
 
     @property
     def time_limit(self) -> float | None:
@@ -158,6 +159,7 @@ class Session:
         from gradlang.core.loading import array_value
 
         self.env[name] = array_value(value, name)
+        self.stop_sites.pop(name, None)
 
     def user_names(self) -> dict:
         return dict(self.env)
@@ -224,7 +226,7 @@ class Session:
         self._last_seen = statement
 
     def _evaluator(self, derivations=None, source: str = "") -> Evaluator:
-        return Evaluator(self.env, [], derivations, source, self.seen)
+        return Evaluator(self.env, [], derivations, source, self.seen, sites=self.stop_sites)
 
     def _faulty(self, statement: lo.Faulty, source: str) -> None:
         """A statement whose own syntax the language refuses (lower.py): its error, now that it is reached."""
@@ -288,13 +290,16 @@ class Session:
         comes only to carry its warnings (a misspelt name, a tie of max), which every shell shows."""
         name, body = _bindable(statement.target), statement.value
         evaluator = self._evaluator(source=source)
-        self.env[name] = _settled(evaluator.evaluate(body))
+        with evaluator.stops.collecting() as written:  # the stops written into the value, for explain's ledger
+            self.env[name] = _settled(evaluator.evaluate(body))
+        self.stop_sites[name] = tuple(written.values())
         return self._result(statement, source, "assignment", None, evaluator) if evaluator.notes else None
 
     def _definition(self, statement: lo.Definition, source: str) -> None:
         name = _bindable(statement.target)
         params = tuple(_bindable(param) for param in statement.params)
         self.env[name] = FunctionDef(name, params, statement.body, statement.span, statement.text(source))
+        self.stop_sites.pop(name, None)
 
     def _declaration(self, statement: lo.Declaration, source: str) -> None:
         names = [_bindable(name) for name in statement.names]

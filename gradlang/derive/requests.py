@@ -50,4 +50,5 @@ class DerivativeRequest:
     result: object
     span: object
     definitions: tuple = ()
+    written: tuple = ()  # the stops the user wrote in expr (core/written_stops.WrittenStop), for the ledger
 

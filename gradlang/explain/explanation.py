@@ -16,7 +16,9 @@ from gradlang.expr.bounded import tidy
 from gradlang.expr.values import elementwise, elements, from_elements, shape_of, to_symbolic
 from gradlang.explain.scalar.components import component_steps
 from gradlang.explain.ledger.components import ledger
-from gradlang.explain.ledger.words import lines as stop_sentences, phrase, verdict
+from gradlang.explain.ledger.closing import closing
+from gradlang.explain.ledger.written import with_written
+from gradlang.explain.ledger.words import GROUPED, lines as stop_sentences, phrase, verdict
 from gradlang.explain.scalar.summary import summarize
 from gradlang.explain.scalar.why import why_zero
 from gradlang.explain.vector.derivation import vector_derivation
@@ -58,6 +60,7 @@ class Explanation:
     why: tuple = ()         # at the index of each step, why its component is exactly 0 (a note.Note), or None
     sentences: tuple = ()   # (head, verdict) Notes saying what each stop (or group of stops) does; said()
     verdicts: tuple = ()    # at the index of each ledger entry, its verdict in words (a Note), for JSON
+    identity: tuple = ()    # the ledger's last line, true = kept + removed, and what its terms are (Notes)
 
 
 def _group(pairs) -> tuple[tuple, tuple]:
@@ -135,8 +138,13 @@ def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False, en
 
 def said(explanation: Explanation) -> Explanation:
     """The explanation with its ledger in words (ledger/words.py), composed once here and never by a printer."""
-    verdicts = tuple(verdict(e, explanation.request) for e in explanation.ledger)
-    return replace(explanation, sentences=stop_sentences(explanation), verdicts=verdicts)
+    explanation = with_written(explanation, phrase)
+    sentences = stop_sentences(explanation)
+    grouped = len(explanation.ledger) > GROUPED
+    verdicts = (tuple(verdict(e, explanation.request) for e in explanation.ledger) if grouped
+                else tuple(sentence[-1] for sentence in sentences))  # JSON's words: the ledger's own verdicts
+    identity = closing(explanation, grouped) if explanation.ledger else ()
+    return replace(explanation, sentences=sentences, verdicts=verdicts, identity=identity)
 
 
 def assembled(request, roots: list):

@@ -163,8 +163,8 @@ def plain_text(printer, explanation) -> str:
         lines.extend(_plain_lines(root, show))
         lines.extend(f"   = {show(simpler)}   [simplified]" for simpler in _simpler(explanation, root))
         lines.extend(f"why zero: {plain_note(reason, show)}" for reason in _why(explanation, root))
-    for head, verdict in explanation.sentences:
-        lines += [plain_note(head, show), f"   {plain_note(verdict, show)}"]
+    for head, *said in _ledger(explanation):
+        lines += [plain_note(head, show)] + [f"   {plain_note(verdict, show)}" for verdict in said]
     lines += [more] if (more := more_line(explanation)) else []
     lines += [checked.plain_line(explanation.check)] if explanation.check is not None else []
     return "\n".join(lines)
@@ -233,7 +233,7 @@ def latex_text(printer, explanation) -> str:
             rows.extend(_latex_rows(node, show))
         rows.extend(rf"&\qquad = {piece} \\" for simpler in _simpler(explanation, root) for piece in _pieces(simpler, show))
         rows.extend(rf"\intertext{{\sloppy why zero: {latex_note(reason, show)}}}" for reason in _why(explanation, root))
-    rows += [row for sentence in explanation.sentences for said in sentence for row in latex_rows(said, show, _pieces)]
+    rows += [row for sentence in _ledger(explanation) for said in sentence for row in latex_rows(said, show, _pieces)]
     rows += [_intertext(more, small=True)] if (more := more_line(explanation)) else []
     rows += [checked.latex_line(explanation.check)] if explanation.check is not None else []
     if rows[-1].endswith(r" \\"):
@@ -303,10 +303,12 @@ def rich_tree(printer, explanation):
             parent.add(styled(f"= {show(simpler)}").append("   simplified", style=_STYLES["rule"]))
         for reason in _why(explanation, root):
             parent.add(styled(tidy_line(f"why zero: {plain_note(reason, show)}")))
-    for head, verdict in ((plain_note(h, show), plain_note(v, show)) for h, v in explanation.sentences):
-        line = styled(head)
-        line.stylize(_STYLES["stop"], 0, len("stop"))
-        tree.add(line).add(styled(verdict))
+    for head, *said in _ledger(explanation):
+        line = styled(plain_note(head, show))
+        line.stylize(_STYLES["stop"], 0, len("stop") if line.plain.startswith("stop") else 0)
+        branch = tree.add(line)
+        for verdict in said:
+            branch.add(styled(plain_note(verdict, show)))
     if more := more_line(explanation):
         tree.add(Text(more, style=_STYLES["note"]))
     if explanation.check is not None:
@@ -348,10 +350,18 @@ def json_data(printer, explanation) -> dict:
     return {"rule": request.operation, "expr": show(to_symbolic(request.expr)), "call": call_text(request, show),
             "result": show(request.result), "summary": explanation.summary, "substeps": substeps,
             "blocked": show(explanation.blocked), "stops": [_json_stop(e, w, show) for e, w in zip(explanation.ledger, explanation.verdicts)],
+            "ledger": [[plain_note(said, show) for said in sentence] for sentence in _ledger(explanation)],
             "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {}),
             **({"vector": vector_lines.json_data(explanation.vector, show)} if explanation.vector is not None else {}),
             **({"check": checked.json_data(explanation.check)} if explanation.check is not None else {}),
             **({"selection": [int(i) for i in request.indices]} if getattr(request, "whole", None) is not None else {})}
+
+
+def _ledger(explanation) -> tuple:
+    """The ledger's sentences, one tuple of Notes per stop (its head, then the lines under it), then the
+    identity true = kept + removed: the same in every format."""
+    identity = getattr(explanation, "identity", ())
+    return tuple(explanation.sentences) + ((tuple(identity),) if identity else ())
 
 
 def _json_stop(entry, words, show) -> dict:

@@ -22,7 +22,7 @@ def test_x_times_stopped_x():
     assert [e.verdict for e in explanation.ledger] == ["blocking"]
     assert explanation.steps[0].result == StopGradient(X)
     assert "one stop, blocking" in explanation.summary
-    assert "   blocking: removes x" in to_plain(explanation).splitlines()
+    assert "   blocking: removes r₁ = x" in to_plain(explanation).splitlines()
 
 
 def test_stable_softmax_blocks_nothing():

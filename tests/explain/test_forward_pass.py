@@ -94,7 +94,7 @@ def test_named_parts_read_as_a_teacher_writes_them():
     text = to_plain(_explained("n", "jacobian(sigmoid(W @ x) * sg(x[0]) + tanh(W @ x), x)")[1])
     assert "∂p/∂x = diag(p*(1 - p)) @ ∂z/∂x" in text, text
     assert "∂h/∂x = diag(1 - h^2) @ ∂z/∂x" in text, text
-    assert "blocking: removes outer(p, onehot(0, n))" in text, text
+    assert "blocking: removes r₁ = outer(p, onehot(0, n))" in text, text
     assert r"\frac{\partial z}{\partial x}" in to_latex(_explained("n", "jacobian(tanh(W @ x) + W @ x, x)")[1])
 
 

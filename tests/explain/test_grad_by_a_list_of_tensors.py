@@ -56,7 +56,7 @@ def test_grad_by_a_list_closes_with_one_line_per_listed_variable_in_their_shapes
     assert closing == ["∂L/∂W", "∂L/∂b", "∂L/∂c"]
     plain = to_plain(result)
     assert f"∂L/∂b = zeros({m})" in plain, plain  # the stopped entry in b's shape, not a scalar 0
-    assert f"removes [zeros({m}, {n}), " in plain, plain
+    assert f"removes r₁ = [zeros({m}, {n}), " in plain, plain
     assert [e.verdict for e in explanation.ledger] == ["blocking"]
     assert plain.splitlines()[-1] == f"[2*c*outer(h - h^3, x), zeros({m}), sum(h^2)]", plain
     assert "✓ equals grad" in plain  # at every size (tests/explain/test_check_at_every_size.py)

@@ -64,14 +64,14 @@ def test_why_zero_and_the_ledger_are_computed_by_explain():
     explanation = _explanation("x: R\ny: R\nexplain diff(stop_gradient(x^3) + y, x)")
     assert [str(w) for w in explanation.why] == ["stopped: x appears only inside stop_gradient(x^3)"]
     (head, verdict), = explanation.sentences
-    assert str(head) == "stop stop_gradient(x^3): cuts the path from x; adjoint arriving: 1"
-    assert str(verdict) == "blocking: removes 3*x^2"
-    assert to_json(explanation)["stops"][0]["words"] == "blocking: removes 3*x^2"
+    assert str(head) == "stop sg(x^3): cuts the path from x; adjoint arriving: 1"
+    assert str(verdict) == "blocking: removes r₁ = 3*x^2"
+    assert to_json(explanation)["stops"][0]["words"] == "blocking: removes r₁ = 3*x^2"
     assert "why zero: stopped: $x$ appears only inside" in to_latex(explanation)
 
 
 def test_a_tensor_ledger_sentence_names_the_stop_once():
     explanation = _explanation("x: R^3\nexplain grad(sum(x * stop_gradient(x)), x)")
     (head, verdict), = explanation.sentences
-    assert str(head).startswith("stop stop_gradient(x): cuts the path from x; adjoint arriving: x")
-    assert str(verdict) == "blocking: removes x"
+    assert str(head).startswith("stop sg(x): cuts the path from x; adjoint arriving: x")
+    assert str(verdict) == "blocking: removes r₁ = x"

@@ -29,7 +29,7 @@ TABLE = [
     ("logistic", "grad(-(t*log(sigmoid(a*x[0] + b)) + (1 - t)*log(1 - sigmoid(a*x[0] + b))), [a, b])",
      "∂L/∂b = sigmoid(a*x[0] + b) - t", ()),
     ("least_squares", "grad(sum((a*x + b - y)^2), [a, b])", "∂L/∂a = ", ()),
-    ("stopped_scale", "grad(sum((a*x + b)^2) + sg(a)*sum(x), [a, b])", "removes [sum(x), 0]", ("blocking",)),
+    ("stopped_scale", "grad(sum((a*x + b)^2) + sg(a)*sum(x), [a, b])", "removes r₁ = [sum(x), 0]", ("blocking",)),
     ("irrelevant", "grad(a*sum(sg(y)*x) + b, [a, b])", "no path from a, b reaches it", ("irrelevant",)),
 ]
 

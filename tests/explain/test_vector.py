@@ -46,7 +46,7 @@ TABLE = [
     ("log softmax", "x: R^3", "grad(log(softmax(x)[0]), x)", REVERSE, ["∂L/∂x = onehot(0, 3) - softmax(x)"]),
     ("stable log-probability", "stable_softmax", "grad(log(stable_softmax(x)[0]), x)", REVERSE,
      ["let  c = stop_gradient(max(x))", "L = log(softmax(x - c)[0])", "∂L/∂x = onehot(0, 3) - softmax(x - c)",
-      "adjoint arriving: 0", "neutral"]),
+      "adjoint arriving: sum(softmax(x - c)) - 1 = 0  (Σₖ sₖ = 1)", "neutral"]),
     ("TD target", "target_network", "grad(td, W)", REVERSE,
      ["let  c = stop_gradient(max(W @ [0, 1]))", "∂L/∂(W @ [1, 0]) = ((W @ [1, 0])[0] - 9*c/10 - 1)*onehot(0, 2)",
       "adjoint arriving: 81*c/100 + 9/10 - 9*(W @ [1, 0])[0]/10", "blocking: removes"]),

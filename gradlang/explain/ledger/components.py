@@ -31,7 +31,8 @@ from gradlang.expr.bounded import tidy
 from gradlang.expr.primitives.vectors import LogSumExp, Softmax
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, to_symbolic
-from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, rebuild, tree_size
+from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import dag_has, rebuild, tree_size
 from gradlang.explain.ledger import random_points
 
 LEDGER_SIMPLIFY_NODES = 200  # tree nodes of an adjoint or removed term worth simplifying
@@ -58,6 +59,10 @@ class StopEntry:
     shape: tuple = ()
     level: str = "components"  # "tensor": adjoint and removed are one formula each (ledger/tensor.py)
     evidence: str = ""         # how a verdict the rewrites could not decide was decided: "at 8 random points"
+    zero_form: tuple = ()      # (form, identities): a 0 adjoint before the identities that make it 0 (arithmetic.py)
+    written: str = ""          # the stop as the user wrote it, when the formula has it as several stops or none
+    parts: tuple = ()          # the formula's stops of one written stop (written.py), when several
+    constant: bool = False     # a stop written on a constant (sg(2)): the formula holds the constant
 
 
 def variables_of(request) -> list:
@@ -73,12 +78,20 @@ def variables_of(request) -> list:
 
 
 def outermost_stops(outputs) -> list:
-    """The stops not inside another stop, in the order the expression is built."""
-    stops = [n for n in dag_nodes(outputs) if isinstance(n, StopGradient)]
-    inner = set()
-    for stop in stops:
-        inner |= dag_atoms(stop.args[0], StopGradient)
-    return [s for s in stops if s not in inner]
+    """The stops reached from the outputs without passing through a stop, in the order the expression is
+    built: those the backward pass meets. A stop used both inside another stop and outside it (layer norm's
+    mu = sg(mean(x)) in x - mu and in sigma = sg(std(x - mu))) is met, so it is one of them."""
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    dag = build_dag(outputs)
+    met, todo = set(), list(dag.roots)
+    while todo:
+        i = todo.pop()
+        if i in met:
+            continue
+        met.add(i)
+        if not isinstance(dag.nodes[i], StopGradient):
+            todo.extend(dag.children[i])
+    return [n for i, n in enumerate(dag.nodes) if i in met and isinstance(n, StopGradient)]
 
 
 def ledger(request) -> tuple:

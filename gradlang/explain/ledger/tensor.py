@@ -19,9 +19,12 @@ the same way is one node, so one entry and one verdict.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sympy as sp
 
 from gradlang.derive.tensor.reverse import adjoints_of
+from gradlang.derive.tensor import rewrite
 from gradlang.derive.tensor.rewrite import Tidier
 from gradlang.errors import GradlangError
 from gradlang.expr.graph import build_dag
@@ -31,6 +34,7 @@ from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import OneHot, shape_of
 from gradlang.expr.walk import dag_has
 from gradlang.explain.ledger import random_points
+from gradlang.explain.ledger.arithmetic import zero_form
 from gradlang.explain.ledger.components import StopEntry, outermost_stops
 
 
@@ -47,6 +51,15 @@ def _entry(stop, expr, wrt, kept) -> StopEntry:
     if not reaching:
         return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
     adjoint = tidy(adjoints_of(expr, [stop], tidy_each=tidy)[stop])
+    if adjoint == 0:
+        return replace(_entry_of(stop, expr, wrt, kept, variables, reaching, adjoint, tidy),
+                       zero_form=zero_form(adjoints_of(expr, [stop])[stop], rewrite.tidy))
+    return _entry_of(stop, expr, wrt, kept, variables, reaching, adjoint, tidy)
+
+
+def _entry_of(stop, expr, wrt, kept, variables, reaching, adjoint, tidy) -> StopEntry:
+    """The entry of a stop a variable reaches, its adjoint found: what it removes and its verdict."""
+    argument = unstopped(stop.args[0])
     removed = tuple(_pulled_back(argument, v, unstopped(adjoint), tidy) for v in variables)
     each = [_beside(stop, expr, v, tidy) for v in variables]
     if isinstance(wrt, tuple) and any(shape_of(v) for v in variables):  # grad(L, [W, b]), [b]: a list

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import sympy as sp
 
+from gradlang.expr.source import to_source
 from gradlang.expr.values import is_scalar, to_symbolic
+from gradlang.expr.walk import rebuild
+from gradlang.explain.formula import Math, latex_math
+from gradlang.explain.ledger.arithmetic import in_builtins, in_names
+from gradlang.explain.ledger.closing import letters, removed_names
 from gradlang.explain.ledger.components import adjoint_value, is_zero, removed_value, variables_of
 from gradlang.explain.note import Note, equals, listed, note
 
 _LONG = 72        # characters of a term that stands on the line it is named in
+_TERM = 72        # characters of a removed term written out on its line (100 columns less the words before it)
+_INVENTED = 44    # the same for an invented term, which has words after it too
+_ARRIVING = 76    # the same for an adjoint arriving on a line of its own
+_WIDTH = 90       # characters of a ledger head above which the adjoint arriving gets a line of its own
 _LISTED = 3       # variables named on a path before "and n more"
-_GROUPED = 4      # stops in a ledger above which stops with the same verdict and path share one entry
+GROUPED = 4      # stops in a ledger above which stops with the same verdict and path share one entry
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
@@ -57,23 +66,40 @@ def _path(entry) -> Note:
     return listed(entry.reaching)
 
 
-def head(entry, request, form=()) -> Note:
-    """stop m: cuts the path from x[0], x[1], x[2]; adjoint arriving: −1ᵀ(e₀ − s) = −1 + Σₖ sₖ = 0
+def label(entry, display=()) -> Note:
+    """What the stop stops, as the user wrote it: sg(max(x)), sg(p) for the user's p = softmax(z), and
+    mu = sg(mean(x)) when the user named the stopped value itself (display: the derivation's names)."""
+    named = dict(display).get(entry.stop)
+    if entry.written:  # several stops of the formula, or none (a constant): the stop as the user wrote it
+        return note(entry.written)
+    written = note(Math("sg(", r"\operatorname{sg}("), entry.stop.args[0], Math(")", ")"))
+    return note(named, Math(" = ", " = "), written) if named is not None else written
+
+
+def head(entry, request, form=(), display=None) -> Note:
+    """stop sg(max(x)): cuts the path from x; adjoint arriving: sum(softmax(x − c)) − 1 = 0  (Σₖ sₖ = 1)
 
     form is the adjoint as a vector derivation states it (formula.py parts), if it does;
     its value follows unless the form already ends in one (δ·∂δ/∂m = 9*δ/10) and is not 0.
     """
+    name = label(entry, display or ())
     if entry.verdict == "irrelevant":
-        return note("stop ", entry.stop, ": no path from ", over(request), " reaches it")
+        return note("stop ", name, ": no path from ", over(request), " reaches it")
     zero = adjoint_is_zero(entry)
-    value = sp.S.Zero if zero else adjoint_value(entry)
-    cuts = note("stop ", entry.stop, ": cuts the path from ", _path(entry), "; adjoint arriving: ")
+    value = sp.S.Zero if zero else in_builtins(adjoint_value(entry))
+    cuts = note("stop ", name, ": cuts the path from ", _path(entry), "; adjoint arriving: ")
     if form and not zero and not hasattr(form[-1], "plain"):
         return note(cuts, *form)
     if form:
         return note(cuts, *form, equals(), value)
+    if zero and entry.zero_form:
+        shown, identities = entry.zero_form
+        return note(cuts, shown, equals(), value, f"  ({', '.join(identities)})" if identities else "")
     if zero and not _zero_as_written(entry):
         return note(cuts, adjoint_value(entry), equals(), value)  # s₀ + s₁ + s₂ − 1 = 0: say why it is 0
+    if display is not None and _long(value, display, _ARRIVING):  # a wall: named, its formula in JSON's adjoint
+        return note(cuts, Math("ā", r"\bar{a}"), f", a formula of {len(_short_source(value, display))} characters "
+                    "(JSON's adjoint gives it)")
     return note(cuts, value)
 
 
@@ -88,37 +114,91 @@ def adjoint_is_zero(entry) -> bool:
     return _zero_as_written(entry) or all(is_zero(a) is True for a in entry.adjoint)
 
 
-def verdict(entry, request, removes=()) -> Note:
-    """The verdict in words, e.g. "blocking: removes x"; removes, the removed term as an identity states it."""
+def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
+    """The verdict in words, e.g. "blocking: removes r₁ = x"; removes, the removed term as an identity
+    states it; name, the removed term's name in the closing identity (r₁); expr, the differentiated formula,
+    whose stops write the removed term in the user's names."""
+    if entry.constant:
+        return note("irrelevant: it stops a constant, which has no gradient to stop")
     if entry.verdict == "irrelevant":
         return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":
         return neutral(entry)
-    removed = removed_value(entry)
+    removed = removed_value(entry) if expr is None else in_builtins(in_names(removed_value(entry), expr, display))
+    named = note(Math(name, latex_math(name)), equals()) if name else note()
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
-        return note("inventing: adds ", invented, ", a gradient the function itself does not have")
-    return note("blocking: removes ", *removes) if removes else note("blocking: removes ", removed)
+        minus = note(Math("−" + name, "-" + latex_math(name)), equals()) if name else note()
+        shown = _by_rule(entry) if name and _long(invented, display, _INVENTED) else (invented,)
+        return note("inventing: adds ", minus, *shown, ", a gradient the function lacks")
+    if removes:
+        return note("blocking: removes ", named, *removes)
+    if name and _long(removed, display):  # in the ledger (a named term), not in explain backward's cuts
+        return note("blocking: removes ", named, *_by_rule(entry))
+    return note("blocking: removes ", named, removed)
+
+
+def _long(value, display, room: int = _TERM) -> bool:
+    """Too long to read on a ledger line (room: the columns its line leaves it), even in the derivation's
+    names."""
+    return len(_short_source(value, display)) > room
+
+
+def _short_source(value, display) -> str:
+    """The value as gradlang source with the derivation's names (the user's), never longer than a printer
+    shows it: the measure of a line, never printed. A stop a printer may give a letter is measured whole."""
+    if not isinstance(value, sp.Basic):
+        return to_source(value)
+    names = dict(display)
+    try:
+        return to_source(rebuild(value, names))
+    except (TypeError, AttributeError, ValueError):
+        return to_source(value)
+
+
+def _by_rule(entry) -> tuple:
+    """A removed term too long to write out, as the rule that gives it: the adjoint arriving times the
+    stopped value's derivative (JSON's `removed` holds the formula)."""
+    several = len(entry.reaching) > 1
+    return (Math("ā·∂u/∂" + "(" * several, r"\bar{a} \cdot \partial u / \partial " + "(" * several),
+            listed(entry.reaching), Math(")" * several, ")" * several), " (ā arriving, u stopped)")
 
 
 def neutral(entry) -> Note:
     """Why a neutral stop blocks nothing: its adjoint is 0, or the term it removes is (at the points, if so decided)."""
     where = f" {entry.evidence}" if entry.evidence else ""
     if adjoint_is_zero(entry) and not entry.evidence:
-        return note("neutral: the adjoint arriving is 0, so it blocks nothing")
-    return note(f"neutral: the term it removes (the adjoint times the stopped value's derivative) is 0{where}, "
-                "so it blocks nothing")
+        return note("neutral: the adjoint arriving is 0, so it removes 0 (it blocks nothing)")
+    return note(f"neutral: it removes 0{where} (the adjoint times the stopped value's derivative)")
 
 
 def lines(explanation) -> tuple:
-    """(head, verdict) Notes for every stop of the explanation's ledger: computed once, by explain."""
+    """(head, verdict) Notes for every stop of the explanation's ledger (a long head split in two: the
+    path, then the adjoint arriving): computed once, by explain."""
     request = explanation.request
-    if len(explanation.ledger) > _GROUPED:
+    if not explanation.ledger:
+        return ()
+    if len(explanation.ledger) > GROUPED:
         return _grouped(explanation.ledger, request)
     vector = getattr(explanation, "vector", None)
     forms, removes = (dict(vector.adjoints), dict(vector.removes)) if vector is not None else ({}, {})
-    return tuple((head(e, request, forms.get(e.stop, ())), verdict(e, request, removes.get(e.stop, ())))
-                 for e in explanation.ledger)
+    display = getattr(vector, "display", ()) or ()
+    expr = to_symbolic(request.expr)
+    said = tuple((*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
+                  verdict(e, request, () if e.parts else removes.get(e.stop, ()), name,
+                          expr if isinstance(expr, sp.Basic) else None, display))
+                 for e, name in zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1])))
+    return said
+
+
+def _split(head_note: Note, display=()) -> tuple:
+    """A head too long for a line of _WIDTH columns (as gradlang source with the derivation's names, which a
+    printer never makes longer) as two: the stop and its path, then the adjoint arriving."""
+    parts = head_note.parts
+    at = next((k for k, p in enumerate(parts) if isinstance(p, str) and p.endswith("; adjoint arriving: ")), None)
+    if at is None or len(head_note.spelled(lambda v: _short_source(v, display))) <= _WIDTH:
+        return (head_note,)
+    return Note(parts[:at] + (parts[at][: -len("; adjoint arriving: ")],)), Note(("adjoint arriving: ",) + parts[at + 1:])
 
 
 def _grouped(entries, request) -> tuple:

@@ -1,0 +1,74 @@
+"""The stops the user wrote, as the evaluator meets them: one site per `sg(…)` written.
+
+A stop is a node of the formula only while its argument varies: `sg(2)` is 2, and `sg(resp(m1, m2))` of a
+four-point data list is four scalar stops, one per component. The ledger owes one entry per stop the user
+wrote (issue #40), so the evaluator records, for each `sg`/`stop_gradient` call it evaluates, where it is
+written and the value it gave, and passes them up: into the value a name is bound to (the session keeps
+the sites of each binding), and into each derivative request, whose explanation groups its formula stops
+by site (explain/ledger/written.py). Nothing here changes a value.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+STOPS = ("sg", "stop_gradient")
+DERIVATIVES = ("diff", "grad", "jacobian", "hessian", "blocked")
+
+
+@dataclass(frozen=True)
+class WrittenStop:
+    """One stop as written: its text, and every value it gave in the statement (a call inside a user
+    function gives one per call). node keeps the written call alive, so its id names it."""
+
+    key: int
+    text: str
+    values: tuple
+    node: object = field(default=None, compare=False, repr=False)
+
+
+class StopSites:
+    """The sites met while evaluating, gathered by every collector open (a binding, a derivative call)."""
+
+    def __init__(self, bound: dict):
+        self.bound = bound  # name -> the sites written into the value bound to it
+        self.open: list = []
+
+    @contextmanager
+    def collecting(self):
+        """A collector of the sites met inside (by evaluation or through a name), in the order met."""
+        found: dict = {}
+        self.open.append(found)
+        try:
+            yield found
+        finally:
+            self.open.remove(found)
+
+    def met(self, node, text: str, value) -> None:
+        for found in self.open:
+            site = found.get(id(node))
+            values = (site.values if site is not None else ()) + (value,)
+            found[id(node)] = WrittenStop(id(node), text, values, node)
+
+    def named(self, name: str) -> None:
+        """A name read: the sites of its value are met again (a stop bound once, used twice, is one)."""
+        for site in self.bound.get(name, ()):
+            for found in self.open:
+                found.setdefault(site.key, site)
+
+
+def text_in(definition, span) -> str:
+    """The text at `span` inside a user function's definition (its source starts at definition.span)."""
+    lines = definition.source.split("\n")
+    first = definition.span.line
+
+    def offset(line: int, column: int) -> int:
+        k = line - first
+        column -= definition.span.column - 1 if k == 0 else 0
+        return sum(len(text) + 1 for text in lines[:k]) + column - 1
+
+    try:
+        return definition.source[offset(span.line, span.column):offset(span.end_line, span.end_column)]
+    except (TypeError, AttributeError):
+        return ""

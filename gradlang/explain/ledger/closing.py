@@ -1,0 +1,88 @@
+"""The ledger's last line: true gradient = kept + removed, with the terms named.
+
+`grad(unstopped(L), x) = g + r₁ + r₂` in the language's own words: g is what grad gives (the kept part)
+and each rᵢ the term one stop removes (its entry names it), so the ledger reads as a sum a reader can check.
+When g is 0 at every point although it is not written 0 (an entropy bonus −Σ sg(p) log p: grad gives
+p Σ sg(p) − sg(p)), the line says so and why: each stop has its argument's value, and an identity (Σₖ pₖ = 1)
+cancels what is left.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from gradlang.explain.formula import Math, latex_math
+from gradlang.explain.note import Note, note
+
+REMOVING = ("blocking", "inventing")
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+_ZERO_NODES = 300  # tree nodes of a gradient worth asking whether it is 0 at every point
+
+
+def letters(request) -> tuple[str, str]:
+    """(the kept part's letter, the removed terms' letter): g and r, unless the user's formula has a name
+    that a reader would take them for (layer norm's gain g, PPO's ratio r)."""
+    from gradlang.expr.values import to_symbolic
+    from gradlang.expr.walk import dag_atoms
+
+    expr = to_symbolic(request.expr)
+    taken = {s.name.split("[")[0] for s in dag_atoms(expr, sp.Symbol)} if isinstance(expr, sp.Basic) else set()
+    kept = "J" if request.operation == "jacobian" else next(c for c in ("g", "k", "κ") if c not in taken)
+    return kept, next(c for c in ("r", "q", "ρ") if c not in taken)
+
+
+def removed_names(entries, letter: str = "r") -> list:
+    """r₁, r₂, … for the entries that remove a term (blocking or inventing), "" for the others."""
+    names, k = [], 0
+    for entry in entries:
+        k += entry.verdict in REMOVING
+        names.append(f"{letter}{str(k).translate(_SUBSCRIPTS)}" if entry.verdict in REMOVING else "")
+    return names
+
+
+def _operation(request) -> str:
+    """The call that gives the kept part: grad (also for blocked), jacobian, diff."""
+    return "grad" if request.operation in ("grad", "blocked") else request.operation
+
+
+def closing(explanation, grouped: bool = False) -> tuple:
+    """(identity, what its terms are) for the explanation's ledger, e.g.
+    grad(unstopped(L), x) = g + r₁ + r₂  /  g = grad(L, x), what grad gives; rᵢ, what stop i removes."""
+    from gradlang.explain.ledger.words import over
+
+    request = explanation.request
+    operation, (kept, letter) = _operation(request), letters(request)
+    names = [n for n in removed_names(explanation.ledger, letter) if n]
+    terms = (f" + {letter}₁ + … (one term per blocking stop)" if grouped and names
+             else "".join(f" + {n}" for n in names))
+    variable = over(request)
+    if ", " in variable.parts:
+        variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
+    identity = note("true = kept + removed: ", Math(f"{operation}(unstopped(L), ", rf"\operatorname{{{operation}}}(\operatorname{{unstopped}}(L),\ "),
+                    variable, Math(f") = {kept}{terms}", latex_math(f") = {kept}{terms}")))
+    said = note("where ", Math(f"{kept} = {operation}(L, ", rf"{kept} = \operatorname{{{operation}}}(L,\ "), variable,
+                Math(")", ")"), f" is what {operation} gives",
+                *(("; each ", Math(f"{letter}ᵢ", f"{letter}_i"), " is what its stop removes") if names
+                  else ("; the stops remove nothing",)))
+    zero = _zero_everywhere(explanation, kept)
+    return (identity, said, zero) if zero else (identity, said)
+
+
+def _zero_everywhere(explanation, kept: str) -> Note:
+    """"g = 0 at every point: …" when the kept gradient is not written 0 but is 0 at every point."""
+    from gradlang.derive.tensor.rewrite import tidy
+    from gradlang.expr.stopgrad import unstopped
+    from gradlang.expr.tensor.nodes import Zeros
+    from gradlang.expr.walk import tree_size
+
+    derived = explanation.derived
+    if not isinstance(derived, sp.Expr) or derived == 0 or isinstance(derived, Zeros):
+        return note()
+    if tree_size(derived, cap=_ZERO_NODES + 1) > _ZERO_NODES:
+        return note()
+    used: list = []
+    value = tidy(unstopped(derived), used)
+    if not (value == 0 or isinstance(value, Zeros)):
+        return note()
+    why = f", and {', '.join(used)}" if used else ""
+    return note(f"{kept} = 0 at every point, though not written 0: each stop has its argument's value{why}")

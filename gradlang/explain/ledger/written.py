@@ -1,0 +1,97 @@
+"""One ledger entry per stop the user wrote: the formula's stops grouped by where they were written.
+
+The ledger is computed on the formula (ledger/tensor.py, ledger/components.py), where a stop the user wrote
+may be several nodes (EM's sg(resp(m1, m2)) over four data points is four scalar stops) or none (sg(2), a
+stop of a constant, is 2). The evaluator records each written stop with the values it gave
+(core/written_stops.py); here the entries of one written stop become one entry, named as written, with the
+adjoints arriving at its parts, the sum of what they remove and the strongest of their verdicts, and a
+stop written on a constant gets its entry too: irrelevant, since nothing reaches a constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import sympy as sp
+
+from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.walk import dag_nodes
+from gradlang.explain.ledger.components import StopEntry, adjoint_value, removed_value
+
+_STRENGTH = ("blocking", "inventing", "neutral", "irrelevant")
+
+
+def _stops_of(values) -> list:
+    """The stop nodes a written stop gave: the value itself, or the components of an array of them."""
+    found: list = []
+    for value in values:
+        items = list(value) if isinstance(value, (sp.NDimArray, list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, StopGradient) and item not in found:
+                found.append(item)
+            elif isinstance(item, sp.Basic) and not isinstance(item, StopGradient):
+                found += [n for n in dag_nodes([item]) if isinstance(n, StopGradient) and n not in found]
+    return found
+
+
+def regrouped(entries: tuple, written: tuple) -> tuple:
+    """The entries, one per stop written, in the order written: those of one written stop merged, a written
+    stop of a constant given its entry (irrelevant), then the stops no site wrote (a builtin's) as they were."""
+    if not written:
+        return entries
+    owner, place = {}, {}
+    constants = []
+    for site in written:
+        stops = _stops_of(site.values)
+        if not stops and site.text not in {c.text for c in constants}:  # sg(A) written twice: one stop,
+            constants.append(site)                                        # as a variable's is one node
+        for k, stop in enumerate(stops):
+            owner.setdefault(stop, site)
+            place.setdefault(stop, k)
+    groups: dict = {site.key: [] for site in written}  # in the order written (met by the evaluator)
+    for entry in entries:
+        site = owner.get(entry.stop)
+        groups.setdefault(site.key if site is not None else entry.stop, []).append(entry)
+    sites = {site.key: site for site in written}
+    out = []
+    for key, members in groups.items():
+        if key in sites and not members:
+            out += [_constant(sites[key])] if sites[key] in constants else []  # else: only inside another stop
+        elif len(members) == 1:
+            out.append(members[0])
+        else:
+            out.append(_merged(sorted(members, key=lambda m: place.get(m.stop, 0)), sites[key].text))
+    return tuple(out)
+
+
+def _merged(members: list, text: str) -> StopEntry:
+    """One entry for the parts of one written stop: the adjoints arriving at its parts as one list, what they
+    remove added up, the strongest of their verdicts."""
+    verdict = next(v for v in _STRENGTH if any(m.verdict == v for m in members))
+    reaching = tuple(dict.fromkeys(v for m in members for v in m.reaching))
+    removing = [removed_value(m) for m in members if m.verdict in ("blocking", "inventing")]
+    removed = sum(removing[1:], removing[0]) if removing else sp.S.Zero
+    adjoint = sp.Array([adjoint_value(m) for m in members if m.adjoint]) if any(m.adjoint for m in members) else ()
+    evidence = next((m.evidence for m in members if m.verdict == verdict and m.evidence), "")
+    return StopEntry(members[0].stop, reaching, (adjoint,) if adjoint != () else (), ((removed,),),
+                     members[0].kept, verdict, level="tensor", evidence=evidence, written=text,
+                     parts=tuple(m.stop for m in members))
+
+
+def _constant(site) -> StopEntry:
+    """A stop written on a constant (sg(2), sg(b) of data b): the formula keeps the constant, and no
+    variable reaches it."""
+    value = site.values[0]
+    return StopEntry(StopGradient(value) if isinstance(value, sp.Basic) and value.free_symbols else value,
+                     (), (), (), (), "irrelevant", level="tensor", written=site.text, constant=True)
+
+
+def with_written(explanation, phrase):
+    """The explanation with its ledger one entry per stop written (and its summary's count to match)."""
+    written = getattr(explanation.request, "written", ())
+    entries = regrouped(explanation.ledger, written)
+    if entries == explanation.ledger:
+        return explanation
+    old, new = phrase(explanation.ledger), phrase(entries)
+    summary = explanation.summary.replace(old, new) if old else "; ".join(p for p in (explanation.summary, new) if p)
+    return replace(explanation, ledger=entries, summary=summary)
