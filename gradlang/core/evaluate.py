@@ -11,7 +11,6 @@ the innermost syntax that caused them.
 from __future__ import annotations
 
 import dataclasses
-import functools
 
 import sympy as sp
 
@@ -23,16 +22,15 @@ from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.core.definitions import FunctionDef  # noqa: F401  (importers read it here too)
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, SyntaxError, ValueError
 from gradlang.expr.exact import (
-    checked as _checked, float_zero_kept, power as _power, product as _product_of, to_sympy_number,
+    power as _power, product as _product_of, to_sympy_number,
 )
-from gradlang.expr.component_linalg import matmul
 from gradlang.expr.domain import kept
-from gradlang.expr.walk import relation
 from gradlang.lazy import np
 from gradlang.remembered import remembered
 from gradlang.core.services import Services
 from gradlang.core.written_stops import DERIVATIVES, STOPS, StopSites, text_in
 from gradlang.core.substitute import substitute
+from gradlang.core.scalar_arithmetic import _COMPARISONS, _PRODUCT_OPS, _add, _is_scalar_expr
 from gradlang.core.tensor_broadcast import stretched
 from gradlang.expr.values import (
     check_count,
@@ -45,7 +43,6 @@ from gradlang.expr.values import (
     shape_of,
     to_symbolic,
 )
-from gradlang.expr.walk import dag_has
 from gradlang.expr.tensor.broadcast import without_zeros
 from gradlang.expr.tensor.joins import Stack
 from gradlang.expr.tensor.listed import TensorList, is_list, refused
@@ -423,61 +420,4 @@ def _recorded(name: str, args: list) -> bool:
     return name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args)
 
 
-def _is_scalar_expr(value) -> bool:
-    """A SymPy scalar: an ImmutableMatrix is an Expr too, and its `*` is the matrix product."""
-    return isinstance(value, sp.Expr) and is_scalar(value)
-
-
-def _add(*terms):
-    if all(_finite_number(t) for t in terms) and sp.core.parameters.global_parameters.evaluate:
-        return _checked(_number_sum(terms))
-    return _checked(sp.Add(*terms))
-
-
-def _finite_number(value) -> bool:
-    return isinstance(value, (sp.Rational, sp.Float)) and value.is_finite
-
-
-def _number_sum(terms):
-    """Add(*terms) of finite numbers, by the steps Add takes (drop exact zeros; one term is itself; else the
-    numbers summed left to right from 0 by their own `+`, as Add.flatten sums its coefficient), so the same
-    value and class; Add.flatten itself imports sympy.tensor.tensor and sympy.combinatorics, a sixth of
-    SymPy's own start-up that `1 + 1` does not need (issue #41)."""
-    terms = [t for t in terms if t is not sp.S.Zero]
-    if len(terms) < 2:
-        return terms[0] if terms else sp.S.Zero
-    return functools.reduce(lambda total, term: total + term, terms, sp.S.Zero)
-
-
-def _divide(a, b):
-    if isinstance(b, sp.Expr) and b.is_number and b.is_zero:  # is_number first: is_zero of a big sum of symbols walks it
-        if b.is_Float or (isinstance(a, sp.Expr) and dag_has(a, sp.Float)):
-            return _ieee_divide(a)
-        raise ValueError("division by zero")
-    return _checked(a / b)
-
-
-def _ieee_divide(a):
-    """a / 0.0 as IEEE 754 gives it: ±inf, or nan for 0/0 (also once a symbol in a gets a value)."""
-    if isinstance(a, sp.Expr) and a.is_number and a.is_comparable:
-        numerator = float(a)
-        return sp.nan if numerator == 0 else (sp.oo if numerator > 0 else -sp.oo)
-    return _checked(a * sp.oo)
-
-
-_PRODUCT_OPS = {
-    "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: float_zero_kept(_checked(u * v), [u, v]), [x, y]), a, b),
-    "/": lambda a, b: elementwise(lambda x, y: kept(_divide, [x, y]), a, b),
-    "@": lambda a, b: (tensor_values.matmul(a, b) if tensor_values.involves(a) or tensor_values.involves(b)
-                       else kept(matmul, [a, b])),
-}
-
 _SHAPED = frozenset({"sum", "product", "power", "neg", "compare", "brackets"})  # checked when tensors take part
-
-_COMPARISONS = {
-    op: functools.partial(relation, func)  # IEEE: a comparison with nan is false
-    for op, func in {
-        "<": sp.StrictLessThan, "<=": sp.LessThan, ">": sp.StrictGreaterThan,
-        ">=": sp.GreaterThan, "==": sp.Eq, "!=": sp.Ne,
-    }.items()
-}

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gradlang import Session
-from gradlang.core.evaluate import _add
+from gradlang.core.scalar_arithmetic import _add
 
 NUMBERS = st.one_of(
     st.integers(-10**30, 10**30).map(sp.Integer),
