@@ -76,8 +76,8 @@ def run(env: dict, node, notes: list | None):
     arguments = plan.literals.copy()
     for target, bound, kind, origin, shape, place in plan.sources:
         held = env.get(target)
-        if held is not bound and held != bound:  # equal: another session's tensor of the same name and shape
-            return None
+        if held is not bound and (type(held) is not type(bound) or held != bound):
+            return None  # equal: another session's tensor of the same name and shape (never an array's ==)
         if kind == "array":
             given = env.get(origin)
             if type(given) is not np.ndarray or given.shape != shape or given.dtype is not plan.float64:
