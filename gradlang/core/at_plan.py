@@ -132,7 +132,8 @@ def _sources(env: dict, bindings: tuple, floats: dict):
     for binding in bindings:
         target, given = binding.target, binding.value
         bound = env.get(target.name)
-        if target.indices or bound is None or bound not in floats or any(s[1] is bound for s in sources):
+        planned = isinstance(bound, sp.Basic) and bound in floats  # an array or a function is never planned
+        if target.indices or not planned or any(source[1] is bound for source in sources):
             return None
         if isinstance(given, lo.Number) and not isinstance(bound, Var):
             sources.append((target.name, bound, "literal", floats[bound], ()))
