@@ -76,8 +76,8 @@ def run(env: dict, node, notes: list | None):
     arguments = plan.literals.copy()
     for target, bound, kind, origin, shape, place in plan.sources:
         held = env.get(target)
-        if held is not bound and held != bound:  # equal: another session's tensor of the same name and shape
-            return None
+        if held is not bound and (type(held) is not type(bound) or held != bound):
+            return None  # equal: another session's tensor of the same name and shape (never an array's ==)
         if kind == "array":
             given = env.get(origin)
             if type(given) is not np.ndarray or given.shape != shape or given.dtype is not plan.float64:
@@ -132,7 +132,8 @@ def _sources(env: dict, bindings: tuple, floats: dict):
     for binding in bindings:
         target, given = binding.target, binding.value
         bound = env.get(target.name)
-        if target.indices or bound is None or bound not in floats or any(s[1] is bound for s in sources):
+        planned = isinstance(bound, sp.Basic) and bound in floats  # an array or a function is never planned
+        if target.indices or not planned or any(source[1] is bound for source in sources):
             return None
         if isinstance(given, lo.Number) and not isinstance(bound, Var):
             sources.append((target.name, bound, "literal", floats[bound], ()))

@@ -186,3 +186,29 @@ def test_a_helper_called_off_its_own_line_keeps_the_function_as_it_is():
     kept, outputs = numeric.specialized(function, [a.copy(), b])
     assert kept is function
     np.testing.assert_array_equal(outputs[0], np.tanh(a + b) * b)
+
+
+def test_a_target_bound_anew_to_an_array_misses_the_plan_as_the_whole_way_says():
+    """`W = Wd` after the plan: W is an array now, never compared to the planned tensor by NumPy's == (an
+    ambiguous truth value, an InternalError); the statement says what the whole way says."""
+    rng = np.random.default_rng(8)
+    session = Session()
+    session.run(MLP.format(n=3))
+    point = _bound(session, rng, 3)
+    session.eval(AT)
+    session.run("W = Wd")
+    fresh = Session()
+    fresh.run(MLP.format(n=3))
+    for name, array in point.items():
+        fresh.bind(name, array)
+    fresh.run("W = Wd")
+    with mock.patch.object(at_plan, "run", lambda *args: None):
+        try:
+            expected = fresh.run(AT)[0].value
+        except Exception as error:  # noqa: BLE001 - the whole way's own answer, whatever it is
+            expected = error
+    if isinstance(expected, Exception):
+        with pytest.raises(type(expected)):
+            session.eval(AT)
+    else:
+        np.testing.assert_array_equal(session.eval(AT), expected)
