@@ -77,8 +77,11 @@ class _Shown:
         return self.printer(self.form(value, display=False))
 
     def legend(self) -> list[tuple[str, str]]:
-        return [(self.printer(name), self.printer(self.form(stop, stops=False)))
-                for stop, name in self.form.names.items()]
+        """Each stop's name once, with the stop as the formula writes it (the first of its spellings)."""
+        first = {}
+        for stop, name in self.form.names.items():
+            first.setdefault(name, stop)
+        return [(self.printer(name), self.printer(self.form(stop, stops=False))) for name, stop in first.items()]
 
 
 def _wrapped(text: str, atom: bool) -> str:
