@@ -52,6 +52,8 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
     """The one view of one request (the module's docstring says which)."""
     from gradlang.explain.backward.view import backward_view
 
+    if request.operation == "backward" and _symbolic(request) and not unfold:
+        return _backward_by_tensors(request, depth, point, names)
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
     request = _listed(request)
@@ -73,6 +75,14 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         if not tensor:
             raise
     return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+
+
+def _backward_by_tensors(request, depth, point, names):
+    """backward(e, x) at a symbolic size: the reverse-mode computation at the tensor level, one adjoint rule
+    per operation (the reverse pass of grad(e, x), which it equals), the call shown as written."""
+    as_grad = replace(request, operation="grad")
+    explanation = _tensor_checked(tensor_explanation(as_grad, depth, names), as_grad, point)
+    return replace(explanation, request=request)
 
 
 def _listed(request):
