@@ -84,7 +84,7 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
     pass computed as adjoints; `known` the (value, name) pairs the lines already show by name.
     Deterministic: ties go to the part printed first in source order."""
     used, chosen, names = set(taken), [], dict(known)
-    adjoints, spell = set(adjoints), _Spelling(lines)
+    adjoints, spell = set(adjoints), _Spelling()
     for _ in range(MOST_NAMES):
         shown = [[_shorter(v, names) for v in line] for line in lines]
         shown += [[_shorter(value, {k: n for k, n in names.items() if k != value})] for value, _ in chosen]
@@ -107,20 +107,20 @@ class _Spelling:
     """Characters of a value as the lines print it: a long stop by its letter (layout.py names it), each
     value spelled once."""
 
-    def __init__(self, lines):
-        from gradlang.explain.layout import long_stop
-        from gradlang.explain.ledger.components import outermost_stops
-
-        values = [v for line in lines for v in line if isinstance(v, sp.Basic)]
-        self.stops = {s: Var("c1", shape_of(s)) if shape_of(s) else sp.Symbol("c1", real=True)
-                      for s in outermost_stops(values) if long_stop(s)}
+    def __init__(self):
         self.known: dict = {}
 
     def text(self, value) -> str:
         from gradlang.expr.source import to_source
+        from gradlang.explain.layout import long_stop
+        from gradlang.explain.ledger.components import outermost_stops
 
+        if not isinstance(value, sp.Basic):
+            return str(value)
         if value not in self.known:
-            self.known[value] = to_source(value.xreplace(self.stops)) if isinstance(value, sp.Basic) else str(value)
+            stops = {s: Var("c1", shape_of(s)) if shape_of(s) else sp.Symbol("c1", real=True)
+                     for s in outermost_stops([value]) if long_stop(s)}
+            self.known[value] = to_source(value.xreplace(stops))
         return self.known[value]
 
     def __call__(self, value) -> int:
