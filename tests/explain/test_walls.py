@@ -93,3 +93,41 @@ def test_named_walls_are_the_same_bytes_under_every_hash_seed(seed, tmp_path):
     reference = subprocess.run([sys.executable, "-m", "gradlang", "--plain", str(program)], capture_output=True,
                                text=True, env={**os.environ, "PYTHONHASHSEED": "7"}, check=True).stdout
     assert out == reference
+
+
+def test_the_courtesy_simplify_holds_a_sign_and_its_answer_is_equal(monkeypatch):
+    """sign(w) simplified is w/|w|, then a Piecewise on w = 0 that speakable refuses, after seconds of work
+    (the FGSM attack's blocked: 8 s of CPU): the sign is held as a symbol, the rest simplified."""
+    import sympy as sp
+
+    from gradlang.expr import bounded
+
+    seen = []
+    original = sp.simplify
+    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: seen.append(e) or original(e, *a, **k))
+    w, x = sp.symbols("w x", real=True)
+    expr = sp.tanh(x - sp.sign(w * (1 - sp.tanh(x) ** 2)) / 10) * (sp.exp(w) + sp.exp(w) * x)
+    answer = bounded.tidy(expr)
+    assert seen and not any(e.atoms(sp.sign) for e in seen)
+    assert answer.atoms(sp.sign) and not answer.atoms(sp.Piecewise)
+    for point in ({w: 0.7, x: -0.3}, {w: -1.2, x: 2.0}):
+        assert abs(float(answer.subs(point)) - float(expr.subs(point))) < 1e-12
+
+
+def test_explains_courtesy_simplify_holds_sinh_and_cosh(monkeypatch):
+    """trigsimp writes a hyperbolic function with i and factors over the Gaussian integers (2.6 s for the
+    derivative of atan(x)·cosh(x + 2)·log(1 + x²)): held as symbols in explain's "= … [simplified]"."""
+    import sympy as sp
+
+    from gradlang.explain.explanation import simpler
+
+    seen = []
+    original = sp.simplify
+    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: seen.append(e) or original(e, *a, **k))
+    x = sp.Symbol("x", real=True)
+    result = sp.diff(sp.atan(x) * sp.cosh(x + 2) * sp.log(1 + x ** 2), x)
+    shorter = simpler(result)
+    assert seen and not any(e.atoms(sp.sinh, sp.cosh) for e in seen)
+    if shorter is not None:
+        for value in (0.3, -1.7):
+            assert abs(float(shorter.subs(x, value)) - float(result.subs(x, value))) < 1e-9
