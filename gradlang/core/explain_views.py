@@ -37,7 +37,7 @@ from gradlang.expr.tensor.nodes import Var, shape_of
 _PASSES = ("grad", "jacobian", "hessian")
 
 
-def explanations(derivations: list, depth, point, unfold: bool, names: tuple) -> tuple:
+def explanations(derivations: list, depth, point, unfold: bool, names: tuple, bound=frozenset()) -> tuple:
     """The step-by-step derivation of each derivative call inside an explain statement, each with its check.
 
     names are the user's bindings to tensor formulas (explaining.named_values), which a tensor pass shows
@@ -45,7 +45,18 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple) ->
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
+    names = _Names(names, bound)
     return tuple(_explanation(request, depth, point, unfold, names) for request in derivations)
+
+
+class _Names(tuple):
+    """The user's bindings a tensor pass shows ((value, name) pairs), and every name the session has bound
+    (`bound`: a declared z beside the derivation's letter z would read as the user's)."""
+
+    def __new__(cls, pairs, bound=frozenset()):
+        made = super().__new__(cls, pairs)
+        made.bound = frozenset(bound)
+        return made
 
 
 def _explanation(request, depth, point, unfold: bool, names: tuple):

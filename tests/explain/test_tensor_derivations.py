@@ -80,7 +80,7 @@ def test_the_derivation_is_the_reverse_pass_and_reads_in_25_lines(name, statemen
     assert explanation.summary.startswith("tensor reverse pass"), text
     assert _lines(text) <= 25, text
     last = explanation.vector.lines[-1]
-    assert last.lhs[0].plain == f"∂L/∂{wrt}"
+    assert str(last.lhs[0]) == f"∂L/∂{wrt}"
     assert form.format(n=size) in to_plain(explanation.derived), text
     assert [e.verdict for e in explanation.ledger] == list(verdicts), text
     assert "undecided" not in text and "characters" not in text

@@ -131,3 +131,68 @@ def test_explains_courtesy_simplify_holds_sinh_and_cosh(monkeypatch):
     if shorter is not None:
         for value in (0.3, -1.7):
             assert abs(float(shorter.subs(x, value)) - float(result.subs(x, value))) < 1e-9
+
+
+NAMED = """n: size
+W: R^(n,n)
+x: R^n
+y: R^n
+z12 = W @ x
+pi = softmax(z12)
+delta = pi - y
+explain grad(sum(delta^2) + z12[2], W)
+"""
+
+
+def _pretty(source: str) -> str:
+    import io
+
+    from rich.console import Console
+
+    from gradlang.render import to_rich
+
+    result = [r for r in Session().run(source) if r.kind == "explain"][-1]
+    console = Console(width=100, color_system=None, record=True, file=io.StringIO())
+    console.print(to_rich(result))
+    return console.export_text()
+
+
+def test_greek_is_applied_to_a_name_everywhere_in_each_format():
+    pretty = _pretty(NAMED)
+    assert "∂L/∂δ = 2·π − 2·y = 2·δ" in pretty and "∂L/∂π = ∂L/∂δ" in pretty and "∂L/∂z₁₂ = " in pretty
+    assert "delta" not in pretty and "pi" not in pretty.replace("π", "")
+    latex = to_latex([r for r in Session().run(NAMED) if r.kind == "explain"][-1])
+    assert r"\frac{\partial L}{\partial \delta} = 2 \pi - 2 y = 2 \delta" in latex
+    assert r"\text{delta}" not in latex and r"\text{pi}" not in latex and "z12" not in latex
+    plain = "\n".join(_derivation(NAMED))
+    assert "∂L/∂delta = 2*pi - 2*y = 2*delta" in plain and "δ" not in plain and "π" not in plain
+
+
+def test_an_entry_of_a_numbered_name_keeps_its_brackets():
+    pretty = _pretty(NAMED)
+    assert "grad(z₁₂[2] + sum(δ²), W)" in pretty
+    assert "z₁₂₂" not in pretty and "z12₂" not in pretty
+
+
+def test_the_value_in_latex_uses_the_users_names_as_the_lines_do():
+    latex = to_latex([r for r in Session().run(NAMED) if r.kind == "explain"][-1])
+    value = latex.split(r"\end{align*}")[-1]
+    assert r"\pi" in value and "softmax" not in value and "where" not in value
+
+
+def test_a_letter_the_derivation_introduces_is_no_name_of_the_session():
+    """A declared z that the formula does not use, and a declared s: the derivation's letters are z1 and s1."""
+    clash = "n: size\nW: R^(n,n)\nx: R^n\nz: R^n\nexplain grad(dot(W @ x, W @ x) + sum(tanh(W @ x)), W)"
+    lines = _derivation(clash)
+    assert "# let  z1 = W @ x" in lines and not any(line.startswith("# let  z =") for line in lines)
+    lines = _derivation("n: size\nx: R^n\ns: R^n\nh: R\nexplain jacobian(softmax(x)*h, x)")
+    assert "# let  s1 = softmax(x)" in lines
+
+
+def test_the_value_under_a_derivation_uses_its_stop_letter():
+    source = "n: size\nW1: R^(n,n)\nW2: R^(n,n)\nx: R^n\nv: R^n\nexplain grad(sum((W2 @ sg(relu(W1 @ x)) - v)^2), W2)"
+    result = [r for r in Session().run(source) if r.kind == "explain"][-1]
+    text = to_plain(result)
+    assert "# let  c = stop_gradient(relu(W1 @ x))" in text
+    assert text.rstrip().splitlines()[-1] == "2*outer(W2 @ c - v, c)"
+    assert "t1" not in _pretty(source)

@@ -79,9 +79,9 @@ def _spoken(rewrite) -> str:
 def _lhs(node, wrt, names=None) -> tuple:
     """∂L/∂u, with u in brackets unless it is a name or a call."""
     if node == wrt or isinstance(wrt, tuple) and node in wrt:
-        return formula(f"∂L/∂{node}")
+        return (AdjointName(node.name, shape_of(node)),)  # each printer spells the name: delta, δ, \delta
     if names and node in names:
-        return formula(f"∂L/∂{names[node].name}")
+        return (AdjointName(names[node].name, shape_of(node)),)
     simple = isinstance(node, (sp.Symbol, sp.Function)) and not (isinstance(node, t.TensorOp) and node.spelling.infix)
     return formula("∂L/∂", node) if simple else formula("∂L/∂(", node, ")")
 
@@ -180,12 +180,15 @@ class AdjointName(Var):
     def _sympystr(self, printer):
         return f"∂L/∂{self.name}"
 
-    _gradlang_line = _sympystr
+    def _gradlang_line(self, printer):
+        from sympy.printing.pretty.pretty_symbology import pretty_symbol
+
+        return f"∂L/∂{pretty_symbol(self.name)}"  # as the let line writes the name: δ, π, z₁₂
 
     def _pretty(self, printer):
         from sympy.printing.pretty.stringpict import prettyForm
 
-        return prettyForm(f"∂L/∂{self.name}")
+        return prettyForm(self._gradlang_line(printer))
 
     def _latex(self, printer, exp=None):
         name = printer._print(sp.Symbol(self.name))
@@ -233,7 +236,7 @@ def tensor_explanation(request, depth=None, names=()):
 
     named: list = []
     expr = normal_form(request.expr, named)
-    shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names})
+    shown = user_names(expr, names) or repeated_parts(expr, _taken(expr, names, ()))
     derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
@@ -287,9 +290,10 @@ def _adjoints(derivation) -> set:
 
 
 def _taken(expr, names, shown) -> set:
-    """Every name a new one must not be: the session's, the formula's, those already shown, a stop's letter."""
+    """Every name a new one must not be: the session's (names.bound: all it has bound, a declared z not in
+    the formula too), the formula's, those already shown, a stop's letter."""
     return ({n.name for _, n in (*names, *shown)} | {s.name for s in expr.free_symbols if hasattr(s, "name")}
-            | {"c", "m", "L"})
+            | {"c", "m", "L"} | set(getattr(names, "bound", ())))
 
 
 def _gathered(derived, removed: list, wrt) -> tuple:
