@@ -417,6 +417,8 @@ def _recorded(name: str, args: list) -> bool:
         return True
     if name == "blocked":
         return not any(literal_sizes.symbolic(a) for a in args)
+    if name == "backward":  # a tensor value only at a symbolic size (tensor_derivatives._backward)
+        return True
     return name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args)
 
 

@@ -37,7 +37,7 @@ from gradlang.expr.tensor.nodes import Var, shape_of
 _PASSES = ("grad", "jacobian", "hessian")
 
 
-def explanations(derivations: list, depth, point, unfold: bool, names: tuple) -> tuple:
+def explanations(derivations: list, depth, point, unfold: bool, names: tuple, bound=frozenset()) -> tuple:
     """The step-by-step derivation of each derivative call inside an explain statement, each with its check.
 
     names are the user's bindings to tensor formulas (explaining.named_values), which a tensor pass shows
@@ -45,13 +45,26 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple) ->
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
+    names = _Names(names, bound)
     return tuple(_explanation(request, depth, point, unfold, names) for request in derivations)
+
+
+class _Names(tuple):
+    """The user's bindings a tensor pass shows ((value, name) pairs), and every name the session has bound
+    (`bound`: a declared z beside the derivation's letter z would read as the user's)."""
+
+    def __new__(cls, pairs, bound=frozenset()):
+        made = super().__new__(cls, pairs)
+        made.bound = frozenset(bound)
+        return made
 
 
 def _explanation(request, depth, point, unfold: bool, names: tuple):
     """The one view of one request (the module's docstring says which)."""
     from gradlang.explain.backward.view import backward_view
 
+    if request.operation == "backward" and _symbolic(request) and not unfold:
+        return _backward_by_tensors(request, depth, point, names)
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
     request = _listed(request)
@@ -73,6 +86,14 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         if not tensor:
             raise
     return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+
+
+def _backward_by_tensors(request, depth, point, names):
+    """backward(e, x) at a symbolic size: the reverse-mode computation at the tensor level, one adjoint rule
+    per operation (the reverse pass of grad(e, x), which it equals), the call shown as written."""
+    as_grad = replace(request, operation="grad")
+    explanation = _tensor_checked(tensor_explanation(as_grad, depth, names), as_grad, point)
+    return replace(explanation, request=request)
 
 
 def _listed(request):

@@ -257,7 +257,7 @@ class Session:
         evaluator, value, derivations = self._recorded(body, source)
         explaining.check_printable(derivations)
         point = explaining.point(body, self._evaluator())
-        steps = _explanations(derivations, depth, point, unfold, explaining.named_values(self.env))
+        steps = _explanations(derivations, depth, point, unfold, explaining.named_values(self.env), frozenset(self.env))
         value = explaining.shown_value(body, value, steps)
         return self._result(statement, source, "explain", value, evaluator, steps, tuple(derivations))
 
@@ -386,9 +386,11 @@ def _declared(name: str, shape: tuple):
     return Var(name, shape)
 
 
-def _explanations(derivations: list, depth="default", point=None, unfold: bool = False, names=()) -> tuple:
+def _explanations(derivations: list, depth="default", point=None, unfold: bool = False, names=(),
+                  bound=frozenset()) -> tuple:
     """Step-by-step derivations of the derivative calls inside an explain statement, each with its closing
-    check: one view per request (core/explain_views.py); names are the user's bindings a tensor pass shows."""
+    check: one view per request (core/explain_views.py); names are the user's bindings a tensor pass shows,
+    bound every name the session has (a letter the derivation introduces is none of them)."""
     from gradlang.core.explain_views import explanations
 
-    return explanations(derivations, depth, point, unfold, names)
+    return explanations(derivations, depth, point, unfold, names, bound)

@@ -192,4 +192,15 @@ def _variable(x, operation: str, scalar: bool = False):
     raise DiffError(f"{operation} differentiates with respect to a declared vector, matrix or scalar symbol")
 
 
-TABLE = {"grad": _grad, "jacobian": _jacobian, "hessian": _hessian, "diff": _diff, "blocked": _blocked}
+def _backward(args):
+    """backward(e, x) is grad(e, x); at literal sizes its tables are the tape of components (the component
+    path answers), at a symbolic size explain shows the tensor reverse pass (core/explain_views.py)."""
+    from gradlang.expr.tensor.lower import symbolic
+
+    if not any(symbolic(a) for a in args):
+        raise ShapeNeedsComponents("backward's tables are those of components at literal sizes")
+    return _grad(args)
+
+
+TABLE = {"grad": _grad, "jacobian": _jacobian, "hessian": _hessian, "diff": _diff, "blocked": _blocked,
+         "backward": _backward}

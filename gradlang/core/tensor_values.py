@@ -270,7 +270,7 @@ TABLE = {
 }
 
 
-_DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked"})
+_DERIVATIVES = frozenset({"grad", "jacobian", "hessian", "diff", "blocked", "backward"})
 # SymPy's algebra of a formula, at every size (core/builtins.py's _algebra: at literal sizes, the components'
 # numbers where they simplify to numbers, so it proves the stable softmax's Jacobians equal)
 _KEPT_WHOLE = frozenset({"simplify", "expand", "factor", "N"})

@@ -137,7 +137,18 @@ def abbreviations(explanation) -> dict:
         alone = letters.count(letter) == 1 and letter not in taken
         number = sum(1 for other in names.values() if other.name.startswith(letter)) + 1
         names[stop] = _shaped(stop, letter if alone else letter + str(number).translate(_SUBSCRIPTS))
-    return names
+    return {**names, **_tidied_aliases(names, vector)}  # a legend lists each name once: the first
+
+
+def _tidied_aliases(names: dict, vector) -> dict:
+    """At the tensor level, each named stop as the rewrites tidy it too: the ledger's adjoint holds
+    sg(p w (tanh²x − 1) + x) where the formula wrote sg(x − p w (1 − tanh²x)), the same stop, one letter."""
+    if vector is None or "at the tensor level" not in vector.identity:
+        return {}
+    from gradlang.derive.tensor.rewrite import tidy
+
+    aliases = {tidy(stop): name for stop, name in names.items() if isinstance(stop, StopGradient)}
+    return {tidied: name for tidied, name in aliases.items() if tidied not in names}
 
 
 def _shaped(stop, name: str):

@@ -99,9 +99,15 @@ def tidy(expr, function=None, limit=None, work=None):
 @functools.lru_cache(maxsize=1 << 10)
 def _simplified(expr, function):
     """function(expr), once per formula: explain's ledger simplifies the same term for several stops and
-    components (explain blocked(where(b != 0, max(W @ sg(x)), 0), x) asked 84 times for 40 formulas)."""
+    components (explain blocked(where(b != 0, max(W @ sg(x)), 0), x) asked 84 times for 40 formulas).
+
+    A sign is held as it is (a symbol to simplify): SymPy writes sign(w) as w/|w| and then a Piecewise on
+    w = 0, which is no answer gradlang can print (speakable refuses it), after seconds of piecewise
+    simplification (the FGSM attack's sign(∇) in adversarial_training.grad: 8 s for 4 formulas)."""
+    opaque = {s: sp.Dummy(real=True) for s in expr.atoms(sp.sign)} if function is None else {}
     try:
-        answer = (function or sp.simplify)(expr)
+        answer = sp.simplify(expr.xreplace(opaque)).xreplace({v: k for k, v in opaque.items()}) if opaque else \
+            (function or sp.simplify)(expr)
     except TypeError:
         return expr  # SymPy's own comparison of a nan inside a condition ("Invalid NaN comparison"): kept as it is
     except RecursionError:

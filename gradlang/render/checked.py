@@ -65,17 +65,17 @@ def numbers(value, minus: str = "-", scalar=None, latex: bool = False) -> str:
 
 def _said(check, show, operation: str) -> str:
     """The numbers: the derivative; with a stop, the value and the true one; when they differ, both."""
+    return ", ".join(_said_items(check, show, operation))
+
+
+def _said_items(check, show, operation: str) -> list[str]:
+    """_said's items, each a phrase that reads alone (a long check breaks between them)."""
     if not check.agrees:
-        said = f"derivation {show(check.derived)}, {operation} {show(check.engine)}"
-    elif check.value is not None:
-        said = f"{_word(check)} {show(check.derived)}"
-    else:
-        return show(check.derived)
-    if check.value is not None:
-        said = f"value {show(check.value)}, {said}"
-        if check.true is not None:
-            said += f", true {_word(check)} {show(check.true)}"
-    return said
+        return [f"derivation {show(check.derived)}", f"{operation} {show(check.engine)}"]
+    if check.value is None:
+        return [show(check.derived)]
+    items = [f"value {show(check.value)}", f"{_word(check)} {show(check.derived)}"]
+    return items + ([f"true {_word(check)} {show(check.true)}"] if check.true is not None else [])
 
 
 def _at_words(check) -> str:
@@ -107,9 +107,24 @@ def parts(check, minus: str = "-") -> tuple[str, str]:
     return mark, f"{_at_words(check)}{where}: {_said(check, show, check.operation)}"
 
 
+WIDTH = 98  # plain columns of a check line (the CLI prefixes "# "); a longer one breaks between its phrases
+
+
 def plain_line(check) -> str:
     mark, said = parts(check)
-    return f"{mark}; {said}" if said else mark
+    line = f"{mark}; {said}" if said else mark
+    if len(line) <= WIDTH:
+        return line
+    show = lambda value: numbers(value, "-")  # noqa: E731
+    where = ", ".join(f"{name} = {show(value)}" for name, value in check.point)
+    rows, current = [f"{mark};", f"   {_at_words(check)}{where}:"], ""
+    for item in _said_items(check, show, check.operation):
+        if current and len(current) + len(item) + 5 > WIDTH:
+            rows.append("   " + current)
+            current = item
+        else:
+            current = f"{current}, {item}" if current else item
+    return "\n".join(rows + ["   " + current])
 
 
 def rich_line(check):

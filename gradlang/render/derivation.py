@@ -77,8 +77,11 @@ class _Shown:
         return self.printer(self.form(value, display=False))
 
     def legend(self) -> list[tuple[str, str]]:
-        return [(self.printer(name), self.printer(self.form(stop, stops=False)))
-                for stop, name in self.form.names.items()]
+        """Each stop's name once, with the stop as the formula writes it (the first of its spellings)."""
+        first = {}
+        for stop, name in self.form.names.items():
+            first.setdefault(name, stop)
+        return [(self.printer(name), self.printer(self.form(stop, stops=False))) for name, stop in first.items()]
 
 
 def _wrapped(text: str, atom: bool) -> str:
@@ -151,8 +154,8 @@ def _plain_lines(node: Node, show) -> list[str]:
 def plain_text(printer, explanation) -> str:
     """Numbered, indented lines with the rule name beside each step."""
     show = _Shown(explanation, printer.doprint)
-    lines = [f"{call_text(explanation.request, show)}: {explanation.summary}"]
-    lines += [f"definition: {text}" for text in _definitions(explanation)]
+    lines = _broken(f"{call_text(explanation.request, show)}:", explanation.summary)
+    lines += [line for text in _definitions(explanation) for line in _broken("definition:", text, " = ")]
     if explanation.vector is not None:
         lines += vector_lines.plain_lines(explanation.vector, show, show.legend())
     else:
@@ -371,6 +374,18 @@ def _json_stop(entry, words, show) -> dict:
     if entry.verdict != "irrelevant":
         data.update(adjoint=show(adjoint_value(entry)), removed=show(removed_value(entry)))
     return data
+
+
+def _broken(head: str, text: str, at: str = "") -> list[str]:
+    """`head text` on one line when it fits the width, else the head (and, with `at`, the text up to it)
+    on one line and the rest indented below: a summary under a long call, a definition's body under its
+    name (`definition: f(u) =`)."""
+    if len(head) + 1 + len(text) <= vector_lines.WIDTH:
+        return [f"{head} {text}"]
+    if at and at in text:
+        name, body = text.split(at, 1)
+        return [f"{head} {name}{at.rstrip()}", f"   {body}"]
+    return [head, f"   {text}"]
 
 
 def _definitions(explanation) -> list[str]:

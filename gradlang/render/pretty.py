@@ -38,7 +38,7 @@ from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
-from gradlang.render.shown import in_its_form, shape_text, shown, shown_result, Summarising
+from gradlang.render.shown import derivation_names, in_its_form, shape_text, shown, shown_result, Summarising
 from gradlang.render.teacher import is_tensor_value, negated_pretty, TeacherOrder, tensor_sum_pretty, where_pretty
 from gradlang.expr.values import from_elements, shape_of, to_symbolic
 from gradlang.lazy import np
@@ -219,7 +219,7 @@ class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredO
         if form is None:
             value = shown_result(result, full)
         else:  # its parts named apart from the session's names and the derivation's
-            value = shown(form, full, result.bound | {str(name) for _, name in result.steps[0].vector.display})
+            value = shown(form, full, result.bound | derivation_names(result))
         if value.named and not value.tensor or _components(value.value) > limits.MAX_LAID_OUT_COMPONENTS:
             # Named shared parts, or many components shown whole (--full): one line of text, not a 2-D
             # layout (SymPy's grows quadratically: a 300×300 matrix took minutes).

@@ -114,15 +114,27 @@ def shown_result(result, full: bool = False) -> Shown:
 
 
 def in_its_form(result):
-    """The value under one derivation that names parts (the user's bindings, its letters), written with those
-    names (p1, z1) as the derivation's own lines write it; None for any other result."""
+    """The value under one derivation that names parts (the user's bindings, its letters, its stops' letters),
+    written with those names (p1, z1, c) as the derivation's own lines write it; None for any other result."""
     from gradlang.explain.layout import Form
 
-    if len(result.steps) != 1 or not getattr(getattr(result.steps[0], "vector", None), "display", ()):
+    if len(result.steps) != 1 or getattr(result.steps[0], "vector", None) is None:
         return None
     if getattr(result.steps[0], "derived", None) is not result.value:
         return None
-    return Form(result.steps[0])(result.value)
+    form = Form(result.steps[0])
+    if not form.display and not form.names:  # nothing named: the value printer names its parts itself
+        return None
+    return form(result.value)
+
+
+def derivation_names(result) -> set:
+    """The names the one derivation of a result introduced (its let names, its stops' letters), which the
+    value printer's own names must not take."""
+    from gradlang.explain.layout import Form
+
+    form = Form(result.steps[0])
+    return {str(name) for name in (*form.display.values(), *form.names.values())}
 
 
 def _size(value) -> int:

@@ -38,10 +38,27 @@ def _let_lines(vector, show, legend) -> list[str]:
 
 
 def _beside(head: str, remark: str) -> str:
-    """The remark in the rule column when it fits the width, else on the next line."""
+    """The remark in the rule column when it fits the width, else on the next line (a long rule on as many
+    as it needs, broken after its rule at "; then" and between its identities)."""
     if len(head) + 2 + len(remark) <= WIDTH:
         return head.ljust(min(_RULE_COLUMN, WIDTH - len(remark) - 2)) + "  " + remark
-    return head + "\n" + " " * 6 + remark
+    return head + "\n" + "\n".join(" " * 6 + part for part in _wrapped(remark, WIDTH - 6))
+
+
+def _wrapped(remark: str, width: int) -> list[str]:
+    """A rule remark in lines of at most `width` (where it can break): the rule, then its identities."""
+    if len(remark) <= width or "; then " not in remark:
+        return [remark]
+    rule, identities = remark.split("; then ", 1)
+    lines, current = [rule + ";"], " then"
+    for identity in identities.split(", "):
+        joined = f"{current} {identity}" if current == " then" else f"{current}, {identity}"
+        if len(joined) > width and current != " then":
+            lines.append(current.strip() + ",")
+            current = "  " + identity
+        else:
+            current = joined
+    return lines + [current.strip() if not current.startswith("  ") else current]
 
 
 def plain_lines(vector, show, legend=()) -> list[str]:

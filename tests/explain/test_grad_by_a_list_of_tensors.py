@@ -52,7 +52,7 @@ LOSS = "sum(tanh(W @ x + sg(b))^2)*c"
 @pytest.mark.parametrize("m, n", [("m", "n"), (2, 3)])
 def test_grad_by_a_list_closes_with_one_line_per_listed_variable_in_their_shapes(m, n):
     result, explanation = _explained(m, n, f"grad({LOSS}, [W, b, c])")
-    closing = [line.lhs[0].plain for line in explanation.vector.lines[-3:]]
+    closing = [str(line.lhs[0]) for line in explanation.vector.lines[-3:]]
     assert closing == ["∂L/∂W", "∂L/∂b", "∂L/∂c"]
     plain = to_plain(result)
     assert f"∂L/∂b = zeros({m})" in plain, plain  # the stopped entry in b's shape, not a scalar 0
@@ -75,7 +75,7 @@ def test_grad_by_a_list_at_a_point_checks_the_numbers():
     at = "W = [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]], b = [1, 2], c = 3, x = [1, 1, 1]"
     result, explanation = _explained(2, 3, f"grad({LOSS}, [W, b, c]) at {at}")
     assert explanation.check.agrees, to_plain(result)
-    assert "✓ equals grad; at W = " in to_plain(result)
+    assert "✓ equals grad;\n#    at W = " in to_plain(result)  # a check over 100 columns breaks between phrases
 
 
 def _jax_loss(W, b, c, x):

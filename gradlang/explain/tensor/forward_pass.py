@@ -63,12 +63,16 @@ class TangentName(Var):
     def _sympystr(self, printer):
         return self.name
 
-    _gradlang_line = _sympystr
+    def _gradlang_line(self, printer):
+        from sympy.printing.pretty.pretty_symbology import pretty_symbol
+
+        top, bottom = self.name[1:].split("/∂")
+        return f"∂{pretty_symbol(top)}/∂{pretty_symbol(bottom)}"  # as the let line writes them: δ, π
 
     def _pretty(self, printer):
         from sympy.printing.pretty.stringpict import prettyForm
 
-        return prettyForm(self.name)
+        return prettyForm(self._gradlang_line(printer))
 
     def _latex(self, printer, exp=None):
         top, bottom = self.name[1:].split("/∂")
@@ -89,7 +93,7 @@ def _rule(node) -> tuple:
 def _lhs(node, wrt, names) -> tuple:
     """∂u/∂x, with u in brackets unless it is a name or a call."""
     if node in names:
-        return formula(f"∂{names[node].name}/∂{wrt}")
+        return (TangentName(names[node].name, str(wrt), shape_of(node) + shape_of(wrt)),)  # δ, \delta, as each writes it
     simple = isinstance(node, (sp.Symbol, sp.Function)) and not (isinstance(node, t.TensorOp) and node.spelling.infix)
     return formula("∂", node, f"/∂{wrt}") if simple else formula("∂(", node, f")/∂{wrt}")
 
@@ -167,10 +171,11 @@ def jacobian_explanation(request, depth=None, names=()):
     expr, wrt = request.expr, request.wrt
     if request.operation == "hessian":
         return _hessian_explanation(request, depth, names)
-    shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names})
+    bound = set(getattr(names, "bound", ()))  # every name of the session (core/explain_views._Names)
+    shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names} | bound)
     derivation = jacobian_derivation(expr, wrt, dict(shown))
     # the rules repeat what the formula says once (s in diag(s) − s sᵀ): named as a teacher names it
-    taken = {n.name for _, n in (*names, *shown)} | _symbols(expr)
+    taken = {n.name for _, n in (*names, *shown)} | _symbols(expr) | bound
     more = lettered([n for n in _repeated_in(derivation.lines, expr) if n not in dict(shown)], taken)
     if more:
         shown = tuple(sorted((*shown, *more), key=lambda pair: _order(expr)[pair[0]]))

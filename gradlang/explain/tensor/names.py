@@ -65,3 +65,100 @@ def _fresh(letter: str, used: set) -> str:
     if letter not in used:
         return letter
     return next(f"{letter}{k}" for k in range(1, 1000) if f"{letter}{k}" not in used)
+
+
+# --- walls: a derivation's long lines, shortened by naming what they repeat --------------------------
+
+WIDTH = 88        # characters of gradlang text a line's formulas may take (the rule and `(n)  ` beside them)
+MOST_NAMES = 6    # names a derivation introduces for its walls (each is a let line)
+_SHORTEST = 10    # characters of a part worth a name
+
+
+def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDTH) -> tuple:
+    """(value, name) for the parts that make a wall, in the order a reader meets them: while a line is
+    wider than `width`, the part it repeats (or another line repeats) that shortens the lines most gets a
+    textbook letter (δ for an adjoint the pass sends on, else as `lettered` names it).
+
+    lines are the derivation's lines, each a list of SymPy values printed side by side; a named part's
+    own let line is measured too, so a name never hides a wall in its let. `adjoints` are the values the
+    pass computed as adjoints; `known` the (value, name) pairs the lines already show by name.
+    Deterministic: ties go to the part printed first in source order."""
+    used, chosen, names = set(taken), [], dict(known)
+    adjoints, spell = set(adjoints), _Spelling()
+    for _ in range(MOST_NAMES):
+        shown = [[_shorter(v, names) for v in line] for line in lines]
+        shown += [[_shorter(value, {k: n for k, n in names.items() if k != value})] for value, _ in chosen]
+        wide = [line for line in shown if sum(spell(v) for v in line) > width]
+        if not wide:
+            break
+        part = _best_part(shown, wide, spell)
+        if part is None:
+            break
+        value = _expanded(part, names)
+        letter = "δ" if value in adjoints else _letter(value)
+        name = _fresh(letter, used)
+        used.add(name)
+        names[value] = Var(name, shape_of(value)) if shape_of(value) else sp.Symbol(name, real=True)
+        chosen.append((value, names[value]))
+    return tuple(chosen)
+
+
+class _Spelling:
+    """Characters of a value as the lines print it: a long stop by its letter (layout.py names it), each
+    value spelled once."""
+
+    def __init__(self):
+        self.known: dict = {}
+
+    def text(self, value) -> str:
+        from gradlang.expr.source import to_source
+        from gradlang.explain.layout import long_stop
+        from gradlang.explain.ledger.components import outermost_stops
+
+        if not isinstance(value, sp.Basic):
+            return str(value)
+        if value not in self.known:
+            stops = {s: Var("c1", shape_of(s)) if shape_of(s) else sp.Symbol("c1", real=True)
+                     for s in outermost_stops([value]) if long_stop(s)}
+            self.known[value] = to_source(value.xreplace(stops))
+        return self.known[value]
+
+    def __call__(self, value) -> int:
+        return len(self.text(value))
+
+
+def _shorter(value, names: dict):
+    return value.xreplace(names) if names and isinstance(value, sp.Basic) else value
+
+
+def _expanded(part, names: dict):
+    """The part with the names inside it replaced by what they stand for (the names nest)."""
+    back = {name: value for value, name in names.items()}
+    return part.xreplace(back) if back else part
+
+
+def _best_part(shown: list, wide: list, spell):
+    """The composite part whose naming saves the most characters: repeated anywhere and found in a wide line;
+    else the longest part of a wide line that leaves it a reasonable line of its own."""
+    counts: dict = {}
+    for line in shown:
+        for value in line:
+            for node in sp.preorder_traversal(value) if isinstance(value, sp.Basic) else ():
+                counts[node] = counts.get(node, 0) + 1
+    inside = {node for line in wide for v in line if isinstance(v, sp.Basic) for node in sp.preorder_traversal(v)}
+    candidates = [node for node in inside if _nameable(node) and spell(node) >= _SHORTEST]
+    if not candidates:
+        return None
+    whole = {v for line in shown for v in line}  # a whole line named would only move the wall to its let
+    saving = lambda n: ((counts[n] - 1) * spell(n), -spell(n) if n in whole else spell(n), spell.text(n))  # noqa: E731
+    best = max(candidates, key=saving)
+    return best if counts[best] > 1 or best not in whole else None
+
+
+def _nameable(node) -> bool:
+    """A composite value a reader would call by a letter: not a name, a number, a stop or a bare mark."""
+    if not isinstance(node, sp.Expr) or node.is_Atom or not node.args or isinstance(node, StopGradient):
+        return False
+    if isinstance(node, (t.OneHot, t.Eye, t.Ones, t.Zeros, t.Literal)):
+        return False
+    return not (isinstance(node, sp.Mul) and len(node.args) == 2 and node.args[0] == -1)

@@ -27,7 +27,7 @@ from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop
 from gradlang.explain.ledger.components import outermost_stops, removed_value
-from gradlang.explain.tensor.names import repeated_parts, user_names
+from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import phrase
 from gradlang.explain.ledger.tensor import tensor_ledger
 
@@ -79,9 +79,9 @@ def _spoken(rewrite) -> str:
 def _lhs(node, wrt, names=None) -> tuple:
     """∂L/∂u, with u in brackets unless it is a name or a call."""
     if node == wrt or isinstance(wrt, tuple) and node in wrt:
-        return formula(f"∂L/∂{node}")
+        return (AdjointName(node.name, shape_of(node)),)  # each printer spells the name: delta, δ, \delta
     if names and node in names:
-        return formula(f"∂L/∂{names[node].name}")
+        return (AdjointName(names[node].name, shape_of(node)),)
     simple = isinstance(node, (sp.Symbol, sp.Function)) and not (isinstance(node, t.TensorOp) and node.spelling.infix)
     return formula("∂L/∂", node) if simple else formula("∂L/∂(", node, ")")
 
@@ -180,12 +180,15 @@ class AdjointName(Var):
     def _sympystr(self, printer):
         return f"∂L/∂{self.name}"
 
-    _gradlang_line = _sympystr
+    def _gradlang_line(self, printer):
+        from sympy.printing.pretty.pretty_symbology import pretty_symbol
+
+        return f"∂L/∂{pretty_symbol(self.name)}"  # as the let line writes the name: δ, π, z₁₂
 
     def _pretty(self, printer):
         from sympy.printing.pretty.stringpict import prettyForm
 
-        return prettyForm(f"∂L/∂{self.name}")
+        return prettyForm(self._gradlang_line(printer))
 
     def _latex(self, printer, exp=None):
         name = printer._print(sp.Symbol(self.name))
@@ -233,12 +236,14 @@ def tensor_explanation(request, depth=None, names=()):
 
     named: list = []
     expr = normal_form(request.expr, named)
-    shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names})
+    shown = user_names(expr, names) or repeated_parts(expr, _taken(expr, names, ()))
     derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
+    derivation = as_written(derivation, expr)
     derived, wrt = derivation.result, request.wrt
     entries = tensor_ledger(expr, wrt, derived)
+    shown += wall_names(_measured(derivation, entries, expr), _taken(expr, names, shown), _adjoints(derivation), shown)
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
@@ -246,6 +251,49 @@ def tensor_explanation(request, depth=None, names=()):
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
+
+
+def as_written(derivation, expr):
+    """The derivation with each stop as the formula writes it: the rewrites tidy inside a stop too
+    (sg(x - p w (1 − tanh²x)) as sg(p w (tanh²x − 1) + x)), which the stop's letter would not match."""
+    back = _written_stops(expr)
+    if not back:
+        return derivation
+    again = lambda part: part.xreplace(back) if isinstance(part, sp.Basic) else part  # noqa: E731
+    lines = tuple(replace(line, lhs=tuple(map(again, line.lhs)), rhs=tuple(tuple(map(again, side)) for side in line.rhs))
+                  for line in derivation.lines)
+    result = tuple(map(again, derivation.result)) if isinstance(derivation.result, tuple) else again(derivation.result)
+    return replace(derivation, lines=lines, result=result)
+
+
+def _written_stops(expr) -> dict:
+    """{the stop as the rewrites tidy it: the stop as written}, for the stops the rewrites change."""
+    written = {tidy(stop): stop for stop in outermost_stops([expr])}
+    return {tidied: stop for tidied, stop in written.items() if tidied != stop}
+
+
+def _measured(derivation, entries, expr) -> list:
+    """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words)."""
+    from gradlang.explain.ledger.components import adjoint_value
+
+    lines = [[p for p in (*line.lhs, *(part for side in line.rhs for part in side)) if isinstance(p, sp.Basic)]
+             for line in derivation.lines]
+    back = _written_stops(expr)
+    lines += [["stop c: cuts the path from x; adjoint arriving: ", adjoint_value(e).xreplace(back)]
+              for e in entries if e.verdict != "irrelevant"]
+    return lines
+
+
+def _adjoints(derivation) -> set:
+    """The adjoints the pass computed: each line's last side."""
+    return {side[0] for line in derivation.lines for side in line.rhs[-1:] if len(side) == 1}
+
+
+def _taken(expr, names, shown) -> set:
+    """Every name a new one must not be: the session's (names.bound: all it has bound, a declared z not in
+    the formula too), the formula's, those already shown, a stop's letter."""
+    return ({n.name for _, n in (*names, *shown)} | {s.name for s in expr.free_symbols if hasattr(s, "name")}
+            | {"c", "m", "L"} | set(getattr(names, "bound", ())))
 
 
 def _gathered(derived, removed: list, wrt) -> tuple:

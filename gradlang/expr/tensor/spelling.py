@@ -213,7 +213,12 @@ def _pretty_special(spelling: Spelling, node, printer):
     if isinstance(node, OneHot):
         return prettyForm("e" + _subscript(node.args[0], "[{}]"))
     if isinstance(node, Entry) and isinstance(node.args[0], sp.Symbol) and len(node.args) == 2:
-        return prettyForm(node.args[0].name + _subscript(node.args[1], "[{}]"))
+        from sympy.printing.pretty.pretty_symbology import pretty_symbol
+
+        name = node.args[0].name  # as the name alone prints: π for pi, z₁₂ for z12
+        if name[-1].isdigit():  # z12[2] as z₁₂[2], never z₁₂₂
+            return prettyForm(pretty_symbol(name) + f"[{node.args[1]}]")
+        return prettyForm(pretty_symbol(name) + _subscript(node.args[1], "[{}]"))
     return None
 
 
