@@ -15,7 +15,9 @@ from tests.explain.every_program import every_program
 
 _LEDGER = "a ledger line (the stop's removed term or its words), explain/ledger/'s"
 _COMPONENTS = "a walk by components (the rule table or the tape at literal sizes), not yet a tensor pass"
+_INSTANCES = "26 lines: the let block names each use of a stop written once in a function (c₄, c₅, c₆ for sg(R[a] - b))"
 WALLS = {
+    "reinforce:23": _INSTANCES,
     "issue40:infonce": _LEDGER,
     "adversarial_training:18": _LEDGER,
     "adversarial_training:19": _LEDGER,

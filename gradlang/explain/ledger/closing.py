@@ -40,6 +40,9 @@ def removed_names(entries, letter: str = "r") -> list:
     return names
 
 
+_ONE_LINE = 96  # characters of the identity with g's definition on one line (the # and the indent make 100)
+
+
 def _operation(request) -> str:
     """The call that gives the kept part: grad (also for blocked), jacobian, diff."""
     return "grad" if request.operation in ("grad", "blocked") else request.operation
@@ -60,11 +63,15 @@ def closing(explanation, grouped: bool = False) -> tuple:
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
     identity = note("true = kept + removed: ", Math(f"{operation}(unstopped(L), ", rf"\operatorname{{{operation}}}(\operatorname{{unstopped}}(L),\ "),
                     variable, Math(f") = {kept}{terms}", latex_math(f") = {kept}{terms}")))
-    said = note("where ", Math(f"{kept} = {operation}(L, ", rf"{kept} = \operatorname{{{operation}}}(L,\ "), variable,
-                Math(")", ")"), f" is what {operation} gives",
-                *(("; each ", Math(f"{letter}ᵢ", f"{letter}_i"), " is what its stop removes") if names
-                  else ("; the stops remove nothing",)))
+    kept_is = note(Math(f"{kept} = {operation}(L, ", rf"{kept} = \operatorname{{{operation}}}(L,\ "),
+                   variable, Math(")", ")"))
+    removed = ("; each ", Math(f"{letter}ᵢ", f"{letter}_i"), " is what its stop removes") if names else (
+        "; the stops remove nothing",)
     zero = _zero_everywhere(explanation, kept)
+    one_line = note(identity, " (", kept_is, ")", *(() if names else removed))
+    if len(one_line.spelled(str)) <= _ONE_LINE:  # the rᵢ are named where their stops are: one line says it
+        return (one_line, zero) if zero else (one_line,)
+    said = note("where ", kept_is, f" is what {operation} gives", *removed)
     return (identity, said, zero) if zero else (identity, said)
 
 

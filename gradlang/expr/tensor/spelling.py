@@ -130,6 +130,8 @@ class Spelling:
     def _wrap(self, text: str, index: int, arg, form: str) -> str:
         if self._needs_parens(index, arg):
             return rf"\left({text}\right)" if form == "latex" else f"({text})"
+        if form == "latex" and index == 0 and self.latex_template.startswith("{0}_") and "_" in text:
+            return "{" + text + "}"  # s1[0] as {s_{1}}_{0}: s_{1}_{0} is a double subscript LaTeX refuses
         return text
 
     def _needs_parens(self, index: int, arg) -> bool:
