@@ -26,6 +26,7 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
+from gradlang.frameworks.torch_inplace import functional, rebind, written
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
 from gradlang.frameworks.torch_lines import where as _where
@@ -149,7 +150,7 @@ def _autograd(torch, program, walker: "_Walker") -> list:
     program says; no code is generated from the user's names, as program.module() would)."""
     placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
     with float64(torch):
-        inputs = [_fresh(torch, walker.at[n]) for n in placeholders]
+        inputs = [_fresh(torch, walker.start[n]) for n in placeholders]
         leaves = [value for node, value in zip(placeholders, inputs) if node in walker.traced]
         for leaf in leaves:
             leaf.requires_grad_(True)
@@ -250,6 +251,8 @@ class _Walker:
     def __init__(self, torch, writer: Writer, root):
         self.torch, self.writer, self.root = torch, writer, root
         self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
+        self.before = None  # what an in-place operation's tensor held before it wrote it (scatter_ reads it)
+        self.start = {}  # each input's value before the walk (an in-place write changes the walk's own copy)
         self.seeded = None  # the generator's state when the walk starts
 
     def inputs(self, program, args: tuple, names: list) -> list:
@@ -260,7 +263,7 @@ class _Walker:
         leaves = []
         for node, spec in zip(placeholders, program.graph_signature.input_specs):
             path, value = self._input(program, spec, users)
-            self.at[node] = value
+            self.at[node], self.start[node] = value.detach().clone(), value.detach().clone()  # an in-place write
             if value.is_floating_point() and spec.kind.name in ("PARAMETER", "USER_INPUT"):
                 leaf = Leaf.of(path, value.detach().numpy(), self.writer.taken)
                 self.env[node] = self.writer.declare(leaf.name, leaf.shape, leaf.comment)
@@ -274,9 +277,9 @@ class _Walker:
         if spec.kind.name == "USER_INPUT":
             return next(users)
         if spec.kind.name in ("PARAMETER", "BUFFER"):
-            return spec.target, program.state_dict[spec.target].detach()
+            return spec.target, program.state_dict[spec.target]
         if spec.kind.name == "CONSTANT_TENSOR":
-            return spec.target, program.constants[spec.target].detach()
+            return spec.target, program.constants[spec.target]
         raise TranslateError(f"an exported input of kind {spec.kind.name}")
 
     def point(self, given, at: dict):
@@ -312,6 +315,7 @@ class _Walker:
 
     def _node(self, node, env: dict, at: dict) -> None:
         where = _where(node)
+        self.writer.places.append((where.file, where.line, where.column, str(node.target)))
         self._custom_function(node, where)
         if node.target is operator.getitem:
             source, i = node.args
@@ -324,15 +328,19 @@ class _Walker:
             return
         args = [self.point(a, at) for a in node.args]
         kwargs = {k: self.point(v, at) for k, v in node.kwargs.items()}
+        index = written(node)
+        self.before = args[index].clone() if index is not None and hasattr(args[index], "clone") else None
         with self.torch.no_grad():
             at[node] = called(f"running {node.target} at the example point", lambda: node.target(*args, **kwargs))
         if at[node] is None:  # a check such as _assert_tensor_metadata: no value, nothing to write
             env[node] = None
             return
         env[node] = self._translate(node, env, at, where)
+        if written(node) is not None and hasattr(node.args[written(node)], "op"):  # x += y: x is the result now
+            rebind(node, _name(node), env, at, self.traced)
 
     def _translate(self, node, env: dict, at: dict, where: Where):
-        name = str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
+        name = _name(node)
         inputs = [a for a in node.all_input_nodes if a in self.traced]
         result = at[node]
         _refuse(name, [result, *(at[a] for a in node.all_input_nodes)], where, bool(inputs))
@@ -344,13 +352,15 @@ class _Walker:
             return self.writer.draw(name.strip("_"), f"torch.{name}", result.detach().numpy(), where)
         if name in SHAPE_ONLY:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values
+        if not inputs and isinstance(result, (list, tuple)):  # broadcast_tensors of constants: a list of them
+            return [_constant(part) for part in result]
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
             if inputs and name in ("argmax", "argmin"):
                 self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the "
                                                "traced point (piecewise constant: derivative 0)")
             return _constant(result)
         self.traced.add(node)
-        rule = RULES.get(name)
+        rule = RULES.get(functional(name) if written(node) is not None else name)
         if rule is None:
             raise placed(f"no translation for the PyTorch operation {node.target}", where)
         try:
@@ -390,6 +400,11 @@ class _Walker:
             results.append(value)
         env[node], at[node] = results, [point for _, point in outs]
         self.traced.add(node)
+
+
+def _name(node) -> str:
+    """An ATen operation's name without its overload (div_ of aten.div_.Tensor)."""
+    return str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
 
 
 def _is_draw(node, name: str, result, traced: bool) -> bool:
