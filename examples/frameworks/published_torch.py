@@ -85,6 +85,14 @@ class BYOLProjector(nn.Module):
         return (2 - 2 * (p * z).sum(dim=-1)).mean()
 
 
+class FrozenStats(BYOLProjector):
+    """The same projector in eval mode: batch norm reads its running statistics, constants of the program."""
+
+    def __init__(self):
+        super().__init__()
+        self.eval()
+
+
 class NormHead(nn.Module):
     """A transformer-style head: LayerNorm, F.layer_norm without affine, GroupNorm; a stopped baseline."""
 
@@ -130,3 +138,23 @@ class Scattered(nn.Module):
         h = self.fc(x)
         index = torch.tensor([2, 0, 1])
         return torch.zeros(3).scatter(0, index, h).pow(2).sum()
+
+
+def view_written(x):
+    """An in-place write through a view (a row of y) with y read after it: refused at the write's line."""
+    y = x * 2.0
+    row = y[0]
+    row.mul_(3.0)
+    return (y ** 2).sum()
+
+
+class ImageNorm(nn.Module):
+    """BatchNorm2d over (batch, channels, height, width): more than two axes, refused at the user's line."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 8)
+        self.bn = nn.BatchNorm2d(2)
+
+    def forward(self, x):
+        return self.bn(self.fc(x).view(-1, 2, 2, 2)).pow(2).sum()

@@ -4,8 +4,9 @@ A scan's body is a jaxpr of (consts, carry, x_t) -> (carry, y_t). It is walked
 once per step, in the scan's order (reverse=True runs from the last slice), its
 inputs the caller's Values: the constants, the carry the previous step gave,
 and row t of each scanned array (`r_t[3]`, `xs[3, :]`). The steps' outputs are
-stacked as the scan stacks them: scalars into a vector `[y_0, …]`, vectors into
-`stack([…], 0)`. A comment in the program says the scan was unrolled, where,
+stacked as the scan stacks them: scalars into a vector `y_0 * onehot(0, T) + …`
+(a sum explain derives at the tensor level; `[y_0, …]` it would read entry by
+entry), vectors into `stack([…], 0)`. A comment in the program says the scan was unrolled, where,
 and at which length: the program is the scan at that length, as jax.grad
 differentiates it there.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradlang.frameworks import ops
-from gradlang.frameworks.program import Line, TranslateError, Value, Where
+from gradlang.frameworks.program import PRODUCT, SUM, Line, TranslateError, Value, Where, wrap
 
 
 def unrolled(walker, eqn, ins: list, where: Where) -> list:
@@ -57,8 +58,7 @@ def _stacked(parts: list, writer) -> tuple:
     if len(sizes) > 1:
         raise TranslateError(f"a scan whose steps each give shape {points[0].shape}: stacked, more than two axes")
     named = [writer.bind(ops.reshape(v, points[0].shape) if v.sizes else (v.scalar or v), 1) for v in values]
-    if not sizes:
-        text = "[" + ", ".join(v.text for v in named) + "]"
-    else:
-        text = "stack([" + ", ".join(v.text for v in named) + "], 0)"
-    return Value(text, shape), np.stack(points)
+    if not sizes:  # y_0 * onehot(0, T) + …: a vector explain derives at the tensor level ([y_0, …] it reads by entries)
+        text = " + ".join(f"{wrap(v, PRODUCT)} * onehot({t}, {len(named)})" for t, v in enumerate(named))
+        return Value(text, shape, SUM), np.stack(points)
+    return Value("stack([" + ", ".join(v.text for v in named) + "], 0)", shape), np.stack(points)
