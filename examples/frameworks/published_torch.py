@@ -140,6 +140,18 @@ class Scattered(nn.Module):
         return torch.zeros(3).scatter(0, index, h).pow(2).sum()
 
 
+def scaled_in_place(obs, q):
+    """A DQN-style input scaled in place (obs /= 255.0) before it is read."""
+    obs /= 255.0
+    obs.clamp_(0.0, 1.0)
+    return ((obs @ q) ** 2).sum()
+
+
+def pixels():
+    """Observations in 0..255 and a linear read-out."""
+    return torch.tensor([[12.0, 200.0, 250.0], [0.5, 64.0, 128.0]]), torch.tensor([0.3, -0.2, 0.5])
+
+
 def view_written(x):
     """An in-place write through a view (a row of y) with y read after it: refused at the write's line."""
     y = x * 2.0
@@ -158,3 +170,22 @@ class ImageNorm(nn.Module):
 
     def forward(self, x):
         return self.bn(self.fc(x).view(-1, 2, 2, 2)).pow(2).sum()
+
+
+class VQCodes(nn.Module):
+    """A VQ-VAE's codes as a one-hot written by index (one_hot[arange(b), codes] = 1), straight through."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(3, 2)
+        self.codebook = nn.Parameter(torch.tensor([[0.5, -0.5], [0.0, 1.0], [-1.0, 0.25], [1.0, 1.0]]))
+
+    def forward(self, x):
+        z = self.encoder(x)
+        distances = (z.unsqueeze(1) - self.codebook.unsqueeze(0)).pow(2).sum(-1) if z.dim() == 1 else (
+            (z ** 2).sum(1, keepdim=True) - 2 * z @ self.codebook.t() + (self.codebook ** 2).sum(1))
+        codes = distances.argmin(1)
+        one_hot = torch.zeros_like(distances)
+        one_hot[torch.arange(z.shape[0]), codes] = 1.0
+        quantised = one_hot @ self.codebook
+        return ((z - quantised.detach()) ** 2).sum() + ((quantised - z.detach()) ** 2).sum()

@@ -300,14 +300,14 @@ def _one_hot_rows(positions, length: int) -> str:
     return "[" + ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in rows) + "]"
 
 
-def onehot_of_argmax(y: Value, axis: int, shape: tuple) -> Value:
-    """The one-hot of argmax(y) along `axis`, at y's shape: onehot(argmax(y), n) of a vector; of a matrix, one
-    per row (or column), stacked. `y` should be a name: a matrix is read once per row."""
+def onehot_of_argmax(y: Value, axis: int, shape: tuple, name: str = "argmax") -> Value:
+    """The one-hot of argmax(y) (or argmin) along `axis`, at y's shape: onehot(argmax(y), n) of a vector; of a
+    matrix, one per row (or column), stacked. `y` should be a name: a matrix is read once per row."""
     n, kept = shape[axis], [i for i, d in enumerate(shape) if d != 1]
     if len(kept) == 1:
-        return Value(f"onehot(argmax({fill(y).text}), {n})", shape)
+        return Value(f"onehot({name}({fill(y).text}), {n})", shape)
     if len(kept) != 2 or axis not in kept:
-        raise TranslateError(f"a one-hot of an argmax of shape {tuple(shape)}")
+        raise TranslateError(f"a one-hot of an {name} of shape {tuple(shape)}")
     other = next(i for i in kept if i != axis)
-    parts = [f"onehot(argmax({index(y, other, i, ()).text}), {n})" for i in range(shape[other])]
+    parts = [f"onehot({name}({index(y, other, i, ()).text}), {n})" for i in range(shape[other])]
     return Value(f"stack([{', '.join(parts)}], {0 if other < axis else 1})", shape)  # stacked along the other axis

@@ -12,11 +12,9 @@ the tracer's (trace_torch.py), not rules.
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
-from gradlang.frameworks import norms, ops
+from gradlang.frameworks import norms, ops, torch_onehot
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
@@ -313,34 +311,6 @@ def _group_norm(step):
                             step.arg(2, "weight", None), step.arg(3, "bias", None), float(step.arg(4, "eps", 1e-5)))
 
 
-def _scatter(step):
-    """scatter of ones into zeros at an argmax along the same axis (F.gumbel_softmax(hard=True)'s hard one-hot):
-    onehot(argmax(y)), for each row of a batch; any other scatter is refused (its positions depend on values
-    gradlang cannot name)."""
-    dim = step.arg(1, "dim", 0) % max(len(step.shape), 1)
-    source = _argmax_source(step.node.args[2], dim, len(step.shape))
-    base = step.walker.before if step.walker.before is not None else step.walker.point(step.node.args[0], step.at)
-    base = np.asarray(base, dtype=np.float64)
-    ones = step.node.kwargs.get("value", step.node.args[3] if len(step.node.args) > 3 else None)
-    ones = np.asarray(step.walker.point(ones, step.at), dtype=np.float64)
-    if source is None or np.any(base != 0) or np.any(ones != 1):
-        raise TranslateError("a scatter that is not ones at an argmax along its axis (the hard one-hot of "
-                             "F.gumbel_softmax(hard=True) is written onehot(argmax(…)); other scatters are not)")
-    y = step.walker.writer.bind(step.walker.env[source], 2)
-    return ops.onehot_of_argmax(y, dim, step.shape)
-
-
-def _argmax_source(index, dim: int, rank: int):
-    """The node whose argmax along `dim` the index is (y of y.max(dim)[1] or y.argmax(dim)), else None."""
-    node = index
-    if getattr(node, "target", None) is operator.getitem and node.args[1] == 1:
-        node = node.args[0]
-    name = str(getattr(node, "target", ""))
-    if not (name.startswith("aten.max.dim") or name.startswith("aten.argmax")) or len(node.args) < 2:
-        return None
-    return node.args[0] if node.args[1] is not None and node.args[1] % rank == dim else None
-
-
 RULES = {
     "add": _binary("+"), "sub": _binary("-"), "rsub": _binary("-", flipped=True), "mul": _binary("*"),
     "div": _binary("/"), "true_divide": _binary("/"), "neg": lambda step: ops.negate(step.tensor(0)),
@@ -367,6 +337,6 @@ RULES = {
     "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
     "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
-    "scatter": _scatter, "batch_norm": _batch_norm, "layer_norm": _layer_norm, "group_norm": _group_norm,
+    "scatter": torch_onehot.scatter, "index_put": torch_onehot.index_put, "batch_norm": _batch_norm, "layer_norm": _layer_norm, "group_norm": _group_norm,
     "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
 }

@@ -33,6 +33,7 @@ from gradlang.frameworks.torch_lines import where as _where
 from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scalar
 
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
+WRITERS = ("index_put", "index_put_", "scatter", "scatter_")  # a one-hot at an argmax: torch_onehot.py
 SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
 
 
@@ -157,7 +158,9 @@ def _autograd(torch, program, walker: "_Walker") -> list:
 
         def differentiate():
             torch.random.set_rng_state(walker.seeded)  # a draw in the forward (torch.randn) as the walk drew it
-            out = torch.fx.Interpreter(program.graph_module).run(*inputs)
+            # each leaf through a clone: an input the forward writes in place (obs /= 255.0) is no leaf written
+            out = torch.fx.Interpreter(program.graph_module).run(
+                *[v.clone() if getattr(v, "requires_grad", False) else v for v in inputs])
             loss = out[0] if isinstance(out, (list, tuple)) else out
             return torch.autograd.grad(loss, leaves, allow_unused=True) if leaves else ()
 
@@ -252,6 +255,7 @@ class _Walker:
         self.torch, self.writer, self.root = torch, writer, root
         self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
         self.before = None  # what an in-place operation's tensor held before it wrote it (scatter_ reads it)
+        self.picked = set()  # argmax/argmin nodes of traced values: a one-hot written at one follows it
         self.start = {}  # each input's value before the walk (an in-place write changes the walk's own copy)
         self.seeded = None  # the generator's state when the walk starts
 
@@ -341,7 +345,7 @@ class _Walker:
 
     def _translate(self, node, env: dict, at: dict, where: Where):
         name = _name(node)
-        inputs = [a for a in node.all_input_nodes if a in self.traced]
+        inputs = [a for a in node.all_input_nodes if a in self.traced or (a in self.picked and name in WRITERS)]
         result = at[node]
         _refuse(name, [result, *(at[a] for a in node.all_input_nodes)], where, bool(inputs))
         if name == "detach":
@@ -356,6 +360,7 @@ class _Walker:
             return [_constant(part) for part in result]
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
             if inputs and name in ("argmax", "argmin"):
+                self.picked.add(node)  # a one-hot written at it is onehot(argmin(…)) (torch_onehot.py)
                 self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the "
                                                "traced point (piecewise constant: derivative 0)")
             return _constant(result)

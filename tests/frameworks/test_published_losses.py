@@ -63,6 +63,14 @@ def test_swavs_sinkhorn_with_in_place_updates_agrees_with_autograd():
     assert "t1 * 0.1" in program  # z1 += 0.1 * h1 is the sum, not a lost write
 
 
+def test_an_input_written_in_place_is_the_written_value():
+    program, ours = run("torch", "published_torch:scaled_in_place", example_args="published_torch:pixels")
+    assert "obs / 255.0" in program, program
+    obs, q = (v.double().requires_grad_(True) for v in user_attribute("published_torch:pixels")())
+    loss = user_attribute("published_torch:scaled_in_place")(obs.clone(), q)  # torch writes no leaf in place
+    agrees(ours, [loss.detach().numpy(), *(g.numpy() for g in torch.autograd.grad(loss, [obs, q]))])
+
+
 def test_an_in_place_write_through_a_view_read_again_is_refused_at_its_line():
     with pytest.raises(TranslateError) as caught:
         translated("torch", "published_torch:view_written", shapes="x=2,3")
@@ -161,6 +169,15 @@ def test_a_hard_gumbel_quantiser_agrees_with_autograd(spec, shapes, written, mon
     agrees(ours, autograd(spec, shaped(shapes)))
 
 
+def test_a_vq_one_hot_written_by_index_put_at_an_argmin_agrees_with_autograd():
+    program, ours = run("torch", "published_torch:VQCodes", shapes="x=3,3")
+    assert "stack([onehot(argmin(t3[0, :]), 4), onehot(argmin(t3[1, :]), 4), onehot(argmin(t3[2, :]), 4)], 0)" in (
+        program), program
+    line = line_of("published_torch", "return ((z - quantised.detach())")
+    assert stops(program) == [f".detach() at published_torch.py:{line}"] * 2
+    agrees(ours, autograd("published_torch:VQCodes", shaped("x=3,3")))
+
+
 def test_jaxs_one_hot_of_an_argmax_agrees_and_exports(tmp_path):
     program, ours = run("jax", "published_jax:gumbel_hard", shapes=GUMBEL)
     agrees(ours, jax_numbers("published_jax:gumbel_hard", GUMBEL))
@@ -173,7 +190,7 @@ def test_jaxs_one_hot_of_an_argmax_agrees_and_exports(tmp_path):
 def test_a_scatter_that_is_not_a_one_hot_is_refused_at_its_line():
     with pytest.raises(TranslateError) as caught:
         translated("torch", "published_torch:Scattered", shapes="x=3")
-    assert caught.value.message.startswith("aten.scatter.src: a scatter that is not ones at an argmax")
+    assert caught.value.message.startswith("aten.scatter.src: a scatter that is not ones written into zeros at an argmax")
     assert caught.value.line == line_of("published_torch", ".scatter(0, index, h)")
 
 
