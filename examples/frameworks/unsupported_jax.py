@@ -1,4 +1,4 @@
-"""A loss gradlang cannot translate: a cumulative sum (and a loop) have no gradlang spelling yet.
+"""A loss gradlang cannot translate: a cumulative sum (and a while_loop) have no gradlang spelling yet.
 
     gradlang --from-jax unsupported_jax:loss --shapes 'x=3'   # TranslateError at the cumsum's line
 """
@@ -14,7 +14,7 @@ def loss(x):
 
 
 def looped(x):
-    return jax.lax.fori_loop(0, 3, lambda i, v: v * 2.0, x).sum()
+    return jax.lax.while_loop(lambda v: jnp.sum(v) < 10.0, lambda v: v * 2.0, x).sum()
 
 
 def not_a_loss(x):

@@ -26,7 +26,7 @@ import sympy as sp
 
 from gradlang.core.evaluate import Evaluator, FunctionDef
 from gradlang.expr.tensor.lower import FreeIndex, involves, literal, lowered
-from gradlang.errors import ShapeError, Span
+from gradlang.errors import NeedsNumbers, ShapeError, Span
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
 from gradlang.expr.tensor.shapes import is_size
@@ -227,8 +227,8 @@ def unrolled(unit: Unit) -> None:
     (_, value), = unit.branches
     try:
         components = lowered(value)
-    except FreeIndex:  # onehot(k, 3) has no components until k is given: printed as its formula, as at R^n
-        return
+    except (FreeIndex, NeedsNumbers):  # onehot(k, 3), onehot(argmax(v), 3): no components until numbers are
+        return  # given; printed as its formula, as at R^n
     unit.branches, unit.formula = [((), components)], False
     _components(unit)
     free = dag_atoms([e for _, items in unit.branches for e in items], sp.Symbol)

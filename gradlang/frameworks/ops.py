@@ -268,8 +268,13 @@ def picked(a: Value, picks, shape: tuple) -> Value:
     if picks.ndim == 0:
         text = f"{wrap(x, ATOM)}[{int(cols)}]" if rows is None else f"{wrap(x, ATOM)}[{int(rows)}, {int(cols)}]"
         return Value(text, shape)
+    if rows is None and picks.ndim == 1 and _is_range(cols):  # v[1:], v[:-1]: a range reads back as one
+        return Value(f"{wrap(x, ATOM)}[{int(cols[0])}:{int(cols[-1]) + 1}]", shape)
     if rows is None and picks.ndim == 1:
         return Value(f"{_one_hot_rows(cols, source[0])} @ {wrap(x, PRODUCT + 1)}", shape, PRODUCT)
+    if rows is not None and picks.ndim == 2 and out[0] == source[0] and (rows.T == np.arange(source[0])).all() and (
+            _is_range(cols[0]) and (cols == cols[0]).all()):
+        return Value(f"{wrap(x, ATOM)}[:, {int(cols[0][0])}:{int(cols[0][-1]) + 1}]", shape)
     if rows is not None and picks.ndim == 1:
         chosen = f"{_one_hot_rows(rows, source[0])} @ {wrap(x, PRODUCT + 1)}"
         return Value(f"sum(({chosen}) * {_one_hot_rows(cols, source[1])}, 1)", shape)
@@ -281,7 +286,28 @@ def picked(a: Value, picks, shape: tuple) -> Value:
                          "whole rows, nor one entry per row")
 
 
+def _is_range(positions) -> bool:
+    """Consecutive positions, first to last (a slice of step 1)."""
+    import numpy as np
+
+    positions = np.asarray(positions)
+    return positions.size > 1 and bool((np.diff(positions) == 1).all())
+
+
 def _one_hot_rows(positions, length: int) -> str:
     """A constant matrix with one 1 per row, at the given positions."""
     rows = [[1.0 if j == int(p) else 0.0 for j in range(length)] for p in positions]
     return "[" + ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in rows) + "]"
+
+
+def onehot_of_argmax(y: Value, axis: int, shape: tuple, name: str = "argmax") -> Value:
+    """The one-hot of argmax(y) (or argmin) along `axis`, at y's shape: onehot(argmax(y), n) of a vector; of a
+    matrix, one per row (or column), stacked. `y` should be a name: a matrix is read once per row."""
+    n, kept = shape[axis], [i for i, d in enumerate(shape) if d != 1]
+    if len(kept) == 1:
+        return Value(f"onehot({name}({fill(y).text}), {n})", shape)
+    if len(kept) != 2 or axis not in kept:
+        raise TranslateError(f"a one-hot of an {name} of shape {tuple(shape)}")
+    other = next(i for i in kept if i != axis)
+    parts = [f"onehot({name}({index(y, other, i, ()).text}), {n})" for i in range(shape[other])]
+    return Value(f"stack([{', '.join(parts)}], {0 if other < axis else 1})", shape)  # stacked along the other axis

@@ -88,7 +88,8 @@ class Value:
     `scalar` is set for a scalar broadcast to `shape` (it is written as the scalar where gradlang
     broadcasts it, and filled with ones(n) elsewhere); `condition` for a comparison (only where takes it);
     `root` for a Euclidean norm, the sum of squares it is the square root of (PyTorch's
-    `clamp_min(norm, eps)` is written `sqrt(max(root, eps^2))`, whose gradient is finite at 0, as PyTorch's).
+    `clamp_min(norm, eps)` is written `sqrt(max(root, eps^2))`, whose gradient is finite at 0, as PyTorch's);
+    `argmax` for indices fixed at the point that are an argmax (a one-hot of them is written onehot(argmax(…))).
     """
 
     text: str
@@ -98,6 +99,7 @@ class Value:
     condition: bool = False
     number: float | None = None
     root: "Value | None" = None
+    argmax: tuple | None = None  # an index fixed at the point that is argmax(source, axis): (source, axis)
 
     @property
     def sizes(self) -> tuple:
@@ -169,9 +171,11 @@ class Writer:
     point: str = ""  # the traced point as `at` bindings (x = x_at, W = W_at), once the tail is written
     suspects: list = field(default_factory=list)  # (operation, Where): values fixed at the point, custom rules
     draws: list = field(default_factory=list)  # (name, value at the point): random draws, declared as data
+    places: list = field(default_factory=list)  # (file, line, column, operation) of each traced operation, in order
 
     def note(self, text: str) -> None:
-        self.header.append(Line("", text))
+        if all(line.comment != text for line in self.header):  # one note per fact (relu's rule at two calls)
+            self.header.append(Line("", text))
 
     def fixed(self, op: str, where: Where, text: str) -> None:
         """A comment in the body saying that `op` is written as its value at the traced point; a suspect if it differs."""
@@ -227,9 +231,10 @@ class Writer:
         if not (force or uses > 1 or len(value.text) > LONG):
             return value
         self.bound(origin.where if origin is not None else None)
+        written(value)
         name = self.fresh()
         self.body.append(Line(f"{name} = {value.text}", comment, "assignment", name, origin))
-        return Value(name, value.shape, ATOM, condition=value.condition)
+        return Value(name, value.shape, ATOM, condition=value.condition, argmax=value.argmax)
 
     def bound(self, where: Where | None = None) -> None:
         """Count one more binding; past MAX_TRANSLATED_STATEMENTS, refuse before the program is written.
@@ -255,7 +260,7 @@ class Writer:
         if value.sizes:
             raise TranslateError(f"the function returns shape {tuple(value.shape)}: a loss is a scalar")
         self.taken.add(name)
-        self.body.append(Line(f"{name} = {fill(value).text}", comment, "assignment", name))
+        self.body.append(Line(f"{name} = {written(fill(value)).text}", comment, "assignment", name))
 
     def text(self, tail: list) -> str:
         """The program, checked by gradlang's parser to be exactly the statements written (see `read_back`)."""
@@ -266,6 +271,17 @@ class Writer:
         read_back(program, [line for line in lines if line.text])
         self.lines = lines
         return program
+
+
+NAN = re.compile(r"(?<![A-Za-z0-9_.])nan(?![A-Za-z0-9_])")
+
+
+def written(value: Value) -> Value:
+    """The value, unless it holds a NaN constant: gradlang has no spelling for one (a NaN the framework computes
+    from constants is a case its select_n never takes; one that reaches the loss is refused here)."""
+    if NAN.search(value.text):
+        raise TranslateError("a NaN constant reaches the loss: it has no gradlang spelling")
+    return value
 
 
 def read_back(program: str, written: list) -> None:
@@ -334,6 +350,8 @@ def constant(array, shape: tuple) -> Value:
     array = np.asarray(array, dtype=np.float64)
     if array.size == 1:
         x = float(array.reshape(()))
+        if math.isnan(x):  # a case a select_n does not take (jnp.var's for ddof >= n); refused if ever written
+            return Value("nan", shape, number=x)
         return Value("inf" if x > 0 else "-inf", shape, number=x) if math.isinf(x) else number(x, shape)
     squeezed = array.reshape(tuple(d for d in array.shape if d != 1))
     if squeezed.ndim > 2:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import ops
+from gradlang.frameworks import norms, ops, torch_onehot
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
@@ -291,6 +291,26 @@ def _norm(step):
     return Value(value.text, value.shape, value.prec, value.scalar, root=squares)
 
 
+def _batch_norm(step):
+    """batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, …)."""
+    running = (step.arg(3, "running_mean", None), step.arg(4, "running_var", None))
+    training = bool(step.arg(5, "training", False)) or None in running  # no running statistics: the batch's
+    return norms.batch_norm(step.walker.writer, step.tensor(0), step.arg(1, "weight", None), step.arg(2, "bias", None),
+                            running, training, float(step.arg(7, "eps", 1e-5)))
+
+
+def _layer_norm(step):
+    """layer_norm(input, normalized_shape, weight, bias, eps, …)."""
+    return norms.layer_norm(step.walker.writer, step.tensor(0), tuple(step.arg(1, "normalized_shape", ())),
+                            step.arg(2, "weight", None), step.arg(3, "bias", None), float(step.arg(4, "eps", 1e-5)))
+
+
+def _group_norm(step):
+    """group_norm(input, num_groups, weight, bias, eps, …)."""
+    return norms.group_norm(step.walker.writer, step.tensor(0), int(step.arg(1, "num_groups", 1)),
+                            step.arg(2, "weight", None), step.arg(3, "bias", None), float(step.arg(4, "eps", 1e-5)))
+
+
 RULES = {
     "add": _binary("+"), "sub": _binary("-"), "rsub": _binary("-", flipped=True), "mul": _binary("*"),
     "div": _binary("/"), "true_divide": _binary("/"), "neg": lambda step: ops.negate(step.tensor(0)),
@@ -308,7 +328,7 @@ RULES = {
     "t": _transpose, "transpose": _transpose, "permute": _permute, "numpy_T": _transpose,
     "unsqueeze": _same, "squeeze": _same, "view": _same, "reshape": _same, "_unsafe_view": _same,
     "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _to, "to": _to,
-    "lift_fresh_copy": _same, "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
+    "lift_fresh_copy": _same, "copy": lambda step: _broadcast_to(step.tensor(1), step.shape), "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
     "gather": _gather, "index_select": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
@@ -317,5 +337,6 @@ RULES = {
     "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
     "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
+    "scatter": torch_onehot.scatter, "index_put": torch_onehot.index_put, "batch_norm": _batch_norm, "layer_norm": _layer_norm, "group_norm": _group_norm,
     "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
 }

@@ -14,11 +14,11 @@ and line from the equation's source_info.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gradlang.frameworks import ops
+from gradlang.frameworks import jax_scan, ops
 from gradlang.frameworks.jax_rules import RULES
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import (Origin, TranslateError, Value, Where, Writer, constant, placed,
@@ -161,7 +161,10 @@ class _Walker:
 
     def read(self, var, env: dict, at: dict) -> tuple:
         if _is_literal(var):
-            return _constant(np.asarray(var.val), tuple(np.shape(var.val))), np.asarray(var.val)
+            value = np.asarray(var.val)
+            if value.dtype.kind == "f" and np.isnan(value).any():  # jnp.var's nan for ddof >= n: a case not taken
+                return Value("nan", tuple(value.shape), number=float("nan")), value
+            return _constant(value, tuple(np.shape(var.val))), value
         return env[var], at[var]
 
     def run(self, jaxpr, env: dict, at: dict, outer: Where | None) -> list:
@@ -169,6 +172,7 @@ class _Walker:
             if all(type(v).__name__ == "DropVar" for v in eqn.outvars):
                 continue  # a result nothing reads (jaxprs keep a few): it changes nothing
             where = _where(eqn, outer)
+            self.writer.places.append((where.file, where.line, where.column, eqn.primitive.name))
             try:
                 self._step(eqn, env, at, where)
             except TranslateError as error:
@@ -182,10 +186,17 @@ class _Walker:
         _refuse(eqn, where)
         if any(v in self.live for v in eqn.invars if not _is_literal(v)):
             self.live.update(eqn.outvars)
-        elif _is_data(eqn):
+        elif _is_data(eqn) or _is_scalar_constant(eqn):
             return self._data(eqn, ins, env, at, where)
         if eqn.primitive.name in CALLS:
             return self._inline(eqn, ins, env, at, where)
+        if eqn.primitive.name == "scan":
+            outs, live = jax_scan.unrolled(self, eqn, ins, where)
+            for var, (value, point), flag in zip(eqn.outvars, outs, live):
+                env[var], at[var] = value, point
+                if flag:
+                    self.live.add(var)
+            return None
         return self._equation(eqn, ins, env, at, where)
 
     def _data(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
@@ -225,7 +236,7 @@ class _Walker:
         if name == "stop_gradient":
             return self.writer.stop(step.ins[0], step.where, "lax.stop_gradient")
         if not _is_float(out) and not (name in ("gt", "ge", "lt", "le", "eq", "ne") and _is_float(eqn.invars[0])):
-            return self._at_point(name, result, tuple(out.aval.shape), step.where)
+            return self._at_point(step, result, tuple(out.aval.shape))
         rule = RULES.get(name)
         if rule is None:
             raise placed(f"no translation for the JAX operation {name}", step.where)
@@ -237,34 +248,59 @@ class _Walker:
             value = ops.in_float32(value, name)
         return self.writer.bind(value, self.uses.get(out, 1), origin=Origin(name, step.where, result))
 
-    def _at_point(self, name: str, result, shape: tuple, where: Where) -> Value:
-        """An integer or boolean result, piecewise constant: its value at the traced point."""
+    def _at_point(self, step: Step, result, shape: tuple) -> Value:
+        """An integer or boolean result, piecewise constant: its value at the traced point. An argmax keeps its
+        source, so that a one-hot of it (jax.nn.one_hot(jnp.argmax(y, -1), n)) is written onehot(argmax(y))."""
+        name, where = step.eqn.primitive.name, step.where
         if name in ("argmax", "argmin"):
             self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the traced "
                                            "point (piecewise constant: derivative 0)")
-        return _constant(result.astype(np.float64), shape)
+        value = _constant(result.astype(np.float64), shape)
+        if name == "argmax" and len(step.eqn.params["axes"]) == 1:
+            return replace(value, argmax=(step.ins[0], step.eqn.params["axes"][0]))
+        marked = [(k, v.argmax) for k, v in enumerate(step.ins) if v.argmax is not None]
+        if not marked:
+            return value
+        k, (source, axis) = marked[0]
+        if name in ("broadcast_in_dim", "reshape", "expand_dims", "squeeze"):
+            return replace(value, argmax=(source, axis))
+        other = np.asarray(step.points[1 - k]) if name == "eq" and len(step.points) == 2 else None
+        if other is not None and tuple(source.shape) == shape and axis == len(shape) - 1 and np.array_equal(
+                np.broadcast_to(other, shape), np.broadcast_to(np.arange(shape[-1]), shape)):
+            return ops.onehot_of_argmax(self.writer.bind(source, 2), axis, shape)
+        return value
 
     def _inline(self, eqn, ins: list, env: dict, at: dict, where: Where) -> None:
         """A call's body, translated in place: its inputs are the caller's Values."""
         body, consts = _body(eqn)
         name = eqn.params.get("name") or _function_name(body, eqn.primitive.name)
-        inner = Where(where.file, where.line, where.column, where.end_column,
-                      f"inside {name}" if not where.note else f"{where.note}, inside {name}")
         if eqn.primitive.name.startswith("custom"):
             self.writer.suspects.append((f"{name}'s custom derivative rule", where))
             self.writer.note(f"{name} (at {where}) has a custom derivative rule ({eqn.primitive.name}); "
                              "it is replaced here by the derivative of its primal")
+        live = [self.is_live(v) for v in eqn.invars[len(eqn.invars) - len(body.invars):]]
+        outs, _ = self.body(body, consts, ins[len(ins) - len(body.invars):], live, where, f"inside {name}")
+        for var, (value, point) in zip(eqn.outvars, outs):
+            env[var], at[var] = self.writer.bind(value, self.uses.get(var, 1)), point
+
+    def is_live(self, var) -> bool:
+        """Whether a variable depends on a declared leaf (a literal never does)."""
+        return not _is_literal(var) and var in self.live
+
+    def body(self, body, consts, ins: list, live: list, where: Where, note: str) -> tuple:
+        """A called jaxpr walked with the caller's Values as its inputs: its outputs (Value, value at the point)
+        and whether each depends on a leaf. Its lines are the user's, noted as inside the call."""
+        inner = Where(where.file, where.line, where.column, where.end_column,
+                      note if not where.note else f"{where.note}, {note}")
         inner_uses = _uses(body)
-        live = {var for var, outer in zip(body.invars, eqn.invars[len(eqn.invars) - len(body.invars):])
-                if outer in self.live}
-        walker = _Walker(self.writer, inner_uses, live)
+        walker = _Walker(self.writer, inner_uses, {var for var, flag in zip(body.invars, live) if flag})
         inner_env, inner_at = {}, {}
         walker.consts(body.constvars, consts, inner_env, inner_at)
-        for var, (value, point) in zip(body.invars, ins[len(ins) - len(body.invars):]):
+        for var, (value, point) in zip(body.invars, ins):
             inner_env[var] = self.writer.bind(value, inner_uses.get(var, 0))
             inner_at[var] = point
-        for var, (value, point) in zip(eqn.outvars, walker.run(body, inner_env, inner_at, inner)):
-            env[var], at[var] = self.writer.bind(value, self.uses.get(var, 1)), point
+        outs = walker.run(body, inner_env, inner_at, inner)
+        return outs, [walker.is_live(v) for v in body.outvars]
 
 
 def _refuse(eqn, where: Where) -> None:
@@ -272,6 +308,10 @@ def _refuse(eqn, where: Where) -> None:
     name = eqn.primitive.name
     if name in CALLS:
         return
+    if name == "while":
+        raise placed("while: a lax.while_loop runs as long as a value says, so its length is no constant of the "
+                     "program (jax.grad cannot differentiate it either); a lax.scan or fori_loop of fixed length is "
+                     "unrolled", where)
     if any(_kind(v) == "complex" for v in [*eqn.invars, *eqn.outvars]) or "fft" in name:
         raise placed(f"{name}: a complex value: gradlang's values are real numbers (an FFT, a complex dtype cannot be written)",
                      where)
@@ -286,6 +326,13 @@ def _is_data(eqn) -> bool:
     touches_key = any(_kind(v) == "key" for v in [*eqn.invars, *eqn.outvars])
     return touches_key or (eqn.primitive.name not in RULES and eqn.primitive.name not in CALLS
                            and eqn.primitive.name != "stop_gradient")
+
+
+def _is_scalar_constant(eqn) -> bool:
+    """An equation of constants only (no leaf reaches it) whose results are single numbers: its value at the point
+    (jnp.var's `n - ddof > 0` inside its jit is True, and select_n takes the case it picks)."""
+    return eqn.primitive.name not in CALLS and all(
+        int(np.prod(getattr(v.aval, "shape", ()) or (1,))) == 1 for v in eqn.outvars)
 
 
 def _evaluate(eqn, ins: list):

@@ -26,12 +26,14 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
+from gradlang.frameworks.torch_inplace import functional, rebind, written
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
 from gradlang.frameworks.torch_lines import where as _where
 from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scalar
 
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
+WRITERS = ("index_put", "index_put_", "scatter", "scatter_")  # a one-hot at an argmax: torch_onehot.py
 SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
 
 
@@ -149,14 +151,16 @@ def _autograd(torch, program, walker: "_Walker") -> list:
     program says; no code is generated from the user's names, as program.module() would)."""
     placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
     with float64(torch):
-        inputs = [_fresh(torch, walker.at[n]) for n in placeholders]
+        inputs = [_fresh(torch, walker.start[n]) for n in placeholders]
         leaves = [value for node, value in zip(placeholders, inputs) if node in walker.traced]
         for leaf in leaves:
             leaf.requires_grad_(True)
 
         def differentiate():
             torch.random.set_rng_state(walker.seeded)  # a draw in the forward (torch.randn) as the walk drew it
-            out = torch.fx.Interpreter(program.graph_module).run(*inputs)
+            # each leaf through a clone: an input the forward writes in place (obs /= 255.0) is no leaf written
+            out = torch.fx.Interpreter(program.graph_module).run(
+                *[v.clone() if getattr(v, "requires_grad", False) else v for v in inputs])
             loss = out[0] if isinstance(out, (list, tuple)) else out
             return torch.autograd.grad(loss, leaves, allow_unused=True) if leaves else ()
 
@@ -250,6 +254,9 @@ class _Walker:
     def __init__(self, torch, writer: Writer, root):
         self.torch, self.writer, self.root = torch, writer, root
         self.env, self.at, self.traced, self.custom = {}, {}, set(), set()
+        self.before = None  # what an in-place operation's tensor held before it wrote it (scatter_ reads it)
+        self.picked = set()  # argmax/argmin nodes of traced values: a one-hot written at one follows it
+        self.start = {}  # each input's value before the walk (an in-place write changes the walk's own copy)
         self.seeded = None  # the generator's state when the walk starts
 
     def inputs(self, program, args: tuple, names: list) -> list:
@@ -260,7 +267,7 @@ class _Walker:
         leaves = []
         for node, spec in zip(placeholders, program.graph_signature.input_specs):
             path, value = self._input(program, spec, users)
-            self.at[node] = value
+            self.at[node], self.start[node] = value.detach().clone(), value.detach().clone()  # an in-place write
             if value.is_floating_point() and spec.kind.name in ("PARAMETER", "USER_INPUT"):
                 leaf = Leaf.of(path, value.detach().numpy(), self.writer.taken)
                 self.env[node] = self.writer.declare(leaf.name, leaf.shape, leaf.comment)
@@ -274,9 +281,9 @@ class _Walker:
         if spec.kind.name == "USER_INPUT":
             return next(users)
         if spec.kind.name in ("PARAMETER", "BUFFER"):
-            return spec.target, program.state_dict[spec.target].detach()
+            return spec.target, program.state_dict[spec.target]
         if spec.kind.name == "CONSTANT_TENSOR":
-            return spec.target, program.constants[spec.target].detach()
+            return spec.target, program.constants[spec.target]
         raise TranslateError(f"an exported input of kind {spec.kind.name}")
 
     def point(self, given, at: dict):
@@ -312,6 +319,7 @@ class _Walker:
 
     def _node(self, node, env: dict, at: dict) -> None:
         where = _where(node)
+        self.writer.places.append((where.file, where.line, where.column, str(node.target)))
         self._custom_function(node, where)
         if node.target is operator.getitem:
             source, i = node.args
@@ -324,16 +332,20 @@ class _Walker:
             return
         args = [self.point(a, at) for a in node.args]
         kwargs = {k: self.point(v, at) for k, v in node.kwargs.items()}
+        index = written(node)
+        self.before = args[index].clone() if index is not None and hasattr(args[index], "clone") else None
         with self.torch.no_grad():
             at[node] = called(f"running {node.target} at the example point", lambda: node.target(*args, **kwargs))
         if at[node] is None:  # a check such as _assert_tensor_metadata: no value, nothing to write
             env[node] = None
             return
         env[node] = self._translate(node, env, at, where)
+        if written(node) is not None and hasattr(node.args[written(node)], "op"):  # x += y: x is the result now
+            rebind(node, _name(node), env, at, self.traced)
 
     def _translate(self, node, env: dict, at: dict, where: Where):
-        name = str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
-        inputs = [a for a in node.all_input_nodes if a in self.traced]
+        name = _name(node)
+        inputs = [a for a in node.all_input_nodes if a in self.traced or (a in self.picked and name in WRITERS)]
         result = at[node]
         _refuse(name, [result, *(at[a] for a in node.all_input_nodes)], where, bool(inputs))
         if name == "detach":
@@ -344,13 +356,16 @@ class _Walker:
             return self.writer.draw(name.strip("_"), f"torch.{name}", result.detach().numpy(), where)
         if name in SHAPE_ONLY:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values
+        if not inputs and isinstance(result, (list, tuple)):  # broadcast_tensors of constants: a list of them
+            return [_constant(part) for part in result]
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
             if inputs and name in ("argmax", "argmin"):
+                self.picked.add(node)  # a one-hot written at it is onehot(argmin(…)) (torch_onehot.py)
                 self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the "
                                                "traced point (piecewise constant: derivative 0)")
             return _constant(result)
         self.traced.add(node)
-        rule = RULES.get(name)
+        rule = RULES.get(functional(name) if written(node) is not None else name)
         if rule is None:
             raise placed(f"no translation for the PyTorch operation {node.target}", where)
         try:
@@ -390,6 +405,11 @@ class _Walker:
             results.append(value)
         env[node], at[node] = results, [point for _, point in outs]
         self.traced.add(node)
+
+
+def _name(node) -> str:
+    """An ATen operation's name without its overload (div_ of aten.div_.Tensor)."""
+    return str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
 
 
 def _is_draw(node, name: str, result, traced: bool) -> bool:

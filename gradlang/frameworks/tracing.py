@@ -18,6 +18,7 @@ import numpy as np
 
 from gradlang.frameworks import shapes_arg
 from gradlang.frameworks.loading import called, fenced, framework, load
+from gradlang.frameworks.loops import note_loops
 from gradlang.frameworks.program import Line, TranslateError, Value, Writer, array_text
 from gradlang.frameworks.verify import verify
 
@@ -108,6 +109,7 @@ def _traced(kind: str, spec: str, shapes: str | None, example_args: str | None):
     shapes_arg.check_size(shapes_arg.shapes_in(args), flag)
     loss = shapes_arg.gradlang_name(label, writer.taken)
     traced = _tracer(kind)(function, args, names, writer, label)
+    note_loops(writer)
     writer.final(loss, traced.loss, f"the value of {spec} (the framework gives {traced.value!r} at the point)")
     writer.header[:0] = _header(kind, spec, traced.leaves, writer.stops)
     if any("float32(" in line.text for line in writer.body):

@@ -88,7 +88,7 @@ def test_a_loop_is_refused_by_name(jax):
     run = gradlang("--json", "--from-jax", "unsupported_jax:looped", "--shapes", "x=3")
     assert run.returncode == 1 and "Traceback" not in run.stderr
     record = json.loads(run.stdout.splitlines()[-1])
-    assert record["error"] == "TranslateError" and "scan" in record["message"] and record["line"] == 17
+    assert record["error"] == "TranslateError" and "while_loop" in record["message"] and record["line"] == 17
 
 
 @pytest.mark.parametrize("args, words", [

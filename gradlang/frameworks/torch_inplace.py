@@ -1,0 +1,70 @@
+"""In-place PyTorch operations (`x += y`, `Q /= Q.sum(0)`, `div_`, `clamp_`, `ReLU(inplace=True)`) made functional.
+
+torch.export keeps `aten.div_` and friends in the graph it gives without
+decompositions. Its own functionalisation (`ExportedProgram.run_decompositions`)
+would remove them, but it also inlines every `with torch.no_grad():` region
+without a trace of it (torch 2.13), and a region is a stop: so the graph is
+read as exported, and an in-place operation is written as its functional
+twin (`div_` as `div`), whose result is the new value of the tensor it wrote.
+
+Which nodes a write changes is read from the tensors themselves: the walker
+runs every node at the example point on real tensors, so an in-place result
+*is* the tensor it wrote (the same object), and a view shares its storage.
+Every node that is that object takes the new value; another view of the same
+storage read after the write would need the write carried through the view,
+which is refused at the write's line rather than guessed.
+"""
+
+from __future__ import annotations
+
+from gradlang.frameworks.program import TranslateError
+
+
+def written(node) -> int | None:
+    """The position of the argument an in-place operation writes (0 for relu_, div_, add_), else None."""
+    schema = getattr(node.target, "_schema", None)
+    if schema is None:
+        return None
+    for i, argument in enumerate(schema.arguments):
+        info = argument.alias_info
+        if info is not None and info.is_write and not argument.kwarg_only:
+            return i
+    return None
+
+
+def functional(name: str) -> str:
+    """The functional twin of an in-place operation's name: relu_ -> relu, div_ -> div, copy_ -> copy."""
+    return name[:-1] if name.endswith("_") and not name.endswith("__") else name
+
+
+def rebind(node, name: str, env: dict, at: dict, traced: set) -> None:
+    """After `node` (the in-place operation `name`) wrote its tensor: every node that is the same tensor reads
+    the new value; another view of its storage read later is refused."""
+    tensor = at[node.args[written(node)]]
+    _refuse_other_views(node, name, tensor, at)
+    for other in [n for n in at if at[n] is tensor]:
+        env[other] = env[node]
+        if node in traced:
+            traced.add(other)
+
+
+def _refuse_other_views(node, name: str, tensor, at: dict) -> None:
+    storage = _storage(tensor)
+    order = {n: i for i, n in enumerate(node.graph.nodes)}
+    here = order.get(node, -1)
+    for other, value in at.items():
+        if storage is None or value is tensor or _storage(value) != storage:
+            continue
+        if any(order.get(user, -1) > here for user in other.users):
+            raise TranslateError(f"an in-place {name} writes a tensor whose "
+                                 f"other view ({other.name}) is read after the write; write it out of place "
+                                 "(x = x.op(…)) or read the view again after it")
+
+
+def _storage(value):
+    """The address of a tensor's storage (None for anything else): views of one tensor share it."""
+    try:
+        address = value.untyped_storage().data_ptr() if hasattr(value, "untyped_storage") else None
+    except RuntimeError:  # a tensor without storage
+        return None
+    return address or None  # empty tensors share the address 0
