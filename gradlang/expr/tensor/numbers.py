@@ -118,21 +118,34 @@ def evaluate(expr, values: dict, sizes: dict):
 
     Its memory and multiply-adds are checked from the shapes first (cost.py):
     a formula too large is a LimitError before NumPy allocates anything."""
+    return evaluate_each((expr,), values, sizes)[0]
+
+
+def evaluate_each(exprs, values: dict, sizes: dict) -> list:
+    """Each formula at the same float arrays, by one compiled function: what they share (a 3-layer MLP's
+    forward pass, by every parameter's gradient) is computed once, as one reverse pass would."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
-    _checked_cost(expr, sizes)
-    function = numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols))
+    for expr in exprs:
+        _checked_cost(expr, sizes)
+    function = numeric.compile_function(tuple(remembered("for numpy", e, _for_numpy) for e in exprs), tuple(symbols))
     arguments = [_argument(values[s]) for s in symbols[: len(values)]] + [int(sizes[s]) for s in symbols[len(values):]]
     with np.errstate(all="ignore"):
         try:
-            (output,) = function(*arguments)
+            outputs = function(*arguments)
         except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
             raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
         except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
             raise ShapeError("an index is out of range for its vector or matrix at this point") from None
+    return [_owned(expr, output, sizes, arguments, outputs) for expr, output in zip(exprs, outputs)]
+
+
+def _owned(expr, output, sizes: dict, arguments: list, outputs: list):
+    """The output as a float64 array of the formula's shape that nothing else holds (an argument, another output)."""
     shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
     output = numeric._real(output)
     if isinstance(output, np.ndarray) and output.shape == shape and output.dtype == np.float64 \
-            and output.flags.owndata and not any(output is a for a in arguments):
+            and output.flags.owndata and not any(output is a for a in arguments) \
+            and sum(output is o for o in outputs) == 1:
         return output  # a new array of its own already: no copy of a large result
     return np.broadcast_to(output, shape).copy()
 
