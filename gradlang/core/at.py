@@ -92,6 +92,27 @@ def at(evaluator, value, bindings, frame, inner=None, node=None):
     return substitute(converted, pairs, batch, evaluator.notes, written_out=True)
 
 
+def at_each(evaluator, values: list, bindings, frame) -> list:
+    """`[a, b, …] at bindings` (grad by a list of tensors): each entry at the same point.
+
+    At a float point the entries are numbers of one NumPy function (numbers.evaluate_each), so the
+    forward pass they share is computed once and the arrays are bound once; else each entry as `at`."""
+    sizes, arrays, scalar_bindings = _tensors_given(evaluator, bindings, frame)
+    pairs, batch = evaluator._bindings(scalar_bindings, frame)
+    points = []
+    for value in values:
+        check_indices(value, pairs)
+        check_ranges(value, pairs, sizes)
+        points.append(_whole_array_point(value, arrays, pairs, batch, sizes))
+    if not values or any(point is None for point in points):
+        return [at(evaluator, value, bindings, frame) for value in values]
+    from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy never comes here
+
+    floats = {symbol: number for point in points for symbol, number in point.items()}
+    arrays = numbers.evaluate_each(values, floats, _known_sizes(sizes))
+    return [_result(value, numbers.as_value(array)) for value, array in zip(values, arrays)]
+
+
 def _tensors_given(evaluator, bindings, frame) -> tuple:
     """(sizes learnt, {tensor: array given}, the bindings of scalars and of single components)."""
     sizes, arrays, scalar_bindings = {}, {}, []
@@ -130,7 +151,11 @@ def _numbers(value, floats: dict, sizes: dict):
     """The formula at float arrays by whole-array NumPy; a condition (all(x > 0)) is true or false."""
     from gradlang.expr.tensor import numbers  # NumPy's: a page without NumPy never comes here
 
-    result = numbers.as_value(numbers.evaluate(value, floats, _known_sizes(sizes)))
+    return _result(value, numbers.as_value(numbers.evaluate(value, floats, _known_sizes(sizes))))
+
+
+def _result(value, result):
+    """A condition's number (all(x > 0)) as true or false; any other as it is."""
     if is_condition(value) and isinstance(result, sp.Float):
         return sp.true if result else sp.false
     return result

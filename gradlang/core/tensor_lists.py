@@ -14,7 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.core import tensor_values
-from gradlang.core.at import at as value_at
+from gradlang.core.at import at_each
 from gradlang.core.definitions import FunctionDef
 from gradlang.expr.tensor.lower import involves, symbolic
 from gradlang.errors import GradlangError
@@ -105,7 +105,7 @@ def at(evaluator, node, frame):
         return None
     if isinstance(value, ListAt):
         raise refused("given values again: it holds numbers already")
-    return ListAt(value_at(evaluator, entry, node.bindings, frame) for entry in value.entries)
+    return ListAt(at_each(evaluator, list(value.entries), node.bindings, frame))
 
 
 def _marks(evaluator) -> tuple:

@@ -14,7 +14,7 @@ import functools
 
 import sympy as sp
 
-from gradlang.derive.tensor.work import POLYNOMIAL_WEIGHT, affordable, small
+from gradlang.derive.tensor.work import POLYNOMIAL_WEIGHT, affordable, ops, small
 from gradlang.expr.functions import Where
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -30,8 +30,38 @@ def _factor_terms(expr):
 
 @functools.lru_cache(maxsize=1 << 10)
 def _cancelled(expr):
-    """expr cancelled and factored, once per formula (a derivation's lines share their scalar factors)."""
-    return sp.factor(sp.cancel(expr))
+    """expr cancelled and factored, once per formula (a derivation's lines share their scalar factors).
+
+    Cancel and factor see the formula as a rational function: every function or tensor node (a sum,
+    a dot, sqrt's argument's sums) is one variable to them, named by its place (`<0>`, `<1>`, … which no program can name). Given the
+    nodes themselves, SymPy expands inside their arguments (sum((x − μ)²) multiplied out), which
+    costs most of the time of a layer norm's gradient and only ever makes the formula longer."""
+    masks: dict = {}
+    masked = _masked(expr, masks)
+    if not masked.has(sp.Add):
+        return expr  # a product of powers of variables is in lowest terms already
+    result = sp.factor(sp.cancel(masked))
+    return result.xreplace({symbol: node for node, symbol in masks.items()})
+
+
+def _masked(expr, masks: dict):
+    """expr with its sums, products, integer powers and numbers kept and every other node a fresh
+    symbol, a root b^(1/q) too (SymPy rationalises roots of sums, multiplying n^(13/2) into a layer
+    norm); `masks` maps each node to its symbol (one per distinct node, numbered in the order met)."""
+    if expr.is_Atom and not isinstance(expr, t.TensorOp):
+        return expr
+    if isinstance(expr, sp.Pow) and expr.exp.is_Rational and not expr.exp.is_Integer:
+        # b^(p/q) = (b^(1/q))^p: the root is the variable, so b^(1/2) b^(-1/2) still cancels
+        return _mask(expr.base ** sp.Rational(1, expr.exp.q), masks) ** expr.exp.p
+    if isinstance(expr, (sp.Add, sp.Mul)) or (isinstance(expr, sp.Pow) and expr.exp.is_Integer):
+        return expr.func(*[_masked(arg, masks) for arg in expr.args])
+    return _mask(expr, masks)
+
+
+def _mask(node, masks: dict):
+    if node not in masks:
+        masks[node] = sp.Symbol(f"<{len(masks)}>")
+    return masks[node]
 
 
 LINEAR = (t.MatMul, t.Outer, t.Dot, t.Transpose, t.Total, t.SumAxis, t.Row, t.Column, t.Entry)
@@ -239,12 +269,12 @@ def scalar_coefficient(node):
         return None
     scalars = [f for f in node.args if rank(f) == 0]
     before = sp.Mul(*scalars)
-    if len(scalars) < 2 or not small(before) or sp.count_ops(before) > MAX_EXPAND_OPS:
+    if len(scalars) < 2 or not small(before) or ops(before) > MAX_EXPAND_OPS:
         return None
     if not affordable(before, POLYNOMIAL_WEIGHT):
         return None
     after = _cancelled(before)
-    if sp.count_ops(after) >= sp.count_ops(before):
+    if ops(after) >= ops(before):
         return None
     return after * sp.Mul(*[f for f in node.args if rank(f) > 0])
 
@@ -255,12 +285,12 @@ def elementwise_cancel(node):
         return None
     if not any(isinstance(f, sp.Add) or (isinstance(f, sp.Pow) and isinstance(f.base, sp.Add)) for f in node.args):
         return None
-    if not small(node) or sp.count_ops(node) > MAX_EXPAND_OPS or not affordable(node, POLYNOMIAL_WEIGHT):
+    if not small(node) or ops(node) > MAX_EXPAND_OPS or not affordable(node, POLYNOMIAL_WEIGHT):
         return None
     if any(isinstance(n, t.TensorOp) for n in sp.preorder_traversal(node)):
         return None  # only elementwise functions of tensors: e_k, a dot or a matrix product are no scalars
     after = _cancelled(node)
-    return after if sp.count_ops(after) < sp.count_ops(node) else None
+    return after if ops(after) < ops(node) else None
 
 
 def transpose_product(node):

@@ -29,7 +29,7 @@ from gradlang.derive.tensor.identities import (
     scalar_coefficient, scalar_out, softmax_quotient, sum_of_ones, sums_to_one, total_of_constant,
     total_of_product, total_of_sum, transpose_product, where_branches,
 )
-from gradlang.derive.tensor.work import TREE, WORK, Work, affordable, expandable, small, spend
+from gradlang.derive.tensor.work import TREE, WORK, Work, affordable, expandable, ops, small, spend
 from gradlang.expr.tensor.nodes import rank
 
 MAX_PASSES = 6
@@ -205,10 +205,10 @@ def _distributed(expr, memo: dict, done: dict, used: list):
     args = [_distribute(a, memo, done, used) for a in expr.args]
     node = expr.func(*args) if any(a is not b for a, b in zip(args, expr.args)) else expr
     if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
-        if small(node) and sp.count_ops(node) <= MAX_EXPAND_OPS and affordable(node) and expandable(node):
+        if small(node) and ops(node) <= MAX_EXPAND_OPS and affordable(node) and expandable(node):
             tried: list = []
             spread = _tidy(sp.expand_mul(node), memo, tried)
-            if sp.count_ops(spread) < sp.count_ops(node):
+            if ops(spread) < ops(node):
                 _record(used, [DISTRIBUTED.identity, *tried])
                 return spread
     return node

@@ -37,6 +37,12 @@ def tree_size(expr) -> int:
     return 1 + sum(tree_size(a) for a in expr.args)
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def ops(expr) -> int:
+    """SymPy's count_ops, once per formula: a rule asks it of the same product at every pass of a tidy."""
+    return sp.count_ops(expr)
+
+
 def small(expr) -> bool:
     """Small enough, as a tree, for SymPy's tree walks: an adjoint through nested softmaxes doubles at each one."""
     return tree_size(expr) <= TREE.get()

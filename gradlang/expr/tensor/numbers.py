@@ -118,21 +118,31 @@ def evaluate(expr, values: dict, sizes: dict):
 
     Its memory and multiply-adds are checked from the shapes first (cost.py):
     a formula too large is a LimitError before NumPy allocates anything."""
+    return evaluate_each((expr,), values, sizes)[0]
+
+
+def evaluate_each(exprs, values: dict, sizes: dict) -> list:
+    """Each formula at the same float arrays, by one compiled function: what they share (a 3-layer MLP's
+    forward pass, by every parameter's gradient) is computed once, as one reverse pass would."""
     symbols = sorted(values, key=lambda s: s.name) + sorted(sizes, key=lambda s: s.name)
-    _checked_cost(expr, sizes)
-    compiled = Compiled(expr, symbols, sizes, len(values))
-    return compiled([_argument(values[s]) for s in symbols[: len(values)]])
+    for expr in exprs:
+        _checked_cost(expr, sizes)
+    compiled = Compiled(tuple(exprs), symbols, sizes, len(values))
+    return compiled.each([_argument(values[s]) for s in symbols[: len(values)]])
 
 
 class Compiled:
-    """The formula's NumPy function for one order of its symbols and one set of sizes, and what a call needs
-    beside the numbers of the point: the sizes as arguments and the result's shape. A statement run again at
-    new arrays of the same shapes (core/at_plan.py) keeps it and calls it alone (issue #41)."""
+    """The formulas' NumPy function (one, so what they share is computed once) for one order of their symbols
+    and one set of sizes, and what a call needs beside the numbers of the point: the sizes as arguments and the
+    results' shapes. A statement run again at new arrays of the same shapes (core/at_plan.py) keeps it and
+    calls it alone (issue #41)."""
 
-    def __init__(self, expr, symbols: list, sizes: dict, count: int):
-        self._use(numeric.compile_function((remembered("for numpy", expr, _for_numpy),), tuple(symbols)))
+    def __init__(self, exprs, symbols: list, sizes: dict, count: int):
+        exprs = exprs if isinstance(exprs, tuple) else (exprs,)
+        self._use(numeric.compile_function(tuple(remembered("for numpy", e, _for_numpy) for e in exprs),
+                                           tuple(symbols)))
         self.sizes = [int(sizes[s]) for s in symbols[count:]]
-        self.shape = tuple(int(valued(s, sizes)) for s in shape_of(expr))
+        self.shapes = [tuple(int(valued(s, sizes)) for s in shape_of(e)) for e in exprs]
         self.specializing = False
 
     def _use(self, function) -> None:
@@ -148,21 +158,21 @@ class Compiled:
         self.specializing = True
 
     def __call__(self, arguments: list):
-        """The result, a new float64 array of the formula's shape: `arguments` are the point's numbers (float64
-        arrays and floats) in the order of the symbols."""
+        """The first formula's result, a new float64 array of its shape (a plan compiles one formula)."""
+        return self.each(arguments)[0]
+
+    def each(self, arguments: list) -> list:
+        """Each formula's result, a new float64 array of its shape: `arguments` are the point's numbers
+        (float64 arrays and floats) in the order of the symbols."""
         if self.sizes:
             arguments = arguments + self.sizes
         try:
-            (output,) = self._specialized(arguments) if self.specializing else self.quiet(*arguments)
+            outputs = self._specialized(arguments) if self.specializing else self.quiet(*arguments)
         except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
             raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
         except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
             raise ShapeError("an index is out of range for its vector or matrix at this point") from None
-        if type(output) is not np.ndarray or output.dtype != np.float64:
-            output = numeric._real(output)  # a float64 array
-        if output.shape == self.shape and output.flags.owndata and _new(output, arguments):
-            return output  # a new array of its own already: no copy of a large result
-        return np.broadcast_to(output, self.shape).copy()
+        return [_owned(output, shape, arguments, outputs) for output, shape in zip(outputs, self.shapes)]
 
     def _specialized(self, arguments: list) -> list:
         """The outputs at `arguments`, made on the way to the function written for their shapes, used from now."""
@@ -171,6 +181,17 @@ class Compiled:
         self._use(function)
         self.specializing = False
         return outputs
+
+
+def _owned(output, shape: tuple, arguments: list, outputs):
+    """The output as a float64 array of the formula's shape that nothing else holds (an argument, another
+    output): one already new is kept, so a large result is not copied."""
+    if type(output) is not np.ndarray or output.dtype != np.float64:
+        output = numeric._real(output)  # a float64 array
+    if output.shape == shape and output.flags.owndata and _new(output, arguments) \
+            and (len(outputs) == 1 or sum(output is o for o in outputs) == 1):
+        return output
+    return np.broadcast_to(output, shape).copy()
 
 
 def _new(output, arguments: list) -> bool:
