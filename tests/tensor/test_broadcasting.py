@@ -42,6 +42,8 @@ CASES = [
     ("sum(X * sum(X, axis=2, keepdims=true)) + sum(S * sum(S, 0))",
      lambda X, v, S: jnp.sum(X * jnp.sum(X, axis=2, keepdims=True)) + jnp.sum(S * jnp.sum(S, 0))),
     ("sum(max(X, sg(X) * v)^2)", lambda X, v, S: jnp.sum(jnp.maximum(X, sg(X) * v) ** 2)),
+    ("sum(X[1] * X[0] * v) + sum(X[:, 2]^2 * X[1, 0]) + sum(exp(X[-1])) * sum(X[..., -1])",
+     lambda X, v, S: jnp.sum(X[1] * X[0] * v) + jnp.sum(X[:, 2] ** 2 * X[1, 0]) + jnp.sum(jnp.exp(X[-1])) * jnp.sum(X[..., -1])),
 ]
 
 
@@ -89,7 +91,8 @@ def test_the_same_formula_at_literal_and_symbolic_sizes():
 
 
 @pytest.mark.parametrize("source", ["X - mean(X, 0)", "S - max(S, axis=-1, keepdims=true)", "X * v",
-                                    "grad(sum(softmax(X, -1) * X), X)", "transpose(X, (0, 2, 1))"])
+                                    "grad(sum(softmax(X, -1) * X), X)", "transpose(X, (0, 2, 1))",
+                                    "X[1] * X[0] + expand_dims(X[..., 2][0], 1)", "grad(sum(X[1]^2), X)"])
 def test_plain_reads_back(source):
     session = Session()
     value = session.eval(f"{DECLARED['symbolic']}\n{source}")
@@ -122,6 +125,13 @@ def test_axes_of_lists_and_keepdims():
         Session().eval("X: R^(b,t,d)\nsum(X, axis=(0, -3))")
     with pytest.raises(GradlangError, match="keepdims"):
         Session().eval("X: R^(b,t,d)\nsoftmax(X, -1, keepdims=true)")
+
+
+def test_slices_of_lists_of_any_rank():
+    listed = "x = [[[1, 2], [3, 4]], [[5, 6], [7, 8]]]\n"
+    assert str(Session().eval(listed + "x[:, 1]")) == "Matrix([[3, 4], [7, 8]])"
+    assert str(Session().eval(listed + "x[..., 0]")) == "Matrix([[1, 3], [5, 7]])"
+    assert str(Session().eval("M: R^(m,n)\nM[..., 1]")) == "M[:, 1]"
 
 
 def test_one_class_of_node_at_several_ranks_compiles_each():

@@ -179,6 +179,46 @@ class Permute(_Axes):
         return tuple(inner[k] for k in self.axes)
 
 
+@dataclass(frozen=True)
+class PickSpelling(Spelling):
+    """X[i] (axis 0), X[:, j] (axis 1), X[..., k] (the last axis): the subscript that reads back."""
+
+    def _for(self, node, printer) -> Spelling:
+        axis, rank_of = int(node.args[1]), len(shape_of(node.args[0]))
+        plain = "{0}[{2}]" if axis == 0 else "{0}[:, {2}]" if axis == 1 else "{0}[..., {2}]"
+        latex = "{0}_{" + ",".join(["{2}" if k == axis else ":" for k in range(rank_of)]) + "}"
+        return Spelling(plain, latex, plain, self.numpy_template, postfix=True)
+
+    def plain(self, node, printer) -> str:
+        return self._for(node, printer).plain(node, printer)
+
+    def latex(self, node, printer) -> str:
+        return self._for(node, printer).latex(node, printer)
+
+    def line(self, node, printer) -> str:
+        return self._for(node, printer).line(node, printer)
+
+    def numpy(self, node, printer) -> str:
+        return self._for(node, printer).numpy(node, printer)
+
+    def pretty(self, node, printer):
+        return self._for(node, printer).pretty(node, printer)
+
+
+class Pick(TensorOp):
+    """`X[i]`, `X[:, j]`, `X[..., k]` of a tensor of rank 3 or more: the slice at one index of an axis, which is
+    dropped (args: the tensor, the axis, the index: a whole number or an index name)."""
+
+    nargs = 3
+    zero_in = (0,)
+    spelling = PickSpelling("{0}[{2}]", "{0}_{{2}}", "{0}[{2}]", "numpy.take({0}, int({2}), axis=int({1}))",
+                            postfix=True)
+
+    @property
+    def shape(self):
+        return dropped(shape_of(self.args[0]), (int(self.args[1]),))
+
+
 class _ArgAlong(ArgExtreme):
     """`argmax(X, axis=k)`, `argmin(X, axis=k)`: the index of the first extreme entry along axis k, which is
     dropped; derivative 0."""
@@ -226,4 +266,4 @@ def broadcast_to(u, shape: tuple):
     return BroadcastTo(u, *shape)
 
 
-OPS = (BroadcastTo, SumAlong, MaxAlong, MaxSharesAlong, ExpandDims, Squeeze, Permute, ArgMaxAlong, ArgMinAlong)
+OPS = (Pick, BroadcastTo, SumAlong, MaxAlong, MaxSharesAlong, ExpandDims, Squeeze, Permute, ArgMaxAlong, ArgMinAlong)
