@@ -138,3 +138,16 @@ def test_one_class_of_node_at_several_ranks_compiles_each():
     """ones(n) and ones(2, n) in one formula: NumPy's code once spelled the second as the first (its one-argument
     template, cached per class), a vector where a matrix was meant."""
     assert float(Session().eval("x: R^n\nsum(ones(n)*x) + sum(ones(2, n)*x) at x = [1.0, 2.0, 4.0]")) == 21.0
+
+
+@pytest.mark.parametrize("source", [
+    "X - mean(X, 0)", "grad(sum(softmax(X, -1) * X), X)", "sum(X, axis=(0, 2)) + max(X, axis=2)[0]",
+    "transpose(X) + 0", "X[0] * X[-1] + squeeze(expand_dims(M, 0), 0)", "broadcast_to(v, (t, d))",
+])
+def test_every_format_prints_the_nodes_of_axes(source):
+    """Pretty drew an axis as a picture inside text, and LaTeX read `_{2}` as the node's third argument."""
+    from gradlang.render.pretty import to_text
+
+    result = Session().run(f"{SHAPES}\n{source}")[-1]
+    assert result.kind == "value" and result.text and result.latex and to_text(result.value)
+    assert "_{2}" not in result.latex.replace("t_{2}", "")  # an axis as text, never a field of the template
