@@ -157,7 +157,8 @@ register_operation(TensorOperation("pick", (
                export=frameworks("jnp.take({0}, {2}, axis={i1})", "torch.select({0}, {i1}, {2})",
                                  "tf.gather({0}, {2}, axis={i1})")),)))
 register_operation(TensorOperation("arg_along", (
+    # TensorFlow adds no int64 to a float64: its indices are cast, as JAX and PyTorch promote them
     TensorRule(ArgMaxAlong, constant=True, export=frameworks(
-        "jnp.argmax({0}, axis={i1})", "torch.argmax({0}, dim={i1})", "tf.argmax({0}, axis={i1})")),
+        "jnp.argmax({0}, axis={i1})", "torch.argmax({0}, dim={i1})", "tf.cast(tf.argmax({0}, axis={i1}), tf.float64)")),
     TensorRule(ArgMinAlong, constant=True, export=frameworks(
-        "jnp.argmin({0}, axis={i1})", "torch.argmin({0}, dim={i1})", "tf.argmin({0}, axis={i1})")))))
+        "jnp.argmin({0}, axis={i1})", "torch.argmin({0}, dim={i1})", "tf.cast(tf.argmin({0}, axis={i1}), tf.float64)")))))
