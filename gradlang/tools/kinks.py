@@ -29,7 +29,6 @@ from sympy.core.relational import Relational
 
 from gradlang.expr import primitives
 from gradlang.expr.functions import MaxShare, MinShare, Relu
-from gradlang.expr.numeric import evaluate
 from gradlang.errors import Warning
 from gradlang.lazy import np
 from gradlang.expr.stopgrad import StopGradient
@@ -131,6 +130,8 @@ def _found(exprs, symbols: list, values: list, checks=None) -> dict:
     checks = [c for c in (_candidates(exprs) if checks is None else checks) if _known(c.exprs, symbols)]
     if not checks:
         return {}
+    from gradlang.expr.numeric import evaluate  # its code printer and every primitive record: on the first kink checked (#41)
+
     needed = list(dict.fromkeys(e for c in checks for e in (*c.exprs, *_same(c, symbols))))
     results = dict(zip(needed, evaluate(needed, symbols, values)))
     if all(isinstance(r, float) for r in results.values()):

@@ -43,3 +43,18 @@ def test_a_float_imports_numpy_and_a_symbolic_sum_sympys_add():
     """The lazy imports happen where they are needed: the same values as before."""
     value, modules = _imported("x: R\ny = sin(x) + 1\ny at x = 0.5", ("numpy", "sympy.tensor.tensor"))
     assert value == "1.47942553860420" and modules == "['numpy', 'sympy.tensor.tensor']"
+
+
+def test_one_plus_one_loads_no_numeric_code_printer_nor_primitive_record_modules():
+    """The NumPy code printer (expr/numeric.py) and the primitive records beyond the builtin table's: on the
+    first number computed or kink checked; the tensor engine's reductions look their record up when called."""
+    value, modules = _imported("1 + 1", ("gradlang.expr.numeric",))
+    assert value == "2" and modules == "[]"
+
+
+def test_a_kink_check_and_a_tensor_max_still_find_their_records():
+    """Deferred, not dropped: relu's kink at 0 is still reported, max of a vector still reduces by its record."""
+    value, modules = _imported("x: R\nrelu(x) at x = 0", ("gradlang.expr.numeric",))
+    assert value == "0" and modules == "['gradlang.expr.numeric']"
+    value, _ = _imported("x: R^3\nmax(x) at x = [1, 5, 2]", ())
+    assert value == "5"

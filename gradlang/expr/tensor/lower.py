@@ -180,9 +180,10 @@ def _component(node, args: list, sizes: dict):
 
 
 def _reduced(name: str):
-    """norm, logsumexp or max of all components: the primitive's own SymPy function, as its builtin applies it."""
-    build = primitives.lookup(name).build
-    return lambda node, args, sizes: build(*elements(to_symbolic(args[0])))
+    """norm, logsumexp or max of all components: the primitive's own SymPy function, as its builtin applies it.
+
+    Looked up at the call, not when the table is built: the records load on first use (issue #41)."""
+    return lambda node, args, sizes: primitives.lookup(name).build(*elements(to_symbolic(args[0])))
 
 
 def _max_of(node, args, sizes):
