@@ -8,6 +8,8 @@ printer (`show`, with the explanation's abbreviations).
 
 from __future__ import annotations
 
+import sympy as sp
+
 from gradlang.explain.formula import Math, latex_chars
 
 WIDTH = 98          # plain text columns (the CLI prefixes "# ")
@@ -77,8 +79,10 @@ def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
     the page; each of a line's right sides then starts a row of its own."""
     rows = [rf"\text{{let }} {latex_chars(name)} &= {latex_chars(stop)} \\" for name, stop in legend]
     bare = getattr(show, "bare", show)
-    rows += [rf"\text{{let }} {latex_chars(_name(let, show, 'latex'))} &= {text(let.value, bare, 'latex')} \\"
-             for let in vector.lets]
+    for let in vector.lets:
+        parts = _let_pieces(let.value, bare)
+        rows.append(rf"\text{{let }} {latex_chars(_name(let, show, 'latex'))} &= {parts[0]} \\")
+        rows += [rf"&\quad {part} \\" for part in parts[1:]]  # a long definition broken to fit the page
     for n, line in enumerate(vector.lines, 1):
         head = rf"({n})\quad {text(line.lhs, show, 'latex')}"
         rhs = " = ".join(text(r, show, "latex") for r in line.rhs)
@@ -90,6 +94,15 @@ def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
             rows += _flush(head, line.rhs, show, pieces, len(head) + len(rhs) > _LATEX_SOURCE)
         rows.append(rf"\intertext{{\small \({text(line.rule, show, 'latex')}\)}}")
     return rows
+
+
+def _let_pieces(value, bare) -> list[str]:
+    """A let's value as LaTeX rows: broken (latex_break.pieces) where it is a formula too long for the page."""
+    if len(value) == 1 and isinstance(value[0], sp.Basic):  # a formula of one value, no notation
+        from gradlang.render.latex_break import pieces
+
+        return pieces(value[0], bare)
+    return [text(value, bare, "latex")]
 
 
 def _flush(head: str, sides, show, pieces, broken: bool) -> list[str]:

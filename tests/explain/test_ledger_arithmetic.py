@@ -6,6 +6,8 @@ at a random point, at a literal and at a symbolic size."""
 
 from __future__ import annotations
 
+import re
+
 import shutil
 
 import numpy as np
@@ -130,7 +132,7 @@ def test_one_entry_per_written_stop_with_its_verdict_and_the_identity(name, size
     assert [e.verdict for e in explanation.ledger] == verdicts
     text = _plain(source)
     assert text.count("\nstop ") == len(verdicts)
-    assert f"true = kept + removed: {identity}\n" in text
+    assert re.search(re.escape(f"true = kept + removed: {identity}") + r"( \(\w = |\n)", text), text
     assert all(len(line) <= 100 for line in text.splitlines() if line.startswith(("stop ", "   ", "true ")))
 
 
@@ -184,7 +186,7 @@ def test_a_gradient_zero_at_every_point_says_so_and_why():
 def test_layer_norm_writes_what_it_removes_in_the_users_names():
     text = _plain(LESSONS["layer_norm"][0].replace("{n}", "3"))
     assert "   blocking: removes r₁ = -ones(3)*sum(g)/(3*sigma)" in text
-    assert "   blocking: removes r₂ = -((x - mu)*(dot(x, g) - mu*sum(g))/sigma^3)/3" in text
+    assert "   blocking: removes r₂ = ((x - mu)*(mu*sum(g) - dot(x, g))/sigma^3)/3" in text
     assert "stop mu = sg(sum(x)/3): cuts the path from x" in text
     assert "max_share" not in text and "min_share" not in text
 
