@@ -368,10 +368,9 @@ _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"
 
 
 def _onehot_vector(k, n):
-    """e_k of length n by whole-array NumPy (expr/tensor/numbers.py)."""
-    vector = np.zeros(int(n))
-    vector[int(k)] = 1.0
-    return vector
+    """e_k of length n by whole-array NumPy (expr/tensor/numbers.py); of an index tensor k, one e_k per entry
+    along a new last axis (section 3b)."""
+    return (np.asarray(k).astype(int)[..., None] == np.arange(int(n))).astype(float)
 
 
 _operation("onehot", TensorRule(t.OneHot, constant=True, numpy=_onehot_vector, export=frameworks(
