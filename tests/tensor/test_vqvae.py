@@ -103,3 +103,19 @@ def test_same_formula_at_literal_and_symbolic_sizes(by):
     for name, size in (("b", "2"), ("h", "2"), ("w", "3"), ("c", "4"), ("k", "5")):
         sized = sized.replace(f", {name})", f", {size})").replace(f"({name}, ", f"({size}, ").replace(f", {name},", f", {size},")
     assert texts[0] == sized
+
+
+@pytest.mark.parametrize("target", ["jax", "torch"])
+def test_exported_codebook_gradient_is_gradlangs(target, tmp_path):
+    """onehot of an index tensor exports in the framework's operations (a last axis, as jax.nn.one_hot)."""
+    from gradlang.export import export_program
+    from tests.tools.test_export import load
+    from tests.tools.test_export_examples import framework, to_framework, to_numpy
+
+    framework(target)
+    program = f"{DECLARED['symbolic']}\n{QUANTISER}\ng = grad(L, E)\n"
+    session = Session()
+    session.run(program)
+    module = load(export_program(session, target, program), tmp_path, f"vq_{target}")
+    got = to_numpy(module.g(to_framework(target, Z0), to_framework(target, E0)))
+    np.testing.assert_allclose(got, jax.grad(_loss, 1)(Z0, E0), rtol=0, atol=1e-9)
