@@ -18,6 +18,8 @@ import sympy as sp
 
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import ArgExtreme, SumAxis, TensorOp, Total, rank, shape_of
+from sympy.printing.pretty.stringpict import prettyForm
+
 from gradlang.expr.tensor.spelling import Spelling
 
 
@@ -32,28 +34,48 @@ class TupleSpelling(Spelling):
 
     shape: bool = False  # a shape is always a tuple; one axis is written bare: sum(X, axis=2), as NumPy reads it
 
-    def _for(self, node, printer) -> Spelling:
-        items = [printer._print(a) for a in node.args[1:]]
-        text = items[0] if len(items) == 1 and not self.shape else tuple_text(items)
-        fill = lambda template: template.replace("{tuple}", text)  # noqa: E731
+    def _for(self) -> Spelling:
+        """The templates with `{tuple}` held by a mark, which `_filled` replaces once the fields are filled: an
+        axis written into a LaTeX subscript (`_{2}`) must not be read as the template's field `{2}`."""
+        fill = lambda template: template.replace("{tuple}", _TUPLE)  # noqa: E731
         return replace(Spelling(self.plain_template, self.latex_template, self.pretty_template, self.numpy_template),
                        plain_template=fill(self.plain_template), latex_template=fill(self.latex_template),
                        pretty_template=fill(self.pretty_template), numpy_template=fill(self.numpy_template))
 
+    def _filled(self, text, node, printer):
+        items = [_one_line(printer._print(a), a) for a in node.args[1:]]
+        shown = items[0] if len(items) == 1 and not self.shape else tuple_text(items)
+        if isinstance(text, str):
+            return text.replace(_TUPLE, shown)
+        lines = [line.replace(_TUPLE, shown) for line in text.picture]
+        width = max(len(line) for line in lines)
+        return prettyForm("\n".join(line.ljust(width) for line in lines), text.baseline, binding=text.binding)
+
     def plain(self, node, printer) -> str:
-        return self._for(node, printer).plain(node, printer)
+        return self._filled(self._for().plain(node, printer), node, printer)
 
     def latex(self, node, printer) -> str:
-        return self._for(node, printer).latex(node, printer)
+        return self._filled(self._for().latex(node, printer), node, printer)
 
     def line(self, node, printer) -> str:
-        return self._for(node, printer).line(node, printer)
+        return self._filled(self._for().line(node, printer), node, printer)
 
     def numpy(self, node, printer) -> str:
-        return self._for(node, printer).numpy(node, printer)
+        return self._filled(self._for().numpy(node, printer), node, printer)
 
     def pretty(self, node, printer):
-        return self._for(node, printer).pretty(node, printer)
+        return self._filled(self._for().pretty(node, printer), node, printer)
+
+
+_TUPLE = "\x01"  # where the axes go: no template, name or number holds it
+
+
+def _one_line(printed, arg) -> str:
+    """An axis or a size on one line: pretty's picture of one line, else its plain text."""
+    if isinstance(printed, str):
+        return printed
+    picture = getattr(printed, "picture", None)
+    return picture[0] if picture and len(picture) == 1 else str(arg)
 
 
 class _Axes(TensorOp):
