@@ -119,3 +119,51 @@ def test_exported_codebook_gradient_is_gradlangs(target, tmp_path):
     module = load(export_program(session, target, program), tmp_path, f"vq_{target}")
     got = to_numpy(module.g(to_framework(target, Z0), to_framework(target, E0)))
     np.testing.assert_allclose(got, jax.grad(_loss, 1)(Z0, E0), rtol=0, atol=1e-9)
+
+
+def _printed(source: str, form: str = "plain") -> str:
+    from gradlang.render import to_latex, to_plain
+    from gradlang.render.shown import shown
+
+    value = _run(source)
+    return (to_plain if form == "plain" else to_latex)(shown(value))
+
+
+def test_implicit_broadcast_prints_as_written_and_reads_back():
+    """`expand_dims(Z, -2) - E` prints without the evaluator's broadcast_to nodes, and the text is the value."""
+    text = _printed(f"{DECLARED['symbolic']}\n{QUANTISER}\nd")
+    assert text == "sum((expand_dims(Z, 3) - E)^2, axis=4)"
+    again = _run(f"{DECLARED['symbolic']}\nd = {text}\nd at Z = z0, E = e0", z0=Z0, e0=E0)
+    expected = np.sum((Z0[..., None, :] - E0) ** 2, axis=-1)
+    np.testing.assert_allclose(np.asarray(again, dtype=float), expected, rtol=0, atol=1e-12)
+
+
+def test_a_needed_broadcast_stays_written():
+    assert _printed("X: R^(b,t,d)\nbroadcast_to(sum(X, axis=0), (b, t, d))") == "broadcast_to(sum(X, axis=0), (b, t, d))"
+
+
+@pytest.mark.parametrize("by", ["E", "Z"])
+def test_printed_gradient_reads_back_to_jax(by):
+    text = _printed(f"{DECLARED['symbolic']}\n{QUANTISER}\ngrad(L, {by})")
+    assert "broadcast_to" not in text and "outer(" not in text
+    value = _run(f"{DECLARED['symbolic']}\nK = k\ng = {text}\ng at Z = z0, E = e0", z0=Z0, e0=E0)
+    np.testing.assert_allclose(np.asarray(value, dtype=float), jax.grad(_loss, "ZE".index(by))(Z0, E0),
+                               rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("form", ["plain", "latex"])
+def test_printed_at_literal_sizes_is_the_symbolic_with_sizes_put_in(form):
+    texts = [_printed(f"{DECLARED[s]}\n{QUANTISER}\ngrad(L, E)", form) for s in ("literal", "symbolic")]
+    assert "sum" in texts[1] and texts[0].count("argmin") == texts[1].count("argmin")
+    sized = texts[1]
+    for name, size in (("b", "2"), ("h", "2"), ("w", "3"), ("c", "4"), ("k", "5")):
+        sized = sized.replace(f", {name})", f", {size})").replace(f"({name}, ", f"({size}, ")
+    assert texts[0] == sized
+
+
+def test_one_axis_prints_in_latex_and_pretty():
+    """sum(X, axis=2) wrote `_{2}` into a template whose fields are `{2}`: an InternalError in LaTeX and pretty."""
+    from gradlang.render import to_rich
+
+    assert _printed("X: R^(b,t,d)\nsum(X^2, axis=2)", "latex") == r"\operatorname{sum}_{2}\left(X^{2}\right)"
+    assert to_rich(_run("X: R^(b,t,d)\nsum(X, axis=2)")) is not None
