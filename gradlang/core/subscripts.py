@@ -17,6 +17,7 @@ from gradlang.core import tensor_values
 from gradlang.core.literal_sizes import as_constant
 from gradlang.errors import ShapeError
 from gradlang.expr.tensor import nodes as t, shapes
+from gradlang.expr.tensor.axes import Pick
 from gradlang.expr.tensor.joins import ranged
 from gradlang.expr.tensor.lower import lowered
 from gradlang.expr.tensor.listed import entry, is_list, refused
@@ -65,13 +66,19 @@ def row(self, node, frame):
     return _slice(self, node, frame, lambda base, i: list(base.row(i)), 0, "M[i, :]")
 
 
+def last(self, node, frame):
+    """X[..., k]: index k of the last axis, at any rank (section 3b)."""
+    return _slice(self, node, frame, None, -1, "X[..., k]")
+
+
 def _slice(self, node, frame, take, axis: int, form: str):
     base_node, index_node = node.base, node.index
     base = to_symbolic(self.evaluate(base_node, frame))
     if is_list(base):
         raise refused(f"sliced as {form}").located(base_node.span)
-    if tensor_values.involves(base):
-        return _tensor_slice(base, self.evaluate(index_node, frame), axis, form)
+    if tensor_values.involves(base) or (shape_of(base) and (axis < 0 or len(shape_of(base)) > 2)):
+        picked = _tensor_slice(as_constant(base), self.evaluate(index_node, frame), axis, form)
+        return picked if tensor_values.involves(base) else lowered(picked)
     if len(shape_of(base)) != 2:
         raise ShapeError(f"{form} takes a matrix, not {describe_shape(shape_of(base))}").located(base_node.span)
     position = index_value(self.evaluate(index_node, frame), base.shape[axis], index_node)
@@ -80,12 +87,19 @@ def _slice(self, node, frame, take, axis: int, form: str):
 
 
 def _tensor_slice(base, position, axis: int, form: str):
+    """M[:, j] and M[i, :] of a matrix, a column or a row; of a tensor of rank 3 or more (and X[..., k] of any
+    rank) the slice along that axis; of a vector, X[..., k] is its entry."""
     shape = t.shape_of(base)
-    if len(shape) != 2:
-        raise ShapeError(f"{form} takes a matrix, not {tensor_values.shapes.describe(shape)}")
+    if len(shape) < (1 if axis < 0 else 2):
+        raise ShapeError(f"{form} takes {'a tensor' if axis < 0 else 'a matrix'}, not {shapes.describe(shape)}")
+    axis %= len(shape)
     position = tensor_values.wrapped(position, shape[axis])
     shapes.check_index(position, shape[axis])
-    return t.Column(base, position) if axis == 1 else t.Row(base, position)
+    if len(shape) == 1:
+        return t.Entry(base, position)
+    if len(shape) == 2:
+        return t.Column(base, position) if axis == 1 else t.Row(base, position)
+    return Pick(base, sp.Integer(axis), position)
 
 
 def _entry(base, indices: list, nodes):

@@ -31,7 +31,7 @@ from gradlang.expr.functions import MaxShare, MinShare, Where
 from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.axes import broadcast_to
+from gradlang.expr.tensor.axes import Pick, broadcast_to
 from gradlang.expr.tensor.broadcast import kept_shape
 from gradlang.expr.tensor.listed import TensorList
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -110,8 +110,10 @@ def index(base, indices: list):
     indices = [wrapped(i, n) for i, n in zip(indices, shape)] + list(indices[len(shape):])
     for i, n in zip(indices, shape):
         shapes.check_index(i, n)
-    if len(indices) < len(shape) and len(shape) > 2:
-        raise ShapeError(f"{shapes.describe(shape)} takes {len(shape)} indices here (one per axis), got {len(indices)}")
+    if len(indices) < len(shape) and len(shape) > 2:  # X[i], X[i, j] of a tensor of rank 3 or more: its slices
+        for i in indices:
+            base = Pick(base, sp.S.Zero, i)
+        return base
     if len(indices) < len(shape):  # M[i]: row i
         return t.Row(base, indices[0])
     return t.Entry(base, *indices)

@@ -271,6 +271,7 @@ _EXPRESSIONS = {
     "index": lambda node, place: lo.Index(_expression(node.children[0]), _arguments(node.children[1]), place=place),
     "column": lambda node, place: lo.Column(_expression(node.children[0]), _expression(node.children[1]), place=place),
     "row": lambda node, place: lo.Row(_expression(node.children[0]), _expression(node.children[1]), place=place),
+    "last": lambda node, place: lo.Last(_expression(node.children[0]), _expression(node.children[1]), place=place),
     "rows_range": lambda node, place: lo.Range(*_ranged(node, 0), place=place),
     "columns_range": lambda node, place: lo.Range(*_ranged(node, 1), place=place),
     "call": _call, "sum": _sum, "product": _product, "power": _power, "compare": _compare,

@@ -224,6 +224,14 @@ class Row(Node):
     index: Node
 
 
+class Last(Node):
+    """X[..., k]: index k of the last axis (section 3b)."""
+
+    kind: ClassVar[str] = "last"
+    base: Node
+    index: Node
+
+
 class Range(Node):
     """v[a:b], M[a:b] (axis 0) or M[:, a:b] (axis 1): the entries a to b - 1 along the axis."""
 

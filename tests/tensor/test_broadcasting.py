@@ -42,6 +42,8 @@ CASES = [
     ("sum(X * sum(X, axis=2, keepdims=true)) + sum(S * sum(S, 0))",
      lambda X, v, S: jnp.sum(X * jnp.sum(X, axis=2, keepdims=True)) + jnp.sum(S * jnp.sum(S, 0))),
     ("sum(max(X, sg(X) * v)^2)", lambda X, v, S: jnp.sum(jnp.maximum(X, sg(X) * v) ** 2)),
+    ("sum(X[1] * X[0] * v) + sum(X[:, 2]^2 * X[1, 0]) + sum(exp(X[-1])) * sum(X[..., -1])",
+     lambda X, v, S: jnp.sum(X[1] * X[0] * v) + jnp.sum(X[:, 2] ** 2 * X[1, 0]) + jnp.sum(jnp.exp(X[-1])) * jnp.sum(X[..., -1])),
 ]
 
 
@@ -89,7 +91,8 @@ def test_the_same_formula_at_literal_and_symbolic_sizes():
 
 
 @pytest.mark.parametrize("source", ["X - mean(X, 0)", "S - max(S, axis=-1, keepdims=true)", "X * v",
-                                    "grad(sum(softmax(X, -1) * X), X)", "transpose(X, (0, 2, 1))"])
+                                    "grad(sum(softmax(X, -1) * X), X)", "transpose(X, (0, 2, 1))",
+                                    "X[1] * X[0] + expand_dims(X[..., 2][0], 1)", "grad(sum(X[1]^2), X)"])
 def test_plain_reads_back(source):
     session = Session()
     value = session.eval(f"{DECLARED['symbolic']}\n{source}")
@@ -124,7 +127,27 @@ def test_axes_of_lists_and_keepdims():
         Session().eval("X: R^(b,t,d)\nsoftmax(X, -1, keepdims=true)")
 
 
+def test_slices_of_lists_of_any_rank():
+    listed = "x = [[[1, 2], [3, 4]], [[5, 6], [7, 8]]]\n"
+    assert str(Session().eval(listed + "x[:, 1]")) == "Matrix([[3, 4], [7, 8]])"
+    assert str(Session().eval(listed + "x[..., 0]")) == "Matrix([[1, 3], [5, 7]])"
+    assert str(Session().eval("M: R^(m,n)\nM[..., 1]")) == "M[:, 1]"
+
+
 def test_one_class_of_node_at_several_ranks_compiles_each():
     """ones(n) and ones(2, n) in one formula: NumPy's code once spelled the second as the first (its one-argument
     template, cached per class), a vector where a matrix was meant."""
     assert float(Session().eval("x: R^n\nsum(ones(n)*x) + sum(ones(2, n)*x) at x = [1.0, 2.0, 4.0]")) == 21.0
+
+
+@pytest.mark.parametrize("source", [
+    "X - mean(X, 0)", "grad(sum(softmax(X, -1) * X), X)", "sum(X, axis=(0, 2)) + max(X, axis=2)[0]",
+    "transpose(X) + 0", "X[0] * X[-1] + squeeze(expand_dims(M, 0), 0)", "broadcast_to(v, (t, d))",
+])
+def test_every_format_prints_the_nodes_of_axes(source):
+    """Pretty drew an axis as a picture inside text, and LaTeX read `_{2}` as the node's third argument."""
+    from gradlang.render.pretty import to_text
+
+    result = Session().run(f"{SHAPES}\n{source}")[-1]
+    assert result.kind == "value" and result.text and result.latex and to_text(result.value)
+    assert "_{2}" not in result.latex.replace("t_{2}", "")  # an axis as text, never a field of the template

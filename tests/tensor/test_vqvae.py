@@ -162,8 +162,8 @@ def test_printed_at_literal_sizes_is_the_symbolic_with_sizes_put_in(form):
 
 
 def test_one_axis_prints_in_latex_and_pretty():
-    """sum(X, axis=2) wrote `_{2}` into a template whose fields are `{2}`: an InternalError in LaTeX and pretty."""
+    """sum(X, axis=2) in LaTeX and pretty (the VQ-VAE distances print so): once an InternalError."""
     from gradlang.render import to_rich
 
-    assert _printed("X: R^(b,t,d)\nsum(X^2, axis=2)", "latex") == r"\operatorname{sum}_{2}\left(X^{2}\right)"
+    assert _printed("X: R^(b,t,d)\nsum(X^2, axis=2)", "latex") == r"\operatorname{sum}_{ 2 }\left(X^{2}\right)"
     assert to_rich(_run("X: R^(b,t,d)\nsum(X, axis=2)")) is not None

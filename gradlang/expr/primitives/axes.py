@@ -7,6 +7,7 @@ states them (the stretched axes of a broadcast are where its adjoint sums):
     expand_dims   Y = X with new axes of 1     X̄ = squeeze(Ȳ)
     squeeze       Y = X without axes of 1      X̄ = expand_dims(Ȳ)
     transpose     Y = X with axes permuted     X̄ = Ȳ with the inverse permutation
+    X[i], X[:, j] Y = the slice at i of an axis  X̄ = Ȳ put back on the axis ⊙ e_i along it
 
 The shares of max and argmax/argmin along an axis are constants to differentiation.
 """
@@ -16,10 +17,10 @@ from __future__ import annotations
 from gradlang.expr.primitives import TensorOperation, TensorRule, frameworks, register_operation
 from gradlang.expr.primitives.tangents import no_vector
 from gradlang.expr.tensor.axes import (
-    ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, Permute, Squeeze, SumAlong, sum_over, tuple_text,
+    ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, Permute, Pick, Squeeze, SumAlong, sum_over, tuple_text,
 )
 from gradlang.expr.tensor.broadcast import full
-from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.expr.tensor.nodes import OneHot, rank, shape_of
 from gradlang.lazy import np
 
 
@@ -41,6 +42,17 @@ def _broadcast(node, ybar, k):
     summed = sum_over(_tensor(ybar, node), stretched)
     kept = [a - lead for a in stretched if a >= lead]  # u's own axes of size 1: summed, then given back
     return ExpandDims(summed, *kept) if kept else summed
+
+
+def _pick(node, ybar, k):
+    """X[i] along an axis: Ȳ stretched back along the axis, times e_i laid along it (zeros off index i)."""
+    if k:
+        return None
+    u, axis, index = node.args
+    shape, axis = shape_of(u), int(axis)
+    others = [a for a in range(len(shape)) if a != axis]
+    along = BroadcastTo(ExpandDims(OneHot(index, shape[axis]), *others), *shape)
+    return BroadcastTo(ExpandDims(_tensor(ybar, node), axis), *shape) * along
 
 
 def _sum(node, ybar, k):
@@ -138,8 +150,15 @@ register_operation(TensorOperation("permute", (
                ("transpose: X̄ = Ȳ with the inverse permutation", r"\bar{X} = \bar{Y}^{\sigma^{-1}}"), _tangent(Permute),
                export=frameworks(_spelled("jnp.transpose({0}, AXES)"), _spelled("torch.permute({0}, AXES)"),
                                  _spelled("tf.transpose({0}, perm=AXES)", _listed))),)))
+register_operation(TensorOperation("pick", (
+    TensorRule(Pick, _pick, ("index along an axis: X̄ = Ȳ put back ⊙ e_i along the axis",
+                             r"\bar{X} = \bar{Y} \otimes_{\text{axis}} e_i"),
+               no_vector(lambda node, d: Pick(full(d[0], shape_of(node.args[0])), *node.args[1:]) if d[0] != 0 else 0),
+               export=frameworks("jnp.take({0}, {2}, axis={i1})", "torch.select({0}, {i1}, {2})",
+                                 "tf.gather({0}, {2}, axis={i1})")),)))
 register_operation(TensorOperation("arg_along", (
+    # TensorFlow adds no int64 to a float64: its indices are cast, as JAX and PyTorch promote them
     TensorRule(ArgMaxAlong, constant=True, export=frameworks(
-        "jnp.argmax({0}, axis={i1})", "torch.argmax({0}, dim={i1})", "tf.argmax({0}, axis={i1})")),
+        "jnp.argmax({0}, axis={i1})", "torch.argmax({0}, dim={i1})", "tf.cast(tf.argmax({0}, axis={i1}), tf.float64)")),
     TensorRule(ArgMinAlong, constant=True, export=frameworks(
-        "jnp.argmin({0}, axis={i1})", "torch.argmin({0}, dim={i1})", "tf.argmin({0}, axis={i1})")))))
+        "jnp.argmin({0}, axis={i1})", "torch.argmin({0}, dim={i1})", "tf.cast(tf.argmin({0}, axis={i1}), tf.float64)")))))

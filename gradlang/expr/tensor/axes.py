@@ -18,8 +18,6 @@ import sympy as sp
 
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import ArgExtreme, SumAxis, TensorOp, Total, rank, shape_of
-from sympy.printing.pretty.stringpict import prettyForm
-
 from gradlang.expr.tensor.spelling import Spelling
 
 
@@ -28,54 +26,39 @@ def tuple_text(items: list) -> str:
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
+def _text(printed) -> str:
+    """An axis or a size as text: the pretty printer gives a picture (one line for these)."""
+    return printed if isinstance(printed, str) else str(printed)
+
+
 @dataclass(frozen=True)
 class TupleSpelling(Spelling):
     """Templates that hold `{tuple}`: the node's args after the first, written as a tuple ((0, 2), (m, n))."""
 
     shape: bool = False  # a shape is always a tuple; one axis is written bare: sum(X, axis=2), as NumPy reads it
 
-    def _for(self) -> Spelling:
-        """The templates with `{tuple}` held by a mark, which `_filled` replaces once the fields are filled: an
-        axis written into a LaTeX subscript (`_{2}`) must not be read as the template's field `{2}`."""
-        fill = lambda template: template.replace("{tuple}", _TUPLE)  # noqa: E731
+    def _for(self, node, printer) -> Spelling:
+        items = [_text(printer._print(a)) for a in node.args[1:]]
+        text = items[0] if len(items) == 1 and not self.shape else tuple_text(items)
+        fill = lambda template: template.replace("{tuple}", text)  # noqa: E731
         return replace(Spelling(self.plain_template, self.latex_template, self.pretty_template, self.numpy_template),
                        plain_template=fill(self.plain_template), latex_template=fill(self.latex_template),
                        pretty_template=fill(self.pretty_template), numpy_template=fill(self.numpy_template))
 
-    def _filled(self, text, node, printer):
-        items = [_one_line(printer._print(a), a) for a in node.args[1:]]
-        shown = items[0] if len(items) == 1 and not self.shape else tuple_text(items)
-        if isinstance(text, str):
-            return text.replace(_TUPLE, shown)
-        lines = [line.replace(_TUPLE, shown) for line in text.picture]
-        width = max(len(line) for line in lines)
-        return prettyForm("\n".join(line.ljust(width) for line in lines), text.baseline, binding=text.binding)
-
     def plain(self, node, printer) -> str:
-        return self._filled(self._for().plain(node, printer), node, printer)
+        return self._for(node, printer).plain(node, printer)
 
     def latex(self, node, printer) -> str:
-        return self._filled(self._for().latex(node, printer), node, printer)
+        return self._for(node, printer).latex(node, printer)
 
     def line(self, node, printer) -> str:
-        return self._filled(self._for().line(node, printer), node, printer)
+        return self._for(node, printer).line(node, printer)
 
     def numpy(self, node, printer) -> str:
-        return self._filled(self._for().numpy(node, printer), node, printer)
+        return self._for(node, printer).numpy(node, printer)
 
     def pretty(self, node, printer):
-        return self._filled(self._for().pretty(node, printer), node, printer)
-
-
-_TUPLE = "\x01"  # where the axes go: no template, name or number holds it
-
-
-def _one_line(printed, arg) -> str:
-    """An axis or a size on one line: pretty's picture of one line, else its plain text."""
-    if isinstance(printed, str):
-        return printed
-    picture = getattr(printed, "picture", None)
-    return picture[0] if picture and len(picture) == 1 else str(arg)
+        return self._for(node, printer).pretty(node, printer)
 
 
 class _Axes(TensorOp):
@@ -90,7 +73,7 @@ class BroadcastTo(TensorOp):
     """`broadcast_to(u, shape)`: u stretched as NumPy broadcasts it (axes aligned from the last, size 1 stretched)."""
 
     zero_in = (0,)
-    spelling = TupleSpelling("broadcast_to({0}, {tuple})", r"\operatorname{broadcast}_{{tuple}}\left({0}\right)",
+    spelling = TupleSpelling("broadcast_to({0}, {tuple})", r"\operatorname{broadcast}_{ {tuple} }\left({0}\right)",
                              "broadcast_to({0}, {tuple})", "numpy.broadcast_to({0}, {tuple})", shape=True)
 
     @classmethod
@@ -121,7 +104,7 @@ class SumAlong(_Axes):
     """`sum(X, axis=(0, 2))`: the sum over the given axes, which are dropped."""
 
     zero_in = (0,)
-    spelling = TupleSpelling("sum({0}, axis={tuple})", r"\operatorname{sum}_{{tuple}}\left({0}\right)",
+    spelling = TupleSpelling("sum({0}, axis={tuple})", r"\operatorname{sum}_{ {tuple} }\left({0}\right)",
                              "sum_{tuple}({0})", "numpy.sum({0}, axis={tuple})")
 
     @property
@@ -132,7 +115,7 @@ class SumAlong(_Axes):
 class MaxAlong(_Axes):
     """`max(X, axis=(1, 2))`: the largest entry over the given axes, which are dropped; ties share (section 5)."""
 
-    spelling = TupleSpelling("max({0}, axis={tuple})", r"\max_{{tuple}}\left({0}\right)", "max_{tuple}({0})",
+    spelling = TupleSpelling("max({0}, axis={tuple})", r"\max_{ {tuple} }\left({0}\right)", "max_{tuple}({0})",
                              "numpy.max({0}, axis={tuple})")
 
     @property
@@ -143,7 +126,7 @@ class MaxAlong(_Axes):
 class MaxSharesAlong(_Axes):
     """The gradient of max over axes: 1/t on the t entries of each group that attain its maximum."""
 
-    spelling = TupleSpelling("max_shares({0}, {tuple})", r"\operatorname{argmax\_share}_{{tuple}}\left({0}\right)",
+    spelling = TupleSpelling("max_shares({0}, {tuple})", r"\operatorname{argmax\_share}_{ {tuple} }\left({0}\right)",
                              "∂max_{tuple}({0})", "_gl_max_shares_along({0}, {tuple})")
 
     @property
@@ -154,7 +137,7 @@ class MaxSharesAlong(_Axes):
 class ExpandDims(_Axes):
     """`expand_dims(X, axis)`: new axes of size 1 at the given positions of the result."""
 
-    spelling = TupleSpelling("expand_dims({0}, {tuple})", r"\operatorname{expand}_{{tuple}}\left({0}\right)",
+    spelling = TupleSpelling("expand_dims({0}, {tuple})", r"\operatorname{expand}_{ {tuple} }\left({0}\right)",
                              "expand_dims({0}, {tuple})", "numpy.expand_dims({0}, {tuple})")
 
     @classmethod
@@ -172,7 +155,7 @@ class ExpandDims(_Axes):
 class Squeeze(_Axes):
     """`squeeze(X, axis)`: the given axes, each of size 1, dropped."""
 
-    spelling = TupleSpelling("squeeze({0}, {tuple})", r"\operatorname{squeeze}_{{tuple}}\left({0}\right)",
+    spelling = TupleSpelling("squeeze({0}, {tuple})", r"\operatorname{squeeze}_{ {tuple} }\left({0}\right)",
                              "squeeze({0}, {tuple})", "numpy.squeeze({0}, axis={tuple})")
 
     @classmethod
@@ -192,13 +175,53 @@ class Permute(_Axes):
     """`transpose(X, (0, 2, 1))`: the axes in the given order (result axis k is the argument's axis perm[k])."""
 
     zero_in = (0,)
-    spelling = TupleSpelling("transpose({0}, {tuple})", r"\operatorname{transpose}_{{tuple}}\left({0}\right)",
+    spelling = TupleSpelling("transpose({0}, {tuple})", r"\operatorname{transpose}_{ {tuple} }\left({0}\right)",
                              "transpose({0}, {tuple})", "numpy.transpose({0}, {tuple})", shape=True)
 
     @property
     def shape(self):
         inner = shape_of(self.args[0])
         return tuple(inner[k] for k in self.axes)
+
+
+@dataclass(frozen=True)
+class PickSpelling(Spelling):
+    """X[i] (axis 0), X[:, j] (axis 1), X[..., k] (the last axis): the subscript that reads back."""
+
+    def _for(self, node, printer) -> Spelling:
+        axis, rank_of = int(node.args[1]), len(shape_of(node.args[0]))
+        plain = "{0}[{2}]" if axis == 0 else "{0}[:, {2}]" if axis == 1 else "{0}[..., {2}]"
+        latex = "{0}_{" + ",".join(["{2}" if k == axis else ":" for k in range(rank_of)]) + "}"
+        return Spelling(plain, latex, plain, self.numpy_template, postfix=True)
+
+    def plain(self, node, printer) -> str:
+        return self._for(node, printer).plain(node, printer)
+
+    def latex(self, node, printer) -> str:
+        return self._for(node, printer).latex(node, printer)
+
+    def line(self, node, printer) -> str:
+        return self._for(node, printer).line(node, printer)
+
+    def numpy(self, node, printer) -> str:
+        return self._for(node, printer).numpy(node, printer)
+
+    def pretty(self, node, printer):
+        return self._for(node, printer).pretty(node, printer)
+
+
+class Pick(TensorOp):
+    """`X[i]`, `X[:, j]`, `X[..., k]` of a tensor of rank 3 or more: the slice at one index of an axis, which is
+    dropped (args: the tensor, the axis, the index: a whole number or an index name)."""
+
+    nargs = 3
+    zero_in = (0,)
+    spelling = PickSpelling("{0}[{2}]", "{0}_{{2}}", "{0}[{2}]", "numpy.take({0}, int({2}), axis=int({1}))",
+                            postfix=True)
+
+    @property
+    def shape(self):
+        return dropped(shape_of(self.args[0]), (int(self.args[1]),))
 
 
 class _ArgAlong(ArgExtreme):
@@ -248,4 +271,4 @@ def broadcast_to(u, shape: tuple):
     return BroadcastTo(u, *shape)
 
 
-OPS = (BroadcastTo, SumAlong, MaxAlong, MaxSharesAlong, ExpandDims, Squeeze, Permute, ArgMaxAlong, ArgMinAlong)
+OPS = (Pick, BroadcastTo, SumAlong, MaxAlong, MaxSharesAlong, ExpandDims, Squeeze, Permute, ArgMaxAlong, ArgMinAlong)

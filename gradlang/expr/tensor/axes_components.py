@@ -96,6 +96,20 @@ def _permute(node, args, sizes):
     return _value(picked, outer)
 
 
+def _pick(node, args, sizes):
+    """X[i] along an axis: the entries whose index on that axis is i."""
+    items, shape = _array(args[0])
+    axis, index = int(node.args[1]), args[2]
+    if not isinstance(index, sp.Integer):
+        from gradlang.expr.tensor.lower import FreeIndex
+
+        raise FreeIndex(f"the index '{index}' needs a number to take components: add it to the at")
+    kept = tuple(n for k, n in enumerate(shape) if k != axis)
+    picked = [items[_flat(index_, shape)] for index_ in itertools.product(*map(range, shape))
+              if index_[axis] == int(index)]
+    return _value(picked, kept)
+
+
 def _arg(pick):
     def build(node, args, sizes):
         items, shape = _array(args[0])
@@ -112,6 +126,7 @@ def _arg_builders():
 
 
 COMPONENTS = {
+    ax.Pick: _pick,
     ax.BroadcastTo: _broadcast,
     ax.SumAlong: _reduced(lambda group: sp.Add(*group)),
     ax.MaxAlong: _reduced(_max),

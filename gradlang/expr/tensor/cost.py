@@ -17,13 +17,13 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.errors import GradlangError, LimitError
-from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import axes, nodes as t
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.products import contraction
 
 # Operations whose NumPy helper makes arrays as large as its argument while it runs (numbers.py).
 _TRANSIENT = (t.SoftmaxOf, t.LogSumExpOf, t.MaxShares, t.SoftmaxAxis, t.LogSumExpAxis, t.MaxSharesAxis,
-              t.NormOf, t.Inv, t.Det, t.LogDet, t.Cofactor)
+              t.NormOf, t.Inv, t.Det, t.LogDet, t.Cofactor, axes.MaxSharesAlong)
 TRANSIENT_COPIES = 2
 
 

@@ -1,0 +1,138 @@
+"""Random rank-3 programs with NumPy broadcasting and axes (section 3b), written twice: gradlang text and JAX.
+
+Declarations `X: R^(b,t,d)`, `M: R^(t,d)`, `v: R^d` and a scalar `a`; a tree
+of tuples `(op, *children)` of shape "X", "M", "v" or "S" (a scalar) is drawn
+from a seeded `random.Random`. Each program is run at symbolic sizes and at
+literal ones, at one float point: the loss and its gradient by X, M and v must
+be JAX's (float64, to 1e-9 relative), and the same at both spellings of the
+sizes. tests/tensor/test_rank3_fuzz.py runs a fixed slice; the long run is
+`benchmarks/tensor_fuzz.py --rank3 N`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from gradlang import GradlangError, Session
+
+jax.config.update("jax_enable_x64", True)
+sg = jax.lax.stop_gradient
+lse = jax.nn.logsumexp
+
+UNARY = {"tanh": jnp.tanh, "sin": jnp.sin, "sigmoid": jax.nn.sigmoid, "sg": sg, "softplus": jax.nn.softplus,
+         "exp": lambda u: jnp.exp(u / 4), "sqrt": lambda u: jnp.sqrt(1 + u**2)}
+UNARY_TEXT = {"exp": "exp(({})/4)", "sqrt": "sqrt(1 + ({})^2)"}
+LEAVES = {"X": "X", "M": "M", "v": "v", "S": "a"}
+# op: (result shape, argument shapes, gradlang template, JAX function)
+OPS = {
+    "add": ("X", "XM", "({0} + {1})", jnp.add), "mulv": ("X", "Xv", "({0} * {1})", jnp.multiply),
+    "subS": ("X", "XS", "({0} - {1})", jnp.subtract), "maxM": ("X", "XM", "max({0}, {1})", jnp.maximum),
+    "whereM": ("X", "XM", "where({0} > 0, {0}, {1})", lambda p, q: jnp.where(p > 0, p, q)),
+    "centre": ("X", "X", "({0} - mean({0}, -1, keepdims=true))", lambda p: p - jnp.mean(p, -1, keepdims=True)),
+    "shift": ("X", "X", "({0} - sg(max({0}, axis=-1, keepdims=true)))", lambda p: p - sg(jnp.max(p, -1, keepdims=True))),
+    "softmax": ("X", "X", "softmax({0}, -1)", lambda p: jax.nn.softmax(p, -1)),
+    "logsm1": ("X", "X", "log_softmax({0}, axis=1)", lambda p: jax.nn.log_softmax(p, axis=1)),
+    "keep2": ("X", "X", "({0} * sum({0}, axis=2, keepdims=true))", lambda p: p * jnp.sum(p, 2, keepdims=True)),
+    "expand": ("X", "MX", "(expand_dims({0}, 0) * {1})", lambda q, p: jnp.expand_dims(q, 0) * p),
+    "perm": ("X", "X", "transpose(transpose({0}, (1, 0, 2)), (1, 0, 2))", lambda p: p),
+    "sum0": ("M", "X", "sum({0}, 0)", lambda p: jnp.sum(p, 0)), "mean0": ("M", "X", "mean({0}, axis=0)",
+                                                                     lambda p: jnp.mean(p, 0)),
+    "max0": ("M", "X", "max({0}, axis=0)", lambda p: jnp.max(p, 0)), "lse0": ("M", "X", "logsumexp({0}, 0)",
+                                                                         lambda p: lse(p, 0)),
+    "first": ("M", "X", "({0})[0]", lambda p: p[0]), "last": ("M", "X", "({0})[-1]", lambda p: p[-1]),
+    "addMv": ("M", "Mv", "({0} + {1})", jnp.add), "centreM": ("M", "M", "({0} - mean({0}, 0))",
+                                                                lambda p: p - jnp.mean(p, 0)),
+    "sum01": ("v", "X", "sum({0}, axis=(0, 1))", lambda p: jnp.sum(p, (0, 1))),
+    "max01": ("v", "X", "max({0}, axis=(0, 1))", lambda p: jnp.max(p, (0, 1))),
+    "norm01": ("v", "X", "norm({0}, axis=(0, 1))", lambda p: jnp.sqrt(jnp.sum(p**2, (0, 1)))),
+    "pick": ("v", "X", "({0})[-1, 0]", lambda p: p[-1, 0]), "sumM": ("v", "M", "sum({0}, 0)", lambda p: jnp.sum(p, 0)),
+    "col": ("v", "X", "sum(({0})[..., 0]) * mean({0}, axis=(0, 1))",
+            lambda p: jnp.sum(p[..., 0]) * jnp.mean(p, (0, 1))),
+}
+REDUCE = {"sum": ("sum({0})", jnp.sum), "mean": ("mean({0})", jnp.mean), "lse": ("logsumexp({0})", lse),
+          "max": ("max({0})", jnp.max), "norm": ("norm({0})", lambda p: jnp.sqrt(jnp.sum(p**2)))}
+SIZES = [(2, 3, 4), (1, 2, 3), (3, 1, 2), (2, 2, 2), (2, 3, 1)]
+
+
+def draw(rng: random.Random, shape: str, depth: int):
+    """A random tree of this shape, at most `depth` operations deep."""
+    if shape == "S":
+        inner = rng.choice("XMv")
+        return ("reduce", rng.choice(sorted(REDUCE)), draw(rng, inner, depth - 1))
+    if depth <= 0 or rng.random() < 0.2:
+        return ("leaf", LEAVES[shape])
+    if rng.random() < 0.3:
+        return ("un", rng.choice(sorted(UNARY)), draw(rng, shape, depth - 1))
+    op = rng.choice([name for name, (out, *_) in OPS.items() if out == shape])
+    return (op, *[draw(rng, s, depth - 1) if s != "S" else ("leaf", "a") for s in OPS[op][1]])
+
+
+def text(tree) -> str:
+    op, *children = tree
+    if op == "leaf":
+        return children[0]
+    if op == "un":
+        return UNARY_TEXT.get(children[0], children[0] + "({})").format(text(children[1]))
+    if op == "reduce":
+        return REDUCE[children[0]][0].format(text(children[1]))
+    return OPS[op][2].format(*[text(c) for c in children])
+
+
+def jax_of(tree, env: dict):
+    op, *children = tree
+    if op == "leaf":
+        return env[children[0]]
+    if op == "un":
+        return UNARY[children[0]](jax_of(children[1], env))
+    if op == "reduce":
+        return REDUCE[children[0]][1](jax_of(children[1], env))
+    return OPS[op][3](*[jax_of(c, env) for c in children])
+
+
+@dataclass
+class Finding:
+    verdict: str  # ok, bug
+    text: str
+
+    def __str__(self) -> str:
+        return f"[{self.verdict}] {self.text}"
+
+
+def run(seed: int, depth: int = 3) -> Finding:
+    """One program from its seed: the loss and its gradients at both spellings of the sizes, against JAX."""
+    rng = random.Random(seed)
+    tree = ("reduce", "sum", ("un", "tanh", draw(rng, "X", depth))) if rng.random() < 0.5 else draw(rng, "S", depth + 1)
+    b, t, d = rng.choice(SIZES)
+    np_rng = np.random.default_rng(seed)
+    point = {"X": np_rng.normal(size=(b, t, d)), "M": np_rng.normal(size=(t, d)), "v": np_rng.normal(size=d),
+             "a": float(np_rng.normal())}
+    source = text(tree)
+    loss = lambda X, M, v: jax_of(tree, {"X": X, "M": M, "v": v, "a": point["a"]})  # noqa: E731
+    want = [loss(point["X"], point["M"], point["v"])] + list(jax.grad(loss, (0, 1, 2))(point["X"], point["M"], point["v"]))
+    for declared in (f"X: R^(b,t,d)\nM: R^(t,d)\nv: R^d", f"X: R^({b},{t},{d})\nM: R^({t},{d})\nv: R^{d}"):
+        found = _judged(declared, source, point, want)
+        if found is not None:
+            return Finding("bug", f"seed {seed}: {source}\n  {declared.splitlines()[0]}: {found}")
+    return Finding("ok", source)
+
+
+def _judged(declared: str, source: str, point: dict, want: list) -> str | None:
+    session = Session()
+    for name in ("X", "M", "v"):
+        session.bind(f"{name}0", point[name])
+    at = f" at X = X0, M = M0, v = v0, a = {point['a']!r}"
+    try:
+        session.run(f"{declared}\nL = {source}")
+        got = [session.eval(f"L{at}")] + [session.eval(f"grad(L, {name}){at}") for name in ("X", "M", "v")]
+    except GradlangError as error:
+        return f"{error.kind}: {error.message}"
+    for name, g, w in zip(("L", "X", "M", "v"), got, want):
+        g, w = np.asarray(g, dtype=float), np.asarray(w, dtype=float)
+        if g.shape != w.shape or not np.all(np.abs(g - w) <= 1e-9 * (1 + np.abs(w))):
+            return f"{name}: got {g.tolist()}, JAX {w.tolist()}"
+    return None

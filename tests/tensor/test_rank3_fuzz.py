@@ -1,0 +1,18 @@
+"""A fixed slice of the rank-3 fuzzer (tests/tensor/tensor_rank3.py): random programs over `X: R^(b,t,d)` with
+NumPy broadcasting, axes, keepdims, permutations and indexing, whose loss and gradients must be JAX's at
+symbolic and at literal sizes. A failure names a seed that `benchmarks/tensor_fuzz.py --rank3 1 --seed S`
+reproduces."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("jax")
+
+from tests.tensor import tensor_rank3  # noqa: E402
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_random_rank3_program_agrees_with_jax(seed):
+    finding = tensor_rank3.run(seed, depth=2)
+    assert finding.verdict == "ok", str(finding)
