@@ -76,6 +76,7 @@ def formula_body(value, params: list, target: str, table) -> str:
     computed = stable_logdet(value) if target == "numpy" else masked_formula(stable_logdet(value))  # masks.py
     arguments, assignments, outputs = dag_cse(mask_untaken((computed,)), tuple(symbols + list(sizes)))
     printer = FormulaPrinter(target, dict(zip(arguments, [table[s.name] for s in symbols] + list(sizes.values()))))
+    printer.size_symbols = frozenset(arguments[len(symbols):])
     for temp, _ in assignments:
         printer.symbol_names[temp] = "_gl_f" + temp.name[2:]
     lines = "".join(f"    {printer.symbol_names[temp]} = {printer.doprint(expr)}\n" for temp, expr in assignments)

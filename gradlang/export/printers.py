@@ -78,6 +78,12 @@ class ExportPrinter(InStoredOrder, PythonCodePrinter):
             return self._print_primitive(expr)
         return super()._print(expr, **kwargs)
 
+    size_symbols: frozenset = frozenset()  # the arguments that are sizes, read from shapes as Python ints (formula.py)
+
+    def _of_sizes(self, expr) -> bool:
+        """A number made of sizes only (√d of `d`): a Python int, no tensor of the framework's."""
+        return all(s in self.size_symbols or getattr(s, "is_integer", False) and s.is_positive for s in expr.free_symbols)
+
     def _print_primitive(self, expr) -> str:
         record = primitives.by_class(type(expr))
         if record is None or not record.export:
@@ -110,6 +116,8 @@ class ExportPrinter(InStoredOrder, PythonCodePrinter):
     def _print_Pow(self, expr, rational=False):
         """Powers by PythonCodePrinter, square roots spelled as the sqrt record says for this target."""
         sqrt = primitives.lookup("sqrt").export[self.target]
+        if abs(expr.exp) == sp.S.Half and self.target in ("torch", "tf") and self._of_sizes(expr.base):
+            return f"({self._print(expr.base)}) ** {float_literal(float(expr.exp))}"  # torch.sqrt(4) is a TypeError
         if expr.exp == sp.S.Half:
             return sqrt.call(self._print(expr.base))
         if expr.exp == -sp.S.Half:

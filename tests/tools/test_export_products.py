@@ -54,3 +54,48 @@ def test_einsum_reshape_and_take_export_in_each_framework(target, symbolic, tmp_
             assert _close(got, _at(session, binding, point)), (binding, sizes)
         if target != "numpy":
             _framework_gradients_agree(module, session, "loss", {"A": "gA", "x": "gx"}, ORDER, args, want)
+
+
+ATTENTION = """Q: R^(b,t,d)
+K: R^(b,t,d)
+V: R^(b,t,d)
+A = softmax(Q @ transpose(sg(K), (0, 2, 1)) / sqrt(d), -1) @ V
+L = sum(A^2)
+g = grad(L, Q)
+"""
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tf"])
+def test_batched_attention_exports_with_each_frameworks_einsum(target, tmp_path):
+    """The rank-3 attention of section 3b, its stopped key kept: the exported gradient is jax.grad's."""
+    framework(target)
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    module, session = _module(ATTENTION, target, tmp_path, f"attention_{target}")
+    rng = np.random.default_rng(4)
+    point = {name: rng.normal(size=(2, 3, 4)) for name in ("Q", "K", "V")}
+
+    def loss(Q, K, V):
+        A = jax.nn.softmax(Q @ jnp.transpose(jax.lax.stop_gradient(K), (0, 2, 1)) / jnp.sqrt(4.0), -1) @ V
+        return jnp.sum(A ** 2)
+
+    want = {"L": loss(*point.values()), "g": jax.grad(loss)(*point.values())}
+    args = [to_framework(target, array) for array in point.values()]
+    for binding, value in want.items():
+        assert _close(getattr(module, binding)(*args), np.asarray(value)), binding
+    if target != "numpy":
+        _framework_gradients_agree(module, session, "L", {"Q": "g"}, ORDER_QKV, args, {"g": np.asarray(want["g"])})
+
+
+ORDER_QKV = ("Q", "K", "V")
+
+
+@pytest.mark.parametrize("target", ["numpy", "jax", "torch", "tf"])
+def test_the_square_root_of_a_size_exports_as_a_number(target, tmp_path):
+    """sqrt(d) of a size read from a shape is a Python int's square root: torch.sqrt(4) and tf.sqrt(4) refuse an
+    int (attention's 1/√d was a TypeError in the exported torch and tf modules)."""
+    framework(target)
+    module, _ = _module("x: R^n\ny = sum(x) / sqrt(n)\n", target, tmp_path, f"sqrt_size_{target}")
+    x = np.array([1.0, 2.0, 3.0, 4.0])
+    assert _close(module.y(to_framework(target, x)), np.sum(x) / 2.0)
