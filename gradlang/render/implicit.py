@@ -23,6 +23,7 @@ from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.axes import BroadcastTo
 from gradlang.expr.tensor.nodes import TensorOp, Var, shape_of
 from gradlang.expr.tensor.spelling import Spelling
+from gradlang.expr.walk import dag_nodes
 
 
 class Implicit(TensorOp):
@@ -55,9 +56,12 @@ class Implicit(TensorOp):
 
 def implicit_broadcasts(value):
     """`value` with each stretch NumPy's broadcasting makes by itself printed as its operand; shapes kept."""
-    if not isinstance(value, sp.Expr) or not any(isinstance(n, BroadcastTo) for n in sp.preorder_traversal(value)):
+    if not isinstance(value, sp.Expr) or not any(isinstance(n, BroadcastTo) for n in dag_nodes(value)):
         return value
-    return _Unstretch().kept(value)
+    try:
+        return _Unstretch().kept(value)
+    except RecursionError:  # a chain deeper than the stack: printed as it is, every stretch written
+        return value
 
 
 def _leaf(expr) -> bool:
