@@ -7,6 +7,8 @@ codebook's gradient contracts every batch axis (an einsum), never an `outer` of 
 
 from __future__ import annotations
 
+import io
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -167,3 +169,16 @@ def test_one_axis_prints_in_latex_and_pretty():
 
     assert _printed("X: R^(b,t,d)\nsum(X^2, axis=2)", "latex") == r"\operatorname{sum}_{ 2 }\left(X^{2}\right)"
     assert to_rich(_run("X: R^(b,t,d)\nsum(X, axis=2)")) is not None
+
+
+def test_pretty_index_of_a_onehot_is_gradlang_source():
+    """e[…] of a computed index wrote SymPy's `**`; it is written as the language writes it."""
+    from rich.console import Console
+
+    from gradlang.render.pretty import to_rich
+    from gradlang.render.shown import shown
+
+    console = Console(width=300, record=True, file=io.StringIO())
+    console.print(to_rich(shown(_run(f"{DECLARED['symbolic']}\n{QUANTISER}\nq")).value))
+    text = console.export_text()
+    assert "**" not in text and "^2" in text and "broadcast_to" not in text
