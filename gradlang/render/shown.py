@@ -33,6 +33,7 @@ from gradlang.expr.tensor.lower import FreeIndex, components, literal
 from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
 from gradlang.lazy import np
 from gradlang.expr.values import elements, from_elements, shape_of
+from gradlang.render.implicit import implicit_broadcasts
 from gradlang.render.teacher import is_tensor_value, teacher_parts
 from gradlang.expr.walk import tree_size
 
@@ -60,7 +61,7 @@ def shown(value, full: bool = False, taken=frozenset()) -> Shown:
     """The value as the printers show it (see the module docstring); `taken`: names no printed part may have."""
     value = shorter(value)
     if is_tensor_value(value):
-        named, value = teacher_parts(value, taken)
+        named, value = teacher_parts(implicit_broadcasts(value), taken)
         return Shown(tuple(named), value, None, tensor=True)
     shape = None
     if not full and _size(value) > THRESHOLD:

@@ -136,3 +136,49 @@ def _judged(declared: str, source: str, point: dict, want: list) -> str | None:
         if g.shape != w.shape or not np.all(np.abs(g - w) <= 1e-9 * (1 + np.abs(w))):
             return f"{name}: got {g.tolist()}, JAX {w.tolist()}"
     return None
+
+
+# --- fixed programs: whole models as section 3b writes them, judged as the random ones -----------------------
+
+_VQ_SOURCE = """Z = transpose(X, (0, 2, 3, 1)) @ W
+d = sum((expand_dims(Z, -2) - E)^2, axis=-1)
+q = onehot(argmin(d, axis=-1), K) @ E
+L = sum((Z - sg(q))^2) + 0.25*sum((sg(Z) - q)^2)"""
+
+
+def _vq_loss(X, W, E):
+    """The VQ-VAE quantiser over PyTorch's (b,c,h,w) with a 1×1 encoder W, in JAX."""
+    Z = jnp.transpose(X, (0, 2, 3, 1)) @ W
+    d = jnp.sum((Z[..., None, :] - E) ** 2, axis=-1)
+    q = jax.nn.one_hot(jnp.argmin(d, axis=-1), E.shape[0], dtype=jnp.float64) @ E
+    return jnp.sum((Z - sg(q)) ** 2) + 0.25 * jnp.sum((sg(Z) - q) ** 2)
+
+
+FIXED = {  # name: (declarations at symbolic and at literal sizes, source defining L, JAX's L, the point's shapes)
+    "vq-vae": (("X: R^(b,m,h,w)\nW: R^(m,c)\nE: R^(k,c)\nK = k", "X: R^(2,3,2,3)\nW: R^(3,4)\nE: R^(5,4)\nK = 5"),
+               _VQ_SOURCE, _vq_loss, {"X": (2, 3, 2, 3), "W": (3, 4), "E": (5, 4)}),
+}
+
+
+def run_fixed(name: str) -> Finding:
+    """A fixed program: its loss and its gradient by every input at both spellings of the sizes, against JAX."""
+    declared, source, reference, shapes = FIXED[name]
+    rng = np.random.default_rng(39)
+    point = {var: rng.normal(size=shape) for var, shape in shapes.items()}
+    args = list(point.values())
+    want = [reference(*args)] + list(jax.grad(reference, tuple(range(len(args))))(*args))
+    for declarations in declared:
+        session = Session()
+        for var, array in point.items():
+            session.bind(f"{var}0", array)
+        at = " at " + ", ".join(f"{var} = {var}0" for var in point)
+        try:
+            session.run(f"{declarations}\n{source}")
+            got = [session.eval(f"L{at}")] + [session.eval(f"grad(L, {var}){at}") for var in point]
+        except GradlangError as error:
+            return Finding("bug", f"{name}: {error.kind}: {error.message}")
+        for var, g, w in zip(["L", *point], got, want):
+            g, w = np.asarray(g, dtype=float), np.asarray(w, dtype=float)
+            if g.shape != w.shape or not np.all(np.abs(g - w) <= 1e-9 * (1 + np.abs(w))):
+                return Finding("bug", f"{name} at {declarations.splitlines()[0]}: {var}: got {g.tolist()}, JAX {w.tolist()}")
+    return Finding("ok", name)

@@ -16,3 +16,9 @@ from tests.tensor import tensor_rank3  # noqa: E402
 def test_a_random_rank3_program_agrees_with_jax(seed):
     finding = tensor_rank3.run(seed, depth=2)
     assert finding.verdict == "ok", str(finding)
+
+
+@pytest.mark.parametrize("name", sorted(tensor_rank3.FIXED))
+def test_a_fixed_program_agrees_with_jax(name):
+    finding = tensor_rank3.run_fixed(name)
+    assert finding.verdict == "ok", str(finding)

@@ -368,15 +368,20 @@ _operation("inv", TensorRule(t.Inv, _inv, ("inv: Ā = −A⁻ᵀ Ȳ A⁻ᵀ", r"
 
 
 def _onehot_vector(k, n):
-    """e_k of length n by whole-array NumPy (expr/tensor/numbers.py)."""
-    vector = np.zeros(int(n))
-    vector[int(k)] = 1.0
-    return vector
+    """e_k of length n by whole-array NumPy (expr/tensor/numbers.py); of an index tensor k, one e_k per entry
+    along a new last axis (section 3b)."""
+    return (np.asarray(k).astype(int)[..., None] == np.arange(int(n))).astype(float)
 
 
+_ONEHOT = {  # of an index or an index tensor: a last axis of size n (section 3b)
+    "jax": "def _gl_onehot(k, n):\n    k = jnp.asarray(k).astype(int) % int(n)\n"
+           "    return jnp.where(k[..., None] == jnp.arange(int(n)), 1.0, 0.0)\n",
+    "torch": "def _gl_onehot(k, n):\n    k = torch.as_tensor(k).long() % int(n)\n"
+             "    return torch.nn.functional.one_hot(k, int(n)).to(torch.float64)\n",
+    "tf": "def _gl_onehot(k, n):\n    return tf.one_hot(tf.cast(k, tf.int64) % int(n), int(n), dtype=tf.float64)\n",
+}
 _operation("onehot", TensorRule(t.OneHot, constant=True, numpy=_onehot_vector, export=frameworks(
-    "jnp.zeros({1}).at[{i0}].set(1.0)", "torch.nn.functional.one_hot(torch.as_tensor({i0} % {1}), {1}).to(torch.float64)",
-    "tf.one_hot({i0} % {1}, {1}, dtype=tf.float64)")))
+    *3 * ("_gl_onehot({0}, {1})",), **_ONEHOT)))
 _CONSTANTS = {  # constants to differentiation: no adjoint, no tangent
     "eye": (t.Eye, frameworks("jnp.eye({0})", "torch.eye({0}, dtype=torch.float64)", "tf.eye({0}, dtype=tf.float64)")),
     "ones": (t.Ones, frameworks("jnp.ones(({all},))", "torch.ones(({all},), dtype=torch.float64)",

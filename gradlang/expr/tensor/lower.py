@@ -236,12 +236,17 @@ def _entry(node, args, sizes):
 
 
 def _onehot(node, args, sizes):
+    """e_k; of an index tensor k, one e_k per entry along a new last axis (section 3b)."""
     k, n = args
-    if not isinstance(k, sp.Integer):
-        raise _free(k)
-    if not 0 <= int(k) < int(n):
-        raise ShapeError(f"index {k} is out of range for length {n}")
-    return from_elements((int(n),), [sp.S.One if i == int(k) else sp.S.Zero for i in range(int(n))])
+    indices = elements(k) if isinstance(k, (sp.NDimArray, sp.MatrixBase)) else [k]
+    entries = []
+    for index in indices:
+        if not isinstance(index, sp.Integer):
+            raise _free(k)
+        if not 0 <= int(index) < int(n):
+            raise ShapeError(f"index {index} is out of range for length {n}")
+        entries += [sp.S.One if i == int(index) else sp.S.Zero for i in range(int(n))]
+    return from_elements(tuple(int(s) for s in shape_of(k)) + (int(n),), entries)
 
 
 def _diag(node, args, sizes):

@@ -203,14 +203,15 @@ def _within(indices, shape) -> bool:
 
 
 class OneHot(TensorOp):
-    """`onehot(k, n)`: the basis vector e_k of length n."""
+    """`onehot(k, n)`: the basis vector e_k of length n; of an integer tensor k, a last axis of size n is added
+    (section 3b), as jax.nn.one_hot."""
 
     nargs = 2
     spelling = Spelling("onehot({0}, {1})", r"e_{{0}}", "e_{0}", "_gl_onehot_vector({0}, {1})")
 
     @property
     def shape(self):
-        return (self.args[1],)
+        return shape_of(self.args[0]) + (self.args[1],)
 
 
 class Diag(TensorOp):

@@ -225,7 +225,10 @@ def _pretty_special(spelling: Spelling, node, printer):
 
 
 def _subscript(index, fallback: str) -> str:
-    text = str(index)
+    """k as a subscript (e_k, x₁) when it has one, else in brackets as gradlang writes it (x^2, not x**2)."""
+    from gradlang.expr.source import to_source  # source.py reads the records, which read this module
+
+    text = to_source(index)
     translated = text.translate(_SUBSCRIPTS)
     if len(text) <= 3 and translated != text or (text.isdigit() and len(text) <= 3):
         if all(not c.isascii() for c in translated):
