@@ -117,8 +117,9 @@ def check_keywords(name: str, nodes) -> None:
         if not isinstance(node, lo.Keyword):
             continue
         if name not in AXIS_NAMES and name not in AXIS_TOO:
-            raise SyntaxError(f"{name} takes no keyword {node.name}= (axis= is for "
-                              "sum, mean, max, min, logsumexp, softmax and log_softmax)", node.span)
+            raise SyntaxError(f"{name} takes no keyword {node.name}= (axis= is for sum, mean, max, min, "
+                              "logsumexp, softmax, log_softmax, norm, argmax, argmin and the shape builtins)",
+                              node.span)
         if position != 1 or len(nodes) != 2:
             raise SyntaxError(f"{name} takes axis= after one value, as in {name}(M, axis=0)", node.span)
 

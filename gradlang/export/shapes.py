@@ -93,6 +93,7 @@ def parameter_options(definition: FunctionDef, names: dict, hints: dict) -> list
     """For each parameter, the shapes to try, most likely first (INDEX for an index)."""
     shapes = array_shapes(names)
     arrays, indices = array_parameters(definition, names), index_parameters(definition)
+    ranks = indexed_ranks(definition)
     options = []
     for i, param in enumerate(definition.params):
         if param in indices:
@@ -100,10 +101,27 @@ def parameter_options(definition: FunctionDef, names: dict, hints: dict) -> list
         elif (definition.name, i) in hints:
             options.append([hints[(definition.name, i)]])
         elif param in arrays:
-            options.append(shapes)
+            options.append(_by_indexing(shapes, ranks.get(param)))
         else:
             options.append([()] + shapes)
     return options
+
+
+def _by_indexing(shapes: list, rank) -> list:
+    """The shapes to try, those of the rank the body indexes the parameter at first: `c[0]` is an entry of a
+    vector more likely than a row of a matrix, now that a list of rows may make a tensor of rank 3."""
+    if rank is None:
+        return shapes
+    return sorted(shapes, key=lambda shape: len(shape) != rank)
+
+
+def indexed_ranks(definition: FunctionDef) -> dict:
+    """The number of indices each parameter is written with (`c[0]`: 1, `M[i, j]`: 2), where it is one."""
+    params, found = set(definition.params), {}
+    for node in lo.walk(definition.body):
+        if isinstance(node, lo.Index) and isinstance(node.base, lo.Name) and node.base.name in params:
+            found.setdefault(node.base.name, set()).add(len(node.indices))
+    return {name: ranks.pop() for name, ranks in found.items() if len(ranks) == 1}
 
 
 def assignments(options: list[list[tuple]]):

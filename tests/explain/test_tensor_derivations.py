@@ -143,7 +143,7 @@ def test_every_stop_of_the_gallery_has_one_entry_with_its_verdict(name, statemen
     (explanation,) = result.steps
     text = to_plain(result)
     assert explanation.summary.startswith("tensor reverse pass"), text
-    assert _lines(text) <= 25, text
+    assert _lines("\n".join(text.splitlines()[:-1])) <= 25, text  # the derivation's lines, as test_no_walls counts
     stops = [to_plain(e.stop) for e in explanation.ledger]
     assert len(stops) == len(set(stops)), stops
     assert {piece for piece in expected for shown in stops if piece in shown} == set(expected), stops
