@@ -133,7 +133,7 @@ def _judged(declared: str, source: str, point: dict, want: list) -> str | None:
         return f"{error.kind}: {error.message}"
     for name, g, w in zip(("L", "X", "M", "v"), got, want):
         g, w = np.asarray(g, dtype=float), np.asarray(w, dtype=float)
-        if g.shape != w.shape or not np.all(np.abs(g - w) <= 1e-9 * (1 + np.abs(w))):
+        if g.shape != w.shape or not np.all((np.abs(g - w) <= 1e-9 * (1 + np.abs(w))) | (np.isnan(g) & np.isnan(w))):
             return f"{name}: got {g.tolist()}, JAX {w.tolist()}"
     return None
 
@@ -179,6 +179,6 @@ def run_fixed(name: str) -> Finding:
             return Finding("bug", f"{name}: {error.kind}: {error.message}")
         for var, g, w in zip(["L", *point], got, want):
             g, w = np.asarray(g, dtype=float), np.asarray(w, dtype=float)
-            if g.shape != w.shape or not np.all(np.abs(g - w) <= 1e-9 * (1 + np.abs(w))):
+            if g.shape != w.shape or not np.all((np.abs(g - w) <= 1e-9 * (1 + np.abs(w))) | (np.isnan(g) & np.isnan(w))):
                 return Finding("bug", f"{name} at {declarations.splitlines()[0]}: {var}: got {g.tolist()}, JAX {w.tolist()}")
     return Finding("ok", name)
