@@ -32,18 +32,11 @@ def _text(printed) -> str:
 
 
 @dataclass(frozen=True)
-class TupleSpelling(Spelling):
-    """Templates that hold `{tuple}`: the node's args after the first, written as a tuple ((0, 2), (m, n))."""
-
-    shape: bool = False  # a shape is always a tuple; one axis is written bare: sum(X, axis=2), as NumPy reads it
+class _PerNode(Spelling):
+    """A spelling whose templates depend on the node (its axes): each printer asks `_for(node)` for them."""
 
     def _for(self, node, printer) -> Spelling:
-        items = [_text(printer._print(a)) for a in node.args[1:]]
-        text = items[0] if len(items) == 1 and not self.shape else tuple_text(items)
-        fill = lambda template: template.replace("{tuple}", text)  # noqa: E731
-        return replace(Spelling(self.plain_template, self.latex_template, self.pretty_template, self.numpy_template),
-                       plain_template=fill(self.plain_template), latex_template=fill(self.latex_template),
-                       pretty_template=fill(self.pretty_template), numpy_template=fill(self.numpy_template))
+        raise NotImplementedError
 
     def plain(self, node, printer) -> str:
         return self._for(node, printer).plain(node, printer)
@@ -59,6 +52,21 @@ class TupleSpelling(Spelling):
 
     def pretty(self, node, printer):
         return self._for(node, printer).pretty(node, printer)
+
+
+@dataclass(frozen=True)
+class TupleSpelling(_PerNode):
+    """Templates that hold `{tuple}`: the node's args after the first, written as a tuple ((0, 2), (m, n))."""
+
+    shape: bool = False  # a shape is always a tuple; one axis is written bare: sum(X, axis=2), as NumPy reads it
+
+    def _for(self, node, printer) -> Spelling:
+        items = [_text(printer._print(a)) for a in node.args[1:]]
+        text = items[0] if len(items) == 1 and not self.shape else tuple_text(items)
+        fill = lambda template: template.replace("{tuple}", text)  # noqa: E731
+        return replace(Spelling(self.plain_template, self.latex_template, self.pretty_template, self.numpy_template),
+                       plain_template=fill(self.plain_template), latex_template=fill(self.latex_template),
+                       pretty_template=fill(self.pretty_template), numpy_template=fill(self.numpy_template))
 
 
 class _Axes(TensorOp):
@@ -185,7 +193,7 @@ class Permute(_Axes):
 
 
 @dataclass(frozen=True)
-class PickSpelling(Spelling):
+class PickSpelling(_PerNode):
     """X[i] (axis 0), X[:, j] (axis 1), X[..., k] (the last axis): the subscript that reads back."""
 
     def _for(self, node, printer) -> Spelling:
@@ -194,20 +202,6 @@ class PickSpelling(Spelling):
         latex = "{0}_{" + ",".join(["{2}" if k == axis else ":" for k in range(rank_of)]) + "}"
         return Spelling(plain, latex, plain, self.numpy_template, postfix=True)
 
-    def plain(self, node, printer) -> str:
-        return self._for(node, printer).plain(node, printer)
-
-    def latex(self, node, printer) -> str:
-        return self._for(node, printer).latex(node, printer)
-
-    def line(self, node, printer) -> str:
-        return self._for(node, printer).line(node, printer)
-
-    def numpy(self, node, printer) -> str:
-        return self._for(node, printer).numpy(node, printer)
-
-    def pretty(self, node, printer):
-        return self._for(node, printer).pretty(node, printer)
 
 
 class Pick(TensorOp):
