@@ -28,7 +28,7 @@ from gradlang.expr.domain import kept
 from gradlang.lazy import np
 from gradlang.remembered import remembered
 from gradlang.core.services import Services
-from gradlang.core.written_stops import DERIVATIVES, STOPS, StopSites, text_in
+from gradlang.core.written_stops import RECORDED, STOPS, StopSites, text_in
 from gradlang.core.substitute import substitute
 from gradlang.core.scalar_arithmetic import _COMPARISONS, _PRODUCT_OPS, _add, _is_scalar_expr
 from gradlang.core.tensor_broadcast import stretched
@@ -214,7 +214,7 @@ class Evaluator:
     def _call(self, node, frame):
         """A call; a stop the user wrote is recorded where it is written, and a derivative request is given
         the stops written in what it differentiates (core/written_stops.py)."""
-        if node.name not in STOPS + DERIVATIVES or self.lookup(node.name, frame) is not None:
+        if node.name not in RECORDED or self.lookup(node.name, frame) is not None:
             return self._called(node, frame)
         if node.name in STOPS:
             value = self._called(node, frame)

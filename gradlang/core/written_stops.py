@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 STOPS = ("sg", "stop_gradient")
 DERIVATIVES = ("diff", "grad", "jacobian", "hessian", "blocked")
+RECORDED = frozenset(STOPS + DERIVATIVES)  # the calls the evaluator records stops around (one lookup per call)
 
 
 @dataclass(frozen=True)

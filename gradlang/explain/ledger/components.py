@@ -83,6 +83,13 @@ def outermost_stops(outputs) -> list:
     mu = sg(mean(x)) in x - mu and in sigma = sg(std(x - mu))) is met, so it is one of them."""
     outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     dag = build_dag(outputs)
+    met = outside_stops(dag)
+    return [n for i, n in enumerate(dag.nodes) if i in met and isinstance(n, StopGradient)]
+
+
+def outside_stops(dag) -> set:
+    """The nodes (their indices) reached from the roots without passing through a stop, the stops met
+    included: inside a stop no tangent or adjoint flows."""
     met, todo = set(), list(dag.roots)
     while todo:
         i = todo.pop()
@@ -91,7 +98,7 @@ def outermost_stops(outputs) -> list:
         met.add(i)
         if not isinstance(dag.nodes[i], StopGradient):
             todo.extend(dag.children[i])
-    return [n for i, n in enumerate(dag.nodes) if i in met and isinstance(n, StopGradient)]
+    return met
 
 
 def ledger(request) -> tuple:

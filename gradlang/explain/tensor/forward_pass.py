@@ -20,12 +20,11 @@ from gradlang.derive.tensor import forward, reverse
 from gradlang.derive.tensor.rewrite import Tidier, tidy
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import operation_name, to_source
-from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import Var, shape_of
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
-from gradlang.explain.ledger.components import removed_value
+from gradlang.explain.ledger.components import outside_stops, removed_value
 from gradlang.explain.ledger.jacobian import jacobian_ledger
 from gradlang.explain.ledger.words import phrase
 from gradlang.explain.tensor.names import lettered, repeated_parts, user_names
@@ -107,7 +106,7 @@ def jacobian_derivation(expr, wrt, names=None) -> VectorDerivation:
     names = names or {}
     dag = build_dag([expr])
     depends = reverse._depends(dag, {wrt})
-    outside = _outside_stops(dag)
+    outside = outside_stops(dag)
     tidier = Tidier()
     tangents: list = []  # each node's tangent, tidied
     written: list = []   # as the lines above write it: ∂z/∂x for a named node
@@ -126,19 +125,6 @@ def jacobian_derivation(expr, wrt, names=None) -> VectorDerivation:
             lines.append(VectorLine(_lhs(node, wrt, names), (formula(shown),), _rule(node)))
     result = full(tangents[dag.roots[0]], shape_of(expr) + shape_of(wrt))
     return VectorDerivation(IDENTITY, (), tuple(lines[-MAX_LINES:]), result)
-
-
-def _outside_stops(dag) -> set:
-    """The nodes reached from the output without passing through a stop: inside one, no tangent flows."""
-    seen, stack = set(), list(dag.roots)
-    while stack:
-        i = stack.pop()
-        if i in seen:
-            continue
-        seen.add(i)
-        if not isinstance(dag.nodes[i], StopGradient):
-            stack.extend(dag.children[i])
-    return seen
 
 
 def _repeated_in(lines, expr) -> list:

@@ -23,7 +23,7 @@ from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes, subscripts
 from gradlang.expr.tensor.nodes import Eye, Ones, TensorOp, Transpose, Zeros, shape_of
-from gradlang.expr.tensor.axes import Permute
+from gradlang.expr.tensor.axes import Permute, tuple_text
 from gradlang.expr.tensor.literals import Literal
 from gradlang.expr.tensor.product_spelling import EinsumSpelling
 from gradlang.expr.tensor.spelling import Spelling
@@ -175,8 +175,7 @@ class ShapeSpelling(Spelling):
 
 
 def _tuple(printer, sizes) -> str:
-    texts = [(printer if callable(printer) else printer._print)(s) for s in sizes]
-    return f"({texts[0]},)" if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+    return tuple_text([str((printer if callable(printer) else printer._print)(s)) for s in sizes])
 
 
 class Reshape(TensorOp):
@@ -209,7 +208,7 @@ def reshape(base, sizes: list):
     """reshape(X, sizes) with one size -1 at most (the one NumPy infers), the count of entries checked."""
     shape = shape_of(base)
     total = product_size(shape)
-    sizes = [sp.sympify(s) for s in sizes]
+    sizes = [shapes.as_basic(s) for s in sizes]  # the evaluator's values: never text
     if any(not (s == -1 or s.is_integer and (s.is_positive or s.is_Symbol or not s.is_Number)) for s in sizes):
         raise ShapeError("reshape's sizes are positive integers, sizes or products of them (one may be -1)")
     if sum(1 for s in sizes if s == -1) > 1:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from gradlang.errors import ShapeError
+from gradlang.expr.tensor.shapes import as_basic
 from gradlang.expr.values import describe_shape as describe
 
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -134,7 +135,7 @@ def _broadcast(spec: Spec, shapes: list) -> Spec:
     sizes: dict = {}
     for letters, shape in zip(spec.inputs, shapes):
         for letter, size in zip(letters, shape):
-            sizes.setdefault(letter, set()).add(sp.sympify(size))
+            sizes.setdefault(letter, set()).add(as_basic(size))
     renamed = {letter for letter, found in sizes.items() if len(found) == 2 and sp.S.One in found}
     for letter, found in sizes.items():
         if len(found - {sp.S.One}) > 1 or (len(found) > 1 and letter not in renamed):
