@@ -208,7 +208,7 @@ class Evaluator:
     # --- postfix --------------------------------------------------------
 
     _index, _column, _row = subscripts.index, subscripts.column, subscripts.row  # v[i], M[:, j], M[i, :]
-    _last = subscripts.last  # X[..., k]
+    _last, _along = subscripts.last, subscripts.along  # X[..., k], X[:, :, k]
     _range = subscripts.range_of  # v[a:b], M[:, a:b]
 
     def _call(self, node, frame):

@@ -1,4 +1,5 @@
-"""Subscripts: `v[i]`, `M[i, j]`, `M[i]`, the slices `M[:, j]`, `M[i, :]` and the ranges `v[a:b]`, `M[:, a:b]`.
+"""Subscripts: `v[i]`, `M[i, j]`, `M[i]`, the slices `M[:, j]`, `M[i, :]`, `X[..., k]`, `X[:, :, k]` and the ranges
+`v[a:b]`, `M[:, a:b]`, `X[:, :, a:b]`, `X[..., a:b]`.
 
 The Evaluator's methods for the three grammar forms (bound to it as
 `_index`, `_column`, `_row`). A vector or matrix of symbolic size is
@@ -71,6 +72,11 @@ def last(self, node, frame):
     return _slice(self, node, frame, None, -1, "X[..., k]")
 
 
+def along(self, node, frame):
+    """X[:, :, k]: index k of axis 2 or later (section 3b)."""
+    return _slice(self, node, frame, None, node.axis, "X[" + ":, " * node.axis + "k]")
+
+
 def _slice(self, node, frame, take, axis: int, form: str):
     base_node, index_node = node.base, node.index
     base = to_symbolic(self.evaluate(base_node, frame))
@@ -90,8 +96,9 @@ def _tensor_slice(base, position, axis: int, form: str):
     """M[:, j] and M[i, :] of a matrix, a column or a row; of a tensor of rank 3 or more (and X[..., k] of any
     rank) the slice along that axis; of a vector, X[..., k] is its entry."""
     shape = t.shape_of(base)
-    if len(shape) < (1 if axis < 0 else 2):
-        raise ShapeError(f"{form} takes {'a tensor' if axis < 0 else 'a matrix'}, not {shapes.describe(shape)}")
+    if len(shape) < (1 if axis < 0 else axis + 1):
+        raise ShapeError(f"{form} takes {'a tensor' if axis < 0 else 'a matrix' if axis == 1 else f'a tensor of rank {axis + 1} or more'}, "
+                         f"not {shapes.describe(shape)}")
     axis %= len(shape)
     position = tensor_values.wrapped(position, shape[axis])
     shapes.check_index(position, shape[axis])
@@ -143,13 +150,18 @@ def range_of(self, node, frame):
             raise ShapeError("a range's bounds must be integers or sizes, as v[0:n]").located(written.span)
     value = base if tensor_values.involves(base) else as_constant(base) if shape_of(base) else None
     shape = t.shape_of(value) if value is not None else ()
-    if len(shape) <= node.axis:
-        raise ShapeError(f"a range on axis {node.axis} needs {'a vector' if not node.axis else 'a matrix'}, "
+    if len(shape) <= max(node.axis, 0):
+        raise ShapeError(f"a range on axis {node.axis} needs {_needed(node.axis)}, "
                          f"not {describe_shape(shape)}").located(node.base.span)
-    start, stop = (tensor_values.wrapped(b, shape[node.axis]) for b in bounds)
+    axis = node.axis % len(shape)  # X[..., a:b]: the last axis
+    start, stop = (tensor_values.wrapped(b, shape[axis]) for b in bounds)
     try:
-        shapes.check_range(start, stop, shape[node.axis])
+        shapes.check_range(start, stop, shape[axis])
     except ShapeError as error:
         raise error.located(node.span)
-    result = ranged(value, node.axis, start, stop)
+    result = ranged(value, axis, start, stop)
     return result if tensor_values.involves(base) else lowered(result)
+
+
+def _needed(axis: int) -> str:
+    return "a vector" if axis <= 0 else "a matrix" if axis == 1 else f"a tensor of rank {axis + 1} or more"

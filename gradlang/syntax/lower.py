@@ -262,6 +262,23 @@ def _ranged(node, axis: int) -> tuple:
     return base, axis, start, stop
 
 
+def _lead(node) -> tuple:
+    """X[:, :, …]: the axis (one more than the `:, ` counted as `lead`) and the other children as expressions."""
+    leads = [c for c in node.children if getattr(c, "data", None) == "lead"]
+    rest = [_expression(c) for c in node.children if getattr(c, "data", None) != "lead"]
+    return 1 + len(leads), rest
+
+
+def _along(node, place):
+    axis, (base, index) = _lead(node)
+    return lo.Along(base, axis, index, place=place)
+
+
+def _along_range(node, place):
+    axis, (base, start, stop) = _lead(node)
+    return lo.Range(base, axis, start, stop, place=place)
+
+
 _EXPRESSIONS = {
     "number": lambda node, place: lo.Number(str(node.children[0]), place=place),
     "name": lambda node, place: lo.Name(str(node.children[0]), place=place),
@@ -274,6 +291,8 @@ _EXPRESSIONS = {
     "last": lambda node, place: lo.Last(_expression(node.children[0]), _expression(node.children[1]), place=place),
     "rows_range": lambda node, place: lo.Range(*_ranged(node, 0), place=place),
     "columns_range": lambda node, place: lo.Range(*_ranged(node, 1), place=place),
+    "last_range": lambda node, place: lo.Range(*_ranged(node, -1), place=place),
+    "along": _along, "along_range": _along_range,
     "call": _call, "sum": _sum, "product": _product, "power": _power, "compare": _compare,
     "at": _at, "brackets": _brackets, "keyword": _keyword,
     "tuple": lambda node, place: lo.Tuple(_all(node.children), place=place),

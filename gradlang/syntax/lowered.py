@@ -232,8 +232,18 @@ class Last(Node):
     index: Node
 
 
+class Along(Node):
+    """X[:, :, k]: index k of axis 2 or later (one more than the colons before it), section 3b."""
+
+    kind: ClassVar[str] = "along"
+    base: Node
+    axis: int
+    index: Node
+
+
 class Range(Node):
-    """v[a:b], M[a:b] (axis 0) or M[:, a:b] (axis 1): the entries a to b - 1 along the axis."""
+    """v[a:b], M[a:b] (axis 0), M[:, a:b] (axis 1), X[:, :, a:b] (axis 2, …) or X[..., a:b] (axis -1, the last):
+    the entries a to b - 1 along the axis."""
 
     kind: ClassVar[str] = "range"
     base: Node

@@ -157,7 +157,6 @@ def test_numbers_only_join_as_numpy_does():
 
 
 @pytest.mark.parametrize("source, message", [
-    ("stack([W, V])", "rank 3"),
     ("concat([W, x])", "one rank"),
     ("concat([W, W[0:1]], 1)", "cannot join"),
     ("concat([x, y], 2)", "axis 2 is out of range"),

@@ -21,7 +21,8 @@ from gradlang.expr.primitives.record import frameworks
 from gradlang.expr.primitives.tangents import TOO_HIGH, no_vector
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full
-from gradlang.expr.tensor.joins import Concat, SliceColumns, SliceRows, Stack, ranged
+from gradlang.expr.tensor.axes import Pick
+from gradlang.expr.tensor.joins import Concat, SliceAlong, SliceColumns, SliceRows, Stack, ranged
 from gradlang.expr.tensor.nodes import rank, shape_of
 
 
@@ -35,10 +36,12 @@ def _concat(node, ybar, k):
 
 
 def _stack(node, ybar, k):
-    """Entry k − 1 receives its row of the adjoint (its column on axis 1)."""
+    """Entry k − 1 receives its row of the adjoint (its column on axis 1); at a higher rank, its slice along the axis."""
     if k == 0:
         return None
     whole = full(ybar, node.shape)
+    if len(node.shape) > 2:
+        return Pick(whole, node.args[0], sp.Integer(k - 1))
     return (t.Row if node.axis == 0 else t.Column)(whole, sp.Integer(k - 1))
 
 
@@ -47,8 +50,8 @@ def _range(node, ybar, k):
     if k:
         return None
     base = shape_of(node.args[0])
-    axis = 0 if isinstance(node, SliceRows) else 1
-    start, stop = node.args[1], node.args[2]
+    axis = node.axis
+    start, stop = node.bounds
     pieces = [(start, None), (None, full(ybar, node.shape)), (sp.expand(base[axis] - stop), None)]
     parts = [piece if size is None else t.Zeros(*_with(base, axis, size))
              for size, piece in pieces if size is None or size != 0]
@@ -91,6 +94,12 @@ def _rows_tangent(node, d, vector):
 
 
 _columns_tangent = no_vector(lambda n, d: SliceColumns(full(d[0], shape_of(n.args[0])), *n.args[1:]))
+_along_tangent = no_vector(lambda n, d: SliceAlong(full(d[0], shape_of(n.args[0])), *n.args[1:]))
+
+
+def _along_export(node) -> str:
+    """X[:, :, a:b] in every framework: a colon for each axis before the range's."""
+    return "{0}[" + ":, " * node.axis + "{i2}:{i3}]"
 
 register_operation(TensorOperation("concat", (
     TensorRule(Concat, _concat, ("concat: Ā = Ȳ[0:m], B̄ = Ȳ[m:m+n] (slices along the axis)",
@@ -108,4 +117,7 @@ register_operation(TensorOperation("range", (
                export=frameworks(*3 * ("{0}[{i1}:{i2}]",))),
     TensorRule(SliceColumns, _range, ("range: M̄ = [0, Ȳ, 0] (Ȳ in its place)",
                                       r"\bar{M} = \begin{bmatrix} 0 & \bar{Y} & 0 \end{bmatrix}"), _columns_tangent,
-               export=frameworks(*3 * ("{0}[:, {i1}:{i2}]",))))))
+               export=frameworks(*3 * ("{0}[:, {i1}:{i2}]",))),
+    TensorRule(SliceAlong, _range, ("range: X̄ = [0, Ȳ, 0] along the axis (Ȳ in its place)",
+                                    r"\bar{X} = \begin{bmatrix} 0 & \bar{Y} & 0 \end{bmatrix}_{\text{axis}}"),
+               _along_tangent, export=frameworks(*3 * (_along_export,))))))

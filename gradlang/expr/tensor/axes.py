@@ -32,7 +32,7 @@ def _text(printed) -> str:
 
 
 @dataclass(frozen=True)
-class _PerNode(Spelling):
+class PerNode(Spelling):
     """A spelling whose templates depend on the node (its axes): each printer asks `_for(node)` for them."""
 
     def _for(self, node, printer) -> Spelling:
@@ -55,7 +55,7 @@ class _PerNode(Spelling):
 
 
 @dataclass(frozen=True)
-class TupleSpelling(_PerNode):
+class TupleSpelling(PerNode):
     """Templates that hold `{tuple}`: the node's args after the first, written as a tuple ((0, 2), (m, n))."""
 
     shape: bool = False  # a shape is always a tuple; one axis is written bare: sum(X, axis=2), as NumPy reads it
@@ -193,12 +193,12 @@ class Permute(_Axes):
 
 
 @dataclass(frozen=True)
-class PickSpelling(_PerNode):
-    """X[i] (axis 0), X[:, j] (axis 1), X[..., k] (the last axis): the subscript that reads back."""
+class PickSpelling(PerNode):
+    """X[i] (axis 0), X[:, j] (axis 1), X[..., k] (the last axis), X[:, :, k] (between): the subscript that reads back."""
 
     def _for(self, node, printer) -> Spelling:
         axis, rank_of = int(node.args[1]), len(shape_of(node.args[0]))
-        plain = "{0}[{2}]" if axis == 0 else "{0}[:, {2}]" if axis == 1 else "{0}[..., {2}]"
+        plain = "{0}[..., {2}]" if axis == rank_of - 1 and axis > 1 else "{0}[" + ":, " * axis + "{2}]"
         latex = "{0}_{" + ",".join(["{2}" if k == axis else ":" for k in range(rank_of)]) + "}"
         return Spelling(plain, latex, plain, self.numpy_template, postfix=True)
 
@@ -210,6 +210,16 @@ class Pick(TensorOp):
 
     nargs = 3
     zero_in = (0,)
+
+    @classmethod
+    def eval(cls, base, axis, index):
+        """Entry k of a stack along the same axis is that entry (stack's adjoint meeting its own node)."""
+        from gradlang.expr.tensor.joins import Stack  # joins spells its ranges with this module's PerNode
+
+        if isinstance(base, Stack) and base.args[0] == axis and index.is_Integer and 0 <= index < len(base.parts):
+            return base.parts[int(index)]
+        return None
+
     spelling = PickSpelling("{0}[{2}]", "{0}_{{2}}", "{0}[{2}]", "numpy.take({0}, int({2}), axis=int({1}))",
                             postfix=True)
 

@@ -61,10 +61,9 @@ def _products(node, sizes: dict) -> int:
 
 def _check_range(node, sizes: dict) -> None:
     """A range v[a:b] inside its base at the point's sizes: NumPy would cut it short without a word."""
-    if isinstance(node, (t.SliceRows, t.SliceColumns)):
-        axis = 0 if isinstance(node, t.SliceRows) else 1
-        length = t.shape_of(node.args[0])[axis]
-        shapes.check_range(*(shapes.as_basic(shapes.valued(v, sizes)) for v in (node.args[1], node.args[2], length)))
+    if isinstance(node, (t.SliceRows, t.SliceColumns, t.SliceAlong)):
+        length = t.shape_of(node.args[0])[node.axis]
+        shapes.check_range(*(shapes.as_basic(shapes.valued(v, sizes)) for v in (*node.bounds, length)))
 
 
 gib = limits.readable_bytes

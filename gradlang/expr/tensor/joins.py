@@ -11,12 +11,15 @@ and then the entries, so a list of any length is one node.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sympy as sp
 
 from gradlang.errors import GradlangError, ValueError
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.nodes import Entry, Ones, Outer, TensorOp, Zeros, shape_of
 from gradlang.expr.tensor.spelling import Spelling
+from gradlang.expr.tensor.axes import PerNode
 from gradlang.expr.values import elements, from_elements, to_symbolic
 
 
@@ -47,6 +50,9 @@ class JoinSpelling:
 
     def latex(self, node, printer) -> str:
         axis, parts = int(node.args[0]), node.args[1:]
+        if len(shape_of(node)) > 2:  # no block matrix beyond rank 2: the call, its axis as a subscript
+            texts = ", ".join(printer._print(p) for p in parts)
+            return rf"\operatorname{{{self.name}}}_{{{axis}}}\left({texts}\right)"
         rowed = self.name == "stack" and axis == 0  # each vector a row: aᵀ
         texts = [printer._print(p) + (r"^{\top}" if rowed else "") for p in parts]
         body = " & ".join(texts) if axis == 1 else r" \\ ".join(texts)
@@ -159,8 +165,22 @@ class RangeSpelling(Spelling):
                     and arg.spelling.plain_template.endswith(")"))
 
 
-class SliceRows(TensorOp):
-    """`v[a:b]`, `M[a:b]`: the entries (rows) a to b − 1 along axis 0; concat's adjoint on axis 0."""
+class _Range(TensorOp):
+    """A range along one axis (`axis`), its bounds the last two args."""
+
+    axis = 0
+
+    @property
+    def bounds(self) -> tuple:
+        return self.args[-2], self.args[-1]
+
+    @property
+    def shape(self):
+        return _ranged_shape(shape_of(self.args[0]), self.axis, *self.bounds)
+
+
+class SliceRows(_Range):
+    """`v[a:b]`, `M[a:b]`, `X[a:b]`: the entries a to b − 1 along axis 0, at any rank; concat's adjoint on axis 0."""
 
     nargs = 3
     spelling = RangeSpelling("{0}[{1}:{2}]", r"{0}_{{1}:{2}}", "{0}[{1}:{2}]", "{0}[int({1}):int({2})]", postfix=True)
@@ -169,31 +189,56 @@ class SliceRows(TensorOp):
     def eval(cls, base, start, stop):
         return _range_of(base, start, stop, 0)
 
-    @property
-    def shape(self):
-        base = shape_of(self.args[0])
-        return (sp.expand(self.args[2] - self.args[1]),) + base[1:]
 
+class SliceColumns(_Range):
+    """`M[:, a:b]`, `X[:, a:b]`: the entries a to b − 1 along axis 1, at any rank; concat's adjoint on axis 1."""
 
-class SliceColumns(TensorOp):
-    """`M[:, a:b]`: the columns a to b − 1 of a matrix; concat's adjoint on axis 1."""
-
-    nargs = 3
     spelling = RangeSpelling("{0}[:, {1}:{2}]", r"{0}_{:,{1}:{2}}", "{0}[:, {1}:{2}]", "{0}[:, int({1}):int({2})]",
-                        postfix=True)
+                             postfix=True)
+    axis = 1
 
     @classmethod
     def eval(cls, base, start, stop):
         return _range_of(base, start, stop, 1)
 
+
+@dataclass(frozen=True)
+class _AlongSpelling(PerNode):
+    """`X[:, :, a:b]` (a colon for each axis before) or `X[..., a:b]` on the last axis: the subscript that reads back."""
+
+    def _for(self, node, printer) -> Spelling:
+        axis, rank_of = int(node.args[1]), len(shape_of(node.args[0]))
+        lead = "..., " if axis == rank_of - 1 else ":, " * axis
+        plain = "{0}[" + lead + "{2}:{3}]"
+        latex = "{0}_{" + ",".join("{2}:{3}" if k == axis else ":" for k in range(rank_of)) + "}"
+        numpy = "{0}[" + ":, " * axis + "int({2}):int({3})]"
+        return RangeSpelling(plain, latex, plain, numpy, postfix=True)
+
+
+class SliceAlong(_Range):
+    """`X[:, :, a:b]`, `X[..., a:b]`: the entries a to b − 1 along axis 2 or later (args: the tensor, the axis,
+    the bounds); concat's adjoint on that axis."""
+
+    nargs = 4
+    spelling = _AlongSpelling("{0}[{2}:{3}]", "{0}_{{2}:{3}}", "{0}[{2}:{3}]", "{0}[int({2}):int({3})]", postfix=True)
+
+    @classmethod
+    def eval(cls, base, axis, start, stop):
+        return _range_of(base, start, stop, int(axis))
+
     @property
-    def shape(self):
-        base = shape_of(self.args[0])
-        return base[:1] + (sp.expand(self.args[2] - self.args[1]),)
+    def axis(self) -> int:
+        return int(self.args[1])
+
+
+def _ranged_shape(base: tuple, axis: int, start, stop) -> tuple:
+    return base[:axis] + (sp.expand(stop - start),) + base[axis + 1:]
 
 
 def ranged(base, axis: int, start, stop):
-    """base[start:stop] along an axis."""
+    """base[start:stop] along an axis (any axis of any rank)."""
+    if axis >= 2:
+        return SliceAlong(base, sp.Integer(axis), start, stop)
     return (SliceRows if axis == 0 else SliceColumns)(base, start, stop)
 
 
@@ -216,7 +261,7 @@ def _range_of(base, start, stop, axis: int):
         inner = _range_of(tensors[0], start, stop, axis) if len(tensors) == 1 else None
         return None if inner is None else sp.Mul(*(f for f in base.args if not shape_of(f))) * inner
     if isinstance(base, (Ones, Zeros)):  # 𝟙[a:b] is 𝟙 of length b − a
-        return type(base)(*(shape[:axis] + (sp.expand(stop - start),) + shape[axis + 1:]))
+        return type(base)(*_ranged_shape(shape, axis, start, stop))
     if isinstance(base, Outer) and len(shape) == 2:  # (u vᵀ)[a:b] = u[a:b] vᵀ, (u vᵀ)[:, a:b] = u v[a:b]ᵀ
         u, v = base.args
         return Outer(SliceRows(u, start, stop), v) if axis == 0 else Outer(u, SliceRows(v, start, stop))
@@ -230,37 +275,54 @@ def _range_of(base, start, stop, axis: int):
     return None
 
 
-OPS = (Concat, Stack, SliceRows, SliceColumns)
+OPS = (Concat, Stack, SliceRows, SliceColumns, SliceAlong)
 
 
 # --- components: how the component engine computes each node (lower.py's _BUILD reads COMPONENTS) ----------
+# An array of components is held as nested lists (one level an axis), joined or cut at the node's axis's depth.
 
 
-def _nested(value) -> list:
-    """A component vector as its list, a component matrix as its list of rows."""
-    return [list(row) for row in value.tolist()] if len(value.shape) == 2 else list(value)
+def _nested(value):
+    """A component array as nested lists, one level per axis (a scalar stays itself)."""
+    value = to_symbolic(value)
+    items, shape = elements(value), tuple(int(n) for n in value.shape) if hasattr(value, "shape") else ()
+    return _nest(list(items), shape)
 
 
-def _rebuilt(rows: list, matrix: bool):
-    """Components from a list (a vector) or a list of rows (a matrix)."""
-    if not matrix:
-        return from_elements((len(rows),), rows)
-    return from_elements((len(rows), len(rows[0])), [e for row in rows for e in row])
+def _nest(items: list, shape: tuple):
+    if len(shape) <= 1:
+        return items if shape else items[0]
+    step = len(items) // shape[0]
+    return [_nest(items[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
+
+
+def _flat(nested, depth: int) -> list:
+    return [nested] if depth == 0 else [e for part in nested for e in _flat(part, depth - 1)]
+
+
+def _rebuilt(node, nested):
+    """Nested lists as a component array of the node's rank (its lengths read from the lists themselves)."""
+    shape, level = [], nested
+    for _ in shape_of(node):
+        shape.append(len(level))
+        level = level[0] if level else level
+    return from_elements(tuple(shape), _flat(nested, len(shape)))
+
+
+def _at_depth(join, lists: list, depth: int):
+    """`join` of these nested lists at this depth (the node's axis): below it, level by level."""
+    if depth == 0:
+        return join(lists)
+    return [_at_depth(join, [part[i] for part in lists], depth - 1) for i in range(len(lists[0]))]
 
 
 def _concat_components(node, args, sizes):
-    parts = [_nested(to_symbolic(a)) for a in args[1:]]
-    matrix = len(shape_of(node)) == 2
-    if node.axis == 0:
-        return _rebuilt([row for part in parts for row in part], matrix)
-    return _rebuilt([[e for part in parts for e in part[i]] for i in range(len(parts[0]))], True)
+    joined = _at_depth(lambda lists: [e for part in lists for e in part], [_nested(a) for a in args[1:]], node.axis)
+    return _rebuilt(node, joined)
 
 
 def _stack_components(node, args, sizes):
-    rows = [elements(to_symbolic(a)) for a in args[1:]]
-    if node.axis == 1:
-        rows = [list(column) for column in zip(*rows)]
-    return _rebuilt(rows, True)
+    return _rebuilt(node, _at_depth(list, [_nested(a) for a in args[1:]], node.axis))
 
 
 def _bound(value) -> int:
@@ -270,14 +332,12 @@ def _bound(value) -> int:
 
 
 def _range_components(node, args, sizes):
-    rows = _nested(to_symbolic(args[0]))
-    start, stop = _bound(args[1]), _bound(args[2])
-    shapes.check_range(sp.Integer(start), sp.Integer(stop), sp.Integer(len(rows if isinstance(node, SliceRows)
-                                                                           else rows[0])))
-    if isinstance(node, SliceRows):
-        return _rebuilt(rows[start:stop], len(shape_of(node)) == 2)
-    return _rebuilt([row[start:stop] for row in rows], True)
+    nested = _nested(args[0])
+    start, stop = (_bound(b) for b in args[len(node.args) - 2:])
+    length = to_symbolic(args[0]).shape[node.axis]
+    shapes.check_range(sp.Integer(start), sp.Integer(stop), sp.Integer(int(length)))
+    return _rebuilt(node, _at_depth(lambda lists: lists[0][start:stop], [nested], node.axis))
 
 
 COMPONENTS = {Concat: _concat_components, Stack: _stack_components,
-              SliceRows: _range_components, SliceColumns: _range_components}
+              SliceRows: _range_components, SliceColumns: _range_components, SliceAlong: _range_components}

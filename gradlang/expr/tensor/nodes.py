@@ -398,7 +398,7 @@ def is_tensor(value) -> bool:
 # The linear algebra of square matrices (trace, det, logdet, inv, cofactors) and concat, stack and ranges are modules
 # of their own; they build on the classes above.
 from gradlang.expr.tensor.linalg import Cofactor, Det, Inv, LogDet, Trace  # noqa: E402
-from gradlang.expr.tensor.joins import Column, Concat, Row, SliceColumns, SliceRows, Stack  # noqa: E402
+from gradlang.expr.tensor.joins import Column, Concat, Row, SliceAlong, SliceColumns, SliceRows, Stack  # noqa: E402
 from gradlang.expr.tensor.literals import Literal  # noqa: E402
 from gradlang.expr.tensor import axes as _axes  # noqa: E402
 from gradlang.expr.tensor.products import Einsum, Reshape, ScatterAdd, Take  # noqa: E402
@@ -406,4 +406,4 @@ from gradlang.expr.tensor.products import Einsum, Reshape, ScatterAdd, Take  # n
 OPS = (Zeros, MatMul, Dot, Outer, Transpose, Total, ProdOf, NormOf, SoftmaxOf, LogSumExpOf, Entry, OneHot, Diag, Eye, Ones,
        MaxOf, MaxShares, ArgMax, ArgMin, Trace, Det, LogDet, Inv, Cofactor,
        SumAxis, LogSumExpAxis, SoftmaxAxis, MaxAxis, MaxSharesAxis, Row, Column, Literal, Concat, Stack, SliceRows, SliceColumns,
-       *_axes.OPS, Einsum, Reshape, Take, ScatterAdd)
+       SliceAlong, *_axes.OPS, Einsum, Reshape, Take, ScatterAdd)

@@ -118,7 +118,7 @@ def concat(parts: list, axis) -> Shape:
     """The shape of `concat(parts, axis)`: equal ranks (at least 1), equal sizes off the axis, sizes added along it."""
     if any(len(p) != len(parts[0]) or not p for p in parts):
         shown = " and ".join(describe(p) for p in parts)
-        raise ShapeError(f"concat needs vectors or matrices of one rank, got {shown}")
+        raise ShapeError(f"concat needs tensors of one rank (at least 1), got {shown}")
     k = axis_of(axis, len(parts[0]), "concat")
     for p in parts[1:]:
         if p[:k] + p[k + 1:] != parts[0][:k] + parts[0][k + 1:]:
@@ -126,7 +126,6 @@ def concat(parts: list, axis) -> Shape:
     return parts[0][:k] + (sp.Add(*(p[k] for p in parts)),) + parts[0][k + 1:]
 
 
-MAX_RANK = 2  # what stack builds today: scalars into vectors, vectors into matrices
 MAX_DECLARED_RANK = limits.MAX_RANK  # a declaration, a list, ones(…) (NumPy's own bound on the number of axes)
 
 
@@ -135,9 +134,9 @@ def stack(parts: list, axis) -> Shape:
     if any(p != parts[0] for p in parts):
         shown = " and ".join(sorted({describe(p) for p in parts}))
         raise ShapeError(f"stack needs entries of one shape, got {shown}")
-    if len(parts[0]) + 1 > MAX_RANK:
-        raise ShapeError(f"stack of matrices ({describe(parts[0])} each) would be a tensor of rank "
-                         f"{len(parts[0]) + 1}; values here have rank at most {MAX_RANK}")
+    if len(parts[0]) + 1 > MAX_DECLARED_RANK:
+        raise ShapeError(f"stack of {describe(parts[0])} would have rank {len(parts[0]) + 1}, above the limit of "
+                         f"{MAX_DECLARED_RANK} axes")
     k = axis_of(axis, len(parts[0]) + 1, "stack")
     return parts[0][:k] + (sp.Integer(len(parts)),) + parts[0][k:]
 
