@@ -61,7 +61,8 @@ def _jacobian(args):
     if rank(x) == 0:  # by a scalar: the tangent, shaped like v (jacobian(x*a, a) is x)
         return _forward().tangent(v, x)
     if rank(v) != 1 or rank(x) != 1:  # at literal sizes the component engine's jacobian takes any shape
-        raise ShapeNeedsComponents(f"jacobian takes a vector and a vector, got {shapes.describe(shape_of(v))} and {shapes.describe(shape_of(x))}")
+        raise ShapeNeedsComponents(f"jacobian of {shapes.describe(shape_of(v))} by {shapes.describe(shape_of(x))} (a tensor of "
+                                   f"rank {rank(v) + rank(x)}) is taken by components: declare the sizes as numbers")
     return _forward().tangent(v, x)
 
 

@@ -346,3 +346,20 @@ def _tensor_value(name: str, args: list, nodes: list):
     if _kept_whole(name) or builtins.lookup(name) is None:
         return None  # the component path's own answer (an unknown name gets its "did you mean")
     raise ShapeNeedsComponents(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")
+
+
+def numbers_by_axis(name: str, args: list, nodes: list):
+    """`norm([[3, 4], [6, 8]], axis=1)`, `argmax(L, axis=1)`, a list of rank 3 summed by an axis or by a tuple of
+    axes: of a list of numbers by the tensor engine (its components given back), as of a declared tensor, where
+    the component forms (a matrix and one axis) cannot take it. None where they can, or for no axis at all."""
+    entry = builtins.lookup(name)
+    if entry is None or name in JOINS or not is_axis_call(name, args, nodes):
+        return None
+    first = args[0]
+    if not isinstance(first, (sp.NDimArray, sp.MatrixBase)) or not constants_only([first]):
+        return None
+    fits = entry.max_args is None or len(args) <= entry.max_args
+    if fits and len(first.shape) <= 2 and not isinstance(args[1], sp.Tuple):
+        return None
+    value, _ = call(name, [as_constant(first), *args[1:]], nodes)
+    return None if value is None else lowered(value)

@@ -201,12 +201,8 @@ def _by_list(expr, variables: tuple) -> TensorList:
 
 
 def jacobian(expr, wrt):
-    """Matrix of d expr_i / d x_j (a scalar expr or scalar x gives a vector, as in JAX)."""
-    if len(shape_of(wrt)) == 2 or len(shape_of(expr)) == 2:
-        raise ShapeError(
-            f"jacobian takes a vector or scalar expression and variables, got "
-            f"{describe_shape(shape_of(expr))} and {describe_shape(shape_of(wrt))}"
-        )
+    """d expr_i / d x_j: of a rank-r value by a rank-s variable a tensor of rank r + s, its axes expr's then x's
+    (section 3b; a scalar expr or scalar x gives x's or expr's shape, as in JAX)."""
     if is_scalar(expr):
         return grad(expr, wrt)
     if is_scalar(wrt):
@@ -214,8 +210,13 @@ def jacobian(expr, wrt):
     items, symbols = elements(expr), elements(wrt)
     _check_size(len(items) * len(symbols))
     if _on_tree(items, len(symbols)):
-        return sp.ImmutableMatrix([tree_gradient(e, symbols) for e in items])
-    return sp.ImmutableMatrix(dag.jacobian_rows(items, symbols))
+        rows = [tree_gradient(e, symbols) for e in items]
+    else:
+        rows = dag.jacobian_rows(items, symbols)
+    shape = tuple(shape_of(expr)) + tuple(shape_of(wrt))
+    if len(shape) == 2:
+        return sp.ImmutableMatrix(rows)
+    return sp.ImmutableDenseNDimArray([e for row in rows for e in row], shape)
 
 
 def hessian(expr, wrt):
