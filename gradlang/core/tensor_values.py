@@ -155,11 +155,12 @@ def _share(cls):
 
 
 def _sized(build, count: int):
-    """onehot(k, n), eye(n), ones(n): constants whose sizes may be symbols."""
+    """onehot(k, n), eye(n), ones(n): constants whose sizes may be symbols, or size expressions (zeros(n - 3), as a
+    range's adjoint prints it) not known to be 0 or less (a point's sizes are checked where it is given)."""
 
     def apply(args):
         size = args[-1]
-        if not (getattr(size, "is_integer", False) and size.is_positive):
+        if not (getattr(size, "is_integer", False) and size.is_positive is not False):
             raise ShapeError("a size must be a positive integer or a size name")
         return build(*args)
 
