@@ -129,11 +129,13 @@ def _grad_function(name, grad, params, keywords, target, shape) -> str:
 
 
 def describe(kind) -> str:
-    """A parameter for the docstring: scalar, vector of length n, n x m matrix, or an index."""
+    """A parameter for the docstring: scalar, vector of length n, n x m matrix, an array of higher rank, or an index."""
     if isinstance(kind, Index):
         return f"index, an integer from 0 to {kind.length - 1}"
     if not kind:
         return "scalar"
     if len(kind) == 1:
         return f"vector of length {kind[0]}"
-    return f"{kind[0]}x{kind[1]} matrix"
+    if len(kind) == 2:
+        return f"{kind[0]}x{kind[1]} matrix"
+    return "x".join(str(n) for n in kind) + " array"  # rank 3 and more (section 3b)

@@ -126,7 +126,7 @@ def _index_length(value_at, k: int, count: int, name: str) -> int:
 
 
 def _parameter(name: str, shape: tuple, symbols: dict):
-    """Fresh symbols for a parameter: a scalar, or the components of a vector or matrix.
+    """Fresh symbols for a parameter: a scalar, or the components of a vector, a matrix or a tensor of any rank.
 
     Symbols, not Dummies, so a body may differentiate by its parameter
     (`f(x) = diff(x^3, x)`); the `#` in their names cannot be written in
@@ -142,7 +142,9 @@ def _parameter(name: str, shape: tuple, symbols: dict):
         s = sp.Symbol(f"{name}{suffix}#param", real=True)
         symbols[s] = (name, suffix)
         parts.append(s)
-    return sp.ImmutableDenseNDimArray(parts, shape) if len(shape) == 1 else sp.ImmutableMatrix(shape[0], shape[1], parts)
+    if len(shape) == 2:
+        return sp.ImmutableMatrix(shape[0], shape[1], parts)
+    return sp.ImmutableDenseNDimArray(parts, shape)  # a vector, or a list of matrices (rank 3 and more, section 3b)
 
 
 def _components(unit: Unit) -> None:

@@ -143,3 +143,52 @@ def test_a_formula_holding_a_component_beside_its_tensor_is_read_as_components(t
     module = _module(program, "numpy", tmp_path, "mixed")
     x = np.array([0.5, -1.0, 2.0])
     assert module.h(x) == pytest.approx(x[0] * x.sum() + x.sum(), rel=1e-15)
+
+
+LIST_OF_MATRICES = """x: R^2
+f(c) = sum(c[0] @ x) + sum(c[1][:, 1] * x)
+L = f([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_parameter_given_a_list_of_matrices_exports_and_round_trips(target, tmp_path):
+    """f(c) called with a list of matrices (rank 3): c's components were built as a matrix, an InternalError."""
+    framework(target)
+    module = _module(LIST_OF_MATRICES, target, tmp_path, f"list_of_matrices_{target}")
+    c = np.array([[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]])
+    x = np.array([0.5, -1.5])
+    assert "2x2x2 array" in module.f.__doc__
+    want = float(np.sum(c[0] @ x) + np.sum(c[1][:, 1] * x))
+    assert np.allclose(to_numpy(module.f(to_framework(target, c), x=to_framework(target, x))), want, rtol=1e-12)
+    if target == "numpy":  # NumPy has no gradients of its own
+        return
+    session = Session()
+    session.run(LIST_OF_MATRICES)
+    given = np.asarray(session.eval(f"grad(L, x) at x = {x.tolist()}"), dtype=float)
+    assert np.allclose(to_numpy(module.grad_L(to_framework(target, x))), given, rtol=1e-12)
+
+
+RANK3_RANGES = """X: R^(2,3,4)
+A: R^(3,4)
+L = sum(tanh(X[:, 0:2]) * X[:, 1:3]) + sum(X[..., 1:3]^3) + sum(X[:, :, 0:1] * X[0:1]) + sum(stack([A, 2*A], 0) * X) + sum(concat([X, X], -1)^2)
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_ranges_stacks_and_concats_at_rank_3_export_and_round_trip(target, tmp_path):
+    framework(target)
+    module = _module(RANK3_RANGES, target, tmp_path, f"rank3_ranges_{target}")
+    rng = np.random.default_rng(7)
+    X, A = rng.normal(size=(2, 3, 4)), rng.normal(size=(3, 4))
+    session = Session()
+    session.run(RANK3_RANGES)
+    at = f"at X = {X.tolist()}, A = {A.tolist()}"
+    want = float(session.eval(f"L {at}"))
+    assert np.allclose(to_numpy(module.L(to_framework(target, X), to_framework(target, A))), want, rtol=1e-12)
+    if target == "numpy":
+        return
+    grads = module.grad_L(to_framework(target, X), to_framework(target, A))
+    for got, name in zip(grads, ("X", "A")):
+        given = np.asarray(session.eval(f"grad(L, {name}) {at}"), dtype=float)
+        assert np.allclose(to_numpy(got), given, rtol=1e-12, atol=1e-12)
