@@ -1,6 +1,7 @@
 """Random rank-3 programs with NumPy broadcasting and axes (section 3b), written twice: gradlang text and JAX.
 
-Declarations `X: R^(b,t,d)`, `M: R^(t,d)`, `v: R^d` and a scalar `a`; a tree
+Declarations `X: R^(b,t,d)`, `M: R^(t,d)`, `v: R^d` and a scalar `a` (at literal sizes `b`, `t`, `d` are
+bound to the numbers, so ranges `X[:, 1:t]` read at both spellings); a tree
 of tuples `(op, *children)` of shape "X", "M", "v" or "S" (a scalar) is drawn
 from a seeded `random.Random`. Each program is run at symbolic sizes and at
 literal ones, at one float point: the loss and its gradient by X, M and v must
@@ -54,6 +55,24 @@ OPS = {
     "col": ("v", "X", "sum(({0})[..., 0]) * mean({0}, axis=(0, 1))",
             lambda p: jnp.sum(p[..., 0]) * jnp.mean(p, (0, 1))),
 }
+# ranges on every axis (bounds sizes or size expressions), stack and concat of any rank on any axis (section 3b)
+OPS.update({
+    "rollT": ("X", "X", "concat([({0})[:, 1:t], ({0})[:, 0:1]], 1)",
+              lambda p: jnp.concatenate([p[:, 1:], p[:, 0:1]], 1)),
+    "rollD": ("X", "X", "concat([({0})[..., 1:d], ({0})[..., 0:1]], -1)",
+              lambda p: jnp.concatenate([p[..., 1:], p[..., 0:1]], -1)),
+    "revB": ("X", "X", "concat([({0})[b - 1:b], ({0})[0:b - 1]], 0)",
+             lambda p: jnp.concatenate([p[-1:], p[:-1]], 0)),
+    "cut2": ("X", "XX", "(concat([{0}, {1}], 2)[..., 0:d] * concat([{1}, {0}], -1)[:, :, d:2*d])",
+             lambda p, q: jnp.concatenate([p, q], 2)[..., :p.shape[2]] * jnp.concatenate([q, p], -1)[:, :, p.shape[2]:]),
+    "stackW": ("X", "XX", "sum(stack([{0}, {1}], -1) * [0.5, -1.5], axis=-1)",
+               lambda p, q: jnp.sum(jnp.stack([p, q], -1) * jnp.array([0.5, -1.5]), -1)),
+    "stackP": ("X", "XM", "(stack([{0}, {0} * {1}], 1)[:, 1] + stack([{1}, {1}], 0)[-1])",
+               lambda p, q: jnp.stack([p, p * q], 1)[:, 1] + jnp.stack([q, q], 0)[-1]),
+    "rollM": ("M", "M", "concat([({0})[1:t], ({0})[0:1]], 0)", lambda p: jnp.concatenate([p[1:], p[0:1]], 0)),
+    "stackM": ("M", "MM", "sum(stack([{0}, 2*{1}], 0), axis=0)", lambda p, q: jnp.sum(jnp.stack([p, 2 * q], 0), 0)),
+    "headv": ("v", "v", "concat([({0})[0:d - 1] * 2, ({0})[d - 1:d]])", lambda p: jnp.concatenate([p[:-1] * 2, p[-1:]])),
+})
 REDUCE = {"sum": ("sum({0})", jnp.sum), "mean": ("mean({0})", jnp.mean), "lse": ("logsumexp({0})", lse),
           "max": ("max({0})", jnp.max), "norm": ("norm({0})", lambda p: jnp.sqrt(jnp.sum(p**2)))}
 SIZES = [(2, 3, 4), (1, 2, 3), (3, 1, 2), (2, 2, 2), (2, 3, 1)]
@@ -114,10 +133,11 @@ def run(seed: int, depth: int = 3) -> Finding:
     source = text(tree)
     loss = lambda X, M, v: jax_of(tree, {"X": X, "M": M, "v": v, "a": point["a"]})  # noqa: E731
     want = [loss(point["X"], point["M"], point["v"])] + list(jax.grad(loss, (0, 1, 2))(point["X"], point["M"], point["v"]))
-    for declared in (f"X: R^(b,t,d)\nM: R^(t,d)\nv: R^d", f"X: R^({b},{t},{d})\nM: R^({t},{d})\nv: R^{d}"):
+    literal = f"b = {b}\nt = {t}\nd = {d}\nX: R^({b},{t},{d})\nM: R^({t},{d})\nv: R^{d}"
+    for declared in ("X: R^(b,t,d)\nM: R^(t,d)\nv: R^d", literal):
         found = _judged(declared, source, point, want)
         if found is not None:
-            return Finding("bug", f"seed {seed}: {source}\n  {declared.splitlines()[0]}: {found}")
+            return Finding("bug", f"seed {seed}: {source}\n  {declared.splitlines()[-3]} (b, t, d = {b}, {t}, {d}): {found}")
     return Finding("ok", source)
 
 
@@ -154,15 +174,41 @@ def _vq_loss(X, W, E):
     return jnp.sum((Z - sg(q)) ** 2) + 0.25 * jnp.sum((sg(Z) - q) ** 2)
 
 
-FIXED = {  # name: (declarations at symbolic and at literal sizes, source defining L, JAX's L, the point's shapes)
+_HEADS_SOURCE = """Q = X @ Wq
+K = sg(X @ Wk)
+V = X @ Wv
+h1 = softmax(Q[..., 0:m] @ transpose(K[..., 0:m], (0, 2, 1)) / sqrt(m), -1) @ V[..., 0:m]
+h2 = softmax(Q[..., m:e] @ transpose(K[..., m:e], (0, 2, 1)), -1) @ V[..., m:e]
+H = concat([h1, h2], -1)
+L = sum(tanh(H @ Wo)) + sum(stack([h1, 2*h1], 1)[:, 1] * X[:, :, 0:m]) + sum(H[:, 1:t]^2)"""
+
+
+def _heads_loss(X, Wq, Wk, Wv, Wo):
+    """Two attention heads cut from one projection by ranges, a stopped key, joined by concat, in JAX."""
+    Q, K, V = X @ Wq, sg(X @ Wk), X @ Wv
+    m = Wq.shape[1] // 2
+    h1 = jax.nn.softmax(Q[..., :m] @ jnp.transpose(K[..., :m], (0, 2, 1)) / jnp.sqrt(m), -1) @ V[..., :m]
+    h2 = jax.nn.softmax(Q[..., m:] @ jnp.transpose(K[..., m:], (0, 2, 1)), -1) @ V[..., m:]
+    H = jnp.concatenate([h1, h2], -1)
+    return jnp.sum(jnp.tanh(H @ Wo)) + jnp.sum(jnp.stack([h1, 2 * h1], 1)[:, 1] * X[:, :, :m]) + jnp.sum(H[:, 1:] ** 2)
+
+
+_HEADS_DECLARED = "X: R^(b,t,d)\nWq: R^(d,e)\nWk: R^(d,e)\nWv: R^(d,e)\nWo: R^(e,d)"
+
+FIXED = {  # name: (declarations at symbolic and at literal sizes, source defining L, JAX's L, the point's shapes,
+    #        then any size no array gives)
     "vq-vae": (("X: R^(b,m,h,w)\nW: R^(m,c)\nE: R^(k,c)\nK = k", "X: R^(2,3,2,3)\nW: R^(3,4)\nE: R^(5,4)\nK = 5"),
                _VQ_SOURCE, _vq_loss, {"X": (2, 3, 2, 3), "W": (3, 4), "E": (5, 4)}),
+    "two heads by ranges and concat": (
+        ("m: size\n" + _HEADS_DECLARED, "m = 2\nt = 3\ne = 4\n" + _HEADS_DECLARED.replace("(b,t,d)", "(2,3,5)")
+         .replace("(d,e)", "(5,4)").replace("(e,d)", "(4,5)")),
+        _HEADS_SOURCE, _heads_loss, {"X": (2, 3, 5), "Wq": (5, 4), "Wk": (5, 4), "Wv": (5, 4), "Wo": (4, 5)}, "m = 2"),
 }
 
 
 def run_fixed(name: str) -> Finding:
     """A fixed program: its loss and its gradient by every input at both spellings of the sizes, against JAX."""
-    declared, source, reference, shapes = FIXED[name]
+    declared, source, reference, shapes, *sizes = FIXED[name]  # sizes: those no array gives, as `m = 2`
     rng = np.random.default_rng(39)
     point = {var: rng.normal(size=shape) for var, shape in shapes.items()}
     args = list(point.values())
@@ -171,7 +217,7 @@ def run_fixed(name: str) -> Finding:
         session = Session()
         for var, array in point.items():
             session.bind(f"{var}0", array)
-        at = " at " + ", ".join(f"{var} = {var}0" for var in point)
+        at = " at " + ", ".join([f"{var} = {var}0" for var in point] + (sizes if declarations == declared[0] else []))
         try:
             session.run(f"{declarations}\n{source}")
             got = [session.eval(f"L{at}")] + [session.eval(f"grad(L, {var}){at}") for var in point]

@@ -1,5 +1,5 @@
 """A fixed slice of the rank-3 fuzzer (tests/tensor/tensor_rank3.py): random programs over `X: R^(b,t,d)` with
-NumPy broadcasting, axes, keepdims, permutations and indexing, whose loss and gradients must be JAX's at
+NumPy broadcasting, axes, keepdims, permutations, indexing, ranges, stack and concat, whose loss and gradients must be JAX's at
 symbolic and at literal sizes. A failure names a seed that `benchmarks/tensor_fuzz.py --rank3 1 --seed S`
 reproduces."""
 
@@ -21,4 +21,12 @@ def test_a_random_rank3_program_agrees_with_jax(seed):
 @pytest.mark.parametrize("name", sorted(tensor_rank3.FIXED))
 def test_a_fixed_program_agrees_with_jax(name):
     finding = tensor_rank3.run_fixed(name)
+    assert finding.verdict == "ok", str(finding)
+
+
+@pytest.mark.parametrize("seed", [3, 5, 17, 21, 34, 37])
+def test_a_random_program_with_ranges_stack_and_concat_agrees_with_jax(seed):
+    """Seeds whose programs cut ranges on every axis and join by stack and concat at rank 3 (section 3b)."""
+    finding = tensor_rank3.run(seed, depth=2)
+    assert "concat" in finding.text or "stack" in finding.text
     assert finding.verdict == "ok", str(finding)
