@@ -213,12 +213,7 @@ class Pick(TensorOp):
 
     @classmethod
     def eval(cls, base, axis, index):
-        """Entry k of a stack along the same axis is that entry (stack's adjoint meeting its own node)."""
-        from gradlang.expr.tensor.joins import Stack  # joins spells its ranges with this module's PerNode
-
-        if isinstance(base, Stack) and base.args[0] == axis and index.is_Integer and 0 <= index < len(base.parts):
-            return base.parts[int(index)]
-        return None
+        return _picked_through(base, axis, index) if index.is_Integer else None
 
     spelling = PickSpelling("{0}[{2}]", "{0}_{{2}}", "{0}[{2}]", "numpy.take({0}, int({2}), axis=int({1}))",
                             postfix=True)
@@ -247,6 +242,24 @@ class ArgMaxAlong(_ArgAlong):
 class ArgMinAlong(_ArgAlong):
     spelling = Spelling("argmin({0}, axis={1})", r"\operatorname{argmin}_{{1}}\left({0}\right)", "argmin_{1}({0})",
                         "numpy.argmin({0}, axis=int({1}))")
+
+
+def _picked_through(base, axis, index):
+    """Entry k of a stack along the same axis is that entry (stack's adjoint meeting its own node); through sums,
+    products and powers of such stacks, elementwise, entry by entry (2 stack([A, B], 0)^2 at 0 is 2 A^2). None
+    where some factor has no entry of its own, so a pick is never spread over a formula it cannot shorten."""
+    from gradlang.expr.tensor.joins import Stack  # joins spells its ranges with this module's PerNode
+
+    if isinstance(base, Stack):
+        ok = base.args[0] == axis and 0 <= index < len(base.parts)
+        return base.parts[int(index)] if ok else None
+    if isinstance(base, sp.Pow) and not shape_of(base.args[1]):
+        inner = _picked_through(base.args[0], axis, index)
+        return None if inner is None else inner ** base.args[1]
+    if isinstance(base, (sp.Add, sp.Mul)) and all(shape_of(a) in ((), shape_of(base)) for a in base.args):
+        picks = [_picked_through(a, axis, index) if shape_of(a) else a for a in base.args]
+        return base.func(*picks) if all(p is not None for p in picks) else None
+    return None
 
 
 def dropped(shape: tuple, axes: tuple) -> tuple:
