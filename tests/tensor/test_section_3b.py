@@ -226,3 +226,11 @@ def test_range_adjoint_is_zeros_around_the_range_at_every_size():
         text = _session(literal).run("grad(sum(X[..., 1:3]^2), X)")[-1].text
         size = "d - 3" if not literal else "1"
         assert text.startswith("concat([zeros(") and text.endswith("], 2)") and size in text
+
+
+def test_a_range_empty_at_the_point_gives_jax_gradient():
+    """X[:, 1:t] at t = 1 is empty: its adjoint's components were a ZeroDivisionError (an InternalError)."""
+    point = np.random.default_rng(6).normal(size=(2, 1, 4))
+    want = jax.grad(lambda X: jnp.sum(jnp.tanh(X[:, 1:]) ** 2) + jnp.sum(X ** 2))(point)
+    got = _session(False).eval(f"grad(sum(tanh(X[:, 1:t])^2) + sum(X^2), X) at X = {_spelled(point)}")
+    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want), rtol=1e-12, atol=1e-12)

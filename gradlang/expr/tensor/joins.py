@@ -292,6 +292,8 @@ def _nested(value):
 def _nest(items: list, shape: tuple):
     if len(shape) <= 1:
         return items if shape else items[0]
+    if shape[0] == 0:  # an empty range (x[1:t] at t = 1): no entries, at any depth
+        return []
     step = len(items) // shape[0]
     return [_nest(items[k * step:(k + 1) * step], shape[1:]) for k in range(shape[0])]
 
@@ -300,13 +302,10 @@ def _flat(nested, depth: int) -> list:
     return [nested] if depth == 0 else [e for part in nested for e in _flat(part, depth - 1)]
 
 
-def _rebuilt(node, nested):
-    """Nested lists as a component array of the node's rank (its lengths read from the lists themselves)."""
-    shape, level = [], nested
-    for _ in shape_of(node):
-        shape.append(len(level))
-        level = level[0] if level else level
-    return from_elements(tuple(shape), _flat(nested, len(shape)))
+def _rebuilt(node, nested, sizes: dict):
+    """Nested lists as a component array of the node's shape at these sizes (an axis may be empty)."""
+    shape = tuple(int(shapes.valued(n, sizes)) for n in shape_of(node))
+    return from_elements(shape, _flat(nested, len(shape)))
 
 
 def _at_depth(join, lists: list, depth: int):
@@ -318,11 +317,11 @@ def _at_depth(join, lists: list, depth: int):
 
 def _concat_components(node, args, sizes):
     joined = _at_depth(lambda lists: [e for part in lists for e in part], [_nested(a) for a in args[1:]], node.axis)
-    return _rebuilt(node, joined)
+    return _rebuilt(node, joined, sizes)
 
 
 def _stack_components(node, args, sizes):
-    return _rebuilt(node, _at_depth(list, [_nested(a) for a in args[1:]], node.axis))
+    return _rebuilt(node, _at_depth(list, [_nested(a) for a in args[1:]], node.axis), sizes)
 
 
 def _bound(value) -> int:
@@ -336,7 +335,7 @@ def _range_components(node, args, sizes):
     start, stop = (_bound(b) for b in args[len(node.args) - 2:])
     length = to_symbolic(args[0]).shape[node.axis]
     shapes.check_range(sp.Integer(start), sp.Integer(stop), sp.Integer(int(length)))
-    return _rebuilt(node, _at_depth(lambda lists: lists[0][start:stop], [nested], node.axis))
+    return _rebuilt(node, _at_depth(lambda lists: lists[0][start:stop], [nested], node.axis), sizes)
 
 
 COMPONENTS = {Concat: _concat_components, Stack: _stack_components,
