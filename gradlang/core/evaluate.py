@@ -270,8 +270,8 @@ class Evaluator:
             if value is not None:
                 return value
         entry = builtins.lookup(name)
-        if not whole and (value := tensor_values.numbers_by_axis(name, args, node.args)) is not None:
-            return value  # norm([[3, 4], [6, 8]], axis=1): the tensor engine's axes, as of a declared tensor
+        if not whole and (value := tensor_values.numbers_whole(name, args, node.args)) is not None:
+            return value  # norm([[3, 4], [6, 8]], axis=1), onehot([1, 0], 3): as of a declared tensor
         if entry is None:
             hint = spelling.did_you_mean(name, [*builtins.TABLE, *self._functions(frame)])
             raise NameError(f"unknown function '{name}'{hint}", node.name_span)

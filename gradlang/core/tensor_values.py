@@ -349,18 +349,25 @@ def _tensor_value(name: str, args: list, nodes: list):
     raise ShapeNeedsComponents(f"{name} does not take a vector or matrix of symbolic size yet; declare literal sizes")
 
 
-def numbers_by_axis(name: str, args: list, nodes: list):
-    """`norm([[3, 4], [6, 8]], axis=1)`, `argmax(L, axis=1)`, a list of rank 3 summed by an axis or by a tuple of
-    axes: of a list of numbers by the tensor engine (its components given back), as of a declared tensor, where
-    the component forms (a matrix and one axis) cannot take it. None where they can, or for no axis at all."""
+def numbers_whole(name: str, args: list, nodes: list):
+    """A list of numbers where the component forms cannot take it, by the tensor engine (its components given
+    back), as a declared tensor is: by an axis (`norm([[3, 4], [6, 8]], axis=1)`, `argmax(L, axis=1)`, a list of
+    rank 3, a tuple of axes), and `onehot([1, 0], 3)` of a list of whole numbers (an index tensor, section 3b).
+    None where the component forms can take it."""
+    if not _engine_takes(name, args, nodes):
+        return None
+    value, _ = call(name, [as_constant(args[0]), *args[1:]], nodes)
+    return None if value is None else lowered(value)
+
+
+def _engine_takes(name: str, args: list, nodes: list) -> bool:
+    first = args[0] if args else None
+    if not isinstance(first, (sp.NDimArray, sp.MatrixBase)) or not constants_only([first]):
+        return False
+    if name == "onehot":
+        return all(e.is_Integer for e in elements(first))
     entry = builtins.lookup(name)
     if entry is None or name in JOINS or not is_axis_call(name, args, nodes):
-        return None
-    first = args[0]
-    if not isinstance(first, (sp.NDimArray, sp.MatrixBase)) or not constants_only([first]):
-        return None
+        return False
     fits = entry.max_args is None or len(args) <= entry.max_args
-    if fits and len(first.shape) <= 2 and not isinstance(args[1], sp.Tuple):
-        return None
-    value, _ = call(name, [as_constant(first), *args[1:]], nodes)
-    return None if value is None else lowered(value)
+    return not (fits and len(first.shape) <= 2 and not isinstance(args[1], sp.Tuple))

@@ -18,6 +18,7 @@ from gradlang.errors import LimitError, NeedsNumbers, ShapeError, ValueError
 from gradlang.expr import primitives
 from gradlang.expr.component_linalg import numeric_kind
 from gradlang.expr.exact import power
+from gradlang.expr.source import to_source
 from gradlang.expr.values import describe_shape, elements, elementwise, from_elements, shape_of, to_symbolic
 from gradlang.expr.walk import relation
 
@@ -120,7 +121,8 @@ def check_onehot(k, n, limit: int = limits.MAX_ELEMENTS) -> None:
     """onehot(k, n) with a number k: n a length, k a whole number in range."""
     check_length(n, limit=limit)
     if not (isinstance(k, sp.Expr) and k.is_Integer):
-        raise ValueError(f"onehot(k, n) needs k to be a whole number (an index), not {k}")
+        shown = describe_shape(shape_of(k)) if shape_of(k) else to_source(k)  # never SymPy's Matrix([[…]])
+        raise ValueError(f"onehot(k, n) needs k to be a whole number (an index) or a tensor of them, not {shown}")
     if not 0 <= int(k) < int(n):
         raise ValueError(f"onehot index {k} is out of range for length {n} (jax.nn.one_hot would give zeros)")
 

@@ -193,9 +193,12 @@ def test_a_jacobian_of_rank_above_2_at_a_symbolic_size_says_what_it_needs():
     ("mean([[1, 5], [3, 4]], axis=(0, 1))", 3.25),
     ("sum([[[1, 2], [3, 4]]], axis=2)", [[3, 7]]),
     ("max([[[1, 2], [3, 4]]], axis=(0, 2))", [2, 4]),
+    ("onehot([1, 0], 3)", [[0, 1, 0], [1, 0, 0]]),
+    ("onehot([[2], [0]], 3)", [[[0, 0, 1]], [[1, 0, 0]]]),
 ])
 def test_a_list_of_numbers_takes_every_axis_keyword_as_a_declared_tensor(source, want):
-    """norm([3, 4], axis=0) said 'norm takes 1 argument, got 2' though norm reads axis= (section 3b)."""
+    """norm([3, 4], axis=0) said 'norm takes 1 argument, got 2' though norm reads axis= (section 3b); onehot of a
+    list of whole numbers said it needs a whole number, spelling the list as SymPy's Matrix([[…]])."""
     np.testing.assert_allclose(np.asarray(Session().eval(source), dtype=float), want)
 
 
@@ -238,3 +241,9 @@ def test_a_range_empty_at_the_point_gives_jax_gradient():
     want = jax.grad(lambda X: jnp.sum(jnp.tanh(X[:, 1:]) ** 2) + jnp.sum(X ** 2))(point)
     got = _session(False).eval(f"grad(sum(tanh(X[:, 1:t])^2) + sum(X^2), X) at X = {_spelled(point)}")
     np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(want), rtol=1e-12, atol=1e-12)
+
+
+def test_onehot_of_a_list_that_is_no_index_tensor_says_so_in_gradlangs_words():
+    with pytest.raises(GradlangError, match="a whole number .* or a tensor of them, not a vector of length 2") as caught:
+        Session().run("onehot([0.5, 0], 3)")
+    assert "Matrix" not in caught.value.message and caught.value.span is not None
