@@ -247,3 +247,12 @@ def test_onehot_of_a_list_that_is_no_index_tensor_says_so_in_gradlangs_words():
     with pytest.raises(GradlangError, match="a whole number .* or a tensor of them, not a vector of length 2") as caught:
         Session().run("onehot([0.5, 0], 3)")
     assert "Matrix" not in caught.value.message and caught.value.span is not None
+
+
+@pytest.mark.parametrize("source, printed", [
+    ("grad(sum(stack([A, B], 0)^3), A)", "3*A^2"),
+    ("grad(sum(squeeze(X[:, 0:1], 1)^2), X)", "concat([2*X[:, 0:1], zeros(b, t - 1, d)], 1)"),
+])
+def test_an_adjoint_meeting_its_own_node_cancels(source, printed):
+    """stack's pick meets the stack, expand_dims meets the squeeze: the gradient prints as a teacher writes it."""
+    assert _session(False).run(source)[-1].text == printed

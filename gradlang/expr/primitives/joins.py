@@ -107,7 +107,7 @@ register_operation(TensorOperation("concat", (
                export=frameworks("jnp.concatenate([{rest}], axis={i0})", "torch.cat([{rest}], dim={i0})",
                                  "tf.concat([{rest}], axis={i0})")),)))
 register_operation(TensorOperation("stack", (
-    TensorRule(Stack, _stack, ("stack: ū = Ȳ[0], v̄ = Ȳ[1] (rows; columns on axis 1)",
+    TensorRule(Stack, _stack, ("stack: ū = Ȳ[0], v̄ = Ȳ[1] along its axis (rows on axis 0, columns on axis 1)",
                                r"\bar{u} = \bar{Y}_{0},\ \bar{v} = \bar{Y}_{1}"), _stack_tangent,
                export=frameworks("jnp.stack([{rest}], axis={i0})", "torch.stack([{rest}], dim={i0})",
                                  "tf.stack([{rest}], axis={i0})")),)))
@@ -115,7 +115,7 @@ register_operation(TensorOperation("range", (
     TensorRule(SliceRows, _range, ("range: v̄ = [0; ȳ; 0] (ȳ in its place)",
                                    r"\bar{v} = \begin{bmatrix} 0 \\ \bar{y} \\ 0 \end{bmatrix}"), _rows_tangent,
                export=frameworks(*3 * ("{0}[{i1}:{i2}]",))),
-    TensorRule(SliceColumns, _range, ("range: M̄ = [0, Ȳ, 0] (Ȳ in its place)",
+    TensorRule(SliceColumns, _range, ("range: M̄ = [0, Ȳ, 0] along axis 1 (Ȳ in its place)",
                                       r"\bar{M} = \begin{bmatrix} 0 & \bar{Y} & 0 \end{bmatrix}"), _columns_tangent,
                export=frameworks(*3 * ("{0}[:, {i1}:{i2}]",))),
     TensorRule(SliceAlong, _range, ("range: X̄ = [0, Ȳ, 0] along the axis (Ȳ in its place)",

@@ -150,7 +150,15 @@ class ExpandDims(_Axes):
 
     @classmethod
     def eval(cls, u, *axes):
-        return sp.S.Zero if u == 0 else None
+        """Zero of zero; the axes a squeeze dropped put back give its argument (squeeze's adjoint meeting its own
+        node), also under scalar factors: expand_dims(2 squeeze(Y, 1), 1) is 2 Y."""
+        if u == 0:
+            return sp.S.Zero
+        scalars = [a for a in u.args if not shape_of(a)] if isinstance(u, sp.Mul) else []
+        tensors = [a for a in u.args if shape_of(a)] if scalars else [u]
+        if len(tensors) == 1 and isinstance(tensors[0], Squeeze) and tensors[0].args[1:] == axes:
+            return sp.Mul(*scalars) * tensors[0].args[0]
+        return None
 
     @property
     def shape(self):
