@@ -251,6 +251,7 @@ def test_onehot_of_a_list_that_is_no_index_tensor_says_so_in_gradlangs_words():
 
 @pytest.mark.parametrize("source, printed", [
     ("grad(sum(stack([A, B], 0)^3), A)", "3*A^2"),
+    ("grad(sum(tanh(stack([A, B], 0))), B)", "1 - tanh(B)^2"),
     ("grad(sum(squeeze(X[:, 0:1], 1)^2), X)", "concat([2*X[:, 0:1], zeros(b, t - 1, d)], 1)"),
 ])
 def test_an_adjoint_meeting_its_own_node_cancels(source, printed):

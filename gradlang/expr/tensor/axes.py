@@ -254,7 +254,8 @@ class ArgMinAlong(_ArgAlong):
 
 def _picked_through(base, axis, index):
     """Entry k of a stack along the same axis is that entry (stack's adjoint meeting its own node); through sums,
-    products and powers of such stacks, elementwise, entry by entry (2 stack([A, B], 0)^2 at 0 is 2 A^2). None
+    products, powers and elementwise functions of such stacks, entry by entry (2 stack([A, B], 0)^2 at 0 is
+    2 A^2). None
     where some factor has no entry of its own, so a pick is never spread over a formula it cannot shorten."""
     from gradlang.expr.tensor.joins import Stack  # joins spells its ranges with this module's PerNode
 
@@ -264,10 +265,19 @@ def _picked_through(base, axis, index):
     if isinstance(base, sp.Pow) and not shape_of(base.args[1]):
         inner = _picked_through(base.args[0], axis, index)
         return None if inner is None else inner ** base.args[1]
-    if isinstance(base, (sp.Add, sp.Mul)) and all(shape_of(a) in ((), shape_of(base)) for a in base.args):
+    if _elementwise(base) and all(shape_of(a) in ((), shape_of(base)) for a in base.args):
         picks = [_picked_through(a, axis, index) if shape_of(a) else a for a in base.args]
         return base.func(*picks) if all(p is not None for p in picks) else None
     return None
+
+
+def _elementwise(expr) -> bool:
+    """A sum, a product, or a function of the language applied entry by entry (tanh(X), sg(X)); a node of the
+    tensor engine is not (its entries mix)."""
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        return True
+    return (isinstance(expr, sp.Function) and not isinstance(expr, TensorOp)
+            and all(isinstance(a, sp.Expr) for a in expr.args))
 
 
 def dropped(shape: tuple, axes: tuple) -> tuple:
