@@ -224,7 +224,7 @@ class Evaluator:
         count = len(derivations) if derivations is not None else 0
         with self.stops.collecting() as found:
             value = self._called(node, frame)
-        if derivations is not None and found:
+        if derivations is not None:  # none met is known too: a builtin's own stop is then no stop written
             derivations[count:] = [dataclasses.replace(r, written=tuple(found.values())) if r.span == node.span
                                    else r for r in derivations[count:]]
         return value

@@ -17,6 +17,7 @@ import sympy as sp
 from gradlang.expr.functions import Maximum, Minimum
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, is_scalar, to_symbolic
+from gradlang.explain.ledger.arithmetic import in_builtins
 from gradlang.explain.ledger.components import outermost_stops
 from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
@@ -199,7 +200,8 @@ def shorten(value, names: dict):
 
 class Form:
     """How the explanation writes a value: long stops by their names, the vector derivation's
-    parts by its let names, whole vectors by theirs (the names found once, for every line)."""
+    parts by its let names, whole vectors by theirs (the names found once, for every line), the shares of a
+    max or min in the language's builtins (ledger/arithmetic.in_builtins)."""
 
     def __init__(self, explanation):
         self.names = abbreviations(explanation)
@@ -211,4 +213,4 @@ class Form:
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
         shortened = shorten(value, self.names) if stops else value
-        return shorten(shorten(shortened, self.display) if display else shortened, self.whole)
+        return in_builtins(shorten(shorten(shortened, self.display) if display else shortened, self.whole))
