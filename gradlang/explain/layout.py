@@ -130,7 +130,8 @@ def abbreviations(explanation) -> dict:
         for step in walk(root):
             stops |= {s for s in dag_atoms(step.expr, StopGradient) if long_stop(s)}
     chosen = dict(vector.names) if vector is not None else {}
-    stops -= set(chosen) | {value for value, _ in (vector.display if vector is not None else ())}
+    shown = {value for value, _ in (vector.display if vector is not None else ())}
+    stops -= set(chosen) | shown | {s for s in stops if s.args[0] in shown}  # sg(z_e): the user's name says it
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
     letters = [_letter(s) for s in ordered]
     names = dict(chosen)

@@ -101,12 +101,25 @@ def _four_formats(step) -> list[str]:
     return [to_plain(step), to_latex(step), console.export_text(), json.dumps(to_json(step), ensure_ascii=False)]
 
 
-@pytest.mark.parametrize("source", [PPO.replace("{n}", "3"), "n: size\n" + PPO.replace("{n}", "n"), STABLE],
-                         ids=["ppo@3", "ppo@n", "stable_blocked"])
-def test_no_derivation_names_a_share_helper(source):
-    explanation = _explanation(source)
-    for text in _four_formats(explanation):
-        assert "max_share" not in text and "min_share" not in text and r"max\_share" not in text, text
+def _backward_td() -> str:
+    from tests.explain.test_latex_compiles import DERIVATIONS
+
+    return DERIVATIONS["backward_td"]
+
+
+HELPERS = {"ppo@3": lambda: PPO.replace("{n}", "3"), "ppo@n": lambda: "n: size\n" + PPO.replace("{n}", "n"),
+           "stable_blocked": lambda: STABLE,
+           "nested_max": lambda: "x: R^3\nexplain grad(max(max(x[0], x[1]), x[2]), x)",  # the rule's note
+           "max_of_a_vector@n": lambda: "n: size\nx: R^n\nexplain grad(max(x), x)",  # LaTeX of its shares
+           "backward_td": _backward_td}  # the tape's cut: what it adds, in JSON
+
+
+@pytest.mark.parametrize("name", sorted(HELPERS))
+def test_no_derivation_names_a_share_helper(name):
+    results = [r for r in Session().run(HELPERS[name]()) if r is not None and r.kind == "explain"]
+    for step in results[-1].steps:
+        for text in _four_formats(step):
+            assert "max_share" not in text and "min_share" not in text and r"max\_share" not in text, text
 
 
 @pytest.mark.parametrize("size", [3, "n"])
@@ -131,3 +144,12 @@ def test_the_jacobians_ledger_shows_the_identity_that_makes_its_zero(size):
     text = to_plain(explanation)
     assert "stop sg(max(x)): cuts the path from x; adjoint arriving: 2*s*(sum(s) - 1) = 0  (Σₖ sₖ = 1)" in text
     assert "true = kept + removed: jacobian(unstopped(L), x) = J" in text
+
+
+def test_a_stop_of_a_value_the_user_named_is_written_by_that_name():
+    """sg(z_e) for the user's z_e = W @ x: the lines and the ledger write sg(z_e), no letter c₁ for it."""
+    source = ("n: size\nW: R^(n,n)\ne: R^n\nd: R\nx: R^n\nz_e = W @ x\nz_q = z_e + sg(e - z_e)\n"
+              "explain grad(sum((d * z_q - x)^2) + sum((sg(z_e) - e)^2), W)")
+    text = to_plain(_explanation(source))
+    assert "stop_gradient(z_e)" in text and "c₁" not in text and "c₂" not in text, text
+    assert "stop sg(z_e): cuts the path from W; adjoint arriving: 2*stop_gradient(z_e) - 2*e" in text, text

@@ -28,12 +28,12 @@ from gradlang.explain.ledger.components import StopEntry, adjoint_value, removed
 _STRENGTH = ("blocking", "inventing", "neutral", "irrelevant")
 
 
-def _stops_of(values) -> list:
+def _stops_of(values, lower: bool = True) -> list:
     """The stop nodes a written stop gave: the value itself, or the components of an array of them, as
-    evaluated and as their components (sg(x_fgsm) of a literal-size x is sg(x[0] − …), sg(x[1] − …) once
-    the request is lowered)."""
+    evaluated and, with lower, as their components (sg(x_fgsm) of a literal-size x is sg(x[0] − …),
+    sg(x[1] − …) once the request is lowered)."""
     found: list = []
-    for value in [form for value in values for form in _forms(value)]:
+    for value in [form for value in values for form in (_forms(value) if lower else [value])]:
         items = list(value) if isinstance(value, (sp.NDimArray, list, tuple)) else [value]
         for item in items:
             if isinstance(item, StopGradient) and item not in found:
@@ -60,8 +60,9 @@ def regrouped(entries: tuple, written) -> tuple:
         return entries
     owner, place = {}, {}
     constants = []
+    lower = any(entry.level == "components" for entry in entries)  # the request was lowered: so are the sites
     for site in written:
-        stops = _stops_of(site.values)
+        stops = _stops_of(site.values, lower)
         if not stops and site.text not in {c.text for c in constants}:  # sg(A) written twice: one stop,
             constants.append(site)                                        # as a variable's is one node
         for k, stop in enumerate(stops):
