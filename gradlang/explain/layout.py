@@ -19,6 +19,7 @@ from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, is_scalar, to_symbolic
 from gradlang.explain.ledger.arithmetic import in_builtins
 from gradlang.explain.ledger.components import outermost_stops
+from gradlang.explain.ledger.written import named_stops
 from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
@@ -132,6 +133,7 @@ def abbreviations(explanation) -> dict:
     chosen = dict(vector.names) if vector is not None else {}
     shown = {value for value, _ in (vector.display if vector is not None else ())}
     stops -= set(chosen) | shown | {s for s in stops if s.args[0] in shown}  # sg(z_e): the user's name says it
+    stops -= set(named_stops(explanation.request)) if vector is None else set()  # sg(x_fgsm[0]): by the Form
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
     letters = [_letter(s) for s in ordered]
     names = dict(chosen)
@@ -206,6 +208,8 @@ class Form:
 
     def __init__(self, explanation):
         self.names = abbreviations(explanation)
+        # a derivation by components writes a stop of the user's name by it (a tensor pass's lets name it)
+        self.users = named_stops(explanation.request) if explanation.vector is None else {}
         display = explanation.vector.display if explanation.vector is not None else ()
         self.display = {shorten(value, self.names): name for value, name in display}
         self.whole = whole_vectors(explanation)
@@ -213,5 +217,5 @@ class Form:
     def __call__(self, value, display: bool = True, stops: bool = True):
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
-        shortened = shorten(value, self.names) if stops else value
+        shortened = shorten(value, {**self.users, **self.names}) if stops else value  # sg(x_fgsm): the user's
         return in_builtins(shorten(shorten(shortened, self.display) if display else shortened, self.whole))

@@ -153,3 +153,15 @@ def test_a_stop_of_a_value_the_user_named_is_written_by_that_name():
     text = to_plain(_explanation(source))
     assert "stop_gradient(z_e)" in text and "c₁" not in text and "c₂" not in text, text
     assert "stop sg(z_e): cuts the path from W; adjoint arriving: 2*stop_gradient(z_e) - 2*e" in text, text
+
+
+def test_the_components_of_a_stop_of_a_users_name_are_named_by_it():
+    """sg(x_fgsm) of a literal-size vector, explained by components: sg(x_fgsm[0]), sg(x_fgsm[1]) in the lines,
+    never letters c₁, c₂ that the reader must look up."""
+    source = ("w: R^2\nx: R^2\nf(u) = sigmoid(dot(w, tanh(u)))\nx_fgsm = x - sign(grad(f(x), x))/10\n"
+              "explain blocked(f(sg(x_fgsm)) * x[0], x)")
+    explanation = _explanation(source)
+    plain, _, pretty, _ = _four_formats(explanation)
+    assert "stop_gradient(x_fgsm[0])" in plain and "stop_gradient(x_fgsm[1])" in plain
+    assert "c₁" not in plain and "c₂" not in plain and "where c" not in plain
+    assert "sg(x_fgsm₀)" in pretty.replace(" ", "")

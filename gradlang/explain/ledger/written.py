@@ -52,6 +52,33 @@ def _forms(value) -> list:
     return [value] if low is value or low == value else [value, low]
 
 
+def named_stops(request) -> dict:
+    """{a stop of the formula: the stop of the user's name} for each stop written on a name the user bound
+    (sg(x_fgsm)): the whole stop as sg(x_fgsm), each of its components (a request lowered to components) as
+    sg(x_fgsm[0]), so a derivation names a stop by what it stops, one name per written stop."""
+    from gradlang.expr.tensor.nodes import Var, shape_of
+
+    out: dict = {}
+    for site in getattr(request, "written", None) or ():
+        for value in site.values if site.named else ():
+            for form in _forms(value):
+                if isinstance(form, StopGradient):
+                    shape = shape_of(form)
+                    out.setdefault(form, StopGradient(Var(site.named, shape) if shape else
+                                                      sp.Symbol(site.named, real=True)))
+                elif isinstance(form, sp.NDimArray):
+                    out.update({item: StopGradient(sp.Symbol(f"{site.named}[{', '.join(map(str, index))}]", real=True))
+                                for index, item in _indexed(form) if isinstance(item, StopGradient) and item not in out})
+    return out
+
+
+def _indexed(array) -> list:
+    """(index, entry) for each entry of an array, in order."""
+    import itertools
+
+    return [(index, array[index]) for index in itertools.product(*(range(n) for n in array.shape))]
+
+
 def regrouped(entries: tuple, written) -> tuple:
     """The entries, one per stop written, in the order written: those of one written stop merged, a written
     stop of a constant given its entry (irrelevant); a stop no site wrote (a builtin's) has none. written is
