@@ -218,16 +218,22 @@ class Evaluator:
             return self._called(node, frame)
         if node.name in STOPS:
             value = self._called(node, frame)
-            self.stops.met(node, self._text(node), value)
+            self.stops.met(node, self._text(node), value, self._stopped_name(node))
             return value
         derivations = self.services.derivations
         count = len(derivations) if derivations is not None else 0
         with self.stops.collecting() as found:
             value = self._called(node, frame)
-        if derivations is not None and found:
+        if derivations is not None:  # none met is known too: a builtin's own stop is then no stop written
             derivations[count:] = [dataclasses.replace(r, written=tuple(found.values())) if r.span == node.span
                                    else r for r in derivations[count:]]
         return value
+
+    def _stopped_name(self, node) -> str:
+        """The user's name a stop is written on in the statement (sg(x_fgsm)), else "" (a parameter's name
+        inside a function body means another value at each call)."""
+        whole = len(node.args) == 1 and isinstance(node.args[0], lo.Name) and not self._defining
+        return node.args[0].name if whole else ""
 
     def _text(self, node) -> str:
         """The call as the user wrote it: in the statement, or in the body of the function being called."""

@@ -153,13 +153,13 @@ def _picks(expr, wrt) -> bool:
     """Does the formula index the variable itself (x[0], W[1, 2], a row or column of W) where a derivative
     flows? At literal sizes such a formula reads best component by component (x[0]*sg(x[1]) gives
     [sg(x[1]), 0], as a teacher writes it); a pick inside a stop (sg(x[0])) is a constant of the formula."""
-    from gradlang.expr.stopgrad import StopGradient
+    from gradlang.expr.graph import build_dag
     from gradlang.expr.tensor import nodes as t
-    from gradlang.expr.walk import dag_nodes
+    from gradlang.explain.ledger.components import outside_stops
 
-    stops = {node: sp.Dummy() for node in dag_nodes([expr]) if isinstance(node, StopGradient)}
-    flowing = expr.xreplace(stops) if stops else expr
-    return any(isinstance(node, (t.Entry, t.Row, t.Column)) and node.args[0] == wrt for node in dag_nodes([flowing]))
+    dag = build_dag([expr])  # walked, never rebuilt: a scalar put for a stopped K would break K's einsum shape
+    flowing = [dag.nodes[i] for i in sorted(outside_stops(dag))]
+    return any(isinstance(node, (t.Entry, t.Row, t.Column)) and node.args[0] == wrt for node in flowing)
 
 
 def _stops_written(request):

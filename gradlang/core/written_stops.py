@@ -27,6 +27,7 @@ class WrittenStop:
     text: str
     values: tuple
     node: object = field(default=None, compare=False, repr=False)
+    named: str = ""  # the user's name the stop is written on (sg(x_fgsm)), which explain writes it by
 
 
 class StopSites:
@@ -46,11 +47,11 @@ class StopSites:
         finally:
             self.open.remove(found)
 
-    def met(self, node, text: str, value) -> None:
+    def met(self, node, text: str, value, named: str = "") -> None:
         for found in self.open:
             site = found.get(id(node))
             values = (site.values if site is not None else ()) + (value,)
-            found[id(node)] = WrittenStop(id(node), text, values, node)
+            found[id(node)] = WrittenStop(id(node), text, values, node, named)
 
     def named(self, name: str) -> None:
         """A name read: the sites of its value are met again (a stop bound once, used twice, is one)."""

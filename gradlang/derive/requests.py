@@ -50,5 +50,6 @@ class DerivativeRequest:
     result: object
     span: object
     definitions: tuple = ()
-    written: tuple = ()  # the stops the user wrote in expr (core/written_stops.WrittenStop), for the ledger
+    written: tuple | None = None  # the stops the user wrote in expr (core/written_stops.WrittenStop), for the
+    # ledger: () when the evaluator met none, None when no evaluator recorded them (a request built by hand)
 

@@ -17,7 +17,9 @@ import sympy as sp
 from gradlang.expr.functions import Maximum, Minimum
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.values import elements, is_scalar, to_symbolic
+from gradlang.explain.ledger.arithmetic import in_builtins
 from gradlang.explain.ledger.components import outermost_stops
+from gradlang.explain.ledger.written import named_stops
 from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
@@ -129,7 +131,9 @@ def abbreviations(explanation) -> dict:
         for step in walk(root):
             stops |= {s for s in dag_atoms(step.expr, StopGradient) if long_stop(s)}
     chosen = dict(vector.names) if vector is not None else {}
-    stops -= set(chosen) | {value for value, _ in (vector.display if vector is not None else ())}
+    shown = {value for value, _ in (vector.display if vector is not None else ())}
+    stops -= set(chosen) | shown | {s for s in stops if s.args[0] in shown}  # sg(z_e): the user's name says it
+    stops -= set(named_stops(explanation.request)) if vector is None else set()  # sg(x_fgsm[0]): by the Form
     ordered = sorted(stops, key=lambda s: (len(plain(s)), plain(s)))
     letters = [_letter(s) for s in ordered]
     names = dict(chosen)
@@ -199,10 +203,13 @@ def shorten(value, names: dict):
 
 class Form:
     """How the explanation writes a value: long stops by their names, the vector derivation's
-    parts by its let names, whole vectors by theirs (the names found once, for every line)."""
+    parts by its let names, whole vectors by theirs (the names found once, for every line), the shares of a
+    max or min in the language's builtins (ledger/arithmetic.in_builtins)."""
 
     def __init__(self, explanation):
         self.names = abbreviations(explanation)
+        # a derivation by components writes a stop of the user's name by it (a tensor pass's lets name it)
+        self.users = named_stops(explanation.request) if explanation.vector is None else {}
         display = explanation.vector.display if explanation.vector is not None else ()
         self.display = {shorten(value, self.names): name for value, name in display}
         self.whole = whole_vectors(explanation)
@@ -210,5 +217,5 @@ class Form:
     def __call__(self, value, display: bool = True, stops: bool = True):
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
-        shortened = shorten(value, self.names) if stops else value
-        return shorten(shorten(shortened, self.display) if display else shortened, self.whole)
+        shortened = shorten(value, {**self.users, **self.names}) if stops else value  # sg(x_fgsm): the user's
+        return in_builtins(shorten(shorten(shortened, self.display) if display else shortened, self.whole))

@@ -13,6 +13,7 @@ import sympy as sp
 
 from gradlang.expr.values import elements, shape_of, to_symbolic
 from gradlang.explain.scalar.components import step_operator
+from gradlang.explain.ledger.arithmetic import in_builtins
 from gradlang.explain.ledger.components import adjoint_value, removed_value
 from gradlang.explain.layout import Form, Node, layout, more_line, walk_nodes
 from gradlang.render import checked
@@ -343,7 +344,8 @@ def _json_node(node: Node, show) -> dict:
 @renders("Explanation", "json")
 def json_data(printer, explanation) -> dict:
     """The whole call as one step (rule = the operation) whose substeps are the components."""
-    request, show = explanation.request, lambda value: plain(value, printer._settings["full"])
+    request = explanation.request
+    show = lambda value: plain(in_builtins(value), printer._settings["full"])  # noqa: E731 (as Form writes them)
     substeps = []
     for labels, root in layout(explanation):
         why = [plain_note(reason, show) for reason in _why(explanation, root)]

@@ -29,9 +29,12 @@ TOWARD = "toward a cut"
 
 
 def _named(view, value):
-    """A value with each long stop written as its row's value symbol (v5)."""
+    """A value with each long stop written as its row's value symbol (v5), and the shares of a max or min
+    in the language's builtins (explain's ledger/arithmetic.in_builtins)."""
+    from gradlang.explain.ledger.arithmetic import in_builtins
+
     names = dict(view.names)
-    return value.xreplace(names) if names and isinstance(value, sp.Basic) else value
+    return in_builtins(value.xreplace(names) if names and isinstance(value, sp.Basic) else value)
 
 
 def call_text(view) -> str:

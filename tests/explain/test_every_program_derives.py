@@ -1,4 +1,5 @@
-"""Every derivation program of tests/ and examples/ derives in all four formats without an error (issue 40).
+"""Every derivation program of tests/ and examples/ derives in all four formats without an error (issue 40),
+and its ledger has one entry per stop the user wrote, a verdict for each, and the identity true = kept + removed.
 
 The programs are the derivation tables of tests/explain at a literal and a symbolic size, every .grad
 file that explains something, and each derivative statement of every example explained after the
@@ -39,6 +40,45 @@ def test_the_program_derives_in_every_format(name, source):
         for step in result.steps:  # a derivation with a result ends with its check, at every size
             if isinstance(step, Explanation) and step.derived is not None:
                 assert step.check is not None and step.check.agrees, to_plain(result)
+            if isinstance(step, Explanation):
+                _one_entry_per_written_stop(step)
+
+
+def _written_reaching(step) -> int:
+    """The stops the user wrote that the derivative meets: sites giving a stop of the formula met outside
+    every stop (as written, or in components at literal sizes), sites of one stop counted once (sg(x)
+    written twice is one node), and each stop written on a constant (sg(2)) once."""
+    from gradlang.explain.ledger.components import outermost_stops
+    from gradlang.explain.ledger.written import _stops_of
+    from gradlang.expr.tensor.lower import lowered
+    from gradlang.expr.values import elements, is_scalar, to_symbolic
+
+    expr = to_symbolic(step.request.expr)
+    met = set()
+    for form in (expr, lowered(expr)):
+        met |= set(outermost_stops(elements(form) if not is_scalar(form) else [form]))
+    groups, constants = [], set()
+    for site in step.request.written:
+        stops = set(_stops_of(site.values))
+        if not stops:
+            constants.add(site.text)
+        elif stops & met and not any(stops & group for group in groups):
+            groups.append(stops)
+    return len(groups) + len(constants)
+
+
+def _one_entry_per_written_stop(step) -> None:
+    """The ledger (issue 40): one entry per stop the user wrote, each with its verdict and words, and the
+    identity true = kept + removed; none for a builtin's own stop (a rank-3 softmax's shift)."""
+    from gradlang.explain.ledger.components import VERDICTS
+
+    text = to_plain(step)
+    if step.request.written is None:
+        return
+    assert len(step.ledger) == _written_reaching(step), text
+    assert all(entry.verdict in VERDICTS for entry in step.ledger), text
+    assert len(step.verdicts) == len(step.ledger) and all(step.verdicts), text
+    assert ("true = kept + removed: " in text) == bool(step.ledger), text
 
 
 def test_the_programs_cover_the_examples_and_both_sizes():

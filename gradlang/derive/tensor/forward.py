@@ -30,8 +30,9 @@ from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import rank, shape_of
 
-def tangent(expr, wrt):
-    """d expr / d wrt: shaped like expr (wrt a scalar) or expr's shape + (len(wrt),) (wrt a vector)."""
+def tangent(expr, wrt, tidied: bool = True):
+    """d expr / d wrt: shaped like expr (wrt a scalar) or expr's shape + (len(wrt),) (wrt a vector). Untidied,
+    the rules' own form: the ledger shows the identity that makes a stop's arriving Jacobian 0 (Σₖ sₖ = 1)."""
     if rank(wrt) > 1 or rank(expr) + rank(wrt) > 2:
         raise DiffNeedsComponents(TOO_HIGH)
     dag = build_dag([expr])
@@ -44,7 +45,7 @@ def tangent(expr, wrt):
             tangents.append(t.Eye(shape_of(wrt)[0]) if rank(wrt) else sp.S.One)
         else:
             tangents.append(_placed_tangent(node, [tangents[k] for k in dag.children[i]], wrt))
-    result = tidy(tangents[dag.roots[0]])
+    result = tidy(tangents[dag.roots[0]]) if tidied else tangents[dag.roots[0]]
     return full(result, shape_of(expr) + shape_of(wrt))
 
 

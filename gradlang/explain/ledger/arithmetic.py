@@ -61,21 +61,31 @@ def _tidied(term):
 
 
 def in_builtins(term):
-    """The term with the shares of a max or min of two (the engine's max_share, min_share, which the
-    language does not have) in its builtins: max(a, b) sends a the share (sign(a − b) + 1)/2, which is 1, 0,
-    or ½ at a tie, as the language's tie rule says; min(a, b) sends a (sign(b − a) + 1)/2."""
+    """The term with the shares of a max or min (the engine's max_share, min_share, which the language does
+    not have: LANGUAGE.md section 6) in its builtins, as the language's tie rule (section 5) says them: of
+    two, max(a, b) sends a the share (1 + sign(a − b))/2, which is 1, 0, or ½ at a tie, and min(a, b) sends a
+    (1 + sign(b − a))/2; of several, the ties over their count, where(a == max(a, b, c), 1, 0)/(where(a ==
+    max(a, b, c), 1, 0) + …). The same value at every point, ties included; shown, never differentiated."""
     from gradlang.expr.functions import MaxShare, MinShare
-
-    def share(node):
-        k, args = int(node.args[0]), node.args[1:]
-        mine, other = args[k], args[1 - k]
-        difference = mine - other if isinstance(node, MaxShare) else other - mine
-        return (sp.sign(difference) + 1) / 2
 
     if not isinstance(term, sp.Basic):
         return term
-    shares = [n for n in dag_nodes([term]) if isinstance(n, (MaxShare, MinShare)) and len(n.args) == 3]
-    return rebuild(term, {n: share(n) for n in shares}) if shares else term
+    shares = [n for n in dag_nodes([term]) if isinstance(n, (MaxShare, MinShare)) and len(n.args) >= 3]
+    return rebuild(term, {n: _share(n) for n in shares}) if shares else term
+
+
+def _share(node):
+    """One share in the language's builtins (in_builtins)."""
+    from gradlang.expr.functions import Maximum, MaxShare, Minimum, Where
+
+    k, args = int(node.args[0]), node.args[1:]
+    if len(args) == 2:
+        mine, other = args[k], args[1 - k]
+        difference = mine - other if isinstance(node, MaxShare) else other - mine
+        return sp.Mul(sp.Add(1, sp.sign(difference), evaluate=False), sp.Pow(2, -1, evaluate=False), evaluate=False)
+    extremum = (Maximum if isinstance(node, MaxShare) else Minimum)(*args, evaluate=False)
+    tied = [Where(sp.Eq(a, extremum, evaluate=False), 1, 0, evaluate=False) for a in args]
+    return sp.Mul(tied[k], sp.Pow(sp.Add(*tied, evaluate=False), -1, evaluate=False), evaluate=False)
 
 
 def _substituted(term, value, stop):

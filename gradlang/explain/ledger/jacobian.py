@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.derive.tensor import forward
+from gradlang.derive.tensor import forward, rewrite
 from gradlang.derive.tensor.rewrite import Tidier
 from gradlang.errors import GradlangError
 from gradlang.expr.stopgrad import unstopped
 from gradlang.expr.tensor.nodes import Var, Zeros, rank, shape_of
 from gradlang.expr.walk import dag_has
+from gradlang.explain.ledger.arithmetic import zero_form
 from gradlang.explain.ledger.components import StopEntry, outermost_stops
 from gradlang.explain.ledger.tensor import verdict_of
 
@@ -35,18 +36,22 @@ def _entry(stop, expr, wrt, kept) -> StopEntry:
     tidy = Tidier()
     if not dag_has(unstopped(stop.args[0]), wrt):
         return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
-    arriving = _arriving(stop, expr, tidy)
+    raw = _arriving(stop, expr)
+    arriving = tidy(raw) if raw is not sp.S.NaN else raw
     removed = tidy(_no_zero_terms(unstopped(forward.tangent(expr.xreplace({stop: stop.args[0]}), wrt) - kept)))
     arriving, removed = (sp.S.Zero if _zero(v) else v for v in (arriving, removed))  # zeros(n): 0, as words say it
     verdict, evidence = verdict_of(arriving, removed, kept)
-    return StopEntry(stop, (wrt,), (arriving,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence)
+    held = zero_form(_no_zero_terms(raw), rewrite.tidy) if arriving == 0 and raw is not sp.S.NaN else ()
+    return StopEntry(stop, (wrt,), (arriving,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence,
+                     zero_form=held)  # a 0 by an identity (Σₖ sₖ = 1) shown as the gradient's ledger shows it
 
 
-def _arriving(stop, expr, tidy):
-    """∂f/∂c at c = the stop: the Jacobian of f by the stopped value (NaN when that is a tensor of rank three)."""
+def _arriving(stop, expr):
+    """∂f/∂c at c = the stop, as forward mode gives it: the Jacobian of f by the stopped value (NaN when that
+    is a tensor of rank three)."""
     value = Var("c·", shape_of(stop)) if rank(stop) else sp.Symbol("c·", real=True)
     try:
-        return tidy(forward.tangent(expr.xreplace({stop: value}), value).xreplace({value: stop}))
+        return forward.tangent(expr.xreplace({stop: value}), value, tidied=False).xreplace({value: stop})
     except GradlangError:
         return sp.S.NaN
 

@@ -6,6 +6,11 @@ stop of a constant, is 2). The evaluator records each written stop with the valu
 (core/written_stops.py); here the entries of one written stop become one entry, named as written, with the
 adjoints arriving at its parts, the sum of what they remove and the strongest of their verdicts, and a
 stop written on a constant gets its entry too: irrelevant, since nothing reaches a constant.
+
+A stop of the formula that no site wrote is a builtin's own: softmax and logsumexp over an axis of a
+rank-3 tensor shift by a stopped maximum, as jax.nn.logsumexp does (core/tensor_axes.py), and LANGUAGE.md
+section 6 promises "no stop the user sees". It gets no entry. A written stop is found in the formula as
+evaluated, or in components (a request at literal sizes explained by components is lowered first).
 """
 
 from __future__ import annotations
@@ -14,17 +19,21 @@ from dataclasses import replace
 
 import sympy as sp
 
+from gradlang.errors import GradlangError
 from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.tensor.lower import lowered
 from gradlang.expr.walk import dag_nodes
 from gradlang.explain.ledger.components import StopEntry, adjoint_value, removed_value
 
 _STRENGTH = ("blocking", "inventing", "neutral", "irrelevant")
 
 
-def _stops_of(values) -> list:
-    """The stop nodes a written stop gave: the value itself, or the components of an array of them."""
+def _stops_of(values, lower: bool = True) -> list:
+    """The stop nodes a written stop gave: the value itself, or the components of an array of them, as
+    evaluated and, with lower, as their components (sg(x_fgsm) of a literal-size x is sg(x[0] − …),
+    sg(x[1] − …) once the request is lowered)."""
     found: list = []
-    for value in values:
+    for value in [form for value in values for form in (_forms(value) if lower else [value])]:
         items = list(value) if isinstance(value, (sp.NDimArray, list, tuple)) else [value]
         for item in items:
             if isinstance(item, StopGradient) and item not in found:
@@ -34,15 +43,53 @@ def _stops_of(values) -> list:
     return found
 
 
-def regrouped(entries: tuple, written: tuple) -> tuple:
+def _forms(value) -> list:
+    """The value as evaluated, and as the component engine holds it when it has literal sizes."""
+    try:
+        low = lowered(value)
+    except GradlangError:  # too many components to lower: the request is not lowered either
+        return [value]
+    return [value] if low is value or low == value else [value, low]
+
+
+def named_stops(request) -> dict:
+    """{a stop of the formula: the stop of the user's name} for each stop written on a name the user bound
+    (sg(x_fgsm)): the whole stop as sg(x_fgsm), each of its components (a request lowered to components) as
+    sg(x_fgsm[0]), so a derivation names a stop by what it stops, one name per written stop."""
+    from gradlang.expr.tensor.nodes import Var, shape_of
+
+    out: dict = {}
+    for site in getattr(request, "written", None) or ():
+        for value in site.values if site.named else ():
+            for form in _forms(value):
+                if isinstance(form, StopGradient):
+                    shape = shape_of(form)
+                    out.setdefault(form, StopGradient(Var(site.named, shape) if shape else
+                                                      sp.Symbol(site.named, real=True)))
+                elif isinstance(form, sp.NDimArray):
+                    out.update({item: StopGradient(sp.Symbol(f"{site.named}[{', '.join(map(str, index))}]", real=True))
+                                for index, item in _indexed(form) if isinstance(item, StopGradient) and item not in out})
+    return out
+
+
+def _indexed(array) -> list:
+    """(index, entry) for each entry of an array, in order."""
+    import itertools
+
+    return [(index, array[index]) for index in itertools.product(*(range(n) for n in array.shape))]
+
+
+def regrouped(entries: tuple, written) -> tuple:
     """The entries, one per stop written, in the order written: those of one written stop merged, a written
-    stop of a constant given its entry (irrelevant), then the stops no site wrote (a builtin's) as they were."""
-    if not written:
+    stop of a constant given its entry (irrelevant); a stop no site wrote (a builtin's) has none. written is
+    None when no evaluator recorded the stops (a request built by hand): the entries stay as they are."""
+    if written is None:
         return entries
     owner, place = {}, {}
     constants = []
+    lower = any(entry.level == "components" for entry in entries)  # the request was lowered: so are the sites
     for site in written:
-        stops = _stops_of(site.values)
+        stops = _stops_of(site.values, lower)
         if not stops and site.text not in {c.text for c in constants}:  # sg(A) written twice: one stop,
             constants.append(site)                                        # as a variable's is one node
         for k, stop in enumerate(stops):
@@ -51,7 +98,8 @@ def regrouped(entries: tuple, written: tuple) -> tuple:
     groups: dict = {site.key: [] for site in written}  # in the order written (met by the evaluator)
     for entry in entries:
         site = owner.get(entry.stop)
-        groups.setdefault(site.key if site is not None else entry.stop, []).append(entry)
+        if site is not None:  # else a builtin's own stop: no entry
+            groups[site.key].append(entry)
     sites = {site.key: site for site in written}
     out = []
     for key, members in groups.items():
@@ -88,10 +136,12 @@ def _constant(site) -> StopEntry:
 
 def with_written(explanation, phrase):
     """The explanation with its ledger one entry per stop written (and its summary's count to match)."""
-    written = getattr(explanation.request, "written", ())
+    written = getattr(explanation.request, "written", None)
     entries = regrouped(explanation.ledger, written)
     if entries == explanation.ledger:
         return explanation
     old, new = phrase(explanation.ledger), phrase(entries)
-    summary = explanation.summary.replace(old, new) if old else "; ".join(p for p in (explanation.summary, new) if p)
+    parts = explanation.summary.split("; ")
+    parts = [new if p == old else p for p in parts] if old in parts else [*parts, new]
+    summary = "; ".join(p for p in parts if p)  # the count of the stops written in its place, or none
     return replace(explanation, ledger=entries, summary=summary)

@@ -195,7 +195,7 @@ def rule_extremum(expr, ctx):
             subs.append(d)
     name = "max" if isinstance(expr, Maximum) else "min"
     note = (f"the arguments that attain the {name}imum share its gradient equally: "
-            f"{name}_share(k, ...) is 1/t for each of t tied arguments, else 0")
+            f"1/t to each of t tied arguments, else 0")
     return ctx.make(name, expr, sp.Add(*terms), subs, note=note)
 
 

@@ -134,7 +134,7 @@ class MaxAlong(_Axes):
 class MaxSharesAlong(_Axes):
     """The gradient of max over axes: 1/t on the t entries of each group that attain its maximum."""
 
-    spelling = TupleSpelling("max_shares({0}, {tuple})", r"\operatorname{argmax\_share}_{ {tuple} }\left({0}\right)",
+    spelling = TupleSpelling("max_shares({0}, {tuple})", r"\frac{\left[{0} = \max_{ {tuple} }\left({0}\right)\right]}{\sum_{ {tuple} }\left[{0} = \max_{ {tuple} }\left({0}\right)\right]}",
                              "∂max_{tuple}({0})", "_gl_max_shares_along({0}, {tuple})")
 
     @property

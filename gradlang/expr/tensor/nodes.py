@@ -278,7 +278,7 @@ class MaxShares(TensorOp):
     nargs = 1
     # plain in the language's own builtins, so it reads back at every rank: the ties, over their count
     spelling = Spelling("(where({0} == max({0}), 1, 0)/sum(where({0} == max({0}), 1, 0)))",
-                        r"\operatorname{argmax\_share}\left({0}\right)", "∂max({0})", "_gl_max_shares_vector({0})")
+                        r"\frac{\left[{0} = \max\left({0}\right)\right]}{\sum\left[{0} = \max\left({0}\right)\right]}", "∂max({0})", "_gl_max_shares_vector({0})")
 
     @property
     def shape(self):
@@ -353,7 +353,7 @@ class MaxAxis(_AlongAxis):
 class MaxSharesAxis(_LinewiseAxis):
     """The gradient of max(M, axis): in each column or row, 1/t on the t entries that attain its maximum."""
 
-    spelling = Spelling("max_shares({0}, {1})", r"\operatorname{argmax\_share}_{{1}}\left({0}\right)",
+    spelling = Spelling("max_shares({0}, {1})", r"\frac{\left[{0} = \max_{{1}}\left({0}\right)\right]}{\sum_{{1}}\left[{0} = \max_{{1}}\left({0}\right)\right]}",
                         "∂max_{1}({0})", "_gl_max_shares_axis({0}, {1})")
 
 
