@@ -32,6 +32,7 @@ from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor.listed import TensorList
+from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import Var, shape_of
 
 _PASSES = ("grad", "jacobian", "hessian")
@@ -63,10 +64,12 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
     """The one view of one request (the module's docstring says which)."""
     from gradlang.explain.backward.view import backward_view
 
-    if request.operation == "backward" and _symbolic(request) and not unfold:
+    if request.operation == "backward" and not unfold and _by_tensor_backward(request):
         return _backward_by_tensors(request, depth, point, names)
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
+    if request.operation == "blocked" and not unfold and _by_tensor_backward(request):
+        return _blocked_by_tensors(request, depth, point, names)
     request = _listed(request)
     if not unfold and _by_declared_scalars(request):
         return _by_rule_table(request, depth, point, unfold, lower=False)
@@ -93,6 +96,27 @@ def _backward_by_tensors(request, depth, point, names):
     per operation (the reverse pass of grad(e, x), which it equals), the call shown as written."""
     as_grad = replace(request, operation="grad")
     explanation = _tensor_checked(tensor_explanation(as_grad, depth, names), as_grad, point)
+    return replace(explanation, request=request)
+
+
+def _by_tensor_backward(request) -> bool:
+    """backward(e, x) or blocked(e, x) by a declared vector or matrix: the tensor pass wherever grad(e, x)
+    takes it, at `R^3` as at `R^n` (one engine); components where grad reads by components (a scalar
+    variable, a formula picking the variable's components at a literal size, a selection, unfold)."""
+    if getattr(request, "whole", None) is not None or not (isinstance(request.wrt, Var) and shape_of(request.wrt)):
+        return False
+    return _symbolic(request) or not _picks(request.expr, request.wrt)
+
+
+def _blocked_by_tensors(request, depth, point, names):
+    """blocked(e, x): the tensor pass of the derivative (grad's reverse pass, a Jacobian's forward pass) with
+    its ledger, whose removed terms are what blocked gives (true = kept + removed); the call shown as written,
+    its value the statement's."""
+    from gradlang.core.tensor_derivatives import TABLE
+
+    operation = "grad" if t.rank(request.expr) == 0 else "jacobian"
+    derivative = replace(request, operation=operation, result=TABLE[operation]([request.expr, request.wrt]))
+    explanation = _tensor_checked(tensor_explanation(derivative, depth, names), derivative, point)
     return replace(explanation, request=request)
 
 

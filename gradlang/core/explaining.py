@@ -233,7 +233,7 @@ def _own_result(step, body) -> bool:
         return False
     if isinstance(body, lo.Index):
         return isinstance(request, SelectedRequest) and request.operation != "blocked" and isinstance(body.base, lo.Call)
-    return is_tensor(request.expr)
+    return is_tensor(request.expr) and request.operation != "blocked"  # a blocked pass derives the derivative
 
 
 def by_scalars(name: str, args: list):

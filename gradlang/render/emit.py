@@ -22,10 +22,9 @@ import textwrap
 
 from gradlang.errors import GradlangError, Span, Warning
 from gradlang.render import json as json_render
-from gradlang.render.latex import to_latex
+from gradlang.render.latex import to_latex, value_shown
 from gradlang.render.messages import error_text, interrupted_text, safe_text
 from gradlang.render.plain import to_plain
-from gradlang.render.shown import shown_result
 
 FORMATS = ("pretty", "plain", "latex", "json")
 
@@ -106,7 +105,7 @@ class Emitter:
             comment = "".join(f"% {line}\n" for line in result.source.splitlines())
             self._write(f"{self._separator()}% line {result.line}:\n{comment}")
         parts = [to_latex(step) for step in result.steps]
-        value = to_latex(shown_result(result, self.full), self.full)
+        value = to_latex(value_shown(result, self.full), self.full)  # with the derivation's names, as to_latex
         parts.append(f"\\[\n{value}\n\\]" if self.transcript else value)
         parts.extend(to_latex(attachment) for attachment in result.attachments)
         self._write("".join(part + "\n" for part in parts))

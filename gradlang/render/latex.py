@@ -216,12 +216,12 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
     def _print_Result(self, result) -> str:
         """Derivations, then the value, then attachments, one per line."""
         parts = [self._print(step) for step in result.steps]
-        parts.append(self._print(_value_shown(result, self._settings["full"])))
+        parts.append(self._print(value_shown(result, self._settings["full"])))
         parts.extend(self._print(attachment) for attachment in result.attachments)
         return "\n".join(parts)
 
 
-def _value_shown(result, full: bool):
+def value_shown(result, full: bool):
     """The value as plain text and pretty show it: under a derivation that names parts, with its names (the
     user's pi, not a letter of the value printer's own), its other parts named apart from those."""
     from gradlang.render.shown import derivation_names, in_its_form, shown
