@@ -27,7 +27,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.core.explaining import by_symbolic, check_printable
+from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
@@ -68,6 +68,8 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         return _backward_by_tensors(request, depth, point, names)
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
+    if isinstance(request, SelectedRequest) and is_tensor(request.expr):  # kept a formula: explaining.py
+        return _selected(request, depth, point, unfold, names)
     if request.operation == "blocked" and not unfold and _by_tensor_backward(request):
         return _blocked_by_tensors(request, depth, point, names)
     request = _listed(request)
@@ -106,6 +108,21 @@ def _by_tensor_backward(request) -> bool:
     if getattr(request, "whole", None) is not None or not (isinstance(request.wrt, Var) and shape_of(request.wrt)):
         return False
     return _symbolic(request) or not _picks(request.expr, request.wrt)
+
+
+def _selected(request, depth, point, unfold: bool, names):
+    """grad(e, x)[1], jacobian(s, x)[0, 2]: where the tensor pass takes the whole request, its derivation
+    and one line more that picks the entries asked for, at `R^3` as at `R^n`; else the selected components
+    by the rule table (a selection of a formula that picks x's own components, unfold)."""
+    from gradlang.core.explaining import narrowed_to_components
+
+    whole = request.whole
+    by_components = not _by_tensor_pass(whole, unfold) or _picks(whole.expr, whole.wrt)
+    if by_components and not _no_components(whole):
+        return _explanation(narrowed_to_components(whole, list(request.indices)) or whole, depth, point, unfold, names)
+    from gradlang.explain.tensor.selection import picked
+
+    return _tensor_checked(picked(tensor_explanation(whole, depth, names), request), request, point)
 
 
 def _blocked_by_tensors(request, depth, point, names):

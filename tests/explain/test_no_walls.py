@@ -18,13 +18,10 @@ _INSTANCES = "26 lines: the let block names each use of a stop written once in a
 WALLS = {
     "reinforce:23": _INSTANCES,
     "latex:unfold_softmax": _COMPONENTS,
-    "latex:selected_grad": _COMPONENTS,
-    "latex:selected_jacobian": _COMPONENTS,
     "latex:three_factors": _COMPONENTS,
     "latex:hessian_entry": _COMPONENTS,
     "em_gaussian_mixture:26": _COMPONENTS,
     "pitfalls:12": _COMPONENTS,
-    "pitfalls:15": _COMPONENTS,
     "tour:16": _COMPONENTS,
 }
 PROGRAMS = [(name, source) for name, source in every_program() if name not in WALLS]

@@ -250,3 +250,24 @@ def test_the_cli_latex_value_keeps_the_users_names(tmp_path):
                          text=True, check=True).stdout
     value = out.split(r"\end{align*}")[-1]
     assert r"\pi_{2}" in value and "s_{1}" not in value and "softmax" not in value
+
+
+@pytest.mark.parametrize("call, last", [
+    ("jacobian(softmax(x), x)[0, 2]", "# (2)  (∂s/∂x)[0, 2] = (diag(s) - outer(s, s))[0, 2] = -s[0]*s[2]"),
+    ("grad(log(softmax(x - sg(max(x)))[0]), x)[1]", "= -softmax(x - c)[1]"),
+    ("hessian(sum(x^3), x)[1, 1]", "= 6*x[1]"),
+])
+def test_a_selection_is_the_tensor_pass_and_a_line_that_picks_it_at_every_size(call, last):
+    """One engine: explain grad(e, x)[1] at R^3 is the pass of R^n and one line more (it was the rule table's
+    walk of 20 lines of 194 columns at R^3, and at R^n the whole derivative, its index dropped: `[]`)."""
+    at_3, at_n = _derivation(f"x: R^3\nexplain {call}"), _derivation(f"n: size\nx: R^n\nexplain {call}")
+    assert [line.replace(", 3)", ", n)") for line in at_3[:-1]] == at_n[:-1]
+    picking = [line for line in at_3 if last in line]
+    assert picking and "[]" not in at_n[0] and max(len(line) for line in at_3 + at_n) <= 100
+    rng = np.random.default_rng(5)
+    point = rng.normal(size=3).round(3).tolist()
+    value = Session().run(f"x: R^3\nexplain {call} at x = {point}")[-1].value
+    whole = call[:call.rindex("[")]
+    index = tuple(int(i) for i in call[call.rindex("[") + 1:-1].split(","))
+    expected = np.array(Session().run(f"x: R^3\n{whole} at x = {point}")[-1].value, dtype=float)[index]
+    assert float(value) == pytest.approx(float(expected), rel=1e-12)

@@ -194,8 +194,8 @@ def rule_extremum(expr, ctx):
         if ctx.involves(arg):
             subs.append(d)
     name = "max" if isinstance(expr, Maximum) else "min"
-    note = (f"the arguments that attain the {name}imum share its gradient equally: "
-            f"{name}_share(k, ...) is 1/t for each of t tied arguments, else 0")
+    note = (f"ties share its gradient equally: "  # short, so the note fits 100 columns at any depth
+            f"{name}_share(k, ...) is 1/t for each of t ties, else 0")
     return ctx.make(name, expr, sp.Add(*terms), subs, note=note)
 
 
