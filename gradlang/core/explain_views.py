@@ -117,8 +117,8 @@ def _selected(request, depth, point, unfold: bool, names):
     from gradlang.core.explaining import narrowed_to_components
 
     whole = request.whole
-    by_components = not _by_tensor_pass(whole, unfold) or _picks(whole.expr, whole.wrt)
-    if by_components and not _no_components(whole):
+    componentwise = not _by_tensor_pass(whole, unfold) or _picks(whole.expr, whole.wrt)
+    if componentwise and not _no_components(whole):
         return _explanation(narrowed_to_components(whole, list(request.indices)) or whole, depth, point, unfold, names)
     from gradlang.explain.tensor.selection import picked
 

@@ -238,13 +238,10 @@ class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredO
     def _value_line(self, value, prefix: str) -> Text:
         """A value too large to draw after a derivation: one line of it, and its shape (--full draws it whole)."""
         width = self._settings["num_columns"] or 100
-        line = Text(prefix, style=GUTTER_STYLE)
-        where = "".join(f", where {to_line(name)} = {to_line(part)}" if k == 0 else f", {to_line(name)} = {to_line(part)}"
-                        for k, (name, part) in enumerate(value.named if value.tensor else ()))
-        line.append_text(styled(to_line(value.value) + where))
-        if line.cell_len > width:
-            line.truncate(width - 1)
-            line.append("…")
+        line = _shortened(Text(prefix, style=GUTTER_STYLE).append_text(styled(to_line(value.value))), width)
+        for k, (name, part) in enumerate(value.named if value.tensor else ()):  # each name on a line of its own, so
+            lead = " " * len(prefix) + ("where " if k == 0 else "      ")    # none is cut off with the value
+            line.append("\n").append_text(_shortened(Text(lead).append_text(styled(f"{to_line(name)} = {to_line(part)}")), width))
         shape = shape_of(to_symbolic(value.value))
         what = self._what(shape)
         line.append(f"\n{' ' * len(prefix)}({what} on one line, shortened: --full or :full draws it whole)", GUTTER_STYLE)
@@ -383,6 +380,14 @@ def _told_by_attachment(result) -> bool:
         return False
     told = getattr(result.attachments[0], "value", None)
     return told is not None and told == result.value
+
+
+def _shortened(line: Text, width: int) -> Text:
+    """The line cut to the width with a mark, when it is wider."""
+    if line.cell_len > width:
+        line.truncate(width - 1)
+        line.append("…")
+    return line
 
 
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):
