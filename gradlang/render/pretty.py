@@ -32,7 +32,7 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 from gradlang import limits
 from gradlang.expr import primitives
 from gradlang.expr.tensor.nodes import TensorOp
-from gradlang.expr.tensor.spelling import hadamard_pretty
+from gradlang.expr.tensor.spelling import hadamard_pretty, names_shown
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
@@ -206,9 +206,10 @@ class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredO
         with_source = self._settings["source"]
         gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
         parts = [source_text(result)] if with_source else []
-        parts.extend(self._print(step) for step in result.steps)
-        if not _told_by_attachment(result):
-            parts.append(self._value_part(result, gutter))
+        with names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
+            parts.extend(self._print(step) for step in result.steps)
+            if not _told_by_attachment(result):
+                parts.append(self._value_part(result, gutter))
         parts.extend(self._print(attachment) for attachment in result.attachments)
         return Group(*parts)
 
@@ -384,10 +385,9 @@ def _told_by_attachment(result) -> bool:
 
 def _shortened(line: Text, width: int) -> Text:
     """The line cut to the width with a mark, when it is wider."""
-    if line.cell_len > width:
-        line.truncate(width - 1)
-        line.append("…")
-    return line
+    cut = line.cell_len > width
+    line.truncate(width - 1 if cut else line.cell_len)
+    return line.append("…") if cut else line
 
 
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):

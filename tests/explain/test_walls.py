@@ -271,3 +271,16 @@ def test_a_selection_is_the_tensor_pass_and_a_line_that_picks_it_at_every_size(c
     index = tuple(int(i) for i in call[call.rindex("[") + 1:-1].split(","))
     expected = np.array(Session().run(f"x: R^3\n{whole} at x = {point}")[-1].value, dtype=float)[index]
     assert float(value) == pytest.approx(float(expected), rel=1e-12)
+
+
+def test_an_entry_beside_a_name_of_its_spelling_keeps_its_brackets():
+    """pi[2] and a name pi2 were both π₂ in pretty and both \\pi_{2} in LaTeX: beside such a name the entry
+    keeps its brackets, π[2]; without one it is π₂ as before."""
+    both = ("theta: R^3\npi = softmax(theta)\npi2 = softmax(2*theta)\n"
+            "explain grad(log(pi[2]) * log(pi2[1]), theta)")
+    pretty = _pretty(both)
+    assert "π[2]" in pretty and "π₂[1]" in pretty
+    latex = to_latex([r for r in Session().run(both) if r.kind == "explain"][-1])
+    assert r"\pi[2]" in latex and r"{\pi_{2}}_{1}" in latex
+    alone = _pretty("theta: R^3\npi = softmax(theta)\nexplain grad(log(pi[2]), theta)")
+    assert "π₂" in alone and "π[2]" not in alone
