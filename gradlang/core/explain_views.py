@@ -7,13 +7,16 @@ shown by one view, chosen from the request alone:
 - a grad, jacobian or hessian of a tensor formula by a declared vector or
   matrix, as written: the tensor reverse pass (grad) or forward pass
   (jacobian, hessian), at any size (explain/tensor/), with the stop ledger
-  at the tensor level (one entry per stop the user wrote);
+  at the tensor level (one entry per stop the user wrote); so too backward
+  (grad's pass), blocked (its derivative's pass and ledger) and a selection
+  of any of them (the pass and a line that picks the entries);
 - a grad of a tensor formula by a list of scalar symbols: the reverse pass too,
   unless a vector identity derives it (EM's weighted means keep theirs);
-- anything else (a selected component, unfold, diff, blocked, backward, a
-  request the tensor engine lowered itself because it holds x[0] beside x, or
-  one the tensor passes have no rule for): the scalar rule table over the
-  request lowered to its components (`lower`), with the component ledger.
+- anything else (unfold, diff, a formula that picks x's own components at a
+  literal size, a variable that is a scalar or a list, a request the tensor
+  engine lowered itself because it holds x[0] beside x, or one the tensor
+  passes have no rule for): the scalar rule table over the request lowered to
+  its components (`lower`), with the component ledger; backward's is the tape.
 
 `x: R^3` and `x: R^n` thus show the same derivation wherever the tensor passes
 take the request, closing check included: one mechanism at every size
