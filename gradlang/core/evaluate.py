@@ -46,6 +46,7 @@ from gradlang.expr.values import (
 from gradlang.expr.tensor.broadcast import without_zeros
 from gradlang.expr.tensor.joins import Stack
 from gradlang.expr.tensor.listed import TensorList, is_list, refused
+from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lowered import written_names
 
@@ -421,11 +422,13 @@ class Evaluator:
 def _recorded(name: str, args: list) -> bool:
     """Does explain show this derivative of tensors? grad, jacobian and hessian at any size (one variable);
     diff and blocked by declared scalars that no tensor part holds at any size (the rule table, sum(x) a
-    constant); blocked otherwise at literal sizes, by the rule table over its components."""
+    constant); blocked by a declared tensor at any size (the tensor pass of its derivative, core/explain_views.py),
+    otherwise at literal sizes, by the rule table over its components."""
     if name in ("diff", "blocked") and len(args) > 1 and explaining.by_declared_scalars(args[0], args[1:]):
         return True
     if name == "blocked":
-        return not any(literal_sizes.symbolic(a) for a in args)
+        by_tensor = len(args) == 2 and isinstance(args[1], Var) and bool(tensor_shape(args[1]))
+        return by_tensor or not any(literal_sizes.symbolic(a) for a in args)
     if name == "backward":  # a tensor value only at a symbolic size (tensor_derivatives._backward)
         return True
     return name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args)

@@ -7,13 +7,16 @@ shown by one view, chosen from the request alone:
 - a grad, jacobian or hessian of a tensor formula by a declared vector or
   matrix, as written: the tensor reverse pass (grad) or forward pass
   (jacobian, hessian), at any size (explain/tensor/), with the stop ledger
-  at the tensor level (one entry per stop the user wrote);
+  at the tensor level (one entry per stop the user wrote); so too backward
+  (grad's pass), blocked (its derivative's pass and ledger) and a selection
+  of any of them (the pass and a line that picks the entries);
 - a grad of a tensor formula by a list of scalar symbols: the reverse pass too,
   unless a vector identity derives it (EM's weighted means keep theirs);
-- anything else (a selected component, unfold, diff, blocked, backward, a
-  request the tensor engine lowered itself because it holds x[0] beside x, or
-  one the tensor passes have no rule for): the scalar rule table over the
-  request lowered to its components (`lower`), with the component ledger.
+- anything else (unfold, diff, a formula that picks x's own components at a
+  literal size, a variable that is a scalar or a list, a request the tensor
+  engine lowered itself because it holds x[0] beside x, or one the tensor
+  passes have no rule for): the scalar rule table over the request lowered to
+  its components (`lower`), with the component ledger; backward's is the tape.
 
 `x: R^3` and `x: R^n` thus show the same derivation wherever the tensor passes
 take the request, closing check included: one mechanism at every size
@@ -27,11 +30,12 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.core.explaining import by_symbolic, check_printable
+from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
 from gradlang.expr.tensor.listed import TensorList
+from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import Var, shape_of
 
 _PASSES = ("grad", "jacobian", "hessian")
@@ -63,10 +67,14 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
     """The one view of one request (the module's docstring says which)."""
     from gradlang.explain.backward.view import backward_view
 
-    if request.operation == "backward" and _symbolic(request) and not unfold:
+    if request.operation == "backward" and not unfold and _by_tensor_backward(request):
         return _backward_by_tensors(request, depth, point, names)
     if request.operation == "backward":
         return backward_view(lowered_request(request), unfold)
+    if isinstance(request, SelectedRequest) and is_tensor(request.expr):  # kept a formula: explaining.py
+        return _selected(request, depth, point, unfold, names)
+    if request.operation == "blocked" and not unfold and _by_tensor_backward(request):
+        return _blocked_by_tensors(request, depth, point, names)
     request = _listed(request)
     if not unfold and _by_declared_scalars(request):
         return _by_rule_table(request, depth, point, unfold, lower=False)
@@ -93,6 +101,42 @@ def _backward_by_tensors(request, depth, point, names):
     per operation (the reverse pass of grad(e, x), which it equals), the call shown as written."""
     as_grad = replace(request, operation="grad")
     explanation = _tensor_checked(tensor_explanation(as_grad, depth, names), as_grad, point)
+    return replace(explanation, request=request)
+
+
+def _by_tensor_backward(request) -> bool:
+    """backward(e, x) or blocked(e, x) by a declared vector or matrix: the tensor pass wherever grad(e, x)
+    takes it, at `R^3` as at `R^n` (one engine); components where grad reads by components (a scalar
+    variable, a formula picking the variable's components at a literal size, a selection, unfold)."""
+    if getattr(request, "whole", None) is not None or not (isinstance(request.wrt, Var) and shape_of(request.wrt)):
+        return False
+    return _symbolic(request) or not _picks(request.expr, request.wrt)
+
+
+def _selected(request, depth, point, unfold: bool, names):
+    """grad(e, x)[1], jacobian(s, x)[0, 2]: where the tensor pass takes the whole request, its derivation
+    and one line more that picks the entries asked for, at `R^3` as at `R^n`; else the selected components
+    by the rule table (a selection of a formula that picks x's own components, unfold)."""
+    from gradlang.core.explaining import narrowed_to_components
+
+    whole = request.whole
+    componentwise = not _by_tensor_pass(whole, unfold) or _picks(whole.expr, whole.wrt)
+    if componentwise and not _no_components(whole):
+        return _explanation(narrowed_to_components(whole, list(request.indices)) or whole, depth, point, unfold, names)
+    from gradlang.explain.tensor.selection import picked
+
+    return _tensor_checked(picked(tensor_explanation(whole, depth, names), request), request, point)
+
+
+def _blocked_by_tensors(request, depth, point, names):
+    """blocked(e, x): the tensor pass of the derivative (grad's reverse pass, a Jacobian's forward pass) with
+    its ledger, whose removed terms are what blocked gives (true = kept + removed); the call shown as written,
+    its value the statement's."""
+    from gradlang.core.tensor_derivatives import TABLE
+
+    operation = "grad" if t.rank(request.expr) == 0 else "jacobian"
+    derivative = replace(request, operation=operation, result=TABLE[operation]([request.expr, request.wrt]))
+    explanation = _tensor_checked(tensor_explanation(derivative, depth, names), derivative, point)
     return replace(explanation, request=request)
 
 

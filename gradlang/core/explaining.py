@@ -80,6 +80,15 @@ def _narrowed(request, indices: list):
             return None
         k = indices[0] % len(request.wrt.entries)
         return replace(request, wrt=request.wrt.entries[k], result=request.result.entries[k])
+    if is_tensor(request.expr) and isinstance(request.wrt, Var) and t.shape_of(request.wrt):
+        tensor = _tensor_selection(request, indices)
+        if tensor is not None:
+            return tensor
+    return narrowed_to_components(request, indices)
+
+
+def narrowed_to_components(request, indices: list):
+    """The request lowered to its components, narrowed to the selected ones (the rule table derives them)."""
     request = replace(request, expr=lowered(request.expr), wrt=lowered(request.wrt), result=lowered(request.result))
     result = to_symbolic(request.result)
     indices = tuple(i % n for i, n in zip(indices, shape_of(result)))
@@ -96,6 +105,22 @@ def _narrowed(request, indices: list):
         return _selected(request, expr=_pick(expr, indices), **common)
     wrt = to_symbolic(request.wrt)
     return _selected(request, expr=_pick(expr, indices[:own]), wrt=_pick(wrt, indices[own:]), **common)
+
+
+def _tensor_selection(request, indices: list):
+    """The selected entries of a derivative of a tensor formula by a declared tensor, kept as formulas: the
+    tensor pass derives the whole and picks them (explain_views.py), at `R^3` as at `R^n`; `whole` is the
+    request as written. None when the indices do not pick from the result as the language indexes."""
+    from gradlang.core.tensor_values import index
+    from gradlang.errors import GradlangError
+
+    try:
+        result = index(request.result, [sp.Integer(i) for i in indices])
+    except GradlangError:
+        return None
+    positions = tuple(int(i % n) if getattr(n, "is_Integer", False) else i
+                      for i, n in zip(indices, t.shape_of(request.result)))
+    return _selected(request, result=result, whole=request, indices=positions)
 
 
 def _selected(request, **changes) -> SelectedRequest:
@@ -233,7 +258,7 @@ def _own_result(step, body) -> bool:
         return False
     if isinstance(body, lo.Index):
         return isinstance(request, SelectedRequest) and request.operation != "blocked" and isinstance(body.base, lo.Call)
-    return is_tensor(request.expr)
+    return is_tensor(request.expr) and request.operation != "blocked"  # a blocked pass derives the derivative
 
 
 def by_scalars(name: str, args: list):

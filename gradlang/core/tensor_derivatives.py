@@ -194,12 +194,13 @@ def _variable(x, operation: str, scalar: bool = False):
 
 
 def _backward(args):
-    """backward(e, x) is grad(e, x); at literal sizes its tables are the tape of components (the component
-    path answers), at a symbolic size explain shows the tensor reverse pass (core/explain_views.py)."""
+    """backward(e, x) is grad(e, x); by a declared vector or matrix, at any size, explain shows the tensor
+    reverse pass (core/explain_views.py), so `R^3` reads as `R^n`; by a scalar or a component the tape of
+    components answers (the component path)."""
     from gradlang.expr.tensor.lower import symbolic
 
-    if not any(symbolic(a) for a in args):
-        raise ShapeNeedsComponents("backward's tables are those of components at literal sizes")
+    if not any(symbolic(a) for a in args) and not (isinstance(args[1], Var) and t.shape_of(args[1])):
+        raise ShapeNeedsComponents("backward by a scalar or a component is the tape of components")
     return _grad(args)
 
 

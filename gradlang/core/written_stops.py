@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 STOPS = ("sg", "stop_gradient")
-DERIVATIVES = ("diff", "grad", "jacobian", "hessian", "blocked")
+DERIVATIVES = ("diff", "grad", "jacobian", "hessian", "blocked", "backward")
 RECORDED = frozenset(STOPS + DERIVATIVES)  # the calls the evaluator records stops around (one lookup per call)
 
 

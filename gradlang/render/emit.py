@@ -22,10 +22,10 @@ import textwrap
 
 from gradlang.errors import GradlangError, Span, Warning
 from gradlang.render import json as json_render
-from gradlang.render.latex import to_latex
+from gradlang.expr.tensor.spelling import names_shown
+from gradlang.render.latex import to_latex, value_shown
 from gradlang.render.messages import error_text, interrupted_text, safe_text
 from gradlang.render.plain import to_plain
-from gradlang.render.shown import shown_result
 
 FORMATS = ("pretty", "plain", "latex", "json")
 
@@ -105,8 +105,9 @@ class Emitter:
         if self.transcript:
             comment = "".join(f"% {line}\n" for line in result.source.splitlines())
             self._write(f"{self._separator()}% line {result.line}:\n{comment}")
-        parts = [to_latex(step) for step in result.steps]
-        value = to_latex(shown_result(result, self.full), self.full)
+        with names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
+            parts = [to_latex(step) for step in result.steps]
+            value = to_latex(value_shown(result, self.full), self.full)  # with the derivation's names, as to_latex
         parts.append(f"\\[\n{value}\n\\]" if self.transcript else value)
         parts.extend(to_latex(attachment) for attachment in result.attachments)
         self._write("".join(part + "\n" for part in parts))
@@ -120,7 +121,8 @@ class Emitter:
         self._cells += 1
         from gradlang.render.pretty import to_rich
 
-        self.console.print(to_rich(result, self.console.width, self.full, source=self.transcript))
+        with names_shown(result.bound):  # rich lays the text out when printed
+            self.console.print(to_rich(result, self.console.width, self.full, source=self.transcript))
 
     def _separator(self) -> str:
         self._cells += 1

@@ -19,7 +19,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from gradlang.expr import primitives
-from gradlang.expr.tensor.spelling import hadamard_latex
+from gradlang.expr.tensor.spelling import hadamard_latex, names_shown
 from gradlang.expr.source import InStoredOrder
 from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import format_float
@@ -215,13 +215,14 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
 
     def _print_Result(self, result) -> str:
         """Derivations, then the value, then attachments, one per line."""
-        parts = [self._print(step) for step in result.steps]
-        parts.append(self._print(_value_shown(result, self._settings["full"])))
+        with names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
+            parts = [self._print(step) for step in result.steps]
+            parts.append(self._print(value_shown(result, self._settings["full"])))
         parts.extend(self._print(attachment) for attachment in result.attachments)
         return "\n".join(parts)
 
 
-def _value_shown(result, full: bool):
+def value_shown(result, full: bool):
     """The value as plain text and pretty show it: under a derivation that names parts, with its names (the
     user's pi, not a letter of the value printer's own), its other parts named apart from those."""
     from gradlang.render.shown import derivation_names, in_its_form, shown

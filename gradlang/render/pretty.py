@@ -32,7 +32,7 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 from gradlang import limits
 from gradlang.expr import primitives
 from gradlang.expr.tensor.nodes import TensorOp
-from gradlang.expr.tensor.spelling import hadamard_pretty
+from gradlang.expr.tensor.spelling import hadamard_pretty, names_shown
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient
@@ -206,9 +206,10 @@ class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredO
         with_source = self._settings["source"]
         gutter = " " * (len(str(result.line)) + 1) + "→ " if with_source else ""
         parts = [source_text(result)] if with_source else []
-        parts.extend(self._print(step) for step in result.steps)
-        if not _told_by_attachment(result):
-            parts.append(self._value_part(result, gutter))
+        with names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
+            parts.extend(self._print(step) for step in result.steps)
+            if not _told_by_attachment(result):
+                parts.append(self._value_part(result, gutter))
         parts.extend(self._print(attachment) for attachment in result.attachments)
         return Group(*parts)
 
@@ -238,13 +239,10 @@ class GradlangPrettyPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredO
     def _value_line(self, value, prefix: str) -> Text:
         """A value too large to draw after a derivation: one line of it, and its shape (--full draws it whole)."""
         width = self._settings["num_columns"] or 100
-        line = Text(prefix, style=GUTTER_STYLE)
-        where = "".join(f", where {to_line(name)} = {to_line(part)}" if k == 0 else f", {to_line(name)} = {to_line(part)}"
-                        for k, (name, part) in enumerate(value.named if value.tensor else ()))
-        line.append_text(styled(to_line(value.value) + where))
-        if line.cell_len > width:
-            line.truncate(width - 1)
-            line.append("…")
+        line = _shortened(Text(prefix, style=GUTTER_STYLE).append_text(styled(to_line(value.value))), width)
+        for k, (name, part) in enumerate(value.named if value.tensor else ()):  # each name on a line of its own, so
+            lead = " " * len(prefix) + ("where " if k == 0 else "      ")    # none is cut off with the value
+            line.append("\n").append_text(_shortened(Text(lead).append_text(styled(f"{to_line(name)} = {to_line(part)}")), width))
         shape = shape_of(to_symbolic(value.value))
         what = self._what(shape)
         line.append(f"\n{' ' * len(prefix)}({what} on one line, shortened: --full or :full draws it whole)", GUTTER_STYLE)
@@ -383,6 +381,13 @@ def _told_by_attachment(result) -> bool:
         return False
     told = getattr(result.attachments[0], "value", None)
     return told is not None and told == result.value
+
+
+def _shortened(line: Text, width: int) -> Text:
+    """The line cut to the width with a mark, when it is wider."""
+    cut = line.cell_len > width
+    line.truncate(width - 1 if cut else line.cell_len)
+    return line.append("…") if cut else line
 
 
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):

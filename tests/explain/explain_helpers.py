@@ -28,3 +28,18 @@ def log_stable_softmax_0():
     """log(softmax(x)[0]) as gradlang builds it: exp(v - sg(max(v))) / sum(...)."""
     m = StopGradient(Maximum(*XS))
     return sp.log(sp.exp(XS[0] - m) / sum(sp.exp(x - m) for x in XS))
+
+
+def tape_view(program: str):
+    """The folded tape (explain/backward/view.py) of the program's last `explain backward(e, x)`.
+
+    By a declared vector or matrix, explain shows the tensor reverse pass, at `R^3` as at `R^n` (one engine);
+    the tape of components it would have shown, which these tests read, is built from the same request."""
+    from gradlang import Session
+    from gradlang.core.explain_views import lowered_request
+    from gradlang.explain.backward.view import backward_view
+
+    [step] = Session().run(program)[-1].steps
+    if getattr(step, "tape", None) is not None:
+        return step
+    return backward_view(lowered_request(step.request), False)

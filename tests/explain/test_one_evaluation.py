@@ -73,7 +73,8 @@ def test_the_closing_check_compares_tensor_formulas_by_their_floats():
 
 @pytest.mark.parametrize("statement, summary", [
     ("grad(x[0] * sg(x[1]), x)", "constant multiple rule"),  # picks its own components: the rule table
-    ("grad(sum(x^2), x)[1]", "power rule"),                     # a selected component: the rule table
+    ("grad(x[0] * sg(x[1]), x)[1]", "constant multiple rule"),  # a selection of such a formula (a selected
+    # component of any other is the tensor pass and a line that picks it: test_walls.py)
     ("diff(sum(x^2), x[0])", "sum rule"),                       # a diff by one component
 ])
 def test_component_requests_take_the_rule_table_over_the_lowered_request(statement, summary):

@@ -33,11 +33,10 @@ STABLE = "x: R^3\nstable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v
 
 
 def _backward(program: str):
-    """The view of an explain backward statement (the vector-level tape of explain/backward/fold.py)."""
-    from gradlang import Session
+    """The vector-level tape of explain/backward/fold.py of an explain backward statement."""
+    from explain_helpers import tape_view
 
-    [view] = Session().run(program)[-1].steps
-    return view
+    return tape_view(program)
 
 
 def _rich_text(explanation) -> str:

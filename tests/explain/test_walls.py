@@ -4,6 +4,8 @@ derives at a symbolic size as the tensor reverse pass."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -66,6 +68,26 @@ def test_backward_at_a_symbolic_size_is_the_tensor_reverse_pass():
     assert to_latex(result)  # every format renders it
     grad_text = to_plain([r for r in Session().run(source.replace("backward(", "grad(")) if r.kind == "explain"][-1])
     assert text.replace("backward(", "grad(", 1) == grad_text  # the same pass as grad's, line for line
+
+
+_VQ = "W: R^({m},{k})\nx: R^{k}\nz_e = W @ x\ne: R^{m}\nexplain backward(sum((z_e - sg(e))^2) + sum((sg(z_e) - e)^2)/4, W)"
+_NORM = "x: R^{m}\nexplain backward(logsumexp(x) + norm(x)*sg(max(x)), x)"
+
+
+@pytest.mark.parametrize("form", [BACKWARD.replace("{sizes}", "").replace("{n}", "{m}"), _VQ, _NORM])
+def test_backward_at_a_literal_size_is_the_tensor_pass_of_the_symbolic_size(form):
+    """One engine: explain backward at R^3 is grad's tensor reverse pass, line for line, and the same lines as
+    at R^n but for the sizes (issue 40: it was the folded tape of components)."""
+    def lines(program):
+        return to_plain([r for r in Session().run(program) if r.kind == "explain"][-1]).splitlines()
+
+    source = form.format(m=3, k=2)
+    text = lines(source)
+    assert "tensor reverse pass" in "".join(text[:2]) and not any("│" in line for line in text)
+    assert [line.replace("backward(", "grad(", 1) for line in text] == lines(source.replace("backward(", "grad("))
+    symbolic = lines("m: size\nk: size\n" + form.format(m="m", k="k"))
+    sized = [line.replace("(m, k)", "(3, 2)").replace(", m)", ", 3)").replace(", k)", ", 2)") for line in symbolic]
+    assert text[:-2] == sized[:-2]  # the check and the value name their sizes
 
 
 def test_backward_at_a_symbolic_size_gives_the_literal_size_numbers():
@@ -197,3 +219,69 @@ def test_the_value_under_a_derivation_uses_its_stop_letter():
     assert "# let  c = stop_gradient(relu(W1 @ x))" in text
     assert text.rstrip().splitlines()[-1] == "2*outer(W2 @ c - v, c)"
     assert "t1" not in _pretty(source)
+
+
+TWO_SOFTMAXES = ("theta: R^3\npi = softmax(theta)\npi2 = softmax(2*theta)\ndelta = pi - pi2\n"
+                 "explain grad(sum(delta^2) + log(pi2[1]), theta)")
+
+
+def test_a_wall_is_named_once_and_the_name_is_used():
+    """The part named for a wall is the value the lines hold: SymPy rebuilds 2*delta, expanded back, as
+    2*pi - 2*pi2, which no line holds, so the name never showed and the same part was named five times
+    (u1 … u5, one value) while line (6) stayed 110 columns wide."""
+    lines = _derivation(TWO_SOFTMAXES)
+    lets = [line[7:] for line in lines if line.startswith(("# let  ", "#      ")) and " = " in line]
+    values = [let.split(" = ", 1)[1] for let in lets]
+    assert len(values) == len(set(values)), lets
+    steps = "\n".join(line for line in lines if line.startswith("# ("))
+    for name in (let.split(" = ", 1)[0] for let in lets):
+        assert re.search(rf"\b{name}\b", steps + "\n".join(values)), name
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_the_cli_latex_value_keeps_the_users_names(tmp_path):
+    """--latex writes the value under a derivation with the lines' names (pi as \\pi), as to_latex does,
+    not the value printer's own letters (s_1 = softmax(theta))."""
+    import subprocess
+    import sys
+
+    program = tmp_path / "p.grad"
+    program.write_text(TWO_SOFTMAXES + "\n")
+    out = subprocess.run([sys.executable, "-m", "gradlang", "--latex", str(program)], capture_output=True,
+                         text=True, check=True).stdout
+    value = out.split(r"\end{align*}")[-1]
+    assert r"\pi_{2}" in value and "s_{1}" not in value and "softmax" not in value
+
+
+@pytest.mark.parametrize("call, last", [
+    ("jacobian(softmax(x), x)[0, 2]", "# (2)  (∂s/∂x)[0, 2] = (diag(s) - outer(s, s))[0, 2] = -s[0]*s[2]"),
+    ("grad(log(softmax(x - sg(max(x)))[0]), x)[1]", "= -softmax(x - c)[1]"),
+    ("hessian(sum(x^3), x)[1, 1]", "= 6*x[1]"),
+])
+def test_a_selection_is_the_tensor_pass_and_a_line_that_picks_it_at_every_size(call, last):
+    """One engine: explain grad(e, x)[1] at R^3 is the pass of R^n and one line more (it was the rule table's
+    walk of 20 lines of 194 columns at R^3, and at R^n the whole derivative, its index dropped: `[]`)."""
+    at_3, at_n = _derivation(f"x: R^3\nexplain {call}"), _derivation(f"n: size\nx: R^n\nexplain {call}")
+    assert [line.replace(", 3)", ", n)") for line in at_3[:-1]] == at_n[:-1]
+    picking = [line for line in at_3 if last in line]
+    assert picking and "[]" not in at_n[0] and max(len(line) for line in at_3 + at_n) <= 100
+    rng = np.random.default_rng(5)
+    point = rng.normal(size=3).round(3).tolist()
+    value = Session().run(f"x: R^3\nexplain {call} at x = {point}")[-1].value
+    whole = call[:call.rindex("[")]
+    index = tuple(int(i) for i in call[call.rindex("[") + 1:-1].split(","))
+    expected = np.array(Session().run(f"x: R^3\n{whole} at x = {point}")[-1].value, dtype=float)[index]
+    assert float(value) == pytest.approx(float(expected), rel=1e-12)
+
+
+def test_an_entry_beside_a_name_of_its_spelling_keeps_its_brackets():
+    """pi[2] and a name pi2 were both π₂ in pretty and both \\pi_{2} in LaTeX: beside such a name the entry
+    keeps its brackets, π[2]; without one it is π₂ as before."""
+    both = ("theta: R^3\npi = softmax(theta)\npi2 = softmax(2*theta)\n"
+            "explain grad(log(pi[2]) * log(pi2[1]), theta)")
+    pretty = _pretty(both)
+    assert "π[2]" in pretty and "π₂[1]" in pretty
+    latex = to_latex([r for r in Session().run(both) if r.kind == "explain"][-1])
+    assert r"\pi[2]" in latex and r"{\pi_{2}}_{1}" in latex
+    alone = _pretty("theta: R^3\npi = softmax(theta)\nexplain grad(log(pi[2]), theta)")
+    assert "π₂" in alone and "π[2]" not in alone

@@ -85,7 +85,25 @@ def test_one_line_of_a_tensor_value_names_its_parts_after_it():
 
     result = _session().run("explain jacobian(softmax(W @ x), x)")[-1]
     line = GradlangPrettyPrinter(60)._value_line(shown_result(result), "→ ")
-    assert line.plain.splitlines()[0] == "→ (diag(s) − s sᵀ) W, where s = softmax(W x)"
+    assert line.plain.splitlines()[:2] == ["→ (diag(s) − s sᵀ) W", "  where s = softmax(W x)"]
+
+
+def test_a_shortened_value_line_keeps_every_name_it_uses():
+    """Each named part on a line of its own: cutting the one line after the value cut off the definitions
+    of t₂ … t₆, letters no line then introduced (issue 40)."""
+    from gradlang import Session
+    from gradlang.render.pretty import GradlangPrettyPrinter
+    from gradlang.render.shown import derivation_names, in_its_form, shown, shown_result
+
+    source = ("n: size\nx: R^n\nstable_softmax(v) = exp(v - sg(max(v))) / sum(exp(v - sg(max(v))))\n"
+              "explain blocked(stable_softmax(x), x)")
+    result = Session().run(source)[-1]
+    form = in_its_form(result)
+    value = shown_result(result) if form is None else shown(form, False, result.bound | derivation_names(result))
+    lines = GradlangPrettyPrinter(100)._value_line(value, "→ ").plain.splitlines()
+    used = {f"t{chr(0x2080 + k)}" for k in range(1, 10) if f"t{chr(0x2080 + k)}" in lines[0]}
+    defined = {line.split("=")[0].replace("where", "").strip() for line in lines[1:] if " = " in line}
+    assert used and used <= defined and all(len(line) <= 100 for line in lines)
 
 
 def test_latex_names_the_part_after_the_value():

@@ -94,7 +94,7 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
         part = _best_part(shown, wide, spell)
         if part is None:
             break
-        value = _expanded(part, names)
+        value = _raw_part(part, [*lines, *([v] for v, _ in chosen)], names)
         letter = "δ" if value in adjoints else _letter(value)
         name = _fresh(letter, used)
         used.add(name)
@@ -129,6 +129,18 @@ class _Spelling:
 
 def _shorter(value, names: dict):
     return value.xreplace(names) if names and isinstance(value, sp.Basic) else value
+
+
+def _raw_part(part, lines: list, names: dict):
+    """The value the lines hold whose spelling with the names is `part`. The part with its names expanded is
+    not always that value: SymPy rebuilds 2*delta as 2*pi - 2*pi2, which no line holds, so a name keyed by it
+    would never show (and the wall would be named again and again)."""
+    for line in lines:
+        for value in line:
+            for node in sp.preorder_traversal(value) if isinstance(value, sp.Basic) else ():
+                if _shorter(node, names) == part:
+                    return node
+    return _expanded(part, names)
 
 
 def _expanded(part, names: dict):

@@ -14,6 +14,8 @@ anything that is not a name or a call.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import sympy as sp
@@ -44,6 +46,8 @@ class Spelling:
         return self._chained(self.plain_template, node, printer, "plain")
 
     def latex(self, node, printer) -> str:
+        if _entry_beside_a_name(node):  # pi[2] beside a name pi2: \pi[2], as \pi_{2} is pi2
+            return self._wrap(printer._print(node.args[0]), 0, node.args[0], "latex") + f"[{node.args[1]}]"
         base = inverse_transposed(node)
         if base is not None:  # A^{-\top}: a transpose over A^{-1} would be a double superscript
             return self._wrap(printer._print(base), 0, base, "latex") + r"^{-\top}"
@@ -202,6 +206,28 @@ def inverse_transposed(node):
     return None
 
 
+_NAMES_SHOWN: ContextVar = ContextVar("names_shown", default=frozenset())
+
+
+@contextmanager
+def names_shown(names):
+    """Inside, an entry v[k] whose subscripted spelling is a name among these (pi[2] beside pi2, both π₂ in
+    pretty and \\pi_{2} in LaTeX) keeps its brackets: the printers of a result give its session's names."""
+    token = _NAMES_SHOWN.set(frozenset(names))
+    try:
+        yield
+    finally:
+        _NAMES_SHOWN.reset(token)
+
+
+def _entry_beside_a_name(node) -> bool:
+    from gradlang.expr.tensor.nodes import Entry
+
+    if not (isinstance(node, Entry) and isinstance(node.args[0], sp.Symbol) and len(node.args) == 2):
+        return False
+    return f"{node.args[0].name}{node.args[1]}" in _NAMES_SHOWN.get()
+
+
 def _pretty_special(spelling: Spelling, node, printer):
     """Subscripts where the index is short: e₁, eₖ, xₖ, s₀ (else the template's brackets); A⁻ᵀ."""
     from gradlang.expr.tensor.nodes import Entry, OneHot
@@ -218,7 +244,7 @@ def _pretty_special(spelling: Spelling, node, printer):
         from sympy.printing.pretty.pretty_symbology import pretty_symbol
 
         name = node.args[0].name  # as the name alone prints: π for pi, z₁₂ for z12
-        if name[-1].isdigit():  # z12[2] as z₁₂[2], never z₁₂₂
+        if name[-1].isdigit() or _entry_beside_a_name(node):  # z12[2] as z₁₂[2], never z₁₂₂; pi[2] beside pi2
             return prettyForm(pretty_symbol(name) + f"[{node.args[1]}]")
         return prettyForm(pretty_symbol(name) + _subscript(node.args[1], "[{}]"))
     return None

@@ -1,0 +1,77 @@
+"""No unexplained letter (issue 40): in the plain text of every derivation of tests/ and examples/
+(tests/explain/every_program.py), each name a formula uses is the user's (a name the program writes:
+declared, bound, a function, its parameters, a builtin it calls) or is introduced before the reader needs
+it: by the let block, by a `where` or an `r₁ = …` of a line, or by a line of the value under the derivation
+(`t1 = exp(x)`). The formulas read are those of the let block, the numbered lines (without their rule) and
+the value; the sentences are words.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from gradlang.core.session import Session
+from gradlang.render import to_plain
+from tests.explain.every_program import every_program
+
+_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?![\w(])")  # a name, not a call's (softmax( is the language's)
+_RULE = re.compile(r"\s{2,}\[[^\]]*\]\s*$")        # a numbered line's rule, [softmax: …]
+_LET_NOTE = re.compile(r"\s{2,}\(.*\)\s*$")         # a let line's note, (stopped: …)
+_DERIVATIVE = re.compile(r"\bd\w*/d\w+")           # d/dz, d²/dx²: notation, not names
+_LET = re.compile(r"^# (?:let )?\s+([^\s=]+) = (.*)$")
+_VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")
+_INTRODUCED = re.compile(r"(?:where|removes) ([A-Za-z_]\w*) = ")
+_NOTATION = {"L"}  # the loss a line differentiates (∂L/∂x), named in the title
+
+
+def formulas(text: str) -> tuple[set, list]:
+    """(the names the text introduces, the formulas it writes) of one derivation's plain text."""
+    introduced, written, in_let = set(_INTRODUCED.findall(text)), [], False
+    for line in text.splitlines():
+        in_let = line.startswith("# let  ") or in_let and line.startswith("#      ") and not line.startswith("#       ")
+        let = _LET.match(line) if in_let else None
+        if let:
+            introduced.add(let.group(1))
+            written.append(_LET_NOTE.sub("", let.group(2)))
+        elif line.startswith("# ("):
+            written.append(_RULE.sub("", re.sub(r"^# \(\d+\)\s+", "", line)))
+        elif not line.startswith("#"):
+            value = _VALUE.match(line)
+            if value:
+                introduced.add(value.group(1))
+            written.append(re.sub(r"\s+#.*$", "", value.group(2) if value else line))
+    return introduced, written
+
+
+def unexplained(source: str) -> list:
+    """(name, formula) for each name a derivation of the program writes without the reader knowing it."""
+    users = set(re.findall(r"[A-Za-z_]\w*", source)) | _NOTATION
+    found = []
+    for result in Session().iter_run(source):
+        if result is None or result.kind != "explain":
+            continue
+        introduced, written = formulas(to_plain(result))
+        for text in written:
+            for name in _NAME.findall(_DERIVATIVE.sub("", text)):
+                if name not in introduced and name not in users:
+                    found.append((name, text))
+    return found
+
+
+PROGRAMS = every_program()
+
+
+@pytest.mark.parametrize("name, source", PROGRAMS, ids=[name for name, _ in PROGRAMS])
+def test_every_letter_of_a_derivation_is_the_users_or_introduced(name, source):
+    assert unexplained(source) == []
+
+
+def test_a_letter_no_line_introduces_is_found():
+    """The check itself: a value naming t2 that no line defines is reported, one the let block names is not."""
+    text = "# (1)  ∂L/∂x = c*x  [product rule]\n# let  c = stop_gradient(x)\nt1 = exp(x)\nt1 + t2*c\n"
+    introduced, written = formulas(text)
+    assert introduced == {"c", "t1"} and "t1 + t2*c" in written
+    names = {n for w in written for n in _NAME.findall(w)} - introduced - {"x", "L"}
+    assert names == {"t2"}
