@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang import limits
 from gradlang.core import builtins, builtins_products as products
-from gradlang.core.builtin_table import builtin
 from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.builtins_joins import NAMES as JOINS, tensor_join
