@@ -19,8 +19,7 @@ from gradlang.core.builtin_table import TABLE, Call, _numbers_only
 from gradlang.core.builtins_vectors import placed
 from gradlang.expr.component_axes import along, axis_number
 from gradlang.errors import SyntaxError, ValueError
-from gradlang.expr.engine import axes as tensor_axes, involves, shape_of as tensor_shape
-from gradlang.expr.tensor import shapes
+from gradlang.expr.engine import axes as tensor_axes, involves, shape_of as tensor_shape, shapes
 from gradlang.expr.values import elements, from_elements, shape_of, to_symbolic
 from gradlang.lazy import np
 from gradlang.syntax import lowered as lo

@@ -12,7 +12,6 @@ from gradlang import limits
 from gradlang.core.builtin_table import builtin
 from gradlang.errors import LimitError, ShapeError
 from gradlang.expr.engine import nodes
-from gradlang.expr.tensor.shapes import MAX_DECLARED_RANK
 
 
 @builtin("components", 1, 1, "the entries of a vector or matrix as scalar expressions (at literal sizes)",
@@ -42,7 +41,7 @@ def _filled(node):
     return apply
 
 
-builtin("ones", 1, MAX_DECLARED_RANK, "a tensor of ones: ones(n), ones(m, n), ones(b, t, d)", "ones(3)",
+builtin("ones", 1, limits.MAX_RANK, "a tensor of ones: ones(n), ones(m, n), ones(b, t, d)", "ones(3)",
         "vector")(_filled(nodes.Ones))
-builtin("zeros", 1, MAX_DECLARED_RANK, "a tensor of zeros: zeros(n), zeros(m, n), zeros(b, t, d)", "zeros(3)",
+builtin("zeros", 1, limits.MAX_RANK, "a tensor of zeros: zeros(n), zeros(m, n), zeros(b, t, d)", "zeros(3)",
         "vector")(_filled(nodes.Zeros))

@@ -14,8 +14,7 @@ from gradlang.core.builtin_table import Call, builtin
 from gradlang.core.builtins_vectors import placed
 from gradlang.core.literal_sizes import as_constant
 from gradlang.errors import ShapeError
-from gradlang.expr.engine import axes, lower, nodes as t, rank, shape_of
-from gradlang.expr.tensor import shapes
+from gradlang.expr.engine import axes, lower, nodes as t, rank, shape_of, shapes
 
 # The engine's, imported by the first call: registering these builtins loads none of it (issue #41).
 ExpandDims, Permute, Squeeze, broadcast_to = axes.ExpandDims, axes.Permute, axes.Squeeze, axes.broadcast_to
