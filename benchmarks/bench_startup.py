@@ -10,6 +10,7 @@ gradlang's start-up). The issue asks start-up <= 1.2x `import sympy`.
 
     python benchmarks/bench_startup.py                 # 9 repeats
     python benchmarks/bench_startup.py --repeats 15 --imports
+    python benchmarks/bench_startup.py --repeats 15 --before /tmp/old   # `git archive OLD | tar -x -C /tmp/old`
 
 --imports adds the modules `gradlang -e '1 + 1'` imports beyond `import sympy`,
 by their own time under `python -X importtime` (the least of 3 runs; inflated
@@ -24,42 +25,66 @@ import resource
 import statistics
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGSHIP = str(ROOT / "examples" / "stable_softmax.grad")  # README's quickstart runs it
 
 COMMANDS = {
     "python -c 'import sympy'": ["-c", "import sympy"],
-    # What any program pays before gradlang's own modules: SymPy, lark, and SymPy's first sum (Add imports
-    # sympy.tensor.tensor and sympy.combinatorics, whatever adds).
+    # What `1 + 1` cannot avoid: SymPy and lark (the parser). A sum of numbers builds no SymPy Add.
+    "python -c 'import sympy, lark'": ["-c", "import sympy, lark"],
+    # What any program with a symbol pays before gradlang's own modules: SymPy's first symbolic sum (Add
+    # imports sympy.tensor.tensor and sympy.combinatorics, whatever adds).
     "python -c 'import sympy, lark; x + 1'": ["-c", "import sympy, lark; sympy.Symbol('x') + 1"],
     "python -c 'import gradlang'": ["-c", "import gradlang"],
     "python -c 'from gradlang import Session'": ["-c", "from gradlang import Session"],
     "gradlang --plain -e '1 + 1'": ["-m", "gradlang", "--plain", "-e", "1 + 1"],
     "gradlang --plain -e 'x: R^n; grad(sum(exp(x)), x)'": ["-m", "gradlang", "--plain", "-e",
                                                            "n: size\nx: R^n\ngrad(sum(exp(x)), x)"],
+    "gradlang --plain examples/stable_softmax.grad": ["-m", "gradlang", "--plain", FLAGSHIP],
 }
+TARGET = 1.2  # issue #41: start-up <= 1.2x `import sympy`
+OURS = [name for name in COMMANDS if name.startswith("gradlang")]  # the rows --before runs again from another tree
 
 
-def _environment() -> dict:
+def _environment(tree: str | None = None) -> dict:
+    """The children's environment: bytecode written and read, as installed; `tree` first on the path."""
     environment = dict(os.environ)
     environment.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: modules load from their bytecode
+    if tree is not None:
+        environment["PYTHONPATH"] = tree
     return environment
 
 
 def cpu_seconds(arguments: list, environment: dict) -> float:
-    """CPU seconds (user + system) of one whole Python process."""
+    """CPU seconds (user + system) of one whole Python process, run in the first folder of its PYTHONPATH
+    (`python -c` and `-m` put the working folder first on sys.path: elsewhere, a gradlang there would win)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, *arguments], env=environment, check=True, stdout=subprocess.DEVNULL)
+    folder = environment.get("PYTHONPATH", str(ROOT)).split(os.pathsep)[0] or str(ROOT)
+    subprocess.run([sys.executable, *arguments], env=environment, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, cwd=folder)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(repeats: int) -> dict:
-    """{command: [CPU seconds of each repeat]}, the commands interleaved, after one run each not counted."""
-    environment = _environment()
-    for arguments in COMMANDS.values():
+def _runs(before: str | None) -> dict:
+    """{row: (arguments, environment)}; with `before`, gradlang's rows again from that tree (a checkout of an
+    older commit), interleaved with the rest."""
+    runs = {name: (arguments, _environment()) for name, arguments in COMMANDS.items()}
+    if before is not None:
+        runs.update({f"before: {name}": (COMMANDS[name], _environment(before)) for name in OURS})
+    return runs
+
+
+def measure(repeats: int, before: str | None = None) -> dict:
+    """{row: [CPU seconds of each repeat]}, the rows interleaved, after one run each not counted."""
+    runs = _runs(before)
+    for arguments, environment in runs.values():
         cpu_seconds(arguments, environment)  # writes the bytecode
-    times: dict = {name: [] for name in COMMANDS}
+    times: dict = {name: [] for name in runs}
     for _ in range(repeats):
-        for name, arguments in COMMANDS.items():
+        for name, (arguments, environment) in runs.items():
             times[name].append(cpu_seconds(arguments, environment))
     return times
 
@@ -95,18 +120,29 @@ def print_imports(limit: int = 25) -> None:
         print(f"| {name} | {us / 1000:.1f} |")
 
 
+def print_table(times: dict, repeats: int) -> None:
+    """Medians, their ratio to `import sympy`, and the median of the ratios within each round of runs (which
+    a burst of load on the shared cores, hitting one round, moves less)."""
+    sympy = times["python -c 'import sympy'"]
+    base = statistics.median(sympy)
+    print(f"Start-up, CPU seconds of whole processes, median of {repeats} interleaved runs\n")
+    print("| command | CPU s | / import sympy | median of per-round ratios |\n|---|---|---|---|")
+    for name, seconds in times.items():
+        median = statistics.median(seconds)
+        per_round = statistics.median(s / b for s, b in zip(seconds, sympy))
+        print(f"| `{name}` | {median:.3f} | {median / base:.2f} | {per_round:.2f} |")
+    ratio = statistics.median(times["gradlang --plain -e '1 + 1'"]) / base
+    print(f"\n`gradlang -e '1 + 1'` / `import sympy` = {ratio:.2f}: the target <= {TARGET} is "
+          f"{'met' if ratio <= TARGET else 'not met'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--imports", action="store_true", help="list the modules imported beyond sympy's")
+    parser.add_argument("--before", metavar="TREE", help="also run gradlang's rows from this tree, interleaved")
     options = parser.parse_args()
-    times = measure(options.repeats)
-    base = statistics.median(times["python -c 'import sympy'"])
-    print(f"Start-up, CPU seconds of whole processes, median of {options.repeats} interleaved runs\n")
-    print("| command | CPU s | / import sympy |\n|---|---|---|")
-    for name, seconds in times.items():
-        median = statistics.median(seconds)
-        print(f"| `{name}` | {median:.3f} | {median / base:.2f} |")
+    print_table(measure(options.repeats, options.before), options.repeats)
     if options.imports:
         print_imports()
 

@@ -208,6 +208,12 @@ class NeedsNumbers(ValueError):
     component path stops here, and an `at` takes the whole-tensor formula (ArgMax) to its point instead."""
 
 
+class FreeIndex(ValueError):
+    """Components of a value that picks one by an index left symbolic (x[k], onehot(k, 3)): there are none
+    until the index is given, so an `at` at literal sizes hands such a value to the tensor engine
+    (expr/tensor/lower.py raises it; here, so a module may catch it without importing the engine)."""
+
+
 class InternalError(GradlangError):
     """A bug in gradlang itself, never the user's fault."""
 

@@ -12,6 +12,7 @@ numbers at one point come from expr/pure_numeric.py instead.
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 _TYPES = ("ndarray", "bool_", "floating", "integer")
@@ -62,3 +63,82 @@ def _import_numpy():
 
 
 np = _LazyNumpy()
+
+
+class Deferred:
+    """`from module import name`, done when the name is first used, so start-up never loads a module that a
+    program does not reach (issue #41: `1 + 1` loads no tensor engine).
+
+    The rule is NumPy's above: an object of the module's classes exists only once the module is loaded, so
+    until then `isinstance(value, Deferred)` is false without importing it. A call, or any attribute, imports
+    the module. The name is read from the module at each use, as `module.name` is (so a test that patches
+    it is seen). What the proxy is not: a class to subclass, or a type to hand to an API that tests
+    `isinstance(t, type)` (SymPy's atoms, has, replace): use `resolved()` there, or import the module.
+    tests/test_architecture.py reads each `deferred("gradlang…")` as an import (layers and cycles)."""
+
+    __slots__ = ("_module", "_name", "_loaded")
+
+    def __init__(self, module: str, name: str):
+        self._module, self._name, self._loaded = module, name, None
+
+    def resolved(self):
+        """The object itself, its module imported now if it was not."""
+        if self._loaded is None:
+            self._loaded = importlib.import_module(self._module)
+        return getattr(self._loaded, self._name)
+
+    def _if_loaded(self):
+        """The object if its module is loaded (and done defining it), else None; nothing is imported."""
+        if self._loaded is None:
+            self._loaded = sys.modules.get(self._module)
+            if self._loaded is None:
+                return None
+        return getattr(self._loaded, self._name, None)
+
+    def __call__(self, *args, **kwargs):
+        return self.resolved()(*args, **kwargs)
+
+    def __getattr__(self, attribute: str):
+        return getattr(self.resolved(), attribute)
+
+    def __instancecheck__(self, value) -> bool:
+        target = self._if_loaded()
+        return target is not None and isinstance(value, target)
+
+    def __subclasscheck__(self, cls) -> bool:
+        target = self._if_loaded()
+        return target is not None and issubclass(cls, target)
+
+    def __repr__(self) -> str:
+        return f"deferred({self._module!r}, {self._name!r})"
+
+
+class DeferredModule:
+    """A module whose names are `Deferred`: `t = deferred_module("…nodes")`, then `t.Var` and `t.shape_of(x)`
+    as with `from … import nodes as t`, the module imported on the first call or attribute of a name."""
+
+    def __init__(self, module: str):
+        self._module = module
+
+    def __getattr__(self, name: str) -> Deferred:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = Deferred(self._module, name)
+        setattr(self, name, value)
+        return value
+
+    def loaded(self) -> bool:
+        """Whether the module has been imported (by anyone)."""
+        return self._module in sys.modules
+
+    def names(self, *names: str) -> tuple:
+        """`A, B = m.names("A", "B")`, as `from m import A, B` would bind them."""
+        return tuple(getattr(self, name) for name in names)
+
+
+def deferred(module: str, name: str) -> Deferred:
+    return Deferred(module, name)
+
+
+def deferred_module(module: str) -> DeferredModule:
+    return DeferredModule(module)

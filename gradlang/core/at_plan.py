@@ -33,13 +33,16 @@ from collections import OrderedDict
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core.point_indices import _index_symbols
-from gradlang.expr.tensor.nodes import Var
+from gradlang.expr.engine import Var
 from gradlang.expr.values import is_condition
-from gradlang.lazy import np
+from gradlang.lazy import deferred, np
 from gradlang.remembered import CAPACITY, trim
 from gradlang.syntax import lowered as lo
-from gradlang.tools.tensor_kinks import has_kinks, kink_notes
+
+# A plan is made by core/at.py's whole way, which has imported these; the first `at` runs it (issue #41).
+_index_symbols = deferred("gradlang.core.point_indices", "_index_symbols")
+has_kinks = deferred("gradlang.tools.tensor_kinks", "has_kinks")
+kink_notes = deferred("gradlang.tools.tensor_kinks", "kink_notes")
 
 _PLANS: OrderedDict = OrderedDict()  # (id(At node), id(value)) -> Plan; the plan holds both, so the ids stay theirs
 

@@ -345,5 +345,7 @@ from gradlang.core import builtins_joins  # noqa: E402,F401
 from gradlang.core import builtins_shapes  # noqa: E402,F401  (broadcast_to, expand_dims, squeeze, transpose)
 from gradlang.core.loading import READS_TEXT  # noqa: E402,F401  (the evaluator asks builtins)
 from gradlang.core import builtins_tools  # noqa: E402,F401  (gradcheck, plot)
+from gradlang.core import builtins_products  # noqa: E402,F401  (einsum, reshape, take, scatter_add)
+from gradlang.core import builtins_filled  # noqa: E402,F401  (components, ones, zeros)
 
 builtins_axes.give_axes()

@@ -19,10 +19,7 @@ from gradlang.core.builtin_table import TABLE, Call, _numbers_only
 from gradlang.core.builtins_vectors import placed
 from gradlang.expr.component_axes import along, axis_number
 from gradlang.errors import SyntaxError, ValueError
-from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.axes import ExpandDims
-from gradlang.expr.tensor.lower import involves
-from gradlang.expr.tensor.nodes import shape_of as tensor_shape
+from gradlang.expr.engine import axes as tensor_axes, involves, shape_of as tensor_shape, shapes
 from gradlang.expr.values import elements, from_elements, shape_of, to_symbolic
 from gradlang.lazy import np
 from gradlang.syntax import lowered as lo
@@ -98,7 +95,7 @@ def kept_dims(value, flag, args: list, node):
     rank = len(_shape(args[0]))
     axes = shapes.axes_of(args[1] if len(args) > 1 else None, rank, "keepdims")
     if involves(value):
-        return ExpandDims(value, *axes)
+        return tensor_axes.ExpandDims(value, *axes)
     if isinstance(value, np.ndarray):
         return np.expand_dims(value, axes)
     shape = list(_shape(value))

@@ -20,10 +20,11 @@ from gradlang.core.builtin_table import Call, builtin
 from gradlang.core.builtins_vectors import placed
 from gradlang.core.literal_sizes import as_constant
 from gradlang.errors import ShapeError, ShapeNeedsComponents
-from gradlang.expr.tensor.joins import Concat, Stack
-from gradlang.expr.tensor.listed import TensorList
-from gradlang.expr.tensor.lower import components
-from gradlang.expr.tensor.nodes import Literal, Row, Zeros
+from gradlang.expr.engine import TensorList, joins, lower, nodes
+
+# The engine's, imported by the first call: registering concat and stack loads none of it (issue #41).
+Concat, Stack, components = joins.Concat, joins.Stack, lower.components
+Literal, Row, Zeros = nodes.Literal, nodes.Row, nodes.Zeros
 
 NAMES = ("concat", "stack")
 _NODES = {"concat": Concat, "stack": Stack}

@@ -14,9 +14,12 @@ import sympy as sp
 from gradlang.core.builtin_table import Call, builtin
 from gradlang.core.builtins_vectors import placed
 from gradlang.errors import ShapeError
-from gradlang.expr.tensor import products
-from gradlang.expr.tensor.lower import components
-from gradlang.expr.tensor.nodes import Literal, rank, shape_of
+from gradlang.expr.engine import lower, nodes, rank, shape_of
+from gradlang.lazy import deferred_module
+
+# The engine's, imported by the first call: registering these builtins loads none of it (issue #41).
+products = deferred_module("gradlang.expr.tensor.products")
+components, Literal = lower.components, nodes.Literal
 
 
 def _subscripts(value) -> str:

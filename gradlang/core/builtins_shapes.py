@@ -14,11 +14,11 @@ from gradlang.core.builtin_table import Call, builtin
 from gradlang.core.builtins_vectors import placed
 from gradlang.core.literal_sizes import as_constant
 from gradlang.errors import ShapeError
-from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor import shapes
-from gradlang.expr.tensor.axes import ExpandDims, Permute, Squeeze, broadcast_to
-from gradlang.expr.tensor.lower import components
-from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.expr.engine import axes, lower, nodes as t, rank, shape_of, shapes
+
+# The engine's, imported by the first call: registering these builtins loads none of it (issue #41).
+ExpandDims, Permute, Squeeze, broadcast_to = axes.ExpandDims, axes.Permute, axes.Squeeze, axes.broadcast_to
+components = lower.components
 
 
 def _sizes(value, what: str) -> tuple:

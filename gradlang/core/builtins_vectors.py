@@ -17,7 +17,7 @@ from gradlang.core.builtin_table import Call, builtin
 from gradlang.errors import GradlangError, ValueError
 from gradlang.expr.conditions import AllOf, AnyOf
 from gradlang import limits
-from gradlang.expr.tensor.nodes import Eye, OneHot
+from gradlang.expr.engine import nodes
 from gradlang.expr.values import elements, is_condition, to_symbolic
 from gradlang.expr import component_linalg as linalg
 from gradlang.expr import component_vectors as vectors
@@ -75,7 +75,7 @@ def _eye(call: Call):
     """The node eye(n) at a literal size as at a symbolic one: a constant of the formula, bounded as a declared
     tensor is; its components come on request (a matrix of numbers prints as one)."""
     n = placed(call, 0, linalg.eye_size, call.args[0], limits.max_tensor_elements())
-    return Eye(sp.Integer(n))
+    return nodes.Eye(sp.Integer(n))
 
 
 @builtin("onehot", 2, 2, "the vector of length n with 1 at index k (from 0)", "onehot(1, 3)", "vector")
@@ -84,7 +84,7 @@ def _onehot(call: Call):
     placed(call, 1, vectors.check_length, n, "onehot", limits.max_tensor_elements())  # n first, placed at n
     if not (isinstance(k, sp.Symbol) and not k.is_Number):  # an index left free: e_k, as at a size n
         placed(call, 0, vectors.check_onehot, k, n, limits.max_tensor_elements())
-    return OneHot(k, n)
+    return nodes.OneHot(k, n)
 
 
 @builtin("log_softmax", 1, 2, "v - logsumexp(v), computed stably; rows of a matrix, or log_softmax(M, axis)",

@@ -15,9 +15,10 @@ import dataclasses
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import at, at_plan, builtins, explaining, literal_sizes, spelling, subscripts, tensor_values
-from gradlang.core import builtins_axes, tensor_lists
-from gradlang.expr.tensor import lower
+from gradlang.core import at_plan, builtins, explaining, spelling, tensor_hooks as tensors
+from gradlang.core import builtins_axes
+from gradlang.core.tensor_hooks import aligned, fit, stretched
+from gradlang.expr import engine
 from gradlang.core.bindings import _component, _pair_up, _target_index
 from gradlang.core.definitions import FunctionDef  # noqa: F401  (importers read it here too)
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, SyntaxError, ValueError
@@ -31,7 +32,6 @@ from gradlang.core.services import Services
 from gradlang.core.written_stops import RECORDED, STOPS, StopSites, text_in
 from gradlang.core.substitute import substitute
 from gradlang.core.scalar_arithmetic import _COMPARISONS, _PRODUCT_OPS, _add, _is_scalar_expr
-from gradlang.core.tensor_broadcast import stretched
 from gradlang.expr.values import (
     check_count,
     describe_shape,
@@ -43,10 +43,7 @@ from gradlang.expr.values import (
     shape_of,
     to_symbolic,
 )
-from gradlang.expr.tensor.broadcast import without_zeros
-from gradlang.expr.tensor.joins import Stack
-from gradlang.expr.tensor.listed import TensorList, is_list, refused
-from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
+from gradlang.expr.engine import TensorList, is_list, without_zeros
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lowered import written_names
 
@@ -79,8 +76,8 @@ class Evaluator:
         method = getattr(self, "_" + node.kind)
         try:
             value = method(node, frame or {})
-            if node.kind in _SHAPED and tensor_values.involves(value):
-                return tensor_values.checked(value)
+            if node.kind in _SHAPED:
+                return tensors.checked(value)
             return value
         except GradlangError as error:
             raise error.located(node.span)
@@ -136,11 +133,11 @@ class Evaluator:
 
     def list_of(self, values: list):
         """The value of `[…]` with these entries: a vector, a matrix, or a list of tensors."""
-        if tensor_lists.listed(values):  # [W, b]: tensors of different shapes, or of a symbolic size
+        if tensors.listed(values):  # [W, b]: tensors of different shapes, or of a symbolic size
             return TensorList(*values)
-        if tensor_lists.stacks(values):  # [x, y] of vectors of one shape: stack([x, y], 0) at every size
-            return Stack(sp.S.Zero, *values)
-        items = [to_symbolic(lower.lowered(v)) for v in values]
+        if tensors.stacks(values):  # [x, y] of vectors of one shape: stack([x, y], 0) at every size
+            return engine.joins.Stack(sp.S.Zero, *values)
+        items = [to_symbolic(engine.lowered(v)) for v in values]
         shapes = {shape_of(v) for v in items}
         if len(shapes) > 1:
             shown = " and ".join(sorted(describe_shape(s) for s in shapes))
@@ -159,7 +156,7 @@ class Evaluator:
     def _numeric(self, node, frame):
         value = self.evaluate(node, frame)
         if is_list(value):
-            raise refused("an operand of arithmetic").located(node.span)
+            raise engine.listed.refused("an operand of arithmetic").located(node.span)
         if isinstance(value, sp.Tuple):
             raise ValueError("a tuple (0, 1) is an axis or a shape, an argument of a builtin only").located(node.span)
         if any(is_condition(e) for e in elements(to_symbolic(value))):
@@ -167,20 +164,20 @@ class Evaluator:
         return value
 
     def _power(self, node, frame):
-        base, exponent = stretched(literal_sizes.aligned([self._numeric(node.base, frame),
+        base, exponent = stretched(aligned([self._numeric(node.base, frame),
                                                           self._numeric(node.exponent, frame)]))
-        return tensor_values.fit(elementwise(lambda b, e: kept(_power, [b, e]), base, exponent), [base, exponent])
+        return fit(elementwise(lambda b, e: kept(_power, [b, e]), base, exponent), [base, exponent])
 
     def _noted(self, note, value):
         self.services.warn(note)
         return value
 
     def _product(self, node, frame):
-        operands = literal_sizes.aligned([self._numeric(child, frame) for child in node.operands])
+        operands = aligned([self._numeric(child, frame) for child in node.operands])
         if all(op == "*" for op in node.operators) and all(_is_scalar_expr(v) for v in operands):
             operands = stretched(operands)  # X * v: NumPy's broadcast, made explicit (core/tensor_broadcast.py)
             product = kept(lambda *factors: _product_of(list(factors)), operands)  # one canonicalisation, not one per factor
-            return tensor_values.fit(product, operands)
+            return fit(product, operands)
         value = operands[0]
         for op, operand_node, operand in zip(node.operators, node.operands[1:], operands[1:]):
             try:
@@ -189,7 +186,7 @@ class Evaluator:
                 step = _PRODUCT_OPS[op](value, operand)
             except GradlangError as error:
                 raise error.located(operand_node.span)
-            value = step if op == "@" else tensor_values.fit(step, [value, operand])  # @ is not elementwise
+            value = step if op == "@" else fit(step, [value, operand])  # @ is not elementwise
         return value
 
     def _sum(self, node, frame):
@@ -197,20 +194,20 @@ class Evaluator:
         for op, term_node in zip(node.signs, node.terms[1:]):
             term = self._numeric(term_node, frame)
             terms.append(term if op == "+" else elementwise(lambda u: -u, term))
-        terms = stretched(literal_sizes.aligned(terms))
+        terms = stretched(aligned(terms))
         if all(is_scalar(t) and not isinstance(t, np.ndarray) for t in terms):
-            return tensor_values.fit(kept(_add, without_zeros(terms)), terms)
+            return fit(kept(_add, without_zeros(terms)), terms)
         return elementwise(lambda *parts: kept(_add, parts), *terms)
 
     def _compare(self, node, frame):
-        a, b = stretched(literal_sizes.aligned([self._numeric(node.left, frame), self._numeric(node.right, frame)]))
+        a, b = stretched(aligned([self._numeric(node.left, frame), self._numeric(node.right, frame)]))
         return elementwise(_COMPARISONS[node.operator], a, b)
 
     # --- postfix --------------------------------------------------------
 
-    _index, _column, _row = subscripts.index, subscripts.column, subscripts.row  # v[i], M[:, j], M[i, :]
-    _last, _along = subscripts.last, subscripts.along  # X[..., k], X[:, :, k]
-    _range = subscripts.range_of  # v[a:b], M[:, a:b]
+    _index, _column, _row = tensors.index, tensors.column, tensors.row  # v[i], M[:, j], M[i, :]
+    _last, _along = tensors.last, tensors.along  # X[..., k], X[:, :, k]
+    _range = tensors.range_of  # v[a:b], M[:, a:b]
 
     def _call(self, node, frame):
         """A call; a stop the user wrote is recorded where it is written, and a derivative request is given
@@ -258,17 +255,17 @@ class Evaluator:
         name = node.name
         if bound is None:
             builtins_axes.check_keywords(name, node.args)
-            tensor_lists.check_arguments(name, args, node.args)
+            tensors.check_arguments(name, args, node.args)
         elif any(isinstance(a, lo.Keyword) for a in node.args):
             raise SyntaxError(f"'{name}' takes no keyword arguments", node.name_span)
         if isinstance(bound, FunctionDef):
             return self._call_user(bound, args, node)
         if bound is not None:
             raise NameError(f"'{name}' is a value, not a function", node.name_span)
-        by_list, whole = None, any(tensor_values.involves(a) for a in args)
+        by_list, whole = None, any(engine.involves(a) for a in args)
         if whole:
             by_list = explaining.by_scalars(name, args)
-            value, args = tensor_values.call(name, args, node.args)
+            value, args = tensors.tensor_values.call(name, args, node.args)
             if value is not None and _recorded(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, *builtins.recorded_variables(call), value)
@@ -277,7 +274,7 @@ class Evaluator:
             if value is not None:
                 return value
         entry = builtins.lookup(name)
-        if not whole and (value := tensor_values.numbers_whole(name, args, node.args)) is not None:
+        if not whole and (value := tensors.numbers_whole(name, args, node.args)) is not None:
             return value  # norm([[3, 4], [6, 8]], axis=1), onehot([1, 0], 3): as of a declared tensor
         if entry is None:
             hint = spelling.did_you_mean(name, [*builtins.TABLE, *self._functions(frame)])
@@ -290,14 +287,14 @@ class Evaluator:
         else:
             value = entry.function(call)
         # sign(exp(W)) is 1 to SymPy: an elementwise function of a tensor keeps the tensor's shape (sum of it is q p)
-        return tensor_values.fit(value, args) if whole else value
+        return fit(value, args) if whole else value
 
     def _call_values(self, node, frame, text: bool) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
         grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
-        return [n.value if text and isinstance(n, lo.Text) else tensor_lists.variables(self, n, frame)
-                if tensor_lists.takes_list(node.name, k, n) else tensor_lists.entries(self, n, frame)
-                if tensor_lists.takes_entries(node.name, k, n) else self.evaluate(n, frame)
+        return [n.value if text and isinstance(n, lo.Text) else tensors.tensor_lists.variables(self, n, frame)
+                if tensors.takes_list(node.name, k, n) else tensors.tensor_lists.entries(self, n, frame)
+                if tensors.takes_entries(node.name, k, n) else self.evaluate(n, frame)
                 for k, n in enumerate(node.args)]
 
     def _keyword(self, node, frame):
@@ -352,18 +349,18 @@ class Evaluator:
         planned = None if frame else at_plan.run(self.env, node, self.notes)  # run again: a call (core/at_plan.py)
         if planned is not None:
             return planned
-        listed = tensor_lists.at(self, node, frame)  # grad(L, [W, b]) at …: each gradient at the point
+        listed = tensors.list_at(self, node, frame)  # grad(L, [W, b]) at …: each gradient at the point
         if listed is not None:
             return listed
         entry = self._point_taker(inner, frame)
         if entry is not None:
             mark = len(self.unfolded)
-            args = [lower.lowered(v) for v in self._values(inner.args, frame)]  # it binds components
+            args = [engine.lowered(v) for v in self._values(inner.args, frame)]  # it binds components
             call = self._builtin_call(entry, inner, args, mark)
             return entry.at(call, *self._bindings(bindings, frame))
         value = self.evaluate(inner, frame)
-        if tensor_values.involves(value) or at.binds_tensor(self, bindings, frame):
-            return at.at(self, value, bindings, frame, inner, None if frame else node)  # one at (core/at.py)
+        if engine.involves(value) or tensors.binds_tensor(self, bindings, frame):
+            return tensors.at.at(self, value, bindings, frame, inner, None if frame else node)  # one at (core/at.py)
         pairs, batch = self._bindings(bindings, frame)
         self._check_names(value, inner, bindings, frame)
         return substitute(value, pairs, batch, self.notes)
@@ -407,7 +404,7 @@ class Evaluator:
             raise ValueError(f"'{name}' is a constant, not a symbol, so there is nothing to substitute")
         if bound is None:
             bound = symbol(name)
-        bound = lower.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
+        bound = engine.lowered(bound)  # x: R^3 is given numbers as x[0], x[1], x[2]
         if isinstance(bound, FunctionDef):
             raise ValueError(f"'{name}' is a function; give values to symbols")
         if target.indices:
@@ -427,8 +424,8 @@ def _recorded(name: str, args: list) -> bool:
     if name in ("diff", "blocked") and len(args) > 1 and explaining.by_declared_scalars(args[0], args[1:]):
         return True
     if name == "blocked":
-        by_tensor = len(args) == 2 and isinstance(args[1], Var) and bool(tensor_shape(args[1]))
-        return by_tensor or not any(literal_sizes.symbolic(a) for a in args)
+        by_tensor = len(args) == 2 and engine.is_tensor(args[1]) and isinstance(args[1], engine.nodes.Var) and bool(engine.shape_of(args[1]))
+        return by_tensor or not any(engine.symbolic(a) for a in args)
     if name == "backward":  # a tensor value only at a symbolic size (tensor_derivatives._backward)
         return True
     return name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args)

@@ -18,12 +18,7 @@ import sympy as sp
 from gradlang.derive.requests import DerivativeRequest
 from sympy import Basic
 
-from gradlang.expr.tensor.lower import involves, lowered, symbolic
-from gradlang.expr.tensor import is_tensor
-from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor.listed import TensorList
-from gradlang.expr.tensor.nodes import Var
-from gradlang.expr.tensor.shapes import is_size
+from gradlang.expr.engine import TensorList, Var, involves, is_size, is_tensor, lowered, nodes as t, symbolic
 
 from gradlang import limits
 from gradlang.errors import LimitError

@@ -15,7 +15,7 @@ import sympy as sp
 from gradlang.expr.domain import held_special
 from gradlang.expr.graph import build_dag, tree_sizes
 from gradlang.expr.values import is_condition
-from gradlang.expr.tensor.nodes import TensorOp
+from gradlang.expr.engine import TensorOp
 from gradlang.expr.walk import build
 
 SMALL_TREE = 600  # a result this small as a tree is rebuilt with SymPy's evaluation (its usual form)

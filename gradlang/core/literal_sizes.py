@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.errors import LimitError, NeedsComponents, NeedsNumbers
+from gradlang.errors import FreeIndex, LimitError, NeedsComponents, NeedsNumbers
 from gradlang.expr.graph import build_dag
-from gradlang.expr.tensor.lower import FreeIndex, holds_components, involves, literal, lowered, symbolic
-from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.engine import involves, literal, lower, lowered, nodes, shape_of, symbolic
 from gradlang.expr.values import elements
 from gradlang.expr.walk import dag_nodes, rebuild
 
@@ -29,7 +28,7 @@ def mixed(*values) -> bool:
 
     The tensor engine sees x[0] as a stranger to x, so such values are lowered
     whole before they are differentiated or given numbers."""
-    return (any(involves(v) for v in values) and any(holds_components(v) for v in values)
+    return (any(involves(v) for v in values) and any(lower.holds_components(v) for v in values)
             and not any(symbolic(v) for v in values))
 
 
@@ -62,9 +61,7 @@ def constants_only(values: list) -> bool:
 
 def as_constant(value):
     """A list of numbers as the tensor engine's constant (expr/tensor/nodes.py, Literal); others unchanged."""
-    from gradlang.expr.tensor.nodes import Literal
-
-    return Literal.of(value) if isinstance(value, (sp.NDimArray, sp.MatrixBase)) else value
+    return nodes.Literal.of(value) if isinstance(value, (sp.NDimArray, sp.MatrixBase)) else value
 
 
 

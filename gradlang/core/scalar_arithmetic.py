@@ -9,7 +9,8 @@ import functools
 
 import sympy as sp
 
-from gradlang.core import tensor_values
+from gradlang.expr.engine import involves
+from gradlang.lazy import deferred
 from gradlang.errors import ValueError
 from gradlang.expr.component_linalg import matmul
 from gradlang.expr.domain import kept
@@ -60,10 +61,12 @@ def _ieee_divide(a):
     return _checked(a * sp.oo)
 
 
+_matmul = deferred("gradlang.core.tensor_values", "matmul")  # @ of a tensor: the engine's (issue #41)
+
 _PRODUCT_OPS = {
     "*": lambda a, b: elementwise(lambda x, y: kept(lambda u, v: float_zero_kept(_checked(u * v), [u, v]), [x, y]), a, b),
     "/": lambda a, b: elementwise(lambda x, y: kept(_divide, [x, y]), a, b),
-    "@": lambda a, b: (tensor_values.matmul(a, b) if tensor_values.involves(a) or tensor_values.involves(b)
+    "@": lambda a, b: (_matmul(a, b) if involves(a) or involves(b)
                        else kept(matmul, [a, b])),
 }
 

@@ -33,10 +33,11 @@ from gradlang.syntax import lowered as lo
 from gradlang.syntax.lower import read, read_lately
 from gradlang.syntax.lowered import written_names
 from gradlang.core.substitute import settle
-from gradlang.expr.tensor import Var
-from gradlang.core.tensor_values import declare_size
+from gradlang.expr.engine import Var
 from gradlang.expr.values import elements, shape_of
-from gradlang.lazy import np
+from gradlang.lazy import deferred, np
+
+declare_size = deferred("gradlang.core.tensor_values", "declare_size")  # the tensor engine, on a first `n: size`
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
 if hasattr(sys, "set_int_max_str_digits"):

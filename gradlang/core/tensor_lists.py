@@ -15,17 +15,12 @@ import sympy as sp
 
 from gradlang.core import tensor_values
 from gradlang.core.at import at_each
-from gradlang.core.definitions import FunctionDef
 from gradlang.expr.tensor.lower import involves, symbolic
 from gradlang.errors import GradlangError
 from gradlang.expr.values import check_count
 from gradlang.expr.tensor.listed import ListAt, TensorList, is_list, refused
 from gradlang.expr.tensor.nodes import rank, shape_of
-from gradlang.remembered import remembered
-from gradlang.syntax import lowered as lo
 
-_BY_LIST = frozenset({"grad"})  # the builtins whose variable (second argument) may be a list of tensors
-_JOINS = frozenset({"concat", "stack"})  # the builtins whose first argument is a list of tensors to join
 
 
 def listed(values: list) -> bool:
@@ -47,16 +42,6 @@ def stacks(values: list) -> bool:
     tensors = [v for v in values if isinstance(v, sp.Expr) and involves(v)]
     return (bool(tensors) and len(tensors) == len(values) and rank(tensors[0]) == 1
             and len({shape_of(v) for v in values}) == 1)
-
-
-def takes_list(name: str, position: int, node) -> bool:
-    """Is this argument grad's variable written as a list (`grad(L, [W, b])`)?"""
-    return name in _BY_LIST and position == 1 and isinstance(node, lo.Brackets)
-
-
-def takes_entries(name: str, position: int, node) -> bool:
-    """Is this argument the list a join reads entry by entry (`concat([A, B], 0)`, `stack([u, v])`)?"""
-    return name in _JOINS and position == 0 and isinstance(node, lo.Brackets)
 
 
 def entries(evaluator, node, frame) -> TensorList:
@@ -83,18 +68,10 @@ def variables(evaluator, node, frame):
     return tensor_values.checked(value) if involves(value) else value
 
 
-def check_arguments(name: str, args: list, nodes) -> None:
-    """A list of tensors is an argument of grad's variable only: elsewhere a ShapeError at its place."""
-    for position, (value, node) in enumerate(zip(args, nodes)):
-        if is_list(value) and not (name in _BY_LIST and position == 1) and not (name in _JOINS and position == 0):
-            raise refused(f"an argument of {name}").located(node.span)
-
-
 def at(evaluator, node, frame):
     """`g at …` of a list of tensors: each entry at the point, by the tensor engine's at (floats by
-    whole-array NumPy); None when the expression is no such list (the evaluator's at answers)."""
-    if not _may_be_list(evaluator, node.body, frame):
-        return None
+    whole-array NumPy); None when the expression is no such list (the evaluator's at answers). The evaluator
+    asks first whether it may be one (core/tensor_hooks.py, may_be_list)."""
     marks = _marks(evaluator)
     try:
         value = evaluator.evaluate(node.body, frame)
@@ -123,36 +100,3 @@ def _rewind(evaluator, marks: tuple) -> None:
     del evaluator.notes[notes:], evaluator.attachments[attachments:]
     del evaluator.differentiated[differentiated:], evaluator.unfolded[unfolded:]
     evaluator.calls[0] = calls
-
-
-def _may_be_list(evaluator, inner, frame) -> bool:
-    """Can the expression be a list: does it, or a function it calls, write a list or read a name bound to one?
-
-    What is written is read once per node (remembered.py); the names are looked up at every call, since a
-    name may be bound anew between two runs of the same statement."""
-    seen, todo = set(), [inner]
-    while todo:
-        brackets, names = remembered("list shape", todo.pop(), _written_list_shape)
-        if brackets:
-            return True
-        for name in names:
-            if name in seen:
-                continue
-            seen.add(name)
-            bound = evaluator.lookup(name, frame)
-            if is_list(bound):
-                return True
-            if isinstance(bound, FunctionDef):
-                todo.append(bound.body)
-    return False
-
-
-def _written_list_shape(node) -> tuple:
-    """(whether brackets are written at or below the node, the names read or called there, in order)."""
-    names = []
-    for part in lo.walk(node):
-        if isinstance(part, lo.Brackets):
-            return True, ()
-        if isinstance(part, (lo.Name, lo.Call)):
-            names.append(part.name)
-    return False, tuple(dict.fromkeys(names))

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang import limits
 from gradlang.core import builtins, builtins_products as products
-from gradlang.core.builtin_table import builtin
 from gradlang.core import tensor_derivatives as derivatives
 from gradlang.core.builtins_axes import is_axis_call
 from gradlang.core.builtins_joins import NAMES as JOINS, tensor_join
@@ -201,38 +199,6 @@ def _huber(args):
 
 def _components(args):
     raise ShapeNeedsComponents("components needs literal sizes: give them with at, as in components(e at n = 3)")
-
-
-@builtin("components", 1, 1, "the entries of a vector or matrix as scalar expressions (at literal sizes)",
-         "components(grad(sum(x^2), x) at n = 3)", "core")
-def _components_builtin(call):
-    """At a literal size a value already is its components; a formula at a symbolic size is refused by TABLE."""
-    return call.args[0]
-
-
-def _filled(node):
-    """ones(3), zeros(2, 3): the node ones(n) is at a symbolic size, bounded as a declared tensor is."""
-
-    def apply(call):
-        sizes = []
-        for size in call.args:
-            if not (isinstance(size, sp.Integer) and size >= 1):
-                raise ShapeError("a size must be a positive integer or a size name")
-            sizes.append(size)
-        count = 1
-        for size in sizes:
-            count *= int(size)
-        if count > limits.max_tensor_elements():
-            raise LimitError(f"{count} components is above the limit of {limits.max_tensor_elements()}")
-        return node(*sizes)
-
-    return apply
-
-
-builtin("ones", 1, shapes.MAX_DECLARED_RANK, "a tensor of ones: ones(n), ones(m, n), ones(b, t, d)", "ones(3)",
-        "vector")(_filled(t.Ones))
-builtin("zeros", 1, shapes.MAX_DECLARED_RANK, "a tensor of zeros: zeros(n), zeros(m, n), zeros(b, t, d)", "zeros(3)",
-        "vector")(_filled(t.Zeros))
 
 
 TABLE = {

@@ -22,7 +22,7 @@ from gradlang.errors import DiffError, LimitError, ShapeError
 from gradlang.expr.functions import RealAbs
 from gradlang.expr.primitives import constant_classes
 from gradlang.expr.stopgrad import unstopped
-from gradlang.expr.tensor.listed import TensorList
+from gradlang.expr.engine import TensorList
 from gradlang.expr.source import to_source
 from gradlang.expr.values import elements, from_elements, is_scalar, shape_of, describe_shape
 from gradlang.expr.graph import build_dag

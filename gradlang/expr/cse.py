@@ -21,8 +21,7 @@ import sympy as sp
 from sympy.core.relational import Relational
 
 from gradlang.expr.graph import build_dag, rebuilt
-from gradlang.expr.tensor.nodes import Var, is_tensor, shape_of
-from gradlang.expr.tensor.shapes import is_size
+from gradlang.expr.engine import Var, is_size, is_tensor, shape_of
 
 
 def named_subexpressions(exprs, min_size: int = 8, prefix: str = "t", symbols=None, shared_only: bool = True,

@@ -25,8 +25,7 @@ import sympy as sp
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
 from gradlang.expr.primitives.record import GradlangFunction, ZeroDerivative
-from gradlang.expr.tensor.broadcast import kept_shape
-from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.engine import kept_shape, shape_of
 from gradlang.expr.walk import dag_has
 
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.primitives.record import ZeroDerivative
-from gradlang.expr.tensor.broadcast import kept_shape
-from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.engine import kept_shape, shape_of
 from gradlang.expr.walk import build, dag_has, unwrap
 
 

@@ -12,7 +12,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.expr.graph import build_dag, tree_sizes
-from gradlang.expr.tensor.nodes import shape_of
+from gradlang.expr.engine import shape_of
 
 
 def dag_nodes(exprs) -> tuple:

@@ -28,7 +28,7 @@ from gradlang.render.plain import to_plain
 from gradlang.render.shown import shown_result
 from gradlang.lazy import np
 from gradlang.expr.walk import dag_atoms
-from gradlang.expr.tensor.listed import is_list
+from gradlang.expr.engine import is_list
 
 
 def json_number(x: float):

@@ -19,7 +19,7 @@ import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
 from gradlang.expr import primitives
-from gradlang.expr.tensor.spelling import hadamard_latex, names_shown
+from gradlang.expr.engine import loaded, spelling
 from gradlang.expr.source import InStoredOrder
 from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import format_float
@@ -76,7 +76,7 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
 
     def _print_Mul(self, expr):
         """The elementwise product of tensors as u \\odot v (SymPy's own product otherwise)."""
-        return hadamard_latex(self, expr) or super()._print_Mul(expr)
+        return (loaded() and spelling.hadamard_latex(self, expr)) or super()._print_Mul(expr)
 
     def _needs_mul_brackets(self, expr, first=False, last=False) -> bool:
         """An einsum in index notation opens a Σ that would run on over the factors after it: bracketed unless last."""
@@ -215,7 +215,7 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
 
     def _print_Result(self, result) -> str:
         """Derivations, then the value, then attachments, one per line."""
-        with names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
+        with spelling.names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
             parts = [self._print(step) for step in result.steps]
             parts.append(self._print(value_shown(result, self._settings["full"])))
         parts.extend(self._print(attachment) for attachment in result.attachments)

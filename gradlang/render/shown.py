@@ -26,16 +26,17 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.expr.cse import named_subexpressions
-from gradlang.errors import LimitError, NeedsNumbers
+from gradlang.errors import FreeIndex, LimitError, NeedsNumbers
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
-from gradlang.expr.tensor.lower import FreeIndex, components, literal
-from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
-from gradlang.lazy import np
+from gradlang.expr.engine import Var, literal, lower, shape_of as tensor_shape
+from gradlang.lazy import deferred, np
 from gradlang.expr.values import elements, from_elements, shape_of
-from gradlang.render.implicit import implicit_broadcasts
 from gradlang.render.teacher import is_tensor_value, teacher_parts
 from gradlang.expr.walk import tree_size
+
+# Of tensor values only, so imported with the first (render/implicit.py subclasses the engine's TensorOp).
+implicit_broadcasts = deferred("gradlang.render.implicit", "implicit_broadcasts")
 
 THRESHOLD = 1000      # components above which an array is summarised (NumPy's default)
 EDGE = 3              # components kept at each end of a summarised axis (NumPy's edgeitems)
@@ -91,7 +92,7 @@ def shorter(value):
     if entries > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
         return value
     try:
-        parts = components(value, {})
+        parts = lower.components(value, {})
     except (NeedsNumbers, FreeIndex, LimitError):
         return value
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]

@@ -34,22 +34,21 @@ from gradlang.expr import primitives
 from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import StopGradient
-from gradlang.expr.tensor.nodes import Dot, Entry, Eye, MatMul, OneHot, Ones, SoftmaxOf, Transpose, Var, Zeros
-from gradlang.expr.tensor.nodes import shape_of
-from gradlang.expr.tensor.listed import TensorList
+from gradlang.expr.engine import TensorList, Var, loaded, nodes, shape_of
 from gradlang.expr.walk import dag_atoms, rebuild, rebuild_all
 
 # The letter of each kind of part; "t" is the generic kind. Sigmoid's part is p (a probability), not σ:
 # LaTeX writes sigmoid itself as \sigma, and `σ = σ(W x)` would read as a definition of a function.
 _LETTERS = {"softmax": "s", "sigmoid": "p", "tanh": "h", "linear": "z", "residual": "r"}
-_CONSTANTS = (OneHot, Eye, Ones, Zeros)  # e_k, I, 𝟙, 𝟎: never worth a name
+Dot, Entry, MatMul, SoftmaxOf, Transpose = nodes.Dot, nodes.Entry, nodes.MatMul, nodes.SoftmaxOf, nodes.Transpose
+_CONSTANTS = (nodes.OneHot, nodes.Eye, nodes.Ones, nodes.Zeros)  # e_k, I, 𝟙, 𝟎: never worth a name
 _MARKS = (Transpose, Entry, StopGradient, sp.Add, sp.Mul, sp.Pow)  # over names only: xᵀ, x[k], sg(x), −y, x²
 _WORDS = frozenset({"at", "explain", "unfold", "size", "R"})  # keywords and type names of the grammar
 
 
 def is_tensor_value(value) -> bool:
     """A value of the tensor engine (walked as a DAG: a huge scalar value costs one pass)."""
-    return isinstance(value, (sp.Expr, TensorList)) and bool(dag_atoms(value, Var))
+    return loaded() and isinstance(value, (sp.Expr, TensorList)) and bool(dag_atoms(value, Var))
 
 
 def teacher_parts(value, taken=frozenset()) -> tuple[list, object]:

@@ -58,3 +58,45 @@ def test_a_kink_check_and_a_tensor_max_still_find_their_records():
     assert value == "0" and modules == "['gradlang.expr.numeric']"
     value, _ = _imported("x: R^3\nmax(x) at x = [1, 5, 2]", ())
     assert value == "5"
+
+
+ENGINE_EXPLAIN_EXPORT_RICH = ("gradlang.core.at", "gradlang.core.tensor_values", "gradlang.expr.tensor.lower",
+                              "gradlang.expr.tensor.nodes", "gradlang.explain", "gradlang.export",
+                              "gradlang.render.implicit", "gradlang.tools.tensor_kinks", "prompt_toolkit", "rich")
+
+
+def _imported_by_the_command(program: str, modules: tuple) -> tuple:
+    """(what `gradlang --plain -e program` printed, which of `modules` it imported): the command itself, run
+    in-process by a probe that reads sys.modules after it."""
+    probe = ("import sys\nfrom gradlang.shell.cli import main\n"
+             f"code = main(['--plain', '-e', {program!r}])\n"
+             f"print(sorted(m for m in {modules!r} if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=SAFETY_NET, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    *printed, modules_seen = done.stdout.strip().splitlines()
+    return "\n".join(printed), modules_seen
+
+
+def test_one_plus_one_imports_no_tensor_engine_explain_export_or_rich():
+    """Issue #41: a scalar statement imports what it needs; the tensor engine (expr/tensor/nodes.py's classes,
+    core/tensor_values.py, core/at.py), explain, export, rich and prompt_toolkit come on first use."""
+    value, modules = _imported("1 + 1", ENGINE_EXPLAIN_EXPORT_RICH)
+    assert value == "2" and modules == "[]"
+    printed, modules = _imported_by_the_command("1 + 1", ENGINE_EXPLAIN_EXPORT_RICH)
+    assert printed == "2" and modules == "[]"
+
+
+def test_a_scalar_derivative_and_at_import_no_tensor_engine():
+    value, modules = _imported("x: R\ndiff(sin(x) * sg(x), x) at x = 0", ENGINE_EXPLAIN_EXPORT_RICH)
+    assert value == "0" and modules == "[]"
+
+
+def test_the_engine_comes_with_the_first_tensor_and_gives_its_values():
+    """Deferred, not dropped: a declaration loads the engine, and a builtin registered at start-up (ones, einsum)
+    is the engine's on its first call."""
+    value, modules = _imported("n: size\nx: R^n\ngrad(sum(exp(x)), x)", ("gradlang.expr.tensor.nodes",))
+    assert value == "exp(x)" and modules == "['gradlang.expr.tensor.nodes']"
+    value, _ = _imported('einsum("i,i->", [1, 2], [3, 4])', ())
+    assert value == "11"
+    value, _ = _imported("ones(2) + [1, 2]", ())
+    assert value == "[1, 2] + ones(2)"

@@ -194,8 +194,8 @@ def rule_extremum(expr, ctx):
         if ctx.involves(arg):
             subs.append(d)
     name = "max" if isinstance(expr, Maximum) else "min"
-    note = (f"ties share its gradient equally: "  # short, so the note fits 100 columns at any depth
-            f"1/t to each of t tied arguments, else 0")
+    note = ("ties share its gradient equally: "  # short, so the note fits 100 columns at any depth
+            "1/t to each of t tied arguments, else 0")
     return ctx.make(name, expr, sp.Add(*terms), subs, note=note)
 
 

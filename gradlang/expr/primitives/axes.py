@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from gradlang.expr.primitives import TensorOperation, TensorRule, frameworks, register_operation
 from gradlang.expr.primitives.tangents import no_vector
-from gradlang.expr.tensor.axes import (
-    ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, Permute, Pick, Squeeze, SumAlong, sum_over, tuple_text,
-)
-from gradlang.expr.tensor.broadcast import full
-from gradlang.expr.tensor.nodes import OneHot, rank, shape_of
+from gradlang.expr.engine import axes, broadcast, nodes, rank, shape_of
+
+# The engine's, imported on first use: the records are made at start-up, the engine is not (issue #41).
+ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, Permute, Pick, Squeeze, SumAlong = axes.names(
+    "ArgMaxAlong", "ArgMinAlong", "BroadcastTo", "ExpandDims", "MaxAlong", "MaxSharesAlong", "Permute", "Pick", "Squeeze",
+    "SumAlong")
+sum_over, tuple_text, full, OneHot = axes.sum_over, axes.tuple_text, broadcast.full, nodes.OneHot
 from gradlang.lazy import np
 
 

@@ -19,11 +19,13 @@ from gradlang.errors import DiffNeedsComponents
 from gradlang.expr.primitives import TensorOperation, TensorRule, register_operation
 from gradlang.expr.primitives.record import frameworks
 from gradlang.expr.primitives.tangents import TOO_HIGH, no_vector
-from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor.broadcast import full
-from gradlang.expr.tensor.axes import Pick
-from gradlang.expr.tensor.joins import Concat, SliceAlong, SliceColumns, SliceRows, Stack, ranged
-from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.expr.engine import axes, broadcast, joins, nodes as t, rank, shape_of
+
+# The engine's, imported on first use: the records are made at start-up, the engine is not (issue #41).
+Concat, SliceAlong, SliceColumns, SliceRows, Stack, ranged = joins.names(
+    "Concat", "SliceAlong", "SliceColumns", "SliceRows", "Stack", "ranged")
+Pick = axes.Pick
+full = broadcast.full
 
 
 def _concat(node, ybar, k):

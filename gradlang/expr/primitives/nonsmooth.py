@@ -21,8 +21,9 @@ from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.primitives import (Export, GradlangFunction, Kink, Primitive, TensorRule, frameworks, helpers, register,
                                         same, unary)
 from gradlang.expr.primitives.tangents import inner, no_vector
-from gradlang.expr.tensor import nodes
-from gradlang.expr.tensor.broadcast import spread
+from gradlang.expr.engine import broadcast, nodes
+
+spread = broadcast.spread  # the engine's, imported on first use (issue #41)
 
 ZERO, ONE = sp.S.Zero, sp.S.One
 

@@ -21,13 +21,14 @@ from gradlang.errors import DiffNeedsComponents
 from gradlang.expr.primitives import TensorOperation, TensorRule, register_operation
 from gradlang.expr.primitives.record import frameworks
 from gradlang.expr.primitives.tangents import TOO_HIGH, DiagTangent, sum_of
-from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor.broadcast import full
-from gradlang.expr.tensor.nodes import rank, shape_of
-from gradlang.expr.tensor.products import (
-    Einsum, Reshape, ScatterAdd, Take, explicit, scatter_numbers, take_numbers,
-)
-from gradlang.expr.tensor.subscripts import Spec
+from gradlang.expr.engine import broadcast, nodes as t, rank, shape_of
+from gradlang.lazy import deferred, deferred_module
+
+# The engine's, imported on first use: the records are made at start-up, the engine is not (issue #41).
+Einsum, Reshape, ScatterAdd, Take, explicit, scatter_numbers, take_numbers = deferred_module(
+    "gradlang.expr.tensor.products").names("Einsum", "Reshape", "ScatterAdd", "Take", "explicit", "scatter_numbers",
+                                           "take_numbers")
+Spec, full = deferred("gradlang.expr.tensor.subscripts", "Spec"), broadcast.full
 
 
 def _einsum(node, ybar, k):

@@ -21,6 +21,8 @@ from typing import Callable
 
 import sympy as sp
 
+from gradlang.lazy import Deferred
+
 TARGETS = ("numpy", "jax", "torch", "tf")
 
 
@@ -181,13 +183,20 @@ class TensorRule:
     NumPy's spelling calls that numbers.py cannot lend (`_gl_logdet`).
     """
 
-    node: type
+    node_class: type  # the class, or the engine's Deferred of it (expr/engine.py): `node` reads it
     adjoint: Callable | None = None
     said: tuple = ()  # (plain, latex); empty: explain names the node's class
     tangent: Callable | None = None
     constant: bool = False
     numpy: Callable | None = None  # the whole-array NumPy helper its spelling calls (`_gl_softmax_vector`), if any
     export: dict = field(default_factory=dict)  # target -> Export: the node in jax, torch, tf (see above)
+
+    @property
+    def node(self) -> type:
+        """The TensorOp class. The records are made at start-up and the engine on first use (issue #41), so a
+        record names its class by a Deferred; the first reader of a rule imports the engine."""
+        written = self.node_class
+        return written.resolved() if isinstance(written, Deferred) else written
 
     @property
     def spelling(self):

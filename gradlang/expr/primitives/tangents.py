@@ -17,8 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.errors import DiffNeedsComponents
-from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor.nodes import rank
+from gradlang.expr.engine import nodes as t, rank
 
 TOO_HIGH = "this derivative would be a tensor of rank three; declare literal sizes and use components"
 

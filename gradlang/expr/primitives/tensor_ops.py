@@ -40,9 +40,9 @@ from gradlang.expr.component_linalg import log_det
 from gradlang.expr.functions import Where
 from gradlang.expr.primitives import TensorOperation, TensorRule, frameworks, register_operation
 from gradlang.expr.primitives.tangents import TOO_HIGH, DiagTangent, inner, linear, no_vector, sum_of
-from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor.broadcast import full, spread
-from gradlang.expr.tensor.nodes import rank, shape_of
+from gradlang.expr.engine import broadcast, nodes as t, rank, shape_of
+
+full, spread = broadcast.full, broadcast.spread  # the engine's, imported on first use (issue #41)
 from gradlang.lazy import np
 
 

@@ -28,9 +28,9 @@ from mpmath.libmp import prec_to_dps
 from gradlang.expr import pure_numeric
 from gradlang.expr.primitives import GradlangFunction, Primitive, TensorRule, frameworks, helpers, register
 from gradlang.expr.primitives.tangents import inner, linear, no_vector
-from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor.broadcast import full, spread
-from gradlang.expr.tensor.nodes import rank
+from gradlang.expr.engine import broadcast, nodes as t, rank
+
+full, spread = broadcast.full, broadcast.spread  # the engine's, imported on first use (issue #41)
 from gradlang.lazy import np
 
 

@@ -22,7 +22,7 @@ import itertools
 import sympy as sp
 
 from gradlang import limits
-from gradlang.errors import LimitError, ShapeError, ValueError
+from gradlang.errors import FreeIndex, LimitError, ShapeError, ValueError  # noqa: F401  (FreeIndex: lower.FreeIndex)
 from gradlang.expr import exact, primitives
 from gradlang.expr import component_linalg as linalg
 from gradlang.expr import component_vectors as vectors
@@ -216,9 +216,6 @@ def _outer(node, args, sizes):
     return from_elements((len(a), len(b)), [x * y for x in a for y in b])
 
 
-class FreeIndex(ValueError):
-    """Components of a value that picks one by an index left symbolic (x[k], onehot(k, 3)): there are none
-    until the index is given, so an `at` at literal sizes hands such a value to the tensor engine."""
 
 
 def _free(index):
