@@ -22,7 +22,7 @@ import textwrap
 
 from gradlang.errors import GradlangError, Span, Warning
 from gradlang.render import json as json_render
-from gradlang.expr.tensor.spelling import names_shown
+from gradlang.expr.names_shown import names_shown
 from gradlang.render.latex import to_latex, value_shown
 from gradlang.render.messages import error_text, interrupted_text, safe_text
 from gradlang.render.plain import to_plain

@@ -20,6 +20,7 @@ from sympy.printing.latex import LatexPrinter
 
 from gradlang.expr import primitives
 from gradlang.expr.engine import loaded, spelling
+from gradlang.expr.names_shown import names_shown
 from gradlang.expr.source import InStoredOrder
 from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import format_float
@@ -215,7 +216,7 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
 
     def _print_Result(self, result) -> str:
         """Derivations, then the value, then attachments, one per line."""
-        with spelling.names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
+        with names_shown(result.bound):  # pi[2] beside a name pi2 keeps its brackets
             parts = [self._print(step) for step in result.steps]
             parts.append(self._print(value_shown(result, self._settings["full"])))
         parts.extend(self._print(attachment) for attachment in result.attachments)

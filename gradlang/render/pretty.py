@@ -11,9 +11,8 @@ where the gradient stops.
 
 The same printer turns gradlang's own records (Results, derivations, tapes,
 gradcheck reports, plots) into rich renderables through `_print_<Class>`
-methods; `to_rich` is the entry point for both. Arrays of more than a
-thousand components are summarised (`⋯`, `⋮`, `∈ ℝ¹⁰⁰⁰⁰⁰⁰`) unless the
-`full` setting is on.
+methods; `to_rich` is the entry point for both. Arrays of more than a thousand
+components are summarised (`⋯`, `⋮`, `∈ ℝ¹⁰⁰⁰⁰⁰⁰`) unless `full` is on.
 """
 
 from __future__ import annotations
@@ -31,8 +30,9 @@ from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from gradlang import limits
 from gradlang.expr import primitives
+from gradlang.expr.names_shown import names_shown
 from gradlang.expr.tensor.nodes import TensorOp
-from gradlang.expr.tensor.spelling import hadamard_pretty, names_shown
+from gradlang.expr.tensor.spelling import hadamard_pretty
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
 from gradlang.expr.stopgrad import StopGradient

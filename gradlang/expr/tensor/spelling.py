@@ -14,13 +14,13 @@ anything that is not a name or a call.
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 import sympy as sp
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
+
+from gradlang.expr.names_shown import shown
 
 _HOLE = "\x00"  # where the next link of a chain goes, in the text of the link around it (no name holds one)
 _FIELD = re.compile(r"\{(\d+|b\d+|rest|rest_int|all)\}")
@@ -206,26 +206,12 @@ def inverse_transposed(node):
     return None
 
 
-_NAMES_SHOWN: ContextVar = ContextVar("names_shown", default=frozenset())
-
-
-@contextmanager
-def names_shown(names):
-    """Inside, an entry v[k] whose subscripted spelling is a name among these (pi[2] beside pi2, both π₂ in
-    pretty and \\pi_{2} in LaTeX) keeps its brackets: the printers of a result give its session's names."""
-    token = _NAMES_SHOWN.set(frozenset(names))
-    try:
-        yield
-    finally:
-        _NAMES_SHOWN.reset(token)
-
-
 def _entry_beside_a_name(node) -> bool:
     from gradlang.expr.tensor.nodes import Entry
 
     if not (isinstance(node, Entry) and isinstance(node.args[0], sp.Symbol) and len(node.args) == 2):
         return False
-    return f"{node.args[0].name}{node.args[1]}" in _NAMES_SHOWN.get()
+    return shown(f"{node.args[0].name}{node.args[1]}")
 
 
 def _pretty_special(spelling: Spelling, node, printer):
