@@ -79,7 +79,7 @@ class Services:
             self.notes.append(f"{name} kept {skipped} component{'s' if skipped > 1 else ''} as "
                               f"{'they were' if skipped > 1 else 'it was'}: {why_too_large(value)}")
         tidied = tidy_each(value, function)
-        stopped = out_of_work(value) if not isinstance(value, np.ndarray) else 0
+        stopped = out_of_work(value, function) if not isinstance(value, np.ndarray) else 0
         if stopped:
             self.notes.append(f"{name} stopped on {stopped} component{'s' if stopped > 1 else ''} where its "
                               f"budget of work ran out ({limits.SIMPLIFY_WORK:,} units: nodes walked, terms "

@@ -98,12 +98,10 @@ def tidy(expr, function=None, limit=None, work=None):
     """
     if not isinstance(expr, sp.Basic) or not small_enough(expr, limit, work):
         return expr
-    return _simplified(expr, function)
+    return _simplified(expr, function)[0]
 
 
-STOPPED: set = set()  # formulas whose simplification ran out of its budget of work (limits.SIMPLIFY_WORK)
 _COUNTED = {sp.cancel: polynomial_work, sp.factor: polynomial_work, sp.expand: expansion_work}
-last_work = {"spent": 0}  # the units the last simplification spent (tests read it)
 
 
 @functools.lru_cache(maxsize=1 << 10)
@@ -112,7 +110,7 @@ def _simplified(expr, function):
     components (explain blocked(where(b != 0, max(W @ sg(x)), 0), x) asked 84 times for 40 formulas).
 
     simplify, cancel, factor and expand pay for their work from a budget (limits.SIMPLIFY_WORK); a
-    formula they cannot pay for is kept as far as they got, and remembered in STOPPED for the note.
+    formula they cannot pay for is kept as far as they got, and the answer says so: (value, stopped).
     A sign is held as it is (a symbol to simplify): SymPy writes sign(w) as w/|w| and then a Piecewise on
     w = 0, which is no answer gradlang can print (speakable refuses it), after seconds of piecewise
     simplification (the FGSM attack's sign(∇) in adversarial_training.grad: 8 s for 4 formulas)."""
@@ -120,13 +118,10 @@ def _simplified(expr, function):
     try:
         answer = _within(expr, function, meter)
     except TypeError:
-        return expr  # SymPy's own comparison of a nan inside a condition ("Invalid NaN comparison"): kept as it is
+        return expr, False  # SymPy's comparison of a nan inside a condition ("Invalid NaN comparison"): kept
     except RecursionError:
-        return expr  # SymPy's simplify of a condition holding sqrt(-1.5) recursed without end (differential seed 113)
-    last_work["spent"] = meter.spent
-    if meter.spent >= meter.budget:
-        STOPPED.add(expr)
-    return speakable(expr, answer)
+        return expr, False  # SymPy's simplify of a condition holding sqrt(-1.5) recursed without end (seed 113)
+    return speakable(expr, answer), meter.spent >= meter.budget
 
 
 def _within(expr, function, meter: Meter):
@@ -157,10 +152,11 @@ def too_large(value) -> int:
     return sum(1 for e in items if not small_enough(e))
 
 
-def out_of_work(value) -> int:
-    """How many components of a value simplify stopped where its budget of work ran out."""
+def out_of_work(value, function=None) -> int:
+    """How many components of a value `function` (tidy's) stopped where its budget of work ran out
+    (asked after tidy_each: each answer is remembered, so none is computed again)."""
     items = elements(value) if shape_of(value) else [value]
-    return sum(1 for e in items if isinstance(e, sp.Basic) and e in STOPPED)
+    return sum(1 for e in items if isinstance(e, sp.Basic) and small_enough(e) and _simplified(e, function)[1])
 
 
 def why_too_large(value) -> str:
