@@ -48,7 +48,7 @@ def simplify(expr, meter: Meter):
     """expr simplified as sympy.simplify does, within the meter's budget (see the module's docstring)."""
     if not isinstance(expr, sp.Basic) or not expr.args:
         return expr
-    if isinstance(expr, sp.Expr) and expr.is_zero:
+    if isinstance(expr, sp.Expr) and _walked(meter, expr, WALK) and expr.is_zero:  # an assumption query: a walk
         return sp.S.Zero if not expr.is_Number else expr
     if _foreign(expr):
         return sp.simplify(expr) if _walked(meter, expr, FOREIGN) else expr
