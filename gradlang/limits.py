@@ -40,6 +40,8 @@ MAX_USER_CALLS = 10_000         # calls of user functions in one statement (f2(y
 STATEMENT_TIME_LIMIT = 60.0     # CPU seconds of a statement's thread (budget.py), where a timer can be set
 SIMPLIFY_MAX_NODES = 500        # tree nodes of a component that simplify/expand/factor will rewrite
 MAX_EXPANDED_TERMS = 10_000     # terms a component of simplify/expand/factor may multiply out to (expr/bounded.py)
+SIMPLIFY_WORK = 25_000          # units of work of one component's simplify/cancel/factor: nodes walked, monomials
+                                # created, counted before each step (expr/simplify_steps.py); about 0.6 s of SymPy
 DECIDED_COMPARISON_NODES = 500  # tree nodes of a comparison SymPy decides before numbers are given (expr/walk.py)
 BLOCKED_SIMPLIFY_WORK = 4_500   # nodes times generators of a component blocked() simplifies (expr/bounded.py)
 BLOCKED_SIMPLIFY_SYMBOLS = 6    # symbols of a component blocked() simplifies (expr/bounded.py)

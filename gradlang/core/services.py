@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from gradlang import limits
 from gradlang.derive.requests import DerivativeRequest
 from gradlang.errors import LimitError
-from gradlang.expr.bounded import tidy_each, too_large, why_too_large
+from gradlang.expr.bounded import out_of_work, tidy_each, too_large, why_too_large
 from gradlang.lazy import np
 
 
@@ -69,12 +69,19 @@ class Services:
     def bounded(self, function, value, name: str):
         """Apply a SymPy algebra function to every component small enough for it.
 
-        The bound is a size (limits.SIMPLIFY_MAX_NODES), never a time, so the
-        printed result is the same on every machine; larger components are kept
-        as they are, with a note.
+        The bounds are a size (limits.SIMPLIFY_MAX_NODES) and a count of work
+        (limits.SIMPLIFY_WORK), never a time, so the printed result is the same
+        on every machine; larger components are kept as they are, and those
+        whose work runs out as far as it got, with a note.
         """
         skipped = too_large(value) if not isinstance(value, np.ndarray) else 0
         if skipped:
             self.notes.append(f"{name} kept {skipped} component{'s' if skipped > 1 else ''} as "
                               f"{'they were' if skipped > 1 else 'it was'}: {why_too_large(value)}")
-        return tidy_each(value, function)
+        tidied = tidy_each(value, function)
+        stopped = out_of_work(value, function) if not isinstance(value, np.ndarray) else 0
+        if stopped:
+            self.notes.append(f"{name} stopped on {stopped} component{'s' if stopped > 1 else ''} where its "
+                              f"budget of work ran out ({limits.SIMPLIFY_WORK:,} units: nodes walked, terms "
+                              f"created); {'they are' if stopped > 1 else 'it is'} shown as far as it got")
+        return tidied

@@ -1,11 +1,14 @@
-"""Simplification bounded by size, never by seconds: same program, same bytes.
+"""Simplification bounded by size and by a count of work, never by seconds: same program, same bytes.
 
 `simplify`, `expand`, `factor` and the tidying inside `blocked` and `explain`
 used to run under a wall-clock budget and quietly keep the unsimplified value
 when it expired, so `blocked(stable_softmax(x), x)` printed the zero matrix on
 an idle machine and a 6.7 KB expression on a loaded one. Now what is printed
 depends only on the expression: each component is simplified when its tree
-has at most `limits.SIMPLIFY_MAX_NODES` nodes and kept as it is otherwise.
+has at most `limits.SIMPLIFY_MAX_NODES` nodes and kept as it is otherwise,
+and each of SymPy's steps is paid for, before it runs, from a budget of work
+counted from the formula (`limits.SIMPLIFY_WORK`: simplify_steps.py,
+simplify_work.py); where it runs out, simplify keeps the shortest form it had.
 Seconds still bound the statement (its time limit stops it with a LimitError),
 but they never change a printed result.
 """
@@ -20,6 +23,8 @@ import sympy as sp
 from gradlang import limits
 from gradlang.expr.graph import build_dag
 from gradlang.lazy import np
+from gradlang.expr.simplify_steps import simplify
+from gradlang.expr.simplify_work import Meter, expansion_work, polynomial_work
 from gradlang.expr.speakable import speakable
 from gradlang.expr.values import elementwise, elements, shape_of
 from gradlang.expr.walk import tree_size
@@ -93,7 +98,10 @@ def tidy(expr, function=None, limit=None, work=None):
     """
     if not isinstance(expr, sp.Basic) or not small_enough(expr, limit, work):
         return expr
-    return _simplified(expr, function)
+    return _simplified(expr, function)[0]
+
+
+_COUNTED = {sp.cancel: polynomial_work, sp.factor: polynomial_work, sp.expand: expansion_work}
 
 
 @functools.lru_cache(maxsize=1 << 10)
@@ -101,18 +109,34 @@ def _simplified(expr, function):
     """function(expr), once per formula: explain's ledger simplifies the same term for several stops and
     components (explain blocked(where(b != 0, max(W @ sg(x)), 0), x) asked 84 times for 40 formulas).
 
+    simplify, cancel, factor and expand pay for their work from a budget (limits.SIMPLIFY_WORK); a
+    formula they cannot pay for is kept as far as they got, and the answer says so: (value, stopped).
     A sign is held as it is (a symbol to simplify): SymPy writes sign(w) as w/|w| and then a Piecewise on
     w = 0, which is no answer gradlang can print (speakable refuses it), after seconds of piecewise
     simplification (the FGSM attack's sign(∇) in adversarial_training.grad: 8 s for 4 formulas)."""
-    opaque = {s: sp.Dummy(real=True) for s in expr.atoms(sp.sign)} if function is None else {}
+    meter = Meter(limits.SIMPLIFY_WORK)
     try:
-        answer = sp.simplify(expr.xreplace(opaque)).xreplace({v: k for k, v in opaque.items()}) if opaque else \
-            (function or sp.simplify)(expr)
+        answer = _within(expr, function, meter)
     except TypeError:
-        return expr  # SymPy's own comparison of a nan inside a condition ("Invalid NaN comparison"): kept as it is
+        return expr, False  # SymPy's comparison of a nan inside a condition ("Invalid NaN comparison"): kept
     except RecursionError:
-        return expr  # SymPy's simplify of a condition holding sqrt(-1.5) recursed without end (differential seed 113)
-    return speakable(expr, answer)
+        return expr, False  # SymPy's simplify of a condition holding sqrt(-1.5) recursed without end (seed 113)
+    return speakable(expr, answer), meter.spent >= meter.budget
+
+
+def _within(expr, function, meter: Meter):
+    """function(expr) paid for from the meter: simplify step by step, cancel, factor and expand when
+    their count is paid for (else expr as it is); any other function as it is."""
+    if function is None:
+        opaque = {s: sp.Dummy(real=True) for s in expr.atoms(sp.sign)}
+        answer = simplify(expr.xreplace(opaque), meter)
+        return answer.xreplace({v: k for k, v in opaque.items()}) if opaque else answer
+    if function is sp.simplify:
+        return simplify(expr, meter)
+    count = _COUNTED.get(function)
+    if count is not None and not meter.afford(count, expr):
+        return expr
+    return function(expr)
 
 
 def tidy_each(value, function=None, work=None):
@@ -126,6 +150,13 @@ def too_large(value) -> int:
     """How many components of a value are above the size bounds (kept unsimplified)."""
     items = elements(value) if shape_of(value) else [value]
     return sum(1 for e in items if not small_enough(e))
+
+
+def out_of_work(value, function=None) -> int:
+    """How many components of a value `function` (tidy's) stopped where its budget of work ran out
+    (asked after tidy_each: each answer is remembered, so none is computed again)."""
+    items = elements(value) if shape_of(value) else [value]
+    return sum(1 for e in items if isinstance(e, sp.Basic) and small_enough(e) and _simplified(e, function)[1])
 
 
 def why_too_large(value) -> str:

@@ -1,6 +1,7 @@
 """Same program, same bytes: no printed simplification depends on the clock.
 
-A slow machine is simulated by making every sympy.simplify call slow; the
+A slow machine is simulated by making every simplify call slow (gradlang's,
+SymPy's steps paid from a budget of work: expr/simplify_steps.py); the
 results must not change (the old one-second budget turned the zero matrix
 of blocked(stable_softmax(x), x) into a 6.7 KB expression).
 """
@@ -14,6 +15,7 @@ import pytest
 import sympy as sp
 
 from gradlang import limits
+from gradlang.expr import bounded
 from tests.component_session import ComponentSession
 from gradlang.core.session import Session
 
@@ -24,13 +26,13 @@ stable_softmax(v) = exp(v - stop_gradient(max(v))) / sum(exp(v - stop_gradient(m
 
 @pytest.fixture
 def slow_simplify(monkeypatch):
-    original = sp.simplify
+    original = bounded.simplify  # SymPy's simplify step by step (expr/simplify_steps.py)
 
     def slow(expr, *args, **kwargs):
         time.sleep(0.15)
         return original(expr, *args, **kwargs)
 
-    monkeypatch.setattr(sp, "simplify", slow)
+    monkeypatch.setattr(bounded, "simplify", slow)
 
 
 def _text(source: str) -> list[str]:
@@ -65,8 +67,8 @@ def test_blocked_over_many_generators_is_bounded_by_work_not_time(monkeypatch):
     from gradlang.expr.walk import tree_size
 
     calls = []
-    original = sp.simplify
-    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
+    original = bounded.simplify  # SymPy's simplify step by step (expr/simplify_steps.py)
+    monkeypatch.setattr(bounded, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
     session = ComponentSession()  # the component engine's blocked: a simplify per component, bounded by work
     session.run("v: R^3\nW: R^(2,3)\nb = blocked(dot(sg(acos(v)), transpose(sigmoid(W)) @ (W @ v)^(-1)), v)")
     kept = list(session.env["b"])
@@ -93,8 +95,8 @@ def test_blocked_over_many_symbols_is_kept_as_it_is(monkeypatch):
     trigsimp factored a cubic in all nine, 1.5 s a component (25 s on the loaded machine). Above
     limits.BLOCKED_SIMPLIFY_SYMBOLS symbols blocked's difference is kept as it is; the value is unchanged."""
     calls = []
-    original = sp.simplify
-    monkeypatch.setattr(sp, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
+    original = bounded.simplify  # SymPy's simplify step by step (expr/simplify_steps.py)
+    monkeypatch.setattr(bounded, "simplify", lambda e, *a, **k: calls.append(e) or original(e, *a, **k))
     session = Session()
     session.run("v: R^3\nW: R^(2,3)\nb = blocked(dot(tanh(v) + transpose(W) @ (W @ v), sg(v - 1.5)), v)")
     assert calls == []
