@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from gradlang.derive import derivatives as derive
-from gradlang.expr.bounded import tidy
+from gradlang.expr.bounded import generators, tidy
 from gradlang.expr.values import elementwise, elements, from_elements, shape_of, to_symbolic
 from gradlang.explain.scalar.components import component_steps
 from gradlang.explain.ledger.components import ledger
@@ -27,6 +27,7 @@ from gradlang.explain.scalar.unfold import unfolded_request
 
 DEFAULT_DEPTH = 2    # levels of substeps shown below each component (None: all); issue 14: little by default
 SIMPLER_NODES = 200  # tree nodes of a result explain tries to simplify for the reader
+SIMPLER_GENERATORS = 12  # and generators (bounded.generators): simplify's cancel multiplies out over each one
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,11 @@ def simpler(result):
     """A shorter equal form of a result (log cos x gives -tan(x)), or None; bounded by size.
 
     sinh and cosh are held as they are: simplify's trigsimp writes them with i and factors over the Gaussian
-    integers, 2.6 s of CPU for atan(x)·cosh(x + 2)·log(1 + x²)'s derivative (48 nodes) for no shorter form."""
+    integers, 2.6 s of CPU for atan(x)·cosh(x + 2)·log(1 + x²)'s derivative (48 nodes) for no shorter form.
+    A result over more than SIMPLER_GENERATORS generators is not tried: the FGSM attack's removed terms
+    (61 nodes over 13: tanh, sigmoid, sign, stops) took 0.35 s each and gave nothing shorter."""
+    if isinstance(result, sp.Basic) and generators(result) > SIMPLER_GENERATORS:
+        return None
     held = {f: sp.Dummy(real=True) for f in result.atoms(sp.sinh, sp.cosh)} if isinstance(result, sp.Basic) else {}
     simplified = tidy(result.xreplace(held), limit=SIMPLER_NODES).xreplace({d: f for f, d in held.items()}) \
         if held else tidy(result, limit=SIMPLER_NODES)

@@ -96,9 +96,22 @@ def shorter(value):
     except (NeedsNumbers, FreeIndex, LimitError):
         return value
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
-    if not any(e.free_symbols for e in entries):
+    if not any(_has_free_symbols(e) for e in entries):
         return parts
     return parts if _picks_components(value) and len(to_source(parts)) < len(to_source(value)) else value
+
+
+def _has_free_symbols(entry) -> bool:
+    """entry.free_symbols is not empty, asked over the DAG: SymPy's free_symbols walks the tree, once per
+    use of a shared part, and a component of SwAV's unrolled Sinkhorn is a tree of billions of nodes."""
+    if not isinstance(entry, sp.Basic):
+        return False
+    nodes = build_dag([entry]).nodes
+    if not any(isinstance(n, sp.Symbol) for n in nodes):
+        return False
+    if any(getattr(n, "bound_symbols", None) for n in nodes):
+        return bool(entry.free_symbols)  # a sum or a lambda binds some: SymPy says which (small, such values)
+    return True
 
 
 def _picks_components(value) -> bool:

@@ -105,13 +105,15 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
 
 class _Spelling:
     """Characters of a value as the lines print it: a long stop by its letter (layout.py names it), each
-    value spelled once."""
+    value spelled once, and each part of it once (_Remembering): the parts of a wide line are all spelled
+    to choose a name, and a LayerNorm head's lines hold thousands of them, each printed again inside every
+    part that holds it (28 s of its 40)."""
 
     def __init__(self):
         self.known: dict = {}
+        self.printer = _remembering()
 
     def text(self, value) -> str:
-        from gradlang.expr.source import to_source
         from gradlang.explain.layout import long_stop
         from gradlang.explain.ledger.components import outermost_stops
 
@@ -120,11 +122,32 @@ class _Spelling:
         if value not in self.known:
             stops = {s: Var("c1", shape_of(s)) if shape_of(s) else sp.Symbol("c1", real=True)
                      for s in outermost_stops([value]) if long_stop(s)}
-            self.known[value] = to_source(value.xreplace(stops))
+            self.known[value] = self.printer.doprint(value.xreplace(stops))
         return self.known[value]
 
     def __call__(self, value) -> int:
         return len(self.text(value))
+
+
+def _remembering():
+    """gradlang's source printer (to_source's) that prints each formula once: a formula's text depends on it
+    alone (its parent adds any parentheses), and equal formulas are the same formula (SymPy 1.14 tells
+    2.0*x from 2*x), so a part is looked up, not printed again."""
+    from gradlang.expr.source import SourcePrinter
+
+    class _Remembering(SourcePrinter):
+        def __init__(self, settings):
+            super().__init__(settings)
+            self.printed: dict = {}
+
+        def _print(self, expr, **kwargs):
+            if kwargs or not isinstance(expr, sp.Basic):
+                return super()._print(expr, **kwargs)
+            if expr not in self.printed:
+                self.printed[expr] = super()._print(expr)
+            return self.printed[expr]
+
+    return _Remembering({"order": None})
 
 
 def _shorter(value, names: dict):

@@ -23,6 +23,7 @@ from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.source import operation_name, to_source
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import dag_atoms, tree_size
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop
@@ -38,6 +39,7 @@ _ABSENT = Math("the variable does not appear in L", r"\text{the variable does no
 _REWRITES = {r.identity: r for r in (*RULES, DISTRIBUTED)}
 NAMED_LINES = 6  # a pass through the user's named bindings longer than this shows the lines of tensors only
 LINE_CHARACTERS = 96  # an instantiated rule is shown before its tidied form when the line fits in this many
+PRINTED_NODES = 8 * LINE_CHARACTERS  # a formula of more tree nodes prints wider than a line (a node: ≥ ⅗ character)
 
 def _bar(name: str) -> str:
     return rf"\bar{{{name}}}"
@@ -132,7 +134,7 @@ def _line(node, wrt, arriving, tidied, bars, names, tidier) -> VectorLine:
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
     shown = tidier(raw, used)
-    changed = to_source(raw.xreplace(names)) != to_source(shown.xreplace(names))
+    changed = _reads_differently(raw.xreplace(names), shown.xreplace(names))
     used = [_REWRITES[i] for i in used if not _REWRITES[i].algebra] if changed else []
     if by_name:
         rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], names) and tidied[node] != shown else ())
@@ -202,11 +204,26 @@ def _fit(node, raw, tidied, named) -> bool:
 
 
 def _width(expr, named) -> int:
-    """Characters of a formula as the lines show it: the user's names for their bindings, a letter for a stop."""
+    """Characters of a formula as the lines show it: the user's names for their bindings, a letter for a stop;
+    past PRINTED_NODES tree nodes, more than a line (counted, not printed: a LayerNorm head's raw adjoints
+    print to tens of thousands of characters, and printing them took most of its 40 s)."""
     shown = expr.xreplace(named)
     stops = {s: _stand_in("c", s) for s in outermost_stops([shown]) if long_stop(s)}  # a letter, as layout names it
-    adjoints = {a: _stand_in(f"dLd{a.name}", a) for a in shown.atoms(AdjointName)}  # ∂L/∂z as it prints
-    return len(to_source(shown.xreplace({**stops, **adjoints})))
+    adjoints = {a: _stand_in(f"dLd{a.name}", a) for a in dag_atoms(shown, AdjointName)}  # ∂L/∂z as it prints
+    shown = shown.xreplace({**stops, **adjoints})
+    if tree_size(shown, cap=PRINTED_NODES + 1) > PRINTED_NODES:
+        return LINE_CHARACTERS + 1
+    return len(to_source(shown))
+
+
+def _reads_differently(raw, shown) -> bool:
+    """Do the two formulas print differently? Two different formulas print differently, so only small ones
+    are printed to compare (a formula past PRINTED_NODES tree nodes costs its whole tree to print)."""
+    if raw == shown:
+        return False
+    if tree_size([raw, shown], cap=2 * PRINTED_NODES + 1) > 2 * PRINTED_NODES:
+        return True
+    return to_source(raw) != to_source(shown)
 
 
 def _stand_in(name: str, part):
