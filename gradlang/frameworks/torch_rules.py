@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import norms, ops, torch_onehot
+from gradlang.frameworks import norms, ops, torch_joins, torch_onehot
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
@@ -299,6 +299,21 @@ def _batch_norm(step):
                             running, training, float(step.arg(7, "eps", 1e-5)))
 
 
+def _gelu(step):
+    """nn.GELU: x * Φ(x) = 0.5 x (1 + erf(x / sqrt(2))), or its tanh approximation (approximate='tanh')."""
+    x = step.walker.writer.bind(step.tensor(0), 2)
+    if step.arg(1, "approximate", "none") == "tanh":
+        inner = f"0.7978845608028654 * ({x.text} + 0.044715 * {x.text}^3)"  # sqrt(2/pi), as PyTorch's kernel
+        return Value(f"0.5 * {x.text} * (1.0 + tanh({inner}))", step.shape, ops.PRODUCT)
+    return Value(f"0.5 * {x.text} * (1.0 + erf({x.text} * 0.7071067811865476))", step.shape, ops.PRODUCT)
+
+
+def _silu(step):
+    """nn.SiLU: x * sigmoid(x)."""
+    x = step.walker.writer.bind(step.tensor(0), 2)
+    return Value(f"{x.text} * sigmoid({x.text})", step.shape, ops.PRODUCT)
+
+
 def _layer_norm(step):
     """layer_norm(input, normalized_shape, weight, bias, eps, …)."""
     return norms.layer_norm(step.walker.writer, step.tensor(0), tuple(step.arg(1, "normalized_shape", ())),
@@ -338,5 +353,9 @@ RULES = {
     "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
     "scatter": torch_onehot.scatter, "index_put": torch_onehot.index_put, "batch_norm": _batch_norm, "layer_norm": _layer_norm, "group_norm": _group_norm,
+    "gelu": _gelu, "silu": _silu, "erf": _call("erf"),
+    "cat": torch_joins.cat, "concat": torch_joins.cat, "concatenate": torch_joins.cat, "einsum": torch_joins.einsum,
+    "chunk": torch_joins.pieces, "split": torch_joins.pieces, "split_with_sizes": torch_joins.pieces,
+    "unbind": torch_joins.pieces,
     "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
 }

@@ -348,9 +348,10 @@ class _Walker:
         inputs = [a for a in node.all_input_nodes if a in self.traced or (a in self.picked and name in WRITERS)]
         result = at[node]
         _refuse(name, [result, *(at[a] for a in node.all_input_nodes)], where, bool(inputs))
-        if name == "detach":
+        if name in ("detach", "item"):  # .item() is a Python number: no gradient flows through it, as .detach()
             self.traced.add(node)
-            return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
+            kept = env[node.args[0]] if name == "detach" else ops.reshape(env[node.args[0]], ())
+            return self.writer.stop(kept, where, f".{name}()") if inputs else kept
         if _is_draw(node, name, result, bool(inputs)):
             self.traced.add(node)  # what is computed from it is written from its name, not frozen into numbers
             return self.writer.draw(name.strip("_"), f"torch.{name}", result.detach().numpy(), where)
