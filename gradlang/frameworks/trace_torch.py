@@ -423,14 +423,10 @@ def _is_draw(node, name: str, result, traced: bool) -> bool:
 
 
 def _refuse(name: str, values: list, where: Where, traced: bool) -> None:
-    """Complex numbers (an FFT's) and traced values of more than two axes have no gradlang spelling."""
+    """Complex numbers (an FFT's) have no gradlang spelling."""
     tensors = [v for v in values if hasattr(v, "is_complex")]
     if "fft" in name or any(t.is_complex() for t in tensors):
         raise placed(f"{name}: a complex value: gradlang's values are real numbers (an FFT, a complex dtype cannot be written)", where)
-    shaped = [t for t in tensors[:1] if t.is_floating_point() and sum(1 for d in t.shape if d != 1) > 2]
-    if traced and shaped:
-        raise placed(f"{name}: a value of shape {tuple(shaped[0].shape)}: gradlang has scalars, vectors and matrices "
-                     "(more than two axes longer than 1 cannot be written)", where)
 
 
 def _array(value):
