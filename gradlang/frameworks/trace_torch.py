@@ -26,7 +26,7 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
-from gradlang.frameworks.torch_inplace import functional, rebind, written
+from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
 from gradlang.frameworks.torch_lines import where as _where
@@ -89,7 +89,8 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     names = [n for i, n in enumerate(names) if i not in numbers]
     args = tuple(_tensor(torch, a) for i, a in enumerate(args) if i not in numbers)
     with float64(torch):
-        with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch):
+        with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch), \
+                data_traced(torch):
             program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
         walker = _Walker(torch, writer, program.graph_module)
         leaves = walker.inputs(program, args, names)

@@ -30,17 +30,18 @@ from tests.frameworks.test_training_patterns import at_value
 torch = pytest.importorskip("torch")
 
 FOLDER = Path(__file__).resolve().parent / "published"
-DATA = pytest.mark.xfail(strict=True, reason="a parameter's .data read or assigned inside forward (MoCo v3's momentum "
-                                             "update, SwAV's prototypes normalised): torch.export (non-strict) keeps a "
-                                             "fake tensor among its constants; strict export fails otherwise")
+WRITTEN_LEAF = pytest.mark.xfail(strict=True, reason="SwAV's prototypes normalised in place under no_grad "
+                                 "(weight.copy_(normalize(weight.data))): torch differentiates by the same leaf at its new "
+                                 "value; the importer writes the later reads as the stopped new value (no gradient)")
 # module, the leaf --explain-wrt explains, the stops as (what, text on the stop's own line)
 LOSSES = [
     pytest.param("dino_loss", "student.head.last_layer",
                  [(".detach()", "teacher_out = teacher_out.detach().chunk(2)")], id="DINO"),
     pytest.param("moco_v3", "predictor.0",
-                 [("torch.no_grad() region", "with torch.no_grad():")] * 2, id="MoCo-v3", marks=DATA),
+                 [(".detach()", "param_m.data = param_m.data * m")] * 12 + [("torch.no_grad() region", "@torch.no_grad()")] * 12
+                 + [("torch.no_grad() region", "with torch.no_grad():")] * 2, id="MoCo-v3"),
     pytest.param("swav_loss", "model.prototypes",
-                 [("torch.no_grad() region", "with torch.no_grad():", 2)] * 2, id="SwAV", marks=DATA),
+                 [("torch.no_grad() region", "with torch.no_grad():", 2)] * 2, id="SwAV", marks=WRITTEN_LEAF),
     pytest.param("cleanrl_dqn", "q_network.network.4",
                  [("torch.no_grad() region", "with torch.no_grad():")], id="CleanRL-DQN"),
     pytest.param("cleanrl_sac", "log_alpha",
@@ -153,7 +154,9 @@ def test_translates_as_written_and_agrees_with_autograd(name, wrt, cited):
         program
 
 
-EXPLAIN_WALLS = {"cleanrl_sac": "explain by a scalar leaf reached through twin critics and three policy passes: "
+EXPLAIN_WALLS = {"moco_v3": "26 stops (each parameter's .data read twice in the momentum update, its @torch.no_grad() "
+                           "region, the momentum encoder's region): 26 ledger entries do not fit in 60 lines",
+                 "cleanrl_sac": "explain by a scalar leaf reached through twin critics and three policy passes: "
                                 "LimitError, a tree of more than 100000 nodes (gradlang/explain, the explain-speed work)"}
 
 
