@@ -47,13 +47,11 @@ def over_axes(writer, x: Value, axes: tuple, eps: float) -> Value:
 
 
 def batch_norm(writer, x: Value, weight, bias, running: tuple, training: bool, eps: float) -> Value:
-    """batch_norm of a (batch, channels) value: batch statistics in training, the running ones outside it."""
-    if len(x.shape) != 2:
-        raise TranslateError(f"batch_norm of shape {tuple(x.shape)}: gradlang writes it for (batch, channels); "
-                             "an image's (batch, channels, height, width) has more than two axes")
-    placed = (1, x.shape[1])
+    """batch_norm of a (batch, channels, …) value: statistics over every axis but the channels' (an image's batch,
+    height and width), the batch's in training, the running ones outside it."""
+    placed = tuple(d if i == 1 else 1 for i, d in enumerate(x.shape))
     if training:
-        y = over_axes(writer, x, (0,), eps)
+        y = over_axes(writer, x, tuple(i for i in range(len(x.shape)) if i != 1), eps)
     else:
         mean, var = (ops.reshape(r, placed) for r in running)
         y = ops.binary("/", ops.binary("-", x, mean, x.shape),

@@ -17,6 +17,8 @@ which is refused at the write's line rather than guessed.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from gradlang.frameworks.program import TranslateError
 
 
@@ -68,3 +70,23 @@ def _storage(value):
     except RuntimeError:  # a tensor without storage
         return None
     return address or None  # empty tensors share the address 0
+
+
+@contextmanager
+def data_traced(torch):
+    """While exporting, `t.data` reads as `t.detach()` and `t.data = v` writes as `t.copy_(v)` without a gradient.
+
+    Both are what `.data` means (the same storage, no autograd history), but non-strict torch.export cannot
+    trace the attribute itself: MoCo v3's momentum update (`param_m.data = param_m.data * m + …`) and SwAV's
+    prototypes normalised in place (`w = weight.data.clone()`) left a fake tensor among its constants."""
+    before = torch.Tensor.data
+
+    def written_data(tensor, value):
+        with torch.no_grad():
+            tensor.copy_(value)
+
+    torch.Tensor.data = property(lambda tensor: tensor.detach(), written_data)
+    try:
+        yield
+    finally:
+        torch.Tensor.data = before

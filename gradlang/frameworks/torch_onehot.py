@@ -18,6 +18,7 @@ import numpy as np
 
 from gradlang.frameworks import ops
 from gradlang.frameworks.program import TranslateError
+from gradlang.frameworks.torch_lines import where as place
 
 REFUSED = ("a {op} that is not ones written into zeros at an argmax or argmin along its axis (the hard one-hot of "
            "F.gumbel_softmax(hard=True) is written onehot(argmax(…)); other {op}s are not)")
@@ -34,8 +35,11 @@ def scatter(step):
 
 
 def index_put(step):
-    """index_put(self, indices, values): `v[argmax(y)] = 1`, or `M[arange(b), argmax(y, 1)] = 1`."""
+    """index_put(self, indices, values): `v[argmax(y)] = 1`, or `M[arange(b), argmax(y, 1)] = 1`; or a boolean
+    mask that selects nothing at the traced point, as td.kl_divergence's `t[(q.probs == 0)] = inf`."""
     indices, values = step.node.args[1], step.node.args[2]
+    if _selects_nothing(step, indices):
+        return step.walker.env[step.node.args[0]]
     rank = len(step.shape)
     found = _arg_source(indices[-1], rank - 1, rank) if indices and len(indices) == rank else None
     rows = [np.asarray(step.walker.point(i, step.at)).reshape(-1) for i in indices[:-1]]
@@ -44,6 +48,20 @@ def index_put(step):
     if found is None or not _zeros(step) or not _ones(step, values):
         raise TranslateError(REFUSED.format(op="index_put"))
     return _written(step, found, rank - 1)
+
+
+def _selects_nothing(step, indices) -> bool:
+    """One boolean mask, False everywhere at the traced point (a comparison, piecewise constant: the write is
+    none near the point, as the program says by a note at the user's line)."""
+    if len(indices) != 1 or not hasattr(indices[0], "op"):
+        return False
+    mask = step.walker.point(indices[0], step.at)
+    if getattr(mask, "dtype", None) is None or str(mask.dtype) != "torch.bool" or bool(mask.any()):
+        return False
+    where = place(step.node)
+    step.walker.writer.fixed("index_put", where, f"the mask written through at {where} selects nothing at the "
+                                                 "traced point (a comparison: piecewise constant), so the write is none")
+    return True
 
 
 def _written(step, found: tuple, dim: int):

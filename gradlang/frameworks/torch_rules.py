@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import norms, ops, torch_onehot
+from gradlang.frameworks import norms, ops, torch_joins, torch_onehot
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
@@ -97,7 +97,10 @@ def _exponent(p) -> str:
 
 def _linear(step):
     x, weight, bias = step.tensor(0), step.tensor(1), step.arg(2, "bias", None)
-    out = ops.contract(x, weight, (len(x.shape) - 1,), (1,), step.shape)
+    if x.shape[-1] == 1:  # nn.Linear(1, n) (a time embedding): no sum, each input times the weight's column
+        out = ops.binary("*", x, Value(weight.text, (1, weight.shape[0]), weight.prec, weight.scalar), step.shape)
+    else:
+        out = ops.contract(x, weight, (len(x.shape) - 1,), (1,), step.shape)
     return out if bias is None else ops.binary("+", out, bias, step.shape)
 
 
@@ -299,6 +302,37 @@ def _batch_norm(step):
                             running, training, float(step.arg(7, "eps", 1e-5)))
 
 
+def _gelu(step):
+    """nn.GELU: x * Φ(x) = 0.5 x (1 + erf(x / sqrt(2))), or its tanh approximation (approximate='tanh')."""
+    x = step.walker.writer.bind(step.tensor(0), 2)
+    if step.arg(1, "approximate", "none") == "tanh":
+        inner = f"0.7978845608028654 * ({x.text} + 0.044715 * {x.text}^3)"  # sqrt(2/pi), as PyTorch's kernel
+        return Value(f"0.5 * {x.text} * (1.0 + tanh({inner}))", step.shape, ops.PRODUCT)
+    return Value(f"0.5 * {x.text} * (1.0 + erf({x.text} * 0.7071067811865476))", step.shape, ops.PRODUCT)
+
+
+def _silu(step):
+    """nn.SiLU: x * sigmoid(x)."""
+    x = step.walker.writer.bind(step.tensor(0), 2)
+    return Value(f"{x.text} * sigmoid({x.text})", step.shape, ops.PRODUCT)
+
+
+def _spread_of(root: bool):
+    """var / std (aten.var.correction, std.correction): the centred squares summed over the axes, divided by
+    N - correction (Bessel's 1 unless given), the square root taken for std."""
+    def rule(step):
+        a = step.tensor(0)
+        axes = _axes(step, 1, len(a.shape))
+        correction = step.node.kwargs.get("correction", 1)
+        count = int(np.prod([a.shape[i] for i in axes])) - (1 if correction is None else correction)
+        mean = norms.kept(ops.reduce("mean", a, axes), a.shape, axes)
+        centred = step.walker.writer.bind(ops.binary("-", a, mean, a.shape), 2)
+        squares = ops.reduce("sum", ops.binary("*", centred, centred, a.shape), axes)
+        value = ops.binary("/", squares, number(float(count)), squares.shape)
+        return ops.reshape(ops.call("sqrt", value) if root else value, step.shape)
+    return rule
+
+
 def _layer_norm(step):
     """layer_norm(input, normalized_shape, weight, bias, eps, …)."""
     return norms.layer_norm(step.walker.writer, step.tensor(0), tuple(step.arg(1, "normalized_shape", ())),
@@ -330,7 +364,7 @@ RULES = {
     "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _to, "to": _to,
     "lift_fresh_copy": _same, "copy": lambda step: _broadcast_to(step.tensor(1), step.shape), "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
-    "gather": _gather, "index_select": _gather, "embedding": _gather, "take": _gather,
+    "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
@@ -338,5 +372,9 @@ RULES = {
     "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
     "scatter": torch_onehot.scatter, "index_put": torch_onehot.index_put, "batch_norm": _batch_norm, "layer_norm": _layer_norm, "group_norm": _group_norm,
+    "std": _spread_of(True), "var": _spread_of(False), "gelu": _gelu, "silu": _silu, "erf": _call("erf"),
+    "cat": torch_joins.cat, "concat": torch_joins.cat, "concatenate": torch_joins.cat, "einsum": torch_joins.einsum,
+    "chunk": torch_joins.pieces, "split": torch_joins.pieces, "split_with_sizes": torch_joins.pieces,
+    "unbind": torch_joins.pieces,
     "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
 }

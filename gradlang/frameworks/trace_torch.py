@@ -26,7 +26,7 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
-from gradlang.frameworks.torch_inplace import functional, rebind, written
+from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
 from gradlang.frameworks.torch_lines import where as _where
@@ -89,7 +89,8 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     names = [n for i, n in enumerate(names) if i not in numbers]
     args = tuple(_tensor(torch, a) for i, a in enumerate(args) if i not in numbers)
     with float64(torch):
-        with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch):
+        with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch), \
+                data_traced(torch):
             program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
         walker = _Walker(torch, writer, program.graph_module)
         leaves = walker.inputs(program, args, names)
@@ -348,9 +349,10 @@ class _Walker:
         inputs = [a for a in node.all_input_nodes if a in self.traced or (a in self.picked and name in WRITERS)]
         result = at[node]
         _refuse(name, [result, *(at[a] for a in node.all_input_nodes)], where, bool(inputs))
-        if name == "detach":
+        if name in ("detach", "item"):  # .item() is a Python number: no gradient flows through it, as .detach()
             self.traced.add(node)
-            return self.writer.stop(env[node.args[0]], where, ".detach()") if inputs else env[node.args[0]]
+            kept = env[node.args[0]] if name == "detach" else ops.reshape(env[node.args[0]], ())
+            return self.writer.stop(kept, where, f".{name}()") if inputs else kept
         if _is_draw(node, name, result, bool(inputs)):
             self.traced.add(node)  # what is computed from it is written from its name, not frozen into numbers
             return self.writer.draw(name.strip("_"), f"torch.{name}", result.detach().numpy(), where)
@@ -422,14 +424,10 @@ def _is_draw(node, name: str, result, traced: bool) -> bool:
 
 
 def _refuse(name: str, values: list, where: Where, traced: bool) -> None:
-    """Complex numbers (an FFT's) and traced values of more than two axes have no gradlang spelling."""
+    """Complex numbers (an FFT's) have no gradlang spelling."""
     tensors = [v for v in values if hasattr(v, "is_complex")]
     if "fft" in name or any(t.is_complex() for t in tensors):
         raise placed(f"{name}: a complex value: gradlang's values are real numbers (an FFT, a complex dtype cannot be written)", where)
-    shaped = [t for t in tensors[:1] if t.is_floating_point() and sum(1 for d in t.shape if d != 1) > 2]
-    if traced and shaped:
-        raise placed(f"{name}: a value of shape {tuple(shaped[0].shape)}: gradlang has scalars, vectors and matrices "
-                     "(more than two axes longer than 1 cannot be written)", where)
 
 
 def _array(value):

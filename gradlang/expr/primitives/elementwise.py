@@ -10,6 +10,8 @@ sigmoid(z)*(1 - sigmoid(z)), softplus(z)' is sigmoid(z).
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 import sympy as sp
 from mpmath.libmp import prec_to_dps
@@ -225,4 +227,27 @@ register(Primitive(
     partial=unary(lambda ops, node, u: ops.call(sp.exp, u)),
     numpy="expm1", latex=r"\operatorname{expm1}", export=same("expm1", tf="tf.math.expm1"),
     unfold=(lambda u: sp.exp(u) - 1, "expm1(u) = exp(u) - 1"),
+))
+
+
+# --- erf: the error function, for the exact GELU of PyTorch (nn.GELU) and JAX (jax.nn.gelu(approximate=False)) -----
+
+
+def _erf_partial(ops, node, u):
+    """erf'(u) = 2/sqrt(pi) * exp(-u^2)."""
+    return ops.mul(_TWO / sp.sqrt(sp.pi), ops.call(sp.exp, ops.neg(ops.power(u, _TWO))))
+
+
+def _numpy_erf(u):
+    """erf on an array: NumPy has none, Python's math.erf is exact to the last bit of a float64."""
+    return np.vectorize(math.erf, otypes=[float])(u)
+
+
+register(Primitive(
+    "erf", sp.erf, "the error function 2/sqrt(pi) * integral of exp(-t^2) from 0 to u", "erf(0)", build=sp.erf,
+    partial=unary(_erf_partial), numpy=_numpy_erf, pure=lambda u: math.erf(float(u)),
+    latex=r"\operatorname{erf}", rule="erf'(u) = 2/sqrt(pi) exp(-u^2)",
+    export=same("erf", numpy=Export("_erf", "def _erf(u):\n    import math\n"
+                                             "    return np.vectorize(math.erf, otypes=[float])(u)\n"),
+                jax="jax.scipy.special.erf", tf="tf.math.erf"),
 ))
