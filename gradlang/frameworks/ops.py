@@ -12,6 +12,7 @@ TranslateError, never a guess.
 
 from __future__ import annotations
 
+from gradlang.frameworks import any_rank
 from gradlang.frameworks.program import ATOM, POWER, PRODUCT, SUM, UNARY, TranslateError, Value, fill, wrap
 
 BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
@@ -48,7 +49,7 @@ def spread(value: Value, shape: tuple) -> Value:
         if theirs.index(mine[0]) == 0:
             return Value(f"outer({value.text}, ones({n}))", shape)
         return Value(f"outer(ones({m}), {value.text})", shape)
-    raise TranslateError(f"cannot broadcast shape {tuple(value.shape)} to {tuple(shape)}")
+    return any_rank.spread(value, mine, theirs, shape)
 
 
 def binary(op: str, a: Value, b: Value, shape: tuple) -> Value:
@@ -157,6 +158,8 @@ def reduce(name: str, a: Value, axes: tuple) -> Value:
     x = fill(a)
     if len(gone) == len(kept):
         return Value(f"{name}({x.text})", shape)
+    if len(gone) > 1:
+        return any_rank.reduced(name, x, gone, shape)
     axis = f"axis={gone[0]}" if name in ("max", "min") else str(gone[0])  # max(M, 1) is elementwise (section 6)
     return Value(f"{name}({x.text}, {axis})", shape)
 
@@ -189,7 +192,7 @@ def broadcast(a: Value, shape: tuple, dims: tuple) -> Value:
 def reshape(a: Value, shape: tuple) -> Value:
     """A reshape that only adds or drops axes of length 1 (vector <-> row or column)."""
     if tuple(d for d in shape if d != 1) != a.sizes:
-        raise TranslateError(f"a reshape from {tuple(a.shape)} to {tuple(shape)} that moves components")
+        return any_rank.reshaped(a, tuple(shape))
     return Value(a.text, tuple(shape), a.prec, a.scalar, a.condition, a.number)
 
 
@@ -199,6 +202,8 @@ def permute(a: Value, perm: tuple) -> Value:
     kept = [p for p in perm if a.shape[p] != 1]
     if kept == sorted(kept):
         return Value(a.text, shape, a.prec, a.scalar, number=a.number)
+    if len(kept) > 2:
+        return any_rank.permuted(a, kept, shape)
     return Value(f"transpose({fill(a).text})", shape)
 
 
@@ -210,6 +215,8 @@ def index(a: Value, axis: int, i: int, shape: tuple) -> Value:
     kept = [k for k, d in enumerate(a.shape) if d != 1]
     if len(kept) == 1:
         return Value(f"{wrap(x, ATOM)}[{i}]", shape)
+    if len(kept) > 2:
+        return any_rank.indexed(a, kept.index(axis), i, shape)
     return Value(f"{wrap(x, ATOM)}[{i}, :]" if kept.index(axis) == 0 else f"{wrap(x, ATOM)}[:, {i}]", shape)
 
 
@@ -220,10 +227,9 @@ def contract(a: Value, b: Value, axes_a: tuple, axes_b: tuple, shape: tuple) -> 
     contracted axis at its place among them (a (1, 3) weight times a vector is a dot product).
     """
     x, y = fill(a), fill(b)
-    if len(axes_a) > 1 or any(a.shape[i] == 1 for i in axes_a):
-        raise TranslateError(f"a product of shapes {tuple(a.shape)} and {tuple(b.shape)} over several axes or "
-                             "an axis of length 1")
     ra, rb = len(a.sizes), len(b.sizes)
+    if len(axes_a) > 1 or any(a.shape[i] == 1 for i in axes_a) or ra > 2 or rb > 2 or (not axes_a and ra and rb and ra + rb > 2):
+        return any_rank.einsum(a, b, (tuple(axes_a), tuple(axes_b)), ((), ()), shape)
     if not axes_a:
         return _no_contraction(x, y, shape)
     ca = [i for i, d in enumerate(a.shape) if d != 1].index(axes_a[0])
@@ -264,6 +270,8 @@ def picked(a: Value, picks, shape: tuple) -> Value:
     source, x = a.sizes, fill(a)
     if not source:
         return Value(x.text, shape, x.prec, scalar=x) if out else x
+    if len(source) > 2 or picks.ndim > 2:
+        return any_rank.taken(a, picks, shape)
     rows, cols = np.divmod(picks, source[1]) if len(source) == 2 else (None, picks)
     if picks.ndim == 0:
         text = f"{wrap(x, ATOM)}[{int(cols)}]" if rows is None else f"{wrap(x, ATOM)}[{int(rows)}, {int(cols)}]"
@@ -282,8 +290,7 @@ def picked(a: Value, picks, shape: tuple) -> Value:
         return Value(f"{_one_hot_rows(rows[:, 0], source[0])} @ {wrap(x, PRODUCT + 1)}", shape, PRODUCT)
     if rows is not None and picks.ndim == 2 and out[0] == source[0] and (rows.T == np.arange(source[0])).all():
         return Value(f"{wrap(x, PRODUCT)} @ transpose({_one_hot_rows(cols[0], source[1])})", shape, PRODUCT)
-    raise TranslateError(f"a gather of shape {tuple(shape)} from shape {tuple(a.shape)} that is neither entries, "
-                         "whole rows, nor one entry per row")
+    return any_rank.taken(a, picks, shape)
 
 
 def _is_range(positions) -> bool:
@@ -306,6 +313,8 @@ def onehot_of_argmax(y: Value, axis: int, shape: tuple, name: str = "argmax") ->
     n, kept = shape[axis], [i for i, d in enumerate(shape) if d != 1]
     if len(kept) == 1:
         return Value(f"onehot({name}({fill(y).text}), {n})", shape)
+    if len(kept) > 2 and axis in kept:
+        return any_rank.onehot_of_extreme(y, kept.index(axis), n, shape, name)
     if len(kept) != 2 or axis not in kept:
         raise TranslateError(f"a one-hot of an {name} of shape {tuple(shape)}")
     other = next(i for i in kept if i != axis)

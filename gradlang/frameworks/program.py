@@ -187,10 +187,7 @@ class Writer:
         sizes = tuple(d for d in shape if d != 1)
         if 0 in sizes:
             raise TranslateError(f"{comment or name} has shape {tuple(shape)}: an empty array has no gradlang value")
-        if len(sizes) > 2:
-            raise TranslateError(f"{name} has shape {tuple(shape)}: gradlang has scalars, vectors and matrices "
-                                 "(batch axes beyond rank 2 cannot be written)")
-        kind = "R" if not sizes else f"R^{sizes[0]}" if len(sizes) == 1 else f"R^({sizes[0]},{sizes[1]})"
+        kind = "R" if not sizes else f"R^{sizes[0]}" if len(sizes) == 1 else f"R^({','.join(map(str, sizes))})"
         self.taken.add(name)
         self.declarations.append(Line(f"{name}: {kind}", comment, "declaration", name))
         return Value(name, tuple(shape))
@@ -315,6 +312,8 @@ def ones(sizes: tuple) -> str:
     """All-ones of gradlang sizes: ones(n) or outer(ones(m), ones(n))."""
     if len(sizes) == 1:
         return f"ones({sizes[0]})"
+    if len(sizes) > 2:  # three or more axes (section 3b): the scalar stretched
+        return f"broadcast_to(1.0, ({', '.join(map(str, sizes))}))"
     return f"outer(ones({sizes[0]}), ones({sizes[1]}))"
 
 
@@ -354,8 +353,6 @@ def constant(array, shape: tuple) -> Value:
             return Value("nan", shape, number=x)
         return Value("inf" if x > 0 else "-inf", shape, number=x) if math.isinf(x) else number(x, shape)
     squeezed = array.reshape(tuple(d for d in array.shape if d != 1))
-    if squeezed.ndim > 2:
-        raise TranslateError(f"a constant of shape {array.shape}: more than two axes")
     ones_at = np.flatnonzero(squeezed == 1.0)
     if squeezed.ndim == 1 and len(ones_at) == 1 and np.count_nonzero(squeezed) == 1:
         return Value(f"onehot({ones_at[0]}, {squeezed.size})", shape)
