@@ -12,6 +12,7 @@ plain lines with one ledger entry per stop, and the --export'ed module gives the
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import re
 import sys
@@ -163,6 +164,8 @@ EXPLAIN_OPEN = {
                                  "no operand has",
     "jax_dreamer_ac:critic_loss": "LimitError: over 60 s of CPU",
     "jax_byol:byol_loss": "75 plain lines",
+    "jax_ppo:ppo_loss": "a stop in the case a select does not take (rlax's GAE, stop_target_gradients=False) is "
+                        "written though unused: 5 stops written, 4 ledger entries",
 }
 EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
              if case[0] in EXPLAIN_OPEN else case for case in CASES]
@@ -178,7 +181,12 @@ def test_explain_wrt_finishes_in_60_lines_with_a_ledger_entry_per_stop(spec, exa
     assert len(re.findall(r"^stop ", text, re.M)) == program.count("= stop_gradient("), text
 
 
-@pytest.mark.parametrize("spec, example, wrt, stops", CASES, ids=IDS)
+EXPORTED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason="exporting jnp.nansum's "
+                                                          "where(t != t, 0, t) takes over 60 s of CPU"))
+            if case[0] == "jax_rlax_a2c:a2c_loss" else case for case in CASES]
+
+
+@pytest.mark.parametrize("spec, example, wrt, stops", EXPORTED, ids=IDS)
 def test_export_round_trips_the_gradient(spec, example, wrt, stops, tmp_path):
     from gradlang.export import export_program
 
@@ -192,8 +200,11 @@ def test_export_round_trips_the_gradient(spec, example, wrt, stops, tmp_path):
     loaded.loader.exec_module(module)
     declared = re.findall(r"^(\w+): R", program, re.M)
     drawn = set(re.findall(r"^(\w+): R\S*   # jax\.random\.\w+ at ", program, re.M))
-    name = spec.split(":")[1]
-    grads = list(getattr(module, f"grad_{name}")(*[at_value(program, n) for n in declared]))
-    if len(grads) == len(declared):
-        grads = [g for g, n in zip(grads, declared) if n not in drawn]
-    agrees(grads, jax_numbers(spec, example)[1:], tolerance_of(spec))
+    theirs = dict(zip([n for n in declared if n not in drawn], jax_numbers(spec, example)[1:]))
+    function = getattr(module, f"grad_{spec.split(':')[1]}")
+    names = list(inspect.signature(function).parameters)  # the leaves the loss reads, draws among them
+    grads = list(function(*[at_value(program, n) for n in names]))
+    if len(grads) == len(names):
+        grads = [g for g, n in zip(grads, names) if n not in drawn]
+    names = [n for n in names if n not in drawn]
+    agrees(grads, [theirs[n] for n in names], tolerance_of(spec))
