@@ -111,7 +111,37 @@ def _dot_general(step):
     if (tuple(batch_a), tuple(batch_b), tuple(contract_a), tuple(contract_b)) == ((0,), (0,), (1,), (1,)) and (
             len(a.shape) == len(b.shape) == 2):
         return ops.rowwise_dot(a, b, _shape(step))
-    raise TranslateError("a dot_general with batch axes other than one row-wise dot of two matrices")
+    return ops.any_rank.einsum(a, b, (tuple(contract_a), tuple(contract_b)), (tuple(batch_a), tuple(batch_b)),
+                               _shape(step))
+
+
+def _concatenate(step):
+    return ops.any_rank.concatenated(list(step.ins), step.eqn.params["dimension"], _shape(step))
+
+
+def _stack(step):
+    return ops.any_rank.stacked(list(step.ins), step.eqn.params["axis"], _shape(step))
+
+
+def _atanh(step):
+    """atanh(x) = (log1p(x) - log1p(-x)) / 2: gradlang has no atanh; the same value, derivative 1 / (1 - x^2)."""
+    x = step.ins[0]
+    halves = ops.binary("-", ops.call("log1p", x), ops.call("log1p", ops.negate(x)), _shape(step))
+    return ops.binary("*", Value("0.5", ()), halves, _shape(step))
+
+
+def _sort(step):
+    """A sort of one array (jnp.sort, inside jnp.percentile and jnp.median): its entries read in their order at
+    the traced point, which is piecewise constant, as an argmax is; the derivative moves with the entries."""
+    import numpy as np
+
+    if len(step.ins) != 1:
+        raise TranslateError("a sort of several arrays together (an argsort, lax.sort with keys): only a sort of "
+                             "one array is written, as its entries in their order at the traced point")
+    point, axis = np.asarray(step.points[0]), step.eqn.params["dimension"]
+    labels = np.arange(point.size).reshape(point.shape)
+    order = np.take_along_axis(labels, np.argsort(point, axis=axis, kind="stable"), axis=axis)
+    return ops.picked(step.ins[0], order, _shape(step))
 
 
 def _slice(step):
@@ -139,11 +169,15 @@ def _gather(step):
 
 
 def _select_n(step):
+    import numpy as np
+
     predicate, *cases = step.ins
     if len(cases) != 2:
         raise TranslateError("a select_n of more than two cases")
-    if predicate.number is not None:
-        return cases[int(bool(predicate.number))]
+    if not predicate.condition and np.unique(np.asarray(step.points[0])).size == 1:
+        # a predicate fixed at the point (not a comparison of floats), the same everywhere: the case it picks
+        # (rlax's select(stop_target_gradients, …), jnp.percentile's `where(any(isnan(x)), nan, x)`)
+        return cases[int(np.asarray(step.points[0]).reshape(-1)[0])]
     return ops.where(predicate, cases[1], cases[0], _shape(step))
 
 
@@ -160,7 +194,8 @@ RULES = {
     "dot_general": _dot_general, "broadcast_in_dim": _broadcast, "reshape": _reshape, "squeeze": _reshape,
     "expand_dims": _reshape, "transpose": _transpose, "convert_element_type": _convert, "copy": _same,
     "copy_p": _same, "reduce_precision": _same, "slice": _slice, "select_n": _select_n,
-    "gather": _gather, "dynamic_slice": _gather,
+    "gather": _gather, "dynamic_slice": _gather, "concatenate": _concatenate, "atanh": _atanh, "sort": _sort,
+    "stack": _stack,
     "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "eq": _compare("=="), "ne": _compare("!="),
 }

@@ -12,8 +12,7 @@ TranslateError, never a guess.
 
 from __future__ import annotations
 
-import math
-
+from gradlang.frameworks import any_rank
 from gradlang.frameworks.program import ATOM, POWER, PRODUCT, SUM, UNARY, TranslateError, Value, fill, wrap
 
 BINARY = {"+": SUM, "-": SUM, "*": PRODUCT, "/": PRODUCT}
@@ -50,25 +49,7 @@ def spread(value: Value, shape: tuple) -> Value:
         if theirs.index(mine[0]) == 0:
             return Value(f"outer({value.text}, ones({n}))", shape)
         return Value(f"outer(ones({m}), {value.text})", shape)
-    return spread_at_any_rank(value, shape)
-
-
-def spread_at_any_rank(value: Value, shape: tuple) -> Value:
-    """`broadcast_to(reshape(x, placed), sizes)`: x given back the axes of length 1 it is broadcast along, in
-    gradlang's shape of the result (every axis of length 1 dropped), then broadcast as NumPy does (section 3b)."""
-    rank = max(len(shape), len(value.shape))
-    mine = (1,) * (rank - len(value.shape)) + tuple(value.shape)
-    placed = tuple(mine[rank - len(shape) + i] for i, d in enumerate(shape) if d != 1)
-    if any(p not in (1, d) for p, d in zip(placed, (d for d in shape if d != 1))) or math.prod(placed) != math.prod(
-            value.sizes):
-        raise TranslateError(f"cannot broadcast shape {tuple(value.shape)} to {tuple(shape)}")
-    sizes = tuple(d for d in shape if d != 1)
-    return Value(f"broadcast_to(reshape({fill(value).text}, {_tuple(placed)}), {_tuple(sizes)})", shape)
-
-
-def _tuple(sizes: tuple) -> str:
-    """A shape as gradlang reads it: (3,) for one axis, (2, 3) for two."""
-    return f"({sizes[0]},)" if len(sizes) == 1 else f"({', '.join(map(str, sizes))})"
+    return any_rank.spread(value, mine, theirs, shape)
 
 
 def binary(op: str, a: Value, b: Value, shape: tuple) -> Value:
@@ -177,8 +158,8 @@ def reduce(name: str, a: Value, axes: tuple) -> Value:
     x = fill(a)
     if len(gone) == len(kept):
         return Value(f"{name}({x.text})", shape)
-    if len(gone) > 1:  # several axes of a tensor of rank 3 or more: NumPy's axis=(…), section 3b
-        return Value(f"{name}({x.text}, axis={_tuple(tuple(sorted(gone)))})", shape)
+    if len(gone) > 1:
+        return any_rank.reduced(name, x, gone, shape)
     axis = f"axis={gone[0]}" if name in ("max", "min") else str(gone[0])  # max(M, 1) is elementwise (section 6)
     return Value(f"{name}({x.text}, {axis})", shape)
 
@@ -210,9 +191,8 @@ def broadcast(a: Value, shape: tuple, dims: tuple) -> Value:
 
 def reshape(a: Value, shape: tuple) -> Value:
     """A reshape that only adds or drops axes of length 1 (vector <-> row or column)."""
-    sizes = tuple(d for d in shape if d != 1)
-    if sizes != a.sizes:  # components move (a flatten of (b, c, h, w), a split axis): NumPy's reshape, section 3b
-        return Value(f"reshape({fill(a).text}, {_tuple(sizes)})", tuple(shape))
+    if tuple(d for d in shape if d != 1) != a.sizes:
+        return any_rank.reshaped(a, tuple(shape))
     return Value(a.text, tuple(shape), a.prec, a.scalar, a.condition, a.number)
 
 
@@ -222,10 +202,9 @@ def permute(a: Value, perm: tuple) -> Value:
     kept = [p for p in perm if a.shape[p] != 1]
     if kept == sorted(kept):
         return Value(a.text, shape, a.prec, a.scalar, number=a.number)
-    if len(kept) == 2:
-        return Value(f"transpose({fill(a).text})", shape)
-    order = sorted(kept)  # gradlang's axes of `a`; the permutation among them
-    return Value(f"transpose({fill(a).text}, {_tuple(tuple(order.index(p) for p in kept))})", shape)
+    if len(kept) > 2:
+        return any_rank.permuted(a, kept, shape)
+    return Value(f"transpose({fill(a).text})", shape)
 
 
 def index(a: Value, axis: int, i: int, shape: tuple) -> Value:
@@ -236,6 +215,8 @@ def index(a: Value, axis: int, i: int, shape: tuple) -> Value:
     kept = [k for k, d in enumerate(a.shape) if d != 1]
     if len(kept) == 1:
         return Value(f"{wrap(x, ATOM)}[{i}]", shape)
+    if len(kept) > 2:
+        return any_rank.indexed(a, kept.index(axis), i, shape)
     return Value(f"{wrap(x, ATOM)}[{i}, :]" if kept.index(axis) == 0 else f"{wrap(x, ATOM)}[:, {i}]", shape)
 
 
@@ -246,10 +227,9 @@ def contract(a: Value, b: Value, axes_a: tuple, axes_b: tuple, shape: tuple) -> 
     contracted axis at its place among them (a (1, 3) weight times a vector is a dot product).
     """
     x, y = fill(a), fill(b)
-    if len(axes_a) > 1 or any(a.shape[i] == 1 for i in axes_a):
-        raise TranslateError(f"a product of shapes {tuple(a.shape)} and {tuple(b.shape)} over several axes or "
-                             "an axis of length 1")
     ra, rb = len(a.sizes), len(b.sizes)
+    if len(axes_a) > 1 or any(a.shape[i] == 1 for i in axes_a) or ra > 2 or rb > 2 or (not axes_a and ra and rb and ra + rb > 2):
+        return any_rank.einsum(a, b, (tuple(axes_a), tuple(axes_b)), ((), ()), shape)
     if not axes_a:
         return _no_contraction(x, y, shape)
     ca = [i for i, d in enumerate(a.shape) if d != 1].index(axes_a[0])
@@ -293,6 +273,8 @@ def picked(a: Value, picks, shape: tuple) -> Value:
     source, x = a.sizes, fill(a)
     if not source:
         return Value(x.text, shape, x.prec, scalar=x) if out else x
+    if len(source) > 2 or picks.ndim > 2:
+        return any_rank.taken(a, picks, shape)
     rows, cols = np.divmod(picks, source[1]) if len(source) == 2 else (None, picks)
     if picks.ndim == 0:
         text = f"{wrap(x, ATOM)}[{int(cols)}]" if rows is None else f"{wrap(x, ATOM)}[{int(rows)}, {int(cols)}]"
@@ -311,16 +293,7 @@ def picked(a: Value, picks, shape: tuple) -> Value:
         return Value(f"{_one_hot_rows(rows[:, 0], source[0])} @ {wrap(x, PRODUCT + 1)}", shape, PRODUCT)
     if rows is not None and picks.ndim == 2 and out[0] == source[0] and (rows.T == np.arange(source[0])).all():
         return Value(f"{wrap(x, PRODUCT)} @ transpose({_one_hot_rows(cols[0], source[1])})", shape, PRODUCT)
-    return _taken_at_any_rank(x, picks, shape)
-
-
-def _taken_at_any_rank(x: Value, picks, shape: tuple) -> Value:
-    """Any other gather (I-JEPA's torch.gather of kept patches, a different set per sample): the entries of the
-    flattened tensor taken at their flat positions, reshaped to the result (take's adjoint scatters with addition)."""
-    flat = f"reshape({x.text}, ({math.prod(x.sizes) if x.sizes else 1},))" if len(x.sizes) != 1 else x.text
-    taken = f"take({flat}, [{', '.join(str(int(p)) for p in picks.reshape(-1))}], 0)"
-    out = tuple(d for d in shape if d != 1)
-    return Value(taken if len(out) == 1 else f"reshape({taken}, {_tuple(out)})", shape)
+    return any_rank.taken(a, picks, shape)
 
 
 def _is_range(positions) -> bool:
@@ -343,20 +316,11 @@ def onehot_of_argmax(y: Value, axis: int, shape: tuple, name: str = "argmax") ->
     n, kept = shape[axis], [i for i, d in enumerate(shape) if d != 1]
     if len(kept) == 1:
         return Value(f"onehot({name}({fill(y).text}), {n})", shape)
-    if axis not in kept:
+    if len(kept) > 2 and axis in kept:
+        return any_rank.onehot_of_extreme(y, kept.index(axis), n, shape, name)
+    if len(kept) != 2 or axis not in kept:
         raise TranslateError(f"a one-hot of an {name} of shape {tuple(shape)}")
-    if len(kept) > 2:
-        return _onehot_at_any_rank(y, kept.index(axis), len(kept), n, name, shape)
     other = next(i for i in kept if i != axis)
     parts = [f"onehot({name}({index(y, other, i, ()).text}), {n})" for i in range(shape[other])]
     return Value(f"stack([{', '.join(parts)}], {0 if other < axis else 1})", shape)  # stacked along the other axis
 
-
-def _onehot_at_any_rank(y: Value, axis: int, rank: int, n: int, name: str, shape: tuple) -> Value:
-    """onehot(argmax(y, axis=a), n), whose new last axis is moved back to a (section 3b: onehot of an index
-    tensor adds a last axis): VQGAN's and the Gumbel quantiser's codes over (b, n, h, w)."""
-    text = f"onehot({name}({fill(y).text}, axis={axis}), {n})"
-    if axis == rank - 1:
-        return Value(text, shape)
-    order = (*range(axis), rank - 1, *range(axis, rank - 1))
-    return Value(f"transpose({text}, {_tuple(order)})", shape)

@@ -312,6 +312,8 @@ def ones(sizes: tuple) -> str:
     """All-ones of gradlang sizes: ones(n) or outer(ones(m), ones(n))."""
     if len(sizes) == 1:
         return f"ones({sizes[0]})"
+    if len(sizes) > 2:  # three or more axes (section 3b); broadcast_to(1.0, …) sums to 1 (a core bug, reported)
+        return f"reshape(ones({math.prod(sizes)}), ({', '.join(map(str, sizes))}))"
     return f"outer(ones({sizes[0]}), ones({sizes[1]}))"
 
 

@@ -101,6 +101,10 @@ def _leaves(jax, args: tuple, names: list, writer: Writer) -> list:
         parts = [names[path[0].idx] if i == 0 else key_name(entry) for i, entry in enumerate(path)]
         if jax.dtypes.issubdtype(getattr(value, "dtype", np.float64), jax.dtypes.prng_key):
             found.append(Leaf(".".join(parts), ".".join(parts), value, tuple(value.shape), False))  # a key: data
+        elif type(value) in (bool, int, float):  # a Python number (DreamerV3's `free`, read by an `if`): constant
+            found.append(Leaf(".".join(parts), ".".join(parts), value, (), False))
+            writer.note(f"{'.'.join(parts)} = {value!r} is a Python number: a constant of the program, as "
+                        "jax.grad of the arrays sees it")
         else:
             found.append(Leaf.of(".".join(parts), value, writer.taken))
     return found
@@ -137,10 +141,6 @@ def _kind(var) -> str:
 
 def _is_float(var) -> bool:
     return _kind(var) == "float"
-
-
-def _gradlang_rank(var) -> int:
-    return sum(1 for d in getattr(var.aval, "shape", ()) if d != 1)
 
 
 class _Walker:
@@ -220,11 +220,12 @@ class _Walker:
         values = [v for v, _ in ins]
         points = [p for _, p in ins]
         name = eqn.primitive.name
-        if eqn.primitive.multiple_results or len(eqn.outvars) != 1 or (
+        if len(eqn.outvars) != 1 or (eqn.primitive.multiple_results and name not in RULES) or (
                 name not in RULES and name != "stop_gradient" and _is_float(eqn.outvars[0])):
             raise placed(f"no translation for the JAX operation {name}", where)
-        result = np.asarray(called(f"evaluating {eqn.primitive.name} at the traced point",
-                                   lambda: eqn.primitive.bind(*points, **eqn.params)))
+        result = called(f"evaluating {eqn.primitive.name} at the traced point",
+                        lambda: eqn.primitive.bind(*points, **eqn.params))
+        result = np.asarray(result[0] if eqn.primitive.multiple_results else result)  # a sort of one array
         (out,) = eqn.outvars
         at[out] = result
         env[out] = self._translate(eqn, Step(eqn, values, points, where), result)
@@ -304,7 +305,7 @@ class _Walker:
 
 
 def _refuse(eqn, where: Where) -> None:
-    """Complex numbers (an fft) and values of more than two axes have no gradlang spelling: refused at the line."""
+    """Complex numbers (an fft) and a while loop have no gradlang spelling: refused at the line."""
     name = eqn.primitive.name
     if name in CALLS:
         return
@@ -315,10 +316,6 @@ def _refuse(eqn, where: Where) -> None:
     if any(_kind(v) == "complex" for v in [*eqn.invars, *eqn.outvars]) or "fft" in name:
         raise placed(f"{name}: a complex value: gradlang's values are real numbers (an FFT, a complex dtype cannot be written)",
                      where)
-    shaped = [v for v in eqn.outvars if _kind(v) == "float" and _gradlang_rank(v) > 2]
-    if shaped:
-        raise placed(f"{name}: a value of shape {tuple(shaped[0].aval.shape)}: gradlang has scalars, vectors and "
-                     "matrices (more than two axes longer than 1 cannot be written)", where)
 
 
 def _is_data(eqn) -> bool:

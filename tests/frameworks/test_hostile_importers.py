@@ -23,6 +23,7 @@ import pytest
 from gradlang import Session
 from gradlang.frameworks import TranslateError, translate
 from gradlang.frameworks.program import Line, Writer, inert
+from gradlang.frameworks import shapes_arg
 from gradlang.frameworks.shapes_arg import gradlang_name
 from gradlang.frameworks.verify import entries
 from tests.conftest import as_floats
@@ -227,17 +228,20 @@ def test_complex_values_and_ffts_are_refused_at_the_users_line(user, kind, text,
     assert caught.value.line == line and op in caught.value.message and "complex value" in caught.value.message
 
 
-def test_a_constant_of_three_axes_is_refused_not_squashed(user):
+def test_a_constant_of_three_axes_is_written_at_its_rank_not_squashed(user):
+    """Since #39 --from-jax writes any rank (section 3b): the (4, 4, 4) ones times x[0] is 64 entries, its mean x[0]
+    (once written broadcast_to(1.0, (4, 4, 4)), whose sum the engine gives as 1: the mean came out x[0] / 64)."""
     pytest.importorskip("jax")
     write_module(user, "rank3", '''
         import jax.numpy as jnp
         def loss(x):
             return jnp.mean(jnp.ones((4, 4, 4)) * x[0])
         ''')
-    with pytest.raises(TranslateError) as caught:
-        translate("jax", "rank3:loss", shapes="x=3")
-    assert caught.value.line == 4 and "shape (4, 4, 4)" in caught.value.message
-    assert caught.value.message.startswith("broadcast_in_dim:")
+    program = translate("jax", "rank3:loss", shapes="x=3")
+    assert "reshape(ones(64), (4, 4, 4))" in program, program
+    value = as_floats(entries(Session().run(program)[0].value)[0])
+    x0 = shapes_arg.example(shapes_arg.parse("x=3"))["x"][0]
+    assert abs(float(np.asarray(value).reshape(())) - x0) < 1e-12
 
 
 # --- 3. the user's code is fenced ---------------------------------------------------------------------------------
