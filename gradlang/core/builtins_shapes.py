@@ -17,7 +17,8 @@ from gradlang.errors import ShapeError
 from gradlang.expr.engine import axes, lower, nodes as t, rank, shape_of, shapes
 
 # The engine's, imported by the first call: registering these builtins loads none of it (issue #41).
-ExpandDims, Permute, Squeeze, broadcast_to = axes.ExpandDims, axes.Permute, axes.Squeeze, axes.broadcast_to
+BroadcastTo, ExpandDims, Permute, Squeeze = axes.BroadcastTo, axes.ExpandDims, axes.Permute, axes.Squeeze
+broadcast_to = axes.broadcast_to
 components = lower.components
 
 
@@ -31,8 +32,11 @@ def _sizes(value, what: str) -> tuple:
 
 
 def _broadcast(args):
+    """The builtin stretches a scalar too (`broadcast_to(1.0, (4, 4, 4))` has 64 entries, as NumPy's); the
+    engine's own `broadcast_to` leaves a scalar alone, since arithmetic broadcasts it by itself."""
     u, shape = args
-    return broadcast_to(u, _sizes(shape, "broadcast_to"))
+    sizes = _sizes(shape, "broadcast_to")
+    return BroadcastTo(u, *sizes) if not shape_of(u) else broadcast_to(u, sizes)
 
 
 def _expand(args):

@@ -64,6 +64,8 @@ CLAIMS = [
           lambda X, v, **_: jnp.sum(jnp.linalg.norm(X, axis=-1)) + jnp.sum(jax.nn.logsumexp(X, axis=1) * v)),
     Claim("broadcast_to", "sum(broadcast_to(v, (b, t, d)) * X^2)",
           lambda v, X, **_: jnp.sum(jnp.broadcast_to(v, (2, 3, 4)) * X ** 2)),
+    Claim("broadcast_to of a scalar (its entries counted)", "sum(broadcast_to(sum(v)^2, (b, t, d))) + sum(X)",
+          lambda v, X, **_: jnp.sum(jnp.broadcast_to(jnp.sum(v) ** 2, (2, 3, 4))) + jnp.sum(X)),
     Claim("squeeze and expand_dims", "sum(squeeze(expand_dims(X, 1) * expand_dims(A, 0), 1)^2)",
           lambda X, A, **_: jnp.sum(jnp.squeeze(jnp.expand_dims(X, 1) * jnp.expand_dims(A, 0), 1) ** 2)),
     Claim("reshape merging and splitting an axis", "sum(reshape(reshape(X, (b*t, d)) @ W, (b, t, d)) * Y)",
