@@ -282,7 +282,7 @@ def test_plain_output_reads_back(source):
         ("M = [[1, 2], [3, 4]]\nM[:, 0.5]", "ShapeError", "an integer", 6),
         ("v = [1, 2]\nv[:, 0]", "ShapeError", "M[:, j] takes a matrix, not a vector of length 2", 1),
         ("x: R\nx[0, :]", "ShapeError", "M[i, :] takes a matrix, not a scalar", 1),
-        ("M = [[1, 2], [3, 4]]\nM[:, :]", "SyntaxError", "unexpected ':'", 6),
+        ("M = [[1, 2], [3, 4]]\nM[:, :]", "SyntaxError", "unexpected ']'", 7),
         ("M = [[1, 2], [3, 4]]\nM[:]", "SyntaxError", "unexpected ']'", 4),
     ],
 )

@@ -25,6 +25,7 @@ from gradlang import Session, limits
 from gradlang.expr import bounded
 from gradlang.expr.simplify_steps import simplify
 from gradlang.expr.simplify_work import Meter, OutOfWork, expansion_work, polynomial_work
+from tests.safety import SAFETY_NET
 
 ROOT = Path(__file__).resolve().parents[2]
 STOPPED = "budget of work ran out"
@@ -148,6 +149,6 @@ def test_the_printed_bytes_are_the_same_under_every_hash_seed(half, tmp_path):
     for seed in ("0", "1", "4141"):
         env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
         done = subprocess.run([sys.executable, "-m", "gradlang", "--plain", str(program)], env=env,
-                              capture_output=True, timeout=300, check=False)
+                              capture_output=True, timeout=SAFETY_NET, check=False)
         outputs.add(done.stdout + done.stderr)
     assert len(outputs) == 1
