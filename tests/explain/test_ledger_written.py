@@ -165,3 +165,17 @@ def test_the_components_of_a_stop_of_a_users_name_are_named_by_it():
     assert "stop_gradient(x_fgsm[0])" in plain and "stop_gradient(x_fgsm[1])" in plain
     assert "c₁" not in plain and "c₂" not in plain and "where c" not in plain
     assert "sg(x_fgsm₀)" in pretty.replace(" ", "")
+
+
+def test_a_stop_in_a_formula_with_floats_keeps_its_entry():
+    """A float in the formula makes its integers floats (-x as -1.0*x, the importers' programs): the stop the
+    user wrote is still found, so its entry is not dropped as a builtin's own."""
+    from gradlang import Session
+    from gradlang.render import to_plain
+
+    for sizes in ("3", "n"):
+        results = Session().run(f"x: R^{sizes}; w: R^{sizes}\nt = stop_gradient(x[0] * (1.0 - x))\n"
+                                "L = sum((t - w)^2)\nexplain grad(L, w)")
+        text = to_plain(results[-1])
+        assert text.count("# stop t = sg(") == 1, text
+        assert "irrelevant" in text, text

@@ -96,8 +96,9 @@ def regrouped(entries: tuple, written) -> tuple:
             owner.setdefault(stop, site)
             place.setdefault(stop, k)
     groups: dict = {site.key: [] for site in written}  # in the order written (met by the evaluator)
+    by_key = {_integral(stop): site for stop, site in reversed(owner.items())}
     for entry in entries:
-        site = owner.get(entry.stop)
+        site = owner.get(entry.stop) or by_key.get(_integral(entry.stop))
         if site is not None:  # else a builtin's own stop: no entry
             groups[site.key].append(entry)
     sites = {site.key: site for site in written}
@@ -110,6 +111,12 @@ def regrouped(entries: tuple, written) -> tuple:
         else:
             out.append(_merged(sorted(members, key=lambda m: place.get(m.stop, 0)), sites[key].text))
     return tuple(out)
+
+
+def _integral(stop):
+    """The stop with its whole-number floats as integers: a formula with a float in it is explained with its
+    integers made floats (-x as -1.0*x), and its stops are still the ones the user wrote."""
+    return stop.xreplace({f: sp.Integer(int(f)) for f in stop.atoms(sp.Float) if float(f).is_integer()})
 
 
 def _merged(members: list, text: str) -> StopEntry:
