@@ -144,7 +144,7 @@ def _broadcast(spec: Spec, shapes: list) -> Spec:
     if not renamed:
         return spec
     pool = iter(spec.fresh(sum(len(letters) for letters in spec.inputs)))
-    inputs = tuple(tuple(next(pool) if letter in renamed and sp.sympify(size) == 1 else letter
+    inputs = tuple(tuple(next(pool) if letter in renamed and as_basic(size) == 1 else letter
                          for letter, size in zip(letters, shape)) for letters, shape in zip(spec.inputs, shapes))
     return Spec(inputs, spec.output)
 
