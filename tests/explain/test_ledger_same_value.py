@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gradlang import Session
-from gradlang.render import to_plain
+from gradlang.render import to_json, to_latex, to_plain
 from tests.conftest import as_floats
 
 POINT = [0.5, -1.0, 2.0]
@@ -32,10 +32,13 @@ def test_each_named_stop_has_an_entry_and_the_node_is_counted_once(size):
     ledger = result.steps[-1].ledger
     assert len(ledger) == 3, text
     assert "# stop a: the same stop as b (one value: that entry counts it)" in text, text
-    assert "#    blocking: the same value as that stop's, so the same effect, counted there once" in text, text
+    assert "#    neutral: the same value as that stop's; what it removes is counted there, once" in text, text
     assert "= g + r₁ + r₂ (g = grad(L, x))" in text and "r₃" not in text, text  # the node's term once
     assert "three stops: two blocking, one neutral" in text, text
     assert "✓ equals grad" in text, text
+    stops = to_json(result)["steps"][-1]["stops"]
+    assert [s["verdict"] for s in stops] == ["blocking", "neutral", "blocking"] and stops[1]["removed"] == "0"
+    assert "the same stop as" in to_latex(result)
 
 
 def test_the_gradient_is_the_one_nodes():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gradlang import Session
-from gradlang.render import to_plain
+from gradlang.render import to_json, to_latex, to_plain
 from tests.conftest import as_floats
 
 POINT = "at x = [0.5, -1.0, 2.0]"
@@ -34,6 +34,8 @@ def test_a_stop_the_where_does_not_take_is_listed_as_never_reached(size, choice)
     assert "#    irrelevant: the value does not depend on it, so it has no effect" in text, text
     assert "two stops: one irrelevant, one blocking" in text, text
     assert "✓ equals grad" in text, text
+    assert to_json(results[-1])["steps"][-1]["stops"][0]["verdict"] == "irrelevant"
+    assert "never reached" in to_latex(results[-1])
 
 
 def test_the_value_is_the_taken_case():

@@ -138,7 +138,7 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
     if entry.untaken:
         return note("irrelevant: the value does not depend on it, so it has no effect")
     if entry.same:
-        return note(f"{entry.same[0]}: the same value as that stop's, so the same effect, counted there once")
+        return note(f"{entry.verdict}: the same value as that stop's; what it removes is counted there, once")
     if entry.verdict == "irrelevant":
         return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":

@@ -132,8 +132,8 @@ def _same(site, first, entry: StopEntry) -> StopEntry:
     """A stop whose value another written stop (first) gave: named by its own name, pointing at that stop's
     entry; it removes nothing of its own, since the closing identity counts the one formula node once."""
     verdict = "neutral" if entry.verdict in ("blocking", "inventing") else entry.verdict
-    return StopEntry(entry.stop, entry.reaching, (), (), (), verdict, level="tensor", written=site.bound,
-                     same=(entry.verdict, first.bound or first.text))
+    return StopEntry(entry.stop, entry.reaching, entry.adjoint, ((sp.S.Zero,),), (), verdict, level="tensor",
+                     written=site.bound, same=(entry.verdict, first.bound or first.text))
 
 
 def _integral(stop):
