@@ -300,15 +300,17 @@ class Evaluator:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
         grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py).
         met, for a choice: (the stops met, the value) of each argument, in order."""
-        if met is not None:  # a choice (where): no text or list arguments
-            for n in node.args:
-                with self.stops.collecting() as found:
-                    met.append((found, self.evaluate(n, frame)))
-            return [value for _, value in met]
-        return [n.value if text and isinstance(n, lo.Text) else tensors.tensor_lists.variables(self, n, frame)
+        if met is None:
+            return [self._argument(node, frame, text, k, n) for k, n in enumerate(node.args)]
+        for k, n in enumerate(node.args):
+            with self.stops.collecting() as found:
+                met.append((found, self._argument(node, frame, text, k, n)))
+        return [value for _, value in met]
+
+    def _argument(self, node, frame, text: bool, k: int, n):
+        return (n.value if text and isinstance(n, lo.Text) else tensors.tensor_lists.variables(self, n, frame)
                 if tensors.takes_list(node.name, k, n) else tensors.tensor_lists.entries(self, n, frame)
-                if tensors.takes_entries(node.name, k, n) else self.evaluate(n, frame)
-                for k, n in enumerate(node.args)]
+                if tensors.takes_entries(node.name, k, n) else self.evaluate(n, frame))
 
     def _keyword(self, node, frame):
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)
