@@ -29,7 +29,7 @@ from gradlang.expr.domain import kept
 from gradlang.lazy import np
 from gradlang.remembered import remembered
 from gradlang.core.services import Services
-from gradlang.core.written_stops import RECORDED, STOPS, StopSites, text_in
+from gradlang.core.written_stops import CHOICES, RECORDED, STOPS, StopSites, text_in
 from gradlang.core.substitute import substitute
 from gradlang.core.scalar_arithmetic import _COMPARISONS, _PRODUCT_OPS, _add, _is_scalar_expr
 from gradlang.expr.values import (
@@ -218,6 +218,13 @@ class Evaluator:
             value = self._called(node, frame)
             self.stops.met(node, self._text(node), value, self._stopped_name(node))
             return value
+        if node.name in CHOICES:
+            with self.stops.choosing() as choice:
+                value = self._called(node, frame, choice.met)
+                fixed = choice.met[0][1] if len(choice.met) == 3 else None  # where(c, a, b)'s condition
+                choice.untaken = {sp.true: 2, sp.false: 1}.get(fixed) if isinstance(fixed, sp.Basic) else None
+                choice.met = [found for found, _ in choice.met]
+            return value
         derivations = self.services.derivations
         count = len(derivations) if derivations is not None else 0
         with self.stops.collecting() as found:
@@ -239,13 +246,13 @@ class Evaluator:
             return text_in(self._defining[-1], node.span)
         return self.services.source_text(node) or ""
 
-    def _called(self, node, frame):
+    def _called(self, node, frame, met=None):
         keep = builtins_axes.keepdims_keyword(node)  # keepdims= of a reduction (section 3b): its axes put back
         if keep is not None:
             node = lo.Call(node.name, tuple(a for a in node.args if a is not keep), node.name_span, place=node.place)
         name, mark = node.name, len(self.unfolded)
         bound = self.lookup(name, frame)
-        args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None)
+        args = self._call_values(node, frame, name in builtins.READS_TEXT and bound is None, met)
         value = self._applied(node, frame, bound, args, mark)
         return value if keep is None else builtins_axes.kept_dims(value, self.evaluate(keep.value, frame), args, keep)
 
@@ -289,13 +296,21 @@ class Evaluator:
         # sign(exp(W)) is 1 to SymPy: an elementwise function of a tensor keeps the tensor's shape (sum of it is q p)
         return fit(value, args) if whole else value
 
-    def _call_values(self, node, frame, text: bool) -> list:
+    def _call_values(self, node, frame, text: bool, met=None) -> list:
         """The argument values; a quoted text is kept as text only for a builtin that reads files (load), and
-        grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py)."""
-        return [n.value if text and isinstance(n, lo.Text) else tensors.tensor_lists.variables(self, n, frame)
+        grad's variables written as a list are read as variables (grad(L, [W, b]), core/tensor_lists.py).
+        met, for a choice: (the stops met, the value) of each argument, in order."""
+        if met is None:
+            return [self._argument(node, frame, text, k, n) for k, n in enumerate(node.args)]
+        for k, n in enumerate(node.args):
+            with self.stops.collecting() as found:
+                met.append((found, self._argument(node, frame, text, k, n)))
+        return [value for _, value in met]
+
+    def _argument(self, node, frame, text: bool, k: int, n):
+        return (n.value if text and isinstance(n, lo.Text) else tensors.tensor_lists.variables(self, n, frame)
                 if tensors.takes_list(node.name, k, n) else tensors.tensor_lists.entries(self, n, frame)
-                if tensors.takes_entries(node.name, k, n) else self.evaluate(n, frame)
-                for k, n in enumerate(node.args)]
+                if tensors.takes_entries(node.name, k, n) else self.evaluate(n, frame))
 
     def _keyword(self, node, frame):
         return self.evaluate(node.value, frame)  # axis=1 stands where it is written (builtins_axes)

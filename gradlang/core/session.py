@@ -13,7 +13,7 @@ import builtins as _python  # its ValueError: gradlang's (imported below) is a G
 import math
 import numbers
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Iterator
 
@@ -293,7 +293,8 @@ class Session:
         evaluator = self._evaluator(source=source)
         with evaluator.stops.collecting() as written:  # the stops written into the value, for explain's ledger
             self.env[name] = _settled(evaluator.evaluate(body))
-        self.stop_sites[name] = tuple(written.values())
+        self.stop_sites[name] = tuple(replace(site, bound=name) if site.key == id(body) else site  # a = sg(…)
+                                      for site in written.values())
         return self._result(statement, source, "assignment", None, evaluator) if evaluator.notes else None
 
     def _definition(self, statement: lo.Definition, source: str) -> None:

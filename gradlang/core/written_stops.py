@@ -11,11 +11,12 @@ by site (explain/ledger/written.py). Nothing here changes a value.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 STOPS = ("sg", "stop_gradient")
 DERIVATIVES = ("diff", "grad", "jacobian", "hessian", "blocked", "backward")
-RECORDED = frozenset(STOPS + DERIVATIVES)  # the calls the evaluator records stops around (one lookup per call)
+CHOICES = ("where",)  # a choice whose fixed condition leaves a case, and the stops written in it, untaken
+RECORDED = frozenset(STOPS + DERIVATIVES + CHOICES)  # the calls the evaluator records stops around
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,8 @@ class WrittenStop:
     values: tuple
     node: object = field(default=None, compare=False, repr=False)
     named: str = ""  # the user's name the stop is written on (sg(x_fgsm)), which explain writes it by
+    untaken: str = ""  # why the value never reaches it: "the where takes the other case" (a fixed condition)
+    bound: str = ""  # the name the stop is bound to, when it is a statement's whole value (t8 = sg(…))
 
 
 class StopSites:
@@ -44,8 +47,8 @@ class StopSites:
         self.open.append(found)
         try:
             yield found
-        finally:
-            self.open.remove(found)
+        finally:  # by identity: two collectors that met the same stops are equal dicts
+            self.open[:] = [other for other in self.open if other is not found]
 
     def met(self, node, text: str, value, named: str = "") -> None:
         for found in self.open:
@@ -54,10 +57,40 @@ class StopSites:
             found[id(node)] = WrittenStop(id(node), text, values, node, named)
 
     def named(self, name: str) -> None:
-        """A name read: the sites of its value are met again (a stop bound once, used twice, is one)."""
+        """A name read: the sites of its value are met again (a stop bound once, used twice, is one; a stop
+        the value reaches is reached, though another value left it untaken)."""
         for site in self.bound.get(name, ()):
             for found in self.open:
-                found.setdefault(site.key, site)
+                if site.key not in found or not site.untaken and found[site.key].untaken:
+                    found[site.key] = site
+
+    @contextmanager
+    def choosing(self):
+        """Around a choice's arguments (where(c, a, b)): yields a Choice whose `met` gets the sites met in each
+        argument and whose `untaken` the case a fixed condition does not take, if any. The stops met only in
+        that case become untaken in every collector that had not met them before, so the ledger can say the
+        value never reaches them (a stop the user wrote, with no effect)."""
+        before = [(found, set(found)) for found in self.open]
+        choice = Choice()
+        yield choice
+        if choice.untaken is None:
+            return
+        others = {key for k, found in enumerate(choice.met) if k != choice.untaken for key in found}
+        for found, had in before:
+            for key in set(choice.met[choice.untaken]) - others - had:
+                site = found.get(key)
+                if site is not None and not site.untaken:
+                    found[key] = replace(site, untaken=choice.why)
+
+
+@dataclass
+class Choice:
+    """The sites met in each argument of a choice, and the case its fixed condition leaves (None: it takes
+    either, as the condition varies)."""
+
+    met: list = field(default_factory=list)
+    untaken: int | None = None
+    why: str = "the where takes the other case"
 
 
 def text_in(definition, span) -> str:

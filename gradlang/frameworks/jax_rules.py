@@ -177,7 +177,12 @@ def _select_n(step):
     if not predicate.condition and np.unique(np.asarray(step.points[0])).size == 1:
         # a predicate fixed at the point (not a comparison of floats), the same everywhere: the case it picks
         # (rlax's select(stop_target_gradients, …), jnp.percentile's `where(any(isnan(x)), nan, x)`)
-        return cases[int(np.asarray(step.points[0]).reshape(-1)[0])]
+        taken = int(np.asarray(step.points[0]).reshape(-1)[0])
+        if not cases[1 - taken].stopped:
+            return cases[taken]
+        # a stop the user wrote in the case it leaves: kept in a where whose condition is as fixed, so the
+        # ledger lists it as never reached (docs/decisions.md)
+        predicate = Value("1 > 0" if taken else "0 > 1", (), condition=True)
     return ops.where(predicate, cases[1], cases[0], _shape(step))
 
 

@@ -14,7 +14,7 @@ import math
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gradlang import limits
 from gradlang.errors import GradlangError, LimitError, Span, source_lines
@@ -100,6 +100,7 @@ class Value:
     number: float | None = None
     root: "Value | None" = None
     argmax: tuple | None = None  # an index fixed at the point that is argmax(source, axis): (source, axis)
+    stopped: bool = False  # the name of a stop_gradient line (a case of rlax's select(c, sg(x), x))
 
     @property
     def sizes(self) -> tuple:
@@ -250,8 +251,9 @@ class Writer:
         """stop_gradient(value) on a line of its own, with the user's source line in its comment."""
         self.stops += 1
         inner = fill(value)
-        return self.bind(Value(f"stop_gradient({inner.text})", value.shape), comment=f"{what} at {where}", force=True,
-                         origin=Origin(what, where))
+        bound = self.bind(Value(f"stop_gradient({inner.text})", value.shape), comment=f"{what} at {where}", force=True,
+                          origin=Origin(what, where))
+        return replace(bound, stopped=True)
 
     def final(self, name: str, value: Value, comment: str = "") -> None:
         if value.sizes:

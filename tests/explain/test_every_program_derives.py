@@ -47,7 +47,8 @@ def test_the_program_derives_in_every_format(name, source):
 def _written_reaching(step) -> int:
     """The stops the user wrote that the derivative meets: sites giving a stop of the formula met outside
     every stop (as written, or in components at literal sizes), sites of one stop counted once (sg(x)
-    written twice is one node), and each stop written on a constant (sg(2)) once."""
+    written twice is one node) unless bound to names of their own (t17 = sg(m), t24 = sg(m)), each stop
+    written on a constant (sg(2)) once, and each stop in a case a fixed condition does not take."""
     from gradlang.explain.ledger.components import outermost_stops
     from gradlang.explain.ledger.written import _stops_of
     from gradlang.expr.tensor.lower import lowered
@@ -57,14 +58,18 @@ def _written_reaching(step) -> int:
     met = set()
     for form in (expr, lowered(expr)):
         met |= set(outermost_stops(elements(form) if not is_scalar(form) else [form]))
-    groups, constants = [], set()
+    groups, constants, own = [], set(), 0
     for site in step.request.written:
         stops = set(_stops_of(site.values))
-        if not stops:
+        if site.untaken:  # in a case a fixed condition does not take: its own entry (never reached)
+            own += 1
+        elif not stops:
             constants.add(site.text)
         elif stops & met and not any(stops & group for group in groups):
             groups.append(stops)
-    return len(groups) + len(constants)
+        elif stops & met and site.bound:  # t24 = sg(…) of the same value as t17's: its own entry, "the same"
+            own += 1
+    return len(groups) + len(constants) + own
 
 
 def _one_entry_per_written_stop(step) -> None:

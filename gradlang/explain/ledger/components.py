@@ -65,6 +65,8 @@ class StopEntry:
     written: str = ""          # the stop as the user wrote it, when the formula has it as several stops or none
     parts: tuple = ()          # the formula's stops of one written stop (written.py), when several
     constant: bool = False     # a stop written on a constant (sg(2)): the formula holds the constant
+    untaken: str = ""          # why the value never reaches a written stop (a where's fixed condition)
+    same: tuple = ()           # (verdict, name) of the written stop whose value (one node) this one repeats
 
 
 def variables_of(request) -> list:

@@ -24,8 +24,9 @@ _INVENTED = 44    # the same for an invented term, which has words after it too
 _ARRIVING = 76    # the same for an adjoint arriving on a line of its own
 _WIDTH = 94       # characters of a ledger head above which the adjoint arriving gets a line of its own
 _LISTED = 3       # variables named on a path before "and n more"
-GROUPED = 4      # stops in a ledger above which stops with the same verdict and path share one entry
-_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+GROUPED = 8      # stops in a ledger above which stops with the same verdict and path share one entry
+                 # (each written stop its own entry up to here: a ledger counts written stops, not components)
+_NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
 def _number(n: int) -> str:
@@ -83,6 +84,10 @@ def head(entry, request, form=(), display=None) -> Note:
     its value follows unless the form already ends in one (δ·∂δ/∂m = 9*δ/10) and is not 0.
     """
     name = label(entry, display or ())
+    if entry.untaken:
+        return note("stop ", name, ": never reached: ", entry.untaken)
+    if entry.same:
+        return note("stop ", *_same_names(entry, display or ()), " (one value: that entry counts it)")
     if entry.verdict == "irrelevant":
         return note("stop ", name, ": no path from ", over(request), " reaches it")
     zero = adjoint_is_zero(entry)
@@ -103,6 +108,16 @@ def head(entry, request, form=(), display=None) -> Note:
     return note(cuts, value)
 
 
+def _same_names(entry, display) -> tuple:
+    """'t24: the same stop as t27' for a stop whose value another written stop gave: the other named as the
+    derivation names the formula node (its let), so a stop that is that name speaks of the first one written."""
+    shown = dict(display).get(entry.stop)
+    this, first = entry.written, entry.same[1]
+    if shown is not None and str(shown) == this:
+        this = first
+    return (this, ": the same stop as ", shown if shown is not None else first)
+
+
 def _zero_as_written(entry) -> bool:
     return all(a == 0 for a in entry.adjoint)
 
@@ -120,6 +135,10 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
     whose stops write the removed term in the user's names."""
     if entry.constant:
         return note("irrelevant: it stops a constant, which has no gradient to stop")
+    if entry.untaken:
+        return note("irrelevant: the value does not depend on it, so it has no effect")
+    if entry.same:
+        return note(f"{entry.verdict}: the same value as that stop's; what it removes is counted there, once")
     if entry.verdict == "irrelevant":
         return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":

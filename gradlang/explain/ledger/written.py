@@ -7,6 +7,9 @@ stop of a constant, is 2). The evaluator records each written stop with the valu
 adjoints arriving at its parts, the sum of what they remove and the strongest of their verdicts, and a
 stop written on a constant gets its entry too: irrelevant, since nothing reaches a constant.
 
+A stop written in a case that a where with a fixed condition does not take (the JAX importer's rlax
+select(False, sg(a), a)) is never reached, though its value may be another stop's: its own entry says so.
+
 A stop of the formula that no site wrote is a builtin's own: softmax and logsumexp over an axis of a
 rank-3 tensor shift by a stopped maximum, as jax.nn.logsumexp does (core/tensor_axes.py), and LANGUAGE.md
 section 6 promises "no stop the user sees". It gets no entry. A written stop is found in the formula as
@@ -85,11 +88,13 @@ def regrouped(entries: tuple, written) -> tuple:
     None when no evaluator recorded the stops (a request built by hand): the entries stay as they are."""
     if written is None:
         return entries
-    owner, place = {}, {}
+    owner, place, of_site = {}, {}, {}
     constants = []
     lower = any(entry.level == "components" for entry in entries)  # the request was lowered: so are the sites
     for site in written:
-        stops = _stops_of(site.values, lower)
+        if site.untaken:  # in a case a fixed condition does not take: its own entry, whatever its value
+            continue
+        stops = of_site[site.key] = _stops_of(site.values, lower)
         if not stops and site.text not in {c.text for c in constants}:  # sg(A) written twice: one stop,
             constants.append(site)                                        # as a variable's is one node
         for k, stop in enumerate(stops):
@@ -101,16 +106,34 @@ def regrouped(entries: tuple, written) -> tuple:
         site = owner.get(entry.stop) or by_key.get(_integral(entry.stop))
         if site is not None:  # else a builtin's own stop: no entry
             groups[site.key].append(entry)
-    sites = {site.key: site for site in written}
-    out = []
-    for key, members in groups.items():
-        if key in sites and not members:
-            out += [_constant(sites[key])] if sites[key] in constants else []  # else: only inside another stop
-        elif len(members) == 1:
-            out.append(members[0])
-        else:
-            out.append(_merged(sorted(members, key=lambda m: place.get(m.stop, 0)), sites[key].text))
-    return tuple(out)
+    made = {key: members[0] if len(members) == 1 else _merged(sorted(members, key=lambda m: place.get(m.stop, 0)),
+                                                              next(w.text for w in written if w.key == key))
+            for key, members in groups.items() if members}
+    return tuple(entry for site in written
+                 for entry in _site_entries(site, made, constants, [owner[s] for s in of_site.get(site.key, ())]))
+
+
+def _site_entries(site, made: dict, constants: list, owners: list) -> list:
+    """The entry of one written stop: its own (from the formula's stops it gave), a constant's, an untaken
+    case's; or, for a stop bound to a name of its own whose value another written stop gave first (A2C's
+    t24 = sg(max(t23, axis=1)) beside t17's: one formula node), one that says so; else none (a stop found
+    only inside another stop, or sg(A) written twice unnamed: one stop, as a variable's is one node)."""
+    if site.untaken:
+        return [_constant(site, site.untaken)]
+    if site.key in made:
+        return [made[site.key]]
+    if site in constants:
+        return [_constant(site)]
+    first = next((o for o in owners if o.key in made), None)
+    return [_same(site, first, made[first.key])] if site.bound and first is not None else []
+
+
+def _same(site, first, entry: StopEntry) -> StopEntry:
+    """A stop whose value another written stop (first) gave: named by its own name, pointing at that stop's
+    entry; it removes nothing of its own, since the closing identity counts the one formula node once."""
+    verdict = "neutral" if entry.verdict in ("blocking", "inventing") else entry.verdict
+    return StopEntry(entry.stop, entry.reaching, entry.adjoint, ((sp.S.Zero,),), (), verdict, level="tensor",
+                     written=site.bound, same=(entry.verdict, first.bound or first.text))
 
 
 def _integral(stop):
@@ -133,12 +156,14 @@ def _merged(members: list, text: str) -> StopEntry:
                      parts=tuple(m.stop for m in members))
 
 
-def _constant(site) -> StopEntry:
+def _constant(site, untaken: str = "") -> StopEntry:
     """A stop written on a constant (sg(2), sg(b) of data b): the formula keeps the constant, and no
-    variable reaches it."""
+    variable reaches it; or a stop in a case a fixed condition does not take (untaken says why): the value
+    never reaches it, whatever it stops."""
     value = site.values[0]
     return StopEntry(StopGradient(value) if isinstance(value, sp.Basic) and value.free_symbols else value,
-                     (), (), (), (), "irrelevant", level="tensor", written=site.text, constant=True)
+                     (), (), (), (), "irrelevant", level="tensor", written=untaken and site.bound or site.text, constant=not untaken,
+                     untaken=untaken)
 
 
 def with_written(explanation, phrase):
