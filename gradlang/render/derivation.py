@@ -21,7 +21,7 @@ from gradlang.explain.note import note
 from gradlang.render.latex_break import LATEX_LINE as _LATEX_LINE, LHS_HEAD as _LHS_HEAD, breakable as _breakable, pieces as _pieces
 from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex_symbol
 from gradlang.render.notes import latex_note, latex_rows, plain_note
-from gradlang.render.plain import to_plain as plain
+from gradlang.render.plain import derivation_text, in_derivation, to_plain as plain
 from gradlang.render import vector_lines
 from gradlang.render.records import renders
 
@@ -153,9 +153,9 @@ def _plain_lines(node: Node, show) -> list[str]:
 
 @renders("Explanation", "plain")
 def plain_text(printer, explanation) -> str:
-    """Numbered, indented lines with the rule name beside each step."""
-    show = _Shown(explanation, printer.doprint)
-    lines = _broken(f"{call_text(explanation.request, show)}:", explanation.summary)
+    """Numbered, indented lines with the rule name beside each step, stops written `sg(u)`."""
+    show = _Shown(explanation, in_derivation(printer).doprint)
+    lines = _titled(f"{call_text(explanation.request, show)}:", explanation.summary)
     lines += [line for text in _definitions(explanation) for line in _broken("definition:", text, " = ")]
     if explanation.vector is not None:
         lines += vector_lines.plain_lines(explanation.vector, show, show.legend())
@@ -345,7 +345,7 @@ def _json_node(node: Node, show) -> dict:
 def json_data(printer, explanation) -> dict:
     """The whole call as one step (rule = the operation) whose substeps are the components."""
     request = explanation.request
-    show = lambda value: plain(in_builtins(value), printer._settings["full"])  # noqa: E731 (as Form writes them)
+    show = lambda value: derivation_text(in_builtins(value), printer._settings["full"])  # noqa: E731 (as Form writes them)
     substeps = []
     for labels, root in layout(explanation):
         why = [plain_note(reason, show) for reason in _why(explanation, root)]
@@ -388,6 +388,35 @@ def _broken(head: str, text: str, at: str = "") -> list[str]:
         name, body = text.split(at, 1)
         return [f"{head} {name}{at.rstrip()}", f"   {body}"]
     return [head, f"   {text}"]
+
+
+def _titled(head: str, summary: str) -> list[str]:
+    """The call and its summary (_broken); a call wider than the page is broken before the terms of its
+    argument's outermost sum (`+ log(pi[1])*sg(-b)*sg(pi[1])`), each further line indented under it."""
+    if len(head) <= vector_lines.WIDTH:
+        return _broken(head, summary)
+    return _terms_broken(head, vector_lines.WIDTH) + [f"   {summary}"]
+
+
+def _terms_broken(text: str, width: int) -> list[str]:
+    """Lines of at most `width` where the text breaks before a ` + ` or ` - ` at the call's first depth;
+    a term wider than a line stands alone on its line."""
+    depth, breaks = 0, []
+    for i, char in enumerate(text):
+        depth += (char in "([") - (char in ")]")
+        if depth == 1 and text[i:i + 3] in (" + ", " - "):
+            breaks.append(i)
+    indent = " " * (text.index("(") + 1) if "(" in text else ""
+    lines, start = [], 0
+    while breaks:
+        room = width - (len(indent) if lines else 0)
+        fitting = [b for b in breaks if b - start <= room]
+        cut = fitting[-1] if fitting else breaks[0]
+        if len(text) - start <= room:
+            break
+        lines.append((indent if lines else "") + text[start:cut])
+        start, breaks = cut + 1, [b for b in breaks if b > cut]
+    return lines + [(indent if lines else "") + text[start:]]
 
 
 def _definitions(explanation) -> list[str]:

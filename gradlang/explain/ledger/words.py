@@ -148,12 +148,12 @@ def _short_source(value, display) -> str:
     """The value as gradlang source with the derivation's names (the user's), never longer than a printer
     shows it: the measure of a line, never printed. A stop a printer may give a letter is measured whole."""
     if not isinstance(value, sp.Basic):
-        return to_source(value)
+        return to_source(value, sg=True)
     names = dict(display)
     try:
-        return to_source(rebuild(value, names))
+        return to_source(rebuild(value, names), sg=True)
     except (TypeError, AttributeError, ValueError):
-        return to_source(value)
+        return to_source(value, sg=True)
 
 
 def _by_rule(entry) -> tuple:

@@ -213,7 +213,7 @@ def _width(expr, named) -> int:
     shown = shown.xreplace({**stops, **adjoints})
     if tree_size(shown, cap=PRINTED_NODES + 1) > PRINTED_NODES:
         return LINE_CHARACTERS + 1
-    return len(to_source(shown))
+    return len(to_source(shown, sg=True))
 
 
 def _reads_differently(raw, shown) -> bool:
@@ -290,15 +290,24 @@ def _written_stops(expr) -> dict:
 
 
 def _measured(derivation, entries, expr) -> list:
-    """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words)."""
-    from gradlang.explain.ledger.components import adjoint_value
-
+    """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words),
+    the form that shows an adjoint is 0 where the entry shows one (`s[0]*sum(s) - s[0] = 0  (Σₖ sₖ = 1)`)."""
     lines = [[p for p in (*line.lhs, *(part for side in line.rhs for part in side)) if isinstance(p, sp.Basic)]
              for line in derivation.lines]
     back = _written_stops(expr)
-    lines += [["stop c: cuts the path from x; adjoint arriving: ", adjoint_value(e).xreplace(back)]
+    lines += [["stop c: cuts the path from x; adjoint arriving: ", _arriving(e).xreplace(back)]
               for e in entries if e.verdict != "irrelevant"]
     return lines
+
+
+def _arriving(entry):
+    """The adjoint arriving at a stop as its ledger line writes it: the untidied form that shows it is 0, else
+    its value."""
+    from gradlang.explain.ledger.components import adjoint_value
+
+    zero_form = getattr(entry, "zero_form", None)
+    shown = zero_form[0] if zero_form else None
+    return shown if isinstance(shown, sp.Basic) else adjoint_value(entry)
 
 
 def _adjoints(derivation) -> set:
