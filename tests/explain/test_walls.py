@@ -286,3 +286,17 @@ def test_an_entry_beside_a_name_of_its_spelling_keeps_its_brackets():
     assert r"\pi[2]" in latex and r"{\pi_{2}}_{1}" in latex
     alone = _pretty("theta: R^3\npi = softmax(theta)\nexplain grad(log(pi[2]), theta)")
     assert "π₂" in alone and "π[2]" not in alone
+
+
+def test_a_let_comes_after_the_lets_its_value_uses():
+    """The wall's δ was chosen first and listed before the u it holds (δ = (sign(u - x[2]) + 1)/2, then
+    u = max(x[0], x[1])): each let is now introduced before a let that uses it."""
+    lines = _derivation("n: size\nx: R^n\nexplain grad(max(max(x[0], x[1]), x[2]), x)")
+    first = lines.index(next(line for line in lines if line.startswith("# let  ")))
+    last = lines.index(next(line for line in lines if line.startswith("# (1)")))
+    lets = lines[first:last]
+    names = [line[7:].split(" = ")[0] for line in lets]
+    assert names.index("u") < names.index("δ"), lets
+    for k, line in enumerate(lets):
+        body = line.split(" = ", 1)[1]
+        assert not any(re.search(rf"\b{re.escape(later)}\b", body) for later in names[k + 1:]), lets

@@ -260,7 +260,8 @@ def tensor_explanation(request, depth=None, names=()):
     derivation = as_written(derivation, expr)
     derived, wrt = derivation.result, request.wrt
     entries = tensor_ledger(expr, wrt, derived)
-    shown += wall_names(_measured(derivation, entries, expr), _taken(expr, names, shown), _adjoints(derivation), shown)
+    shown = _in_order(shown + wall_names(_measured(derivation, entries, expr), _taken(expr, names, shown),
+                                         _adjoints(derivation), shown))
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
@@ -268,6 +269,17 @@ def tensor_explanation(request, depth=None, names=()):
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
+
+
+def _in_order(shown) -> tuple:
+    """The names in an order a reader can follow: each let after the lets its value uses (a wall's δ is
+    chosen first but may hold a part named after it: δ = (sign(u - x[2]) + 1)/2 before u = max(x[0], x[1]))."""
+    remaining, ordered = list(shown), []
+    while remaining:
+        free = next((k for k, (value, _) in enumerate(remaining)
+                     if not any(other != value and value.has(other) for other, _ in remaining)), 0)
+        ordered.append(remaining.pop(free))
+    return tuple(ordered)
 
 
 def as_written(derivation, expr):
