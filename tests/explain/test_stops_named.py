@@ -71,3 +71,11 @@ def test_a_ledger_line_that_shows_an_adjoint_is_zero_names_its_repeated_part():
     assert "# let  s = softmax(x - sg(max(x)))" in lines
     assert any("adjoint arriving: s[0]*sum(s) - s[0] = 0  (Σₖ sₖ = 1)" in line for line in lines)
     assert max(len(line) for line in lines) <= 100
+
+
+def test_the_rules_letter_for_a_stopped_value_is_none_the_derivation_uses():
+    """reinforce names u in its let block; the removed term by its rule said `ā·∂u/∂theta (u stopped)` beside
+    it, two values one letter: the rule takes the first letter the derivation leaves free."""
+    lines = _lines(_example_explain("reinforce", REINFORCE))
+    assert any(line.startswith("#      u = ") for line in lines)
+    assert "#    blocking: removes r₂ = ā·∂v/∂theta (ā arriving, v stopped)" in lines
