@@ -182,5 +182,14 @@ def simpler(result):
         if held else tidy(result, limit=SIMPLER_NODES)
     if simplified == result:
         return None
-    shortest = min([simplified, tidy(simplified, sp.factor, SIMPLER_NODES)], key=lambda e: len(plain(e)))
-    return shortest if len(plain(shortest)) < len(plain(result)) else None
+    forms = [f for f in (simplified, tidy(simplified, sp.factor, SIMPLER_NODES)) if not _raised(f, result)]
+    shortest = min(forms, key=lambda e: len(plain(e)), default=None)
+    return shortest if shortest is not None and len(plain(shortest)) < len(plain(result)) else None
+
+
+def _raised(form, result) -> bool:
+    """Does the form raise to a power of the variables where the result did not? simplify combines
+    log(u)·v + … into log(u^v·…): shorter, never what a reader calls simpler (three factors' product rule)."""
+    def variable_powers(e):
+        return {p for p in e.atoms(sp.Pow) if p.exp.free_symbols} if isinstance(e, sp.Basic) else set()
+    return bool(variable_powers(form) - variable_powers(result))

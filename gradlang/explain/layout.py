@@ -109,9 +109,11 @@ def walk_nodes(node: Node):
         yield from walk_nodes(child)
 
 
-def long_stop(stop) -> bool:
-    """A stop worth a letter in a derivation: its argument is not a bare name, and it is long."""
-    return not stop.args[0].is_Atom and len(plain(stop)) > _LONG
+def long_stop(stop, names: dict | None = None) -> bool:
+    """A stop worth a letter in a derivation: its argument is not a bare name, and it is long as the
+    derivation writes it (`names`: the user's names for parts, so sg(pi[0]) is short where pi = softmax(x));
+    a short stop is written as itself, sg(1 - b), however many times it is met."""
+    return not stop.args[0].is_Atom and len(plain(shorten(stop, names) if names else stop)) > _LONG
 
 
 def abbreviations(explanation) -> dict:
@@ -123,13 +125,14 @@ def abbreviations(explanation) -> dict:
     """
     stops, taken = set(), set()
     vector = explanation.vector
+    display = dict(vector.display) if vector is not None else {}
     for e in elements(to_symbolic(explanation.request.expr)):
         found = outermost_stops([e]) if vector is not None else dag_atoms(e, StopGradient)
-        stops |= {s for s in found if long_stop(s)}
+        stops |= {s for s in found if long_stop(s, display)}
         taken |= {str(s) for s in dag_atoms(e, sp.Symbol)}
     for root in explanation.steps:
         for step in walk(root):
-            stops |= {s for s in dag_atoms(step.expr, StopGradient) if long_stop(s)}
+            stops |= {s for s in dag_atoms(step.expr, StopGradient) if long_stop(s, display)}
     chosen = dict(vector.names) if vector is not None else {}
     shown = {value for value, _ in (vector.display if vector is not None else ())}
     stops -= set(chosen) | shown | {s for s in stops if s.args[0] in shown}  # sg(z_e): the user's name says it

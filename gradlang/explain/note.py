@@ -45,7 +45,7 @@ class Note:
         return [(words, tuple(parts)) for words, parts in runs]
 
     def __str__(self) -> str:
-        return self.spelled(to_source)
+        return self.spelled(lambda value: to_source(value, sg=True))
 
     def __add__(self, other) -> "Note":
         return Note(self.parts + (other.parts if isinstance(other, Note) else (other,)))

@@ -69,7 +69,16 @@ def _has_infix_factor(product) -> bool:
 
 
 class SourcePrinter(InStoredOrder, StrPrinter):
-    """StrPrinter speaking gradlang: `^`, builtin names, exact floats."""
+    """StrPrinter speaking gradlang: `^`, builtin names, exact floats.
+
+    With the setting `sg`, a stop is written by the builtin's alias, `sg(u)`: derivations (explain's records
+    and the plain format's comments) call a stop so in every format, as pretty and LaTeX write it, and the
+    alias reads back as `stop_gradient` does (docs/decisions.md, "Stops in derivations")."""
+
+    _default_settings = {**StrPrinter._default_settings, "sg": False}
+
+    def _print_StopGradient(self, expr):
+        return f"{'sg' if self._settings['sg'] else 'stop_gradient'}({self._print(expr.args[0])})"
 
     def _print_Add(self, expr, order=None):
         # SymPy orders a sum's terms as polynomial monomials, quadratic in their number: a long sum keeps its stored order.
@@ -230,11 +239,12 @@ def _over(denominator: list[str]) -> str:
 
 
 _PRINTER = SourcePrinter({"order": None})
+_DERIVATION = SourcePrinter({"order": None, "sg": True})
 
 
-def to_source(value) -> str:
-    """The value as gradlang source (one line)."""
-    return _PRINTER.doprint(value)
+def to_source(value, sg: bool = False) -> str:
+    """The value as gradlang source (one line); with sg, its stops as a derivation writes them, `sg(u)`."""
+    return (_DERIVATION if sg else _PRINTER).doprint(value)
 
 
 def operation_name(expr) -> str:

@@ -21,8 +21,9 @@ from gradlang.explain.note import note
 from gradlang.render.latex_break import LATEX_LINE as _LATEX_LINE, LHS_HEAD as _LHS_HEAD, breakable as _breakable, pieces as _pieces
 from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex_symbol
 from gradlang.render.notes import latex_note, latex_rows, plain_note
-from gradlang.render.plain import to_plain as plain
+from gradlang.render.plain import derivation_text, in_derivation, to_plain as plain
 from gradlang.render import vector_lines
+from gradlang.render.plain_break import broken, simplified_lines, step_lines, titled
 from gradlang.render.records import renders
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
@@ -139,10 +140,13 @@ def _walk(node: Node):
 # --- plain text -------------------------------------------------------------
 
 
-def _plain_lines(node: Node, show) -> list[str]:
+def _plain_lines(node: Node, show, header: str = "") -> list[str]:
+    """The step and those below it; `header` (a component's label, `∂²/∂x₁∂x₀:`) opens the step's own line."""
     indent = "   " * node.level
-    head = f"{indent}{node.number}. {_equation(node, show)}"
-    lines = [f"{head.ljust(_RULE_WIDTH)}  [{rule_label(node.step)}]"]
+    step = node.step
+    lhs = _equation(node, show).removesuffix(f" = {show(step.result)}")
+    lead = f"{header} {indent}{node.number}. " if header else f"{indent}{node.number}. "
+    lines = step_lines(lead, lhs, show(step.result), f"[{rule_label(step)}]", _RULE_WIDTH)
     remark = _remark(node, show)
     if remark:
         lines.append(f"{indent}{' ' * (len(node.number) + 2)}{remark}")
@@ -151,21 +155,32 @@ def _plain_lines(node: Node, show) -> list[str]:
     return lines
 
 
+def _component_lines(root: Node, show, header: str) -> list[str]:
+    """A component's derivation under its label; a derivation of one step that fits the page on the label's
+    line (a Hessian of x₀x₁x₂ by components was 12 labels over 12 one-step derivations, 32 lines)."""
+    if not header:
+        return _plain_lines(root, show)
+    if not root.children:
+        lines = _plain_lines(root, show, header)
+        if len(lines[0]) <= vector_lines.WIDTH:
+            return lines
+    return [header] + _plain_lines(root, show)
+
+
 @renders("Explanation", "plain")
 def plain_text(printer, explanation) -> str:
-    """Numbered, indented lines with the rule name beside each step."""
-    show = _Shown(explanation, printer.doprint)
-    lines = _broken(f"{call_text(explanation.request, show)}:", explanation.summary)
-    lines += [line for text in _definitions(explanation) for line in _broken("definition:", text, " = ")]
+    """Numbered, indented lines with the rule name beside each step, stops written `sg(u)`."""
+    show = _Shown(explanation, in_derivation(printer).doprint)
+    lines = titled(f"{call_text(explanation.request, show)}:", explanation.summary)
+    lines += [line for text in _definitions(explanation) for line in broken("definition:", text, " = ")]
     if explanation.vector is not None:
         lines += vector_lines.plain_lines(explanation.vector, show, show.legend())
     else:
         lines += [f"where {name} = {stop}" for name, stop in show.legend()]
     for labels, root in layout(explanation):
-        if len(explanation.steps) > 1 or len(labels) > 1:
-            lines.append(", ".join(labels) + ":")
-        lines.extend(_plain_lines(root, show))
-        lines.extend(f"   = {show(simpler)}   [simplified]" for simpler in _simpler(explanation, root))
+        header = ", ".join(labels) + ":" if len(explanation.steps) > 1 or len(labels) > 1 else ""
+        lines.extend(_component_lines(root, show, header))
+        lines.extend(line for simpler in _simpler(explanation, root) for line in simplified_lines(show(simpler)))
         lines.extend(f"why zero: {plain_note(reason, show)}" for reason in _why(explanation, root))
     for head, *said in _ledger(explanation):
         lines += [plain_note(head, show)] + [f"   {plain_note(verdict, show)}" for verdict in said]
@@ -345,7 +360,7 @@ def _json_node(node: Node, show) -> dict:
 def json_data(printer, explanation) -> dict:
     """The whole call as one step (rule = the operation) whose substeps are the components."""
     request = explanation.request
-    show = lambda value: plain(in_builtins(value), printer._settings["full"])  # noqa: E731 (as Form writes them)
+    show = lambda value: derivation_text(in_builtins(value), printer._settings["full"])  # noqa: E731 (as Form writes them)
     substeps = []
     for labels, root in layout(explanation):
         why = [plain_note(reason, show) for reason in _why(explanation, root)]
@@ -376,18 +391,6 @@ def _json_stop(entry, words, show) -> dict:
     if entry.verdict != "irrelevant":
         data.update(adjoint=show(adjoint_value(entry)), removed=show(removed_value(entry)))
     return data
-
-
-def _broken(head: str, text: str, at: str = "") -> list[str]:
-    """`head text` on one line when it fits the width, else the head (and, with `at`, the text up to it)
-    on one line and the rest indented below: a summary under a long call, a definition's body under its
-    name (`definition: f(u) =`)."""
-    if len(head) + 1 + len(text) <= vector_lines.WIDTH:
-        return [f"{head} {text}"]
-    if at and at in text:
-        name, body = text.split(at, 1)
-        return [f"{head} {name}{at.rstrip()}", f"   {body}"]
-    return [head, f"   {text}"]
 
 
 def _definitions(explanation) -> list[str]:

@@ -10,7 +10,6 @@ shown.py) unless the `full` setting is on; only a full printout reads back.
 
 from __future__ import annotations
 
-from sympy.printing.str import StrPrinter
 
 from gradlang.render.records import RecordPrinting
 from gradlang.render.shown import MARKS, in_its_form, is_gap_row, shape_text, shown_result, Summarising
@@ -23,7 +22,7 @@ class PlainPrinter(RecordPrinting, Summarising, TeacherOrder, SourcePrinter):
 
     format = "plain"  # the renderers it asks for records (records.py)
 
-    _default_settings = {**StrPrinter._default_settings, "full": False}
+    _default_settings = {**SourcePrinter._default_settings, "full": False}
 
     def _print_Symbol(self, expr):
         return "…" if expr in MARKS else expr.name
@@ -61,11 +60,13 @@ class PlainPrinter(RecordPrinting, Summarising, TeacherOrder, SourcePrinter):
     # --- gradlang's records (derivations are comments, so the output stays source) ---
 
     def _print_Result(self, result):
-        """A whole result as the plain format prints it: derivations, value, attachments."""
+        """A whole result as the plain format prints it: derivations, value, attachments; under a derivation
+        the value writes its stops as the derivation does, sg(u) (which reads back as stop_gradient)."""
         parts = [_comment(self._print(step)) for step in result.steps]
-        value = self._print(shown_result(result, self._settings["full"]))
+        printer = in_derivation(self) if result.kind == "explain" else self
+        value = printer._print(shown_result(result, self._settings["full"]))
         if result.kind == "explain" and not self._settings["full"]:
-            value = _after_derivation(_in_its_form(result, self) or value, result.value)
+            value = _after_derivation(_in_its_form(result, printer) or value, result.value)
         parts.append(value + "\n")
         parts.extend(_comment(self._print(attachment)) for attachment in result.attachments)
         return "".join(parts)
@@ -112,6 +113,8 @@ def _comment(text: str) -> str:
 
 _PRINTER = PlainPrinter({"order": None})
 _FULL = PlainPrinter({"order": None, "full": True})
+_DERIVATION = PlainPrinter({"order": None, "sg": True})
+_DERIVATION_FULL = PlainPrinter({"order": None, "full": True, "sg": True})
 
 
 def to_plain(value, full: bool = False) -> str:
@@ -119,4 +122,15 @@ def to_plain(value, full: bool = False) -> str:
     return (_FULL if full else _PRINTER).doprint(value)
 
 
-__all__ = ["to_plain", "format_float", "PlainPrinter"]
+def in_derivation(printer: PlainPrinter) -> PlainPrinter:
+    """The plain printer a derivation writes with: the printer's, its stops as `sg(u)`, as pretty and LaTeX
+    call them (a title `blocked(-dot(p1, stop_gradient(z2))/…` ran 146 columns where pretty's read sg(z2))."""
+    return _DERIVATION_FULL if printer._settings["full"] else _DERIVATION
+
+
+def derivation_text(value, full: bool = False) -> str:
+    """A value as a plain derivation writes it (tapes, explain backward): gradlang source, stops as `sg(u)`."""
+    return (_DERIVATION_FULL if full else _DERIVATION).doprint(value)
+
+
+__all__ = ["derivation_text", "in_derivation", "to_plain", "format_float", "PlainPrinter"]

@@ -35,7 +35,6 @@ from gradlang.expr.tensor.nodes import TensorOp
 from gradlang.expr.tensor.spelling import hadamard_pretty
 from gradlang.render.latex import split_component
 from gradlang.expr.source import InStoredOrder
-from gradlang.expr.stopgrad import StopGradient
 from gradlang.render.records import RecordPrinting
 from gradlang.render.plain import PlainPrinter, format_float, to_plain
 from gradlang.render.shown import derivation_names, in_its_form, shape_text, shown, shown_result, Summarising
@@ -297,11 +296,12 @@ class LinePrinter(PlainPrinter):
             return pretty_symbol(expr.name)
         return pretty_symbol(parts[0]) + parts[1].translate(_SUBSCRIPTS)
 
+    def _print_StopGradient(self, expr):
+        inner = tidy_line(self._print(expr.args[0]))
+        return _shift("sg(", _LABEL_PLANE) + _shift(inner, _ARGUMENT_PLANE) + _shift(")", _LABEL_PLANE)
+
     def _print_Function(self, expr):
         record = primitives.by_class(type(expr))
-        if isinstance(expr, StopGradient):
-            inner = tidy_line(self._print(expr.args[0]))
-            return _shift("sg(", _LABEL_PLANE) + _shift(inner, _ARGUMENT_PLANE) + _shift(")", _LABEL_PLANE)
         if record is not None and record.form == "component":
             index = self._print(expr.args[0]).translate(_SUBSCRIPTS)
             return f"{record.name}{index}({self.stringify(expr.args[1:], ', ')})"

@@ -15,7 +15,7 @@ import sympy as sp
 
 from gradlang.derive.dag.tape import Tape
 from gradlang.render.latex import to_latex as expr_latex
-from gradlang.render.plain import to_plain as expr_plain
+from gradlang.render.plain import derivation_text as expr_plain
 from gradlang.render.records import renders
 from gradlang.expr.walk import dag_atoms
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.render.plain import to_plain as expr_plain
+from gradlang.render.plain import derivation_text as expr_plain
 from gradlang.explain.formula import Math
 from gradlang.explain.note import Note, equals, note
 from gradlang.render.notes import latex_note, plain_note

@@ -67,9 +67,16 @@ def plain_lines(vector, show, legend=()) -> list[str]:
     """let lines, then numbered lines `(n)  lhs = rhs = …   [rule]`."""
     lines = _let_lines(vector, show, legend)
     for n, line in enumerate(vector.lines, 1):
-        equation = " = ".join([text(line.lhs, show)] + [text(r, show) for r in line.rhs])
+        equation = " = ".join([text(line.lhs, show)] + [text(r, show) for r in _distinct(line.rhs, show)])
         lines.extend(_beside(f"({n})  {equation}", f"[{text(line.rule, show)}]").split("\n"))
     return lines
+
+
+def _distinct(sides, show) -> list:
+    """A line's right sides without one that reads as the side before it: a raw and a tidied side that the
+    derivation's names make equal (`δ = δ` once δ names the value) are said once, in every format."""
+    said = [text(side, show) for side in sides]
+    return [side for k, side in enumerate(sides) if k == 0 or said[k] != said[k - 1]]
 
 
 def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
@@ -85,13 +92,14 @@ def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
         rows += [rf"&\quad {part} \\" for part in parts[1:]]  # a long definition broken to fit the page
     for n, line in enumerate(vector.lines, 1):
         head = rf"({n})\quad {text(line.lhs, show, 'latex')}"
-        rhs = " = ".join(text(r, show, "latex") for r in line.rhs)
+        sides = _distinct(line.rhs, show)
+        rhs = " = ".join(text(r, show, "latex") for r in sides)
         if pieces is None and len(rhs) > _LATEX_SOURCE:  # each right side on a row of its own, aligned at =
-            rows += [rf"{head if k == 0 else ''} &= {text(r, show, 'latex')} \\" for k, r in enumerate(line.rhs)]
+            rows += [rf"{head if k == 0 else ''} &= {text(r, show, 'latex')} \\" for k, r in enumerate(sides)]
         elif pieces is None:
             rows.append(rf"{head} &= {rhs} \\")
         else:
-            rows += _flush(head, line.rhs, show, pieces, len(head) + len(rhs) > _LATEX_SOURCE)
+            rows += _flush(head, sides, show, pieces, len(head) + len(rhs) > _LATEX_SOURCE)
         rows.append(rf"\intertext{{\small \({text(line.rule, show, 'latex')}\)}}")
     return rows
 

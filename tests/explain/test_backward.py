@@ -33,8 +33,8 @@ def test_value_is_the_gradient(result):
 def test_plain_has_both_tables_and_the_cut(result):
     text = to_plain(result.steps[0])
     assert "forward (read down)" in text and "│ backward: the adjoints (read up)" in text
-    assert "v4 = stop_gradient(v1)  cut  │ v̄4 = v3*v̄5" in text
-    assert "d/dx[0] = v̄3 = stop_gradient(x[1])" in text
+    assert "v4 = sg(v1)   cut  │ v̄4 = v3*v̄5" in text
+    assert "d/dx[0] = v̄3 = sg(x[1])" in text
 
 
 def test_latex_rich_and_json(result):
@@ -130,8 +130,8 @@ def test_the_gradient_and_what_the_cuts_would_add_is_the_true_gradient(program):
 def test_an_irrelevant_cut_receives_nothing():
     view = _view("W: R^(2,2)\ne: R^2\nexplain backward(sum((W @ [1, 2] - sg(e))^2), W)")
     text = to_plain(view)
-    # the two stops are one vector row, v3 = stop_gradient(v2) with v2 = [e[0], e[1]]: one head in plain text
-    assert "v3 = stop_gradient(v2) ℝ², one stop per component" in text
+    # the two stops are one vector row, v3 = sg(v2) with v2 = [e[0], e[1]]: one head in plain text
+    assert "v3 = sg(v2) ℝ², one stop per component" in text
     assert text.count("arriving: nothing (no variable reaches the stopped value)") == 1
     assert "irrelevant" in text and not view.toward
     assert [c["verdict"] for c in to_json(view)["cuts"]] == ["irrelevant", "irrelevant"]

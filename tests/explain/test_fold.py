@@ -128,8 +128,8 @@ def test_the_stable_softmax_fits_in_25_lines_of_100_columns():
         widths = [sum(not unicodedata.combining(c) for c in line) for line in lines]
         assert len(lines) <= 25 and max(widths) <= 100, (len(lines), max(widths))
     tape = to_plain(_view(SOFTMAX))
-    assert "  v5 = v1 + v4·1          ℝ³   │ v̄5 = v6*v̄6" in tape
-    assert "  v6 = exp(v5)            ℝ³   │ v̄6 = v8*v̄9*e₀ + v̄7·1  # from v7, v9" in tape
+    assert "  v5 = v1 + v4·1  ℝ³   │ v̄5 = v6*v̄6" in tape
+    assert "  v6 = exp(v5)    ℝ³   │ v̄6 = v8*v̄9*e₀ + v̄7·1  # from v7, v9" in tape
     assert "  v7 = Σ v6" in tape and "v9 = v8*v6[0]" in tape
 
 
@@ -159,9 +159,9 @@ def test_scalar_work_is_not_folded():
 def test_a_vector_of_stops_keeps_one_cut_per_component_under_one_head():
     view = _view(PROGRAMS["vq_vae"])
     text = to_plain(view)
-    assert "v2 = stop_gradient(v1)" in text and "v4 = W[:, 0]" in text and "v18 = Σ v11 + Σ v17" in text
+    assert "v2 = sg(v1)" in text and "v4 = W[:, 0]" in text and "v18 = Σ v11 + Σ v17" in text
     # plain text heads the stops of one vector row once; JSON keeps one cut per component
-    assert "v2 = stop_gradient(v1) ℝ³, one stop per component" in text
+    assert "v2 = sg(v1) ℝ³, one stop per component" in text
     assert text.count("irrelevant: the stopped value does not depend on W") == 1
     # each component's stop removes its own term, shown as a formula
     assert "arriving: v̄14[1] = v̄15[1] = -e[1]/2 + v14[1]/2" in text and text.count("blocking: removes [[") == 3

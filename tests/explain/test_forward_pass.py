@@ -137,4 +137,4 @@ def test_the_pretty_value_under_the_derivation_uses_its_names():
     console = Console(width=100, color_system=None, record=True)
     console.print(to_rich(Session().run(program)[-1]))
     shown = console.export_text()
-    assert "c⋅diag((1 − p) ⊙ p) W + diag(1 − h ) W" in shown and "t₁" not in shown, shown
+    assert "diag((1 − p) ⊙ p) W⋅sg(x₀) + diag(1 − h ) W" in shown and "t₁" not in shown, shown

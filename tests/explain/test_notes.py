@@ -62,7 +62,7 @@ def test_a_step_note_holds_its_expressions():
 
 def test_why_zero_and_the_ledger_are_computed_by_explain():
     explanation = _explanation("x: R\ny: R\nexplain diff(stop_gradient(x^3) + y, x)")
-    assert [str(w) for w in explanation.why] == ["stopped: x appears only inside stop_gradient(x^3)"]
+    assert [str(w) for w in explanation.why] == ["stopped: x appears only inside sg(x^3)"]
     (head, verdict), = explanation.sentences
     assert str(head) == "stop sg(x^3): cuts the path from x; adjoint arriving: 1"
     assert str(verdict) == "blocking: removes r₁ = 3*x^2"

@@ -28,20 +28,20 @@ def _derivation(source: str) -> list[str]:
     return [line for line in to_plain(result).splitlines() if line.startswith("#")]
 
 
-def test_a_repeated_tanh_of_a_stop_is_named_and_the_stop_keeps_its_letter():
+def test_a_stop_of_a_users_name_is_written_by_it_and_no_side_is_said_twice():
+    """sg(x_norm), never a letter c; the sides a name makes equal (δ = δ once δ names the adjoint) are one."""
     lines = _derivation(ADVERSARIAL)
     text = "\n".join(lines)
-    assert "h = tanh(stop_gradient(x_norm))" in text  # named once, with the user's x_norm inside
-    assert "∂L/∂w = -h*sigmoid(-dot(w, h))" in text
-    assert text.count("stop_gradient(") == 1  # h's let line: a stop of the user's x_norm needs no letter
+    assert "(3)  ∂L/∂w = -δ*tanh(sg(x_norm))  " in text and "δ = sigmoid(-dot(w, tanh(sg(x_norm))))" in text
+    assert "= δ = δ" not in text and "= -δ*tanh(sg(x_norm)) = -δ*tanh(sg(x_norm))" not in text
     assert not any(line.startswith(("# let  c = ", "#      c = ")) for line in lines)
     assert max(len(line) for line in lines if "blocking: removes" not in line) <= 100  # the ledger's own term aside
 
 
 def test_the_named_part_is_what_the_lines_write_twice():
-    lines = _derivation("n: size\nP: R^(n,n)\nx: R^n\nexplain grad(-dot(P @ x, sg(x)) / (norm(P @ x) * norm(sg(x))), P)")
+    lines = _derivation("n: size\nP: R^(n,n)\nx: R^n\nexplain grad(-dot(P @ x, sg(x + 1)) / (norm(P @ x) * norm(sg(x + 1))), P)")
     assert max(len(line) for line in lines) <= 100
-    assert any(line.startswith("#      u = 1/norm(stop_gradient(x))") for line in lines), lines
+    assert any(line.startswith("#      u = 1/norm(sg(x + 1))") for line in lines), lines
 
 
 def test_a_long_check_breaks_between_its_phrases():
@@ -217,7 +217,7 @@ def test_the_value_under_a_derivation_uses_its_stop_letter():
     source = "n: size\nW1: R^(n,n)\nW2: R^(n,n)\nx: R^n\nv: R^n\nexplain grad(sum((W2 @ sg(relu(W1 @ x)) - v)^2), W2)"
     result = [r for r in Session().run(source) if r.kind == "explain"][-1]
     text = to_plain(result)
-    assert "# let  c = stop_gradient(relu(W1 @ x))" in text
+    assert "# let  c = sg(relu(W1 @ x))" in text
     assert text.rstrip().splitlines()[-1] == "2*outer(W2 @ c - v, c)"
     assert "t1" not in _pretty(source)
 
@@ -256,7 +256,7 @@ def test_the_cli_latex_value_keeps_the_users_names(tmp_path):
 
 @pytest.mark.parametrize("call, last", [
     ("jacobian(softmax(x), x)[0, 2]", "# (2)  (∂s/∂x)[0, 2] = (diag(s) - outer(s, s))[0, 2] = -s[0]*s[2]"),
-    ("grad(log(softmax(x - sg(max(x)))[0]), x)[1]", "= -softmax(x - c)[1]"),
+    ("grad(log(softmax(x - sg(max(x)))[0]), x)[1]", "= -softmax(x - sg(max(x)))[1]"),
     ("hessian(sum(x^3), x)[1, 1]", "= 6*x[1]"),
 ])
 def test_a_selection_is_the_tensor_pass_and_a_line_that_picks_it_at_every_size(call, last):
@@ -286,3 +286,17 @@ def test_an_entry_beside_a_name_of_its_spelling_keeps_its_brackets():
     assert r"\pi[2]" in latex and r"{\pi_{2}}_{1}" in latex
     alone = _pretty("theta: R^3\npi = softmax(theta)\nexplain grad(log(pi[2]), theta)")
     assert "π₂" in alone and "π[2]" not in alone
+
+
+def test_a_let_comes_after_the_lets_its_value_uses():
+    """The wall's δ was chosen first and listed before the u it holds (δ = (sign(u - x[2]) + 1)/2, then
+    u = max(x[0], x[1])): each let is now introduced before a let that uses it."""
+    lines = _derivation("n: size\nx: R^n\nexplain grad(max(max(x[0], x[1]), x[2]), x)")
+    first = lines.index(next(line for line in lines if line.startswith("# let  ")))
+    last = lines.index(next(line for line in lines if line.startswith("# (1)")))
+    lets = lines[first:last]
+    names = [line[7:].split(" = ")[0] for line in lets]
+    assert names.index("u") < names.index("δ"), lets
+    for k, line in enumerate(lets):
+        body = line.split(" = ", 1)[1]
+        assert not any(re.search(rf"\b{re.escape(later)}\b", body) for later in names[k + 1:]), lets

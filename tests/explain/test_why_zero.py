@@ -9,12 +9,12 @@ from gradlang.render import to_json, to_plain
 
 ROWS = [
     ("x: R^2\nexplain grad(x[0]^2, x)", "x[1]", "no dependence: x[1] does not appear in the expression"),
-    ("x: R^2\nexplain grad(x[0] * sg(x[1]), x)", "x[1]", "stopped: x[1] appears only inside stop_gradient(x[1])"),
+    ("x: R^2\nexplain grad(x[0] * sg(x[1]), x)", "x[1]", "stopped: x[1] appears only inside sg(x[1])"),
     ("x: R^2\nexplain grad(x[0] + floor(x[1]), x)", "x[1]",
      "piecewise constant: x[1] enters only through floor(x[1]), whose derivative is 0"),
     ("x: R^2\nexplain grad(x[0] + round(x[1]) * sg(x[1]), x)", "x[1]",
-     "piecewise constant: x[1] enters only through round(x[1]), whose derivative is 0 (and inside stop_gradient(x[1]))"),
-    ("explain diff(sg(x^2) + y, x)", "x", "stopped: x appears only inside stop_gradient(x^2)"),
+     "piecewise constant: x[1] enters only through round(x[1]), whose derivative is 0 (and inside sg(x[1]))"),
+    ("explain diff(sg(x^2) + y, x)", "x", "stopped: x appears only inside sg(x^2)"),
 ]
 
 

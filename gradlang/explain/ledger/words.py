@@ -148,12 +148,12 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
         minus = note(Math("−" + name, "-" + latex_math(name)), equals()) if name else note()
-        shown = _by_rule(entry) if name and _long(invented, display, _INVENTED) else (invented,)
+        shown = _by_rule(entry, display, expr) if name and _long(invented, display, _INVENTED) else (invented,)
         return note("inventing: adds ", minus, *shown, ", a gradient the function lacks")
     if removes:
         return note("blocking: removes ", named, *removes)
     if name and _long(removed, display):  # in the ledger (a named term), not in explain backward's cuts
-        return note("blocking: removes ", named, *_by_rule(entry))
+        return note("blocking: removes ", named, *_by_rule(entry, display, expr))
     return note("blocking: removes ", named, removed)
 
 
@@ -167,20 +167,23 @@ def _short_source(value, display) -> str:
     """The value as gradlang source with the derivation's names (the user's), never longer than a printer
     shows it: the measure of a line, never printed. A stop a printer may give a letter is measured whole."""
     if not isinstance(value, sp.Basic):
-        return to_source(value)
+        return to_source(value, sg=True)
     names = dict(display)
     try:
-        return to_source(rebuild(value, names))
+        return to_source(rebuild(value, names), sg=True)
     except (TypeError, AttributeError, ValueError):
-        return to_source(value)
+        return to_source(value, sg=True)
 
 
-def _by_rule(entry) -> tuple:
+def _by_rule(entry, display=(), expr=None) -> tuple:
     """A removed term too long to write out, as the rule that gives it: the adjoint arriving times the
-    stopped value's derivative (JSON's `removed` holds the formula)."""
+    stopped value's derivative (JSON's `removed` holds the formula). The stopped value's letter is none the
+    derivation or the formula uses (a let u beside `u stopped` read as one value)."""
     several = len(entry.reaching) > 1
-    return (Math("ā·∂u/∂" + "(" * several, r"\bar{a} \cdot \partial u / \partial " + "(" * several),
-            listed(entry.reaching), Math(")" * several, ")" * several), " (ā arriving, u stopped)")
+    taken = {str(name) for _, name in display} | {str(s) for s in getattr(expr, "free_symbols", ())}
+    u = next((letter for letter in ("u", "v", "w", "q") if letter not in taken), "u")
+    return (Math(f"ā·∂{u}/∂" + "(" * several, rf"\bar{{a}} \cdot \partial {u} / \partial " + "(" * several),
+            listed(entry.reaching), Math(")" * several, ")" * several), f" (ā arriving, {u} stopped)")
 
 
 def neutral(entry) -> Note:

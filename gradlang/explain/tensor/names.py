@@ -147,7 +147,7 @@ def _remembering():
                 self.printed[expr] = super()._print(expr)
             return self.printed[expr]
 
-    return _Remembering({"order": None})
+    return _Remembering({"order": None, "sg": True})
 
 
 def _shorter(value, names: dict):

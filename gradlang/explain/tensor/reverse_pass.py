@@ -213,7 +213,7 @@ def _width(expr, named) -> int:
     shown = shown.xreplace({**stops, **adjoints})
     if tree_size(shown, cap=PRINTED_NODES + 1) > PRINTED_NODES:
         return LINE_CHARACTERS + 1
-    return len(to_source(shown))
+    return len(to_source(shown, sg=True))
 
 
 def _reads_differently(raw, shown) -> bool:
@@ -260,7 +260,8 @@ def tensor_explanation(request, depth=None, names=()):
     derivation = as_written(derivation, expr)
     derived, wrt = derivation.result, request.wrt
     entries = tensor_ledger(expr, wrt, derived)
-    shown += wall_names(_measured(derivation, entries, expr), _taken(expr, names, shown), _adjoints(derivation), shown)
+    shown = _in_order(shown + wall_names(_measured(derivation, entries, expr), _taken(expr, names, shown),
+                                         _adjoints(derivation), shown))
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
@@ -268,6 +269,17 @@ def tensor_explanation(request, depth=None, names=()):
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
+
+
+def _in_order(shown) -> tuple:
+    """The names in an order a reader can follow: each let after the lets its value uses (a wall's δ is
+    chosen first but may hold a part named after it: δ = (sign(u - x[2]) + 1)/2 before u = max(x[0], x[1]))."""
+    remaining, ordered = list(shown), []
+    while remaining:
+        free = next((k for k, (value, _) in enumerate(remaining)
+                     if not any(other != value and value.has(other) for other, _ in remaining)), 0)
+        ordered.append(remaining.pop(free))
+    return tuple(ordered)
 
 
 def as_written(derivation, expr):
@@ -290,15 +302,24 @@ def _written_stops(expr) -> dict:
 
 
 def _measured(derivation, entries, expr) -> list:
-    """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words)."""
-    from gradlang.explain.ledger.components import adjoint_value
-
+    """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words),
+    the form that shows an adjoint is 0 where the entry shows one (`s[0]*sum(s) - s[0] = 0  (Σₖ sₖ = 1)`)."""
     lines = [[p for p in (*line.lhs, *(part for side in line.rhs for part in side)) if isinstance(p, sp.Basic)]
              for line in derivation.lines]
     back = _written_stops(expr)
-    lines += [["stop c: cuts the path from x; adjoint arriving: ", adjoint_value(e).xreplace(back)]
+    lines += [["stop c: cuts the path from x; adjoint arriving: ", _arriving(e).xreplace(back)]
               for e in entries if e.verdict != "irrelevant"]
     return lines
+
+
+def _arriving(entry):
+    """The adjoint arriving at a stop as its ledger line writes it: the untidied form that shows it is 0, else
+    its value."""
+    from gradlang.explain.ledger.components import adjoint_value
+
+    zero_form = getattr(entry, "zero_form", None)
+    shown = zero_form[0] if zero_form else None
+    return shown if isinstance(shown, sp.Basic) else adjoint_value(entry)
 
 
 def _adjoints(derivation) -> set:
