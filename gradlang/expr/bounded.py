@@ -15,12 +15,12 @@ but they never change a printed result.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import sympy as sp
 
 from gradlang import limits
+from gradlang.expr.equal import formula_cache
 from gradlang.expr.graph import build_dag
 from gradlang.lazy import np
 from gradlang.expr.simplify_steps import simplify
@@ -104,7 +104,7 @@ def tidy(expr, function=None, limit=None, work=None):
 _COUNTED = {sp.cancel: polynomial_work, sp.factor: polynomial_work, sp.expand: expansion_work}
 
 
-@functools.lru_cache(maxsize=1 << 10)
+@formula_cache(1 << 10)
 def _simplified(expr, function):
     """function(expr), once per formula: explain's ledger simplifies the same term for several stops and
     components (explain blocked(where(b != 0, max(W @ sg(x)), 0), x) asked 84 times for 40 formulas).

@@ -39,10 +39,7 @@ LOSSES = [
                  [(".detach()", "teacher_out = teacher_out.detach().chunk(2)")], id="DINO"),
     pytest.param("moco_v3", "predictor.0",
                  [(".detach()", "param_m.data = param_m.data * m")] * 12 + [("torch.no_grad() region", "@torch.no_grad()")] * 12
-                 + [("torch.no_grad() region", "with torch.no_grad():")] * 2, id="MoCo-v3",
-                 marks=pytest.mark.xfail(reason="translates, and the importer's own check agrees with torch.autograd; "
-                                                "running the program's grad of 28 leaves through 26 stops and 5 batch "
-                                                "norms takes over the session's 60 s of CPU (speed: #41)")),
+                 + [("torch.no_grad() region", "with torch.no_grad():")] * 2, id="MoCo-v3"),
     pytest.param("swav_loss", "model.prototypes",
                  [("torch.no_grad() region", "with torch.no_grad():", 2)] * 2, id="SwAV", marks=WRITTEN_LEAF),
     pytest.param("cleanrl_dqn", "q_network.network.4",
@@ -157,8 +154,10 @@ def test_translates_as_written_and_agrees_with_autograd(name, wrt, cited):
         program
 
 
-EXPLAIN_WALLS = {"moco_v3": "26 stops (each parameter's .data read twice in the momentum update, its @torch.no_grad() "
-                           "region, the momentum encoder's region): 26 ledger entries do not fit in 60 lines",
+EXPLAIN_WALLS = {"moco_v3": "explain grad(loss, predictor_0_weight): 68 s of CPU alone (275 s after the importer's check in "
+                           "the same process), 79 % in explain/tensor/names.py wall_names (_raw_part's preorder_traversal "
+                           "and xreplace walk the lines as trees per candidate); it prints 95 lines and no ledger entry "
+                           "of the 26 written stops (regrouped finds no site for them: not yet read why)",
                  "cleanrl_sac": "explain by a scalar leaf reached through twin critics and three policy passes: "
                                 "LimitError, a tree of more than 100000 nodes (gradlang/explain, the explain-speed work)"}
 
@@ -182,12 +181,18 @@ def test_explain_wrt_finishes_with_one_ledger_entry_per_stop(name, wrt, cited):
     assert "✓ equals grad" in text, text
 
 
+EXPORT_WALLS = {"moco_v3": "--export torch stops at t10 (relu(t9) @ transpose(predictor_3_weight)): LimitError, over 60 s of "
+                          "CPU in gradlang/export (not profiled yet; the grad itself now runs in 3 s)"}
+
+
 @pytest.mark.parametrize("name, wrt, cited", LOSSES)
 def test_the_exported_torch_module_gives_the_same_gradient(name, wrt, cited, tmp_path):
     import importlib.util
 
     if name in UNDIAGNOSED and name != "consistency_distillation":
         pytest.xfail(UNDIAGNOSED[name])
+    if name in EXPORT_WALLS:
+        pytest.xfail(EXPORT_WALLS[name])
 
     from gradlang.export import export_program
 

@@ -15,6 +15,7 @@ import functools
 import sympy as sp
 
 from gradlang.derive.tensor.work import POLYNOMIAL_WEIGHT, affordable, ops, small
+from gradlang.expr.equal import formula_cache
 from gradlang.expr.functions import Where
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -22,13 +23,13 @@ from gradlang.expr.tensor.nodes import rank, shape_of
 MAX_EXPAND_OPS = 200  # distribute a product only when it is this small
 
 
-@functools.lru_cache(maxsize=1 << 10)
+@formula_cache(1 << 10)
 def _factor_terms(expr):
     """SymPy's factor_terms, once per formula: the passes of a tidy and the lines of a derivation meet the same sums."""
     return sp.factor_terms(expr)
 
 
-@functools.lru_cache(maxsize=1 << 10)
+@formula_cache(1 << 10)
 def _cancelled(expr):
     """expr cancelled and factored, once per formula (a derivation's lines share their scalar factors).
 

@@ -15,10 +15,11 @@ terms multiplies out to 8 192 of them from 40 nodes.
 from __future__ import annotations
 
 import contextvars
-import functools
 import math
 
 import sympy as sp
+
+from gradlang.expr.equal import formula_cache
 
 MAX_TREE = 2000  # SymPy's factor_terms and count_ops walk a formula as a tree: a shared part at every use
 TREE = contextvars.ContextVar("tree", default=MAX_TREE)  # a derivation's Tidier sets a smaller bound
@@ -31,13 +32,13 @@ MAX_TERMS = 256  # terms one step may create: cancel and factor take about 0.25 
 _CAP = 1 << 20  # counts above this are all "too many"
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@formula_cache(1 << 14)
 def tree_size(expr) -> int:
     """Nodes of the formula written out as a tree, counted over its DAG (linear in the DAG's size)."""
     return 1 + sum(tree_size(a) for a in expr.args)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@formula_cache(1 << 14)
 def ops(expr) -> int:
     """SymPy's count_ops, once per formula: a rule asks it of the same product at every pass of a tidy."""
     return sp.count_ops(expr)
@@ -108,7 +109,7 @@ def expanded_terms(expr) -> int:
     return _polynomial_terms(expr)
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@formula_cache(1 << 14)
 def _polynomial_terms(expr) -> int:
     if isinstance(expr, sp.Add):
         return min(sum(_polynomial_terms(a) for a in expr.args), _CAP)
@@ -119,7 +120,7 @@ def _polynomial_terms(expr) -> int:
     return 1
 
 
-@functools.lru_cache(maxsize=1 << 14)
+@formula_cache(1 << 14)
 def _rational_terms(expr) -> tuple:
     """(terms of the numerator, of the denominator) of expr brought over one denominator, multiplied out."""
     if isinstance(expr, sp.Add):
