@@ -64,10 +64,11 @@ ENGINE_EXPLAIN_EXPORT_RICH = ("gradlang.core.at", "gradlang.core.tensor_values",
                               "gradlang.expr.tensor.nodes", "gradlang.explain", "gradlang.export",
                               "gradlang.render.implicit", "gradlang.tools.tensor_kinks", "prompt_toolkit", "rich")
 # On a builtin's first call: the primitive records (the builtin table is made from core/primitive_entries.py)
-# and explain's helpers (core/explaining.py); and the JSON and LaTeX printers on the first such result.
-FIRST_CALL = ("gradlang.core.explaining", "gradlang.expr.functions", "gradlang.expr.primitives",
-              "gradlang.expr.primitives.elementwise", "gradlang.expr.primitives.record", "gradlang.render.json",
-              "gradlang.render.latex", "json")
+# and explain's helpers (core/explaining.py); core/spelling.py's notes on a first name or `at`; the JSON and
+# LaTeX printers on the first such result.
+FIRST_CALL = ("gradlang.core.explaining", "gradlang.core.spelling", "gradlang.expr.functions",
+              "gradlang.expr.primitives", "gradlang.expr.primitives.elementwise", "gradlang.expr.primitives.record",
+              "gradlang.render.json", "gradlang.render.latex", "json")
 
 
 def _imported_by_the_command(program: str, modules: tuple) -> tuple:
