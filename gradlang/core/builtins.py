@@ -16,8 +16,9 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.core.literal_sizes import proved_constant
+from gradlang.core.primitive_entries import ENTRIES
 from gradlang.errors import DiffError, LimitError, ShapeError, ValueError
-from gradlang.expr import construct, exact, primitives
+from gradlang.expr import construct, exact
 from gradlang.expr.bounded import tidy_each
 from gradlang.expr.component_axes import check_row_arguments
 from gradlang.lazy import has_numpy, np
@@ -219,11 +220,24 @@ APPLY = {
 }
 
 
-for _record in primitives.records():
-    conditions = (0,) if _record.apply == "where" else ()
-    builtin(_record.name, *_record.arity, _record.doc, _record.example, _record.group, _record.aliases, conditions)(
-        APPLY[_record.apply](_record.build)
-    )
+def _on_first_call(name: str, apply: str):
+    """The entry's function, made from the primitive's record on its first call: the record's module (its
+    SymPy class and what that imports) is not loaded at start-up (issue #41; the rows are primitive_entries.py's)."""
+    made: list = []
+
+    def call_it(call: Call):
+        if not made:
+            from gradlang.expr import primitives
+
+            made.append(APPLY[apply](primitives.lookup(name).build))
+        return made[0](call)
+
+    return call_it
+
+
+for _name, _aliases, _arity, _group, _apply, _doc, _example in ENTRIES:
+    conditions = (0,) if _apply == "where" else ()
+    builtin(_name, *_arity, _doc, _example, _group, _aliases, conditions)(_on_first_call(_name, _apply))
 
 
 # --- reductions that are not primitives ------------------------------------------
@@ -231,7 +245,8 @@ for _record in primitives.records():
 # The builtins that compute (the primitives and the reductions below), as opposed to
 # those that differentiate, simplify or plot: SymPy's rewrites may widen their domain
 # (gradlang.expr.domain keeps it). where only selects: the branch it drops is not a rewrite.
-ARITHMETIC = frozenset(primitives.names() - {"where"} | {"sum", "mean", "prod", "dot"})
+ARITHMETIC = frozenset({name for entry in ENTRIES for name in (entry[0], *entry[1])} - {"where"}
+                       | {"sum", "mean", "prod", "dot"})
 
 
 @builtin("sum", 1, 1, "sum of all components", "sum([1, 2, 3])", "reduction", ("reduce_sum",))

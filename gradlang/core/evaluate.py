@@ -15,7 +15,7 @@ import dataclasses
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import at_plan, builtins, explaining, spelling, tensor_hooks as tensors
+from gradlang.core import at_plan, builtins, tensor_hooks as tensors
 from gradlang.core import builtins_axes
 from gradlang.core.tensor_hooks import aligned, fit, stretched
 from gradlang.expr import engine
@@ -26,7 +26,7 @@ from gradlang.expr.exact import (
     power as _power, product as _product_of, to_sympy_number,
 )
 from gradlang.expr.domain import kept
-from gradlang.lazy import np
+from gradlang.lazy import deferred_module, np
 from gradlang.remembered import remembered
 from gradlang.core.services import Services
 from gradlang.core.written_stops import CHOICES, RECORDED, STOPS, StopSites, text_in
@@ -46,6 +46,9 @@ from gradlang.expr.values import (
 from gradlang.expr.engine import TensorList, is_list, without_zeros
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lowered import written_names
+
+explaining = deferred_module("gradlang.core.explaining")  # on the first builtin call (issue #41)
+spelling = deferred_module("gradlang.core.spelling")  # notes and hints: on a first new name, at or misspelling
 
 
 def symbol(name: str) -> sp.Symbol:

@@ -21,7 +21,7 @@ from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
-from gradlang.core import at_plan, builtins, explaining
+from gradlang.core import at_plan, builtins
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import (
     GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
@@ -35,7 +35,9 @@ from gradlang.syntax.lowered import written_names
 from gradlang.core.substitute import settle
 from gradlang.expr.engine import Var
 from gradlang.expr.values import elements, shape_of
-from gradlang.lazy import deferred, np
+from gradlang.lazy import deferred, deferred_module, np
+
+explaining = deferred_module("gradlang.core.explaining")  # on the first explain or builtin call (issue #41)
 
 declare_size = deferred("gradlang.core.tensor_values", "declare_size")  # the tensor engine, on a first `n: size`
 

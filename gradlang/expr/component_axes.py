@@ -14,9 +14,11 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
-from gradlang.expr import primitives
 from gradlang.expr.component_vectors import log_softmax_line
 from gradlang.expr.values import describe_shape, elements, from_elements, shape_of, to_symbolic
+from gradlang.lazy import deferred_module
+
+primitives = deferred_module("gradlang.expr.primitives")  # the records on first use (issue #41)
 
 
 def axis_number(value) -> int:

@@ -30,10 +30,11 @@ from sympy.polys.matrices import DomainMatrix
 
 from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
-from gradlang.expr import primitives
 from gradlang.expr.exact import bits, check_matmul, check_product_bits, to_sympy_number
 from gradlang.expr.values import check_count, describe_shape, elements, from_elements, shape_of, to_symbolic
-from gradlang.lazy import has_numpy, np
+from gradlang.lazy import deferred_module, has_numpy, np
+
+primitives = deferred_module("gradlang.expr.primitives")  # the records on first use (issue #41)
 
 
 def numeric_kind(items) -> str:

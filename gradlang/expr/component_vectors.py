@@ -15,12 +15,14 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.errors import LimitError, NeedsNumbers, ShapeError, ValueError
-from gradlang.expr import primitives
 from gradlang.expr.component_linalg import numeric_kind
 from gradlang.expr.exact import power
 from gradlang.expr.source import to_source
 from gradlang.expr.values import describe_shape, elements, elementwise, from_elements, shape_of, to_symbolic
 from gradlang.expr.walk import relation
+from gradlang.lazy import deferred_module
+
+primitives = deferred_module("gradlang.expr.primitives")  # the records on first use (issue #41)
 
 
 def _build(name: str):

@@ -23,7 +23,9 @@ from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
 from gradlang import limits
-from gradlang.expr import primitives
+from gradlang.lazy import deferred_module
+
+primitives = deferred_module("gradlang.expr.primitives")  # the records on first use (issue #41)
 
 # How a condition that SymPy has already decided is written in gradlang:
 # the constants `true` and `false` (core/builtins.py) read back to it.

@@ -15,7 +15,6 @@ import sympy as sp
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanFalse, BooleanTrue
 
-from gradlang.expr.primitives import records
 from gradlang.expr.walk import dag_nodes
 
 
@@ -31,7 +30,10 @@ def speakable(before, after):
 
 @functools.cache
 def _speakable_classes() -> tuple:
-    """Arithmetic, numbers, symbols, conditions, and the class of every primitive."""
+    """Arithmetic, numbers, symbols, conditions, and the class of every primitive (the records loaded on the
+    first algebra answer, not at start-up)."""
+    from gradlang.expr.primitives import records
+
     primitives = tuple(record.cls for record in records() if record.cls is not None)
     return ARITHMETIC + primitives
 

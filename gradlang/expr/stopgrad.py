@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.expr.primitives.record import ZeroDerivative
+from gradlang.expr.function_bases import SpelledAsGradlang, ZeroDerivative
 from gradlang.expr.engine import kept_shape, shape_of
 from gradlang.expr.walk import build, dag_has, unwrap
 
 
-class StopGradient(ZeroDerivative, sp.Function):
+class StopGradient(ZeroDerivative, SpelledAsGradlang, sp.Function):
     """stop_gradient(u): value u, derivative 0 with respect to every variable."""
 
     nargs = 1

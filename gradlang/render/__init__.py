@@ -15,10 +15,22 @@ Values and records carry no text: a shell asks a printer when it shows them.
 """
 
 from gradlang.core import session as _session
-from gradlang.render.json import to_json
-from gradlang.render.latex import to_latex
 from gradlang.render.plain import to_plain
 from gradlang.render.shown import shown as _shown
+
+
+def to_latex(value, full: bool = False):
+    """A value or record as LaTeX (latex.py, its printer and patterns loaded on first use: issue #41)."""
+    from gradlang.render.latex import to_latex as printed
+
+    return printed(value, full)
+
+
+def to_json(value, full: bool = False):
+    """A value or record as JSON data (json.py, loaded on first use, with the LaTeX printer it needs)."""
+    from gradlang.render.json import to_json as printed
+
+    return printed(value, full)
 
 
 def to_rich(value, width: int | None = None, full: bool = False, source: bool = False):

@@ -21,11 +21,14 @@ import tempfile
 import textwrap
 
 from gradlang.errors import GradlangError, Span, Warning
-from gradlang.render import json as json_render
 from gradlang.expr.names_shown import names_shown
-from gradlang.render.latex import to_latex, value_shown
+from gradlang.lazy import deferred_module
 from gradlang.render.messages import error_text, interrupted_text, safe_text
 from gradlang.render.plain import to_plain
+
+# The JSON and LaTeX printers (json, latex.py's patterns) on the first --json or --latex result (issue #41).
+json_render = deferred_module("gradlang.render.json")
+to_latex, value_shown = deferred_module("gradlang.render.latex").names("to_latex", "value_shown")
 
 FORMATS = ("pretty", "plain", "latex", "json")
 

@@ -18,7 +18,6 @@ import re
 import sympy as sp
 from sympy.printing.latex import LatexPrinter
 
-from gradlang.expr import primitives
 from gradlang.expr.engine import loaded, spelling
 from gradlang.expr.names_shown import names_shown
 from gradlang.expr.source import InStoredOrder
@@ -27,6 +26,9 @@ from gradlang.render.plain import format_float
 from gradlang.render.teacher import TeacherOrder, where_latex
 from gradlang.render.shown import BOTH_GAP, COLUMN_GAP, ROW_GAP, shape_text, shown_result, Summarising
 from gradlang import limits
+from gradlang.lazy import deferred_module
+
+primitives = deferred_module("gradlang.expr.primitives")  # the records on first use (issue #41)
 
 _GAPS = {ROW_GAP: r"\cdots", COLUMN_GAP: r"\vdots", BOTH_GAP: r"\ddots"}
 _UNICODE_INDEX = re.compile(r"([A-Za-z]+)([₀-₉ₖᵢⱼₙ]+)")

@@ -30,12 +30,14 @@ import sympy as sp
 from sympy.printing.pretty.stringpict import prettyForm, stringPict
 
 from gradlang.errors import ShapeError
-from gradlang.expr import primitives
 from gradlang.expr.cse import named_subexpressions
 from gradlang.expr.graph import build_dag
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.engine import TensorList, Var, loaded, nodes, shape_of
 from gradlang.expr.walk import dag_atoms, rebuild, rebuild_all
+from gradlang.lazy import deferred_module
+
+primitives = deferred_module("gradlang.expr.primitives")  # the records on first use (issue #41)
 
 # The letter of each kind of part; "t" is the generic kind. Sigmoid's part is p (a probability), not σ:
 # LaTeX writes sigmoid itself as \sigma, and `σ = σ(W x)` would read as a definition of a function.

@@ -106,6 +106,12 @@ def _spelled(self, printer) -> str:
     return spell(_BY_CLASS[type(self)], self, printer)
 
 
+def spelled(value, printer) -> str:
+    """`str()` of a gradlang class's value (expr/function_bases.py's hook): the records loaded first."""
+    _load()
+    return _spelled(value, printer)
+
+
 def _load() -> None:
     global _loaded
     if not _loaded:

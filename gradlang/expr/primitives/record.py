@@ -21,6 +21,8 @@ from typing import Callable
 
 import sympy as sp
 
+from gradlang.expr.function_bases import SpelledAsGradlang, ZeroDerivative  # noqa: F401  (ZeroDerivative: read here)
+
 from gradlang.lazy import Deferred
 
 TARGETS = ("numpy", "jax", "torch", "tf")
@@ -239,21 +241,7 @@ def frameworks(jax, torch, tf, /, **code) -> dict:
     return {target: Export(spelled[target], code.get(target, "")) for target in TARGETS if spelled[target] or target in code}
 
 
-class ZeroDerivative:
-    """Mixin for a SymPy function whose derivative is zero (stop_gradient, round, the shares).
-
-    Both of SymPy's hooks answer zero, so no argument is ever differentiated
-    (JAX's `ad.defjvp_zero`).
-    """
-
-    def fdiff(self, argindex=1):
-        return sp.S.Zero
-
-    def _eval_derivative(self, symbol):
-        return sp.S.Zero
-
-
-class GradlangFunction(sp.Function):
+class GradlangFunction(SpelledAsGradlang, sp.Function):
     """Base of gradlang's own SymPy functions: the derivative comes from the class's record."""
 
     def fdiff(self, argindex=1):
