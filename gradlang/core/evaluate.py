@@ -276,7 +276,7 @@ class Evaluator:
         if whole:
             by_list = explaining.by_scalars(name, args)
             value, args = tensors.tensor_values.call(name, args, node.args)
-            if value is not None and _recorded(name, args):
+            if value is not None and explaining.recorded(name, args):
                 call = self._builtin_call(builtins.lookup(name), node, args, mark)
                 call.services.record(name, call, *builtins.recorded_variables(call), value)
                 if by_list is not None and self.services.derivations:  # grad(e, [a, b]): the formula and its symbols
@@ -432,21 +432,6 @@ class Evaluator:
         _pair_up(bound, given, name, pairs, batch)
 
 # --- helpers ------------------------------------------------------------------
-
-
-def _recorded(name: str, args: list) -> bool:
-    """Does explain show this derivative of tensors? grad, jacobian and hessian at any size (one variable);
-    diff and blocked by declared scalars that no tensor part holds at any size (the rule table, sum(x) a
-    constant); blocked by a declared tensor at any size (the tensor pass of its derivative, core/explain_views.py),
-    otherwise at literal sizes, by the rule table over its components."""
-    if name in ("diff", "blocked") and len(args) > 1 and explaining.by_declared_scalars(args[0], args[1:]):
-        return True
-    if name == "blocked":
-        by_tensor = len(args) == 2 and engine.is_tensor(args[1]) and isinstance(args[1], engine.nodes.Var) and bool(engine.shape_of(args[1]))
-        return by_tensor or not any(engine.symbolic(a) for a in args)
-    if name == "backward":  # a tensor value only at a symbolic size (tensor_derivatives._backward)
-        return True
-    return name in ("grad", "jacobian", "hessian") and not explaining.by_list_jacobian(name, args)
 
 
 _SHAPED = frozenset({"sum", "product", "power", "neg", "compare", "brackets"})  # checked when tensors take part

@@ -280,3 +280,18 @@ def recorded_whole(value, derivations: list, by_list):
     e, symbols = by_list
     derivations[-1] = replace(derivations[-1], expr=e, wrt=symbols)
     return value
+
+
+def recorded(name: str, args: list) -> bool:
+    """Does explain show this derivative of tensors? grad, jacobian and hessian at any size (one variable);
+    diff and blocked by declared scalars that no tensor part holds at any size (the rule table, sum(x) a
+    constant); blocked by a declared tensor at any size (the tensor pass of its derivative, core/explain_views.py),
+    otherwise at literal sizes, by the rule table over its components."""
+    if name in ("diff", "blocked") and len(args) > 1 and by_declared_scalars(args[0], args[1:]):
+        return True
+    if name == "blocked":
+        by_tensor = len(args) == 2 and is_tensor(args[1]) and isinstance(args[1], Var) and bool(t.shape_of(args[1]))
+        return by_tensor or not any(symbolic(a) for a in args)
+    if name == "backward":  # a tensor value only at a symbolic size (tensor_derivatives._backward)
+        return True
+    return name in ("grad", "jacobian", "hessian") and not by_list_jacobian(name, args)
