@@ -161,6 +161,9 @@ EXPLAIN_OPEN = {
                                  "return) and 6 ledger entries for 10 stops written (4 sit inside other stops)",
     "jax_dreamer_ac:critic_loss": "LimitError: over 60 s of CPU",
     "jax_byol:byol_loss": "75 plain lines",
+    "jax_acme_sac:actor_loss": "91 plain lines: a gradient by a scalar leaf (alpha) is walked by components (the "
+                               "rule table), each line a whole formula; it had fit in 20 lines only because they "
+                               "ran to thousands of columns, which derivations now break at 100",
 }
 EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
              if case[0] in EXPLAIN_OPEN else case for case in CASES]
