@@ -34,16 +34,25 @@ def mixed(*values) -> bool:
 
 def aligned(values: list) -> list:
     """Operands of one operation where a list meets a tensor of literal size: a list of numbers becomes a
-    constant of the tensor engine (W @ [1, 2] stays a formula of W); any other list takes the tensor as
-    its components. Beside a tensor of symbolic size a list of scalars is a constant too ([y[0], 2] + [a, b],
+    constant of the tensor engine (W @ [1, 2] stays a formula of W), and so is a list of scalars free of x[0]
+    (transpose(W) @ [a, b], as at a symbolic size: lowering it would lower argmax(M, axis=0) too, which has no
+    components before numbers); a list holding x[0] takes the tensor as its components. Beside a tensor of
+    symbolic size a list of scalars is a constant too ([y[0], 2] + [a, b],
     transpose(W) @ zeros(2) as the printer writes a zero vector of literal length), as it is for a builtin."""
     if not any(isinstance(v, (sp.NDimArray, sp.MatrixBase)) for v in values):
         return values
     if any(literal(v) for v in values):
-        return [as_constant(v) for v in values] if constants_only(values) else [lowered(v) for v in values]
+        return [as_constant(v) for v in values] if constants_only(values) or _free_scalars(values) else [
+            lowered(v) for v in values]
     if any(involves(v) for v in values):
         return [as_constant(v) if _of_scalars(v) else v for v in values]
     return values
+
+
+def _free_scalars(values: list) -> bool:
+    """Every list among the values is of scalars, and no value holds a component symbol x[0]."""
+    lists = [v for v in values if isinstance(v, (sp.NDimArray, sp.MatrixBase))]
+    return all(_of_scalars(v) for v in lists) and not any(lower.holds_components(v) for v in values)
 
 
 def _of_scalars(value) -> bool:

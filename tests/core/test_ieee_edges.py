@@ -324,3 +324,13 @@ def test_linspace_is_jaxs_where_the_width_overflows(a, b, n, capfd):
     got = values(f"linspace({a}, {b}, {n})")
     np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)
     assert capfd.readouterr().err == ""
+
+
+def test_a_scalar_whose_power_overflows_in_a_compiled_value_is_inf():
+    """fuzz.py seed 5001: `(v * y)^3` is compiled as v**3 * y**3, and y**3 of the Python float 1e300 raised
+    OverflowError (an InternalError); a float goes in as NumPy's float64, so it is inf, as JAX's y**3 is."""
+    session = Session()
+    session.run("v: R^3\ny: R")
+    got = np.asarray(session.eval("(v * y)^3 at v = [625.0, 2.0, -1.0], y = 1e300"), dtype=float)
+    assert got.tolist() == [np.inf, np.inf, -np.inf]
+    assert float(session.eval("y^3 * sum(v) at v = [1.0, 2.0, 3.0], y = 1e300")) == np.inf

@@ -26,7 +26,7 @@ from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.primitives.tangents import TOO_HIGH, DiagTangent
 from gradlang.expr.source import operation_name, to_source
-from gradlang.expr.tensor import nodes as t
+from gradlang.expr.tensor import axes, nodes as t
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import rank, shape_of
 
@@ -88,7 +88,16 @@ def _elementwise(node, k: int, arg_tangent, vector: bool):
         return t.MatMul(t.Diag(partial), arg_tangent) if rank(partial) else partial * arg_tangent
     if rank(node) == 1:
         return t.Outer(full(partial, shape_of(node)), arg_tangent)
+    if rank(partial) and rank(arg_tangent) == rank(partial) + 1:
+        return _along_variable(partial, arg_tangent) * arg_tangent
     return partial * arg_tangent
+
+
+def _along_variable(partial, arg_tangent):
+    """f′(U) of a matrix or higher U, repeated along the Jacobian's last axis (the vector variable's): the
+    tangent of exp(U) is f′(U)[..., None] ⊙ J_U, which `*` alone would read as two unequal shapes."""
+    shape = shape_of(arg_tangent)
+    return axes.broadcast_to(axes.ExpandDims(partial, len(shape) - 1), shape)
 
 
 _RULES: dict = {}

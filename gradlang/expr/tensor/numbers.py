@@ -163,7 +163,9 @@ class Compiled:
 
     def each(self, arguments: list) -> list:
         """Each formula's result, a new float64 array of its shape: `arguments` are the point's numbers
-        (float64 arrays and floats) in the order of the symbols."""
+        (float64 arrays and floats) in the order of the symbols. A float goes in as NumPy's float64, whose
+        overflow is inf as an array's is: Python's `1e300**3` raises OverflowError (fuzz.py seed 5001)."""
+        arguments = [np.float64(a) if type(a) is float else a for a in arguments]
         if self.sizes:
             arguments = arguments + self.sizes
         try:
