@@ -6,8 +6,8 @@ tensor formula (section 3a). The exporter guesses shapes from declared arrays
 of component symbols (shapes.py), so a declaration, and a constant such as
 ones(3), is read here as its components (x[0], W[0, 1], ...). A computed
 formula is left as the session's one value: a binding's unit takes its
-parameters from it (units.py) and lowers it to components only if it is
-printed unrolled, and a function's body that reads it is evaluated by the
+parameters from it (units.py) and is printed as that formula at every size
+(formula.py), and a function's body that reads it is evaluated by the
 tensor engine and its result lowered. Nothing is evaluated a second time by
 components.
 """
@@ -66,5 +66,5 @@ class ComponentSession:
 
     def user_names(self) -> dict:
         """The user's names: a declaration as its components (shapes.py reads their shapes), a computed
-        tensor formula as the session holds it (units.py lowers it only if it is printed unrolled)."""
+        tensor formula as the session holds it (printed as that formula at every size: formula.py)."""
         return {name: self.env[name] for name in self._session.user_names()}

@@ -160,8 +160,13 @@ def _shape_symbols(value) -> set:
     return {d for v in value.atoms(Var) for d in v.shape if isinstance(d, sp.Symbol)}
 
 
+def _literal(d) -> bool:
+    """A size the program fixes: a Python int (units.py's shapes) or a SymPy Integer; else a name (n)."""
+    return isinstance(d, int) or getattr(d, "is_Integer", False)
+
+
 def _dim(d, sizes: dict) -> str:
-    return str(int(d)) if getattr(d, "is_Integer", False) else sizes[d]
+    return str(int(d)) if _literal(d) else sizes[d]
 
 
 def _check(params: list, table) -> str:
@@ -169,7 +174,7 @@ def _check(params: list, table) -> str:
     arrays = [(table[p], shape) for p, shape in params if shape]
     if not arrays:
         return ""
-    patterns = ", ".join(f"{p!r}: ({', '.join(str(int(d)) if getattr(d, 'is_Integer', False) else repr(str(d)) for d in shape)},)"
+    patterns = ", ".join(f"{p!r}: ({', '.join(str(int(d)) if _literal(d) else repr(str(d)) for d in shape)},)"
                          for p, shape in arrays)
     given = ", ".join(f"{p!r}: {p}" for p, _ in arrays)
     return f"    _gl_check_shapes({{{given}}}, {{{patterns}}}, {{}})\n"

@@ -34,7 +34,7 @@ def unit_text(unit: Unit, target: str, table) -> str:
     text += _entry(params + keywords, target)
     if unit.vector is not None:
         text += vector_body(unit.vector, target, table)
-    elif unit.formula:  # a tensor formula at a symbolic size, in the target's own operations
+    elif unit.formula:  # a tensor formula (at any size), in the target's own operations
         text += formula_body(unit.branches[0][1], unit.params, target, table)
     else:
         text += _checks(params + [(k, shape) for k, shape in keywords if shape]) + _branches(unit, params, printer)

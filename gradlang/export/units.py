@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from gradlang.core.evaluate import Evaluator, FunctionDef
-from gradlang.expr.tensor.lower import FreeIndex, involves, literal, lowered
-from gradlang.errors import NeedsNumbers, ShapeError, Span
+from gradlang.expr.tensor.lower import involves, literal, lowered
+from gradlang.errors import ShapeError, Span
 from gradlang.errors import ValueError as GradlangValueError
 from gradlang.expr.tensor.nodes import Var, shape_of as tensor_shape
 from gradlang.expr.tensor.shapes import is_size
@@ -61,7 +61,7 @@ class Unit:
     symbols: dict = field(default_factory=dict)  # SymPy symbol -> (gradlang name, index suffix)
     keywords: list = field(default_factory=list)  # (gradlang name, shape to check or None)
     vector: object = None  # the body as array operations (vectorised.py), when it has one
-    formula: bool = False  # its one branch is still a tensor formula (a binding), not components: see unrolled
+    formula: bool = False  # its one branch is a tensor formula (a binding), printed as one (formula.py)
 
 
 # --- user functions -------------------------------------------------------------------
@@ -175,7 +175,9 @@ def _keywords(unit: Unit, names: dict) -> list:
 
 
 def binding_unit(name: str, value, names: dict, statements: dict) -> Unit | None:
-    """A binding that depends on symbols, as a function of them; None for data and declarations."""
+    """A binding that depends on symbols, as a function of them; None for data, declarations and conditions."""
+    if is_condition_value(value):
+        return None
     if _is_formula(value):
         return _formula_unit(name, value, names, statements)
     value = to_symbolic(lowered(value))
@@ -193,6 +195,12 @@ def binding_unit(name: str, value, names: dict, statements: dict) -> Unit | None
     return unit
 
 
+def is_condition_value(value) -> bool:
+    """`mask = x > 0` at any size: a condition, which `where` reads inside the losses that use it (their
+    functions hold it); not a number, so not a function of the module (the header names it as left out)."""
+    return is_condition(value) or (isinstance(value, sp.NDimArray) and any(is_condition(e) for e in elements(value)))
+
+
 def _is_formula(value) -> bool:
     """A tensor formula (`g = grad(loss, W1)`, at literal or symbolic sizes), as the session holds it; one
     holding the component symbol x[0] beside x (`sum(x) + components(x)[0]`) is read as its components."""
@@ -204,7 +212,7 @@ def _is_formula(value) -> bool:
 def _formula_unit(name: str, value, names: dict, statements: dict) -> Unit | None:
     """A binding whose value is a tensor formula: its parameters are the formula's declared tensors and
     scalar symbols, in declaration order, read from the formula itself (linear in its DAG). Its
-    components are taken only if it is printed unrolled (`unrolled`), never to learn its shape."""
+    components are never taken: it is printed as its formula at every size (formula.py)."""
     free = [s for s in dag_atoms([value], sp.Symbol) if not is_size(s)]
     if not free:
         return None
@@ -220,21 +228,6 @@ def _formula_unit(name: str, value, names: dict, statements: dict) -> Unit | Non
 def _dims(shape) -> tuple:
     """A shape as the export writes it: Python integers, and the size symbols a program leaves open (n)."""
     return tuple(int(d) if getattr(d, "is_Integer", False) else d for d in shape)
-
-
-def unrolled(unit: Unit) -> None:
-    """A formula's unit at literal sizes with its body as components, for the unrolled export."""
-    if not unit.formula or not literal(unit.branches[0][1]):
-        return  # at a symbolic size it has no components: text.py prints the formula (formula.py)
-    (_, value), = unit.branches
-    try:
-        components = lowered(value)
-    except (FreeIndex, NeedsNumbers):  # onehot(k, 3), onehot(argmax(v), 3): no components until numbers are
-        return  # given; printed as its formula, as at R^n
-    unit.branches, unit.formula = [((), components)], False
-    _components(unit)
-    free = dag_atoms([e for _, items in unit.branches for e in items], sp.Symbol)
-    _bases(free, unit.symbols)
 
 
 def _is_declaration(name: str, items: list) -> bool:

@@ -107,6 +107,39 @@ def test_a_line_too_long_to_print_is_measured_by_its_nodes():
         assert not reverse_pass._reads_differently(a, a)
 
 
+def test_a_removed_term_too_long_for_the_ledger_is_measured_by_its_nodes():
+    """A blocking stop's removed term is written out only if it fits its ledger line: one of 2^30 tree nodes
+    is too long without being printed (DreamerV3's twohot critic printed its whole to measure it: 60 s of its
+    explain's 90); a short one is still measured by its text."""
+    from gradlang.explain.ledger import words
+
+    a = Var("a", (3,))
+    for _ in range(30):
+        a = sp.tanh(a) * a + a
+    with safety_net():
+        assert words._long(a, ())
+    short = sp.tanh(Var("a", (3,))) * 2
+    assert not words._long(short, ()) and words._long(short, (), room=len("2*tanh(a)") - 1)
+
+
+def test_a_named_parts_value_is_found_trying_each_distinct_part_once(monkeypatch):
+    """wall_names finds the value a line holds for a named part (_raw_part) trying each distinct part once, not
+    each use of it: two lines of 2^30 tree nodes have 124 distinct parts (DreamerV3's twohot critic: 11 s of 21)."""
+    from gradlang.explain.tensor import names
+
+    a = Var("a", (3,))
+    for _ in range(30):
+        a = sp.tanh(a) * a + a
+    tried = []
+    real = names._shorter
+    monkeypatch.setattr(names, "_shorter", lambda node, named: (tried.append(node), real(node, named))[1])
+    b = Var("b", (3,))
+    with safety_net():
+        assert names._raw_part(b, [[a], [a * 2]], {}) == b  # in no line: the part itself
+    count, distinct = len(tried), len(set(tried))  # numbers: pytest's message would print the parts as trees
+    assert count == distinct <= 200
+
+
 def test_each_part_of_a_wide_line_is_printed_once(monkeypatch):
     from gradlang.expr.source import SourcePrinter, to_source
     from gradlang.explain.tensor.names import _Spelling

@@ -192,3 +192,42 @@ def test_ranges_stacks_and_concats_at_rank_3_export_and_round_trip(target, tmp_p
     for got, name in zip(grads, ("X", "A")):
         given = np.asarray(session.eval(f"grad(L, {name}) {at}"), dtype=float)
         assert np.allclose(to_numpy(got), given, rtol=1e-12, atol=1e-12)
+
+
+NANSUM = """W: R^(4,3)
+x: R^(5,4)
+t = log(softmax(x @ W, axis=1))
+c = t != t
+L = sum(sum(where(c, 0.0 * outer(ones(5), ones(3)), t), 1) * [1.0, 2.0, 3.0, 4.0, 5.0])
+"""
+
+
+def test_a_literal_size_formula_is_printed_as_its_formula_and_a_condition_is_left_out(tmp_path):
+    """jnp.nansum's where(t != t, 0, t) at literal sizes, which the array reader cannot read: printed as the
+    session's formula (formula.py), as at R^n, not unrolled into components (A2C's took over a minute of CPU to
+    mask and print, BYOL's four); `c`, a condition, is left out and named in the header (it refused the whole
+    export before). The gradient is JAX's of the same loss; a shape the program fixes is checked."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+    text = export_program(_session(NANSUM), "jax", NANSUM)
+    assert "Left out: c (a condition" in text and "_gl_t" not in text
+    module = load(text, tmp_path, "nansum_jax")
+    rng = np.random.default_rng(5)
+    W, x = rng.normal(size=(4, 3)), rng.normal(size=(5, 4))
+
+    def loss(W, x):
+        t = jnp.log(jax.nn.softmax(x @ W, axis=1))
+        return jnp.sum(jnp.nansum(t, 1) * jnp.arange(1.0, 6.0))
+
+    assert np.allclose(float(module.L(W, x)), float(loss(W, x)), rtol=1e-12, atol=1e-12)
+    for got, want in zip(module.grad_L(W, x), jax.grad(loss, argnums=(0, 1))(W, x)):
+        assert np.allclose(np.asarray(got), np.asarray(want), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="W must have shape"):
+        module.L(rng.normal(size=(3, 3)), x)
+
+
+def _session(program: str) -> Session:
+    session = Session()
+    session.run(program)
+    return session

@@ -11,7 +11,7 @@ import sympy as sp
 
 from gradlang.expr.source import to_source
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.expr.walk import rebuild
+from gradlang.expr.walk import rebuild, tree_size
 from gradlang.explain.formula import Math, latex_math
 from gradlang.explain.ledger.arithmetic import in_builtins, in_names
 from gradlang.explain.ledger.closing import letters, removed_names
@@ -22,6 +22,7 @@ _LONG = 72        # characters of a term that stands on the line it is named in
 _TERM = 72        # characters of a removed term written out on its line (100 columns less the words before it)
 _INVENTED = 44    # the same for an invented term, which has words after it too
 _ARRIVING = 76    # the same for an adjoint arriving on a line of its own
+_NODES_PER_COLUMN = 2  # a formula's tree nodes per printed column, at most (_long)
 _WIDTH = 94       # characters of a ledger head above which the adjoint arriving gets a line of its own
 _LISTED = 3       # variables named on a path before "and n more"
 GROUPED = 8      # stops in a ledger above which stops with the same verdict and path share one entry
@@ -159,20 +160,30 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
 
 def _long(value, display, room: int = _TERM) -> bool:
     """Too long to read on a ledger line (room: the columns its line leaves it), even in the derivation's
-    names."""
+    names. A formula of more than _NODES_PER_COLUMN × room tree nodes is, without printing it: a tree node
+    prints as at least half a column (-x: 3 nodes, 2 columns), and printing the removed term of a blocking
+    stop whole (DreamerV3's twohot critic: a DAG that is hundreds of thousands of columns as a tree) took 60 s
+    of its explain's 90."""
+    most = _NODES_PER_COLUMN * room
+    if isinstance(value, sp.Basic) and tree_size(_in_names(value, display), cap=most + 1) > most:
+        return True
     return len(_short_source(value, display)) > room
 
 
 def _short_source(value, display) -> str:
     """The value as gradlang source with the derivation's names (the user's), never longer than a printer
     shows it: the measure of a line, never printed. A stop a printer may give a letter is measured whole."""
+    return to_source(_in_names(value, display), sg=True)
+
+
+def _in_names(value, display):
+    """The value with the derivation's names in it, where they can be put (else as it is)."""
     if not isinstance(value, sp.Basic):
-        return to_source(value, sg=True)
-    names = dict(display)
+        return value
     try:
-        return to_source(rebuild(value, names), sg=True)
+        return rebuild(value, dict(display))
     except (TypeError, AttributeError, ValueError):
-        return to_source(value, sg=True)
+        return value
 
 
 def _by_rule(entry, display=(), expr=None) -> tuple:

@@ -157,13 +157,31 @@ def _shorter(value, names: dict):
 def _raw_part(part, lines: list, names: dict):
     """The value the lines hold whose spelling with the names is `part`. The part with its names expanded is
     not always that value: SymPy rebuilds 2*delta as 2*pi - 2*pi2, which no line holds, so a name keyed by it
-    would never show (and the wall would be named again and again)."""
+    would never show (and the wall would be named again and again).
+
+    Each distinct part is tried once, in the order a tree walk meets it: a part met again (and all under it)
+    did not match the first time. A tree walk tried each shared part at every use: DreamerV3's twohot critic
+    spent 11 of its explain's 21 s of CPU here."""
+    seen: set = set()
     for line in lines:
         for value in line:
-            for node in sp.preorder_traversal(value) if isinstance(value, sp.Basic) else ():
+            for node in _distinct_preorder(value, seen):
                 if _shorter(node, names) == part:
                     return node
     return _expanded(part, names)
+
+
+def _distinct_preorder(value, seen: set):
+    """The parts of value in preorder (sp.preorder_traversal's order), each part not in `seen` once, and
+    nothing under a part already seen."""
+    stack = [value] if isinstance(value, sp.Basic) else []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        yield node
+        stack.extend(a for a in reversed(node.args) if isinstance(a, sp.Basic))
 
 
 def _expanded(part, names: dict):
