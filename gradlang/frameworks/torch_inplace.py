@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from gradlang.frameworks.program import TranslateError
+from gradlang.frameworks import ops
+from gradlang.frameworks.program import TranslateError, Writer
+from gradlang.frameworks.torch_lines import region_where
 
 
 def written(node) -> int | None:
@@ -48,6 +50,25 @@ def rebind(node, name: str, env: dict, at: dict, traced: set) -> None:
         env[other] = env[node]
         if node in traced:
             traced.add(other)
+
+
+def written_without_grad(writer: Writer, pairs: list, graph, inner_env: dict, env: dict, traced: set) -> dict:
+    """The traced inputs a no_grad region wrote in place (SwAV's prototypes, `weight.copy_(normalize(weight.data))`),
+    each as `old + stop_gradient(new - old)`, by the outer node: torch's later reads are the same tensor at its
+    new value, differentiated as the tensor itself (derivative 1 by the leaf, not 0 as a stopped new value).
+    `pairs` are the region's (placeholder, outer node); the outer node reads the same from here on. A constant
+    (a buffer) written there is its new value, as before."""
+    found = {}
+    for inner, outer in pairs:
+        old, new = env[outer], inner_env[inner]
+        write = next((n for n in graph.nodes if written(n) is not None and inner_env.get(n) is new), None)
+        if outer not in traced or new is old or write is None:
+            continue
+        name = str(write.target).split(".")[1] if "." in str(write.target) else str(write.target)
+        step = writer.stop(ops.binary("-", new, old, old.shape), region_where(write),
+                           f"in-place {name} in a torch.no_grad() region")
+        found[outer] = env[outer] = writer.bind(ops.binary("+", old, step, old.shape), force=True)
+    return found
 
 
 def _refuse_other_views(node, name: str, tensor, at: dict) -> None:

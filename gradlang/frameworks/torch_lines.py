@@ -22,6 +22,7 @@ import re
 import sysconfig
 from contextlib import contextmanager
 
+from gradlang.frameworks.loading import framework
 from gradlang.frameworks.program import Where, shown_path, source_line
 
 FRAME = re.compile(r'File "([^"]+)", line (\d+)')
@@ -55,7 +56,7 @@ def every_frame(torch):
 def frames(node) -> list:
     """The user's frames of a node's stack trace, outermost first: (file, line)."""
     found = [(f, int(n)) for f, n in FRAME.findall(node.meta.get("stack_trace") or "")]
-    found = [(f, n) for f, n in found if "/torch/" not in f.replace("\\", "/") and not _is_ours(f)]
+    found = [(f, n) for f, n in found if not _is_torch(f) and not _is_ours(f)]
     mine = [(f, n) for f, n in found if not _is_library(f)]
     return mine or found
 
@@ -116,6 +117,17 @@ def _is_no_grad(expr) -> bool:
     call = expr.func if isinstance(expr, ast.Call) else expr
     name = call.attr if isinstance(call, ast.Attribute) else getattr(call, "id", "")
     return name in NO_GRAD
+
+
+def _is_torch(file: str) -> bool:
+    """A frame of PyTorch itself (its nn.Module call, a functional): found by torch's own folder, not by a
+    `/torch/` in the path, which a user's project folder may hold too."""
+    return os.path.realpath(file).startswith(_torch_folder())
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_folder() -> str:
+    return os.path.realpath(os.path.dirname(framework("torch").__file__)) + os.sep
 
 
 def _is_ours(file: str) -> bool:

@@ -26,7 +26,7 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
-from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written
+from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written, written_without_grad
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
 from gradlang.frameworks.torch_lines import where as _where
@@ -400,9 +400,15 @@ class _Walker:
             if outer in self.traced:
                 self.traced.add(inner)
         outs = self.run(body.graph, inner_env, inner_at, stopped=not enabled)
+        pairs = list(zip(placeholders, args))
+        kept_leaves = {} if enabled else written_without_grad(self.writer, pairs, body.graph, inner_env, env,
+                                                                   self.traced)
         results = []
         for (value, point), out_node in zip(outs, body.graph.find_nodes(op="output")[0].args[0]):
-            if not enabled and out_node in self.traced:
+            kept = next((through for outer, through in kept_leaves.items() if at[outer] is point), None)
+            if kept is not None:
+                value = kept
+            elif not enabled and out_node in self.traced:
                 value = self.writer.stop(value, region_where(out_node), "torch.no_grad() region")
             results.append(value)
         env[node], at[node] = results, [point for _, point in outs]
@@ -431,8 +437,9 @@ def _refuse(name: str, values: list, where: Where, traced: bool) -> None:
 
 
 def _array(value):
-    """A node's value at the point as a NumPy array (None when it is not one tensor)."""
-    return value.detach().numpy() if hasattr(value, "detach") else None
+    """A node's value at the point as a NumPy array (None when it is not one tensor): a copy, since a later
+    in-place operation (ReLU(inplace=True)) writes the tensor itself, and the check reads this value after."""
+    return value.detach().numpy().copy() if hasattr(value, "detach") else None
 
 
 def _constant(value) -> Value:
