@@ -158,7 +158,7 @@ def test_the_default_lesson_shows_its_gradient_and_derivation(page):
     gradient = page.locator('section[data-line="8"] .value .katex annotation').text_content()
     assert r"\frac{2 e^{2}}{1 + 2 e^{2}}" in gradient  # typeset by KaTeX from gradlang's LaTeX
     derivation = page.locator('section[data-line="7"] details.derivation')
-    assert derivation.locator("table.ledger .stop-name").text_content() == "stop_gradient(x[1])"
+    assert derivation.locator("table.ledger .stop-name").text_content() == "sg(x[1])"
     assert derivation.locator("table.ledger .verdict").text_content() == "blocking"
     assert derivation.locator(".check").text_content() == "✓ equals diff"
     assert derivation.locator(".katex").count() >= 2  # the rows read as formulas, not as LaTeX source
