@@ -16,8 +16,6 @@ the user has not seen.
 
 from __future__ import annotations
 
-import functools
-import sys
 
 import numpy as np
 from sympy.core.cache import clear_cache
@@ -32,7 +30,6 @@ ABSOLUTE = 1e-12
 # float32, where float32(u)'s derivative is exactly 1 (LANGUAGE.md 3b), and its float32 reductions sum in their
 # own order; the loss and the gradients agree to float32's precision.
 FLOAT32_RELATIVE = 1e-6
-LRU_CACHE = type(functools.lru_cache(maxsize=1)(len))  # functools' cached function, whose type it does not name
 
 
 def verify(program: str, writer: Writer, theirs: list, spec: str, framework: str) -> None:
@@ -46,19 +43,13 @@ def verify(program: str, writer: Writer, theirs: list, spec: str, framework: str
 
 
 def forget_formulas() -> None:
-    """Drop every formula the check left in a cache keyed by equality: SymPy's and gradlang's own.
+    """Drop every formula the check left in SymPy's cache.
 
     The shell runs the same program next, in a new Session, and builds formulas equal to the check's but
-    other objects; SymPy compares two such formulas path by path, so the run must meet none of the check's.
-    SymPy's cache alone is not enough (a chain of 40 stops: past the 60 s limit without it), and neither is
-    it alone: gradlang's lru_caches (the tensor rewrites' tree sizes and factorings) would still hand back
-    the check's formulas, so every later comparison walks both trees (SwAV's gradient: 0.4 s, then 90 s)."""
+    other objects; SymPy compares two such formulas path by path, so the run must meet none of the check's
+    (a chain of 40 stops: past the 60 s limit without it). gradlang's own caches of formulas compare keys
+    by expr/equal.same, each pair of parts once, so the check's formulas left there cost nothing."""
     clear_cache()
-    for name, module in list(sys.modules.items()):
-        if name == "gradlang" or name.startswith("gradlang."):
-            for value in list(vars(module).values()):
-                if isinstance(value, LRU_CACHE):  # by type: a lazy proxy answers every attribute
-                    value.cache_clear()
 
 
 def _compared(session, program: str, writer: Writer, theirs: list, spec: str, framework: str) -> None:
