@@ -101,8 +101,7 @@ def tie_message(name: str, shown: str, count: int, tied: list, extremum: float, 
 
 def shown_arguments(texts: list) -> str:
     """Arguments written out as _show_args writes them, from the texts of the first few (enough to pass the cut)."""
-    text = "(" + ", ".join(texts) + ")"
-    return (text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…")[1:-1]
+    return _cut(", ".join(texts), _MAX_TEXT - 2)
 
 
 # --- the walk ----------------------------------------------------------------------
@@ -217,8 +216,12 @@ _STOPPED_NOTE = " Here it is inside stop_gradient, so the gradient does not depe
 
 
 def _show(expr) -> str:
-    text = to_source(expr)
-    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…"
+    return _cut(to_source(expr), _MAX_TEXT)
+
+
+def _cut(text: str, width: int) -> str:
+    """`text` in at most `width` characters, a cut one ending in "…" so it never reads as a whole formula."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _num(x: float) -> str:
@@ -264,7 +267,7 @@ def _extremum(name: str, point: list) -> float:
 
 
 def _show_args(args) -> str:
-    return _show(sp.Tuple(*args))[1:-1] if len(args) > 1 else _show(args[0])
+    return _cut(to_source(sp.Tuple(*args))[1:-1], _MAX_TEXT - 2) if len(args) > 1 else _show(args[0])
 
 
 def _boundary(record, kink, node):

@@ -130,3 +130,12 @@ def test_a_warning_has_a_short_line_and_the_convention_apart():
     (warning,) = warnings_of("relu(t) at t = 0")
     assert warning == f"{warning.short} {warning.detail}"
     assert "docs/language.md" in warning.detail and len(warning.short) < 100
+
+
+def test_a_cut_argument_list_ends_in_an_ellipsis_not_in_a_formula_that_reads_whole():
+    """The arguments were cut at 60 characters and then lost their last character, the "…", to the parentheses'
+    removal: `max(…, W[1, 0]*x[0] + W[1, 1])` read as a whole (wrong) second argument."""
+    source = "x: R^2\nW: R^(2,2)\nmax(W @ x + x) at x = [1, 1], W = [[1, 0], [1, 0]]"
+    short = str(warnings_of(source)[0]).split(" has a tie")[0]
+    assert short.endswith("…)") and len(short) <= 64, short
+    assert "max(W[0, 0]*x[0] + W[0, 1]*x[1] + x[0], W[1, 0]*x[0] + W[1, 1…)" in short
