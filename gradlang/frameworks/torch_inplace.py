@@ -17,11 +17,12 @@ which is refused at the write's line rather than guessed.
 
 from __future__ import annotations
 
+import re
 from contextlib import contextmanager
 
 from gradlang.frameworks import ops
 from gradlang.frameworks.program import TranslateError, Writer
-from gradlang.frameworks.torch_lines import region_where
+from gradlang.frameworks.torch_lines import own_line, region_where
 
 
 def written(node) -> int | None:
@@ -64,11 +65,19 @@ def written_without_grad(writer: Writer, pairs: list, graph, inner_env: dict, en
         write = next((n for n in graph.nodes if written(n) is not None and inner_env.get(n) is new), None)
         if outer not in traced or new is old or write is None:
             continue
-        name = str(write.target).split(".")[1] if "." in str(write.target) else str(write.target)
         step = writer.stop(ops.binary("-", new, old, old.shape), region_where(write),
-                           f"in-place {name} in a torch.no_grad() region")
+                           f"{_written_as(write)} in a torch.no_grad() region")
         found[outer] = env[outer] = writer.bind(ops.binary("+", old, step, old.shape), force=True)
     return found
+
+
+def _written_as(write) -> str:
+    """How the source wrote an in-place write: `t.data = v` is traced as copy_ (data_traced), but the reader
+    wrote an assignment, so the stop's comment names the assignment (MoCo v3's momentum update)."""
+    if re.search(r"\.data\s*=(?!=)", own_line(write)):
+        return "an assignment to .data"
+    target = str(write.target)
+    return f"in-place {target.split('.')[1] if '.' in target else target}"
 
 
 def _refuse_other_views(node, name: str, tensor, at: dict) -> None:

@@ -67,6 +67,12 @@ def where(node) -> Where:
     return _at(*mine[-1]) if mine else Where(note="no source line recorded")
 
 
+def own_line(node) -> str:
+    """The text of the user's innermost line for a node ("" when none is recorded): how the source wrote it."""
+    mine = frames(node)
+    return _raw_line(*mine[-1]).strip() if mine else ""
+
+
 def region_where(node) -> Where:
     """Where a no_grad region that computed `node` starts: the innermost `with torch.no_grad():` (or decorated
     function) around one of its frames; the node's own line when none is found."""

@@ -37,7 +37,7 @@ LOSSES = [
                  [(".detach()", "teacher_out = teacher_out.detach().chunk(2)")], id="DINO"),
     pytest.param("moco_v3", "predictor.0",
                  [(".detach()", "param_m.data = param_m.data * m")] * 12 + [("torch.no_grad() region", "@torch.no_grad()")] * 6
-                 + [("in-place copy_ in a torch.no_grad() region", "@torch.no_grad()")] * 6
+                 + [("an assignment to .data in a torch.no_grad() region", "@torch.no_grad()")] * 6
                  + [("torch.no_grad() region", "with torch.no_grad():")] * 2, id="MoCo-v3"),
     # SwAV's prototypes normalised in place under no_grad: the leaf at its new value, gradient by itself
     pytest.param("swav_loss", "model.prototypes",
