@@ -8,6 +8,8 @@ printer (`show`, with the explanation's abbreviations).
 
 from __future__ import annotations
 
+import re
+
 import sympy as sp
 
 from gradlang.explain.formula import Math, latex_chars
@@ -29,14 +31,30 @@ def _name(let, show, spelling: str) -> str:
 
 
 def _let_lines(vector, show, legend) -> list[str]:
-    pairs = [(name, stop, "stopped: its gradient is taken as 0") for name, stop in legend]
     bare = getattr(show, "bare", show)
-    pairs += [(_name(let, show, "plain"), text(let.value, bare), let.note) for let in vector.lets]
+    lets = [(_name(let, show, "plain"), text(let.value, bare), let.note) for let in vector.lets]
+    pairs = in_order([(name, stop, "stopped: its gradient is taken as 0") for name, stop in legend], lets)
     lines = []
     for i, (name, value, note) in enumerate(pairs):
         head = f"{'let' if i == 0 else '   '}  {name} = {value}"
         lines.append(_beside(head, f"({note})") if note else head)
     return lines
+
+
+def in_order(stops: list, lets: list) -> list:
+    """The let block with each stop's letter after the lets its stop reads (`c = sg(round(h) - h)` after
+    `h = W @ x`, never before it), else first; pairs start (name, value, …) in one spelling."""
+    placed = list(lets)
+    for stop in reversed(stops):
+        value = stop[1] if isinstance(stop[1], str) else " ".join(stop[1])
+        reads = [k for k, let in enumerate(placed) if let not in stops and _mentions(value, let[0])]
+        placed.insert(reads[-1] + 1 if reads else 0, stop)
+    return placed
+
+
+def _mentions(value: str, name: str) -> bool:
+    """Whether a printed value reads the printed name as a whole word (h in round(h), not in h2 or \\phi)."""
+    return re.search(r"(?<![A-Za-z0-9_\\])" + re.escape(name) + r"(?![A-Za-z0-9_])", value) is not None
 
 
 def _beside(head: str, remark: str) -> str:
@@ -84,11 +102,11 @@ def latex_rows(vector, show, legend=(), pieces=None) -> list[str]:
 
     pieces(value, show), when given, breaks a long formula into rows that fit
     the page; each of a line's right sides then starts a row of its own."""
-    rows = [rf"\text{{let }} {latex_chars(name)} &= {latex_chars(stop)} \\" for name, stop in legend]
     bare = getattr(show, "bare", show)
-    for let in vector.lets:
-        parts = _let_pieces(let.value, bare)
-        rows.append(rf"\text{{let }} {latex_chars(_name(let, show, 'latex'))} &= {parts[0]} \\")
+    lets = [(latex_chars(_name(let, show, "latex")), _let_pieces(let.value, bare)) for let in vector.lets]
+    rows = []
+    for name, parts in in_order([(latex_chars(name), [latex_chars(stop)]) for name, stop in legend], lets):
+        rows.append(rf"\text{{let }} {name} &= {parts[0]} \\")
         rows += [rf"&\quad {part} \\" for part in parts[1:]]  # a long definition broken to fit the page
     for n, line in enumerate(vector.lines, 1):
         head = rf"({n})\quad {text(line.lhs, show, 'latex')}"

@@ -75,3 +75,36 @@ def test_a_letter_no_line_introduces_is_found():
     assert introduced == {"c", "t1"} and "t1 + t2*c" in written
     names = {n for w in written for n in _NAME.findall(w)} - introduced - {"x", "L"}
     assert names == {"t2"}
+
+
+def later_lets(source: str) -> list:
+    """(name, let line) for each let that reads a name the let block introduces only below it."""
+    found = []
+    for result in Session().iter_run(source):
+        if result is None or result.kind != "explain":
+            continue
+        lets = [m for m in map(_LET.match, _let_block(to_plain(result))) if m]
+        names = [m.group(1) for m in lets]
+        for k, let in enumerate(lets):
+            read = set(_NAME.findall(_LET_NOTE.sub("", let.group(2))))
+            found += [(name, let.group(0)) for name in read if name in names[k + 1:]]
+    return found
+
+
+def _let_block(text: str) -> list:
+    """The lines of a derivation's let block (`# let  a = …` and the `#      b = …` under it), as formulas reads."""
+    block, in_let = [], False
+    for line in text.splitlines():
+        in_let = line.startswith("# let  ") or in_let and line.startswith("#      ") and not line.startswith("#       ")
+        block += [line] if in_let else []
+    return block
+
+
+STE = ("x: R^n\nW: R^(n, n)\nh = W @ x\nq = h + stop_gradient(round(h) - h)\nloss = sum(q^2)\n"
+       "explain grad(loss, W)\n")
+
+
+@pytest.mark.parametrize("name, source", PROGRAMS + [("ste", STE)], ids=[name for name, _ in PROGRAMS] + ["ste"])
+def test_a_let_reads_only_the_lets_above_it(name, source):
+    """A stop's letter came first in the let block, so `c = sg(round(h) - h)` stood above `h = W @ x`."""
+    assert later_lets(source) == []
