@@ -274,3 +274,13 @@ def test_where_with_a_number_for_its_condition_is_a_placed_value_error(program):
         _session().run(program)
     assert caught.value.kind == "ValueError" and "must be a condition" in caught.value.message
     assert caught.value.span is not None and caught.value.span.column > 1
+
+
+def test_the_judge_reads_a_nan_inside_a_condition_as_ieee_not_as_a_bug():
+    """Seed 9393: sg(y)/y is 0/0 at y[2] = 0.0, and the judge's SymPy substitution of the components could not
+    compare nan > y (gradlang itself gives JAX's numbers); the judge now calls it ieee, not a bug."""
+    from tests.tensor import tensor_judge as judge
+
+    findings = judge.run_program(judge.make(9393, depth=3))
+    assert [f for f in findings if f.verdict == "bug"] == []
+    assert any(f.verdict == "ieee" and "nan reaches a condition" in f.detail for f in findings)
