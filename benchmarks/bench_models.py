@@ -15,15 +15,25 @@ written by hand in NumPy. The models:
 - `mlp1-N`: the one-hidden-layer MLP of programs.mlp_files, `grad(loss, W1)`,
   at widths 1024, 4096 and 8192 (512 MB of weights).
 
-Columns are CPU seconds (user + system, start-up included) of each whole child
-process, the minimum of the repeats, the three commands interleaved (the
-machine's two cores are shared); the ratios of gradlang's over JAX's and over
-hand NumPy's; and the largest difference of gradlang's numbers (the same
-program through Session.run in this process) from JAX's, over the largest
-magnitude. The load average is printed before and after.
+Models of the same kinds, named on the command line (MORE): `mlp2-list`, a
+2-layer tanh MLP with softmax cross-entropy, 256×784 inputs, 256 hidden, 10
+classes, by [W1, b1, W2, b2], its biases broadcast as `X @ W1 + b1`;
+`layernorm-head`, a batched layer norm (512×1024, `axis=-1, keepdims=true`)
+followed by a linear head to 16 outputs, by [X, gamma, beta, W]; `rmsnorm`
+over 4096 by [x, g]; `attention-512x128`, the attention at 512 tokens of width 128.
 
-    PYTHONPATH=. python benchmarks/bench_models.py                    # every model, 3 repeats
+Columns are CPU seconds (user + system, start-up included) of each whole child
+process, the median of the repeats, the commands interleaved (the machine's two
+cores are shared); the ratio of gradlang's median over JAX's, and the median
+over the rounds of gradlang's CPU over JAX's in the same round (`--before TREE`
+adds gradlang from another tree, a `git archive` of an earlier commit, to each
+round); gradlang over hand NumPy; and the largest difference of gradlang's
+numbers (the same program through Session.run in this process) from JAX's,
+over the largest magnitude. The load average is printed before and after.
+
+    PYTHONPATH=. python benchmarks/bench_models.py                    # the first table, 3 repeats
     PYTHONPATH=. python benchmarks/bench_models.py --repeats 5 layernorm attention
+    PYTHONPATH=. python benchmarks/bench_models.py --before /tmp/old mlp2-list rmsnorm
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -152,6 +163,92 @@ grad_x = grad(L, x)
     return [(d - d.mean() - xhat * (d * xhat).mean()) / s]
 """, {})
 
+MLP2 = Model(
+    "mlp2-list", {"X": (256, 784), "W1": (784, 256), "b1": (256,), "W2": (256, 10), "b2": (10,), "Y": (256, 10)},
+    """b, d, h, k: size
+X: R^(b,d)
+W1: R^(d,h)
+b1: R^h
+W2: R^(h,k)
+b2: R^k
+Y: R^(b,k)
+H = tanh(X @ W1 + b1)
+L = -sum(Y * log_softmax(H @ W2 + b2, axis=-1)) / b
+g = grad(L, [W1, b1, W2, b2])
+""", ("W1", "b1", "W2", "b2"),
+    """def loss(p, A):
+    W1, b1, W2, b2 = p
+    H = jnp.tanh(A["X"] @ W1 + b1)
+    return -jnp.sum(A["Y"] * jax.nn.log_softmax(H @ W2 + b2, axis=-1)) / A["X"].shape[0]
+""",
+    """def gradient(A):
+    H = np.tanh(A["X"] @ A["W1"] + A["b1"])
+    z = H @ A["W2"] + A["b2"]
+    s = np.exp(z - z.max(axis=1, keepdims=True))
+    s /= s.sum(axis=1, keepdims=True)
+    r = (s * A["Y"].sum(axis=1, keepdims=True) - A["Y"]) / len(z)
+    d = (r @ A["W2"].T) * (1 - H * H)
+    return [A["X"].T @ d, d.sum(axis=0), H.T @ r, r.sum(axis=0)]
+""", {"W1": 784 ** -0.5, "W2": 256 ** -0.5})
+
+LAYERNORM_HEAD = Model(
+    "layernorm-head", {"X": (512, 1024), "gamma": (1024,), "beta": (1024,), "W": (1024, 16), "T": (512, 16)},
+    """b, d, k: size
+X: R^(b,d)
+gamma, beta: R^d
+W: R^(d,k)
+T: R^(b,k)
+mu = mean(X, axis=-1, keepdims=true)
+v = mean((X - mu)^2, axis=-1, keepdims=true)
+H = gamma * (X - mu) / sqrt(v + 1e-5) + beta
+L = 0.5 * sum((H @ W - T)^2) / b
+g = grad(L, [X, gamma, beta, W])
+""", ("X", "gamma", "beta", "W"),
+    """def loss(p, A):
+    X, gamma, beta, W = p
+    mu = jnp.mean(X, axis=-1, keepdims=True)
+    v = jnp.mean((X - mu) ** 2, axis=-1, keepdims=True)
+    H = gamma * (X - mu) / jnp.sqrt(v + 1e-5) + beta
+    return 0.5 * jnp.sum((H @ W - A["T"]) ** 2) / X.shape[0]
+""",
+    """def gradient(A):
+    u = A["X"] - A["X"].mean(axis=1, keepdims=True)
+    s = np.sqrt((u * u).mean(axis=1, keepdims=True) + 1e-5)
+    xhat = u / s
+    H = A["gamma"] * xhat + A["beta"]
+    dY = (H @ A["W"] - A["T"]) / len(H)
+    dH = dY @ A["W"].T
+    dx = dH * A["gamma"]
+    dX = (dx - dx.mean(axis=1, keepdims=True) - xhat * (dx * xhat).mean(axis=1, keepdims=True)) / s
+    return [dX, (dH * xhat).sum(axis=0), dH.sum(axis=0), H.T @ dY]
+""", {"W": 1 / 32})
+
+RMSNORM = Model(
+    "rmsnorm", {"x": (4096,), "g": (4096,), "t": (4096,)},
+    """n: size
+x, g, t: R^n
+r = sqrt(mean(x^2) + 1e-6)
+L = 0.5 * sum((g * x / r - t)^2)
+grads = grad(L, [x, g])
+""", ("x", "g"),
+    """def loss(p, A):
+    x, g = p
+    return 0.5 * jnp.sum((g * x / jnp.sqrt(jnp.mean(x ** 2) + 1e-6) - A["t"]) ** 2)
+""",
+    """def gradient(A):
+    r = np.sqrt((A["x"] ** 2).mean() + 1e-6)
+    y = A["x"] / r
+    e = A["g"] * y - A["t"]
+    d = A["g"] * e
+    return [(d - y * (d * y).mean()) / r, e * y]
+""", {})
+
+
+def attention(t: int, e: int) -> Model:
+    """ATTENTION's program and gradients at t tokens of width e."""
+    return Model(f"attention-{t}x{e}", {name: (t, e) for name in "QKVT"}, ATTENTION.program, ATTENTION.wrt,
+                 ATTENTION.jax_loss, ATTENTION.hand, {})
+
 
 def mlp1(width: int) -> Model:
     """The one-hidden-layer MLP of programs.mlp_files (issue 13's program with .npy inputs)."""
@@ -176,6 +273,8 @@ g = grad(loss, W1)
 
 
 MODELS = {m.name: m for m in (MLP3, CLASSIFIER, ATTENTION, LAYERNORM, mlp1(1024), mlp1(4096), mlp1(8192))}
+# Models of the same kinds the first table did not measure (issue #41: "other models of the same kind").
+MORE = {m.name: m for m in (MLP2, LAYERNORM_HEAD, RMSNORM, attention(512, 128))}
 
 JAX = """
 import sys, numpy as np, jax, jax.numpy as jnp
@@ -214,12 +313,13 @@ def gradlang_source(model: Model, folder: Path) -> str:
     return model.program + f"{last} at {given}\n"
 
 
-def cpu(command: list) -> float:
-    """CPU seconds (user + system) of one whole child process; its output is not read."""
+def cpu(command: list, tree: str = REPO) -> float:
+    """CPU seconds (user + system) of one whole child process; its output is not read. `tree` is the
+    gradlang it imports (PYTHONPATH, and the working directory, which `python -m` looks in first)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYTHONPATH": REPO, "JAX_PLATFORMS": "cpu"}
+    env = {**os.environ, "PYTHONPATH": tree, "JAX_PLATFORMS": "cpu"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed copy has its bytecode
-    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tree)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{command[:4]} failed: {done.stderr[-2000:]}")
@@ -238,45 +338,66 @@ def difference(model: Model, source: str, reference: Path) -> float:
     return worst / max(float(np.max(np.abs(j))) for j in jax_parts)
 
 
-def row(model: Model, repeats: int) -> list:
-    """The three commands interleaved `repeats` times (one run first, not counted), the least CPU of each."""
+def commands(model: Model, folder: Path, before: str | None) -> dict:
+    """label -> (command, tree): gradlang (and gradlang from the tree `before`), JAX, hand NumPy."""
+    path = folder / f"{model.name}.grad"
+    path.write_text(gradlang_source(model, folder))
+    names = tuple(model.shapes)
+    ours = [sys.executable, "-m", "gradlang", "--plain", str(path)]
+    found = {"gradlang": (ours, REPO)}
+    if before is not None:
+        found["before"] = (ours, before)
+    found["JAX"] = ([sys.executable, "-c", JAX.format(names=names, loss=model.jax_loss, wrt=model.wrt),
+                     str(folder), str(folder / "jax.npz")], REPO)
+    found["NumPy"] = ([sys.executable, "-c", HAND.format(names=names, hand=model.hand), str(folder),
+                       str(folder / "hand.npz")], REPO)
+    return found
+
+
+def row(model: Model, repeats: int, before: str | None = None) -> list:
+    """The commands interleaved `repeats` times (one round first, not counted); the median CPU of each, and
+    the median over the rounds of gradlang's CPU over JAX's in the same round."""
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         write_arrays(model, folder)
-        path = folder / f"{model.name}.grad"
-        path.write_text(gradlang_source(model, folder))
-        names = tuple(model.shapes)
-        commands = {
-            "gradlang": [sys.executable, "-m", "gradlang", "--plain", str(path)],
-            "JAX": [sys.executable, "-c", JAX.format(names=names, loss=model.jax_loss, wrt=model.wrt),
-                    str(folder), str(folder / "jax.npz")],
-            "NumPy": [sys.executable, "-c", HAND.format(names=names, hand=model.hand), str(folder),
-                      str(folder / "hand.npz")]}
-        times: dict = {label: [] for label in commands}
+        runs = commands(model, folder, before)
+        times: dict = {label: [] for label in runs}
         for index in range(repeats + 1):
-            for label, command in commands.items():
-                seconds = cpu(command)
+            for label, (command, tree) in runs.items():
+                seconds = cpu(command, tree)
                 if index:
                     times[label].append(seconds)
-        best = {label: min(seconds) for label, seconds in times.items()}
-        diff = difference(model, path.read_text(), folder / "jax.npz")
-    return [model.name, *(f"{best[k]:.2f}" for k in commands), f"{best['gradlang'] / best['JAX']:.2f}",
-            f"{best['gradlang'] / best['NumPy']:.2f}", f"{diff:.1e}"]
+        diff = difference(model, (folder / f"{model.name}.grad").read_text(), folder / "jax.npz")
+    middle = {label: statistics.median(seconds) for label, seconds in times.items()}
+    ratio = statistics.median(g / j for g, j in zip(times["gradlang"], times["JAX"]))
+    cells = [model.name, *(f"{middle[k]:.2f}" for k in runs), f"{middle['gradlang'] / middle['JAX']:.2f}",
+             f"{ratio:.2f}"]
+    if before is not None:
+        cells.append(f"{statistics.median(b / j for b, j in zip(times['before'], times['JAX'])):.2f}")
+    return cells + [f"{middle['gradlang'] / middle['NumPy']:.2f}", f"{diff:.1e}"]
 
 
-HEADER = ["model", "gradlang s", "JAX s", "NumPy s", "gradlang/JAX", "gradlang/NumPy", "diff vs JAX"]
+def header(before: bool) -> list:
+    return ["model", "gradlang s", *(["before s"] if before else []), "JAX s", "NumPy s", "gradlang/JAX",
+            "median of rounds' gradlang/JAX", *(["before: median of rounds' before/JAX"] if before else []),
+            "gradlang/NumPy", "diff vs JAX"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", default=[], help=f"of {sorted(MODELS)}; all when none is named")
+    every = {**MODELS, **MORE}
+    parser.add_argument("models", nargs="*", default=[],
+                        help=f"of {sorted(every)}; all of the first table ({sorted(MODELS)}) when none is named")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--before", metavar="TREE", help="also run gradlang from this tree (a `git archive` of an "
+                        "earlier commit), interleaved")
     options = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    print("| " + " | ".join(HEADER) + " |")
-    print("|" + "---|" * len(HEADER), flush=True)
+    columns = header(options.before is not None)
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns), flush=True)
     for name in options.models or list(MODELS):
-        print("| " + " | ".join(row(MODELS[name], options.repeats)) + " |", flush=True)
+        print("| " + " | ".join(row(every[name], options.repeats, options.before)) + " |", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

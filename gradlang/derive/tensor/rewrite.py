@@ -207,8 +207,17 @@ def _distributed(expr, memo: dict, done: dict, used: list):
     if isinstance(node, sp.Mul) and rank(node) > 0 and any(isinstance(f, sp.Add) for f in node.args):
         if small(node) and ops(node) <= MAX_EXPAND_OPS and affordable(node) and expandable(node):
             tried: list = []
-            spread = _tidy(sp.expand_mul(node), memo, tried)
+            spread = _tidy(spread_out(node), memo, tried)
             if ops(spread) < ops(node):
                 _record(used, [DISTRIBUTED.identity, *tried])
                 return spread
     return node
+
+
+def spread_out(node):
+    """The product multiplied out over its sums, and nothing inside its factors' arguments: the terms
+    `expandable` counted and paid for. A product inside an argument (a Σ's, a stopped value's, a norm's) is
+    tried where it stands, bottom-up; SymPy's deep expand_mul spread it again at every product above it,
+    a layer norm's Σ(g ⊙ (x − μ) ⊙ (…)) into seven dots, half its gradient's time, and rewrote a stopped
+    value away from the form the program gave it (issue #41)."""
+    return sp.expand_mul(node, deep=False)

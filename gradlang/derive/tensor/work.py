@@ -20,6 +20,7 @@ import math
 import sympy as sp
 
 from gradlang.expr.equal import formula_cache
+from gradlang.expr.operations import count_ops
 
 MAX_TREE = 2000  # SymPy's factor_terms and count_ops walk a formula as a tree: a shared part at every use
 TREE = contextvars.ContextVar("tree", default=MAX_TREE)  # a derivation's Tidier sets a smaller bound
@@ -40,8 +41,9 @@ def tree_size(expr) -> int:
 
 @formula_cache(1 << 14)
 def ops(expr) -> int:
-    """SymPy's count_ops, once per formula: a rule asks it of the same product at every pass of a tidy."""
-    return sp.count_ops(expr)
+    """SymPy's count_ops, once per formula (a rule asks it of the same product at every pass of a tidy),
+    counted over the DAG (expr/operations.py): the layer norm's variance under every term is counted once."""
+    return count_ops(expr)
 
 
 def small(expr) -> bool:
