@@ -39,6 +39,17 @@ def test_one_plus_one_imports_no_numpy_nor_sympys_tensor_package():
     assert value == "2" and modules == "[]"
 
 
+def test_one_plus_one_imports_no_lark_nor_hashlib():
+    """The parser ships built (syntax/standalone_parser.py, grammar/build_parser.py): lark, its grammar compiler
+    and hashlib (lark hashed the grammar to find its cache of the tables in the temp folder) are not imported,
+    by the session nor by the command."""
+    modules = ("getpass", "hashlib", "lark", "lark.load_grammar")
+    value, imported = _imported("1 + 1", modules)
+    assert value == "2" and imported == "[]"
+    printed, imported = _imported_by_the_command("1 + 1", modules)
+    assert printed == "2" and imported == "[]"
+
+
 def test_a_float_imports_numpy_and_a_symbolic_sum_sympys_add():
     """The lazy imports happen where they are needed: the same values as before."""
     value, modules = _imported("x: R\ny = sin(x) + 1\ny at x = 0.5", ("numpy", "sympy.tensor.tensor"))
