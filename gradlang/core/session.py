@@ -27,7 +27,6 @@ from gradlang.errors import (
     GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
 )
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
-from gradlang.derive.requests import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lower import read, read_lately
@@ -37,6 +36,7 @@ from gradlang.expr.engine import Var
 from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import deferred, deferred_module, np
 
+readable = deferred("gradlang.derive.requests", "readable")  # on the first explain (issue #41)
 explaining = deferred_module("gradlang.core.explaining")  # on the first explain or builtin call (issue #41)
 
 declare_size = deferred("gradlang.core.tensor_values", "declare_size")  # the tensor engine, on a first `n: size`

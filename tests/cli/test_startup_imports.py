@@ -42,12 +42,31 @@ def test_one_plus_one_imports_no_numpy_nor_sympys_tensor_package():
 def test_one_plus_one_imports_no_lark_nor_hashlib():
     """The parser ships built (syntax/standalone_parser.py, grammar/build_parser.py): lark, its grammar compiler
     and hashlib (lark hashed the grammar to find its cache of the tables in the temp folder) are not imported,
-    by the session nor by the command."""
-    modules = ("getpass", "hashlib", "lark", "lark.load_grammar")
+    by the session nor by the command; nor pickle and base64 (the tables ship as literals)."""
+    modules = ("base64", "getpass", "hashlib", "lark", "lark.load_grammar", "pickle")
     value, imported = _imported("1 + 1", modules)
     assert value == "2" and imported == "[]"
     printed, imported = _imported_by_the_command("1 + 1", modules)
     assert printed == "2" and imported == "[]"
+
+
+RECORDS = ("gradlang.core.definitions", "gradlang.derive.requests")  # FunctionDef, DerivativeRequest and readable()
+
+
+def test_one_plus_one_imports_no_function_nor_derivative_request_record():
+    """A user function's record (core/definitions.py) comes with the first definition, explain's record of a
+    derivative and its readable mode (derive/requests.py) with the first derivative or explain."""
+    value, modules = _imported("1 + 1", RECORDS)
+    assert value == "2" and modules == "[]"
+    printed, modules = _imported_by_the_command("1 + 1", RECORDS)
+    assert printed == "2" and modules == "[]"
+
+
+def test_a_definition_and_an_explain_still_find_their_records():
+    value, modules = _imported("f(a, b) = a - b\nf(3, 1)", RECORDS)
+    assert value == "2" and modules == "['gradlang.core.definitions']"
+    printed, modules = _imported_by_the_command("x: R\nexplain diff(x^2, x)", RECORDS)
+    assert "2*x" in printed and modules == "['gradlang.derive.requests']"
 
 
 def test_a_float_imports_numpy_and_a_symbolic_sum_sympys_add():
