@@ -51,15 +51,26 @@ def test_one_plus_one_imports_no_lark_nor_hashlib():
 
 
 RECORDS = ("gradlang.core.definitions", "gradlang.derive.requests")  # FunctionDef, DerivativeRequest and readable()
+AT_AND_STOPS = ("gradlang.core.at_plan", "gradlang.core.stop_records")  # at's plans; WrittenStop and Choice
 
 
-def test_one_plus_one_imports_no_function_nor_derivative_request_record():
+def test_one_plus_one_imports_no_function_derivative_request_stop_record_nor_at_plan():
     """A user function's record (core/definitions.py) comes with the first definition, explain's record of a
-    derivative and its readable mode (derive/requests.py) with the first derivative or explain."""
-    value, modules = _imported("1 + 1", RECORDS)
+    derivative and its readable mode (derive/requests.py) with the first derivative or explain, the records of
+    a written stop and a where's cases (core/stop_records.py) with the first met, the plans of `at` statements
+    (core/at_plan.py) with the first `at`."""
+    value, modules = _imported("1 + 1", RECORDS + AT_AND_STOPS)
     assert value == "2" and modules == "[]"
-    printed, modules = _imported_by_the_command("1 + 1", RECORDS)
+    printed, modules = _imported_by_the_command("1 + 1", RECORDS + AT_AND_STOPS)
     assert printed == "2" and modules == "[]"
+
+
+def test_an_at_and_a_stop_still_find_their_plan_and_records():
+    """Deferred, not dropped: the stop and the where are recorded (the ledger names the stop), the at planned."""
+    value, modules = _imported("x: R\ny = sg(x) * x + where(x > 0, sg(x), x)\ny at x = 2", AT_AND_STOPS)
+    assert value == "6" and modules == str(list(AT_AND_STOPS))
+    printed, _ = _imported_by_the_command("x: R\nexplain grad(sg(x) * x + where(x > 0, sg(x), x), x)", ())
+    assert "# stop sg(x): cuts the path from x" in printed
 
 
 def test_a_definition_and_an_explain_still_find_their_records():
