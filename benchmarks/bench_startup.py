@@ -32,7 +32,8 @@ FLAGSHIP = str(ROOT / "examples" / "stable_softmax.grad")  # README's quickstart
 
 COMMANDS = {
     "python -c 'import sympy'": ["-c", "import sympy"],
-    # What `1 + 1` cannot avoid: SymPy and lark (the parser). A sum of numbers builds no SymPy Add.
+    # SymPy and lark, what `1 + 1` could not avoid until the parser shipped built (syntax/standalone_parser.py,
+    # lark's run-time and the tables, without importing lark). A sum of numbers builds no SymPy Add.
     "python -c 'import sympy, lark'": ["-c", "import sympy, lark"],
     # What any program with a symbol pays before gradlang's own modules: SymPy's first symbolic sum (Add
     # imports sympy.tensor.tensor and sympy.combinatorics, whatever adds).

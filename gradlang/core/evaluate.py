@@ -15,12 +15,11 @@ import dataclasses
 import sympy as sp
 
 from gradlang import limits
-from gradlang.core import at_plan, builtins, tensor_hooks as tensors
+from gradlang.core import builtins, tensor_hooks as tensors
 from gradlang.core import builtins_axes
 from gradlang.core.tensor_hooks import aligned, fit, stretched
 from gradlang.expr import engine
 from gradlang.core.bindings import _component, _pair_up, _target_index
-from gradlang.core.definitions import FunctionDef  # noqa: F401  (importers read it here too)
 from gradlang.errors import GradlangError, LimitError, NameError, ShapeError, SyntaxError, ValueError
 from gradlang.expr.exact import (
     power as _power, product as _product_of, to_sympy_number,
@@ -48,6 +47,8 @@ from gradlang.syntax import lowered as lo
 from gradlang.syntax.lowered import written_names
 
 explaining = deferred_module("gradlang.core.explaining")  # on the first builtin call (issue #41)
+FunctionDef = tensors.FunctionDef  # importers read it here too; deferred in core/tensor_hooks.py
+at_plan = deferred_module("gradlang.core.at_plan")  # the plans of `at` statements, on the first `at`
 spelling = deferred_module("gradlang.core.spelling")  # notes and hints: on a first new name, at or misspelling
 
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gradlang import limits
-from gradlang.derive.requests import DerivativeRequest
 from gradlang.errors import LimitError
 from gradlang.expr.bounded import out_of_work, tidy_each, too_large, why_too_large
-from gradlang.lazy import np
+from gradlang.lazy import deferred, np
+
+# explain's record of a derivative: made on a derivative's first call, so `1 + 1` never imports it (issue #41)
+DerivativeRequest = deferred("gradlang.derive.requests", "DerivativeRequest")
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,12 @@ from sympy.core.evalf import PrecisionExhausted
 
 from gradlang import limits
 
-from gradlang.core import at_plan, builtins
+from gradlang.core import builtins
 from gradlang.budget import OutOfTime, budget, is_mine
 from gradlang.errors import (
     GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
 )
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
-from gradlang.derive.requests import readable
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lower import read, read_lately
@@ -37,6 +36,8 @@ from gradlang.expr.engine import Var
 from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import deferred, deferred_module, np
 
+readable = deferred("gradlang.derive.requests", "readable")  # on the first explain (issue #41)
+at_plan = deferred_module("gradlang.core.at_plan")  # the plans of `at` statements, on the first `at`
 explaining = deferred_module("gradlang.core.explaining")  # on the first explain or builtin call (issue #41)
 
 declare_size = deferred("gradlang.core.tensor_values", "declare_size")  # the tensor engine, on a first `n: size`

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import sympy as sp
 
-from gradlang.core.definitions import FunctionDef
 from gradlang.expr import engine
 from gradlang.expr.engine import involves, is_list
-from gradlang.lazy import deferred_module
+from gradlang.lazy import deferred, deferred_module
 from gradlang.remembered import remembered
 from gradlang.syntax import lowered as lo
 
+# A user function, made by the session at the first definition: before it, nothing is one (issue #41)
+FunctionDef = deferred("gradlang.core.definitions", "FunctionDef")
 at = deferred_module("gradlang.core.at")
 literal_sizes = deferred_module("gradlang.core.literal_sizes")
 subscripts = deferred_module("gradlang.core.subscripts")

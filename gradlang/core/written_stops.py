@@ -11,26 +11,17 @@ by site (explain/ledger/written.py). Nothing here changes a value.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
+
+from gradlang.lazy import deferred
 
 STOPS = ("sg", "stop_gradient")
 DERIVATIVES = ("diff", "grad", "jacobian", "hessian", "blocked", "backward")
 CHOICES = ("where",)  # a choice whose fixed condition leaves a case, and the stops written in it, untaken
 RECORDED = frozenset(STOPS + DERIVATIVES + CHOICES)  # the calls the evaluator records stops around
-
-
-@dataclass(frozen=True)
-class WrittenStop:
-    """One stop as written: its text, and every value it gave in the statement (a call inside a user
-    function gives one per call). node keeps the written call alive, so its id names it."""
-
-    key: int
-    text: str
-    values: tuple
-    node: object = field(default=None, compare=False, repr=False)
-    named: str = ""  # the user's name the stop is written on (sg(x_fgsm)), which explain writes it by
-    untaken: str = ""  # why the value never reaches it: "the where takes the other case" (a fixed condition)
-    bound: str = ""  # the name the stop is bound to, when it is a statement's whole value (t8 = sg(…))
+# The records (core/stop_records.py), made at the first stop or where met: `1 + 1` makes none (issue #41)
+WrittenStop = deferred("gradlang.core.stop_records", "WrittenStop")
+Choice = deferred("gradlang.core.stop_records", "Choice")
 
 
 class StopSites:
@@ -81,16 +72,6 @@ class StopSites:
                 site = found.get(key)
                 if site is not None and not site.untaken:
                     found[key] = replace(site, untaken=choice.why)
-
-
-@dataclass
-class Choice:
-    """The sites met in each argument of a choice, and the case its fixed condition leaves (None: it takes
-    either, as the condition varies)."""
-
-    met: list = field(default_factory=list)
-    untaken: int | None = None
-    why: str = "the where takes the other case"
 
 
 def text_in(definition, span) -> str:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from lark import Token, Tree
-
 from gradlang import limits
 from gradlang.errors import GradlangError, LimitError, Span, SyntaxError, ValueError
 from gradlang.remembered import touch, trim
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.parse import parse
+from gradlang.syntax.standalone_parser import Token, Tree
 
 OPTIONS = ("depth",)
 KEYWORDS = ("axis", "keepdims")  # call keywords (section 3b)

@@ -1,7 +1,10 @@
 """Source text to a lark tree: the one place user text is read.
 
-The LALR parser is built once, at import, from grammar/gradlang.lark with
-positions on. Before parsing, the bracket scanner (brackets.py) checks that
+The LALR parser of grammar/gradlang.lark (positions on) is built ahead of time
+by grammar/build_parser.py into standalone_parser.py, lark's run-time with the
+tables: importing lark and building (or reading from lark's cache in the temp
+folder) the tables at every start was 0.07x of `import sympy` (issue #41).
+Before parsing, the bracket scanner (brackets.py) checks that
 brackets match and are not nested absurdly deep, and bounds the number of
 statements (the LALR parser itself is iterative, but every later stage
 recurses over the tree); after parsing, the tree's depth is bounded too.
@@ -14,18 +17,18 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-
 from gradlang import limits
 from gradlang.errors import LimitError, Span, SyntaxError
 from gradlang.syntax.brackets import PAIRS, check_brackets, count_statements, span_at
+from gradlang.syntax.standalone_parser import (Lark_StandAlone, Token, Tree, UnexpectedCharacters, UnexpectedEOF,
+                                               UnexpectedInput, UnexpectedToken)
 
 _CLOSERS = set(PAIRS.values())
 
 
 def _grammar_text() -> str:
-    """The grammar shipped in the package, or the checkout's top-level copy.
+    """The grammar shipped in the package, or the checkout's top-level copy (the tests build lark's parser
+    from it, to compare with the one built ahead of time).
 
     Looked for beside this file first: importlib.resources imports zipfile (a few ms of every start-up,
     issue #41), needed only where the package is not a folder of files (a zipped install)."""
@@ -57,14 +60,7 @@ class _BracketNewlines:
             yield token
 
 
-PARSER = Lark(
-    _grammar_text(),
-    parser="lalr",
-    propagate_positions=True,
-    maybe_placeholders=False,
-    postlex=_BracketNewlines(),
-    cache=True,  # the built LALR tables are kept in the temp folder: start-up is 70 ms faster
-)
+PARSER = Lark_StandAlone(postlex=_BracketNewlines())  # the tables' options: grammar/build_parser.py
 
 _TERMINAL_WORDS = {
     "NAME": "a name",

@@ -39,6 +39,47 @@ def test_one_plus_one_imports_no_numpy_nor_sympys_tensor_package():
     assert value == "2" and modules == "[]"
 
 
+def test_one_plus_one_imports_no_lark_nor_hashlib():
+    """The parser ships built (syntax/standalone_parser.py, grammar/build_parser.py): lark, its grammar compiler
+    and hashlib (lark hashed the grammar to find its cache of the tables in the temp folder) are not imported,
+    by the session nor by the command; nor pickle and base64 (the tables ship as literals)."""
+    modules = ("base64", "getpass", "hashlib", "lark", "lark.load_grammar", "pickle")
+    value, imported = _imported("1 + 1", modules)
+    assert value == "2" and imported == "[]"
+    printed, imported = _imported_by_the_command("1 + 1", modules)
+    assert printed == "2" and imported == "[]"
+
+
+RECORDS = ("gradlang.core.definitions", "gradlang.derive.requests")  # FunctionDef, DerivativeRequest and readable()
+AT_AND_STOPS = ("gradlang.core.at_plan", "gradlang.core.stop_records")  # at's plans; WrittenStop and Choice
+
+
+def test_one_plus_one_imports_no_function_derivative_request_stop_record_nor_at_plan():
+    """A user function's record (core/definitions.py) comes with the first definition, explain's record of a
+    derivative and its readable mode (derive/requests.py) with the first derivative or explain, the records of
+    a written stop and a where's cases (core/stop_records.py) with the first met, the plans of `at` statements
+    (core/at_plan.py) with the first `at`."""
+    value, modules = _imported("1 + 1", RECORDS + AT_AND_STOPS)
+    assert value == "2" and modules == "[]"
+    printed, modules = _imported_by_the_command("1 + 1", RECORDS + AT_AND_STOPS)
+    assert printed == "2" and modules == "[]"
+
+
+def test_an_at_and_a_stop_still_find_their_plan_and_records():
+    """Deferred, not dropped: the stop and the where are recorded (the ledger names the stop), the at planned."""
+    value, modules = _imported("x: R\ny = sg(x) * x + where(x > 0, sg(x), x)\ny at x = 2", AT_AND_STOPS)
+    assert value == "6" and modules == str(list(AT_AND_STOPS))
+    printed, _ = _imported_by_the_command("x: R\nexplain grad(sg(x) * x + where(x > 0, sg(x), x), x)", ())
+    assert "# stop sg(x): cuts the path from x" in printed
+
+
+def test_a_definition_and_an_explain_still_find_their_records():
+    value, modules = _imported("f(a, b) = a - b\nf(3, 1)", RECORDS)
+    assert value == "2" and modules == "['gradlang.core.definitions']"
+    printed, modules = _imported_by_the_command("x: R\nexplain diff(x^2, x)", RECORDS)
+    assert "2*x" in printed and modules == "['gradlang.derive.requests']"
+
+
 def test_a_float_imports_numpy_and_a_symbolic_sum_sympys_add():
     """The lazy imports happen where they are needed: the same values as before."""
     value, modules = _imported("x: R\ny = sin(x) + 1\ny at x = 0.5", ("numpy", "sympy.tensor.tensor"))

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings, strategies as st
-from lark.exceptions import UnexpectedInput
 
 from gradlang import limits
 from gradlang.errors import LimitError, SyntaxError
 from gradlang.syntax import brackets
 from gradlang.syntax.parse import PARSER, parse
+from gradlang.syntax.standalone_parser import UnexpectedInput
 from gradlang.shell.repl import is_complete
 
 _BRACKET_TOKENS = {"LPAR", "RPAR", "LSQB", "RSQB"}
