@@ -28,7 +28,7 @@ from gradlang.expr.domain import kept
 from gradlang.lazy import deferred_module, np
 from gradlang.remembered import remembered
 from gradlang.core.services import Services
-from gradlang.core.written_stops import CHOICES, RECORDED, STOPS, StopSites, text_in
+from gradlang.core.written_stops import CHOICES, RECORDED, STOPS, StopSites, as_in_formula, text_in
 from gradlang.core.substitute import substitute
 from gradlang.core.scalar_arithmetic import _COMPARISONS, _PRODUCT_OPS, _add, _is_scalar_expr
 from gradlang.expr.values import (
@@ -234,8 +234,8 @@ class Evaluator:
         with self.stops.collecting() as found:
             value = self._called(node, frame)
         if derivations is not None:  # none met is known too: a builtin's own stop is then no stop written
-            derivations[count:] = [dataclasses.replace(r, written=tuple(found.values())) if r.span == node.span
-                                   else r for r in derivations[count:]]
+            derivations[count:] = [dataclasses.replace(r, written=as_in_formula(tuple(found.values()), r.expr))
+                                   if r.span == node.span else r for r in derivations[count:]]
         return value
 
     def _stopped_name(self, node) -> str:

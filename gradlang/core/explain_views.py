@@ -30,7 +30,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable
+from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable, named_as_in
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
@@ -49,8 +49,8 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple, bo
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    names = _Names(names, bound)
-    return tuple(_explanation(request, depth, point, unfold, names) for request in derivations)
+    return tuple(_explanation(request, depth, point, unfold, _Names(named_as_in(names, request.expr), bound))
+                 for request in derivations)
 
 
 class _Names(tuple):

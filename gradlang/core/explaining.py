@@ -234,6 +234,19 @@ def named_values(env: dict) -> tuple:
                  if isinstance(value, sp.Expr) and not isinstance(value, Var) and is_tensor(value) and value.args)
 
 
+def named_as_in(names: tuple, formula) -> tuple:
+    """The user's bindings, each also in the form a formula with a float in it holds it (its constants settled
+    in float64, core/floats.py: mu = sg(mean(X, axis=-1)) is sg(0.25*sum(X, axis=2)) inside
+    `(X - mu)/sqrt(s2 + 0.00001)` at d = 4), so a derivation shows it by the user's name at `R^4` as at `R^d`."""
+    from gradlang.core.floats import fold_floats
+    from gradlang.expr.walk import dag_has
+
+    if not names or not isinstance(formula, sp.Basic) or not dag_has(formula, sp.Float):
+        return names
+    folded = fold_floats([value for value, _ in names])
+    return names + tuple((new, name) for new, (value, name) in zip(folded, names) if new != value)
+
+
 def shown_value(body: lo.Node, value, steps=()):
     """The value under the derivations (the printers choose its shorter form, as for show): numbers at a point; the
     derivation's own result when the statement is one derivative call shown by a tensor pass (its tidied

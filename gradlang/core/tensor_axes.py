@@ -13,9 +13,9 @@ from gradlang import limits
 from gradlang.core.tensor_broadcast import stretched
 from gradlang.errors import ShapeError, ShapeNeedsComponents
 from gradlang.expr.functions import Maximum, Minimum
-from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
-from gradlang.expr.tensor.axes import ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, sum_over
+from gradlang.expr.tensor.axes import (ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, LogSumExpAlong, MaxAlong,
+                                       MaxSharesAlong, SoftmaxAlong, sum_over)
 from gradlang.expr.tensor import shapes
 from gradlang.expr.tensor.lower import literal
 from gradlang.expr.tensor.nodes import rank, shape_of
@@ -49,10 +49,9 @@ def put_back(y, axes: tuple, shape: tuple):
 
 
 def _logsumexp(u, axes: tuple):
-    """log Σ exp over the axes, shifted by the stopped maximum as jax.nn.logsumexp is: the same value and
-    gradient (softmax over the axes), and no overflow."""
-    shift = StopGradient(along_axis("max", u, axes))
-    return shift + sp.log(sum_over(sp.exp(u - put_back(shift, axes, shape_of(u))), axes))
+    """log Σ exp over the axes: one primitive (its gradient softmax over the axes), computed stably by its
+    helper as jax.nn.logsumexp is; of every axis, the whole tensor's logsumexp."""
+    return t.LogSumExpOf(u) if len(axes) == rank(u) else LogSumExpAlong(u, *axes)
 
 
 def _count(u, axes: tuple):
@@ -65,7 +64,7 @@ GENERAL = {
     "max": lambda u, axes: t.MaxOf(u) if len(axes) == rank(u) else MaxAlong(u, *axes),
     "min": lambda u, axes: -(t.MaxOf(-u) if len(axes) == rank(u) else MaxAlong(-u, *axes)),
     "logsumexp": _logsumexp,
-    "softmax": lambda u, axes: sp.exp(u - put_back(_logsumexp(u, axes), axes, shape_of(u))),
+    "softmax": lambda u, axes: SoftmaxAlong(u, *axes),
     "log_softmax": lambda u, axes: u - put_back(_logsumexp(u, axes), axes, shape_of(u)),
     "norm": lambda u, axes: sp.sqrt(sum_over(u**2, axes)),
     "max_shares": lambda u, axes: t.MaxShares(u) if len(axes) == rank(u) else MaxSharesAlong(u, *axes),

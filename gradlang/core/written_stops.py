@@ -88,3 +88,25 @@ def text_in(definition, span) -> str:
         return definition.source[offset(span.line, span.column):offset(span.end_line, span.end_column)]
     except (TypeError, AttributeError):
         return ""
+
+
+def as_in_formula(sites: tuple, formula) -> tuple:
+    """The sites, each value also in the form the formula holds it: a value with a float in it is settled in
+    float64 (core/floats.py), so in `sum(tanh((X - mu)/sqrt(s2 + 0.00001)))` the stop written as
+    mu = sg(mean(X, axis=-1)) is sg(0.25*sum(X, axis=2)) at d = 4, where the site met sg(sum(X, axis=2)/4).
+    The ledger finds a written stop in the formula by its value, so it is given both."""
+    import sympy as sp
+
+    from gradlang.expr.walk import dag_has
+
+    if not sites or not isinstance(formula, sp.Basic) or not dag_has(formula, sp.Float):
+        return sites
+    from gradlang.core.floats import fold_floats
+
+    out = []
+    for site in sites:
+        values = [v for v in site.values if isinstance(v, sp.Expr)]
+        folded = [f for f, v in zip(fold_floats(values), values) if f != v] if values else []
+        out.append(replace(site, values=site.values + tuple(folded)) if folded else site)
+    return tuple(out)
+

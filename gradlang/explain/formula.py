@@ -88,7 +88,7 @@ def formula(*parts) -> tuple:
 class Let:
     """A name for a repeated subexpression: `let s = softmax(x − m)`, with a note."""
 
-    name: object   # a Symbol, or Math for a vector name
+    name: object   # a Symbol, Math for a vector name, or a tuple of Symbols that value describes
     value: tuple   # a formula
     note: str = ""
 

@@ -46,7 +46,8 @@ from gradlang.export.printers import ExportPrinter
 # NumPy has no single function for these: each is written into the module as the source of numbers.py's
 # helper of that name (logdet is not: its helper reads gradlang's own errors; its record writes one, prelude.py)
 _WRITTEN = ("_gl_softmax_vector", "_gl_logsumexp_vector", "_gl_softmax_axis", "_gl_logsumexp_axis",
-            "_gl_onehot_vector", "_gl_max_shares_vector", "_gl_max_shares_axis", "_gl_max_shares_along", "_gl_cofactor")
+            "_gl_onehot_vector", "_gl_max_shares_vector", "_gl_max_shares_axis", "_gl_max_shares_along", "_gl_cofactor",
+            "_gl_softmax_along", "_gl_logsumexp_along")
 
 
 @functools.cache

@@ -27,6 +27,9 @@ def text(parts, show, spelling: str = "plain") -> str:
 
 
 def _name(let, show, spelling: str) -> str:
+    """A let's name: notation, a value, or several given one description (`k1, k2, …, k9 = constant arrays …`)."""
+    if isinstance(let.name, tuple):
+        return ", ".join(getattr(name, spelling) if isinstance(name, Math) else show(name) for name in let.name)
     return getattr(let.name, spelling) if isinstance(let.name, Math) else show(let.name)
 
 

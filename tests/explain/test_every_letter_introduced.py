@@ -16,10 +16,12 @@ from gradlang.core.session import Session
 from gradlang.render import to_plain
 from tests.explain.every_program import every_program
 
-_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?![\w(])")  # a name, not a call's (softmax( is the language's)
+_NAME = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)(?![\w(]|=(?!=))")  # a name, not a call's (softmax( is the
+# language's) nor a keyword argument's (softmax(S, axis=2))
 _RULE = re.compile(r"\s{2,}\[[^\]]*\]\s*$")        # a numbered line's rule, [softmax: …]
 _LET_NOTE = re.compile(r"\s{2,}\(.*\)\s*$")         # a let line's note, (stopped: …)
 _DERIVATIVE = re.compile(r"\bd\w*/d\w+")           # d/dz, d²/dx²: notation, not names
+_STRING = re.compile(r'"[^"]*"')                     # einsum("bij,bjk->bik", …): subscripts, not names
 _LET = re.compile(r"^# (?:let )?\s+([^\s=]+) = (.*)$")
 _VALUE = re.compile(r"^([A-Za-z_]\w*) = (.*)$")
 _INTRODUCED = re.compile(r"(?:where|removes) ([A-Za-z_]\w*) = ")
@@ -54,7 +56,7 @@ def unexplained(source: str) -> list:
             continue
         introduced, written = formulas(to_plain(result))
         for text in written:
-            for name in _NAME.findall(_DERIVATIVE.sub("", text)):
+            for name in _NAME.findall(_STRING.sub('""', _DERIVATIVE.sub("", text))):
                 if name not in introduced and name not in users:
                     found.append((name, text))
     return found

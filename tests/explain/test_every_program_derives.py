@@ -56,7 +56,7 @@ def _written_reaching(step) -> int:
 
     expr = to_symbolic(step.request.expr)
     met = set()
-    for form in (expr, lowered(expr)):
+    for form in (expr, _lowered(expr, lowered)):
         met |= set(outermost_stops(elements(form) if not is_scalar(form) else [form]))
     groups, constants, own = [], set(), 0
     for site in step.request.written:
@@ -72,9 +72,20 @@ def _written_reaching(step) -> int:
     return len(groups) + len(constants) + own
 
 
+def _lowered(expr, lowered):
+    """The formula's components; the formula itself where it has none without numbers (VQ-VAE's
+    onehot(argmin(D, axis=3), 5): an index has no formula)."""
+    from gradlang.errors import NeedsNumbers
+
+    try:
+        return lowered(expr)
+    except NeedsNumbers:
+        return expr
+
+
 def _one_entry_per_written_stop(step) -> None:
     """The ledger (issue 40): one entry per stop the user wrote, each with its verdict and words, and the
-    identity true = kept + removed; none for a builtin's own stop (a rank-3 softmax's shift)."""
+    identity true = kept + removed; none for a builtin's own stop."""
     from gradlang.explain.ledger.components import VERDICTS
 
     text = to_plain(step)

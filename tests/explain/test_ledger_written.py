@@ -1,8 +1,8 @@
 """The ledger lists the stops the user wrote, and only those, in the language's own words (issue 40).
 
-softmax and logsumexp over an axis of a rank-3 tensor shift by a stopped maximum inside (core/tensor_axes.py,
-as jax.nn.logsumexp does); LANGUAGE.md section 6 promises "no stop the user sees", so that stop has no entry,
-at a symbolic and at a literal size, while the stops the user wrote each keep theirs. The shares of a max or
+softmax and logsumexp over an axis of a rank-3 tensor are primitives computed stably by their helpers (as
+jax.nn.logsumexp is); LANGUAGE.md section 6 promises "no stop the user sees", so no shift has an entry, at a
+symbolic and at a literal size, while the stops the user wrote each keep theirs. The shares of a max or
 min (the engine's max_share, min_share) are printed in the language's builtins in every format.
 """
 

@@ -168,10 +168,13 @@ EXPLAIN_WALLS = {"moco_v3": "explain grad(loss, predictor_0_weight): 68 s of CPU
 EXPLAIN_WALLS.update({
     "ijepa_loss": "explain by the predictor's projection: LimitError, the loss written out as a tree has more than "
                   "100000 nodes (core/explaining._check_tree)",
-    "cleanrl_ppg": "explain by the aux critic is a walk by components (the rule table: observations of rank 4 "
-                   "indexed entry by entry), each line a whole formula thousands of columns wide",
-    "consistency_distillation": "a tensor pass, but its let block writes constant arrays entry by entry "
-                                "(noise*[[[[40.78…, …]]]]) and the ledger has 2 entries for the 9 stops written",
+    "cleanrl_ppg": "explain by the aux critic's bias (agent_aux_critic_bias: R, the last explain) is a walk by "
+                   "components: pass selection takes no tensor pass by a scalar variable (core/explain_views."
+                   "_by_tensor_pass, the scalar-leaf work), not the rank-4 observations: by the weight (R^4) the "
+                   "tensor pass reads them whole, and with a scalar leaf's pass the bias fits too (46 lines, 2 entries)",
+    "consistency_distillation": "a tensor pass whose constant arrays are named now (k1, …, k15 with their shape), "
+                                "but the ledger has 2 entries for the 8 stops written (6 are only inside the stop "
+                                "t42: no entry yet) and the let block spells out all three networks (61 lines)",
 })
 
 

@@ -218,6 +218,7 @@ f = f + sum(onehot(argmax(x), n) * x) + x[argmin(x)] + sum([x[0], 2.0] * [x[1], 
 f = f + sum(concat([x, x[0:2]]) * concat([x, x[1:3]])) + sum(stack([x, 2*x], 1) @ [1.0, 2.0]) + sum(A[:, 1:3] @ x[0:2])
 T = expand_dims(A, 0) * expand_dims(x, (1, 2))
 f = f + sum(max(T, axis=(1, 2)) * x) + sum(transpose(T, (0, 2, 1)) * T) + sum(squeeze(broadcast_to(sum(T, axis=2, keepdims=true), (1, n, n, 1)), (0, 3)))
+f = f + sum(softmax(T, axis=(1, 2)) * T) + sum(logsumexp(T, axis=-1) * A) + sum(log_softmax(T, 0))
 f = f + sum(argmax(T, axis=1) + argmin(T, axis=2)) + sum(broadcast_to(x, (2, n))) + sum(T[0] * T[:, 1] * T[..., 2]) + sum(T[:, :, 1:3] * T[..., 0:2])
 f = f + einsum("ij,j->", A, x) + sum(reshape(A, (n*n,)) * reshape(outer(x, x), (n*n,))) + sum(take(x, [2, 0, 2], 0)^2)
 f

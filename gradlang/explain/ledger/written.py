@@ -10,8 +10,7 @@ stop written on a constant gets its entry too: irrelevant, since nothing reaches
 A stop written in a case that a where with a fixed condition does not take (the JAX importer's rlax
 select(False, sg(a), a)) is never reached, though its value may be another stop's: its own entry says so.
 
-A stop of the formula that no site wrote is a builtin's own: softmax and logsumexp over an axis of a
-rank-3 tensor shift by a stopped maximum, as jax.nn.logsumexp does (core/tensor_axes.py), and LANGUAGE.md
+A stop of the formula that no site wrote is a builtin's own (a definition's, a lesson's), and LANGUAGE.md
 section 6 promises "no stop the user sees". It gets no entry. A written stop is found in the formula as
 evaluated, or in components (a request at literal sizes explained by components is lowered first).
 """

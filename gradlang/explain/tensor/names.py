@@ -79,15 +79,17 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
     wider than `width`, the part it repeats (or another line repeats) that shortens the lines most gets a
     textbook letter (δ for an adjoint the pass sends on, else as `lettered` names it).
 
-    lines are the derivation's lines, each a list of SymPy values printed side by side; a named part's
-    own let line is measured too, so a name never hides a wall in its let. `adjoints` are the values the
+    lines are the derivation's lines, each a list of SymPy values printed side by side; every let line is
+    measured too, the user's (VQ-VAE's D = sum((expand_dims(Z, 3) … − E …)^2, axis=4), 111 columns) as
+    each part named here, so a name never hides a wall in its let. `adjoints` are the values the
     pass computed as adjoints; `known` the (value, name) pairs the lines already show by name.
     Deterministic: ties go to the part printed first in source order."""
     used, chosen, names = set(taken), [], dict(known)
+    lets = [value for value, _ in known if not isinstance(value, t.Literal)]  # a constant's let says its shape
     adjoints, spell = set(adjoints), _Spelling()
     for _ in range(MOST_NAMES):
         shown = [[_shorter(v, names) for v in line] for line in lines]
-        shown += [[_shorter(value, {k: n for k, n in names.items() if k != value})] for value, _ in chosen]
+        shown += [[_shorter(value, {k: n for k, n in names.items() if k != value})] for value in lets]
         wide = [line for line in shown if sum(spell(v) for v in line) > width]
         if not wide:
             break
@@ -100,6 +102,7 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
         used.add(name)
         names[value] = Var(name, shape_of(value)) if shape_of(value) else sp.Symbol(name, real=True)
         chosen.append((value, names[value]))
+        lets.append(value)
     return tuple(chosen)
 
 

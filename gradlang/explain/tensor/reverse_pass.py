@@ -28,6 +28,7 @@ from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop
 from gradlang.explain.ledger.components import outermost_stops, removed_value
+from gradlang.explain.tensor.constants import constant_lets, constant_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import phrase
 from gradlang.explain.ledger.tensor import tensor_ledger
@@ -260,11 +261,14 @@ def tensor_explanation(request, depth=None, names=()):
     derivation = as_written(derivation, expr)
     derived, wrt = derivation.result, request.wrt
     entries = tensor_ledger(expr, wrt, derived)
-    shown = _in_order(shown + wall_names(_measured(derivation, entries, expr), _taken(expr, names, shown),
-                                         _adjoints(derivation), shown))
+    measured = _measured(derivation, entries, expr)
+    constants = constant_names([[expr], *measured], _taken(expr, names, shown))  # data: a name and a shape
+    shown = shown + constants
+    shown = _in_order(shown + wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown))
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
-    lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
+    lets = constant_lets(constants) + tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value})))
+                                            for value, name in shown if (value, name) not in constants)
     derived, blocked = _gathered(derived, removed, wrt)
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,

@@ -4,6 +4,8 @@ states them (the stretched axes of a broadcast are where its adjoint sums):
     broadcast_to  Y = u stretched to a shape   ū = Σ over the stretched axes of Ȳ (size-1 axes kept)
     sum(X, axes)  y = Σ_axes X                  X̄ = ȳ put back on the axes, stretched
     max(X, axes)  y = max_axes X                X̄ = ȳ stretched ⊙ (ties in each group share equally)
+    softmax(X, axes)  S = exp(X)/Σ_axes exp(X)  X̄ = S ⊙ (S̄ − Σ_axes S̄ ⊙ S stretched)
+    logsumexp(X, axes)  y = log Σ_axes exp(X)   X̄ = ȳ stretched ⊙ softmax(X, axes)
     expand_dims   Y = X with new axes of 1     X̄ = squeeze(Ȳ)
     squeeze       Y = X without axes of 1      X̄ = expand_dims(Ȳ)
     transpose     Y = X with axes permuted     X̄ = Ȳ with the inverse permutation
@@ -22,6 +24,7 @@ from gradlang.expr.engine import axes, broadcast, nodes, rank, shape_of
 ArgMaxAlong, ArgMinAlong, BroadcastTo, ExpandDims, MaxAlong, MaxSharesAlong, Permute, Pick, Squeeze, SumAlong = axes.names(
     "ArgMaxAlong", "ArgMinAlong", "BroadcastTo", "ExpandDims", "MaxAlong", "MaxSharesAlong", "Permute", "Pick", "Squeeze",
     "SumAlong")
+SoftmaxAlong, LogSumExpAlong = axes.names("SoftmaxAlong", "LogSumExpAlong")
 sum_over, tuple_text, full, OneHot = axes.sum_over, axes.tuple_text, broadcast.full, nodes.OneHot
 from gradlang.lazy import np
 
@@ -65,6 +68,45 @@ def _max(node, ybar, k):
     if k:
         return None
     return (ybar if rank(ybar) == 0 else _put_back(ybar, node)) * MaxSharesAlong(*node.args)
+
+
+def _softmax(node, ybar, k):
+    """S = softmax(X, axes): X̄ = S ⊙ (S̄ − Σ_axes S̄ ⊙ S put back), the vector rule in each group."""
+    if k:
+        return None
+    ybar = _tensor(ybar, node)
+    return node * (ybar - BroadcastTo(ExpandDims(SumAlong(ybar * node, *node.axes), *node.axes), *node.shape))
+
+
+def _logsumexp(node, ybar, k):
+    return None if k else (ybar if rank(ybar) == 0 else _put_back(ybar, node)) * SoftmaxAlong(*node.args)
+
+
+def _softmax_tangent(node, d):
+    """Ṡ = S ⊙ (Ẋ − Σ_axes S ⊙ Ẋ put back)."""
+    if d[0] == 0:
+        return 0
+    dot = full(d[0], node.shape)
+    return node * (dot - BroadcastTo(ExpandDims(SumAlong(node * dot, *node.axes), *node.axes), *node.shape))
+
+
+def _logsumexp_tangent(node, d):
+    return SumAlong(SoftmaxAlong(*node.args) * full(d[0], shape_of(node.args[0])), *node.args[1:]) if d[0] != 0 else 0
+
+
+def _softmax_along(u, axes):
+    """softmax over the axes by whole-array NumPy, shifted by each group's maximum (as jax.nn.softmax)."""
+    axes = tuple(int(a) for a in np.atleast_1d(axes))
+    exps = np.exp(u - np.max(u, axis=axes, keepdims=True))
+    return exps / np.sum(exps, axis=axes, keepdims=True)
+
+
+def _logsumexp_along(u, axes):
+    """log Σ exp over the axes by whole-array NumPy, shifted by each group's maximum (as jax.nn.logsumexp)."""
+    axes = tuple(int(a) for a in np.atleast_1d(axes))
+    top = np.max(u, axis=axes, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    return np.squeeze(top, axis=axes) + np.log(np.sum(np.exp(u - top), axis=axes))
 
 
 def _reshaped(inverse):
@@ -137,6 +179,20 @@ register_operation(TensorOperation("max_along", (
                                  _spelled("tf.reduce_max({0}, axis=AXES)", _listed))),
     TensorRule(MaxSharesAlong, constant=True, numpy=_max_shares_along,
                export=frameworks(*[_spelled("_gl_max_shares({0}, AXES)")] * 3)))))  # its helper: max's record
+register_operation(TensorOperation("softmax_along", (
+    TensorRule(SoftmaxAlong, _softmax, ("softmax over axes: z̄ = s ⊙ (s̄ − Σ_axes s̄ ⊙ s)",
+                                        r"\bar{z} = s \odot (\bar{s} - \textstyle\sum_{\text{axes}} \bar{s} \odot s)"),
+               no_vector(_softmax_tangent), numpy=_softmax_along,
+               export=frameworks(_spelled("jax.nn.softmax({0}, axis=AXES)"),
+                                 _spelled("torch.exp({0} - torch.logsumexp({0}, dim=AXES, keepdim=True))"),
+                                 _spelled("tf.exp({0} - tf.reduce_logsumexp({0}, axis=AXES, keepdims=True))",
+                                          _listed))),)))
+register_operation(TensorOperation("logsumexp_along", (
+    TensorRule(LogSumExpAlong, _logsumexp, ("logsumexp over axes: z̄ = ȳ put back ⊙ softmax(z, axes)",
+                                            r"\bar{z} = \bar{y} \mathbf{1} \odot \operatorname{softmax}(z)"),
+               no_vector(_logsumexp_tangent), numpy=_logsumexp_along,
+               export=frameworks(_spelled("jax.nn.logsumexp({0}, axis=AXES)"), _spelled("torch.logsumexp({0}, dim=AXES)"),
+                                 _spelled("tf.reduce_logsumexp({0}, axis=AXES)", _listed))),)))
 register_operation(TensorOperation("expand_dims", (
     TensorRule(ExpandDims, _reshaped(lambda y, node: Squeeze(y, *node.axes)), ("expand_dims: X̄ = squeeze(Ȳ)",
                r"\bar{X} = \operatorname{squeeze}(\bar{Y})"), _tangent(ExpandDims),

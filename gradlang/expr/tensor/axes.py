@@ -142,6 +142,31 @@ class MaxSharesAlong(_Axes):
         return shape_of(self.args[0])
 
 
+class SoftmaxAlong(_Axes):
+    """`softmax(X, axis=-1)` of a tensor of rank 3 or more (or over both axes of a matrix): exp(X) over its sum in
+    each group of the axes, one primitive with one rule (ū = s ⊙ (ȳ − Σ_axes ȳ ⊙ s)) at every rank, computed
+    stably (shifted by each group's maximum inside its NumPy helper, as jax.nn.softmax is: no stop in the formula)."""
+
+    spelling = TupleSpelling("softmax({0}, axis={tuple})", r"\operatorname{softmax}_{ {tuple} }\left({0}\right)",
+                             "softmax_{tuple}({0})", "_gl_softmax_along({0}, {tuple})")
+
+    @property
+    def shape(self):
+        return shape_of(self.args[0])
+
+
+class LogSumExpAlong(_Axes):
+    """`logsumexp(X, axis=(1, 2))` of a tensor of rank 3 or more: log Σ exp over the axes, which are dropped; its
+    gradient is softmax over the same axes; computed stably (jax.nn.logsumexp's shift, inside the helper)."""
+
+    spelling = TupleSpelling("logsumexp({0}, axis={tuple})", r"\operatorname{logsumexp}_{ {tuple} }\left({0}\right)",
+                             "logsumexp_{tuple}({0})", "_gl_logsumexp_along({0}, {tuple})")
+
+    @property
+    def shape(self):
+        return dropped(shape_of(self.args[0]), self.axes)
+
+
 class ExpandDims(_Axes):
     """`expand_dims(X, axis)`: new axes of size 1 at the given positions of the result."""
 
@@ -306,4 +331,5 @@ def broadcast_to(u, shape: tuple):
     return BroadcastTo(u, *shape)
 
 
-OPS = (Pick, BroadcastTo, SumAlong, MaxAlong, MaxSharesAlong, ExpandDims, Squeeze, Permute, ArgMaxAlong, ArgMinAlong)
+OPS = (Pick, BroadcastTo, SumAlong, MaxAlong, MaxSharesAlong, SoftmaxAlong, LogSumExpAlong, ExpandDims, Squeeze, Permute,
+       ArgMaxAlong, ArgMinAlong)

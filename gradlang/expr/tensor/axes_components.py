@@ -78,6 +78,27 @@ def _shares(node, args, sizes):
     return _value(shares, shape)
 
 
+def _in_groups(lookup: str):
+    """softmax over axes by components: the component engine's softmax of each group, put back in place."""
+    def build(node, args, sizes):
+        items, shape = _array(args[0])
+        position: dict = {}
+        for index in itertools.product(*map(range, shape)):
+            key = tuple(i for k, i in enumerate(index) if k not in node.axes)
+            position.setdefault(key, []).append(_flat(index, shape))
+        out = list(items)
+        for flats in position.values():
+            for f, value in zip(flats, primitives.lookup(lookup).build(*[items[f] for f in flats])):
+                out[f] = value
+        return _value(out, shape)
+
+    return build
+
+
+def _logsumexp(group: list):
+    return primitives.lookup("logsumexp").build(*group)
+
+
 def _reshaped(node, args, sizes):
     """expand_dims and squeeze: the same entries in the same order, in the node's shape."""
     items, _ = _array(args[0])
@@ -131,6 +152,8 @@ COMPONENTS = {
     ax.SumAlong: _reduced(lambda group: sp.Add(*group)),
     ax.MaxAlong: _reduced(_max),
     ax.MaxSharesAlong: _shares,
+    ax.SoftmaxAlong: _in_groups("softmax"),
+    ax.LogSumExpAlong: _reduced(_logsumexp),
     ax.ExpandDims: _reshaped,
     ax.Squeeze: _reshaped,
     ax.Permute: _permute,

@@ -23,7 +23,7 @@ from gradlang.expr.tensor.products import contraction
 
 # Operations whose NumPy helper makes arrays as large as its argument while it runs (numbers.py).
 _TRANSIENT = (t.SoftmaxOf, t.LogSumExpOf, t.MaxShares, t.SoftmaxAxis, t.LogSumExpAxis, t.MaxSharesAxis,
-              t.NormOf, t.Inv, t.Det, t.LogDet, t.Cofactor, axes.MaxSharesAlong)
+              t.NormOf, t.Inv, t.Det, t.LogDet, t.Cofactor, axes.MaxSharesAlong, axes.SoftmaxAlong, axes.LogSumExpAlong)
 TRANSIENT_COPIES = 2
 
 
