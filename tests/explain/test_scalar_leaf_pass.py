@@ -72,4 +72,4 @@ def test_a_value_bound_to_two_names_is_one_let_line():
     program = "x: R^n\nW: R^(n,n)\nz = W @ x\nzz = z\nexplain grad(sum(tanh(zz)) + sum(z^2), W)"
     text = to_plain(Session().run(program)[-1])
     lets = [line for line in text.splitlines() if " = W @ x" in line]
-    assert len(lets) == 1 and "z = W @ x" in lets[0], text
+    assert len(lets) == 1 and "zz = W @ x" in lets[0], text
