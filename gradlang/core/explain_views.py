@@ -10,10 +10,12 @@ shown by one view, chosen from the request alone:
   at the tensor level (one entry per stop the user wrote); so too backward
   (grad's pass), blocked (its derivative's pass and ledger) and a selection
   of any of them (the pass and a line that picks the entries);
+- a grad of a tensor formula by a declared scalar (`alpha: R`): the reverse pass,
+  a scalar being a tensor of rank 0, ending with the adjoint summed down to it;
 - a grad of a tensor formula by a list of scalar symbols: the reverse pass too,
   unless a vector identity derives it (EM's weighted means keep theirs);
 - anything else (unfold, diff, a formula that picks x's own components at a
-  literal size, a variable that is a scalar or a list, a request the tensor
+  literal size, a jacobian or hessian by a scalar or a list, a request the tensor
   engine lowered itself because it holds x[0] beside x, or one the tensor
   passes have no rule for): the scalar rule table over the request lowered to
   its components (`lower`), with the component ledger; backward's is the tape.
@@ -183,14 +185,24 @@ def _by_rule_table(request, depth, point, unfold: bool, lower: bool = True):
 
 def _by_tensor_pass(request, unfold: bool) -> bool:
     """Can a tensor pass show the request? A whole grad/jacobian/hessian of a tensor formula by a declared
-    tensor, or a grad by a list of scalar symbols that no vector identity derives."""
+    tensor, a grad of one by a declared scalar (a tensor of rank 0: grad(actor_loss, alpha) at `R^3` as at
+    `R^n`), or a grad by a list of scalar symbols that no vector identity derives."""
     if unfold or getattr(request, "whole", None) is not None or request.operation not in _PASSES:
         return False
     if isinstance(request.wrt, Var):
         return is_tensor(request.expr) or by_symbolic(request)
+    if _scalar_variable(request.wrt) and request.operation == "grad":
+        return is_tensor(request.expr)
     if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
         return _symbolic(request) or by_tensors(request) or not _has_lesson(request)
     return False
+
+
+def _scalar_variable(wrt) -> bool:
+    """A declared scalar (`alpha: R`): a real symbol of rank 0, not a size or a component."""
+    from gradlang.expr.tensor.shapes import is_size
+
+    return type(wrt) is sp.Symbol and wrt.is_real and not is_size(wrt) and "[" not in wrt.name
 
 
 def _picks(expr, wrt) -> bool:

@@ -40,6 +40,7 @@ class Node:
     step: Step
     children: tuple = ()
     see: str = ""      # the number of the identical step shown before
+    alike: bool = False  # see names a step by another variable: the same rules, the same result
     stopped: str = ""  # zero only through stops already shown: the number of the first one
     hidden: int = 0    # steps below the depth limit
 
@@ -63,7 +64,11 @@ class _Numberer:
         subs = visible(step)
         if subs and key in self.seen:
             return Node(number, level, step, see=self.seen[key])
+        if (subs or step.rule == "stop_gradient") and _alike(step) in self.seen:  # a Hessian's d/db after its d/da
+            self.seen.setdefault(key, number)
+            return Node(number, level, step, see=self.seen[_alike(step)], alike=True)
         self.seen.setdefault(key, number)
+        self.seen.setdefault(_alike(step), number)
         stop = self._shown_stop(step)
         if subs and stop:
             return Node(number, level, step, stopped=stop)
@@ -82,6 +87,15 @@ class _Numberer:
             return ""
         numbers = [self.seen.get((s.expr, s.variable)) for s in stops]
         return numbers[0] if all(numbers) else ""
+
+
+def _alike(step: Step) -> tuple:
+    """What a step by another variable must share to be shown by reference: the rule, expression and result of
+    every step of its visible walk (exp(a + b + c) by a and by b: the chain rule to exp(a + b + c), then the sum
+    rule to 1); the walk is not repeated, the reader is sent to it. A stop met again is 0 by the same words."""
+    if step.rule == "stop_gradient":
+        return ("stop", step.expr)
+    return ("alike", tuple((s.rule, s.expr, s.result) for s in walk(step) if s is step or not is_trivial(s)))
 
 
 def layout(explanation, depth: int | None = None) -> list[tuple[tuple, Node]]:

@@ -117,7 +117,9 @@ def plain_line(check) -> str:
         return line
     show = lambda value: numbers(value, "-")  # noqa: E731
     where = ", ".join(f"{name} = {show(value)}" for name, value in check.point)
-    rows, current = [f"{mark};", f"   {_at_words(check)}{where}:"], ""
+    point = f"{_at_words(check)}{where}:"
+    rows = [f"{mark}; {point}"] if len(mark) + len(point) + 2 <= WIDTH else [f"{mark};", f"   {point}"]
+    current = ""
     for item in _said_items(check, show, check.operation):
         if current and len(current) + len(item) + 5 > WIDTH:
             rows.append("   " + current)

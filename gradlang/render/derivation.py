@@ -104,8 +104,10 @@ def _given(step, show) -> str:
 def _remark(node: Node, show, latex: bool = False) -> str:
     """The step's note and instantiated rule (u = …); in LaTeX, the words as text and the expressions as math."""
     spell = (lambda n: latex_note(n, show)) if latex else (lambda n: plain_note(n, show))
+    if node.see and node.alike and node.step.rule == "stop_gradient":
+        return ""  # the stop was said to be a constant at its first step: = 0 [stop_gradient] says the rest
     if node.see:
-        return f"as derived in step {node.see}"
+        return f"the same rules as step {node.see}, the same result" if node.alike else f"as derived in step {node.see}"
     if node.stopped:
         return spell(note(node.step.variable, f" appears here only inside stop_gradient (step {node.stopped}): 0"))
     if latex:
@@ -342,7 +344,7 @@ def _json_node(node: Node, show) -> dict:
     step = node.step
     data = {"rule": step.rule, "expr": show(step.expr), "variable": show(step.variable),
             "result": show(step.result), "substeps": [_json_node(c, show) for c in node.children]}
-    for key, value in (("outer", step.outer), ("note", plain_note(step.note, show)), ("see", node.see)):
+    for key, value in (("outer", step.outer), ("note", plain_note(step.note, show)), ("see", node.see), ("alike", node.alike)):
         if value:
             data[key] = value
     if step.given:

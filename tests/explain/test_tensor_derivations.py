@@ -215,7 +215,7 @@ def test_at_a_point_the_derivation_is_the_reverse_pass_then_its_numbers():
     (explanation,) = result.steps
     text = to_plain(result)
     assert explanation.summary.startswith("tensor reverse pass") and "∂L/∂W = outer(" in text, text
-    assert "✓ equals grad;\n#    at W = [[1, 2, 3], [0, 1, 0]], x = [1, 0, -1]:\n#    [[0.119, 0, -0.119]" in text, text
+    assert "✓ equals grad; at W = [[1, 2, 3], [0, 1, 0]], x = [1, 0, -1]:\n#    [[0.119, 0, -0.119]" in text, text
     assert np.allclose(np.array(result.value.tolist(), dtype=float), [[0.1192029220221, 0, -0.1192029220221],
                                                                       [-0.1192029220221, 0, 0.1192029220221]])
 

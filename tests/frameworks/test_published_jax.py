@@ -167,9 +167,6 @@ EXPLAIN_OPEN = {
                                   "formula: max(t22) is stopped three times); it finishes now (6 s of CPU)",
     "jax_byol:byol_loss": "75 plain lines: 40 let lines, 34 of them the program's bindings of the four forward "
                           "passes (each read by a pass line or by another let), 15 pass lines",
-    "jax_acme_sac:actor_loss": "91 plain lines: a gradient by a scalar leaf (alpha) is walked by components (the "
-                               "rule table), each line a whole formula; it had fit in 20 lines only because they "
-                               "ran to thousands of columns, which derivations now break at 100",
 }
 EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
              if case[0] in EXPLAIN_OPEN else case for case in CASES]

@@ -161,8 +161,6 @@ EXPLAIN_WALLS = {"moco_v3": "explain grad(loss, predictor_0_weight): 68 s of CPU
                            "the same process), 79 % in explain/tensor/names.py wall_names (_raw_part's preorder_traversal "
                            "and xreplace walk the lines as trees per candidate); it prints 95 lines and no ledger entry "
                            "of the 26 written stops (regrouped finds no site for them: not yet read why)",
-                 "cleanrl_sac": "explain by a scalar leaf reached through twin critics and three policy passes: "
-                                "LimitError, a tree of more than 100000 nodes (gradlang/explain, the explain-speed work)",
                  "swav_loss": "explain by the prototypes: LimitError in core/explaining._check_tree, the loss written out "
                               "as a tree has more than 100000 nodes (two unrolled Sinkhorns over the shared logits)"}
 EXPLAIN_WALLS.update({

@@ -59,13 +59,17 @@ def _indices(shape):
 
 
 def _chain(expr, symbols, d, prefix=""):
-    """Derivations of expr by each symbol in turn, each on the previous result."""
+    """Derivations of expr by each symbol in turn, each on the previous result as the reader last saw it:
+    the simpler form its step ends with (`= b*c*(a + 1)*exp(a + b + c)*sg(a - b)  [simplified]`, one
+    product), not the raw sum of the product rule's terms, whose product rule would be walked once per term."""
+    from gradlang.explain.explanation import simpler
+
     applied: list = []
-    for symbol in symbols:
+    for k, symbol in enumerate(symbols):
         step = derivation(expr, symbol)
         applied.append(symbol)
         yield (prefix + operator_label(applied, d)).strip(), step
-        expr = step.result
+        expr = (simpler(step.result) or step.result) if k + 1 < len(symbols) else step.result
 
 
 def _diff(request):

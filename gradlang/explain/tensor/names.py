@@ -22,9 +22,16 @@ _FUNCTIONS = {"sigmoid": "p", "tanh": "h"}
 
 
 def user_names(expr, names) -> tuple:
-    """The user's bindings (value, name) that occur inside the expression (not the whole of it)."""
+    """The user's bindings (value, name) that occur inside the expression (not the whole of it), one name per
+    value: a value bound twice (a traced `t4 = t3 - 0.0`, a second policy pass over the same observations) is
+    shown by its last name, as the lines show it, so no let line repeats another's formula under a name no
+    line uses."""
     inside = set(build_dag([expr]).nodes)
-    return tuple((value, name) for value, name in names if value in inside and value != expr)
+    last: dict = {}
+    for value, name in names:
+        if value in inside and value != expr:
+            last[value] = name
+    return tuple(last.items())
 
 
 def repeated_parts(expr, taken: set) -> tuple:

@@ -250,8 +250,6 @@ def tensor_explanation(request, depth=None, names=()):
     names are (value, name) pairs: the user's own bindings (z1 = W @ x1) that the
     lines show by their names, each introduced by a let line; when none occurs,
     the tensor parts used more than once are named (explain/tensor/names.py)."""
-    from gradlang.explain.explanation import Explanation, said
-
     named: list = []
     expr = normal_form(request.expr, named)
     shown = user_names(expr, names) or repeated_parts(expr, _taken(expr, names, ()))
@@ -259,20 +257,53 @@ def tensor_explanation(request, depth=None, names=()):
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
     derivation = as_written(derivation, expr)
-    derived, wrt = derivation.result, request.wrt
-    entries = tensor_ledger(expr, wrt, derived)
+    entries = tensor_ledger(expr, request.wrt, derivation.result)
     measured = _measured(derivation, entries, expr)
     constants = constant_names([[expr], *measured], _taken(expr, names, shown))  # data: a name and a shape
     shown = shown + constants
-    shown = _in_order(shown + wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown))
+    walls = wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown)
+    explanation = _explained(request, depth, derivation, entries, _in_order(shown + walls), constants)
+    unread = _unread(walls, explanation)
+    if not unread:
+        return explanation
+    kept = _in_order(shown + tuple(w for w in walls if w not in unread))
+    return _explained(request, depth, derivation, entries, kept, constants)
+
+
+def _explained(request, depth, derivation, entries, shown, constants=()):
+    """The Explanation of the pass with its names (shown: (value, name) pairs, each a let line; constants, the
+    data arrays among them, said by name and shape)."""
+    from gradlang.explain.explanation import Explanation, said
+
+    wrt = request.wrt
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     lets = constant_lets(constants) + tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value})))
                                             for value, name in shown if (value, name) not in constants)
-    derived, blocked = _gathered(derived, removed, wrt)
+    derived, blocked = _gathered(derivation.result, removed, wrt)
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
+
+
+def _unread(walls: tuple, explanation) -> set:
+    """The wall names no printed formula holds: a name chosen to shorten a ledger entry's adjoint that stays too
+    long even so (the ledger writes it ā, a formula of so many characters) is a let line no line reads."""
+    from gradlang.expr.walk import dag_nodes
+
+    vector = explanation.vector
+    printed = [p for line in vector.lines for p in (*line.lhs, *(part for side in line.rhs for part in side))]
+    printed += [vector.result, explanation.request.expr, *(v for v, n in vector.display if (v, n) not in walls)]
+    printed += [p for sentence in explanation.sentences for n in sentence for p in n.parts]
+    printed += [p for n in explanation.identity for p in getattr(n, "parts", ())]
+    read = set(dag_nodes([p for p in printed if isinstance(p, sp.Basic)]))
+    kept = {(v, n) for v, n in walls if v in read}
+    while True:  # a kept name's let reads the names inside its value
+        inside = set(dag_nodes([v for v, _ in kept])) - {v for v, _ in kept}
+        more = {(v, n) for v, n in walls if v in inside} - kept
+        if not more:
+            return set(walls) - kept
+        kept |= more
 
 
 def _in_order(shown) -> tuple:
