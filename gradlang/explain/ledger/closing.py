@@ -48,7 +48,7 @@ def _operation(request) -> str:
     return "grad" if request.operation in ("grad", "blocked") else request.operation
 
 
-def closing(explanation, grouped: bool = False) -> tuple:
+def closing(explanation) -> tuple:
     """(identity, what its terms are) for the explanation's ledger, e.g.
     grad(unstopped(L), x) = g + r₁ + r₂  /  g = grad(L, x), what grad gives; rᵢ, what stop i removes."""
     from gradlang.explain.ledger.words import over
@@ -56,8 +56,7 @@ def closing(explanation, grouped: bool = False) -> tuple:
     request = explanation.request
     operation, (kept, letter) = _operation(request), letters(request)
     names = [n for n in removed_names(explanation.ledger, letter) if n]
-    terms = (f" + {letter}₁ + … (one term per blocking stop)" if grouped and names
-             else "".join(f" + {n}" for n in names))
+    terms = "".join(f" + {n}" for n in names)
     variable = over(request)
     if ", " in variable.parts:
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written

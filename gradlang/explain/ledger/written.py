@@ -109,8 +109,40 @@ def regrouped(entries: tuple, written) -> tuple:
     made = {key: members[0] if len(members) == 1 else _merged(sorted(members, key=lambda m: place.get(m.stop, 0)),
                                                               next(w.text for w in written if w.key == key))
             for key, members in groups.items() if members}
+    within = _Within(made, {key: site for site in written for key in [site.key]})
     return tuple(entry for site in written
-                 for entry in _site_entries(site, made, constants, [owner[s] for s in of_site.get(site.key, ())]))
+                 for entry in _site_entries(site, made, constants, [owner[s] for s in of_site.get(site.key, ())])
+                 or within(site, of_site.get(site.key, ())))
+
+
+class _Within:
+    """The entry of a written stop that is inside another written stop (MoCo v3's momentum update,
+    t23 = sg(t21*0.99 + t22*0.01) under no_grad, read only inside the stopped keys t61 and t62): no adjoint
+    reaches it, so it is irrelevant, and its entry names the first written stop (in the order written)
+    that holds it. Each stop's parts are walked once, as a DAG."""
+
+    def __init__(self, made: dict, sites: dict):
+        self.outer = [(sites[key], entry) for key, entry in made.items() if isinstance(entry.stop, StopGradient)]
+        self.parts: dict = {}
+
+    def __call__(self, site, stops: list) -> list:
+        if site.untaken or not stops:
+            return []
+        for outer, entry in self.outer:
+            if outer.key != site.key and stops[0] in self._parts(entry.stop):
+                return [_inside(site, stops[0], outer.bound or entry.written or outer.text)]
+        return []
+
+    def _parts(self, stop) -> set:
+        if stop not in self.parts:
+            self.parts[stop] = set(dag_nodes([stop.args[0]]))
+        return self.parts[stop]
+
+
+def _inside(site, stop, outer: str) -> StopEntry:
+    """A written stop inside the stop `outer`: irrelevant, since no adjoint flows inside a stop."""
+    return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor", written=site.bound or site.text,
+                     inside=outer)
 
 
 def _site_entries(site, made: dict, constants: list, owners: list) -> list:
