@@ -25,7 +25,7 @@ from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
 from gradlang.expr.graph import build_dag
-from gradlang.expr.walk import dag_atoms, dag_nodes
+from gradlang.expr.walk import dag_atoms, dag_nodes, tree_size
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12
@@ -114,8 +114,13 @@ def walk_nodes(node: Node):
 def long_stop(stop, names: dict | None = None) -> bool:
     """A stop worth a letter in a derivation: its argument is not a bare name, and it is long as the
     derivation writes it (`names`: the user's names for parts, so sg(pi[0]) is short where pi = softmax(x));
-    a short stop is written as itself, sg(1 - b), however many times it is met."""
-    return not stop.args[0].is_Atom and len(plain(shorten(stop, names) if names else stop)) > _LONG
+    a short stop is written as itself, sg(1 - b), however many times it is met. A stop of more than twice
+    _LONG tree nodes is long without printing it (a node prints as at least half a column): MoCo v3's
+    stopped keys are trees of millions of nodes, small as DAGs."""
+    if stop.args[0].is_Atom:
+        return False
+    shown = shorten(stop, names) if names else stop
+    return tree_size(shown, cap=2 * _LONG + 1) > 2 * _LONG or len(plain(shown)) > _LONG
 
 
 def abbreviations(explanation) -> dict:

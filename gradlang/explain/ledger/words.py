@@ -223,7 +223,8 @@ def lines(explanation) -> tuple:
     expr = expr if isinstance(expr, sp.Basic) else None
     named = zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1]))
     if len(explanation.ledger) > GROUPED:
-        return tuple(_compact(e, request, name, expr, display) for e, name in named)
+        lets = {str(let.name) for let in getattr(vector, "lets", ()) or ()}
+        return tuple(_compact(e, request, name, expr, display, lets) for e, name in named)
     said = tuple((*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
                   verdict(e, request, () if e.parts else removes.get(e.stop, ()), name, expr, display))
                  for e, name in named)
@@ -240,11 +241,14 @@ def _split(head_note: Note, display=()) -> tuple:
     return Note(parts[:at] + (parts[at][: -len("; adjoint arriving: ")],)), Note(("adjoint arriving: ",) + parts[at + 1:])
 
 
-def _compact(entry, request, name: str, expr, display) -> tuple:
+def _compact(entry, request, name: str, expr, display, lets=frozenset()) -> tuple:
     """A stop's entry in a long ledger (more than GROUPED stops written): the stop, the path it cuts and its
     verdict on one line, or the verdict on a second line when they do not fit; the adjoint arriving is left
-    to JSON (its `adjoint`). DreamerV3's KL balance writes 12 stops: each keeps its own entry."""
-    label_ = label(entry, display)
+    to JSON (its `adjoint`). DreamerV3's KL balance writes 12 stops: each keeps its own entry. A stop the
+    let block introduces is called by its name; the path from the only variable is "the path"."""
+    named = dict(display).get(entry.stop)
+    label_ = note(named) if named is not None and str(named) in lets and not entry.written else label(entry, display)
+    only = len(entry.reaching) == 1 and str(over(request)) == str(entry.reaching[0])
     if entry.untaken:
         said = note("stop ", label_, ": never reached: ", entry.untaken)
     elif entry.inside:
@@ -254,7 +258,7 @@ def _compact(entry, request, name: str, expr, display) -> tuple:
     elif entry.verdict == "irrelevant" or entry.constant:
         said = note("stop ", label_)
     else:
-        said = note("stop ", label_, ": cuts the path from ", _path(entry))
+        said = note("stop ", label_, ": cuts the path", *(() if only else (" from ", _path(entry))))
     why = _brief_verdict(entry, request, name, expr, display)
     one = note(said, "; ", why)
     if len(one.spelled(lambda v: _short_source(v, display))) <= _COMPACT:

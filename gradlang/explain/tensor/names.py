@@ -14,6 +14,7 @@ from collections import Counter
 
 import sympy as sp
 
+from gradlang.expr.floated import Forms
 from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import rebuild
 from gradlang.expr.stopgrad import StopGradient
@@ -40,15 +41,14 @@ def user_names(expr, names) -> tuple:
 
 
 class _Floated:
-    """The expression's parts by their form with every exact number of a sum, product or power a float
-    (the form a fold of floats gives them, up to SymPy's evaluation), each distinct part formed once."""
+    """The expression's parts by their form with their exact numbers as floats (expr/floated.py)."""
 
     def __init__(self, dag, values: list):
-        self.form: dict = {}
+        self.form = Forms()
         self.nodes: dict = {}
         for node in dag.nodes:
-            self.nodes.setdefault(self._formed(node), node)
-        self.products = [(node, Counter(self.form[a] for a in node.args)) for node in dag.nodes
+            self.nodes.setdefault(self.form(node), node)
+        self.products = [(node, Counter(self.form(a) for a in node.args)) for node in dag.nodes
                          if isinstance(node, sp.Mul)]
 
     def __call__(self, value):
@@ -56,7 +56,7 @@ class _Floated:
         some factors of one of its products; None if there is none."""
         if not isinstance(value, sp.Basic):
             return None
-        formed = self._formed(value)
+        formed = self.form(value)
         if formed in self.nodes:
             return self.nodes[formed]
         if not isinstance(formed, sp.Mul):
@@ -66,29 +66,11 @@ class _Floated:
             if sum(wanted.values()) < len(node.args) and all(factors[f] >= n for f, n in wanted.items()):
                 taken, left = [], Counter(wanted)
                 for arg in node.args:
-                    if left[self.form[arg]] > 0:
-                        left[self.form[arg]] -= 1
+                    if left[self.form(arg)] > 0:
+                        left[self.form(arg)] -= 1
                         taken.append(arg)
                 return sp.Mul(*taken)
         return None
-
-    def _formed(self, value):
-        for node in build_dag([value]).nodes:
-            if node not in self.form:
-                self.form[node] = _with_floats(node, [self.form[a] for a in node.args])
-        return self.form[value]
-
-
-def _with_floats(node, args: list):
-    """The node over its formed args, an exact number of a sum, product or power made a float."""
-    if isinstance(node, (sp.Add, sp.Mul, sp.Pow)):
-        args = [sp.Float(a) if isinstance(a, sp.Rational) else a for a in args]
-    if all(a is b for a, b in zip(args, node.args)):
-        return node
-    try:
-        return node.func(*args)
-    except (TypeError, ValueError, AttributeError):
-        return node
 
 
 def repeated_parts(expr, taken: set) -> tuple:
@@ -222,6 +204,7 @@ class _Spelling:
 
     def __init__(self):
         self.known: dict = {}
+        self.long: dict = {}  # stop -> is it long (layout.long_stop), asked once per stop
         self.printer = _remembering()
 
     def text(self, value) -> str:
@@ -232,9 +215,14 @@ class _Spelling:
             return str(value)
         if value not in self.known:
             stops = {s: Var("c1", shape_of(s)) if shape_of(s) else sp.Symbol("c1", real=True)
-                     for s in outermost_stops([value]) if long_stop(s)}
+                     for s in outermost_stops([value]) if self._long(s, long_stop)}
             self.known[value] = self.printer.doprint(rebuild(value, stops))
         return self.known[value]
+
+    def _long(self, stop, long_stop) -> bool:
+        if stop not in self.long:
+            self.long[stop] = long_stop(stop)
+        return self.long[stop]
 
     def __call__(self, value) -> int:
         return len(self.text(value))

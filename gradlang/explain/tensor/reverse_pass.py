@@ -27,7 +27,7 @@ from gradlang.expr.walk import dag_atoms, tree_size
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop, shorten
-from gradlang.explain.ledger.components import outermost_stops, removed_value
+from gradlang.explain.ledger.components import outermost_stops, outside_stops, removed_value
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import GROUPED, phrase
 from gradlang.explain.ledger.written import regrouped
@@ -295,11 +295,14 @@ def _read(shown, derivation) -> tuple:
 
 
 def _names_in(values: list, display: dict) -> set:
-    """The names the values are written with (an adjoint's ∂L/∂t7 names t7)."""
+    """The names the values are written with (an adjoint's ∂L/∂t7 names t7), outside their stops: no adjoint
+    flows inside a stop, so the pass never needs what its parts are (MoCo v3's stopped keys t61 = sg(…) hold
+    the whole momentum encoder, 40 bindings of the user's program, which it names as written)."""
     from gradlang.explain.layout import named_forms
 
     dag, built = named_forms(values, display)
-    return {s.name for s in dag_atoms([built[r] for r in dag.roots[:len(values)]], sp.Symbol)}
+    shown = build_dag([built[r] for r in dag.roots[:len(values)]])
+    return {shown.nodes[i].name for i in outside_stops(shown) if isinstance(shown.nodes[i], sp.Symbol)}
 
 
 def _in_order(shown) -> tuple:
