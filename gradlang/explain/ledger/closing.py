@@ -40,6 +40,7 @@ def removed_names(entries, letter: str = "r") -> list:
     return names
 
 
+_TERMS = 6  # removed terms the identity writes one by one; more as r₁ + r₂ + … + rₖ
 _ONE_LINE = 96  # characters of the identity with g's definition on one line (the # and the indent make 100)
 
 
@@ -56,7 +57,8 @@ def closing(explanation) -> tuple:
     request = explanation.request
     operation, (kept, letter) = _operation(request), letters(request)
     names = [n for n in removed_names(explanation.ledger, letter) if n]
-    terms = "".join(f" + {n}" for n in names)
+    shown = names if len(names) <= _TERMS else [*names[:2], "…", names[-1]]  # each rᵢ is named at its entry
+    terms = "".join(f" + {n}" for n in shown)
     variable = over(request)
     if ", " in variable.parts:
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
