@@ -116,8 +116,9 @@ def regrouped(entries: tuple, written) -> tuple:
             for key, members in groups.items() if members}
     within = _Within(made, {site.key: site for site in written}, form)
     return tuple(entry for site in written
-                 for entry in _site_entries(site, made, constants, [owner[s] for s in of_site.get(site.key, ())])
-                 or within(site, of_site.get(site.key, ())))
+                 for owners in [[owner[s] for s in of_site.get(site.key, ())]]
+                 for entry in _site_entries(site, made, constants, owners)
+                 or (within(site, of_site[site.key]) if owners and (site.bound or owners[0] is site) else []))
 
 
 class _Within:
