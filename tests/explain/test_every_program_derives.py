@@ -51,6 +51,7 @@ def _written_reaching(step) -> int:
     stop written on a constant (sg(2)) once, and each stop in a case a fixed condition does not take."""
     from gradlang.explain.ledger.components import outermost_stops
     from gradlang.explain.ledger.written import _stops_of
+    from gradlang.expr.walk import dag_nodes
     from gradlang.expr.tensor.lower import lowered
     from gradlang.expr.values import elements, is_scalar, to_symbolic
 
@@ -59,6 +60,7 @@ def _written_reaching(step) -> int:
     for form in (expr, lowered(expr)):
         met |= set(outermost_stops(elements(form) if not is_scalar(form) else [form]))
     groups, constants, own, inside = [], set(), 0, []
+    within = set(dag_nodes([stop.args[0] for stop in met]))  # what the stops met hold
     for site in step.request.written:
         stops = set(_stops_of(site.values))
         if site.untaken:  # in a case a fixed condition does not take: its own entry (never reached)
@@ -69,7 +71,7 @@ def _written_reaching(step) -> int:
             groups.append(stops)
         elif stops & met and site.bound:  # t24 = sg(…) of the same value as t17's: its own entry, "the same"
             own += 1
-        elif not stops & met and (site.bound or not any(stops & group for group in inside)):
+        elif stops & within and not stops & met and (site.bound or not any(stops & group for group in inside)):
             inside.append(stops)  # written inside another stop: its own entry, irrelevant (one per stop node)
     return len(groups) + len(constants) + own + len(inside)
 
