@@ -25,7 +25,6 @@ _ARRIVING = 76    # the same for an adjoint arriving on a line of its own
 _NODES_PER_COLUMN = 2  # a formula's tree nodes per printed column, at most (_long)
 _WIDTH = 94       # characters of a ledger head above which the adjoint arriving gets a line of its own
 _COMPACT = 98     # characters of a compact entry's one line (100 columns, less the "# " of a comment line)
-_LISTED = 3       # variables named on a path before "and n more"
 GROUPED = 8      # stops in a ledger above which each entry is compact: one line (two if wide) without the
                  # adjoint arriving (every written stop keeps its own entry: a ledger counts written stops)
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
