@@ -141,10 +141,10 @@ def said(explanation: Explanation) -> Explanation:
     """The explanation with its ledger in words (ledger/words.py), composed once here and never by a printer."""
     explanation = with_written(explanation, phrase)
     sentences = stop_sentences(explanation)
-    grouped = len(explanation.ledger) > GROUPED
-    verdicts = (tuple(verdict(e, explanation.request) for e in explanation.ledger) if grouped
+    compact = len(explanation.ledger) > GROUPED  # an entry's one line holds more than its verdict
+    verdicts = (tuple(verdict(e, explanation.request) for e in explanation.ledger) if compact
                 else tuple(sentence[-1] for sentence in sentences))  # JSON's words: the ledger's own verdicts
-    identity = closing(explanation, grouped) if explanation.ledger else ()
+    identity = closing(explanation) if explanation.ledger else ()
     return replace(explanation, sentences=sentences, verdicts=verdicts, identity=identity)
 
 

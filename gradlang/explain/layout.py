@@ -10,6 +10,7 @@ listed once.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import sympy as sp
@@ -23,7 +24,8 @@ from gradlang.explain.ledger.written import named_stops
 from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
-from gradlang.expr.walk import dag_atoms, dag_nodes
+from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import dag_atoms, dag_nodes, tree_size
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12
@@ -126,8 +128,13 @@ def walk_nodes(node: Node):
 def long_stop(stop, names: dict | None = None) -> bool:
     """A stop worth a letter in a derivation: its argument is not a bare name, and it is long as the
     derivation writes it (`names`: the user's names for parts, so sg(pi[0]) is short where pi = softmax(x));
-    a short stop is written as itself, sg(1 - b), however many times it is met."""
-    return not stop.args[0].is_Atom and len(plain(shorten(stop, names) if names else stop)) > _LONG
+    a short stop is written as itself, sg(1 - b), however many times it is met. A stop of more than twice
+    _LONG tree nodes is long without printing it (a node prints as at least half a column): MoCo v3's
+    stopped keys are trees of millions of nodes, small as DAGs."""
+    if stop.args[0].is_Atom:
+        return False
+    shown = shorten(stop, names) if names else stop
+    return tree_size(shown, cap=2 * _LONG + 1) > 2 * _LONG or len(plain(shown)) > _LONG
 
 
 def abbreviations(explanation) -> dict:
@@ -210,12 +217,47 @@ def _letter(stop) -> str:
 
 
 def shorten(value, names: dict):
-    """A value with the named stopped subexpressions replaced by their names."""
+    """A value with the named subexpressions replaced by their names (xreplace's result, found over the DAG:
+    a pass's lines share their parts); a named product also where SymPy flattened it into a longer one, so
+    the user's softmax t6 = t5/sum(t5) is t6 in 0.99*t6 (DreamerV3's KL balance), which SymPy holds as
+    0.99*t5*sum(t5)^-1."""
     if not names or not isinstance(value, sp.Basic):
         return value
     if value in names:
         return names[value]
-    return value.xreplace(names)
+    dag, built = named_forms([value], names)
+    return built[dag.roots[0]]
+
+
+def named_forms(values: list, names: dict) -> tuple:
+    """(the DAG of the values, each node's form with the names): a named product's factors are in the DAG
+    too, so a product that holds them all (a node after them) is written with the product's name."""
+    products = sorted(((value, name) for value, name in names.items() if isinstance(value, sp.Mul)),
+                      key=lambda pair: -len(pair[0].args))  # the largest first: t13 = t12/sum(t12) before t12
+    dag = build_dag([*values, *(a for value, _ in products for a in value.args)])
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        if node in names:
+            built.append(names[node])
+            continue
+        args = [built[k] for k in kids]
+        new = node if all(a is b for a, b in zip(args, node.args)) else node.func(*args)
+        built.append(_factored(new, products, dag, built) if products and isinstance(new, sp.Mul) else new)
+    return dag, built
+
+
+def _factored(product, products: list, dag, built: list):
+    """The product with the first named product whose factors (as the names write them) are some of its
+    own written by its name."""
+    factors = Counter(product.args)
+    for value, name in products:
+        at = [dag.index[a] for a in value.args]
+        if len(at) >= len(product.args) or max(at) >= len(built):
+            continue
+        part = Counter(built[k] for k in at)
+        if all(factors[f] >= n for f, n in part.items()):
+            return sp.Mul(*(factors - part).elements(), name)
+    return product
 
 
 class Form:

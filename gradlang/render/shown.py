@@ -28,6 +28,7 @@ from gradlang import limits
 from gradlang.expr.cse import named_subexpressions
 from gradlang.errors import FreeIndex, LimitError, NeedsNumbers
 from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import tree_size
 from gradlang.expr.source import to_source
 from gradlang.expr.engine import Var, literal, lower, shape_of as tensor_shape
 from gradlang.lazy import deferred, np
@@ -73,6 +74,7 @@ def shown(value, full: bool = False, taken=frozenset()) -> Shown:
 
 
 _SHORT_ENTRIES, _SHORT_NODES = 64, 400  # bounds by size: the choice never depends on the machine
+_SHORT_TREE = 4000  # tree nodes of a formula above which its components never print shorter than it
 
 
 def shorter(value):
@@ -91,6 +93,8 @@ def shorter(value):
     entries = math.prod(int(n) for n in tensor_shape(value))
     if entries > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
         return value
+    if tree_size(value, cap=_SHORT_TREE + 1) > _SHORT_TREE:  # MoCo v3's gradient: a DAG of 400 nodes whose
+        return value  # components, each a tree of the encoder's relus, took minutes to lower and print longer
     try:
         parts = lower.components(value, {})
     except (NeedsNumbers, FreeIndex, LimitError):

@@ -46,11 +46,12 @@ def test_the_program_derives_in_every_format(name, source):
 
 def _written_reaching(step) -> int:
     """The stops the user wrote that the derivative meets: sites giving a stop of the formula met outside
-    every stop (as written, or in components at literal sizes), sites of one stop counted once (sg(x)
-    written twice is one node) unless bound to names of their own (t17 = sg(m), t24 = sg(m)), each stop
-    written on a constant (sg(2)) once, and each stop in a case a fixed condition does not take."""
+    every stop (as written, or in components at literal sizes) or inside one, sites of one stop counted once
+    (sg(x) written twice is one node) unless bound to names of their own (t17 = sg(m), t24 = sg(m)), each
+    stop written on a constant (sg(2)) once, and each stop in a case a fixed condition does not take."""
     from gradlang.explain.ledger.components import outermost_stops
     from gradlang.explain.ledger.written import _stops_of
+    from gradlang.expr.walk import dag_nodes
     from gradlang.expr.tensor.lower import lowered
     from gradlang.expr.values import elements, is_scalar, to_symbolic
 
@@ -58,7 +59,8 @@ def _written_reaching(step) -> int:
     met = set()
     for form in (expr, _lowered(expr, lowered)):
         met |= set(outermost_stops(elements(form) if not is_scalar(form) else [form]))
-    groups, constants, own = [], set(), 0
+    groups, constants, own, inside = [], set(), 0, []
+    within = set(dag_nodes([stop.args[0] for stop in met]))  # what the stops met hold
     for site in step.request.written:
         stops = set(_stops_of(site.values))
         if site.untaken:  # in a case a fixed condition does not take: its own entry (never reached)
@@ -69,7 +71,9 @@ def _written_reaching(step) -> int:
             groups.append(stops)
         elif stops & met and site.bound:  # t24 = sg(…) of the same value as t17's: its own entry, "the same"
             own += 1
-    return len(groups) + len(constants) + own
+        elif stops & within and not stops & met and (site.bound or not any(stops & group for group in inside)):
+            inside.append(stops)  # written inside another stop: its own entry, irrelevant (one per stop node)
+    return len(groups) + len(constants) + own + len(inside)
 
 
 def _lowered(expr, lowered):

@@ -130,7 +130,8 @@ GALLERY = [
     ("siamese_stop", "grad(L, W)", {"stop_gradient(W": "blocking"}),
     ("target_network", "grad(td, W)", {"max(W": "blocking"}),
     ("contrastive_divergence", "grad(cd_loss, W)", {"sigmoid": "blocking"}),
-    ("reinforce", "grad(surrogate(2), theta)", {"2 - ": "blocking"}),
+    # the baseline b = sg(J) is written inside sg(R[a] - b): its own entry, irrelevant (no adjoint flows inside a stop)
+    ("reinforce", "grad(surrogate(2), theta)", {"2 - ": "blocking", "stop_gradient(dot(": "irrelevant"}),
     ("adversarial_training", "grad(loss(sg(x_fgsm)), w)", {"sign": "neutral"}),
 ]
 

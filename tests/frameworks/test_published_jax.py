@@ -156,11 +156,10 @@ def test_translates_as_written_and_agrees_with_jax_grad(spec, example, wrt, stop
 # --explain-wrt on these does not yet meet #39's bar; each is the explain engine's (not the importer's: the
 # program translates, agrees and exports), reported to its owners with the case as the repro:
 EXPLAIN_OPEN = {
-    "jax_dreamer_kl:loss": "71 plain lines: 24 let lines (18 of the program's bindings, 6 wall names) and 16 pass "
-                           "lines, most of two rows; 0.99 * t6 absorbs the softmax t6 = t5 / sum (SymPy's flat Mul), "
-                           "so it is never named and its quotient is spelled out in every wall. 12 written stops are "
-                           "10 formulas (max(t7) is written by softmax and by log_softmax) and, past GROUPED = 8, the "
-                           "ledger lists them by verdict",
+    "jax_dreamer_kl:loss": "66 plain lines: one compact ledger entry per written stop (12, 17 lines), t5 and the softmax "
+                           "t6 named inside 0.99*t6, a let only for what the pass reads (23 lines); 16 pass lines, 7 "
+                           "of them with their rule on a line of its own (the reshape/broadcast_to bookkeeping of a "
+                           "rank-4 softmax, adjoints repeated where a wall name's own adjoint is not named)",
     "jax_dreamer_ac:actor_loss": "85 plain lines (a let block of 40, most of it inside the stop of the lambda "
                                  "return) and 6 ledger entries for 10 stops written (4 sit inside other stops)",
     "jax_dreamer_ac:critic_loss": "83 plain lines, and 4 ledger entries for 8 written stops (several the same "

@@ -157,10 +157,10 @@ def test_translates_as_written_and_agrees_with_autograd(name, wrt, cited):
         program
 
 
-EXPLAIN_WALLS = {"moco_v3": "explain grad(loss, predictor_0_weight): 68 s of CPU alone (275 s after the importer's check in "
-                           "the same process), 79 % in explain/tensor/names.py wall_names (_raw_part's preorder_traversal "
-                           "and xreplace walk the lines as trees per candidate); it prints 95 lines and no ledger entry "
-                           "of the 26 written stops (regrouped finds no site for them: not yet read why)",
+EXPLAIN_WALLS = {"moco_v3": "explain grad(loss, predictor_0_weight): 6 s of CPU (68 s before the wall names walked the "
+                           "DAG) and one ledger entry per written stop (26: 24 inside the stopped keys t61, t62), but "
+                           "87 plain lines: 25 let lines and 16 pass lines that are walls of a batch norm's backward "
+                           "(each with its rule on a line of its own)",
                  "swav_loss": "explain by the prototypes: LimitError in core/explaining._check_tree, the loss written out "
                               "as a tree has more than 100000 nodes (two unrolled Sinkhorns over the shared logits)"}
 EXPLAIN_WALLS.update({

@@ -40,6 +40,7 @@ def removed_names(entries, letter: str = "r") -> list:
     return names
 
 
+_TERMS = 6  # removed terms the identity writes one by one; more as r₁ + r₂ + … + rₖ
 _ONE_LINE = 96  # characters of the identity with g's definition on one line (the # and the indent make 100)
 
 
@@ -48,7 +49,7 @@ def _operation(request) -> str:
     return "grad" if request.operation in ("grad", "blocked") else request.operation
 
 
-def closing(explanation, grouped: bool = False) -> tuple:
+def closing(explanation) -> tuple:
     """(identity, what its terms are) for the explanation's ledger, e.g.
     grad(unstopped(L), x) = g + r₁ + r₂  /  g = grad(L, x), what grad gives; rᵢ, what stop i removes."""
     from gradlang.explain.ledger.words import over
@@ -56,8 +57,8 @@ def closing(explanation, grouped: bool = False) -> tuple:
     request = explanation.request
     operation, (kept, letter) = _operation(request), letters(request)
     names = [n for n in removed_names(explanation.ledger, letter) if n]
-    terms = (f" + {letter}₁ + … (one term per blocking stop)" if grouped and names
-             else "".join(f" + {n}" for n in names))
+    shown = names if len(names) <= _TERMS else [*names[:2], "…", names[-1]]  # each rᵢ is named at its entry
+    terms = "".join(f" + {n}" for n in shown)
     variable = over(request)
     if ", " in variable.parts:
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written

@@ -24,9 +24,9 @@ _INVENTED = 44    # the same for an invented term, which has words after it too
 _ARRIVING = 76    # the same for an adjoint arriving on a line of its own
 _NODES_PER_COLUMN = 2  # a formula's tree nodes per printed column, at most (_long)
 _WIDTH = 94       # characters of a ledger head above which the adjoint arriving gets a line of its own
-_LISTED = 3       # variables named on a path before "and n more"
-GROUPED = 8      # stops in a ledger above which stops with the same verdict and path share one entry
-                 # (each written stop its own entry up to here: a ledger counts written stops, not components)
+_COMPACT = 98     # characters of a compact entry's one line (100 columns, less the "# " of a comment line)
+GROUPED = 8      # stops in a ledger above which each entry is compact: one line (two if wide) without the
+                 # adjoint arriving (every written stop keeps its own entry: a ledger counts written stops)
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
@@ -87,6 +87,8 @@ def head(entry, request, form=(), display=None) -> Note:
     name = label(entry, display or ())
     if entry.untaken:
         return note("stop ", name, ": never reached: ", entry.untaken)
+    if entry.inside:
+        return note("stop ", name, ": inside the stop ", entry.inside)
     if entry.same:
         return note("stop ", *_same_names(entry, display or ()), " (one value: that entry counts it)")
     if entry.verdict == "irrelevant":
@@ -138,6 +140,8 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
         return note("irrelevant: it stops a constant, which has no gradient to stop")
     if entry.untaken:
         return note("irrelevant: the value does not depend on it, so it has no effect")
+    if entry.inside:
+        return note("irrelevant: no adjoint flows inside a stop")
     if entry.same:
         return note(f"{entry.verdict}: the same value as that stop's; what it removes is counted there, once")
     if entry.verdict == "irrelevant":
@@ -211,16 +215,18 @@ def lines(explanation) -> tuple:
     request = explanation.request
     if not explanation.ledger:
         return ()
-    if len(explanation.ledger) > GROUPED:
-        return _grouped(explanation.ledger, request)
     vector = getattr(explanation, "vector", None)
     forms, removes = (dict(vector.adjoints), dict(vector.removes)) if vector is not None else ({}, {})
     display = getattr(vector, "display", ()) or ()
     expr = to_symbolic(request.expr)
+    expr = expr if isinstance(expr, sp.Basic) else None
+    named = zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1]))
+    if len(explanation.ledger) > GROUPED:
+        lets = {str(let.name) for let in getattr(vector, "lets", ()) or ()}
+        return tuple(_compact(e, request, name, expr, display, lets) for e, name in named)
     said = tuple((*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
-                  verdict(e, request, () if e.parts else removes.get(e.stop, ()), name,
-                          expr if isinstance(expr, sp.Basic) else None, display))
-                 for e, name in zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1])))
+                  verdict(e, request, () if e.parts else removes.get(e.stop, ()), name, expr, display))
+                 for e, name in named)
     return said
 
 
@@ -234,23 +240,40 @@ def _split(head_note: Note, display=()) -> tuple:
     return Note(parts[:at] + (parts[at][: -len("; adjoint arriving: ")],)), Note(("adjoint arriving: ",) + parts[at + 1:])
 
 
-def _grouped(entries, request) -> tuple:
-    """Many stops (EM's eight weights): one entry per verdict and path, the stops listed."""
-    groups: dict = {}
-    for entry in entries:
-        groups.setdefault((entry.verdict, entry.reaching), []).append(entry)
-    out = []
-    for (kind, _), members in groups.items():
-        stops = [e.stop for e in members]
-        shown = _joined(stops[:_LISTED + 1]) + (f", … ({len(stops)})" if len(stops) > _LISTED + 1 else "")
-        if kind == "irrelevant":
-            out.append((note("stops ", shown, ": no path from ", over(request), " reaches them"),
-                        verdict(members[0], request)))
-            continue
-        out.append((note("stops ", shown, ": each cuts the path from ", _path(members[0])),
-                    note(f"{kind}: each removes its own term (the true gradient differs by their sum)")
-                    if kind == "blocking" else verdict(members[0], request)))
-    return tuple(out)
+def _compact(entry, request, name: str, expr, display, lets=frozenset()) -> tuple:
+    """A stop's entry in a long ledger (more than GROUPED stops written): the stop, the path it cuts and its
+    verdict on one line, or the verdict on a second line when they do not fit; the adjoint arriving is left
+    to JSON (its `adjoint`). DreamerV3's KL balance writes 12 stops: each keeps its own entry. A stop the
+    let block introduces is called by its name; the path from the only variable is "the path"."""
+    named = dict(display).get(entry.stop)
+    label_ = note(named) if named is not None and str(named) in lets and not entry.written else label(entry, display)
+    only = len(entry.reaching) == 1 and str(over(request)) == str(entry.reaching[0])
+    if entry.untaken:
+        said = note("stop ", label_, ": never reached: ", entry.untaken)
+    elif entry.inside:
+        said = note("stop ", label_, ": inside the stop ", entry.inside)
+    elif entry.same:
+        said = note("stop ", *_same_names(entry, display))
+    elif entry.verdict == "irrelevant" or entry.constant:
+        said = note("stop ", label_)
+    else:
+        said = note("stop ", label_, ": cuts the path", *(() if only else (" from ", _path(entry))))
+    why = _brief_verdict(entry, request, name, expr, display)
+    one = note(said, "; ", why)
+    if len(one.spelled(lambda v: _short_source(v, display))) <= _COMPACT:
+        return (one,)
+    return (said, why)
+
+
+def _brief_verdict(entry, request, name: str, expr, display) -> Note:
+    """The verdict of a compact entry: as a full entry says it, in fewer words."""
+    if entry.same:
+        return note(f"{entry.verdict}: counted at that stop's entry, once")
+    if entry.verdict == "irrelevant" and not (entry.constant or entry.untaken or entry.inside):
+        return note("irrelevant: it does not depend on ", over(request))
+    if entry.verdict == "neutral" and entry.evidence and not entry.same:
+        return note(f"neutral: it removes 0 {entry.evidence}")
+    return verdict(entry, request, (), name, expr, display)
 
 
 def phrase(entries) -> str:

@@ -22,6 +22,7 @@ from dataclasses import replace
 import sympy as sp
 
 from gradlang.errors import GradlangError
+from gradlang.expr.floated import Forms
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor.lower import lowered
 from gradlang.expr.walk import dag_nodes
@@ -101,15 +102,54 @@ def regrouped(entries: tuple, written) -> tuple:
             place.setdefault(stop, k)
     groups: dict = {site.key: [] for site in written}  # in the order written (met by the evaluator)
     by_key = {_integral(stop): site for stop, site in reversed(owner.items())}
+    form = Forms()
+    by_form = {}
     for entry in entries:
-        site = owner.get(entry.stop) or by_key.get(_integral(entry.stop))
+        if not (entry.stop in owner or _integral(entry.stop) in by_key):
+            by_form = by_form or {form(stop): site for stop, site in reversed(owner.items())}
+        site = owner.get(entry.stop) or by_key.get(_integral(entry.stop)) or by_form.get(form(entry.stop))
         if site is not None:  # else a builtin's own stop: no entry
             groups[site.key].append(entry)
     made = {key: members[0] if len(members) == 1 else _merged(sorted(members, key=lambda m: place.get(m.stop, 0)),
                                                               next(w.text for w in written if w.key == key))
             for key, members in groups.items() if members}
+    within = _Within(made, {site.key: site for site in written}, form)
     return tuple(entry for site in written
-                 for entry in _site_entries(site, made, constants, [owner[s] for s in of_site.get(site.key, ())]))
+                 for owners in [[owner[s] for s in of_site.get(site.key, ())]]
+                 for entry in _site_entries(site, made, constants, owners)
+                 or (within(site, of_site[site.key]) if owners and (site.bound or owners[0] is site) else []))
+
+
+class _Within:
+    """The entry of a written stop that is inside another written stop (MoCo v3's momentum update,
+    t23 = sg(t21*0.99 + t22*0.01) under no_grad, read only inside the stopped keys t61 and t62): no adjoint
+    reaches it, so it is irrelevant, and its entry names the first written stop (in the order written)
+    that holds it. Each stop's parts are walked once, as a DAG, and compared by their forms with floats
+    (expr/floated.py): the formula explained is folded, the stops recorded as evaluated."""
+
+    def __init__(self, made: dict, sites: dict, form):
+        self.outer = [(sites[key], entry) for key, entry in made.items() if isinstance(entry.stop, StopGradient)]
+        self.parts: dict = {}
+        self.form = form
+
+    def __call__(self, site, stops: list) -> list:
+        if site.untaken or not stops:
+            return []
+        for outer, entry in self.outer:
+            if outer.key != site.key and self.form(stops[0]) in self._parts(entry.stop):
+                return [_inside(site, stops[0], outer.bound or entry.written or outer.text)]
+        return []
+
+    def _parts(self, stop) -> set:
+        if stop not in self.parts:
+            self.parts[stop] = {self.form(n) for n in dag_nodes([stop.args[0]])}
+        return self.parts[stop]
+
+
+def _inside(site, stop, outer: str) -> StopEntry:
+    """A written stop inside the stop `outer`: irrelevant, since no adjoint flows inside a stop."""
+    return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor", written=site.bound or site.text,
+                     inside=outer)
 
 
 def _site_entries(site, made: dict, constants: list, owners: list) -> list:

@@ -10,9 +10,13 @@ already uses.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import sympy as sp
 
+from gradlang.expr.floated import Forms
 from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import rebuild
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.nodes import Var, rank, shape_of
@@ -22,16 +26,58 @@ _FUNCTIONS = {"sigmoid": "p", "tanh": "h"}
 
 
 def user_names(expr, names) -> tuple:
-    """The user's bindings (value, name) that occur inside the expression (not the whole of it), one name per
-    value: a value bound twice (a traced `t4 = t3 - 0.0`, a second policy pass over the same observations) is
-    shown by its last name, as the lines show it, so no let line repeats another's formula under a name no
-    line uses."""
-    inside = set(build_dag([expr]).nodes)
+    """The user's bindings (value, name) that occur inside the expression (not the whole of it), each as the
+    expression holds it, one name per value. A value with a float in it is folded (core/floats.py): DreamerV3's
+    KL balance `log(0.99*t6 + 0.0025)` holds t5 = exp(t3 - bc(t4)) as exp(t3 - 1.0*bc(t4)), and t6 = t5/sum(t5)
+    inside SymPy's flat product 0.99*t5*sum(t5)^-1; such a binding is found by its numbers as floats, a product
+    by its factors (shown by its name where they are: layout.shorten). A value bound twice (a traced
+    `t4 = t3 - 0.0`, a second policy pass over the same observations) is shown by its last name, as the lines
+    show it, so no let line repeats another's formula under a name no line uses."""
+    dag = build_dag([expr])
+    inside = set(dag.nodes)
+    if all(value in inside for value, _ in names):
+        pairs = list(names)
+    else:
+        found = _Floated(dag, [value for value, _ in names])
+        pairs = [(value if value in inside else found(value), name) for value, name in names]
     last: dict = {}
-    for value, name in names:
-        if value in inside and value != expr:
-            last[value] = name
+    for node, name in pairs:
+        if node is not None and node != expr:
+            last[node] = name
     return tuple(last.items())
+
+
+class _Floated:
+    """The expression's parts by their form with their exact numbers as floats (expr/floated.py)."""
+
+    def __init__(self, dag, values: list):
+        self.form = Forms()
+        self.nodes: dict = {}
+        for node in dag.nodes:
+            self.nodes.setdefault(self.form(node), node)
+        self.products = [(node, Counter(self.form(a) for a in node.args)) for node in dag.nodes
+                         if isinstance(node, sp.Mul)]
+
+    def __call__(self, value):
+        """The part of the expression that is `value` with its numbers as floats: a node, or the product of
+        some factors of one of its products; None if there is none."""
+        if not isinstance(value, sp.Basic):
+            return None
+        formed = self.form(value)
+        if formed in self.nodes:
+            return self.nodes[formed]
+        if not isinstance(formed, sp.Mul):
+            return None
+        wanted = Counter(formed.args)
+        for node, factors in self.products:
+            if sum(wanted.values()) < len(node.args) and all(factors[f] >= n for f, n in wanted.items()):
+                taken, left = [], Counter(wanted)
+                for arg in node.args:
+                    if left[self.form(arg)] > 0:
+                        left[self.form(arg)] -= 1
+                        taken.append(arg)
+                return sp.Mul(*taken)
+        return None
 
 
 def repeated_parts(expr, taken: set) -> tuple:
@@ -90,20 +136,21 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
     measured too, the user's (VQ-VAE's D = sum((expand_dims(Z, 3) … − E …)^2, axis=4), 111 columns) as
     each part named here, so a name never hides a wall in its let. `adjoints` are the values the
     pass computed as adjoints; `known` the (value, name) pairs the lines already show by name.
-    Deterministic: ties go to the part printed first in source order."""
+    Deterministic: ties go to the part printed first in source order. Every walk is over the lines' DAG,
+    each distinct part once (_Shown): the lines of a pass share their parts, and walking them as trees per
+    candidate cost MoCo v3's explain 54 of its 68 s of CPU."""
     used, chosen, names = set(taken), [], dict(known)
     lets = [value for value, _ in known if not isinstance(value, t.Literal)]  # a constant's let says its shape
     adjoints, spell = set(adjoints), _Spelling()
     for _ in range(MOST_NAMES):
-        shown = [[_shorter(v, names) for v in line] for line in lines]
-        shown += [[_shorter(value, {k: n for k, n in names.items() if k != value})] for value in lets]
-        wide = [line for line in shown if sum(spell(v) for v in line) > width]
+        view = _Shown([*lines, *([v] for v in lets)], names, lets)
+        wide = [k for k, line in enumerate(view.lines) if sum(spell(v) for v in line) > width]
         if not wide:
             break
-        part = _best_part(shown, wide, spell)
+        part = _best_part(view, wide, spell)
         if part is None:
             break
-        value = _raw_part(part, [*lines, *([v] for v, _ in chosen)], names)
+        value = view.raw(part, names)
         letter = "δ" if value in adjoints else _letter(value)
         name = _fresh(letter, used)
         used.add(name)
@@ -111,6 +158,52 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
         chosen.append((value, names[value]))
         lets.append(value)
     return tuple(chosen)
+
+
+class _Shown:
+    """The lines as printed with the names, each distinct part rebuilt once (a DAG walk, not xreplace's
+    tree walk): `lines` the shown lines (a named part's own let line shows it spelled out, its name kept
+    for the parts inside it), `of` each raw part's shown form, `order` the raw parts in the order a
+    preorder walk of the lines first meets them."""
+
+    def __init__(self, raw_lines: list, names: dict, lets: set):
+        from gradlang.explain.layout import named_forms
+
+        values = [v for line in raw_lines for v in line if isinstance(v, sp.Basic)]
+        dag, built = named_forms(values, names)
+        self.of = dict(zip(dag.nodes, built))
+        self.order = _preorder(dag, len(values))
+        self.lines = [[self._shown(v, names, k >= len(raw_lines) - len(lets)) for v in line]
+                      for k, line in enumerate(raw_lines)]
+
+    def _shown(self, value, names: dict, own_let: bool):
+        """A value as its line prints it; a let's own value spelled out (its parts by their names)."""
+        if not isinstance(value, sp.Basic):
+            return value
+        if own_let and value in names and value.args:
+            return value.func(*[self.of[a] for a in value.args])
+        return self.of[value]
+
+    def raw(self, part, names: dict):
+        """The value the lines hold whose spelling with the names is `part`. The part with its names
+        expanded is not always that value: SymPy rebuilds 2*delta as 2*pi - 2*pi2, which no line holds, so a
+        name keyed by it would never show (and the wall would be named again and again)."""
+        found = next((node for node in self.order if self.of[node] == part), None)
+        return found if found is not None else _expanded(part, names)
+
+
+def _preorder(dag, roots: int) -> list:
+    """The distinct nodes of a DAG in the order a preorder walk of its first roots first meets each."""
+    seen, order = set(), []
+    stack = list(reversed(dag.roots[:roots]))
+    while stack:
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        order.append(dag.nodes[i])
+        stack.extend(reversed(dag.children[i]))
+    return order
 
 
 class _Spelling:
@@ -121,6 +214,7 @@ class _Spelling:
 
     def __init__(self):
         self.known: dict = {}
+        self.long: dict = {}  # stop -> is it long (layout.long_stop), asked once per stop
         self.printer = _remembering()
 
     def text(self, value) -> str:
@@ -131,9 +225,14 @@ class _Spelling:
             return str(value)
         if value not in self.known:
             stops = {s: Var("c1", shape_of(s)) if shape_of(s) else sp.Symbol("c1", real=True)
-                     for s in outermost_stops([value]) if long_stop(s)}
-            self.known[value] = self.printer.doprint(value.xreplace(stops))
+                     for s in outermost_stops([value]) if self._long(s, long_stop)}
+            self.known[value] = self.printer.doprint(rebuild(value, stops))
         return self.known[value]
+
+    def _long(self, stop, long_stop) -> bool:
+        if stop not in self.long:
+            self.long[stop] = long_stop(stop)
+        return self.long[stop]
 
     def __call__(self, value) -> int:
         return len(self.text(value))
@@ -160,62 +259,40 @@ def _remembering():
     return _Remembering({"order": None, "sg": True})
 
 
-def _shorter(value, names: dict):
-    return value.xreplace(names) if names and isinstance(value, sp.Basic) else value
-
-
-def _raw_part(part, lines: list, names: dict):
-    """The value the lines hold whose spelling with the names is `part`. The part with its names expanded is
-    not always that value: SymPy rebuilds 2*delta as 2*pi - 2*pi2, which no line holds, so a name keyed by it
-    would never show (and the wall would be named again and again).
-
-    Each distinct part is tried once, in the order a tree walk meets it: a part met again (and all under it)
-    did not match the first time. A tree walk tried each shared part at every use: DreamerV3's twohot critic
-    spent 11 of its explain's 21 s of CPU here."""
-    seen: set = set()
-    for line in lines:
-        for value in line:
-            for node in _distinct_preorder(value, seen):
-                if _shorter(node, names) == part:
-                    return node
-    return _expanded(part, names)
-
-
-def _distinct_preorder(value, seen: set):
-    """The parts of value in preorder (sp.preorder_traversal's order), each part not in `seen` once, and
-    nothing under a part already seen."""
-    stack = [value] if isinstance(value, sp.Basic) else []
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        yield node
-        stack.extend(a for a in reversed(node.args) if isinstance(a, sp.Basic))
-
-
 def _expanded(part, names: dict):
     """The part with the names inside it replaced by what they stand for (the names nest)."""
     back = {name: value for value, name in names.items()}
-    return part.xreplace(back) if back else part
+    return rebuild(part, back) if back else part
 
 
-def _best_part(shown: list, wide: list, spell):
+def _best_part(view, wide: list, spell):
     """The composite part whose naming saves the most characters: repeated anywhere and found in a wide line;
-    else the longest part of a wide line that leaves it a reasonable line of its own."""
-    counts: dict = {}
-    for line in shown:
-        for value in line:
-            for node in sp.preorder_traversal(value) if isinstance(value, sp.Basic) else ():
-                counts[node] = counts.get(node, 0) + 1
-    inside = {node for line in wide for v in line if isinstance(v, sp.Basic) for node in sp.preorder_traversal(v)}
+    else the longest part of a wide line that leaves it a reasonable line of its own. A part's count is how
+    often the lines print it (its uses as a tree), found on the DAG."""
+    shown = [v for line in view.lines for v in line if isinstance(v, sp.Basic)]
+    dag = build_dag(shown)
+    counts = _printed_counts(dag)
+    inside = build_dag([v for k in wide for v in view.lines[k] if isinstance(v, sp.Basic)]).nodes
     candidates = [node for node in inside if _nameable(node) and spell(node) >= _SHORTEST]
     if not candidates:
         return None
-    whole = {v for line in shown for v in line}  # a whole line named would only move the wall to its let
-    saving = lambda n: ((counts[n] - 1) * spell(n), -spell(n) if n in whole else spell(n), spell.text(n))  # noqa: E731
+    count = lambda n: counts[dag.index[n]]  # noqa: E731
+    whole = set(shown)  # a whole line named would only move the wall to its let
+    saving = lambda n: ((count(n) - 1) * spell(n), -spell(n) if n in whole else spell(n), spell.text(n))  # noqa: E731
     best = max(candidates, key=saving)
-    return best if counts[best] > 1 or best not in whole else None
+    return best if count(best) > 1 or best not in whole else None
+
+
+def _printed_counts(dag) -> list:
+    """How many times each node is printed when the roots are printed as trees: a root once per time it is
+    a root, a node as often as its users are printed, times its uses in each."""
+    counts = [0] * len(dag.nodes)
+    for r in dag.roots:
+        counts[r] += 1
+    for i in reversed(range(len(dag.nodes))):
+        for k in dag.children[i]:
+            counts[k] += counts[i]
+    return counts
 
 
 def _nameable(node) -> bool:

@@ -26,11 +26,12 @@ from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import dag_atoms, tree_size
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
-from gradlang.explain.layout import long_stop
-from gradlang.explain.ledger.components import outermost_stops, removed_value
+from gradlang.explain.layout import long_stop, shorten
+from gradlang.explain.ledger.components import outermost_stops, outside_stops, removed_value
 from gradlang.explain.tensor.constants import constant_lets, constant_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
-from gradlang.explain.ledger.words import phrase
+from gradlang.explain.ledger.words import GROUPED, phrase
+from gradlang.explain.ledger.written import regrouped
 from gradlang.explain.ledger.tensor import tensor_ledger
 
 SUMMARY = "tensor reverse pass"
@@ -258,7 +259,8 @@ def tensor_explanation(request, depth=None, names=()):
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
     derivation = as_written(derivation, expr)
     entries = tensor_ledger(expr, request.wrt, derivation.result)
-    measured = _measured(derivation, entries, expr)
+    compact = len(regrouped(entries, getattr(request, "written", None))) > GROUPED  # no adjoint arriving said
+    measured = _measured(derivation, () if compact else entries, expr)
     constants = constant_names([[expr], *measured], _taken(expr, names, shown))  # data: a name and a shape
     shown = shown + constants
     walls = wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown)
@@ -271,15 +273,15 @@ def tensor_explanation(request, depth=None, names=()):
 
 
 def _explained(request, depth, derivation, entries, shown, constants=()):
-    """The Explanation of the pass with its names (shown: (value, name) pairs, each a let line; constants, the
-    data arrays among them, said by name and shape)."""
+    """The Explanation of the pass with its names (shown: (value, name) pairs; a let line for each the pass
+    reads, _read; constants, the data arrays among them, said by name and shape)."""
     from gradlang.explain.explanation import Explanation, said
 
     wrt = request.wrt
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
-    lets = constant_lets(constants) + tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value})))
-                                            for value, name in shown if (value, name) not in constants)
+    lets = constant_lets(constants) + tuple(Let(name, formula(shorten(value, {v: n for v, n in shown if v != value})))
+                                            for value, name in _read(shown, derivation) if (value, name) not in constants)
     derived, blocked = _gathered(derivation.result, removed, wrt)
     derivation = replace(derivation, result=derived, display=shown, lets=lets)
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
@@ -304,6 +306,37 @@ def _unread(walls: tuple, explanation) -> set:
         if not more:
             return set(walls) - kept
         kept |= more
+
+
+def _read(shown, derivation) -> tuple:
+    """The names a reader of the pass meets, so each needs its let: those a pass line writes (∂L/∂t7 too),
+    and those the lets of these write, in turn. A binding of the user's that no line reads gets no let
+    (DreamerV3's KL balance binds 40 values): the ledger says each stop as it is written
+    (t33 = sg(max(t25, axis=3))), in the names of the user's program."""
+    display = dict(shown)
+    values = [p for line in derivation.lines for p in (*line.lhs, *(part for side in line.rhs for part in side))
+              if isinstance(p, sp.Basic)]
+    by_name = {name.name: value for value, name in shown}
+    todo = [_names_in(values, display)]
+    read: set = set()
+    while todo:
+        for name in todo.pop() - read:
+            read.add(name)
+            if name in by_name:
+                value = by_name[name]
+                todo.append(_names_in([value], {v: n for v, n in display.items() if v != value}))
+    return tuple((value, name) for value, name in shown if name.name in read)
+
+
+def _names_in(values: list, display: dict) -> set:
+    """The names the values are written with (an adjoint's ∂L/∂t7 names t7), outside their stops: no adjoint
+    flows inside a stop, so the pass never needs what its parts are (MoCo v3's stopped keys t61 = sg(…) hold
+    the whole momentum encoder, 40 bindings of the user's program, which it names as written)."""
+    from gradlang.explain.layout import named_forms
+
+    dag, built = named_forms(values, display)
+    shown = build_dag([built[r] for r in dag.roots[:len(values)]])
+    return {shown.nodes[i].name for i in outside_stops(shown) if isinstance(shown.nodes[i], sp.Symbol)}
 
 
 def _in_order(shown) -> tuple:
@@ -337,7 +370,8 @@ def _written_stops(expr) -> dict:
 
 
 def _measured(derivation, entries, expr) -> list:
-    """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words),
+    """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words;
+    none in a compact ledger, which leaves the adjoints to JSON),
     the form that shows an adjoint is 0 where the entry shows one (`s[0]*sum(s) - s[0] = 0  (Σₖ sₖ = 1)`)."""
     lines = [[p for p in (*line.lhs, *(part for side in line.rhs for part in side)) if isinstance(p, sp.Basic)]
              for line in derivation.lines]
