@@ -56,8 +56,9 @@ def closing(explanation, grouped: bool = False) -> tuple:
     request = explanation.request
     operation, (kept, letter) = _operation(request), letters(request)
     names = [n for n in removed_names(explanation.ledger, letter) if n]
+    true_zero = _true_is_zero(explanation, kept, names) if names and not grouped else ()
     terms = (f" + {letter}₁ + … (one term per blocking stop)" if grouped and names
-             else "".join(f" + {n}" for n in names))
+             else "".join(f" + {n}" for n in names) + " = 0" * bool(true_zero))
     variable = over(request)
     if ", " in variable.parts:
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
@@ -68,11 +69,12 @@ def closing(explanation, grouped: bool = False) -> tuple:
     removed = ("; each ", Math(f"{letter}ᵢ", f"{letter}_i"), " is what its stop removes") if names else (
         "; the stops remove nothing",)
     zero = _zero_everywhere(explanation, kept)
+    why = tuple(n for n in (zero, *true_zero) if n)
     one_line = note(identity, " (", kept_is, ")", *(() if names else removed))
     if len(one_line.spelled(str)) <= _ONE_LINE:  # the rᵢ are named where their stops are: one line says it
-        return (one_line, zero) if zero else (one_line,)
+        return (one_line, *why)
     said = note("where ", kept_is, f" is what {operation} gives", *removed)
-    return (identity, said, zero) if zero else (identity, said)
+    return (identity, said, *why)
 
 
 def _zero_everywhere(explanation, kept: str) -> Note:
@@ -93,3 +95,39 @@ def _zero_everywhere(explanation, kept: str) -> Note:
         return note()
     why = f", and {', '.join(used)}" if used else ""
     return note(f"{kept} = 0 at every point, though not written 0: each stop has its argument's value{why}")
+
+
+def _true_is_zero(explanation, kept: str, names: list) -> tuple:
+    """Two lines saying the true gradient is 0 at every point, and why, when the stops' terms cancel what grad
+    gives (DiCE's magic box exp(logp − sg(logp)), 1 in value: grad gives the score function, which the
+    function, a constant, lacks); else (). Shown by the rewrites (each stop at its argument's value, g + rᵢ
+    cancels term by term), else at random points, when a stop is inventing (its term cancels g where it is
+    not 0), and the line says which."""
+    from gradlang.derive.tensor.rewrite import tidy
+    from gradlang.explain.ledger import random_points
+    from gradlang.expr.stopgrad import unstopped
+    from gradlang.expr.tensor.nodes import Zeros
+    from gradlang.expr.walk import tree_size
+
+    derived, blocked = explanation.derived, explanation.blocked
+    if not (isinstance(derived, sp.Expr) and isinstance(blocked, sp.Expr)) or blocked == 0:
+        return ()
+    if tree_size([derived, blocked], cap=2 * _ZERO_NODES + 1) > 2 * _ZERO_NODES:
+        return ()
+    total = tidy(sp.Add(unstopped(derived), blocked))
+    if total == 0 or isinstance(total, Zeros):
+        where = note("0 at every point: ", _sum(kept, names), " cancels term by term once each stop is its "
+                     "argument's value")
+    elif any(e.verdict == "inventing" for e in explanation.ledger) and (points := random_points.zero_at(total, [derived])):
+        where = note(f"0 at {points} random points (the rewrites do not show it at every point)")
+    else:
+        return ()
+    removed = names[0] if len(names) == 1 else f"({' + '.join(names)})"
+    stops = "the stop invents" if len(names) == 1 else "the stops invent"
+    return (where, note("so all of ", Math(kept, latex_math(kept)), f" is what {stops}: ",
+                        Math(f"{kept} = −{removed}", latex_math(f"{kept} = -{removed}"))))
+
+
+def _sum(kept: str, names: list):
+    text = " + ".join([kept, *names])
+    return Math(text, latex_math(text))
