@@ -221,4 +221,33 @@ class Form:
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
         shortened = shorten(value, {**self.users, **self.names}) if stops else value  # sg(x_fgsm): the user's
-        return in_builtins(shorten(shorten(shortened, self.display) if display else shortened, self.whole))
+        return in_builtins(plain_signs(shorten(shorten(shortened, self.display) if display else shortened, self.whole)))
+
+
+def plain_signs(value):
+    """The value with each coefficient 1.0 or -1.0 of a product written as a sign: x - mu, not x - 1.0*mu.
+    A formula with a float in it has its integers as floats (core/floats.py: layer norm's 1e-5 made every
+    x - mu x - 1.0*mu); a derivation's line reads back to the same numbers either way (docs/decisions.md).
+    Other floats stay (2.0*mu, x + 1.0): they are numbers of the formula, not signs."""
+    from gradlang.expr.graph import build_dag
+    from gradlang.expr.walk import build
+
+    if not isinstance(value, sp.Basic):
+        return value
+    dag = build_dag([value])
+    if not any(_signed_one(node) for node in dag.nodes):
+        return value
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if _signed_one(node):
+            built.append(sp.Mul(int(node.args[0]), *args[1:]))
+        elif kids and any(a is not b for a, b in zip(args, node.args)):
+            built.append(build(node, args))
+        else:
+            built.append(node)
+    return built[dag.roots[0]]
+
+
+def _signed_one(node) -> bool:
+    return isinstance(node, sp.Mul) and node.args[0].is_Float and abs(float(node.args[0])) == 1.0

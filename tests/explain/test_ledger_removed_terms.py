@@ -172,3 +172,21 @@ def test_a_huge_removed_term_is_still_given_by_its_rule():
 
     x = sp.symbols("x0:60", real=True)
     assert _long_term(sum(sp.sin(v) * v for v in x), ()) and not _long_term(x[0] * sp.sin(x[1]), ())
+
+
+def test_a_coefficient_one_point_zero_is_written_as_a_sign_in_the_derivation_only():
+    """Layer norm's 1e-5 makes its integers floats: the derivation wrote x - 1.0*mu and -1.0*u*u1; it writes
+    x - mu and -u*u1 in every format, and the value under it, which reads back, still holds its floats."""
+    source, result = _explained("layernorm_stopped_statistics")
+    plain = to_plain(result)
+    derivation = "\n".join(line for line in plain.splitlines() if line.startswith("#"))
+    assert "1.0*" not in derivation and "(x - mu)^2" in derivation and "adjoint arriving: -u*u1" in derivation
+    assert "2.0*mu" in derivation  # a number of the formula, not a sign
+    assert "1.0" not in to_latex(result).split(r"\end{align*}")[0].replace("1e-05", "")
+    value = plain.splitlines()[-1]
+    assert value == "u*g^2*(2*x - 2.0*mu)"
+    lines = _lines(result)
+    point = {"x": RNG.uniform(-1, 1, 5), "g": RNG.uniform(-1, 1, 5)}
+    kept = _read_back(source, lines, value, point)
+    stopped = jax.grad(lambda x: _layer_norm_loss(jax.lax.stop_gradient, x, jnp.asarray(point["g"])))(jnp.asarray(point["x"]))
+    assert np.allclose(kept, np.asarray(stopped), atol=1e-7)
