@@ -23,7 +23,7 @@ from gradlang.explain.ledger.written import named_stops
 from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
-from gradlang.expr.walk import dag_atoms, dag_nodes
+from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, tree_size
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12
@@ -196,12 +196,46 @@ def _letter(stop) -> str:
 
 
 def shorten(value, names: dict):
-    """A value with the named stopped subexpressions replaced by their names."""
+    """A value with the named stopped subexpressions replaced by their names; a named sum also where it is
+    part of a larger sum (SymPy flattened the user's target = r + gamma*sg(u) into q1(s) - target), in a
+    value small enough for SymPy's subs, which finds it there."""
     if not names or not isinstance(value, sp.Basic):
         return value
     if value in names:
         return names[value]
-    return value.xreplace(names)
+    return named_sums(value.xreplace(names), names)
+
+
+def named_sums(value, names: dict):
+    """The value with each named sum written as its name where it is part of a larger sum (see shorten)."""
+    sums = [(key, name) for key, name in names.items() if isinstance(key, (sp.Add, sp.Mul))]
+    if not sums or not isinstance(value, sp.Basic) or tree_size(value, cap=_SUBS_NODES + 1) > _SUBS_NODES:
+        return value
+    for key, name in sums:
+        key = key.xreplace({k: n for k, n in names.items() if k != key})  # as the value now writes it
+        if isinstance(key, (sp.Add, sp.Mul)) and key != value and (
+                dag_has(value, *key.args) or isinstance(key, sp.Add) and dag_has(value, *(-key).args)):
+            value = _substituted(value, key, name)
+    return value
+
+
+_SUBS_NODES = 200  # tree nodes of a value worth searching for a named sum inside its sums
+
+
+def _substituted(value, key, name):
+    """value with the sum `key` written as its name; a multiple of it too (2*gamma*sg(u) + 2*r - u1 as
+    2*target - u1): a term of the sum that is a name stands for the name less the other terms, kept only when
+    they all cancel (so r elsewhere, r*x, is never written target - gamma*sg(u))."""
+    try:
+        value = value.subs(key, name)
+        atom = next((term for term in key.args if term.is_Symbol), None) if isinstance(key, sp.Add) else None
+        if atom is None or not dag_has(value, atom):
+            return value
+        rest = key - atom
+        trial = value.xreplace({atom: name - rest})
+        return value if any(dag_has(trial, term) for term in sp.Add.make_args(rest)) else trial
+    except (TypeError, ValueError, AttributeError, RecursionError):  # a tensor node SymPy cannot rebuild
+        return value
 
 
 class Form:
@@ -221,7 +255,8 @@ class Form:
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
         shortened = shorten(value, {**self.users, **self.names}) if stops else value  # sg(x_fgsm): the user's
-        return in_builtins(plain_signs(shorten(shorten(shortened, self.display) if display else shortened, self.whole)))
+        shortened = shorten(shortened, self.display) if display else named_sums(shortened, self.display)
+        return in_builtins(plain_signs(shorten(shortened, self.whole)))
 
 
 def plain_signs(value):

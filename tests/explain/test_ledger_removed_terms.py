@@ -104,12 +104,12 @@ def _dice_loss(stop, theta, x, R):
 
 def test_dices_invented_term_is_tidied_in_the_derivations_names_on_two_lines():
     """DiCE's invented term spelled u out as exp(log(sum(exp(theta)))) and was given by its rule; it is written
-    in u, broken before its second term, and −r₁ reads back to JAX's grad(L) − grad(unstopped(L))."""
+    in the user's magic, broken before its second term, and −r₁ reads back to JAX's grad(L) − grad(unstopped(L))."""
     source, result = _explained("dice_magic_box")
     lines = _lines(result)
     lead, tail = "   inventing: adds −r₁ = ", ", a gradient the function lacks"
     term = _printed_term(lines, lead, tail)
-    assert term == "R*u*exp(theta)/sum(exp(theta))^2 - R*u*x/sum(exp(theta))"
+    assert term == "R*magic*exp(theta)/sum(exp(theta)) - R*magic*x"
     assert "exp(log(" not in to_plain(result).split("stop sg(logp)")[1]
     assert max(len(line) for line in lines) <= 98
     point = {"theta": RNG.uniform(-1, 1, 4), "x": RNG.uniform(-1, 1, 4), "R": RNG.uniform(0.5, 2)}
@@ -190,3 +190,39 @@ def test_a_coefficient_one_point_zero_is_written_as_a_sign_in_the_derivation_onl
     kept = _read_back(source, lines, value, point)
     stopped = jax.grad(lambda x: _layer_norm_loss(jax.lax.stop_gradient, x, jnp.asarray(point["g"])))(jnp.asarray(point["x"]))
     assert np.allclose(kept, np.asarray(stopped), atol=1e-7)
+
+
+def test_a_users_name_for_a_sum_or_product_that_sympy_flattened_is_kept():
+    """TD3's target = r + gamma*sg(min(…)) was flattened into (q1(s) - target)^2 and DiCE's magic into
+    -R*exp(…)/sum(exp(theta)): the derivations wrote their parts; they are let lines and every line uses
+    them (a multiple too: 2*target), and the lines read back to JAX's values."""
+    source, result = _explained("td3_twin_critics")
+    lines = _lines(result)
+    assert lines[0].startswith("grad((u1 - target)^2 + (sum(W2 @ s) - target)^2, W1):")
+    assert "     target = gamma*sg(u) + r" in lines and "     u2 = 2*target - u1 - sum(W2 @ s)" in lines
+    assert not any("gamma*sg(u) - r" in line or "2*r" in line for line in lines)
+    W1 = RNG.uniform(-1, 1, (3, 3))
+    point = {"s": RNG.uniform(0.2, 1, 3), "W1": W1, "W2": W1 + 0.5, "Wa": RNG.uniform(0.2, 1, (3, 3)),
+             "r": RNG.uniform(-1, 1), "gamma": 0.9}
+    kept = jax.grad(lambda w: _td3_loss(jax.lax.stop_gradient, **{**point, "W1": w}))(jnp.asarray(W1))
+    last = next(line for line in lines if line.startswith("(3)  ∂L/∂W1 = "))
+    assert "(u1 - target)" in last
+    assert np.allclose(_read_back(source, lines, last.split(" = ", 1)[1].split("  [")[0].strip(), point), kept)
+    _, result = _explained("dice_magic_box")
+    lines = _lines(result)
+    assert lines[0].startswith("grad(-R*magic, theta):") and "     magic = u/sum(exp(theta))" in lines
+
+
+def test_a_name_for_a_sum_is_not_forced_where_its_terms_do_not_all_cancel():
+    """r alone, or r*x, is never written target - gamma*sg(u): a multiple of the sum is named only when every
+    other term of it cancels."""
+    import sympy as sp
+
+    from gradlang.explain.layout import named_sums
+
+    r, gamma, c, x, target = sp.symbols("r gamma c x target", real=True)
+    names = {r + gamma * c: target}
+    assert named_sums(2 * r + 2 * gamma * c - x, names) == 2 * target - x
+    assert named_sums(r * x + gamma * c, names) == r * x + gamma * c
+    assert named_sums(x - r - gamma * c, names) == x - target
+    assert named_sums(r + gamma * c, names) == r + gamma * c  # the let's own value stays itself

@@ -22,9 +22,25 @@ _FUNCTIONS = {"sigmoid": "p", "tanh": "h"}
 
 
 def user_names(expr, names) -> tuple:
-    """The user's bindings (value, name) that occur inside the expression (not the whole of it)."""
+    """The user's bindings (value, name) that occur inside the expression (not the whole of it), a sum also
+    where SymPy flattened it into a larger one (TD3's target = r + gamma*sg(u) in (q1(s) - target)^2:
+    the printers write it back, explain/layout.shorten)."""
     inside = set(build_dag([expr]).nodes)
-    return tuple((value, name) for value, name in names if value in inside and value != expr)
+    flat = [node for node in inside if isinstance(node, (sp.Add, sp.Mul))]
+    return tuple((value, name) for value, name in names
+                 if value != expr and (value in inside or _flattened(value, flat)))
+
+
+def _flattened(value, flat) -> bool:
+    """A sum (or product) of composite parts whose parts (a sum's, or their negatives) are some of the parts
+    of a larger sum (product) of the expression: SymPy flattened it there (DiCE's magic = exp(u)/sum(exp(theta))
+    in -R*magic)."""
+    if not isinstance(value, (sp.Add, sp.Mul)) or all(part.is_Atom for part in value.args):
+        return False
+    mine = set(value.args)
+    negated = set((-value).args) if isinstance(value, sp.Add) and isinstance(-value, sp.Add) else mine
+    return any(type(node) is type(value) and len(node.args) > len(mine) and (mine <= set(node.args) or negated <= set(node.args))
+               for node in flat)
 
 
 def repeated_parts(expr, taken: set) -> tuple:
