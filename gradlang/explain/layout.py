@@ -225,7 +225,7 @@ _SUBS_NODES = 200  # tree nodes of a value worth searching for a named sum insid
 def _substituted(value, key, name):
     """value with the sum `key` written as its name; a multiple of it too (2*gamma*sg(u) + 2*r - u1 as
     2*target - u1): a term of the sum that is a name stands for the name less the other terms, kept only when
-    they all cancel (so r elsewhere, r*x, is never written target - gamma*sg(u))."""
+    they all cancel and the value is shorter for it (so r elsewhere, r*x, is never written target - gamma*sg(u))."""
     try:
         value = value.subs(key, name)
         atom = next((term for term in key.args if term.is_Symbol), None) if isinstance(key, sp.Add) else None
@@ -233,7 +233,8 @@ def _substituted(value, key, name):
             return value
         rest = key - atom
         trial = value.xreplace({atom: name - rest})
-        return value if any(dag_has(trial, term) for term in sp.Add.make_args(rest)) else trial
+        left = any(dag_has(trial, term, -term) for term in sp.Add.make_args(rest))
+        return value if left or tree_size(trial) >= tree_size(value) else trial
     except (TypeError, ValueError, AttributeError, RecursionError):  # a tensor node SymPy cannot rebuild
         return value
 

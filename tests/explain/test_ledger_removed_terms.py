@@ -226,3 +226,17 @@ def test_a_name_for_a_sum_is_not_forced_where_its_terms_do_not_all_cancel():
     assert named_sums(r * x + gamma * c, names) == r * x + gamma * c
     assert named_sums(x - r - gamma * c, names) == x - target
     assert named_sums(r + gamma * c, names) == r + gamma * c  # the let's own value stays itself
+
+
+def test_a_users_product_inside_another_name_is_named_once_and_the_kept_letter_avoids_it():
+    """adversarial training: x_norm = x + g/(10*norm(g)) holds the user's g = grad(loss(x), x) as a part of a
+    product; g is a let before x_norm (each let written in the names before it, never in its own), and the
+    identity's kept part is k, since g is the user's."""
+    from tests.explain.every_program import example_gradients
+
+    [source] = [s for n, s in example_gradients() if n == "adversarial_training:19"]
+    lines = _lines([r for r in Session().run(source) if r is not None and r.kind == "explain"][-1])
+    assert "let  g = -sigmoid(-dot(w, tanh(x)))*w*(1 - tanh(x)^2)" in lines
+    assert "     x_norm = g/(10*norm(g)) + x" in lines
+    assert "true = kept + removed: grad(unstopped(L), w) = k + r₁ (k = grad(L, w))" in lines
+    assert max(len(line) for line in lines) <= 98

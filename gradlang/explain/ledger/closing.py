@@ -19,14 +19,16 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _ZERO_NODES = 300  # tree nodes of a gradient worth asking whether it is 0 at every point
 
 
-def letters(request) -> tuple[str, str]:
+def letters(request, shown=()) -> tuple[str, str]:
     """(the kept part's letter, the removed terms' letter): g and r, unless the user's formula has a name
-    that a reader would take them for (layer norm's gain g, PPO's ratio r)."""
+    that a reader would take them for (layer norm's gain g, PPO's ratio r), or the derivation's lets do
+    (`shown`, its (value, name) pairs: adversarial training's g = grad(loss(x), x))."""
     from gradlang.expr.values import to_symbolic
     from gradlang.expr.walk import dag_atoms
 
     expr = to_symbolic(request.expr)
     taken = {s.name.split("[")[0] for s in dag_atoms(expr, sp.Symbol)} if isinstance(expr, sp.Basic) else set()
+    taken |= {str(name) for _, name in shown}
     kept = "J" if request.operation == "jacobian" else next(c for c in ("g", "k", "κ") if c not in taken)
     return kept, next(c for c in ("r", "q", "ρ") if c not in taken)
 
@@ -54,7 +56,8 @@ def closing(explanation, grouped: bool = False) -> tuple:
     from gradlang.explain.ledger.words import over
 
     request = explanation.request
-    operation, (kept, letter) = _operation(request), letters(request)
+    display = getattr(getattr(explanation, "vector", None), "display", ()) or ()
+    operation, (kept, letter) = _operation(request), letters(request, display)
     names = [n for n in removed_names(explanation.ledger, letter) if n]
     true_zero = _true_is_zero(explanation, kept, names) if names and not grouped else ()
     terms = (f" + {letter}₁ + … (one term per blocking stop)" if grouped and names

@@ -269,7 +269,7 @@ def lines(explanation) -> tuple:
     said = tuple((*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
                   verdict(e, request, () if e.parts else removes.get(e.stop, ()), name,
                           expr if isinstance(expr, sp.Basic) else None, display))
-                 for e, name in zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1])))
+                 for e, name in zip(explanation.ledger, removed_names(explanation.ledger, letters(request, display)[1])))
     return said
 
 
