@@ -196,22 +196,22 @@ def _letter(stop) -> str:
 
 
 def shorten(value, names: dict):
-    """A value with the named stopped subexpressions replaced by their names; a named sum also where it is
-    part of a larger sum (SymPy flattened the user's target = r + gamma*sg(u) into q1(s) - target), in a
-    value small enough for SymPy's subs, which finds it there."""
+    """A value with the named stopped subexpressions replaced by their names."""
     if not names or not isinstance(value, sp.Basic):
         return value
     if value in names:
         return names[value]
-    return named_sums(value.xreplace(names), names)
+    return value.xreplace(names)
 
 
-def named_sums(value, names: dict):
-    """The value with each named sum written as its name where it is part of a larger sum (see shorten)."""
-    sums = [(key, name) for key, name in names.items() if isinstance(key, (sp.Add, sp.Mul))]
+def named_sums(value, sums: dict, names: dict):
+    """The value with each of the user's names for a sum (or product) that the formula flattened into a
+    larger one (`sums`, explain/tensor/names.user_names) written as its name there, by SymPy's subs, in a
+    value small enough for it: TD3's target = r + gamma*sg(u) in (u1 - target)^2. names: all the names
+    the value is written in (the sum is found as the value now writes it)."""
     if not sums or not isinstance(value, sp.Basic) or tree_size(value, cap=_SUBS_NODES + 1) > _SUBS_NODES:
         return value
-    for key, name in sums:
+    for key, name in sums.items():
         key = key.xreplace({k: n for k, n in names.items() if k != key})  # as the value now writes it
         if isinstance(key, (sp.Add, sp.Mul)) and key != value and (
                 dag_has(value, *key.args) or isinstance(key, sp.Add) and dag_has(value, *(-key).args)):
@@ -250,14 +250,29 @@ class Form:
         self.users = named_stops(explanation.request) if explanation.vector is None else {}
         display = explanation.vector.display if explanation.vector is not None else ()
         self.display = {shorten(value, self.names): name for value, name in display}
+        self.sums = {shorten(value, self.names): name for value, name in flattened(explanation.request.expr, display)}
         self.whole = whole_vectors(explanation)
 
     def __call__(self, value, display: bool = True, stops: bool = True):
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
         shortened = shorten(value, {**self.users, **self.names}) if stops else value  # sg(x_fgsm): the user's
-        shortened = shorten(shortened, self.display) if display else named_sums(shortened, self.display)
+        shortened = named_sums(shorten(shortened, self.display) if display else shortened, self.sums, self.display)
         return in_builtins(plain_signs(shorten(shortened, self.whole)))
+
+
+def flattened(expr, display) -> tuple:
+    """The (value, name) pairs of the display that are parts of the formula's larger sums or products, where
+    SymPy flattened them (tensor/names.user_names took them; adversarial training's g is also a part of its
+    own in norm(g)): only these are looked for inside sums; a let that is only ever a part of the formula
+    (δ = pi - y) or a wall's name keeps the lines as the pass wrote them (2*pi - 2*y = 2*δ)."""
+    from gradlang.explain.tensor.names import flattened_into
+
+    if not display or not isinstance(expr, sp.Basic):
+        return ()
+    nodes = set(dag_nodes([expr]))
+    flat = [node for node in nodes if isinstance(node, (sp.Add, sp.Mul))]
+    return tuple((value, name) for value, name in display if flattened_into(value, flat))
 
 
 def plain_signs(value):

@@ -222,10 +222,11 @@ def test_a_name_for_a_sum_is_not_forced_where_its_terms_do_not_all_cancel():
 
     r, gamma, c, x, target = sp.symbols("r gamma c x target", real=True)
     names = {r + gamma * c: target}
-    assert named_sums(2 * r + 2 * gamma * c - x, names) == 2 * target - x
-    assert named_sums(r * x + gamma * c, names) == r * x + gamma * c
-    assert named_sums(x - r - gamma * c, names) == x - target
-    assert named_sums(r + gamma * c, names) == r + gamma * c  # the let's own value stays itself
+    assert named_sums(2 * r + 2 * gamma * c - x, names, names) == 2 * target - x
+    assert named_sums(r * x + gamma * c, names, names) == r * x + gamma * c
+    assert named_sums(x - r - gamma * c, names, names) == x - target
+    assert named_sums(sp.tanh(r) + gamma * c, names, names) == sp.tanh(r) + gamma * c
+    assert named_sums(r + gamma * c, names, names) == r + gamma * c  # the let's own value stays itself
 
 
 def test_a_users_product_inside_another_name_is_named_once_and_the_kept_letter_avoids_it():

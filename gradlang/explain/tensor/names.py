@@ -28,19 +28,24 @@ def user_names(expr, names) -> tuple:
     inside = set(build_dag([expr]).nodes)
     flat = [node for node in inside if isinstance(node, (sp.Add, sp.Mul))]
     return tuple((value, name) for value, name in names
-                 if value != expr and (value in inside or _flattened(value, flat)))
+                 if value != expr and (value in inside or flattened_into(value, flat)))
 
 
-def _flattened(value, flat) -> bool:
+def flattened_into(value, flat) -> bool:
     """A sum (or product) of composite parts whose parts (a sum's, or their negatives) are some of the parts
     of a larger sum (product) of the expression: SymPy flattened it there (DiCE's magic = exp(u)/sum(exp(theta))
     in -R*magic)."""
     if not isinstance(value, (sp.Add, sp.Mul)) or all(part.is_Atom for part in value.args):
         return False
-    mine = set(value.args)
+    mine = _parts(value)
     negated = set((-value).args) if isinstance(value, sp.Add) and isinstance(-value, sp.Add) else mine
-    return any(type(node) is type(value) and len(node.args) > len(mine) and (mine <= set(node.args) or negated <= set(node.args))
+    return any(type(node) is type(value) and len(_parts(node)) > len(mine) and (mine <= _parts(node) or negated <= _parts(node))
                for node in flat)
+
+
+def _parts(node) -> set:
+    """A sum's terms; a product's factors but its number (-g/10 holds g = -sigmoid(…)*w: SymPy's subs finds it)."""
+    return set(node.args) if isinstance(node, sp.Add) else {a for a in node.args if not a.is_Number}
 
 
 def repeated_parts(expr, taken: set) -> tuple:
