@@ -107,6 +107,7 @@ def _true_is_zero(explanation, kept: str, names: list) -> tuple:
     cancels term by term), else at random points, when a stop is inventing (its term cancels g where it is
     not 0), and the line says which."""
     from gradlang.derive.tensor.rewrite import tidy
+    from gradlang.errors import GradlangError
     from gradlang.explain.ledger import random_points
     from gradlang.expr.stopgrad import unstopped
     from gradlang.expr.tensor.nodes import Zeros
@@ -117,11 +118,14 @@ def _true_is_zero(explanation, kept: str, names: list) -> tuple:
         return ()
     if tree_size([derived, blocked], cap=2 * _ZERO_NODES + 1) > 2 * _ZERO_NODES:
         return ()
-    total = tidy(sp.Add(unstopped(derived), blocked))
+    try:
+        total = tidy(sp.Add(unstopped(derived), blocked))
+    except (GradlangError, TypeError, ValueError):  # shapes the sum cannot join: not shown to be 0
+        return ()
     if total == 0 or isinstance(total, Zeros):
         where = note("0 at every point: ", _sum(kept, names), " cancels term by term once each stop is its "
                      "argument's value")
-    elif any(e.verdict == "inventing" for e in explanation.ledger) and (points := random_points.zero_at(total, [derived])):
+    elif _inventing(explanation) and (points := random_points.zero_at(total, [derived])):
         where = note(f"0 at {points} random points (the rewrites do not show it at every point)")
     else:
         return ()
@@ -129,6 +133,14 @@ def _true_is_zero(explanation, kept: str, names: list) -> tuple:
     stops = "the stop invents" if len(names) == 1 else "the stops invent"
     return (where, note("so all of ", Math(kept, latex_math(kept)), f" is what {stops}: ",
                         Math(f"{kept} = −{removed}", latex_math(f"{kept} = -{removed}"))))
+
+
+def _inventing(explanation) -> bool:
+    """A stop invents (so the true gradient may be 0 where the rewrites cannot show it), and the random
+    points can be drawn (NumPy: not in the browser page)."""
+    from gradlang.lazy import has_numpy
+
+    return any(e.verdict == "inventing" for e in explanation.ledger) and has_numpy()
 
 
 def _sum(kept: str, names: list):
