@@ -25,7 +25,7 @@ from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
 from gradlang.expr.graph import build_dag
-from gradlang.expr.walk import dag_atoms, dag_nodes, tree_size
+from gradlang.expr.walk import dag_atoms, dag_has, dag_nodes, tree_size
 
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _LONG = 12
@@ -260,6 +260,41 @@ def _factored(product, products: list, dag, built: list):
     return product
 
 
+def named_sums(value, sums: dict, names: dict):
+    """The value with each of the user's names for a sum (or product) that the formula flattened into a
+    larger one (`sums`, explain/tensor/names.user_names) written as its name there, by SymPy's subs, in a
+    value small enough for it: TD3's target = r + gamma*sg(u) in (u1 - target)^2. names: all the names
+    the value is written in (the sum is found as the value now writes it)."""
+    if not sums or not isinstance(value, sp.Basic) or tree_size(value, cap=_SUBS_NODES + 1) > _SUBS_NODES:
+        return value
+    for key, name in sums.items():
+        key = key.xreplace({k: n for k, n in names.items() if k != key})  # as the value now writes it
+        if isinstance(key, (sp.Add, sp.Mul)) and key != value and (
+                dag_has(value, *key.args) or isinstance(key, sp.Add) and dag_has(value, *(-key).args)):
+            value = _substituted(value, key, name)
+    return value
+
+
+_SUBS_NODES = 200  # tree nodes of a value worth searching for a named sum inside its sums
+
+
+def _substituted(value, key, name):
+    """value with the sum `key` written as its name; a multiple of it too (2*gamma*sg(u) + 2*r - u1 as
+    2*target - u1): a term of the sum that is a name stands for the name less the other terms, kept only when
+    they all cancel and the value is shorter for it (so r elsewhere, r*x, is never written target - gamma*sg(u))."""
+    try:
+        value = value.subs(key, name)
+        atom = next((term for term in key.args if term.is_Symbol), None) if isinstance(key, sp.Add) else None
+        if atom is None or not dag_has(value, atom):
+            return value
+        rest = key - atom
+        trial = value.xreplace({atom: name - rest})
+        left = any(dag_has(trial, term, -term) for term in sp.Add.make_args(rest))
+        return value if left or tree_size(trial) >= tree_size(value) else trial
+    except (TypeError, ValueError, AttributeError, RecursionError):  # a tensor node SymPy cannot rebuild
+        return value
+
+
 class Form:
     """How the explanation writes a value: long stops by their names, the vector derivation's
     parts by its let names, whole vectors by theirs (the names found once, for every line), the shares of a
@@ -271,10 +306,55 @@ class Form:
         self.users = named_stops(explanation.request) if explanation.vector is None else {}
         display = explanation.vector.display if explanation.vector is not None else ()
         self.display = {shorten(value, self.names): name for value, name in display}
+        self.sums = {shorten(value, self.names): name for value, name in flattened(explanation.request.expr, display)}
         self.whole = whole_vectors(explanation)
 
     def __call__(self, value, display: bool = True, stops: bool = True):
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
         shortened = shorten(value, {**self.users, **self.names}) if stops else value  # sg(x_fgsm): the user's
-        return in_builtins(shorten(shorten(shortened, self.display) if display else shortened, self.whole))
+        shortened = named_sums(shorten(shortened, self.display) if display else shortened, self.sums, self.display)
+        return in_builtins(plain_signs(shorten(shortened, self.whole)))
+
+
+def flattened(expr, display) -> tuple:
+    """The (value, name) pairs of the display that are parts of the formula's larger sums or products, where
+    SymPy flattened them (tensor/names.user_names took them; adversarial training's g is also a part of its
+    own in norm(g)): only these are looked for inside sums; a let that is only ever a part of the formula
+    (δ = pi - y) or a wall's name keeps the lines as the pass wrote them (2*pi - 2*y = 2*δ)."""
+    from gradlang.explain.tensor.names import flattened_into
+
+    if not display or not isinstance(expr, sp.Basic):
+        return ()
+    nodes = set(dag_nodes([expr]))
+    flat = [node for node in nodes if isinstance(node, (sp.Add, sp.Mul))]
+    return tuple((value, name) for value, name in display if flattened_into(value, flat))
+
+
+def plain_signs(value):
+    """The value with each coefficient 1.0 or -1.0 of a product written as a sign: x - mu, not x - 1.0*mu.
+    A formula with a float in it has its integers as floats (core/floats.py: layer norm's 1e-5 made every
+    x - mu x - 1.0*mu); a derivation's line reads back to the same numbers either way (docs/decisions.md).
+    Other floats stay (2.0*mu, x + 1.0): they are numbers of the formula, not signs."""
+    from gradlang.expr.graph import build_dag
+    from gradlang.expr.walk import build
+
+    if not isinstance(value, sp.Basic):
+        return value
+    dag = build_dag([value])
+    if not any(_signed_one(node) for node in dag.nodes):
+        return value
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if _signed_one(node):
+            built.append(sp.Mul(int(node.args[0]), *args[1:]))
+        elif kids and any(a is not b for a, b in zip(args, node.args)):
+            built.append(build(node, args))
+        else:
+            built.append(node)
+    return built[dag.roots[0]]
+
+
+def _signed_one(node) -> bool:
+    return isinstance(node, sp.Mul) and node.args[0].is_Float and abs(float(node.args[0])) == 1.0

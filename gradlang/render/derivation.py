@@ -15,9 +15,10 @@ from gradlang.expr.values import elements, shape_of, to_symbolic
 from gradlang.explain.scalar.components import step_operator
 from gradlang.explain.ledger.arithmetic import in_builtins
 from gradlang.explain.ledger.components import adjoint_value, removed_value
+from gradlang.explain.ledger.words import term_lines
 from gradlang.explain.layout import Form, Node, layout, more_line, walk_nodes
 from gradlang.render import checked
-from gradlang.explain.note import note
+from gradlang.explain.note import Note, note
 from gradlang.render.latex_break import LATEX_LINE as _LATEX_LINE, LHS_HEAD as _LHS_HEAD, breakable as _breakable, pieces as _pieces
 from gradlang.render.latex import split_component, text_escape as _latex_text, to_latex as latex_symbol
 from gradlang.render.notes import latex_note, latex_rows, plain_note
@@ -27,6 +28,7 @@ from gradlang.render.plain_break import broken, simplified_lines, step_lines, ti
 from gradlang.render.records import renders
 
 _RULE_WIDTH = 64      # plain text: rule names start in this column when they fit
+_RICH_WIDTH = 90      # pretty: columns of a ledger line (a 100-column terminal less the tree's guides)
 # pretty: nothing a reader needs is dimmed (only the tree's guides and the depth line, which is an aside)
 _STYLES = {"rule": "italic cyan", "stop": "bold red", "note": "dim", "summary": "bold"}
 
@@ -185,10 +187,27 @@ def plain_text(printer, explanation) -> str:
         lines.extend(line for simpler in _simpler(explanation, root) for line in simplified_lines(show(simpler)))
         lines.extend(f"why zero: {plain_note(reason, show)}" for reason in _why(explanation, root))
     for head, *said in _ledger(explanation):
-        lines += [plain_note(head, show)] + [f"   {plain_note(verdict, show)}" for verdict in said]
+        lines += ledger_lines("", head, show)
+        lines += [line for verdict in said for line in ledger_lines("   ", verdict, show)]
     lines += [more] if (more := more_line(explanation)) else []
     lines += [checked.plain_line(explanation.check)] if explanation.check is not None else []
     return "\n".join(lines)
+
+
+def ledger_lines(lead: str, said, show, width: int = vector_lines.WIDTH) -> list[str]:
+    """A ledger line that fits the page: broken before a + or − outside every bracket of its formulas (a
+    removed term of two terms, DiCE's, on two lines; never in its words, "kept + removed"), each further
+    line indented under its words."""
+    line = lead + plain_note(said, show)
+    if len(line) <= width:
+        return [line]
+    spans, at = [], len(lead)
+    for words, parts in said.spans():
+        length = len(Note(tuple(parts)).spelled(show))
+        spans += [] if words else [(at, at + length)]
+        at += length
+    pieces = term_lines(line, width, width - len(lead) - 3, spans)
+    return pieces[:1] + [f"{lead}   {piece}" for piece in pieces[1:]]
 
 
 # --- LaTeX ------------------------------------------------------------------
@@ -325,11 +344,11 @@ def rich_tree(printer, explanation):
         for reason in _why(explanation, root):
             parent.add(styled(tidy_line(f"why zero: {plain_note(reason, show)}")))
     for head, *said in _ledger(explanation):
-        line = styled(plain_note(head, show))
+        line = styled("\n".join(ledger_lines("", head, show, _RICH_WIDTH)))
         line.stylize(_STYLES["stop"], 0, len("stop") if line.plain.startswith("stop") else 0)
         branch = tree.add(line)
         for verdict in said:
-            branch.add(styled(plain_note(verdict, show)))
+            branch.add(styled("\n".join(ledger_lines("", verdict, show, _RICH_WIDTH))))
     if more := more_line(explanation):
         tree.add(Text(more, style=_STYLES["note"]))
     if explanation.check is not None:

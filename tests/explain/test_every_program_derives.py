@@ -50,7 +50,7 @@ def _written_reaching(step) -> int:
     (sg(x) written twice is one node) unless bound to names of their own (t17 = sg(m), t24 = sg(m)), each
     stop written on a constant (sg(2)) once, and each stop in a case a fixed condition does not take."""
     from gradlang.explain.ledger.components import outermost_stops
-    from gradlang.explain.ledger.written import _stops_of
+    from gradlang.explain.ledger.written import _integral, _stops_of
     from gradlang.expr.walk import dag_nodes
     from gradlang.expr.tensor.lower import lowered
     from gradlang.expr.values import elements, is_scalar, to_symbolic
@@ -58,11 +58,11 @@ def _written_reaching(step) -> int:
     expr = to_symbolic(step.request.expr)
     met = set()
     for form in (expr, _lowered(expr, lowered)):
-        met |= set(outermost_stops(elements(form) if not is_scalar(form) else [form]))
+        met |= {_integral(s) for s in outermost_stops(elements(form) if not is_scalar(form) else [form])}
     groups, constants, own, inside = [], set(), 0, []
     within = set(dag_nodes([stop.args[0] for stop in met]))  # what the stops met hold
     for site in step.request.written:
-        stops = set(_stops_of(site.values))
+        stops = {_integral(s) for s in _stops_of(site.values)}  # a float formula's 1.0*mu is the stop written
         if site.untaken:  # in a case a fixed condition does not take: its own entry (never reached)
             own += 1
         elif not stops:

@@ -74,8 +74,17 @@ def test_a_ledger_line_that_shows_an_adjoint_is_zero_names_its_repeated_part():
 
 
 def test_the_rules_letter_for_a_stopped_value_is_none_the_derivation_uses():
-    """reinforce names u in its let block; the removed term by its rule said `ā·∂u/∂theta (u stopped)` beside
-    it, two values one letter: the rule takes the first letter the derivation leaves free."""
+    """reinforce names u in its let block; a removed term given by its rule said `ā·∂u/∂theta (u stopped)`
+    beside it, two values one letter: the rule takes the first letter the derivation leaves free. (Its r₂,
+    three terms, is written out now, on three lines: the rule is for a term too long for four.)"""
+    from gradlang.explain.explanation import Explanation
+    from gradlang.explain.ledger.words import _by_rule
+    from gradlang.explain.note import note
+
     lines = _lines(_example_explain("reinforce", REINFORCE))
     assert any(line.startswith("#      u = ") for line in lines)
-    assert "#    blocking: removes r₂ = ā·∂v/∂theta (ā arriving, v stopped)" in lines
+    assert "#    blocking: removes r₂ = pi*(pi[0]*log(pi[0])*dot([1, 0, 2], pi) - pi[0]*[1, 0, 2]*log(pi[0]))" in lines
+    assert "#       + pi*(pi[2]*log(pi[2])*dot([1, 0, 2], pi) - pi[2]*[1, 0, 2]*log(pi[2]))" in lines
+    step = next(s for s in _explained(_example_explain("reinforce", REINFORCE)).steps if isinstance(s, Explanation))
+    rule = note(*_by_rule(step.ledger[1], step.vector.display, step.request.expr))
+    assert str(rule) == "ā·∂v/∂theta (ā arriving, v stopped)"

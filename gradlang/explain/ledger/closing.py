@@ -19,14 +19,16 @@ _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _ZERO_NODES = 300  # tree nodes of a gradient worth asking whether it is 0 at every point
 
 
-def letters(request) -> tuple[str, str]:
+def letters(request, shown=()) -> tuple[str, str]:
     """(the kept part's letter, the removed terms' letter): g and r, unless the user's formula has a name
-    that a reader would take them for (layer norm's gain g, PPO's ratio r)."""
+    that a reader would take them for (layer norm's gain g, PPO's ratio r), or the derivation's lets do
+    (`shown`, its (value, name) pairs: adversarial training's g = grad(loss(x), x))."""
     from gradlang.expr.values import to_symbolic
     from gradlang.expr.walk import dag_atoms
 
     expr = to_symbolic(request.expr)
     taken = {s.name.split("[")[0] for s in dag_atoms(expr, sp.Symbol)} if isinstance(expr, sp.Basic) else set()
+    taken |= {str(name) for _, name in shown}
     kept = "J" if request.operation == "jacobian" else next(c for c in ("g", "k", "κ") if c not in taken)
     return kept, next(c for c in ("r", "q", "ρ") if c not in taken)
 
@@ -55,10 +57,12 @@ def closing(explanation) -> tuple:
     from gradlang.explain.ledger.words import over
 
     request = explanation.request
-    operation, (kept, letter) = _operation(request), letters(request)
+    display = getattr(getattr(explanation, "vector", None), "display", ()) or ()
+    operation, (kept, letter) = _operation(request), letters(request, display)
     names = [n for n in removed_names(explanation.ledger, letter) if n]
     shown = names if len(names) <= _TERMS else [*names[:2], "…", names[-1]]  # each rᵢ is named at its entry
-    terms = "".join(f" + {n}" for n in shown)
+    true_zero = _true_is_zero(explanation, kept, names) if names else ()
+    terms = "".join(f" + {n}" for n in shown) + " = 0" * bool(true_zero)
     variable = over(request)
     if ", " in variable.parts:
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
@@ -69,11 +73,12 @@ def closing(explanation) -> tuple:
     removed = ("; each ", Math(f"{letter}ᵢ", f"{letter}_i"), " is what its stop removes") if names else (
         "; the stops remove nothing",)
     zero = _zero_everywhere(explanation, kept)
+    why = tuple(n for n in (zero, *true_zero) if n)
     one_line = note(identity, " (", kept_is, ")", *(() if names else removed))
     if len(one_line.spelled(str)) <= _ONE_LINE:  # the rᵢ are named where their stops are: one line says it
-        return (one_line, zero) if zero else (one_line,)
+        return (one_line, *why)
     said = note("where ", kept_is, f" is what {operation} gives", *removed)
-    return (identity, said, zero) if zero else (identity, said)
+    return (identity, said, *why)
 
 
 def _zero_everywhere(explanation, kept: str) -> Note:
@@ -94,3 +99,51 @@ def _zero_everywhere(explanation, kept: str) -> Note:
         return note()
     why = f", and {', '.join(used)}" if used else ""
     return note(f"{kept} = 0 at every point, though not written 0: each stop has its argument's value{why}")
+
+
+def _true_is_zero(explanation, kept: str, names: list) -> tuple:
+    """Two lines saying the true gradient is 0 at every point, and why, when the stops' terms cancel what grad
+    gives (DiCE's magic box exp(logp − sg(logp)), 1 in value: grad gives the score function, which the
+    function, a constant, lacks); else (). Shown by the rewrites (each stop at its argument's value, g + rᵢ
+    cancels term by term), else at random points, when a stop is inventing (its term cancels g where it is
+    not 0), and the line says which."""
+    from gradlang.derive.tensor.rewrite import tidy
+    from gradlang.errors import GradlangError
+    from gradlang.explain.ledger import random_points
+    from gradlang.expr.stopgrad import unstopped
+    from gradlang.expr.tensor.nodes import Zeros
+    from gradlang.expr.walk import tree_size
+
+    derived, blocked = explanation.derived, explanation.blocked
+    if not (isinstance(derived, sp.Expr) and isinstance(blocked, sp.Expr)) or blocked == 0:
+        return ()
+    if tree_size([derived, blocked], cap=2 * _ZERO_NODES + 1) > 2 * _ZERO_NODES:
+        return ()
+    try:
+        total = tidy(sp.Add(unstopped(derived), blocked))
+    except (GradlangError, TypeError, ValueError):  # shapes the sum cannot join: not shown to be 0
+        return ()
+    if total == 0 or isinstance(total, Zeros):
+        where = note("0 at every point: ", _sum(kept, names), " cancels term by term once each stop is its "
+                     "argument's value")
+    elif _inventing(explanation) and (points := random_points.zero_at(total, [derived])):
+        where = note(f"0 at {points} random points (the rewrites do not show it at every point)")
+    else:
+        return ()
+    removed = names[0] if len(names) == 1 else f"({' + '.join(names)})"
+    stops = "the stop invents" if len(names) == 1 else "the stops invent"
+    return (where, note("so all of ", Math(kept, latex_math(kept)), f" is what {stops}: ",
+                        Math(f"{kept} = −{removed}", latex_math(f"{kept} = -{removed}"))))
+
+
+def _inventing(explanation) -> bool:
+    """A stop invents (so the true gradient may be 0 where the rewrites cannot show it), and the random
+    points can be drawn (NumPy: not in the browser page)."""
+    from gradlang.lazy import has_numpy
+
+    return any(e.verdict == "inventing" for e in explanation.ledger) and has_numpy()
+
+
+def _sum(kept: str, names: list):
+    text = " + ".join([kept, *names])
+    return Math(text, latex_math(text))

@@ -68,6 +68,7 @@ class StopEntry:
     untaken: str = ""          # why the value never reaches a written stop (a where's fixed condition)
     same: tuple = ()           # (verdict, name) of the written stop whose value (one node) this one repeats
     inside: str = ""           # the written stop this one is inside (MoCo's momentum update under no_grad)
+    shown: object = None       # the removed term as the derivation writes it (ledger/tensor.py), or None
 
 
 def variables_of(request) -> list:

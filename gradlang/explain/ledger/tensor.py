@@ -37,6 +37,8 @@ from gradlang.explain.ledger import random_points
 from gradlang.explain.ledger.arithmetic import zero_form
 from gradlang.explain.ledger.components import StopEntry, outermost_stops
 
+REMOVING = ("blocking", "inventing")
+
 
 def tensor_ledger(expr, wrt, kept) -> tuple:
     """One StopEntry per outermost stop of `expr` for grad(expr, wrt), whose surrogate gradient is `kept`."""
@@ -67,11 +69,23 @@ def _entry_of(stop, expr, wrt, kept, variables, reaching, adjoint, tidy) -> Stop
     beside = kept if any(b is None for b in each) else (each[0] if len(variables) == 1 else tuple(each))
     if len(variables) == 1:
         verdict, evidence = verdict_of(adjoint, removed[0], beside)
+        shown = _written_term(argument, wrt, adjoint, removed[0], tidy) if verdict in REMOVING else None
         return StopEntry(stop, (wrt,), (adjoint,), ((removed[0],),), ((kept,),), verdict, level="tensor",
-                         evidence=evidence)
+                         evidence=evidence, shown=shown)
     verdict, evidence = verdict_of(adjoint, _stacked(removed), _stacked(beside))
     return StopEntry(stop, reaching, (adjoint,), ((sp.Array(removed),),), ((sp.Array(kept),),), verdict,
                      level="tensor", evidence=evidence)
+
+
+def _written_term(argument, wrt, adjoint, removed, tidy):
+    """The removed term as the derivation writes it: the adjoint arriving as its head line prints it (its
+    stops kept, so the let names it: TD3's 2*gamma*u2, DiCE's R*u/sum(exp(theta))) sent through the stopped
+    value. The same value as `removed` (a stop has its argument's value; the seed is not differentiated),
+    which evaluates every stop: DiCE's u became exp(log(sum(exp(theta)))), TD3's u2 its sum spelled out."""
+    if adjoint == unstopped(adjoint):
+        return removed
+    shown = _pulled_back(argument, wrt, adjoint, tidy)
+    return removed if shown is sp.S.NaN else shown
 
 
 def _listed_entry(stop, variables, reaching, adjoint, removed, beside, kept) -> StopEntry:

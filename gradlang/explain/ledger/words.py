@@ -19,9 +19,11 @@ from gradlang.explain.ledger.components import adjoint_value, is_zero, removed_v
 from gradlang.explain.note import Note, equals, listed, note
 
 _LONG = 72        # characters of a term that stands on the line it is named in
-_TERM = 72        # characters of a removed term written out on its line (100 columns less the words before it)
-_INVENTED = 44    # the same for an invented term, which has words after it too
-_ARRIVING = 76    # the same for an adjoint arriving on a line of its own
+_TERM = 72        # characters of a removed term on its entry's line (100 columns less the words before it)
+_INVENTED = 31    # characters of the words after an invented term (", a gradient the function lacks")
+_ARRIVING = 76    # characters of an adjoint arriving on a line of its own
+_CONTINUED = 92   # characters of a removed term's further lines (98 less their indent: render/plain_break.py)
+_TERM_LINES = 4   # lines a removed term may take, broken between its outermost terms, before it is given by rule
 _NODES_PER_COLUMN = 2  # a formula's tree nodes per printed column, at most (_long)
 _WIDTH = 94       # characters of a ledger head above which the adjoint arriving gets a line of its own
 _COMPACT = 98     # characters of a compact entry's one line (100 columns, less the "# " of a comment line)
@@ -148,18 +150,33 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
         return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":
         return neutral(entry)
-    removed = removed_value(entry) if expr is None else in_builtins(in_names(removed_value(entry), expr, display))
+    removed = written_term(entry, expr, display)
     named = note(Math(name, latex_math(name)), equals()) if name else note()
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
         minus = note(Math("−" + name, "-" + latex_math(name)), equals()) if name else note()
-        shown = _by_rule(entry, display, expr) if name and _long(invented, display, _INVENTED) else (invented,)
+        shown = _by_rule(entry, display, expr) if name and _long_term(invented, display, _INVENTED) else (invented,)
         return note("inventing: adds ", minus, *shown, ", a gradient the function lacks")
     if removes:
         return note("blocking: removes ", named, *removes)
-    if name and _long(removed, display):  # in the ledger (a named term), not in explain backward's cuts
+    if name and _long_term(removed, display):  # in the ledger (a named term), not in explain backward's cuts
         return note("blocking: removes ", named, *_by_rule(entry, display, expr))
     return note("blocking: removes ", named, removed)
+
+
+def written_term(entry, expr=None, display=()):
+    """The removed term in the derivation's words, each stopped value the user named written as its stop, in
+    the language's builtins: the shorter of its two spellings in the derivation's names, as the pass writes
+    it (ledger/tensor.py's `shown`: the adjoint with its stops, DiCE's R*u/sum(exp(theta)), where `blocked`
+    spells u out as exp(log(sum(exp(theta))))) or with every stop evaluated (REINFORCE's pi[0] for
+    sg(pi[0])). Without the formula, the term as `blocked` has it."""
+    if expr is None:
+        return removed_value(entry)
+    spellings = [in_builtins(in_names(term, expr, display)) for term in (entry.shown, removed_value(entry))
+                 if term is not None]
+    if len(spellings) == 1 or _long(spellings[0], display, _TERM_LINES * _CONTINUED):
+        return spellings[0]
+    return min(spellings, key=lambda term: len(_short_source(term, display)))
 
 
 def _long(value, display, room: int = _TERM) -> bool:
@@ -172,6 +189,38 @@ def _long(value, display, room: int = _TERM) -> bool:
     if isinstance(value, sp.Basic) and tree_size(_in_names(value, display), cap=most + 1) > most:
         return True
     return len(_short_source(value, display)) > room
+
+
+def _long_term(value, display, after: int = 0) -> bool:
+    """Too long to write out as a removed term: more than _TERM_LINES lines when broken between its outermost
+    terms as the printers break it (the first line after the entry's words, `after` columns of words after the
+    last), or a term alone wider than a line. TD3's and DiCE's terms (120–150 columns) are written out;
+    a DreamerV3 twohot term (hundreds of thousands of columns as a tree) is given by its rule."""
+    if _long(value, display, _TERM + (_TERM_LINES - 1) * _CONTINUED):
+        return True
+    lines = term_lines(_short_source(value, display) + "x" * after, _TERM, _CONTINUED)
+    return len(lines) > _TERM_LINES or any(len(line) > (_CONTINUED if k else _TERM) for k, line in enumerate(lines))
+
+
+def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
+    """The text in lines (the first of `first` columns, each further one of `rest`), broken before a ` + `
+    or ` - ` (pretty's ` − `) outside every bracket where a line would pass its width, as
+    render/plain_break.terms_broken breaks a derivation's line; a term wider than a line stands alone, wider.
+    allowed, when given: the (start, end) spans of the text where it may break (a note's formulas, never
+    its words: "true = kept + removed")."""
+    level, breaks = 0, []
+    for i, char in enumerate(text):
+        level += (char in "([") - (char in ")]")
+        if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and (
+                allowed is None or any(start <= i < end for start, end in allowed)):
+            breaks.append(i)
+    lines, start = [], 0
+    while breaks and len(text) - start > (rest if lines else first):
+        room = rest if lines else first
+        cut = next((b for b in reversed(breaks) if b - start <= room), breaks[0])
+        lines.append(text[start:cut])
+        start, breaks = cut + 1, [b for b in breaks if b > cut]
+    return lines + [text[start:]]
 
 
 def _short_source(value, display) -> str:
@@ -220,7 +269,7 @@ def lines(explanation) -> tuple:
     display = getattr(vector, "display", ()) or ()
     expr = to_symbolic(request.expr)
     expr = expr if isinstance(expr, sp.Basic) else None
-    named = zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1]))
+    named = zip(explanation.ledger, removed_names(explanation.ledger, letters(request, display)[1]))
     if len(explanation.ledger) > GROUPED:
         lets = {str(let.name) for let in getattr(vector, "lets", ()) or ()}
         return tuple(_compact(e, request, name, expr, display, lets) for e, name in named)

@@ -186,13 +186,19 @@ def _merged(members: list, text: str) -> StopEntry:
     remove added up, the strongest of their verdicts."""
     verdict = next(v for v in _STRENGTH if any(m.verdict == v for m in members))
     reaching = tuple(dict.fromkeys(v for m in members for v in m.reaching))
-    removing = [removed_value(m) for m in members if m.verdict in ("blocking", "inventing")]
-    removed = sum(removing[1:], removing[0]) if removing else sp.S.Zero
+    removing = [m for m in members if m.verdict in ("blocking", "inventing")]
+    removed = _total([removed_value(m) for m in removing])
+    shown = _total([removed_value(m) if m.shown is None else m.shown for m in removing])
     adjoint = sp.Array([adjoint_value(m) for m in members if m.adjoint]) if any(m.adjoint for m in members) else ()
     evidence = next((m.evidence for m in members if m.verdict == verdict and m.evidence), "")
     return StopEntry(members[0].stop, reaching, (adjoint,) if adjoint != () else (), ((removed,),),
                      members[0].kept, verdict, level="tensor", evidence=evidence, written=text,
-                     parts=tuple(m.stop for m in members))
+                     parts=tuple(m.stop for m in members), shown=shown if removing else None)
+
+
+def _total(terms: list):
+    """The terms added up (arrays too: a grad by a list of scalars has one term per scalar), or 0."""
+    return sum(terms[1:], terms[0]) if terms else sp.S.Zero
 
 
 def _constant(site, untaken: str = "") -> StopEntry:

@@ -30,18 +30,23 @@ def user_names(expr, names) -> tuple:
     expression holds it, one name per value. A value with a float in it is folded (core/floats.py): DreamerV3's
     KL balance `log(0.99*t6 + 0.0025)` holds t5 = exp(t3 - bc(t4)) as exp(t3 - 1.0*bc(t4)), and t6 = t5/sum(t5)
     inside SymPy's flat product 0.99*t5*sum(t5)^-1; such a binding is found by its numbers as floats, a product
-    by its factors (shown by its name where they are: layout.shorten). A value bound twice (a traced
-    `t4 = t3 - 0.0`, a second policy pass over the same observations) is shown by its last name, as the lines
-    show it, so no let line repeats another's formula under a name no line uses."""
+    by its factors (shown by its name where they are: layout.shorten). A sum also counts where SymPy flattened
+    it into a larger one (TD3's target = r + gamma*sg(u) in (q1(s) - target)^2: the printers write it back,
+    explain/layout.named_sums). A value bound twice (a traced `t4 = t3 - 0.0`, a second policy pass over the
+    same observations) is shown by its last name, as the lines show it, so no let line repeats another's
+    formula under a name no line uses."""
     dag = build_dag([expr])
     inside = set(dag.nodes)
-    if all(value in inside for value, _ in names):
-        pairs = list(names)
-    else:
-        found = _Floated(dag, [value for value, _ in names])
-        pairs = [(value if value in inside else found(value), name) for value, name in names]
+    flat = [node for node in inside if isinstance(node, (sp.Add, sp.Mul))]
+    found = None
     last: dict = {}
-    for node, name in pairs:
+    for value, name in names:
+        node = value if value in inside else None
+        if node is None:
+            found = found or _Floated(dag, [v for v, _ in names])
+            node = found(value)
+        if node is None and flattened_into(value, flat):
+            node = value
         if node is not None and node != expr:
             last[node] = name
     return tuple(last.items())
@@ -78,6 +83,23 @@ class _Floated:
                         taken.append(arg)
                 return sp.Mul(*taken)
         return None
+
+
+def flattened_into(value, flat) -> bool:
+    """A sum (or product) of composite parts whose parts (a sum's, or their negatives) are some of the parts
+    of a larger sum (product) of the expression: SymPy flattened it there (DiCE's magic = exp(u)/sum(exp(theta))
+    in -R*magic)."""
+    if not isinstance(value, (sp.Add, sp.Mul)) or all(part.is_Atom for part in value.args):
+        return False
+    mine = _parts(value)
+    negated = set((-value).args) if isinstance(value, sp.Add) and isinstance(-value, sp.Add) else mine
+    return any(type(node) is type(value) and len(_parts(node)) > len(mine) and (mine <= _parts(node) or negated <= _parts(node))
+               for node in flat)
+
+
+def _parts(node) -> set:
+    """A sum's terms; a product's factors but its number (-g/10 holds g = -sigmoid(…)*w: SymPy's subs finds it)."""
+    return set(node.args) if isinstance(node, sp.Add) else {a for a in node.args if not a.is_Number}
 
 
 def repeated_parts(expr, taken: set) -> tuple:
