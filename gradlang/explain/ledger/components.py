@@ -67,6 +67,7 @@ class StopEntry:
     constant: bool = False     # a stop written on a constant (sg(2)): the formula holds the constant
     untaken: str = ""          # why the value never reaches a written stop (a where's fixed condition)
     same: tuple = ()           # (verdict, name) of the written stop whose value (one node) this one repeats
+    inside: tuple = ()         # (the entry of the stop whose argument holds this written stop,)
 
 
 def variables_of(request) -> list:

@@ -89,6 +89,9 @@ def head(entry, request, form=(), display=None) -> Note:
         return note("stop ", name, ": never reached: ", entry.untaken)
     if entry.same:
         return note("stop ", *_same_names(entry, display or ()), " (one value: that entry counts it)")
+    if entry.inside:
+        return note("stop ", name, ": inside the stop ", _called(entry.inside[0], display or ()),
+                    f": no path of its own ({entry.verdict})")
     if entry.verdict == "irrelevant":
         return note("stop ", name, ": no path from ", over(request), " reaches it")
     zero = adjoint_is_zero(entry)
@@ -107,6 +110,14 @@ def head(entry, request, form=(), display=None) -> Note:
         return note(cuts, Math("ā", r"\bar{a}"), f", a formula of {len(_short_source(value, display))} characters "
                     "(JSON's adjoint gives it)")
     return note(cuts, value)
+
+
+def _called(entry, display) -> Note:
+    """A stop by its name alone: the user's (t36), as written (a stop of several parts), else sg(u)."""
+    named = dict(display).get(entry.stop)
+    if named is not None:
+        return note(named)
+    return note(entry.written) if entry.written else note(Math("sg(", r"\operatorname{sg}("), entry.stop.args[0], Math(")", ")"))
 
 
 def _same_names(entry, display) -> tuple:
@@ -140,6 +151,8 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
         return note("irrelevant: the value does not depend on it, so it has no effect")
     if entry.same:
         return note(f"{entry.verdict}: the same value as that stop's; what it removes is counted there, once")
+    if entry.inside:  # its head says it all: nothing arrives but through the outer stop, which cuts it
+        return note()
     if entry.verdict == "irrelevant":
         return note("irrelevant: the stopped value does not depend on ", over(request))
     if entry.verdict == "neutral":
@@ -221,7 +234,7 @@ def lines(explanation) -> tuple:
                   verdict(e, request, () if e.parts else removes.get(e.stop, ()), name,
                           expr if isinstance(expr, sp.Basic) else None, display))
                  for e, name in zip(explanation.ledger, removed_names(explanation.ledger, letters(request)[1])))
-    return said
+    return tuple(tuple(part for part in sentence if part) for sentence in said)  # an entry inside a stop: one line
 
 
 def _split(head_note: Note, display=()) -> tuple:

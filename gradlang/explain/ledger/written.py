@@ -23,9 +23,9 @@ from dataclasses import replace
 import sympy as sp
 
 from gradlang.errors import GradlangError
-from gradlang.expr.stopgrad import StopGradient
+from gradlang.expr.stopgrad import StopGradient, unstopped
 from gradlang.expr.tensor.lower import lowered
-from gradlang.expr.walk import dag_nodes
+from gradlang.expr.walk import dag_has, dag_nodes
 from gradlang.explain.ledger.components import StopEntry, adjoint_value, removed_value
 
 _STRENGTH = ("blocking", "inventing", "neutral", "irrelevant")
@@ -110,14 +110,16 @@ def regrouped(entries: tuple, written) -> tuple:
                                                               next(w.text for w in written if w.key == key))
             for key, members in groups.items() if members}
     return tuple(entry for site in written
-                 for entry in _site_entries(site, made, constants, [owner[s] for s in of_site.get(site.key, ())]))
+                 for entry in _site_entries(site, made, constants, [owner[s] for s in of_site.get(site.key, ())],
+                                            of_site.get(site.key, ())))
 
 
-def _site_entries(site, made: dict, constants: list, owners: list) -> list:
+def _site_entries(site, made: dict, constants: list, owners: list, stops=()) -> list:
     """The entry of one written stop: its own (from the formula's stops it gave), a constant's, an untaken
     case's; or, for a stop bound to a name of its own whose value another written stop gave first (A2C's
-    t24 = sg(max(t23, axis=1)) beside t17's: one formula node), one that says so; else none (a stop found
-    only inside another stop, or sg(A) written twice unnamed: one stop, as a variable's is one node)."""
+    t24 = sg(max(t23, axis=1)) beside t17's: one formula node), one that says so; or, for a stop found only
+    inside another stop's argument, one that says it is inside it; else none (sg(A) written twice unnamed:
+    one stop, as a variable's is one node)."""
     if site.untaken:
         return [_constant(site, site.untaken)]
     if site.key in made:
@@ -125,7 +127,26 @@ def _site_entries(site, made: dict, constants: list, owners: list) -> list:
     if site in constants:
         return [_constant(site)]
     first = next((o for o in owners if o.key in made), None)
-    return [_same(site, first, made[first.key])] if site.bound and first is not None else []
+    if first is not None:
+        return [_same(site, first, made[first.key])] if site.bound else []
+    outer = next((entry for entry in made.values() for stop in stops if _holds(entry, stop)), None)
+    return [_inside(site, stops, outer)] if outer is not None else []
+
+
+def _holds(entry: StopEntry, stop) -> bool:
+    """Is the stop inside the argument of the entry's stop (or of one of its parts)?"""
+    return any(isinstance(part, StopGradient) and part != stop and dag_has(part.args[0], stop)
+               for part in entry.parts or (entry.stop,))
+
+
+def _inside(site, stops, outer: StopEntry) -> StopEntry:
+    """A stop written inside another (DreamerV3's sg(max(t4)) of a softmax inside the lambda return that
+    sg(adv) stops): no adjoint reaches it but through the outer stop, which cuts it, so it cuts nothing
+    beyond what the outer one cuts and removes nothing of its own; neutral when a variable reaches its
+    argument, else irrelevant."""
+    reaching = tuple(v for v in outer.reaching if any(dag_has(unstopped(s.args[0]), v) for s in stops))
+    return StopEntry(stops[0], reaching, (), (), (), "neutral" if reaching else "irrelevant", level="tensor",
+                     inside=(outer,))
 
 
 def _same(site, first, entry: StopEntry) -> StopEntry:

@@ -28,6 +28,7 @@ from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop
 from gradlang.explain.ledger.components import outermost_stops, removed_value
+from gradlang.explain.tensor.lets import forward_names, read_lets, tidied_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import phrase
 from gradlang.explain.ledger.tensor import tensor_ledger
@@ -253,7 +254,9 @@ def tensor_explanation(request, depth=None, names=()):
 
     named: list = []
     expr = normal_form(request.expr, named)
-    shown = user_names(expr, names) or repeated_parts(expr, _taken(expr, names, ()))
+    users = user_names(expr, names)
+    shown = users or repeated_parts(expr, _taken(expr, names, ()))
+    aliases = tidied_names(users)
     derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
@@ -261,14 +264,16 @@ def tensor_explanation(request, depth=None, names=()):
     derived, wrt = derivation.result, request.wrt
     entries = tensor_ledger(expr, wrt, derived)
     shown = _in_order(shown + wall_names(_measured(derivation, entries, expr), _taken(expr, names, shown),
-                                         _adjoints(derivation), shown))
+                                         _adjoints(derivation), shown + aliases))
     summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
-    lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
+    aliases += forward_names(expr, shown, shown + aliases)
+    display = shown + tuple((value, name) for value, name in aliases if value not in dict(shown))
+    lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in display if n != name and v != value}))) for value, name in shown)
     derived, blocked = _gathered(derived, removed, wrt)
-    derivation = replace(derivation, result=derived, display=shown, lets=lets)
-    return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
-                            derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
+    derivation = replace(derivation, result=derived, display=display, lets=lets)
+    return read_lets(said(Explanation(request, summary, (), (), blocked, entries, depth=depth, vector=derivation,
+                                      derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)))), users, wrt)
 
 
 def _in_order(shown) -> tuple:
