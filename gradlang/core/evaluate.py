@@ -233,7 +233,7 @@ class Evaluator:
         with self.stops.collecting() as found:
             value = self._called(node, frame)
         if derivations is not None:  # none met is known too: a builtin's own stop is then no stop written
-            written = tuple(self.stops.with_twins(found).values())
+            written = tuple(self.stops.with_same_stops(found).values())
             derivations[count:] = [dataclasses.replace(r, written=written) if r.span == node.span
                                    else r for r in derivations[count:]]
         return value

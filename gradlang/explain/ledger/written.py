@@ -145,8 +145,9 @@ def _inside(site, stops, outer: StopEntry) -> StopEntry:
     beyond what the outer one cuts and removes nothing of its own; neutral when a variable reaches its
     argument, else irrelevant."""
     reaching = tuple(v for v in outer.reaching if any(dag_has(unstopped(s.args[0]), v) for s in stops))
-    return StopEntry(stops[0], reaching, (), (), (), "neutral" if reaching else "irrelevant", level="tensor",
-                     inside=(outer,))
+    zero = ((sp.S.Zero,),) if reaching else ()  # nothing arrives, nothing is removed
+    return StopEntry(stops[0], reaching, zero[0] if zero else (), zero, (), "neutral" if reaching else "irrelevant",
+                     level="tensor", inside=(outer,))
 
 
 def _same(site, first, entry: StopEntry) -> StopEntry:

@@ -64,8 +64,8 @@ def read_lets(explanation, users, wrt) -> object:
     read = set()
     for value in _printed_by_pass(explanation):
         read |= _names(form(value), lets)
-    for value in _printed_by_ledger(explanation):
-        read |= _names(form(value), made)
+    for value, stopped in _printed_by_ledger(explanation):
+        read |= _names(form(value), made if stopped else lets)
     variables = set(wrt) if isinstance(wrt, tuple) else {wrt}
     queue = sorted(read)
     while queue:
@@ -122,9 +122,17 @@ def _printed_by_pass(explanation) -> list:
 
 
 def _printed_by_ledger(explanation) -> list:
-    """The values the ledger prints: each sentence's, and the closing identity's."""
+    """(value, stopped) for each value the ledger reads, each sentence's and the closing identity's; stopped
+    when it is what a stop stops, written after "sg(" (the stop's insides, which a line does not read). A
+    stop's own name in its head, `t5 = sg(…)`, is said there: not read."""
     notes = [*(n for sentence in explanation.sentences for n in sentence), *explanation.identity]
-    return [p for n in notes for p in getattr(n, "parts", ()) if isinstance(p, sp.Basic)]
+    found = []
+    for parts in (getattr(n, "parts", ()) for n in notes):
+        spelled = [getattr(p, "plain", None) for p in parts]
+        for k, part in enumerate(parts):
+            if isinstance(part, sp.Basic) and spelled[k + 1:k + 3] != [" = ", "sg("]:
+                found.append((part, k > 0 and spelled[k - 1] == "sg("))
+    return found
 
 
 def _names(value, among) -> set:
