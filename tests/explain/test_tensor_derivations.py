@@ -130,7 +130,7 @@ GALLERY = [
     ("siamese_stop", "grad(L, W)", {"stop_gradient(W": "blocking"}),
     ("target_network", "grad(td, W)", {"max(W": "blocking"}),
     ("contrastive_divergence", "grad(cd_loss, W)", {"sigmoid": "blocking"}),
-    ("reinforce", "grad(surrogate(2), theta)", {"2 - ": "blocking"}),
+    ("reinforce", "grad(surrogate(2), theta)", {"2 - ": "blocking", "stop_gradient(dot(": "neutral"}),  # b inside
     ("adversarial_training", "grad(loss(sg(x_fgsm)), w)", {"sign": "neutral"}),
 ]
 

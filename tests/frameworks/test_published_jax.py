@@ -161,12 +161,10 @@ EXPLAIN_OPEN = {
                            "so it is never named and its quotient is spelled out in every wall. 12 written stops are "
                            "10 formulas (max(t7) is written by softmax and by log_softmax) and, past GROUPED = 8, the "
                            "ledger lists them by verdict",
-    "jax_dreamer_ac:actor_loss": "85 plain lines (a let block of 40, most of it inside the stop of the lambda "
-                                 "return) and 6 ledger entries for 10 stops written (4 sit inside other stops)",
-    "jax_dreamer_ac:critic_loss": "83 plain lines, and 4 ledger entries for 8 written stops (several the same "
-                                  "formula: max(t22) is stopped three times); it finishes now (6 s of CPU)",
-    "jax_byol:byol_loss": "75 plain lines: 40 let lines, 34 of them the program's bindings of the four forward "
-                          "passes (each read by a pass line or by another let), 15 pass lines",
+    "jax_dreamer_ac:actor_loss": "10 written stops, each with its entry now (4 of them inside sg(adv): 'inside the "
+                                 "stop t36'), so past GROUPED = 8 the ledger lists them by verdict ('stops t29, t31, "
+                                 "…'); listed one by one it is 61 plain lines: a let block of 14 (u1, a constant "
+                                 "transpose of a selection matrix, among them) and 23 pass lines",
     "jax_acme_sac:actor_loss": "91 plain lines: a gradient by a scalar leaf (alpha) is walked by components (the "
                                "rule table), each line a whole formula; it had fit in 20 lines only because they "
                                "ran to thousands of columns, which derivations now break at 100",
