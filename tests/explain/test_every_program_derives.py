@@ -48,7 +48,8 @@ def _written_reaching(step) -> int:
     """The stops the user wrote that the derivative meets: sites giving a stop of the formula met outside
     every stop (as written, or in components at literal sizes), sites of one stop counted once (sg(x)
     written twice is one node) unless bound to names of their own (t17 = sg(m), t24 = sg(m)), each stop
-    written on a constant (sg(2)) once, and each stop in a case a fixed condition does not take."""
+    written on a constant (sg(2)) once, each stop in a case a fixed condition does not take, and each stop
+    found only inside another stop (reinforce's b = sg(J) in sg(R[a] - b)) once."""
     from gradlang.explain.ledger.components import outermost_stops
     from gradlang.explain.ledger.written import _stops_of
     from gradlang.expr.tensor.lower import lowered
@@ -58,6 +59,12 @@ def _written_reaching(step) -> int:
     met = set()
     for form in (expr, lowered(expr)):
         met |= set(outermost_stops(elements(form) if not is_scalar(form) else [form]))
+    from gradlang.expr.stopgrad import StopGradient
+    from gradlang.expr.walk import dag_atoms
+
+    inside = set()
+    for form in (expr, lowered(expr)):
+        inside |= dag_atoms(elements(form) if not is_scalar(form) else [form], StopGradient) - met
     groups, constants, own = [], set(), 0
     for site in step.request.written:
         stops = set(_stops_of(site.values))
@@ -69,6 +76,8 @@ def _written_reaching(step) -> int:
             groups.append(stops)
         elif stops & met and site.bound:  # t24 = sg(…) of the same value as t17's: its own entry, "the same"
             own += 1
+        elif stops & inside and not stops & met and not any(stops & group for group in groups):
+            groups.append(stops)  # inside another stop: its own entry, "inside the stop …"
     return len(groups) + len(constants) + own
 
 
