@@ -234,7 +234,8 @@ class Evaluator:
         with self.stops.collecting() as found:
             value = self._called(node, frame)
         if derivations is not None:  # none met is known too: a builtin's own stop is then no stop written
-            derivations[count:] = [dataclasses.replace(r, written=as_in_formula(tuple(found.values()), r.expr))
+            written = tuple(self.stops.with_same_stops(found).values())
+            derivations[count:] = [dataclasses.replace(r, written=as_in_formula(written, r.expr))
                                    if r.span == node.span else r for r in derivations[count:]]
         return value
 

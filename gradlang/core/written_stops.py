@@ -55,6 +55,23 @@ class StopSites:
                 if site.key not in found or not site.untaken and found[site.key].untaken:
                     found[site.key] = site
 
+    def with_same_stops(self, found: dict) -> dict:
+        """The sites found, each stop bound to a name (t68 = sg(t67)) preceded by the other stops the session
+        bound to a name with the same stop as value, which the value may not read (DreamerV3's critic: its
+        softmax's t23 = sg(max(t22, axis=2)) that no line reads, beside the logsumexps' t43 and t68): one
+        stop written three times, each given its entry ("the same stop as t68")."""
+        same: dict = {}
+        for sites in self.bound.values():
+            for site in sites:
+                if site.bound and site.values and not site.untaken:
+                    same.setdefault(site.values[-1], {}).setdefault(site.key, site)
+        out: dict = {}
+        for key, site in found.items():
+            if site.bound and site.values:
+                out.update({k: other for k, other in same.get(site.values[-1], {}).items() if k not in found})
+            out.setdefault(key, site)
+        return out
+
     @contextmanager
     def choosing(self):
         """Around a choice's arguments (where(c, a, b)): yields a Choice whose `met` gets the sites met in each

@@ -160,12 +160,9 @@ EXPLAIN_OPEN = {
                            "t6 named inside 0.99*t6, a let only for what the pass reads (23 lines); 16 pass lines, 7 "
                            "of them with their rule on a line of its own (the reshape/broadcast_to bookkeeping of a "
                            "rank-4 softmax, adjoints repeated where a wall name's own adjoint is not named)",
-    "jax_dreamer_ac:actor_loss": "85 plain lines (a let block of 40, most of it inside the stop of the lambda "
-                                 "return) and 6 ledger entries for 10 stops written (4 sit inside other stops)",
-    "jax_dreamer_ac:critic_loss": "83 plain lines, and 4 ledger entries for 8 written stops (several the same "
-                                  "formula: max(t22) is stopped three times); it finishes now (6 s of CPU)",
-    "jax_byol:byol_loss": "75 plain lines: 40 let lines, 34 of them the program's bindings of the four forward "
-                          "passes (each read by a pass line or by another let), 15 pass lines",
+    "jax_dreamer_ac:actor_loss": "10 written stops, each with its entry (4 of them inside sg(adv): 'inside the stop "
+                                 "t36'); 61 plain lines before the merge of the compact entries: a let block of 14 (u1, "
+                                 "a constant transpose of a selection matrix, among them) and 23 pass lines",
 }
 EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
              if case[0] in EXPLAIN_OPEN else case for case in CASES]

@@ -156,7 +156,7 @@ def _site_entries(site, made: dict, constants: list, owners: list) -> list:
     """The entry of one written stop: its own (from the formula's stops it gave), a constant's, an untaken
     case's; or, for a stop bound to a name of its own whose value another written stop gave first (A2C's
     t24 = sg(max(t23, axis=1)) beside t17's: one formula node), one that says so; else none (a stop found
-    only inside another stop, or sg(A) written twice unnamed: one stop, as a variable's is one node)."""
+    only inside another stop is _Within's; sg(A) written twice unnamed: one stop, as a variable's is one node)."""
     if site.untaken:
         return [_constant(site, site.untaken)]
     if site.key in made:

@@ -11,7 +11,7 @@ own (formula.VectorDerivation), so every output form renders them.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -27,8 +27,9 @@ from gradlang.expr.walk import dag_atoms, tree_size
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop, shorten
-from gradlang.explain.ledger.components import outermost_stops, outside_stops, removed_value
+from gradlang.explain.ledger.components import outermost_stops, removed_value
 from gradlang.explain.tensor.constants import constant_lets, constant_names
+from gradlang.explain.tensor.lets import forward_names, read_lets, tidied_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import GROUPED, phrase
 from gradlang.explain.ledger.written import regrouped
@@ -253,7 +254,9 @@ def tensor_explanation(request, depth=None, names=()):
     the tensor parts used more than once are named (explain/tensor/names.py)."""
     named: list = []
     expr = normal_form(request.expr, named)
-    shown = user_names(expr, names) or repeated_parts(expr, _taken(expr, names, ()))
+    users = user_names(expr, names)
+    shown = users or repeated_parts(expr, _taken(expr, names, ()))
+    aliases = tidied_names(users)
     derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
@@ -263,29 +266,48 @@ def tensor_explanation(request, depth=None, names=()):
     measured = _measured(derivation, () if compact else entries, expr)
     constants = constant_names([[expr], *measured], _taken(expr, names, shown))  # data: a name and a shape
     shown = shown + constants
-    walls = wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown)
-    explanation = _explained(request, depth, derivation, entries, _in_order(shown + walls), constants)
+    walls = wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown + aliases)
+    context = _Context(request, depth, derivation, entries, constants, users, aliases, expr)
+    explanation = _explained(context, _in_order(shown + walls))
     unread = _unread(walls, explanation)
     if not unread:
         return explanation
-    kept = _in_order(shown + tuple(w for w in walls if w not in unread))
-    return _explained(request, depth, derivation, entries, kept, constants)
+    return _explained(context, _in_order(shown + tuple(w for w in walls if w not in unread)))
 
 
-def _explained(request, depth, derivation, entries, shown, constants=()):
-    """The Explanation of the pass with its names (shown: (value, name) pairs; a let line for each the pass
-    reads, _read; constants, the data arrays among them, said by name and shape)."""
+@dataclass(frozen=True)
+class _Context:
+    """What the pass's Explanation is made of besides its names: the derivation, its ledger, the data arrays
+    named by shape (constants), the user's bindings and their tidied forms (aliases), the formula."""
+    request: object
+    depth: object
+    derivation: object
+    entries: tuple
+    constants: tuple
+    users: tuple
+    aliases: tuple
+    expr: object
+
+
+def _explained(context: _Context, shown):
+    """The Explanation of the pass with its names (shown: (value, name) pairs): a let line for each a printed
+    line reads (explain/tensor/lets.read_lets), the data arrays said by name and shape, first."""
     from gradlang.explain.explanation import Explanation, said
 
-    wrt = request.wrt
-    summary = "; ".join(p for p in (SUMMARY, phrase(entries)) if p)
-    removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
-    lets = constant_lets(constants) + tuple(Let(name, formula(shorten(value, {v: n for v, n in shown if v != value})))
-                                            for value, name in _read(shown, derivation) if (value, name) not in constants)
-    derived, blocked = _gathered(derivation.result, removed, wrt)
-    derivation = replace(derivation, result=derived, display=shown, lets=lets)
-    return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
-                            derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)), vector=derivation))
+    request, wrt, constants = context.request, context.request.wrt, context.constants
+    summary = "; ".join(p for p in (SUMMARY, phrase(context.entries)) if p)
+    removed = [removed_value(e) for e in context.entries if e.verdict in ("blocking", "inventing")]
+    aliases = context.aliases + forward_names(context.expr, shown, shown + context.aliases)
+    display = shown + tuple((value, name) for value, name in aliases if value not in dict(shown))
+    lets = tuple(Let(name, formula(shorten(value, {v: n for v, n in display if n != name and v != value})))
+                 for value, name in shown if (value, name) not in constants)
+    derived, blocked = _gathered(context.derivation.result, removed, wrt)
+    derivation = replace(context.derivation, result=derived, display=display, lets=lets)
+    explanation = read_lets(said(Explanation(request, summary, (), (), blocked, context.entries, depth=context.depth,
+                                             derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)),
+                                             vector=derivation)), context.users, wrt)
+    vector = explanation.vector
+    return replace(explanation, vector=replace(vector, lets=constant_lets(constants) + tuple(vector.lets)))
 
 
 def _unread(walls: tuple, explanation) -> set:
@@ -306,37 +328,6 @@ def _unread(walls: tuple, explanation) -> set:
         if not more:
             return set(walls) - kept
         kept |= more
-
-
-def _read(shown, derivation) -> tuple:
-    """The names a reader of the pass meets, so each needs its let: those a pass line writes (∂L/∂t7 too),
-    and those the lets of these write, in turn. A binding of the user's that no line reads gets no let
-    (DreamerV3's KL balance binds 40 values): the ledger says each stop as it is written
-    (t33 = sg(max(t25, axis=3))), in the names of the user's program."""
-    display = dict(shown)
-    values = [p for line in derivation.lines for p in (*line.lhs, *(part for side in line.rhs for part in side))
-              if isinstance(p, sp.Basic)]
-    by_name = {name.name: value for value, name in shown}
-    todo = [_names_in(values, display)]
-    read: set = set()
-    while todo:
-        for name in todo.pop() - read:
-            read.add(name)
-            if name in by_name:
-                value = by_name[name]
-                todo.append(_names_in([value], {v: n for v, n in display.items() if v != value}))
-    return tuple((value, name) for value, name in shown if name.name in read)
-
-
-def _names_in(values: list, display: dict) -> set:
-    """The names the values are written with (an adjoint's ∂L/∂t7 names t7), outside their stops: no adjoint
-    flows inside a stop, so the pass never needs what its parts are (MoCo v3's stopped keys t61 = sg(…) hold
-    the whole momentum encoder, 40 bindings of the user's program, which it names as written)."""
-    from gradlang.explain.layout import named_forms
-
-    dag, built = named_forms(values, display)
-    shown = build_dag([built[r] for r in dag.roots[:len(values)]])
-    return {shown.nodes[i].name for i in outside_stops(shown) if isinstance(shown.nodes[i], sp.Symbol)}
 
 
 def _in_order(shown) -> tuple:
