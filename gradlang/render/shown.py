@@ -91,6 +91,9 @@ def shorter(value):
     entries = math.prod(int(n) for n in tensor_shape(value))
     if entries > _SHORT_ENTRIES or len(build_dag([value]).nodes) > _SHORT_NODES:
         return value
+    if _has_free_symbols(value) and not _picks_components(value):
+        return value  # its components hold symbols too and it picks none: shown as at R^n, never lowered (SymPy's
+        # arithmetic on the components walks trees: I-JEPA's gradient, 400 distinct nodes, took minutes)
     try:
         parts = lower.components(value, {})
     except (NeedsNumbers, FreeIndex, LimitError):
@@ -98,7 +101,7 @@ def shorter(value):
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
     if not any(_has_free_symbols(e) for e in entries):
         return parts
-    return parts if _picks_components(value) and len(to_source(parts)) < len(to_source(value)) else value
+    return parts if len(to_source(parts)) < len(to_source(value)) else value
 
 
 def _has_free_symbols(entry) -> bool:
