@@ -151,7 +151,10 @@ def _remembering():
 
 
 def _shorter(value, names: dict):
-    return value.xreplace(names) if names and isinstance(value, sp.Basic) else value
+    """The value with the names put in, per distinct node (xreplace walks it as a tree, issue 39)."""
+    from gradlang.expr.walk import rebuild
+
+    return rebuild(value, names) if names and isinstance(value, sp.Basic) else value
 
 
 def _raw_part(part, lines: list, names: dict):
