@@ -33,7 +33,8 @@ MAX_DERIVATIVE_NODES = 20_000   # distinct subexpressions a derivative may add b
 NAMED_PARTS_ABOVE = 2_000       # tree nodes above which a result is shown as t1 = …, t2 = …
 MAX_LAID_OUT_COMPONENTS = 400  # components of a value the pretty format lays out in 2-D (else one line)
 MAX_ORDERED_TERMS = 256        # terms of a sum printed in polynomial order (a longer one keeps its own)
-MAX_EXPLAINED_TREE_NODES = 100_000  # tree nodes of an expression explain derives step by step (core/explaining.py)
+MAX_EXPLAINED_TREE_NODES = 100_000  # tree nodes of an expression the rule table derives step by step (core/explaining.py)
+MAX_EXPLAINED_NODES = 100_000  # distinct subexpressions of an expression explain derives (core/explaining.py)
 MAX_PRINTED_NODES = 200_000     # nodes of a result written out, with its shared parts named
 MAX_CALL_DEPTH = 100            # nested calls of user functions (recursion)
 MAX_USER_CALLS = 10_000         # calls of user functions in one statement (f2(y) = f1(f1(y)), … doubles them)

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable, named_as_in
+from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable, check_tree, named_as_in
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
@@ -72,7 +72,7 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
     if request.operation == "backward" and not unfold and _by_tensor_backward(request):
         return _backward_by_tensors(request, depth, point, names)
     if request.operation == "backward":
-        return backward_view(lowered_request(request), unfold)
+        return backward_view(_within_tree(lowered_request(request)), unfold)
     if isinstance(request, SelectedRequest) and is_tensor(request.expr):  # kept a formula: explaining.py
         return _selected(request, depth, point, unfold, names)
     if request.operation == "blocked" and not unfold and _by_tensor_backward(request):
@@ -96,6 +96,14 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
         if not tensor:
             raise
     return _tensor_checked(tensor_explanation(request, depth, names), request, point)
+
+
+def _within_tree(request):
+    """The request a view by components shows, once its size as a tree is checked: those views walk trees
+    (SymPy's arithmetic and assumptions), the tensor passes distinct nodes (core/explaining.check_printable)."""
+    check_printable([request])
+    check_tree(request)
+    return request
 
 
 def _backward_by_tensors(request, depth, point, names):
@@ -178,8 +186,7 @@ def _by_rule_table(request, depth, point, unfold: bool, lower: bool = True):
     from gradlang.explain import explain
 
     entries = _stops_written(request) if not unfold else None
-    request = lowered_request(request) if lower else request
-    check_printable([request])
+    request = _within_tree(lowered_request(request) if lower else request)
     return checked(explain(request, depth, unfold, entries), point)
 
 

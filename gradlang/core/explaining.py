@@ -171,15 +171,28 @@ __all__ = ["FLAGS", "OPTIONS", "Point", "SelectedRequest", "point", "selected", 
 
 
 def check_printable(derivations: list) -> None:
-    """Refuse early the derivations too large to derive step by step or to print (limits.MAX_PRINTED_NODES).
+    """Refuse early the derivations too large to derive or to print, by their DAGs: the distinct nodes of the
+    expression derived (limits.MAX_EXPLAINED_NODES) and the arguments of the result (limits.MAX_PRINTED_NODES).
 
     Even with its shared parts named, a printed result writes every argument of
     every distinct subexpression once, so the arguments of its DAG are a lower
     bound on its printed size. softmax of 1000 components has a million (each
     component holds the whole row): explain used to derive and check it for
-    minutes before the printer refused it (issue 29, row 19)."""
+    minutes before the printer refused it (issue 29, row 19). The size as a tree
+    is no bound here: the tensor passes and the printers work per distinct node,
+    and SwAV's two unrolled Sinkhorns over shared logits are 2^30 nodes as a tree
+    in a few hundred distinct ones (issue 39); the rule table's own bound is
+    check_tree, asked here of a request over scalars (only the rule table and the backward view show one) and
+    by the views by components after lowering."""
     for request in derivations:
-        _check_tree(request)
+        if not involves(request.expr):
+            check_tree(request)
+        items = [e for e in elements(to_symbolic(request.expr)) if isinstance(e, Basic)]
+        distinct = len(build_dag(items).nodes) if items else 0
+        if distinct > limits.MAX_EXPLAINED_NODES:
+            raise LimitError(
+                f"explain derives an expression of at most {limits.MAX_EXPLAINED_NODES} distinct subexpressions, "
+                f"and this one has {distinct}; ask for the derivative without explain", request.span)
         items = [e for e in elements(to_symbolic(request.result)) if isinstance(e, Basic)]
         arguments = sum(len(kids) for kids in build_dag(items).children)
         if arguments > limits.MAX_PRINTED_NODES:
@@ -189,12 +202,14 @@ def check_printable(derivations: list) -> None:
                 "(explain grad(e, x)[0]) or a smaller size", request.span)
 
 
-def _check_tree(request) -> None:
-    """The expression derived step by step, written out as a tree, within limits.MAX_EXPLAINED_TREE_NODES.
+def check_tree(request) -> None:
+    """The expression the rule table derives step by step, written out as a tree, within
+    limits.MAX_EXPLAINED_TREE_NODES.
 
-    The rules apply SymPy's own arithmetic, whose assumptions walk a shared
+    The rule table applies SymPy's own arithmetic, whose assumptions walk a shared
     subexpression once per path to it: `explain diff(f30, x)` of a doubling
-    chain (60 distinct subexpressions, 2^30 as a tree) never ended."""
+    chain (60 distinct subexpressions, 2^30 as a tree) never ended. A real bound
+    of the rule table's work, not of the tensor passes' (check_printable)."""
     items = [e for e in elements(to_symbolic(request.expr)) if isinstance(e, Basic)]
     if items and tree_size(items, cap=limits.MAX_EXPLAINED_TREE_NODES + 1) > limits.MAX_EXPLAINED_TREE_NODES:
         raise LimitError(

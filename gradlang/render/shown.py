@@ -34,7 +34,6 @@ from gradlang.expr.engine import Var, literal, lower, shape_of as tensor_shape
 from gradlang.lazy import deferred, np
 from gradlang.expr.values import elements, from_elements, shape_of
 from gradlang.render.teacher import is_tensor_value, teacher_parts
-from gradlang.expr.walk import tree_size
 
 # Of tensor values only, so imported with the first (render/implicit.py subclasses the engine's TensorOp).
 implicit_broadcasts = deferred("gradlang.render.implicit", "implicit_broadcasts")
@@ -95,6 +94,9 @@ def shorter(value):
         return value
     if tree_size(value, cap=_SHORT_TREE + 1) > _SHORT_TREE:  # MoCo v3's gradient: a DAG of 400 nodes whose
         return value  # components, each a tree of the encoder's relus, took minutes to lower and print longer
+    if _has_free_symbols(value) and not _picks_components(value):
+        return value  # its components hold symbols too and it picks none: shown as at R^n, never lowered (SymPy's
+        # arithmetic on the components walks trees: I-JEPA's gradient, 400 distinct nodes, took minutes)
     try:
         parts = lower.components(value, {})
     except (NeedsNumbers, FreeIndex, LimitError):
@@ -102,7 +104,7 @@ def shorter(value):
     entries = list(parts) if isinstance(parts, (sp.NDimArray, sp.MatrixBase)) else [parts]
     if not any(_has_free_symbols(e) for e in entries):
         return parts
-    return parts if _picks_components(value) and len(to_source(parts)) < len(to_source(value)) else value
+    return parts if len(to_source(parts)) < len(to_source(value)) else value
 
 
 def _has_free_symbols(entry) -> bool:

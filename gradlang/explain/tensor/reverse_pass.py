@@ -23,7 +23,7 @@ from gradlang.expr.tensor.nodes import Var, rank, shape_of
 from gradlang.expr.source import operation_name, to_source
 from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
-from gradlang.expr.walk import dag_atoms, tree_size
+from gradlang.expr.walk import dag_atoms, rebuild, rebuild_all, tree_size
 from gradlang.expr.tensor import nodes as t
 from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
 from gradlang.explain.layout import long_stop, shorten
@@ -121,7 +121,7 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
         lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier)))
     lines = _within_budget(lines, variables, names)
     lines += [(v, VectorLine(_lhs(v, v), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
-                             (_CUT if v in expr.free_symbols else _ABSENT,)))
+                             (_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT,)))
               for v in variables if v not in tidied]
     lines = _closing(lines, variables)
     derived = tuple(full(tidied.get(v, sp.S.Zero), shape_of(v)) for v in variables)
@@ -137,7 +137,7 @@ def _line(node, wrt, arriving, tidied, bars, names, tidier) -> VectorLine:
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
     shown = tidier(raw, used)
-    changed = _reads_differently(raw.xreplace(names), shown.xreplace(names))
+    changed = _reads_differently(*rebuild_all([raw, shown], names))
     used = [_REWRITES[i] for i in used if not _REWRITES[i].algebra] if changed else []
     if by_name:
         rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], names) and tidied[node] != shown else ())
@@ -210,10 +210,10 @@ def _width(expr, named) -> int:
     """Characters of a formula as the lines show it: the user's names for their bindings, a letter for a stop;
     past PRINTED_NODES tree nodes, more than a line (counted, not printed: a LayerNorm head's raw adjoints
     print to tens of thousands of characters, and printing them took most of its 40 s)."""
-    shown = expr.xreplace(named)
+    shown = rebuild(expr, named)
     stops = {s: _stand_in("c", s) for s in outermost_stops([shown]) if long_stop(s)}  # a letter, as layout names it
     adjoints = {a: _stand_in(f"dLd{a.name}", a) for a in dag_atoms(shown, AdjointName)}  # ∂L/∂z as it prints
-    shown = shown.xreplace({**stops, **adjoints})
+    shown = rebuild(shown, {**stops, **adjoints})
     if tree_size(shown, cap=PRINTED_NODES + 1) > PRINTED_NODES:
         return LINE_CHARACTERS + 1
     return len(to_source(shown, sg=True))
@@ -332,13 +332,27 @@ def _unread(walls: tuple, explanation) -> set:
 
 def _in_order(shown) -> tuple:
     """The names in an order a reader can follow: each let after the lets its value uses (a wall's δ is
-    chosen first but may hold a part named after it: δ = (sign(u - x[2]) + 1)/2 before u = max(x[0], x[1]))."""
+    chosen first but may hold a part named after it: δ = (sign(u - x[2]) + 1)/2 before u = max(x[0], x[1])).
+    Which named value holds which is read off one DAG of them all (I-JEPA's lets share most of their parts:
+    a walk per pair took minutes)."""
+    holds = _named_inside([value for value, _ in shown])
     remaining, ordered = list(shown), []
     while remaining:
-        free = next((k for k, (value, _) in enumerate(remaining)
-                     if not any(other != value and value.has(other) for other, _ in remaining)), 0)
+        values = {value for value, _ in remaining}
+        free = next((k for k, (value, _) in enumerate(remaining) if not (holds[value] & values) - {value}), 0)
         ordered.append(remaining.pop(free))
     return tuple(ordered)
+
+
+def _named_inside(values: list) -> dict:
+    """{value: the values of the list it holds (itself too)}, one pass over their DAG."""
+    dag = build_dag(values)
+    wanted = set(values)
+    inside: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        held = frozenset().union(*(inside[k] for k in kids))
+        inside.append(held | {node} if node in wanted else held)
+    return {node: inside[k] for k, node in enumerate(dag.nodes) if node in wanted}
 
 
 def as_written(derivation, expr):
@@ -347,7 +361,7 @@ def as_written(derivation, expr):
     back = _written_stops(expr)
     if not back:
         return derivation
-    again = lambda part: part.xreplace(back) if isinstance(part, sp.Basic) else part  # noqa: E731
+    again = lambda part: rebuild(part, back) if isinstance(part, sp.Basic) else part  # noqa: E731
     lines = tuple(replace(line, lhs=tuple(map(again, line.lhs)), rhs=tuple(tuple(map(again, side)) for side in line.rhs))
                   for line in derivation.lines)
     result = tuple(map(again, derivation.result)) if isinstance(derivation.result, tuple) else again(derivation.result)
@@ -367,7 +381,7 @@ def _measured(derivation, entries, expr) -> list:
     lines = [[p for p in (*line.lhs, *(part for side in line.rhs for part in side)) if isinstance(p, sp.Basic)]
              for line in derivation.lines]
     back = _written_stops(expr)
-    lines += [["stop c: cuts the path from x; adjoint arriving: ", _arriving(e).xreplace(back)]
+    lines += [["stop c: cuts the path from x; adjoint arriving: ", rebuild(_arriving(e), back)]
               for e in entries if e.verdict != "irrelevant"]
     return lines
 
@@ -390,7 +404,7 @@ def _adjoints(derivation) -> set:
 def _taken(expr, names, shown) -> set:
     """Every name a new one must not be: the session's (names.bound: all it has bound, a declared z not in
     the formula too), the formula's, those already shown, a stop's letter."""
-    return ({n.name for _, n in (*names, *shown)} | {s.name for s in expr.free_symbols if hasattr(s, "name")}
+    return ({n.name for _, n in (*names, *shown)} | {s.name for s in dag_atoms(expr, sp.Symbol)}
             | {"c", "m", "L"} | set(getattr(names, "bound", ())))
 
 
