@@ -270,10 +270,12 @@ def lines(explanation) -> tuple:
     expr = to_symbolic(request.expr)
     expr = expr if isinstance(expr, sp.Basic) else None
     named = zip(explanation.ledger, removed_names(explanation.ledger, letters(request, display)[1]))
+    lets = {str(let.name) for let in getattr(vector, "lets", ()) or ()}
     if len(explanation.ledger) > GROUPED:
-        lets = {str(let.name) for let in getattr(vector, "lets", ()) or ()}
         return tuple(_compact(e, request, name, expr, display, lets) for e, name in named)
-    said = tuple((*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
+    # a stop inside another has nothing of its own to say but where it is: one line, as a compact entry
+    said = tuple(_compact(e, request, name, expr, display, lets) if e.inside else
+                 (*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
                   verdict(e, request, () if e.parts else removes.get(e.stop, ()), name, expr, display))
                  for e, name in named)
     return said
