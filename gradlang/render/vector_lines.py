@@ -56,7 +56,10 @@ def in_order(stops: list, lets: list) -> list:
 
 
 def _mentions(value: str, name: str) -> bool:
-    """Whether a printed value reads the printed name as a whole word (h in round(h), not in h2 or \\phi)."""
+    """Whether a printed value reads the printed name as a whole word (h in round(h), not in h2 or \\phi).
+    Pretty marks a stopped value's characters by moving them to a private plane (render/pretty._shift):
+    they are read back in the plane of ordinary text."""
+    value = "".join(chr(ord(c) & 0xFFFF) if ord(c) >= 0xF0000 else c for c in value)
     return re.search(r"(?<![A-Za-z0-9_\\])" + re.escape(name) + r"(?![A-Za-z0-9_])", value) is not None
 
 

@@ -110,3 +110,19 @@ STE = ("x: R^n\nW: R^(n, n)\nh = W @ x\nq = h + stop_gradient(round(h) - h)\nlos
 def test_a_let_reads_only_the_lets_above_it(name, source):
     """A stop's letter came first in the let block, so `c = sg(round(h) - h)` stood above `h = W @ x`."""
     assert later_lets(source) == []
+
+
+def test_pretty_puts_a_stops_letter_after_the_lets_it_reads_too():
+    """Pretty marks a stopped value's characters in a private plane, so the stop's text did not read `h` and
+    the REPL still printed c = sg(round(h) − h) above h = W x."""
+    from gradlang.explain.explanation import Explanation
+    from gradlang.render import vector_lines
+    from gradlang.render.derivation import _Shown
+    from gradlang.render.pretty import to_line
+
+    result = Session().run(STE)[-1]
+    explanation = next(s for s in result.steps if isinstance(s, Explanation))
+    show = _Shown(explanation, lambda value: to_line(value, False))
+    lines = vector_lines.plain_lines(explanation.vector, show, show.legend())
+    names = [line.split(" = ")[0].split()[-1] for line in lines if " = " in line and not line.startswith("(")]
+    assert names.index("h") < names.index("c"), lines
