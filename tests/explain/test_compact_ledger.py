@@ -43,7 +43,7 @@ def test_a_long_ledger_gives_each_written_stop_one_compact_entry():
 def test_a_stop_written_inside_another_has_its_entry():
     result, text = _explained("n: size\nx: R^n\ny: R^n\na = sg(x - y)\nb = sg(0.5*a*x + 1)\n"
                               "explain grad(sum(b*x^2), x)")
-    assert "# stop a: inside the stop b\n#    irrelevant: no adjoint flows inside a stop" in text, text
+    assert "# stop a: inside the stop b; irrelevant: no adjoint flows inside a stop" in text, text
     assert "two stops: one irrelevant, one blocking" in text, text
     assert [e.verdict for e in result.steps[-1].ledger] == ["irrelevant", "blocking"]
     assert "= g + r₁ (g = grad(L, x))" in text and "✓ equals grad" in text, text
