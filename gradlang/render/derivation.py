@@ -38,12 +38,17 @@ def rule_label(step) -> str:
     return f"{step.rule} ({step.outer})" if step.outer else step.rule
 
 
+_LONG_TITLE = 160  # characters of a formula the title writes out; past it, the user's name for it (loss)
+
+
 def call_text(request, show=plain) -> str:
     """The derivative call in gradlang syntax, e.g. diff(x^2, x, 2), or grad(x*y, [x, y])[1] for a selection."""
     whole = getattr(request, "whole", None)
     if whole is not None:
         return call_text(whole, show) + "[" + ", ".join(str(i) for i in request.indices) + "]"
     expr = show(to_symbolic(request.expr))
+    if getattr(request, "named", "") and len(expr) > _LONG_TITLE:  # SwAV's loss: four lines of formula
+        expr = show(sp.Symbol(request.named))
     if request.operation == "diff":
         specs = [show(s) if n == 1 else f"{show(s)}, {n}" for s, n in request.specs]
         return f"diff({expr}, {', '.join(specs)})"

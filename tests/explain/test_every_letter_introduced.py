@@ -126,3 +126,14 @@ def test_pretty_puts_a_stops_letter_after_the_lets_it_reads_too():
     lines = vector_lines.plain_lines(explanation.vector, show, show.legend())
     names = [line.split(" = ")[0].split()[-1] for line in lines if " = " in line and not line.startswith("(")]
     assert names.index("h") < names.index("c"), lines
+
+
+def test_a_title_too_long_to_read_names_the_loss_as_the_user_did():
+    """SwAV's title wrote its loss out over four lines; a formula past _LONG_TITLE characters that the user bound
+    to a name is titled by that name (grad(loss, W)), and a short one is still written out."""
+    terms = " + ".join(f"sum(exp(W @ x)^{k})/{k}" for k in range(2, 12))
+    long_source = f"x: R^3\nW: R^(3,3)\nloss = {terms}\nexplain grad(loss, W)"
+    title = to_plain(Session().run(long_source)[-1]).splitlines()[0]
+    assert title.startswith("# grad(loss, W):"), title
+    short = to_plain(Session().run("x: R^3\nW: R^(3,3)\nloss = sum(exp(W @ x))\nexplain grad(loss, W)")[-1])
+    assert short.startswith("# grad(sum(exp(W @ x)), W):"), short

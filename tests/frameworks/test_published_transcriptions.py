@@ -161,8 +161,6 @@ EXPLAIN_WALLS = {
     "moco_v3": "explain grad(loss, predictor_0_weight): 6 s of CPU (68 s before the wall names walked the DAG), one "
                "ledger entry per written stop (26, compact: 24 inside the stopped keys t61, t62), but 76 plain lines: "
                "the let block and the pass lines of a batch norm's backward, each rule on a line of its own",
-    "swav_loss": "explain by the prototypes finishes (8 s of CPU, ✓ equals grad, bounded by distinct nodes since "
-                 "issue 39) with one compact entry per written stop (10), but in 62 plain lines of 60",
 }
 
 

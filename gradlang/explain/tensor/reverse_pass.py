@@ -267,6 +267,8 @@ def tensor_explanation(request, depth=None, names=()):
     constants = constant_names([[expr], *measured], _taken(expr, names, shown))  # data: a name and a shape
     shown = shown + constants
     walls = wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown + aliases)
+    whole = next((str(name) for value, name in names if value in (request.expr, expr)), "")
+    request = replace(request, named=whole) if whole else request  # the title's loss by its name when long
     context = _Context(request, depth, derivation, entries, constants, users, aliases, expr)
     explanation = _explained(context, _in_order(shown + walls))
     unread = _unread(walls, explanation)
