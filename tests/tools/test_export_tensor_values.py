@@ -113,7 +113,9 @@ def test_the_written_helpers_are_numbers_helpers():
     calls = {"_gl_softmax_vector": (v,), "_gl_logsumexp_vector": (v,), "_gl_softmax_axis": (M, 1),
              "_gl_logsumexp_axis": (M, 0), "_gl_onehot_vector": (2, 4), "_gl_max_shares_vector": (v,),
              "_gl_max_shares_axis": (M, 1), "_gl_cofactor": (np.array([[1.0, 2.0], [2.0, 4.0]]),),
-             "_gl_max_shares_along": (np.array([[[1.0, 3.0], [3.0, 0.0]], [[2.0, 2.0], [-1.0, 5.0]]]), (0, 2))}
+             "_gl_max_shares_along": (np.array([[[1.0, 3.0], [3.0, 0.0]], [[2.0, 2.0], [-1.0, 5.0]]]), (0, 2)),
+             "_gl_softmax_along": (np.array([[[1.0, 3.0], [3.0, 0.0]], [[2.0, 2.0], [-1.0, 5.0]]]), (2,)),
+             "_gl_logsumexp_along": (np.array([[[1.0, 3.0], [3.0, 0.0]], [[2.0, 2.0], [-1.0, 5.0]]]), (1, 2))}
     assert set(calls) == {k for k in namespace if k.startswith("_gl_")}
     for name, args in calls.items():
         assert np.array_equal(namespace[name](*args), numeric.HELPERS[name](*args)), name
