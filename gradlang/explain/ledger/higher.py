@@ -82,7 +82,7 @@ def _decided(entry, after, before, kept, tensor: bool, order: int):
         from gradlang.derive.tensor.rewrite import Tidier
         from gradlang.explain.ledger.tensor import removed_verdict
 
-        removed = Tidier()(unstopped(after - before))
+        removed = _tidied(unstopped(after - before), Tidier())
         removed = sp.S.Zero if _zeros(removed) else removed
         verdict, evidence = removed_verdict(removed, kept)
         return replace(entry, removed=((removed,),), kept=((kept,),), verdict=verdict, level="tensor",
@@ -91,6 +91,22 @@ def _decided(entry, after, before, kept, tensor: bool, order: int):
     verdict, evidence = terms_verdict((removed,), (tuple(_flat(kept)),))
     return replace(entry, removed=(removed,), kept=(tuple(_flat(kept)),), verdict=verdict, level="components",
                    shape=shape_of(kept), **{**common, "evidence": evidence})
+
+
+_EXPAND_NODES = 200  # tree nodes of a tensor term expanded before it is tidied (as `blocked` does, by size)
+
+
+def _tidied(term, tidy):
+    """A tensor term tidied, expanded first when small: a difference of two hessians holds the same products
+    on both sides ((3Σx + 3)·diag(2x) − 3·diag(2x)·Σx), which only expanding cancels."""
+    from gradlang.expr.walk import tree_size
+
+    if tree_size(term, cap=_EXPAND_NODES + 1) <= _EXPAND_NODES:
+        try:
+            term = sp.expand(term)
+        except (TypeError, ValueError, AttributeError):  # a tensor node SymPy cannot expand through
+            pass
+    return tidy(term)
 
 
 def _flat(value) -> list:
