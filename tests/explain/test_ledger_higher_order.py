@@ -39,8 +39,13 @@ def _ledger_lines(result) -> list[str]:
 def _terms(result) -> list[str]:
     """The removed terms as printed, in the ledger's order: a blocking or inventing entry's formula, a
     neutral one's 0 (its term is 0), an entry inside another stop none."""
-    found = []
-    for line in _ledger_lines(result):
+    found, lines = [], []
+    for line in _ledger_lines(result):  # a term broken over lines (between a matrix's rows) joined again
+        if line.startswith("      ") and lines:
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    for line in lines:
         if (match := re.search(r"removes r\S = (.*)$", line)) or (match := re.search(r"adds −r\S = (.*), a", line)):
             found.append(match.group(1) if "removes" in line else f"-({match.group(1)})")
         elif "neutral: it removes 0" in line:
@@ -189,3 +194,21 @@ def test_json_gives_the_order_and_no_adjoint():
     data = to_json(_explained("a: R\nb: R\nexplain diff(a*b*sg(a-b), a, b)"))
     (stop,) = data["steps"][0]["stops"]
     assert stop["order"] == 2 and stop["removed"] == "a - b" and "adjoint" not in stop
+
+
+def test_a_matrix_term_is_written_a_row_a_line():
+    """A hessian by a vector whose formula picks x[0] is derived by components at R^3: its terms are matrices,
+    written out between their rows within 100 columns (they were "a term of 80 characters"), each JAX's rᵢ."""
+    source = "x: R^3\nu = sg(x)\nv = sg(x[0]*x[1])\nexplain hessian(x[0]*sum(u*x^2) + v*x[2]^2 + v*x[0], x)"
+    point = {"x": RNG.uniform(-1.5, 1.5, 3)}
+
+    def by(stops):
+        def f(x):
+            v = stops[1](x[0] * x[1])
+            return x[0] * jnp.sum(stops[0](x) * x ** 2) + v * x[2] ** 2 + v * x[0]
+        return jax.hessian(f)(jnp.asarray(point["x"]))
+    result = _check(source, "x: R^3", "hessian(x[0]*sum(sg(x)*x^2) + sg(x[0]*x[1])*x[2]^2 + sg(x[0]*x[1])*x[0], x)",
+                    by, 2, point)
+    lines = to_plain(result).splitlines()
+    assert "#    blocking: removes r₁ = [[6*x[0]^2, x[1]^2, x[2]^2], [x[1]^2, 4*x[0]*x[1], 0]," in lines
+    assert max(len(line) for line in lines[:-1]) <= 100

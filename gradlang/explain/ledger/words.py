@@ -207,16 +207,18 @@ def _long_term(value, display, after: int = 0) -> bool:
 
 def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
     """The text in lines (the first of `first` columns, each further one of `rest`), broken before a ` + `
-    or ` - ` (pretty's ` − `) outside every bracket where a line would pass its width, as
+    or ` - ` (pretty's ` − `) outside every bracket, or between a matrix's rows, where a line would pass its width, as
     render/plain_break.terms_broken breaks a derivation's line; a term wider than a line stands alone, wider.
     allowed, when given: the (start, end) spans of the text where it may break (a note's formulas, never
     its words: "true = kept + removed")."""
     level, breaks = 0, []
     for i, char in enumerate(text):
         level += (char in "([") - (char in ")]")
-        if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and (
-                allowed is None or any(start <= i < end for start, end in allowed)):
+        inside = allowed is None or any(start <= i < end for start, end in allowed)
+        if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and inside:
             breaks.append(i)
+        elif level == 1 and text[i - 1:i + 3] == "], [" and inside:  # between a matrix's rows: a row a line
+            breaks.append(i + 1)
     lines, start = [], 0
     while breaks and len(text) - start > (rest if lines else first):
         room = rest if lines else first
