@@ -212,3 +212,14 @@ def test_a_matrix_term_is_written_a_row_a_line():
     lines = to_plain(result).splitlines()
     assert "#    blocking: removes r₁ = [[6*x[0]^2, x[1]^2, x[2]^2], [x[1]^2, 4*x[0]*x[1], 0]," in lines
     assert max(len(line) for line in lines[:-1]) <= 100
+
+
+def test_a_straight_through_stop_invents_a_second_derivative():
+    """x^3 + sg(round(x)^3 − x^3): the surrogate's second derivative 6x is one the function (0) lacks."""
+    source = "x: R\nexplain diff(x^3 + sg(round(x)^3 - x^3), x, 2)"
+    point = {"x": 0.3 + float(RNG.uniform(0, 0.1))}
+
+    def by(stops):
+        return jax.grad(jax.grad(lambda x: x ** 3 + stops[0](jnp.round(x) ** 3 - x ** 3)))(point["x"])
+    result = _check(source, "x: R", "diff(x^3 + sg(round(x)^3 - x^3), x, 2)", by, 1, point)
+    assert _ledger_lines(result)[1] == "   inventing: adds −r₁ = 6*x, a derivative the function lacks"
