@@ -36,7 +36,7 @@ def telescoped(explanation, phrase):
         return explanation
     take = _operator(request)
     expr = to_symbolic(request.expr)
-    tensor = _by_tensors(request)
+    tensor, work = _by_tensors(request), Work(LEDGER_WORK)  # one budget of simplification for the ledger
     kept = before = take(expr)
     done: list = []
     out: list = []
@@ -46,7 +46,7 @@ def telescoped(explanation, phrase):
             continue
         done += list(entry.parts or (entry.stop,))
         after = take(transparent(expr, done))
-        out.append(_decided(entry, after, before, kept, tensor, order_of(request)))
+        out.append(_decided(entry, (after, before, kept), tensor, order_of(request), work))
         before = after
     out = _same_verdicts(out)
     old, new = phrase(entries), phrase(tuple(out))
@@ -74,9 +74,10 @@ def _by_tensors(request) -> bool:
     return request.operation == "hessian" and isinstance(request.wrt, Var)
 
 
-def _decided(entry, after, before, kept, tensor: bool, order: int):
-    """The entry with its term rᵢ = after − before (its stops evaluated, as `blocked` has them) and the
-    verdict that term gives."""
+def _decided(entry, derivatives: tuple, tensor: bool, order: int, work):
+    """The entry with its term rᵢ = after − before (derivatives: after, before, kept; its stops evaluated, as
+    `blocked` has them) and the verdict that term gives."""
+    after, before, kept = derivatives
     common = dict(adjoint=(), shown=None, zero_form=(), evidence="", order=order)
     if tensor:
         from gradlang.derive.tensor.rewrite import Tidier
@@ -87,7 +88,7 @@ def _decided(entry, after, before, kept, tensor: bool, order: int):
         verdict, evidence = removed_verdict(removed, kept)
         return replace(entry, removed=((removed,),), kept=((kept,),), verdict=verdict, level="tensor",
                        **{**common, "evidence": evidence})
-    removed = tidy_all([unstopped(a - b) for a, b in zip(_flat(after), _flat(before))], Work(LEDGER_WORK))
+    removed = tidy_all([unstopped(a - b) for a, b in zip(_flat(after), _flat(before))], work)
     verdict, evidence = terms_verdict((removed,), (tuple(_flat(kept)),))
     return replace(entry, removed=(removed,), kept=(tuple(_flat(kept)),), verdict=verdict, level="components",
                    shape=shape_of(kept), **{**common, "evidence": evidence})
