@@ -18,6 +18,7 @@ from gradlang.explain.scalar.components import component_steps
 from gradlang.explain.ledger.components import ledger
 from gradlang.explain.ledger.closing import closing
 from gradlang.explain.ledger.written import with_written
+from gradlang.explain.ledger.higher import telescoped
 from gradlang.explain.ledger.words import GROUPED, lines as stop_sentences, phrase, verdict
 from gradlang.explain.scalar.summary import summarize
 from gradlang.explain.scalar.why import why_zero
@@ -139,7 +140,7 @@ def explain(request, depth: int | None = DEFAULT_DEPTH, unfold: bool = False, en
 
 def said(explanation: Explanation) -> Explanation:
     """The explanation with its ledger in words (ledger/words.py), composed once here and never by a printer."""
-    explanation = with_written(explanation, phrase)
+    explanation = telescoped(with_written(explanation, phrase), phrase)  # in the order listed: higher.py
     sentences = stop_sentences(explanation)
     compact = len(explanation.ledger) > GROUPED  # an entry's one line holds more than its verdict
     verdicts = (tuple(verdict(e, explanation.request) for e in explanation.ledger) if compact

@@ -18,7 +18,7 @@ import sympy as sp
 
 from gradlang.expr.function_bases import SpelledAsGradlang, ZeroDerivative
 from gradlang.expr.engine import kept_shape, shape_of
-from gradlang.expr.walk import build, dag_has, unwrap
+from gradlang.expr.walk import build, dag_has, rebuild, unwrap
 
 
 class StopGradient(ZeroDerivative, SpelledAsGradlang, sp.Function):
@@ -64,6 +64,13 @@ def unstopped(expr: sp.Basic) -> sp.Basic:
 
     Each rebuilt part keeps its shape: unstopped(sg(v)/v) is v/v, which is ones(n), not SymPy's 1."""
     return unwrap(expr, StopGradient, _shaped_build)
+
+
+def transparent(expr: sp.Basic, stops) -> sp.Basic:
+    """`expr` with the given stop nodes made transparent: each replaced by its argument unstopped (a stop
+    inside it goes with it), every other stop kept. The ledger of a higher derivative removes the stops one
+    after another this way (explain/ledger/higher.py)."""
+    return rebuild(expr, {stop: unstopped(stop.args[0]) for stop in stops}, _shaped_build) if stops else expr
 
 
 def _shaped_build(node, args):

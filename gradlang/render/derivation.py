@@ -414,7 +414,9 @@ def _json_stop(entry, words, show) -> dict:
     """One ledger entry as data: the stop, its path, adjoint, removed term and verdict."""
     data = {"stop": show(entry.stop), "verdict": entry.verdict, "reaching": [show(v) for v in entry.reaching],
             "words": plain_note(words, show)}
-    if entry.verdict != "irrelevant":
+    if entry.verdict != "irrelevant" and entry.order >= 2:  # no adjoint arrives (explain/ledger/higher.py)
+        data.update(order=entry.order, removed=show(removed_value(entry)))
+    elif entry.verdict != "irrelevant":
         data.update(adjoint=show(adjoint_value(entry)), removed=show(removed_value(entry)))
     return data
 

@@ -32,6 +32,8 @@ ROWS = [
     ("eₖ ⊙ v = vₖ eₖ", t.OneHot(1, n) * x, t.Entry(x, 1) * t.OneHot(1, n)),
     ("exp(u) ⊘ Σ exp(u) = softmax(u)", sp.exp(x) / t.Total(sp.exp(x)), s),
     ("Σ(u ⊙ v) = ⟨u, v⟩", t.Total(x * y), t.Dot(x, y)),
+    ("A I = A, Σ(c 𝟙) = n c", t.MatMul(t.Ones(n), t.Diag(x)), x),  # 𝟙ᵀ diag(v) = v: a hessian's ledger term
+    ("A I = A, Σ(c 𝟙) = n c", t.MatMul(t.Diag(x), t.Ones(n)), x),
     ("(A B)ᵀ = Bᵀ Aᵀ", t.Transpose(t.MatMul(t.Var("A", (n, n)), t.Var("B", (n, n)))),
      t.MatMul(t.Transpose(t.Var("B", (n, n))), t.Transpose(t.Var("A", (n, n))))),
     ("a ⊙ where(c, 1, 0) + b ⊙ where(c, 0, 1) = where(c, a, b)",

@@ -202,13 +202,17 @@ def ones_factor(node):
 
 
 def ones(node):
-    """c ⊙ 𝟙 stays; A I = A and I A = A; a Total of a scalar times ones (𝟙 or 𝟙 𝟙ᵀ) is its size times it."""
+    """c ⊙ 𝟙 stays; A I = A and I A = A; 𝟙ᵀ diag(v) = v = diag(v) 𝟙 (a hessian's ledger term, higher.py);
+    a Total of a scalar times ones (𝟙 or 𝟙 𝟙ᵀ) is its size times it."""
     if isinstance(node, t.MatMul):
         a, b = node.args
         if isinstance(b, t.Eye):
             return a
         if isinstance(a, t.Eye):
             return b
+        for ones_, diag in ((a, b), (b, a)):
+            if isinstance(ones_, t.Ones) and rank(ones_) == 1 and isinstance(diag, t.Diag):
+                return diag.args[0]
     if isinstance(node, t.Total):
         factors = sp.Mul.make_args(node.args[0])
         ones = [f for f in factors if _is_ones(f)]

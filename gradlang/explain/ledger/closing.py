@@ -54,8 +54,6 @@ def _operation(request) -> str:
 def closing(explanation) -> tuple:
     """(identity, what its terms are) for the explanation's ledger, e.g.
     grad(unstopped(L), x) = g + r₁ + r₂  /  g = grad(L, x), what grad gives; rᵢ, what stop i removes."""
-    from gradlang.explain.ledger.words import over
-
     request = explanation.request
     display = getattr(getattr(explanation, "vector", None), "display", ()) or ()
     operation, (kept, letter) = _operation(request), letters(request, display)
@@ -63,8 +61,8 @@ def closing(explanation) -> tuple:
     shown = names if len(names) <= _TERMS else [*names[:2], "…", names[-1]]  # each rᵢ is named at its entry
     true_zero = _true_is_zero(explanation, kept, names) if names else ()
     terms = "".join(f" + {n}" for n in shown) + " = 0" * bool(true_zero)
-    variable = over(request)
-    if ", " in variable.parts:
+    variable = _by(request)
+    if ", " in variable.parts and request.operation != "diff":
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
     identity = note("true = kept + removed: ", Math(f"{operation}(unstopped(L), ", rf"\operatorname{{{operation}}}(\operatorname{{unstopped}}(L),\ "),
                     variable, Math(f") = {kept}{terms}", latex_math(f") = {kept}{terms}")))
@@ -99,6 +97,19 @@ def _zero_everywhere(explanation, kept: str) -> Note:
         return note()
     why = f", and {', '.join(used)}" if used else ""
     return note(f"{kept} = 0 at every point, though not written 0: each stop has its argument's value{why}")
+
+
+def _by(request) -> Note:
+    """What the derivative is taken by, as the call writes it: x, [mu1, mu2], and for a diff its variables
+    and orders (diff(L, a, b), diff(L, x, 2)), never a list a diff does not take."""
+    from gradlang.explain.ledger.words import over
+
+    if request.operation != "diff":
+        return over(request)
+    parts: list = []
+    for symbol, order in request.specs:
+        parts += [", "] * bool(parts) + [symbol] + ([f", {order}"] if order != 1 else [])
+    return note(*parts)
 
 
 def _true_is_zero(explanation, kept: str, names: list) -> tuple:

@@ -16,8 +16,9 @@ stops evaluated as `blocked` does; the removed terms of all stops add up to
 
 Every simplification here is bounded by size (bounded.py), never by time.
 Stops nested inside another stop are never reached by the backward pass and
-have no entry. The ledger is of the first derivative (for hessian and
-higher-order diff, of the gradient they start from).
+have no entry. For a hessian or a diff of order two or more the entries are
+only the stops and their paths here: what each removes from that derivative
+is higher.py's, once the entries are in the order the ledger lists them.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class StopEntry:
     same: tuple = ()           # (verdict, name) of the written stop whose value (one node) this one repeats
     inside: str = ""           # the written stop this one is inside (MoCo's momentum update under no_grad)
     shown: object = None       # the removed term as the derivation writes it (ledger/tensor.py), or None
+    order: int = 1             # the order of the derivative explained: from 2 on, higher.py's telescoped terms
 
 
 def variables_of(request) -> list:
@@ -113,8 +115,27 @@ def ledger(request) -> tuple:
     outputs = elements(expr) if not is_scalar(expr) else [expr]
     variables = variables_of(request)
     shape = _derivative_shape(expr, request, variables)
-    work = _Work(LEDGER_WORK)
+    work = Work(LEDGER_WORK)
+    if order_of(request) >= 2:  # what each removes is found in the ledger's order (higher.py)
+        return tuple(reached(stop, variables) for stop in outermost_stops(outputs))
     return tuple(replace(_entry(stop, outputs, variables, work), shape=shape) for stop in outermost_stops(outputs))
+
+
+def order_of(request) -> int:
+    """The order of the derivative a request takes: 2 for a hessian, the orders added up for a diff."""
+    if request.operation == "hessian":
+        return 2
+    if request.operation == "diff":
+        return sum(int(n) for _, n in request.specs)
+    return 1
+
+
+def reached(stop, variables, level: str = "components") -> StopEntry:
+    """The entry of a stop of a derivative of order two or more before its term is found (higher.py): the
+    variables its argument depends on, irrelevant when none does."""
+    argument = unstopped(stop.args[0])
+    reaching = tuple(v for v in variables if dag_has(argument, v))
+    return StopEntry(stop, reaching, (), (), (), "neutral" if reaching else "irrelevant", level=level, order=2)
 
 
 def _derivative_shape(expr, request, variables) -> tuple:
@@ -132,24 +153,24 @@ def _entry(stop, outputs, variables, work) -> StopEntry:
     if not reaching:
         return StopEntry(stop, (), (), (), (), "irrelevant")
     c = sp.Dummy("c", real=True)
-    adjoint = _tidy_all([derive.derivative(rebuild(o, {stop: c}), c) for o in outputs], work)
+    adjoint = tidy_all([derive.derivative(rebuild(o, {stop: c}), c) for o in outputs], work)
     adjoint = tuple(rebuild(a, {c: stop}) for a in adjoint)
     slopes = [derive.derivative(argument, v) for v in variables]
-    removed = _tidy_all([unstopped(a) * s for a in adjoint for s in slopes], work)
+    removed = tidy_all([unstopped(a) * s for a in adjoint for s in slopes], work)
     removed = tuple(removed[k:k + len(slopes)] for k in range(0, len(removed), len(slopes)))
     kept = tuple(tuple(derive.derivative(o, v) for v in variables) for o in outputs)
-    verdict, evidence = _verdict(removed, kept)
+    verdict, evidence = terms_verdict(removed, kept)
     return StopEntry(stop, reaching, adjoint, removed, kept, verdict, evidence=evidence)
 
 
-class _Work:
+class Work:
     """A ledger's budget of simplification, in nodes times generators (a count, never seconds)."""
 
     def __init__(self, units: int):
         self.left = units
 
 
-def _tidy_all(terms: list, work: _Work) -> tuple:
+def tidy_all(terms: list, work: Work) -> tuple:
     """The terms simplified, each when small (LEDGER_SIMPLIFY_NODES). A term that may be 0 always is: that it
     is 0 is the entry's lesson (−1 + Σₖ sₖ = 0). The others, clearly not 0 at a point, are simplified for the
     reader's sake only: each when small in work too (LEDGER_TERM_WORK), and all of them only when the
@@ -214,7 +235,7 @@ def _softmax_unfolded(expr):
     return tidy(expr.rewrite(vectors, sp.exp))
 
 
-def _verdict(removed, kept) -> tuple[str, str]:
+def terms_verdict(removed, kept) -> tuple[str, str]:
     """(verdict, evidence): a term the bounded simplification cannot decide is decided at random points."""
     pairs = [(r, k) for row_r, row_k in zip(removed, kept) for r, k in zip(row_r, row_k) if r != 0]
     zeros = [is_zero(r) for r, _ in pairs]

@@ -136,7 +136,16 @@ def _beside(stop, expr, wrt, tidy):
 def verdict_of(adjoint, removed, kept) -> tuple[str, str]:
     """(verdict, how it was decided): "" when the rewrites decided it, else the random points that did.
     Shared by the ledger of a Jacobian (ledger/jacobian.py)."""
-    if adjoint == 0 or removed == 0:
+    if adjoint == 0:
+        return "neutral", ""
+    return removed_verdict(removed, kept)
+
+
+def removed_verdict(removed, kept) -> tuple[str, str]:
+    """(verdict, how it was decided) of a removed term beside the kept derivative: 0, neutral; a term that
+    only cancels part of the kept one, inventing; else blocking. Also the verdict of a higher derivative's
+    term (higher.py), which has no adjoint arriving."""
+    if removed == 0:
         return "neutral", ""
     if removed is sp.S.NaN:
         return "blocking", ""

@@ -95,6 +95,8 @@ def head(entry, request, form=(), display=None) -> Note:
         return note("stop ", *_same_names(entry, display or ()), " (one value: that entry counts it)")
     if entry.verdict == "irrelevant":
         return note("stop ", name, ": no path from ", over(request), " reaches it")
+    if entry.order >= 2:  # no adjoint arrives at a stop of a higher derivative's ledger (ledger/higher.py)
+        return note("stop ", name, ": cuts the path from ", _path(entry))
     zero = adjoint_is_zero(entry)
     value = sp.S.Zero if zero else in_builtins(adjoint_value(entry))
     cuts = note("stop ", name, ": cuts the path from ", _path(entry), "; adjoint arriving: ")
@@ -156,7 +158,8 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
         minus = note(Math("−" + name, "-" + latex_math(name)), equals()) if name else note()
         shown = _by_rule(entry, display, expr) if name and _long_term(invented, display, _INVENTED) else (invented,)
-        return note("inventing: adds ", minus, *shown, ", a gradient the function lacks")
+        lacks = "a gradient" if entry.order < 2 else "a derivative"
+        return note("inventing: adds ", minus, *shown, f", {lacks} the function lacks")
     if removes:
         return note("blocking: removes ", named, *removes)
     if name and _long_term(removed, display):  # in the ledger (a named term), not in explain backward's cuts
@@ -204,16 +207,18 @@ def _long_term(value, display, after: int = 0) -> bool:
 
 def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
     """The text in lines (the first of `first` columns, each further one of `rest`), broken before a ` + `
-    or ` - ` (pretty's ` − `) outside every bracket where a line would pass its width, as
+    or ` - ` (pretty's ` − `) outside every bracket, or between a matrix's rows, where a line would pass its width, as
     render/plain_break.terms_broken breaks a derivation's line; a term wider than a line stands alone, wider.
     allowed, when given: the (start, end) spans of the text where it may break (a note's formulas, never
     its words: "true = kept + removed")."""
     level, breaks = 0, []
     for i, char in enumerate(text):
         level += (char in "([") - (char in ")]")
-        if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and (
-                allowed is None or any(start <= i < end for start, end in allowed)):
+        inside = allowed is None or any(start <= i < end for start, end in allowed)
+        if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and inside:
             breaks.append(i)
+        elif level == 1 and text[i - 1:i + 3] == "], [" and inside:  # between a matrix's rows: a row a line
+            breaks.append(i + 1)
     lines, start = [], 0
     while breaks and len(text) - start > (rest if lines else first):
         room = rest if lines else first
@@ -242,7 +247,11 @@ def _in_names(value, display):
 def _by_rule(entry, display=(), expr=None) -> tuple:
     """A removed term too long to write out, as the rule that gives it: the adjoint arriving times the
     stopped value's derivative (JSON's `removed` holds the formula). The stopped value's letter is none the
-    derivation or the formula uses (a let u beside `u stopped` read as one value)."""
+    derivation or the formula uses (a let u beside `u stopped` read as one value). A higher derivative's
+    term has no such rule (ledger/higher.py): it is given by its length."""
+    if entry.order >= 2:
+        length = len(_short_source(removed_value(entry), display))
+        return (f"a term of {length} characters (JSON's removed gives it)",)
     several = len(entry.reaching) > 1
     taken = {str(name) for _, name in display} | {str(s) for s in getattr(expr, "free_symbols", ())}
     u = next((letter for letter in ("u", "v", "w", "q") if letter not in taken), "u")
@@ -253,6 +262,8 @@ def _by_rule(entry, display=(), expr=None) -> tuple:
 def neutral(entry) -> Note:
     """Why a neutral stop blocks nothing: its adjoint is 0, or the term it removes is (at the points, if so decided)."""
     where = f" {entry.evidence}" if entry.evidence else ""
+    if entry.order >= 2:  # ledger/higher.py: the derivative is the same with the stop and without it
+        return note(f"neutral: it removes 0{where} (the derivative is the same with the stop and without it)")
     if adjoint_is_zero(entry) and not entry.evidence:
         return note("neutral: the adjoint arriving is 0, so it removes 0 (it blocks nothing)")
     return note(f"neutral: it removes 0{where} (the adjoint times the stopped value's derivative)")

@@ -178,19 +178,22 @@ def jacobian_explanation(request, depth=None, names=()):
 
 def _hessian_explanation(request, depth, names):
     """The forward pass over the gradient, under the hessian's own request. A stop acts in the gradient
-    already (the reverse pass), so the ledger of the forward pass alone would misstate what it removes:
-    the stops are named in the summary, and `blocked` is the whole hessian's (of unstopped e, less this)."""
+    already (the reverse pass), so the forward pass's own ledger would misstate what it removes: each stop
+    of e gets its entry, and what it removes from the hessian is found once the entries are in the order
+    the ledger lists them (explain/ledger/higher.py); `blocked` is the whole hessian's (of unstopped e, less
+    this), their sum."""
     from dataclasses import replace
 
     from gradlang.explain.explanation import said
+    from gradlang.explain.ledger.components import outermost_stops, reached
     from gradlang.expr.stopgrad import unstopped
 
     expr, wrt = request.expr, request.wrt
     gradient = tidy(reverse.grad(expr, wrt))
     inner = jacobian_explanation(replace(request, operation="jacobian", expr=gradient), depth, names)
-    summary = f"{SUMMARY} over the gradient {to_source(gradient)}"
+    entries = tuple(reached(stop, (wrt,), "tensor") for stop in outermost_stops([expr]))
+    summary = "; ".join(p for p in (f"{SUMMARY} over the gradient {to_source(gradient)}", phrase(entries)) if p)
     blocked = full(sp.S.Zero, shape_of(inner.derived))
-    if inner.ledger:
-        summary += "; its stops act in that gradient (a hessian has no stop ledger yet)"
+    if entries:
         blocked = tidy(forward.tangent(tidy(reverse.grad(unstopped(expr), wrt)), wrt) - inner.derived)
-    return said(replace(inner, request=request, summary=summary, ledger=(), blocked=blocked))
+    return said(replace(inner, request=request, summary=summary, ledger=entries, blocked=blocked))
