@@ -98,9 +98,9 @@ def plain_lines(vector, show, legend=()) -> list[str]:
 
 def _ruled(head: str, rule: str) -> str:
     """A pass line with its rule beside it: the rule with its formula when it fits the width, else the rule's
-    name alone when that fits (`[exp]`: the formula is the operation's, said in full wherever it fits and in
-    JSON), else the whole rule on the lines below."""
-    name = rule.split(":", 1)[0]
+    name (and the identities that tidied the line) when that fits (`[exp]`: the formula is the operation's,
+    said in full wherever it fits and in JSON), else the whole rule on the lines below."""
+    name = rule.split(":", 1)[0] + ("; then " + rule.split("; then ", 1)[1] if "; then " in rule else "")
     if len(head) + 2 + len(rule) + 2 > WIDTH and name != rule and len(head) + 2 + len(name) + 2 <= WIDTH:
         return _beside(head, f"[{name}]")
     return _beside(head, f"[{rule}]")

@@ -21,8 +21,7 @@ def bookkeeping(node, arriving, names, variables) -> bool:
     ∂L/∂t2's entries in other brackets). The same numbers in another shape: not a step a reader takes."""
     if isinstance(node, _RESHAPES) and len(arriving) == 1:
         return True
-    return len(arriving) == 1 and isinstance(arriving[0][0], _RESHAPES) and (
-        arriving[0][0] in names or arriving[0][0] in variables)
+    return len(arriving) == 1 and isinstance(arriving[0][0], _RESHAPES) and arriving[0][0] in names
 
 
 def ruler(user, uses, tidied, names, variables):
