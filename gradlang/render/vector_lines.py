@@ -92,8 +92,18 @@ def plain_lines(vector, show, legend=()) -> list[str]:
     lines = _let_lines(vector, show, legend)
     for n, line in enumerate(vector.lines, 1):
         equation = " = ".join([text(line.lhs, show)] + [text(r, show) for r in _distinct(line.rhs, show)])
-        lines.extend(_beside(f"({n})  {equation}", f"[{text(line.rule, show)}]").split("\n"))
+        lines.extend(_ruled(f"({n})  {equation}", text(line.rule, show)).split("\n"))
     return lines
+
+
+def _ruled(head: str, rule: str) -> str:
+    """A pass line with its rule beside it: the rule with its formula when it fits the width, else the rule's
+    name (and the identities that tidied the line) when that fits (`[exp]`: the formula is the operation's,
+    said in full wherever it fits and in JSON), else the whole rule on the lines below."""
+    name = rule.split(":", 1)[0] + ("; then " + rule.split("; then ", 1)[1] if "; then " in rule else "")
+    if len(head) + 2 + len(rule) + 2 > WIDTH and name != rule and len(head) + 2 + len(name) + 2 <= WIDTH:
+        return _beside(head, f"[{name}]")
+    return _beside(head, f"[{rule}]")
 
 
 def _distinct(sides, show) -> list:

@@ -155,12 +155,7 @@ def test_translates_as_written_and_agrees_with_jax_grad(spec, example, wrt, stop
 
 # --explain-wrt on these does not yet meet #39's bar; each is the explain engine's (not the importer's: the
 # program translates, agrees and exports), reported to its owners with the case as the repro:
-EXPLAIN_OPEN = {
-    "jax_dreamer_kl:loss": "67 plain lines: one compact ledger entry per written stop (12), t5 and the softmax t6 "
-                           "named inside 0.99*t6, a let only for what a line reads; the title is the loss written "
-                           "out (the reshape/broadcast_to bookkeeping of a rank-4 softmax) and 7 pass lines have "
-                           "their rule on a line of its own",
-}
+EXPLAIN_OPEN: dict = {}
 EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
              if case[0] in EXPLAIN_OPEN else case for case in CASES]
 

@@ -158,9 +158,11 @@ def test_translates_as_written_and_agrees_with_autograd(name, wrt, cited):
 
 
 EXPLAIN_WALLS = {
-    "moco_v3": "explain grad(loss, predictor_0_weight): 6 s of CPU (68 s before the wall names walked the DAG), one "
-               "ledger entry per written stop (26, compact: 24 inside the stopped keys t61, t62), but 76 plain lines: "
-               "the let block and the pass lines of a batch norm's backward, each rule on a line of its own",
+    "moco_v3": "explain grad(loss, predictor_0_weight): one ledger entry per written stop (26, compact: 24 inside "
+               "the stopped keys t61, t62), but 73 plain lines (76 before rule names stood beside wide lines): a "
+               "two-line title, 19 let lines (six of them walls named, z's 600 characters) and 21 of a batch norm's "
+               "backward written out (five heads past 98 columns, each rule on a line of its own); the 26 ledger "
+               "lines, 3 closing ones and the value leave 30 for the rest",
 }
 
 

@@ -306,9 +306,12 @@ def _compact(entry, request, name: str, expr, display, lets=frozenset()) -> tupl
     """A stop's entry in a long ledger (more than GROUPED stops written): the stop, the path it cuts and its
     verdict on one line, or the verdict on a second line when they do not fit; the adjoint arriving is left
     to JSON (its `adjoint`). DreamerV3's KL balance writes 12 stops: each keeps its own entry. A stop the
-    let block introduces is called by its name; the path from the only variable is "the path"."""
+    let block introduces, or the program binds to a name (t33 = stop_gradient(…)), is called by its name;
+    the path from the only variable is "the path"."""
     named = dict(display).get(entry.stop)
-    label_ = note(named) if named is not None and str(named) in lets and not entry.written else label(entry, display)
+    bound = {site.bound for site in getattr(request, "written", None) or () if site.bound}  # the program's names
+    by_name = named is not None and (str(named) in lets or str(named) in bound) and not entry.written
+    label_ = note(named) if by_name else label(entry, display)
     only = len(entry.reaching) == 1 and str(over(request)) == str(entry.reaching[0])
     if entry.untaken:
         said = note("stop ", label_, ": never reached: ", entry.untaken)

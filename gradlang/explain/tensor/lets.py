@@ -64,7 +64,7 @@ def read_lets(explanation, users, wrt) -> object:
     read = set()
     for value in _printed_by_pass(explanation):
         read |= _names(form(value), lets)
-    for value, stopped in _printed_by_ledger(explanation):
+    for value, stopped in _printed_by_ledger(explanation, set(own)):
         read |= _names(form(value), made if stopped else lets)
     variables = set(wrt) if isinstance(wrt, tuple) else {wrt}
     queue = sorted(read)
@@ -121,15 +121,18 @@ def _printed_by_pass(explanation) -> list:
     return [p for p in (*sides, explanation.derived) if isinstance(p, sp.Basic)]
 
 
-def _printed_by_ledger(explanation) -> list:
+def _printed_by_ledger(explanation, own: set) -> list:
     """(value, stopped) for each value the ledger reads, each sentence's and the closing identity's; stopped
     when it is what a stop stops, written after "sg(" (the stop's insides, which a line does not read). A
-    stop's own name in its head, `t5 = sg(…)`, is said there: not read."""
+    stop's own name in its head, `t5 = sg(…)`, is said there: not read; nor a compact entry's `stop t33` or `the same
+    stop as t33`, the user's own name for a stop (own: the program binds it, as MoCo v3's `stop t21`)."""
     notes = [*(n for sentence in explanation.sentences for n in sentence), *explanation.identity]
     found = []
     for parts in (getattr(n, "parts", ()) for n in notes):
         spelled = [getattr(p, "plain", None) for p in parts]
         for k, part in enumerate(parts):
+            if k > 0 and parts[k - 1] in ("stop ", ": the same stop as ") and _spelled(part) in own:
+                continue
             if isinstance(part, sp.Basic) and spelled[k + 1:k + 3] != [" = ", "sg("]:
                 found.append((part, k > 0 and spelled[k - 1] == "sg("))
     return found

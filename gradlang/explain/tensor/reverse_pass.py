@@ -29,6 +29,7 @@ from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, fo
 from gradlang.explain.layout import long_stop, shorten
 from gradlang.explain.ledger.components import outermost_stops, removed_value
 from gradlang.explain.tensor.constants import constant_lets, constant_names
+from gradlang.explain.tensor.bookkeeping import bookkeeping, ruler
 from gradlang.explain.tensor.lets import forward_names, read_lets, tidied_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import GROUPED, phrase
@@ -99,8 +100,8 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
     rewrites that gave it. The adjoint of a node the user named (names: value →
     Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it, so ∂L/∂W reads
     outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that only passes its
-    user's adjoint on unchanged (a sum), or a reciprocal's (SymPy's 1/u), is left
-    out, except the variable's own; a long pass keeps the named and tensor lines."""
+    user's adjoint on unchanged (a sum), a reshape's (bookkeeping.py), or a reciprocal's
+    (SymPy's 1/u), is left out, except the variable's own; a long pass keeps the named and tensor lines."""
     names = names or {}
     variables = wrt if isinstance(wrt, tuple) else (wrt,)
     tidied: dict = {}
@@ -116,9 +117,11 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
             continue
         arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
         if node not in variables and (tidied[node].is_number or node not in names and (
-                _passes_on(arriving, tidied, tidied[node]) or _reciprocal(node))):
+                _passes_on(arriving, tidied, tidied[node]) or bookkeeping(node, arriving, names, variables)
+                or _reciprocal(node))):
             continue
-        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier)))
+        above = ruler(arriving[-1][0], uses, tidied, names, variables)
+        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above)))
     lines = _within_budget(lines, variables, names)
     lines += [(v, VectorLine(_lhs(v, v), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
                              (_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT,)))
@@ -131,8 +134,9 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
                             (), tuple(lines), derived)
 
 
-def _line(node, wrt, arriving, tidied, bars, names, tidier) -> VectorLine:
-    """One node's line: the users' rules with their adjoints (by name where named), then the tidied form."""
+def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> VectorLine:
+    """One node's line: the users' rules with their adjoints (by name where named), then the tidied form, and
+    the rule of `above` (the user above it, or the operation above an unshown reshape)."""
     raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
@@ -143,7 +147,7 @@ def _line(node, wrt, arriving, tidied, bars, names, tidier) -> VectorLine:
         rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], names) and tidied[node] != shown else ())
     else:
         rhs = (raw, tidied[node]) if changed and _fit(node, raw, tidied[node], names) else (tidied[node],)
-    return VectorLine(_lhs(node, wrt, names), tuple(formula(r) for r in rhs), _rule(arriving[-1][0], used))
+    return VectorLine(_lhs(node, wrt, names), tuple(formula(r) for r in rhs), _rule(above, used))
 
 
 def _reciprocal(node) -> bool:

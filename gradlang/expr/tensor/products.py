@@ -23,7 +23,7 @@ from gradlang import limits
 from gradlang.errors import LimitError, ShapeError, ValueError
 from gradlang.expr.tensor import shapes, subscripts
 from gradlang.expr.tensor.nodes import Eye, Ones, TensorOp, Transpose, Zeros, shape_of
-from gradlang.expr.tensor.axes import Permute, tuple_text
+from gradlang.expr.tensor.axes import ExpandDims, Permute, Squeeze, tuple_text
 from gradlang.expr.tensor.literals import Literal
 from gradlang.expr.tensor.product_spelling import EinsumSpelling
 from gradlang.expr.tensor.spelling import Spelling
@@ -188,8 +188,8 @@ class Reshape(TensorOp):
     def eval(cls, base, *sizes):
         if base == 0:
             return sp.S.Zero
-        if isinstance(base, Reshape):  # a reshape of a reshape reads the same entries in the same order
-            return Reshape(base.args[0], *sizes)
+        if isinstance(base, (Reshape, ExpandDims, Squeeze)):  # a reshape of a reshape (expand_dims and squeeze
+            return Reshape(base.args[0], *sizes)  # are reshapes) reads the same entries in the same order
         tensors = [f for f in base.args if shape_of(f)] if isinstance(base, sp.Mul) else ()
         if len(tensors) == 1 and isinstance(tensors[0], Reshape):  # c reshape(A): the scalars stay in front
             return sp.Mul(*(f for f in base.args if f is not tensors[0])) * Reshape(tensors[0], *sizes)
