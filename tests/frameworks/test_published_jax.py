@@ -1,7 +1,8 @@
 """Published JAX losses as their authors write them (#39), each our own small transcription in
 tests/frameworks/published/jax_*.py: Acme's DQN and SAC, rlax's TD(lambda) and A2C, DreamerV3's KL balancing and
 imagined actor-critic (lambda return, percentile normalisation, twohot critic), BYOL and SimSiam, a PPO clip loss
-with GAE, a target-network double DQN on plain dict params.
+with GAE, a target-network double DQN on plain dict params; Acme's IMPALA loss over rlax's V-trace and Dopamine's
+C51 projected target.
 
 Each is translated with its --example-args function as written (no rewrite), and checked the way issue #39 judges:
 the loss and every gradient agree with jax.grad in float64 to 1e-9 (NaN where JAX is finite fails), every
@@ -58,6 +59,9 @@ CASES = [
      ["adv_t = jax.lax.select(use_stop_gradient", "advantages = jax.lax.stop_gradient(advantages)",
       "targets = advantages + jax.lax.stop_gradient("]),
     ("jax_dqn_target:dqn_loss", "jax_dqn_target:example", "params.b2", ["target = jax.lax.stop_gradient(target)"]),
+    ("jax_rlax_vtrace:loss_fn", "jax_rlax_vtrace:example", "params.value",
+     ["jax.lax.stop_gradient(errors + v_tm1) - v_tm1,", "adv_t = jax.lax.select(use_stop_gradient"]),
+    ("jax_dopamine_c51:loss", "jax_dopamine_c51:example", "online_params.w2", ["return jax.lax.stop_gradient("]),
 ]
 IDS = [case[0] for case in CASES]
 
