@@ -11,8 +11,9 @@ Which nodes a write changes is read from the tensors themselves: the walker
 runs every node at the example point on real tensors, so an in-place result
 *is* the tensor it wrote (the same object), and a view shares its storage.
 Every node that is that object takes the new value; another view of the same
-storage read after the write would need the write carried through the view,
-which is refused at the write's line rather than guessed.
+storage read after the write (the base of `advantages[t] = …`) takes it at the
+entries the write reached, found from the storage positions of both tensors.
+Through a detached alias (`buf.data.mul_(…)`) the base gets no gradient.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from gradlang.frameworks import ops
-from gradlang.frameworks.program import TranslateError, Value, Writer, fill
+from gradlang.frameworks.program import TranslateError, Value, Writer, constant, fill
 from gradlang.frameworks.torch_lines import own_line, region_where, where
 
 
@@ -56,8 +57,10 @@ def rebind(node, name: str, env: dict, at: dict, traced: set, writer: Writer) ->
             traced.add(other)
     detached = _through_detach(node.args[written(node)], at)
     for other in _views_read_later(node, tensor, at):
-        if detached and other not in traced:
-            continue  # read at its new numbers, a constant (torch records no history through .data)
+        if detached and other not in traced:  # its new numbers, a constant (torch records no history through .data)
+            array = at[other].detach().numpy()
+            env[other] = constant(array, tuple(array.shape))
+            continue
         new = writer.bind(_through_view(name, env[other], env[node], at[other], tensor), force=True)
         if new is env[other]:
             continue

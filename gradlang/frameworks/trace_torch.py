@@ -26,6 +26,7 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
+from gradlang.frameworks.torch_inputs import float64, shared
 from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written, written_without_grad
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
@@ -174,17 +175,6 @@ def _fresh(torch, value):
     return value.detach().clone() if isinstance(value, torch.Tensor) else value
 
 
-@contextmanager
-def float64(torch):
-    """torch's default dtype is float64 while the user's module is built and traced, and is restored after."""
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(before)
-
-
 def _tensor(torch, value):
     """An example argument as a tensor: floats in float64, integers as they are."""
     tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
@@ -271,7 +261,7 @@ class _Walker:
         for node, spec in zip(placeholders, program.graph_signature.input_specs):
             path, value = self._input(program, spec, users)
             if spec.kind.name == "PARAMETER" and id(value) in first:
-                self._shared(node, first[id(value)])
+                shared(self, node, first[id(value)])
                 continue
             first.setdefault(id(value), node)
             self.at[node], self.start[node] = value.detach().clone(), value.detach().clone()  # an in-place write
@@ -283,14 +273,6 @@ class _Walker:
             else:
                 self.env[node] = _constant(value)
         return leaves
-
-    def _shared(self, node, earlier) -> None:
-        """A parameter exported under a second name (a module registered twice: BYOL's backbone is `net` and
-        `online_encoder.net`) is the first name's leaf, as torch's parameters() counts it once."""
-        self.same[node] = earlier
-        self.at[node], self.start[node], self.env[node] = self.at[earlier], self.start[earlier], self.env[earlier]
-        if earlier in self.traced:
-            self.traced.add(node)
 
     def _input(self, program, spec, users):
         if spec.kind.name == "USER_INPUT":

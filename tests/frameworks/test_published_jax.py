@@ -164,6 +164,11 @@ EXPLAIN_OPEN = {
                            "named inside 0.99*t6, a let only for what a line reads; the title is the loss written "
                            "out (the reshape/broadcast_to bookkeeping of a rank-4 softmax) and 7 pass lines have "
                            "their rule on a line of its own",
+    "jax_rlax_vtrace:loss_fn": "LimitError: explain derives an expression of at most 100000 nodes written out as a "
+                               "tree, and grad(loss_fn, params_value) passes it (the V-trace scan unrolled, its "
+                               "errors read by the critic, the advantages and the bootstrap)",
+    "jax_dopamine_c51:loss": "3 ledger entries for 4 written stops: the online network's softmax stop (its "
+                             "probabilities, which the loss never reads) gets no 'never reached' entry",
 }
 EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
              if case[0] in EXPLAIN_OPEN else case for case in CASES]
@@ -181,7 +186,14 @@ def test_explain_wrt_finishes_in_60_lines_with_a_ledger_entry_per_stop(spec, exa
 
 # Every export runs: a formula the array reader cannot read is printed as the session's formula, not unrolled
 # into components (A2C's nansum, DreamerV3's twohot critic, BYOL and SimSiam took one to four minutes of CPU so).
-@pytest.mark.parametrize("spec, example, wrt, stops", CASES, ids=IDS)
+EXPORT_OPEN = {
+    "jax_rlax_vtrace:loss_fn": "LimitError: cannot export t46: it took longer than 60 s of CPU time",
+}
+EXPORTED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPORT_OPEN[case[0]]))
+            if case[0] in EXPORT_OPEN else case for case in CASES]
+
+
+@pytest.mark.parametrize("spec, example, wrt, stops", EXPORTED, ids=IDS)
 def test_export_round_trips_the_gradient(spec, example, wrt, stops, tmp_path):
     from gradlang.export import export_program
 
