@@ -153,7 +153,7 @@ def pixels():
 
 
 def view_written(x):
-    """An in-place write through a view (a row of y) with y read after it: refused at the write's line."""
+    """An in-place write through a view (a row of y) with y read after it: y at the entries the write reached."""
     y = x * 2.0
     row = y[0]
     row.mul_(3.0)

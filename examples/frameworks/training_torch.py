@@ -165,3 +165,44 @@ def halves():
 def gumbel_soft(logits):
     """A soft Gumbel-softmax sample (its noise is -log of an exponential_ draw inside F.gumbel_softmax)."""
     return (F.gumbel_softmax(logits, tau=0.5) * torch.arange(3.0)).sum()
+
+
+class RowScaled(nn.Module):
+    """A write through a view whose base is read after it: y[0] tripled in place, then all of y read."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        y = self.fc(x)
+        row = y[0]
+        row.mul_(3.0)
+        return (y * y).sum()
+
+
+class EMABuffer(nn.Module):
+    """A buffer updated in place through .data (an EMA, as VQ-VAE-2's codebook), then read: its new numbers,
+    no gradient through it (torch records none through .data)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.register_buffer("avg", torch.ones(2))
+
+    def forward(self, x):
+        h = self.fc(x)
+        self.avg.data.mul_(0.9).add_(h.sum(0), alpha=0.1)
+        return (h * self.avg).sum()
+
+
+class SharedBackbone(nn.Module):
+    """One sub-module registered under two names (BYOL's `net` and `online_encoder.net`): one set of leaves."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(3, 2)
+        self.wrapper = nn.Sequential(self.net, nn.Tanh())
+
+    def forward(self, x):
+        return self.wrapper(x).sum()

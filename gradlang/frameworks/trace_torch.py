@@ -26,6 +26,7 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
+from gradlang.frameworks.torch_inputs import float64, shared
 from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written, written_without_grad
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
@@ -152,8 +153,9 @@ def _autograd(torch, program, walker: "_Walker") -> list:
     program says; no code is generated from the user's names, as program.module() would)."""
     placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
     with float64(torch):
-        inputs = [_fresh(torch, walker.start[n]) for n in placeholders]
-        leaves = [value for node, value in zip(placeholders, inputs) if node in walker.traced]
+        fresh = {n: _fresh(torch, walker.start[n]) for n in placeholders if n not in walker.same}
+        inputs = [fresh[walker.same.get(n, n)] for n in placeholders]
+        leaves = [fresh[node] for node in placeholders if node in walker.traced and node not in walker.same]
         for leaf in leaves:
             leaf.requires_grad_(True)
 
@@ -171,17 +173,6 @@ def _autograd(torch, program, walker: "_Walker") -> list:
 
 def _fresh(torch, value):
     return value.detach().clone() if isinstance(value, torch.Tensor) else value
-
-
-@contextmanager
-def float64(torch):
-    """torch's default dtype is float64 while the user's module is built and traced, and is restored after."""
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(torch.float64)
-    try:
-        yield
-    finally:
-        torch.set_default_dtype(before)
 
 
 def _tensor(torch, value):
@@ -259,15 +250,20 @@ class _Walker:
         self.picked = set()  # argmax/argmin nodes of traced values: a one-hot written at one follows it
         self.start = {}  # each input's value before the walk (an in-place write changes the walk's own copy)
         self.seeded = None  # the generator's state when the walk starts
+        self.same = {}  # a parameter's second exported name -> the placeholder of its first
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
         flat = self.torch.utils._pytree.tree_flatten_with_path(args)[0]
         users = iter([(".".join([names[p[0].idx], *(key_name(e) for e in p[1:])]), v) for p, v in flat])
         placeholders = [n for n in program.graph_module.graph.nodes if n.op == "placeholder"]
-        leaves = []
+        leaves, first = [], {}
         for node, spec in zip(placeholders, program.graph_signature.input_specs):
             path, value = self._input(program, spec, users)
+            if spec.kind.name == "PARAMETER" and id(value) in first:
+                shared(self, node, first[id(value)])
+                continue
+            first.setdefault(id(value), node)
             self.at[node], self.start[node] = value.detach().clone(), value.detach().clone()  # an in-place write
             if value.is_floating_point() and spec.kind.name in ("PARAMETER", "USER_INPUT"):
                 leaf = Leaf.of(path, value.detach().numpy(), self.writer.taken)
@@ -342,7 +338,7 @@ class _Walker:
             return
         env[node] = self._translate(node, env, at, where)
         if written(node) is not None and hasattr(node.args[written(node)], "op"):  # x += y: x is the result now
-            rebind(node, _name(node), env, at, self.traced)
+            rebind(node, _name(node), env, at, self.traced, self.writer)
 
     def _translate(self, node, env: dict, at: dict, where: Where):
         name = _name(node)

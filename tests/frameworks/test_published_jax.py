@@ -1,7 +1,8 @@
 """Published JAX losses as their authors write them (#39), each our own small transcription in
 tests/frameworks/published/jax_*.py: Acme's DQN and SAC, rlax's TD(lambda) and A2C, DreamerV3's KL balancing and
 imagined actor-critic (lambda return, percentile normalisation, twohot critic), BYOL and SimSiam, a PPO clip loss
-with GAE, a target-network double DQN on plain dict params.
+with GAE, a target-network double DQN on plain dict params; Acme's IMPALA loss over rlax's V-trace and Dopamine's
+C51 projected target.
 
 Each is translated with its --example-args function as written (no rewrite), and checked the way issue #39 judges:
 the loss and every gradient agree with jax.grad in float64 to 1e-9 (NaN where JAX is finite fails), every
@@ -58,6 +59,9 @@ CASES = [
      ["adv_t = jax.lax.select(use_stop_gradient", "advantages = jax.lax.stop_gradient(advantages)",
       "targets = advantages + jax.lax.stop_gradient("]),
     ("jax_dqn_target:dqn_loss", "jax_dqn_target:example", "params.b2", ["target = jax.lax.stop_gradient(target)"]),
+    ("jax_rlax_vtrace:loss_fn", "jax_rlax_vtrace:example", "params.value",
+     ["jax.lax.stop_gradient(errors + v_tm1) - v_tm1,", "adv_t = jax.lax.select(use_stop_gradient"]),
+    ("jax_dopamine_c51:loss", "jax_dopamine_c51:example", "online_params.w2", ["return jax.lax.stop_gradient("]),
 ]
 IDS = [case[0] for case in CASES]
 
@@ -155,7 +159,13 @@ def test_translates_as_written_and_agrees_with_jax_grad(spec, example, wrt, stop
 
 # --explain-wrt on these does not yet meet #39's bar; each is the explain engine's (not the importer's: the
 # program translates, agrees and exports), reported to its owners with the case as the repro:
-EXPLAIN_OPEN: dict = {}
+EXPLAIN_OPEN = {
+    "jax_rlax_vtrace:loss_fn": "LimitError: explain derives an expression of at most 100000 nodes written out as a "
+                               "tree, and grad(loss_fn, params_value) passes it (the V-trace scan unrolled, its "
+                               "errors read by the critic, the advantages and the bootstrap)",
+    "jax_dopamine_c51:loss": "3 ledger entries for 4 written stops: the online network's softmax stop (its "
+                             "probabilities, which the loss never reads) gets no 'never reached' entry",
+}
 EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
              if case[0] in EXPLAIN_OPEN else case for case in CASES]
 
@@ -172,7 +182,14 @@ def test_explain_wrt_finishes_in_60_lines_with_a_ledger_entry_per_stop(spec, exa
 
 # Every export runs: a formula the array reader cannot read is printed as the session's formula, not unrolled
 # into components (A2C's nansum, DreamerV3's twohot critic, BYOL and SimSiam took one to four minutes of CPU so).
-@pytest.mark.parametrize("spec, example, wrt, stops", CASES, ids=IDS)
+EXPORT_OPEN = {
+    "jax_rlax_vtrace:loss_fn": "LimitError: cannot export t46: it took longer than 60 s of CPU time",
+}
+EXPORTED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPORT_OPEN[case[0]]))
+            if case[0] in EXPORT_OPEN else case for case in CASES]
+
+
+@pytest.mark.parametrize("spec, example, wrt, stops", EXPORTED, ids=IDS)
 def test_export_round_trips_the_gradient(spec, example, wrt, stops, tmp_path):
     from gradlang.export import export_program
 

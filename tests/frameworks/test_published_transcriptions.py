@@ -1,6 +1,7 @@
 """Published PyTorch losses as their authors wrote them (#39), transcribed small in tests/frameworks/published/
 (one file per loss: DINO, MoCo v3, SwAV, CleanRL's DQN, SAC and PPG, VQGAN's quantiser, I-JEPA, the Gumbel
-quantiser, consistency distillation), networks stubbed as small MLPs, random draws passed in as data.
+quantiser, consistency distillation; SimSiam, BYOL, TD3, double DQN, CleanRL's PPO, VQ-VAE-2's EMA quantiser),
+networks stubbed as small MLPs, random draws passed in as data.
 
 Each goes through --from-torch as written; its gradient by every leaf is compared with torch.autograd run here
 in float64 on the module itself (not through the exported graph), to 1e-9 (NaN where torch is finite fails);
@@ -65,6 +66,25 @@ LOSSES = [
                  [("torch.no_grad() region", "    @th.no_grad()", 1), *[("torch.no_grad() region", "    @th.no_grad()", 2)] * 2,
                   *[("torch.no_grad() region", "    @th.no_grad()", 3)] * 3, (".detach()", "heun_solver(x_t, t, t2, x_start)"),
                   (".detach()", "distiller_target = distiller_target.detach()")], id="consistency"),
+    # Transcribed later, as a check of "others of the same kind" (#39): each stop the authors wrote, as written
+    pytest.param("simsiam_torch", "model.predictor.3",
+                 [(".detach()", "return p1, p2, z1.detach(), z2.detach()")] * 2, id="SimSiam"),
+    pytest.param("byol_torch", "learner.online_predictor.3",
+                 [(".detach()", "target_projections = target_projections.detach()"),
+                  *[("torch.no_grad() region", "with torch.no_grad():")] * 2,
+                  (".detach()", "loss_one = loss_fn(online_pred_one, target_proj_two.detach())"),
+                  (".detach()", "loss_two = loss_fn(online_pred_two, target_proj_one.detach())")], id="BYOL-torch"),
+    pytest.param("td3", "critic.l3", [("torch.no_grad() region", "with torch.no_grad():")], id="TD3"),
+    # torch.autograd.Variable(t) is t detached (requires_grad=False): the notebook's wrappers of its data are stops
+    pytest.param("double_dqn", "current_model.layers.4",
+                 [(".detach()", "state      = Variable(state)"), (".detach()", "next_state = Variable(next_state)"),
+                  (".detach()", "reward     = Variable(reward)"), (".detach()", "done       = Variable(done)"),
+                  *[(".detach()", "loss = (q_value - Variable(expected_q_value.data))")] * 2], id="Double-DQN"),
+    pytest.param("cleanrl_ppo", "agent.critic.4",
+                 [("torch.no_grad() region", "with torch.no_grad():")] * 2, id="CleanRL-PPO"),
+    # the codebook is a buffer (EMA-updated), so quantize.detach() stops nothing and is not written
+    pytest.param("vqvae2_ema", "model.quantize_conv_t.fc",
+                 [(".detach()", "quantize = input + (quantize - input).detach()")], id="VQ-VAE-2-EMA"),
 ]
 
 
@@ -111,17 +131,21 @@ def autograd(name: str, program: str = "") -> list:
 
 @contextmanager
 def drawn_as_in(program: str):
-    """F.gumbel_softmax's noise (Tensor.exponential_) drawn as the program's point says it was drawn."""
-    if not re.search(r"^exponential: R", program, re.M):
-        yield
-        return
-    drawn = torch.tensor(at_value(program, "exponential"))
-    before = torch.Tensor.exponential_
-    torch.Tensor.exponential_ = lambda self, *args, **kwargs: self.copy_(drawn.reshape(self.shape))
+    """A draw in the loss as the program's point says it was drawn: F.gumbel_softmax's noise (Tensor.exponential_),
+    TD3's target-policy noise (torch.randn_like)."""
+    owners = {"exponential": (torch.Tensor, "exponential_", lambda drawn: lambda self, *a, **k: self.copy_(
+                  drawn.reshape(self.shape))),
+              "randn_like": (torch, "randn_like", lambda drawn: lambda like, *a, **k: drawn.reshape(like.shape).to(
+                  like.dtype).clone())}
+    patched = [(name, *owners[name]) for name in owners if re.search(rf"^{name}: R", program, re.M)]
+    before = [getattr(owner, attr) for _, owner, attr, _ in patched]
+    for name, owner, attr, make in patched:
+        setattr(owner, attr, make(torch.tensor(at_value(program, name))))
     try:
         yield
     finally:
-        torch.Tensor.exponential_ = before
+        for (_, owner, attr, _), old in zip(patched, before):
+            setattr(owner, attr, old)
 
 
 def _is_float(value) -> bool:

@@ -296,3 +296,22 @@ def test_what_is_computed_from_a_draw_is_written_from_its_name():
     loss = (torch.softmax((logits - drawn.log()) / 0.5, dim=0) * torch.arange(3.0, dtype=torch.float64)).sum()
     theirs = [loss.detach().numpy(), torch.autograd.grad(loss, logits)[0].numpy()]
     assert worst(ours, theirs) < 1e-12
+
+
+# --- 8. in-place writes through views, shared sub-modules --------------------------------------------------------
+
+
+def test_a_write_through_a_view_reaches_its_base_read_after_it():
+    program, ours = run("torch", "training_torch:RowScaled", shapes="x=2,3")
+    assert worst(ours, autograd("training_torch:RowScaled", shaped("x=2,3"))) < 1e-12, program
+
+
+def test_a_buffer_written_through_data_is_read_at_its_new_numbers_without_a_gradient():
+    program, ours = run("torch", "training_torch:EMABuffer", shapes="x=2,3")
+    assert worst(ours, autograd("training_torch:EMABuffer", shaped("x=2,3"))) < 1e-12, program
+
+
+def test_a_sub_module_registered_twice_is_one_set_of_leaves():
+    program, ours = run("torch", "training_torch:SharedBackbone", shapes="x=2,3")
+    assert re.findall(r"^(\w+): R", program, re.M) == ["net_weight", "net_bias", "x"], program
+    assert worst(ours, autograd("training_torch:SharedBackbone", shaped("x=2,3"))) < 1e-12, program
