@@ -212,3 +212,35 @@ def test_a_target_bound_anew_to_an_array_misses_the_plan_as_the_whole_way_says()
             session.eval(AT)
     else:
         np.testing.assert_array_equal(session.eval(AT), expected)
+
+
+def test_a_statement_run_again_reads_derives_compiles_and_walks_nothing(monkeypatch):
+    """Session.run of the same `g at …` text with new arrays (a loop in a notebook): after the first two runs
+    (the whole way, then the plan's first call, which writes its function for the shapes) no reading, no
+    evaluator, no whole way, no compiling, no cost check and no DAG walk: counted, each call by name."""
+    from gradlang.core import evaluate
+    from gradlang.expr import graph, numeric
+    from gradlang.expr.tensor import numbers
+    from gradlang.syntax import lower
+
+    rng = np.random.default_rng(12)
+    session = Session()  # the default time limit: the budget is opened, as a user's session does
+    session.run(MLP.format(n=5))
+    point = _bound(session, rng, 5)
+    session.run(AT)
+    session.run(AT)
+    calls: list = []
+
+    def counted(owner, name):
+        original = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda *args, **kw: calls.append(name) or original(*args, **kw))
+
+    for owner, name in ((lower, "parse"), (lower, "program"), (evaluate.Evaluator, "evaluate"), (at, "at"),
+                        (numeric, "compile_function"), (numeric, "specialized"), (numbers, "_checked_cost"),
+                        (numbers, "build_dag"), (graph, "build_dag")):
+        counted(owner, name)
+    for _ in range(3):
+        point = _bound(session, rng, 5)
+        np.testing.assert_allclose(session.run(AT)[0].value, _by_hand(point["Wd"], point["bd"], point["xd"]),
+                                   rtol=1e-12, atol=1e-15)
+    assert calls == []
