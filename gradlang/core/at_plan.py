@@ -44,7 +44,11 @@ _index_symbols = deferred("gradlang.core.point_indices", "_index_symbols")
 has_kinks = deferred("gradlang.tools.tensor_kinks", "has_kinks")
 kink_notes = deferred("gradlang.tools.tensor_kinks", "kink_notes")
 
-_PLANS: OrderedDict = OrderedDict()  # (id(At node), id(value)) -> Plan; the plan holds both, so the ids stay theirs
+# (id(At node), id(value), id(the session's bindings)) -> Plan; the plan holds the first two, so their ids stay
+# theirs; the bindings' id keeps a plan per session (two sessions of one program share the remembered value, and
+# each would otherwise meet the other's plan by SymPy's equality of its tensors); a dict that has gone and
+# another at its id is checked as any session is, binding by binding
+_PLANS: OrderedDict = OrderedDict()
 
 
 class Plan:
@@ -76,7 +80,7 @@ def run(env: dict, node, notes: list | None):
     """The value of `node` (an At) by its plan, its kink notes added to `notes`; None when it has no plan or
     the session's bindings `env` no longer fit it."""
     body = node.body
-    key = (id(node), id(env.get(body.name))) if body.kind == "name" else None
+    key = (id(node), id(env.get(body.name)), id(env)) if body.kind == "name" else None
     plan = _PLANS.get(key)
     if plan is None or plan.node is not node or env.get(plan.name) is not plan.value \
             or limits.max_memory() != plan.bounds[0] or limits.MAX_NUMERIC_PRODUCTS != plan.bounds[1]:
@@ -138,7 +142,7 @@ def learn(evaluator, node, value, floats: dict, sizes: dict) -> None:
     compiled = numbers.Compiled(value, order, sizes, len(floats))
     compiled.specialize()  # at its first call, the plan's second run: no evaluation more than the runs'
 
-    _PLANS[(id(node), id(value))] = Plan(node, value, sources, compiled, dict(sizes), _bounds())
+    _PLANS[(id(node), id(value), id(evaluator.env))] = Plan(node, value, sources, compiled, dict(sizes), _bounds())
     trim(_PLANS, CAPACITY)
 
 
