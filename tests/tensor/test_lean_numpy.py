@@ -73,7 +73,7 @@ def test_a_scalar_times_an_outer_product_scales_a_factor():
         numeric.function_source = original
     zd, td = session.env["zd"], session.env["td"]
     np.testing.assert_allclose(value, 3.5 * np.outer(zd, td), rtol=1e-15)
-    assert "numpy.outer(" in source[-1] and "_gl_imul" not in source[-1] and "3.5)*" not in source[-1].split("outer")[1]
+    assert "numpy.multiply.outer(" in source[-1] and "_gl_imul" not in source[-1] and "3.5)*" not in source[-1].split("outer")[1]
 
 
 def test_a_temporary_read_twice_is_never_written_into():
