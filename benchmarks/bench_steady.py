@@ -11,7 +11,10 @@ by call, so a burst of load on the shared cores hits both alike, and JAX:
 - `JAX jit` — `jax.jit(jax.grad(loss))` in float64, compiled before timing, its
   result made ready (`block_until_ready`);
 - `bind + run` — the gradlang call with the four `Session.bind`s before it
-  (each a float64 copy of the caller's array, as documented).
+  (each a float64 copy of the caller's array, as documented);
+- `default limit` — the same call in a `Session()` as a user makes it, with
+  the default time limit of 60 s (budget.py opens a budget per statement);
+  `Session.run` is a session made with `time_limit=None`, as in earlier rounds.
 
 gradlang and hand NumPy take turns going first. The JAX calls are timed in a
 loop of their own after them: right after a JAX call its worker threads are
@@ -46,8 +49,8 @@ STATEMENT = "g at W1 = W1_data, b1 = b1_data, w2 = w2_data, x0 = x0_data, c = 0.
 NAMES = ("x0", "W1", "b1", "w2")
 
 
-def _session(width: int) -> Session:
-    session = Session(time_limit=None)
+def _session(width: int, time_limit: float | None = None) -> Session:
+    session = Session(time_limit=time_limit)
     session.run(f"W1: R^({width},{width})\nb1: R^{width}\nw2: R^{width}\nx0: R^{width}\nc: R\n"
                 "h = tanh(W1 @ x0 + b1)\nloss = (tanh(dot(w2, h) + c) - 0.3)^2\ng = grad(loss, W1)")
     return session
@@ -85,29 +88,34 @@ def _timed(function) -> float:
 
 def row(width: int, calls: int, jax_call) -> list:
     session, points = _session(width), _points(width)
-    _bind(session, points[0])
-    value = session.run(STATEMENT)[0].value  # the first call parses, walks and compiles
-    np.testing.assert_allclose(value, programs.mlp_by_hand(*points[0]), rtol=1e-10, atol=1e-300)
+    default = _session(width, Session().time_limit)
+    for each in (session, default):
+        _bind(each, points[0])
+        value = each.run(STATEMENT)[0].value  # the first call parses, walks and compiles
+        np.testing.assert_allclose(value, programs.mlp_by_hand(*points[0]), rtol=1e-10, atol=1e-300)
     inputs = [tuple(np.asarray(a) for a in point) for point in points]
     if jax_call is not None:
         jax_call(*inputs[0])  # compiled before timing
-    times: dict = {"gradlang": [], "bind": [], "hand": [], "jax": []}
+    times: dict = {"gradlang": [], "default": [], "bind": [], "hand": [], "jax": []}
     for call in range(calls):
         point = points[call % len(points)]
         times["bind"].append(_timed(lambda: _bind(session, point)))
-        contenders = [("gradlang", lambda: session.run(STATEMENT)), ("hand", lambda: programs.mlp_by_hand(*point))]
-        for name, function in contenders[call % 2:] + contenders[: call % 2]:  # each goes first in turn
+        _bind(default, point)
+        contenders = [("gradlang", lambda: session.run(STATEMENT)), ("hand", lambda: programs.mlp_by_hand(*point)),
+                      ("default", lambda: default.run(STATEMENT))]
+        for name, function in contenders[call % 3:] + contenders[: call % 3]:  # each goes first in turn
             times[name].append(_timed(function))
     for call in range(calls if jax_call is not None else 0):  # apart: its worker threads stay busy after a call
         times["jax"].append(_timed(lambda: jax_call(*points[call % len(points)])))
     np.testing.assert_allclose(session.run(STATEMENT)[0].value, programs.mlp_by_hand(*point), rtol=1e-10, atol=1e-300)
     median = {key: statistics.median(values) if values else float("nan") for key, values in times.items()}
-    ours, hand, jit = median["gradlang"], median["hand"], median["jax"]
-    return [str(width), f"{ours * 1e3:.3f}", f"{(ours + median['bind']) * 1e3:.3f}", f"{hand * 1e3:.3f}",
-            f"{jit * 1e3:.3f}", f"{ours / hand:.2f}", f"{ours / jit:.2f}"]
+    ours, hand, jit, limited = median["gradlang"], median["hand"], median["jax"], median["default"]
+    return [str(width), f"{ours * 1e3:.3f}", f"{limited * 1e3:.3f}", f"{(ours + median['bind']) * 1e3:.3f}",
+            f"{hand * 1e3:.3f}", f"{jit * 1e3:.3f}", f"{ours / hand:.2f}", f"{limited / hand:.2f}", f"{ours / jit:.2f}"]
 
 
-HEADER = ["width", "Session.run ms", "bind + run ms", "NumPy ms", "JAX jit ms", "run/NumPy", "run/JAX jit"]
+HEADER = ["width", "Session.run ms", "default limit ms", "bind + run ms", "NumPy ms", "JAX jit ms", "run/NumPy",
+          "default/NumPy", "run/JAX jit"]
 
 
 def main() -> None:

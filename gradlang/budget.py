@@ -47,13 +47,17 @@ from gradlang import budget_traced
 
 _RETRY = 0.05  # seconds between repeated expiries of a budget that is still open
 
-_lock = threading.Condition()
+_mutex = threading.RLock()  # taken as _lock's own lock where a budget opens or closes: a C call, not Condition's
+_lock = threading.Condition(_mutex)
 _open: dict[int, list] = {}  # thread id -> Deadlines of its open budgets
 _fired: dict[int, float] = {}  # thread id -> when the watchdog last raised in it
 _watchdog: threading.Thread | None = None
 
 
 _hook = {"open": 0, "previous": None}  # budgets open in any thread, and the host's unraisable hook
+_wakes = [0.0]  # when (time.monotonic) the watchdog next reads the clocks by itself; 0: it has not yet
+_idle = [3600.0]  # wall seconds the watchdog sleeps with no budget open: the last one it was woken for
+_threads = threading.local()  # this thread's CPU clock and its speed, found once per thread
 
 
 class OutOfTime(BaseException):
@@ -102,6 +106,9 @@ def _available() -> bool:
     return hasattr(ctypes, "pythonapi") and hasattr(ctypes.pythonapi, "PyThreadState_SetAsyncExc")
 
 
+_AVAILABLE = [_available()]  # asked once: the interpreter does not change
+
+
 def _raise_in(thread_id: int, exception) -> None:
     """Make `exception` (a class, or None to cancel) pending in the thread `thread_id`."""
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(exception) if exception else None)
@@ -111,11 +118,14 @@ def _watch() -> None:
     """The watchdog: raise OutOfTime in every thread whose earliest deadline has passed.
 
     It wakes when the earliest deadline could have come: after the CPU seconds
-    left, as wall seconds (divided by the clock's speed), and reads the clock again."""
+    left, as wall seconds (divided by the clock's speed), and reads the clock again.
+    With none open it wakes after the length of the last budget it was woken for
+    (_idle): a budget as long, opened after, needs no notify (_Budget.__enter__),
+    so statements run in a loop do not wake it once each (issue #41)."""
     with _lock:
         while True:
             now = time.monotonic()
-            wake = 3600.0  # wall seconds from now
+            wake = _idle[0]  # wall seconds from now
             for thread_id, deadlines in _open.items():
                 left = min(deadline.left() / deadline.speed for deadline in deadlines)
                 if left <= 0:
@@ -124,6 +134,7 @@ def _watch() -> None:
                         _fired[thread_id] = now
                     left = _fired[thread_id] + _RETRY - now
                 wake = min(wake, left)
+            _wakes[0] = now + max(wake, 0.001)
             _lock.wait(max(wake, 0.001))
 
 
@@ -157,29 +168,66 @@ def budget(seconds: float | None):
 _UNBOUNDED = nullcontext(None)
 
 
-@contextmanager
 def _budget(seconds: float):
-    """budget() with a limit."""
-    with _lock:
-        threaded = _start_watchdog()
-    if not threaded:
-        with _traced(seconds) as deadline:
-            yield deadline
-        return
-    if not _available():
-        yield None
-        return
-    thread_id = threading.get_ident()
-    clock, speed = thread_clock(thread_id)
-    deadline = Deadline(clock, clock() + seconds, speed)
+    """budget() with a limit: the watchdog's, or budget_traced's where no thread can start."""
+    watchdog = _watchdog
+    if watchdog is None or not watchdog.is_alive():
+        with _lock:
+            if not _start_watchdog():
+                return _traced(seconds)
+    return _Budget(seconds) if _AVAILABLE[0] else _UNBOUNDED
+
+
+class _Budget:
+    """An open deadline of the watchdog: a class, not a generator (a statement run again in a loop opens
+    one per call, issue #41). An expiry landing while it opens closes it before it leaves __enter__; after
+    __enter__ the `with` statement's exit closes it (no bytecode between them reads a pending exception)."""
+
+    __slots__ = ("seconds", "thread_id", "deadline")
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def __enter__(self) -> Deadline:
+        thread_id = self.thread_id = threading.get_ident()
+        clock, speed, now = _own_clock(thread_id)
+        deadline = self.deadline = Deadline(clock, now() + self.seconds, speed)
+        try:
+            with _mutex:
+                _borrow_unraisable_hook()
+                _open.setdefault(thread_id, []).append(deadline)
+                if time.monotonic() + self.seconds / speed < _wakes[0]:
+                    _idle[0] = self.seconds / speed
+                    _lock.notify()  # the watchdog sleeps past the earliest moment this deadline could pass
+        except BaseException:
+            _close(thread_id, deadline)
+            raise
+        return deadline
+
+    def __exit__(self, *exception) -> bool:
+        _close(self.thread_id, self.deadline)
+        return False
+
+
+def _own_clock(thread_id: int) -> tuple:
+    """(clock, speed, a reading of the clock from its own thread): thread_clock of the running thread, found
+    once per thread (a thread-local: an id is reused by a later thread, its clock is not), and read as
+    time.thread_time where it is the thread's own clock (the same counter, without the call through the
+    clock's id): a statement run again in a loop opens a budget per call (issue #41)."""
+    found = getattr(_threads, "clock", None)
+    if found is None:
+        clock, speed = thread_clock(thread_id)
+        found = _threads.clock = (clock, speed, time.thread_time if speed == 1.0 and _same(clock) else clock)
+    return found
+
+
+def _same(clock) -> bool:
+    """Whether time.thread_time reads the counter `clock` reads (between two readings of it)."""
     try:
-        with _lock:  # inside the try: if an outer expiry lands here, the finally still closes
-            _borrow_unraisable_hook()
-            _open.setdefault(thread_id, []).append(deadline)
-            _lock.notify()
-        yield deadline
-    finally:
-        _close(thread_id, deadline)
+        before = clock()
+        return before <= time.thread_time() <= clock()
+    except (AttributeError, OSError):
+        return False
 
 
 @contextmanager
@@ -204,7 +252,7 @@ def _close(thread_id: int, deadline: Deadline) -> None:
     """
     while True:
         try:
-            with _lock:
+            with _mutex:
                 _remove(thread_id, deadline)
             return
         except OutOfTime:

@@ -96,7 +96,10 @@ class Deferred:
         return getattr(self._loaded, self._name, None)
 
     def __call__(self, *args, **kwargs):
-        return self.resolved()(*args, **kwargs)
+        module = self._loaded  # once loaded, one lookup: a statement run again in a loop calls some per run
+        if module is None:
+            return self.resolved()(*args, **kwargs)
+        return getattr(module, self._name)(*args, **kwargs)
 
     def __getattr__(self, attribute: str):
         return getattr(self.resolved(), attribute)

@@ -12,6 +12,7 @@ The generator numbers its states differently from run to run; the automaton is t
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,27 @@ LAZY_ANNOTATIONS = "from __future__ import annotations\n"
 # Taken out: the generator's template imports these for compressed tables; without --compress only lark's
 # cache and Lark.save/load use pickle, which gradlang never calls (tests/cli/test_startup_imports.py).
 UNUSED_IMPORT = "import pickle, zlib, base64\n"
+# lark's logger, made with the logging module on its first use: lark's run-time logs only while building
+# a grammar or a lexer's collisions, which the shipped tables never do (logging is 2 ms of every start).
+EAGER_LOGGER = re.compile(r'import logging\n(.*?)logger: logging\.Logger = logging\.getLogger\("lark"\)\n'
+                          r'logger\.addHandler\(logging\.StreamHandler\(\)\)\n(.*?)logger\.setLevel\(logging\.CRITICAL\)\n',
+                          re.DOTALL)
+LAZY_LOGGER = '''\\1\\2class _LazyLogger:
+    """lark's logger ("lark", level CRITICAL, one StreamHandler), made on first use (grammar/build_parser.py)."""
+
+    def __getattr__(self, name):
+        import logging
+
+        global logger
+        logger = logging.getLogger("lark")
+        if not logger.handlers:
+            logger.addHandler(logging.StreamHandler())
+        logger.setLevel(logging.CRITICAL)
+        return getattr(logger, name)
+
+
+logger = _LazyLogger()
+'''
 
 
 def main() -> None:
@@ -38,7 +60,9 @@ def main() -> None:
                    check=True)
     first, rest = TARGET.read_text(encoding="utf-8").split("\n", 1)
     assert rest.count(UNUSED_IMPORT) == 1 and "pickle.loads" not in rest, "the generator's template changed"
-    TARGET.write_text(f"{first}\n{LAZY_ANNOTATIONS}{rest.replace(UNUSED_IMPORT, '')}", encoding="utf-8")
+    rest, loggers = EAGER_LOGGER.subn(LAZY_LOGGER, rest.replace(UNUSED_IMPORT, ""))
+    assert loggers == 1 and "\nimport logging\n" not in rest, "the generator's logger changed"
+    TARGET.write_text(f"{first}\n{LAZY_ANNOTATIONS}{rest}", encoding="utf-8")
     print(f"wrote {TARGET.relative_to(ROOT)}")
 
 

@@ -44,7 +44,11 @@ _index_symbols = deferred("gradlang.core.point_indices", "_index_symbols")
 has_kinks = deferred("gradlang.tools.tensor_kinks", "has_kinks")
 kink_notes = deferred("gradlang.tools.tensor_kinks", "kink_notes")
 
-_PLANS: OrderedDict = OrderedDict()  # (id(At node), id(value)) -> Plan; the plan holds both, so the ids stay theirs
+# (id(At node), id(value), id(the session's bindings)) -> Plan; the plan holds the first two, so their ids stay
+# theirs; the bindings' id keeps a plan per session (two sessions of one program share the remembered value, and
+# each would otherwise meet the other's plan by SymPy's equality of its tensors); a dict that has gone and
+# another at its id is checked as any session is, binding by binding
+_PLANS: OrderedDict = OrderedDict()
 
 
 class Plan:
@@ -57,8 +61,13 @@ class Plan:
         order = sorted((s[1] for s in sources), key=lambda symbol: symbol.name)
         # (target name, target's Var or symbol, kind, name or float, shape, place among the function's arguments)
         self.sources = tuple((*source, order.index(source[1])) for source in sources)
-        self.literals = [source[3] if source[2] == "literal" else None for source in sorted(
-            sources, key=lambda source: source[1].name)]  # the literals' floats in their places, made once
+        self.targets = tuple((source[0], source[1]) for source in sources)  # each checked at a call
+        self.arrays = tuple((s[3], s[4], s[5]) for s in self.sources if s[2] == "array")  # (name, shape, place)
+        self.numbers = tuple((s[3], s[5]) for s in self.sources if s[2] == "number")  # (name, place)
+        # The function's arguments as a call gives them (numeric's NumPy floats), the literals' made once
+        # and the sizes after the point's numbers: a call fills in the arrays and the numbers of names.
+        self.arguments = [np.float64(s[3]) if s[2] == "literal" else None for s in sorted(
+            sources, key=lambda source: source[1].name)] + compiled.sizes
         self.compiled = compiled
         self.sizes = sizes
         self.bounds = bounds
@@ -71,26 +80,14 @@ def run(env: dict, node, notes: list | None):
     """The value of `node` (an At) by its plan, its kink notes added to `notes`; None when it has no plan or
     the session's bindings `env` no longer fit it."""
     body = node.body
-    key = (id(node), id(env.get(body.name))) if body.kind == "name" else None
+    key = (id(node), id(env.get(body.name)), id(env)) if body.kind == "name" else None
     plan = _PLANS.get(key)
     if plan is None or plan.node is not node or env.get(plan.name) is not plan.value \
             or limits.max_memory() != plan.bounds[0] or limits.MAX_NUMERIC_PRODUCTS != plan.bounds[1]:
         return None
-    arguments = plan.literals.copy()
-    for target, bound, kind, origin, shape, place in plan.sources:
-        held = env.get(target)
-        if held is not bound and (type(held) is not type(bound) or held != bound):
-            return None  # equal: another session's tensor of the same name and shape (never an array's ==)
-        if kind == "array":
-            given = env.get(origin)
-            if type(given) is not np.ndarray or given.shape != shape or given.dtype is not plan.float64:
-                return None  # a float64 array in the machine's byte order, as Session.bind and load make
-            arguments[place] = given
-        elif kind == "number":
-            given = env.get(origin)
-            if not isinstance(given, (sp.Float, sp.Rational)):
-                return None
-            arguments[place] = float(given)
+    arguments = _arguments(plan, env)
+    if arguments is None:
+        return None
     try:
         _PLANS.move_to_end(key)  # as remembered.touch: another thread may have dropped it
     except KeyError:
@@ -98,9 +95,29 @@ def run(env: dict, node, notes: list | None):
     return _value(plan, arguments, notes)
 
 
+def _arguments(plan: Plan, env: dict) -> list | None:
+    """The compiled function's arguments at the session's bindings `env`, or None where they miss the plan."""
+    for target, bound in plan.targets:
+        held = env.get(target)
+        if held is not bound and (type(held) is not type(bound) or held != bound):
+            return None  # equal: another session's tensor of the same name and shape (never an array's ==)
+    arguments = plan.arguments.copy()
+    for origin, shape, place in plan.arrays:
+        given = env.get(origin)
+        if type(given) is not np.ndarray or given.shape != shape or given.dtype is not plan.float64:
+            return None  # a float64 array in the machine's byte order, as Session.bind and load make
+        arguments[place] = given
+    for origin, place in plan.numbers:
+        given = env.get(origin)
+        if not isinstance(given, (sp.Float, sp.Rational)):
+            return None
+        arguments[place] = np.float64(float(given))
+    return arguments
+
+
 def _value(plan: Plan, arguments: list, notes: list):
     """The formula at the point, as core/at.py's whole way gives it, its kink notes added."""
-    result = plan.compiled(arguments)
+    result = plan.compiled.outputs(arguments)[0]
     if result.shape == ():
         result = sp.Float(float(result))  # as expr/tensor/numbers.py's as_value
     if plan.kinks and notes is not None:
@@ -125,7 +142,7 @@ def learn(evaluator, node, value, floats: dict, sizes: dict) -> None:
     compiled = numbers.Compiled(value, order, sizes, len(floats))
     compiled.specialize()  # at its first call, the plan's second run: no evaluation more than the runs'
 
-    _PLANS[(id(node), id(value))] = Plan(node, value, sources, compiled, dict(sizes), _bounds())
+    _PLANS[(id(node), id(value), id(evaluator.env))] = Plan(node, value, sources, compiled, dict(sizes), _bounds())
     trim(_PLANS, CAPACITY)
 
 

@@ -37,7 +37,7 @@ from gradlang.expr.values import elements, shape_of
 from gradlang.lazy import deferred, deferred_module, np
 
 readable = deferred("gradlang.derive.requests", "readable")  # on the first explain (issue #41)
-at_plan = deferred_module("gradlang.core.at_plan")  # the plans of `at` statements, on the first `at`
+_AT_PLAN = "gradlang.core.at_plan"  # the plans of `at` statements: none exists before the module is first used
 explaining = deferred_module("gradlang.core.explaining")  # on the first explain or builtin call (issue #41)
 
 declare_size = deferred("gradlang.core.tensor_values", "declare_size")  # the tensor engine, on a first `n: size`
@@ -126,26 +126,20 @@ class Session:
 
     def iter_run(self, source: str, filename: str | None = None) -> Iterator[Result]:
         """Run a program, yielding each printing statement's Result as it finishes."""
-        try:
-            tree = self._parse(source)
-        except GradlangError as error:
-            error.attach_source(source, filename)
-            raise  # a bare raise keeps an InternalError's cause, for GRADLANG_DEBUG=1
-        for statement in tree.statements:
-            try:
-                result = self._run_statement(statement, source)
-            except GradlangError as error:
-                error.attach_source(source, filename)
-                raise
-            except Interrupted as stop:
-                stop.filename = filename
-                raise
+        for statement in self._program(source, filename).statements:
+            result = self._run_located(statement, source, filename)
             if result is not None:
                 yield result
 
     def run(self, source: str, filename: str | None = None) -> list[Result]:
-        """Run a program; one Result per printing statement."""
-        return list(self.iter_run(source, filename))
+        """Run a program; one Result per printing statement (iter_run's loop, without a generator to resume:
+        a statement run again in a loop is a call, issue #41)."""
+        results = []
+        for statement in self._program(source, filename).statements:
+            result = self._run_located(statement, source, filename)
+            if result is not None:
+                results.append(result)
+        return results
 
     def eval(self, source: str):
         """The value of the last printing statement (None if there is none)."""
@@ -169,6 +163,25 @@ class Session:
         return dict(self.env)
 
     # --- statements -------------------------------------------------------
+
+    def _program(self, source: str, filename: str | None) -> lo.Program:
+        """_parse's program, an error placed in the source."""
+        try:
+            return self._parse(source)
+        except GradlangError as error:
+            error.attach_source(source, filename)
+            raise  # a bare raise keeps an InternalError's cause, for GRADLANG_DEBUG=1
+
+    def _run_located(self, statement: lo.Node, source: str, filename: str | None) -> Result | None:
+        """_run_statement, an error placed in the source."""
+        try:
+            return self._run_statement(statement, source)
+        except GradlangError as error:
+            error.attach_source(source, filename)
+            raise
+        except Interrupted as stop:
+            stop.filename = filename
+            raise
 
     def _parse(self, source: str) -> lo.Program:
         """The program's statements, read and lowered within the size limits and the statement time budget
@@ -237,9 +250,10 @@ class Session:
         raise statement.error
 
     def _show(self, statement: lo.Show, source: str) -> Result:
-        if statement.value.kind == "at":  # `g at W = Wd` run again at new arrays: its plan, no evaluator
+        plans = sys.modules.get(_AT_PLAN) if statement.value.kind == "at" else None  # a lookup, not a deferred
+        if plans is not None:  # `g at W = Wd` run again at new arrays: its plan, no evaluator (one call each)
             notes: list = []
-            planned = at_plan.run(self.env, statement.value, notes)
+            planned = plans.run(self.env, statement.value, notes)
             if planned is not None:
                 value = planned if isinstance(planned, np.ndarray) else _settled(planned)  # an array is settled
                 place = statement.span

@@ -25,6 +25,7 @@ from sympy.printing.precedence import precedence
 from gradlang.errors import ValueError
 from gradlang.expr import primitives, pure_numeric
 from gradlang.expr.cse import named_subexpressions
+from gradlang.expr.in_place import fits, in_place_add, in_place_multiply, in_place_subtract_from
 from gradlang.expr.exact import to_sympy_number  # noqa: F401 - re-exported: callers holding NumPy results import it here
 from gradlang.expr.masking import mask_untaken
 from gradlang.expr.source import InStoredOrder
@@ -72,35 +73,9 @@ def _sum(*terms):
     return np.where(np.isfinite(total), total + carry, total)
 
 
-def _in_place_add(a, b):
-    """`a + b` into `a`'s buffer where that gives the same array: `a` is a temporary of the generated function
-    used by this line only (function_source), a writeable float64 array as large as the result."""
-    if type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and _fits(a, b):
-        a += b
-        return a
-    return a + b
-
-
-def _in_place_multiply(a, b):
-    """`a*b` into `a`'s buffer where that gives the same array (as _in_place_add)."""
-    if type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and _fits(a, b):
-        a *= b
-        return a
-    return a * b
-
-
-def _fits(a, b) -> bool:
-    """Whether a + b (or a*b) is a float64 array of a's shape, a being a float64 array. A float or an array
-    of a's own shape and dtype is answered at once (most lines: at width 64 the general question, NumPy's
-    result_type and broadcast_shapes, costs more than the arithmetic, issue #41)."""
-    kind = type(b)
-    if kind is float or kind is np.float64 or (kind is np.ndarray and b.dtype == np.float64 and b.shape == a.shape):
-        return True
-    return np.result_type(a, b) == np.float64 and np.broadcast_shapes(a.shape, np.shape(b)) == a.shape
-
-
 IN_PLACE = {"+": "_gl_iadd", "*": "_gl_imul"}
-HELPERS = {**_helpers(), "_gl_sum": _sum, "_gl_iadd": _in_place_add, "_gl_imul": _in_place_multiply}
+HELPERS = {**_helpers(), "_gl_sum": _sum, "_gl_iadd": in_place_add, "_gl_imul": in_place_multiply,
+           "_gl_rsub": in_place_subtract_from}
 
 
 def _namespace() -> dict:
@@ -251,7 +226,7 @@ def _constants_made_once(source: str) -> str:
     return "".join(f"{name} = {text}\n" for text, name in names.items()) + body
 
 
-_SITE = re.compile(r"^    (\w+) = _gl_(iadd|imul)\((\w+), (\w+)\)$", re.MULTILINE)
+_SITE = re.compile(r"^    (\w+) = _gl_(iadd|imul|rsub)\((\w+), (\w+)\)$", re.MULTILINE)
 
 
 def specialized(function, arguments: list) -> tuple:
@@ -268,11 +243,12 @@ def specialized(function, arguments: list) -> tuple:
 
     def recorded(helper):
         def record(a, b):
-            taken.append(type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and _fits(a, b))
+            taken.append(type(a) is np.ndarray and a.dtype == np.float64 and a.flags.writeable and fits(a, b))
             return helper(a, b)
         return record
 
-    namespace = {**function.__globals__, "_gl_iadd": recorded(_in_place_add), "_gl_imul": recorded(_in_place_multiply)}
+    namespace = {**function.__globals__, "_gl_iadd": recorded(in_place_add), "_gl_imul": recorded(in_place_multiply),
+                 "_gl_rsub": recorded(in_place_subtract_from)}
     exec(compile(function.source, "<gradlang>", "exec"), namespace)
     outputs = namespace["_f"](*arguments)
     if len(_SITE.findall(function.source)) != len(taken):  # a helper called where no site line is: keep it
@@ -286,6 +262,8 @@ def specialized(function, arguments: list) -> tuple:
 
 
 def _site_code(name: str, operation: str, a: str, b: str, in_place: bool) -> str:
+    if operation == "rsub":
+        return f"    numpy.subtract({b}, {a}, out={a}); {name} = {a}" if in_place else f"    {name} = {b} - {a}"
     operator = "+" if operation == "iadd" else "*"
     return f"    {a} {operator}= {b}; {name} = {a}" if in_place else f"    {name} = {a} {operator} {b}"
 
@@ -308,14 +286,45 @@ def function_source(arguments, assignments, outputs, lean: bool = False) -> str:
     code = _Coder(_Printer({"fully_qualified_modules": True, "inline": True, "allow_unknown_functions": True}))
     last = _last_uses(assignments, outputs) if lean else {}
     defined = {str(name): expr for name, expr in assignments} if lean else {}
+    subtractions = _subtractions(assignments, last, defined, code) if lean else {}
     lines = [f"def _f({', '.join(str(a) for a in arguments)}):"]
     for index, (name, expr) in enumerate(assignments):
-        lines.append(f"    {name} = {_in_place_code(expr, last, index, defined, code) or code.node(expr)}")
+        if str(name) in subtractions:
+            continue  # its user subtracts
+        lines.append(f"    {name} = {subtractions.get(index) or _in_place_code(expr, last, index, defined, code) or code.node(expr)}")
         dead = [n for n, (at, _) in last.items() if at == index]
         if dead:
             lines.append(f"    del {', '.join(dead)}")
     lines.append(f"    return [{', '.join(code.node(e) for e in outputs)}]")
     return "\n".join(lines) + "\n"
+
+
+def _subtractions(assignments, last: dict, defined: dict, code) -> dict:
+    """`c - x` for each `_tj = -1*x` read only by `_ti = c + _tj` (SymPy's `1 - x²`): one operation, not two,
+    into x's buffer where x is a fresh temporary that line j read last (`_gl_rsub`, written for the shapes by
+    specialized() as the in-place sums are). Returns {index i: its code, name
+    _tj: True (not written)}, and moves x's last use in `last` to line i. The same bits: IEEE's c - x is
+    c + (-x)."""
+    found: dict = {}
+    position = {name: at for at, name in enumerate(defined)}
+    for index, (_, expr) in enumerate(assignments):
+        if not isinstance(expr, sp.Add) or len(expr.args) != 2:
+            continue
+        number, negated = sorted(expr.args, key=lambda a: not a.is_Number)
+        inner = defined.get(getattr(negated, "name", ""))
+        if not number.is_Number or not isinstance(inner, sp.Mul) or len(inner.args) != 2 \
+                or not inner.args[0].is_Number or float(inner.args[0]) != -1.0 \
+                or not inner.args[1].is_Symbol or last.get(negated.name) != (index, 1):
+            continue
+        x, at = inner.args[1].name, position[negated.name]
+        written = _writable(inner.args[1], last, at, defined)
+        if last.get(x, (None, 0))[0] == at:
+            last[x] = (index, last[x][1])
+        del last[negated.name]
+        found[negated.name] = True
+        constant = f"numpy.float64({float(number)!r})"  # as _in_place_code writes a number: a name once made
+        found[index] = f"_gl_rsub({x}, {constant})" if written else f"{constant} - {x}"
+    return found
 
 
 def _last_uses(assignments, outputs) -> dict:

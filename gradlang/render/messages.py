@@ -8,7 +8,6 @@ warnings and transcripts; they all take their text from here, so there is one
 from __future__ import annotations
 
 import os
-import traceback
 
 from gradlang.errors import BUG_NOTE as INTERNAL_NOTE, GradlangError, Interrupted
 
@@ -39,6 +38,8 @@ def debug_traceback(error: BaseException) -> str:
     """
     if os.environ.get("GRADLANG_DEBUG") != "1":
         return ""
+    import traceback  # here: a run that shows no internal error never needs it (start-up, issue #41)
+
     origin = error.__cause__ or error.__context__ or error
     return "\n" + "".join(traceback.format_exception(type(origin), origin, origin.__traceback__)).rstrip("\n")
 

@@ -270,17 +270,28 @@ class MissingVariableError(LarkError):
 
 
 import sys, re
-import logging
 from dataclasses import dataclass
 from typing import Generic, AnyStr
 
-logger: logging.Logger = logging.getLogger("lark")
-logger.addHandler(logging.StreamHandler())
 ##
 
 ##
 
-logger.setLevel(logging.CRITICAL)
+class _LazyLogger:
+    """lark's logger ("lark", level CRITICAL, one StreamHandler), made on first use (grammar/build_parser.py)."""
+
+    def __getattr__(self, name):
+        import logging
+
+        global logger
+        logger = logging.getLogger("lark")
+        if not logger.handlers:
+            logger.addHandler(logging.StreamHandler())
+        logger.setLevel(logging.CRITICAL)
+        return getattr(logger, name)
+
+
+logger = _LazyLogger()
 
 
 NO_VALUE = object()

@@ -50,6 +50,22 @@ def test_one_plus_one_imports_no_lark_nor_hashlib():
     assert printed == "2" and imported == "[]"
 
 
+def test_one_plus_one_imports_no_logging_and_larks_logger_is_made_on_first_use():
+    """lark's run-time logs only while building a grammar (grammar/build_parser.py makes its logger on first
+    use): `1 + 1`, by the session and by the command, and a syntax error import no logging; nor traceback (the
+    command's GRADLANG_DEBUG=1 traceback of an internal error, render/messages.py)."""
+    value, imported = _imported("1 + 1", ("logging", "traceback"))
+    assert value == "2" and imported == "[]"
+    printed, imported = _imported_by_the_command("1 + 1", ("logging", "traceback"))
+    assert printed == "2" and imported == "[]"
+    done = subprocess.run([sys.executable, "-c", "import sys\nfrom gradlang import Session\ntry:\n"
+                           "    Session().run('1 +* 2')\nexcept Exception as error:\n    print(type(error).__name__)\n"
+                           "print('logging' in sys.modules)\nfrom gradlang.syntax import standalone_parser as p\n"
+                           "print(p.logger.name, p.logger.level, len(p.logger.handlers))"],
+                          capture_output=True, text=True, timeout=SAFETY_NET, cwd=ROOT)
+    assert done.stdout.split() == ["SyntaxError", "False", "lark", "50", "1"], done.stderr
+
+
 RECORDS = ("gradlang.core.definitions", "gradlang.derive.requests")  # FunctionDef, DerivativeRequest and readable()
 AT_AND_STOPS = ("gradlang.core.at_plan", "gradlang.core.stop_records")  # at's plans; WrittenStop and Choice
 

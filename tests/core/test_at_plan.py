@@ -167,8 +167,9 @@ def test_the_function_written_for_the_plans_shapes_gives_the_same_bits(program, 
         for name, array in arrays.items():
             session.bind(name, array)
         np.testing.assert_array_equal(session.eval(statement), _fresh(program, arrays, statement).value)
-    session.eval(statement)  # the plan's first call (the fresh session learnt it anew) writes its function
-    plan = next(p for p in at_plan._PLANS.values() if p.node is session._parse(statement).statements[0].value)
+    session.eval(statement)  # the plan's calls after its first have the function written for the shapes
+    node = session._parse(statement).statements[0].value
+    plan = next(p for key, p in at_plan._PLANS.items() if p.node is node and key[2] == id(session.env))
     assert "_gl_iadd" not in plan.compiled.function.source and "_gl_imul" not in plan.compiled.function.source
 
 
@@ -212,3 +213,60 @@ def test_a_target_bound_anew_to_an_array_misses_the_plan_as_the_whole_way_says()
             session.eval(AT)
     else:
         np.testing.assert_array_equal(session.eval(AT), expected)
+
+
+def test_a_statement_run_again_reads_derives_compiles_and_walks_nothing(monkeypatch):
+    """Session.run of the same `g at …` text with new arrays (a loop in a notebook): after the first two runs
+    (the whole way, then the plan's first call, which writes its function for the shapes) no reading, no
+    evaluator, no whole way, no compiling, no cost check and no DAG walk: counted, each call by name."""
+    from gradlang.core import evaluate
+    from gradlang.expr import graph, numeric
+    from gradlang.expr.tensor import numbers
+    from gradlang.syntax import lower
+
+    rng = np.random.default_rng(12)
+    session = Session()  # the default time limit: the budget is opened, as a user's session does
+    session.run(MLP.format(n=5))
+    point = _bound(session, rng, 5)
+    session.run(AT)
+    session.run(AT)
+    calls: list = []
+
+    def counted(owner, name):
+        original = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda *args, **kw: calls.append(name) or original(*args, **kw))
+
+    for owner, name in ((lower, "parse"), (lower, "program"), (evaluate.Evaluator, "evaluate"), (at, "at"),
+                        (numeric, "compile_function"), (numeric, "specialized"), (numbers, "_checked_cost"),
+                        (numbers, "build_dag"), (graph, "build_dag")):
+        counted(owner, name)
+    for _ in range(3):
+        point = _bound(session, rng, 5)
+        np.testing.assert_allclose(session.run(AT)[0].value, _by_hand(point["Wd"], point["bd"], point["xd"]),
+                                   rtol=1e-12, atol=1e-15)
+    assert calls == []
+
+
+def test_two_sessions_of_one_program_keep_a_plan_each(monkeypatch, whole_ways):
+    """The two sessions share the remembered gradient (one value); each keeps its own plan, so neither meets
+    the other's and compares its tensors by SymPy's equality at every call (the second session of a loop
+    took a third longer)."""
+    from gradlang.expr.engine import Var
+
+    Var = Var.resolved()  # the class (the engine's name is a deferred)
+    rng = np.random.default_rng(13)
+    sessions = [Session(), Session()]
+    points = []
+    for session in sessions:
+        session.run(MLP.format(n=4))
+        points.append(_bound(session, rng, 4))
+        session.run(AT)
+        session.run(AT)
+    assert sessions[0].env["g"] is sessions[1].env["g"]
+    monkeypatch.setattr(Var, "__ne__", lambda *args: pytest.fail("a planned tensor compared by equality"))
+    monkeypatch.setattr(Var, "__eq__", lambda *args: pytest.fail("a planned tensor compared by equality"))
+    calls = len(whole_ways)
+    for session, point in zip(sessions, points):
+        np.testing.assert_allclose(session.run(AT)[0].value, _by_hand(point["Wd"], point["bd"], point["xd"]),
+                                   rtol=1e-12, atol=1e-15)
+    assert len(whole_ways) == calls

@@ -90,3 +90,45 @@ def test_a_host_without_cpu_clocks_reads_the_wall_clock(monkeypatch):
     monkeypatch.delattr(time, "thread_time")
     monkeypatch.delattr(time, "process_time")
     assert budget_traced.cpu_clock() is time.monotonic
+
+
+# --- a statement run again in a loop opens a budget per call (issue #41): counted, not timed ---
+
+
+def _planned() -> None:
+    """Wait (a safety net of minutes) until the watchdog has read the clocks and planned its next wake."""
+    waited = time.monotonic()
+    while budgets._wakes[0] <= time.monotonic() and time.monotonic() - waited < 120:
+        time.sleep(0.01)
+
+
+def test_budgets_opened_in_a_loop_do_not_wake_the_watchdog_once_each(monkeypatch):
+    with budget(60):
+        _planned()
+    _planned()
+    woken = []
+    monkeypatch.setattr(budgets._lock, "notify", lambda *args: woken.append(1))
+    for _ in range(200):
+        with budget(60):
+            pass
+    assert woken == []  # it wakes by itself before any of them could have expired
+    with budget(0.001):  # one that could expire before the watchdog's planned wake is told of
+        pass
+    assert woken == [1]
+
+
+def test_a_budget_opened_in_another_thread_reads_that_threads_clock():
+    with budget(60):  # this thread's clock found, and kept for this thread only
+        pass
+    sum(range(2_000_000))  # this thread has computed more than the new one will have
+    seen = {}
+
+    def opens():
+        before = time.thread_time()
+        with budget(60) as token:
+            seen["start"], seen["before"], seen["after"] = token.at - 60, before, time.thread_time()
+
+    worker = threading.Thread(target=opens)
+    worker.start()
+    worker.join()
+    assert seen["before"] <= seen["start"] <= seen["after"] < time.thread_time()

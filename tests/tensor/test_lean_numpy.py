@@ -73,7 +73,7 @@ def test_a_scalar_times_an_outer_product_scales_a_factor():
         numeric.function_source = original
     zd, td = session.env["zd"], session.env["td"]
     np.testing.assert_allclose(value, 3.5 * np.outer(zd, td), rtol=1e-15)
-    assert "numpy.outer(" in source[-1] and "_gl_imul" not in source[-1] and "3.5)*" not in source[-1].split("outer")[1]
+    assert "numpy.multiply.outer(" in source[-1] and "_gl_imul" not in source[-1] and "3.5)*" not in source[-1].split("outer")[1]
 
 
 def test_a_temporary_read_twice_is_never_written_into():
@@ -111,3 +111,25 @@ def test_a_diagonal_is_added_to_a_matrix_that_is_not_a_temporary_by_a_copy():
     twice = session.run("D = diag(z)\n(D + outer(z, t)) @ (D - 2 * outer(t, z)) at z = zd, t = td")[-1].value
     z, t = session.env["zd"], session.env["td"]
     np.testing.assert_allclose(twice, (np.diag(z) + np.outer(z, t)) @ (np.diag(z) - 2 * np.outer(t, z)), rtol=1e-13)
+
+
+@pytest.mark.parametrize("statement, by_hand", [
+    ("y = 1 - z^2\nsum(y * t) at z = zd, t = td", lambda z, t: np.sum((1 - z**2) * t)),
+    ("y = 1 - sum(z^2)\ny * t at z = zd, t = td", lambda z, t: (1 - np.sum(z**2)) * t),
+])
+def test_a_number_minus_a_temporary_is_one_subtraction(statement, by_hand):
+    """SymPy writes 1 - x as 1 + (-1)*x: the code subtracts once (into x's buffer where x is a fresh temporary,
+    a scalar's `c - x` otherwise), where it negated and then added: the same bits (IEEE's c - x is c + (-x))."""
+    session = _session(6, True)
+    source = []
+    original = numeric.function_source
+    numeric.function_source = lambda *a, **k: source.append(original(*a, **k)) or source[-1]
+    try:
+        value = session.run(statement)[-1].value
+    finally:
+        numeric.function_source = original
+    zd, td = session.env["zd"], session.env["td"]
+    np.testing.assert_array_equal(np.asarray(value, dtype=float), by_hand(zd, td))
+    lean = source[-1]
+    assert "_gl_rsub(" in lean or "numpy.float64(1.0) - " in lean
+    assert "numpy.float64(-1.0)" not in lean

@@ -121,7 +121,10 @@ class Outer(TensorOp):
 
     zero_in = (0, 1)
     nargs = 2
-    spelling = Spelling("outer({0}, {1})", r"{0} {1}^{\top}", "{0} {1}ᵀ", "numpy.outer({0}, {1})", infix=True)
+    # NumPy's ufunc method, not numpy.outer: the same products, without numpy.outer's Python wrapper (its two
+    # ravels) at each call, and of shape(u) + shape(v) at any rank, as `shape` says (numpy.outer flattens)
+    spelling = Spelling("outer({0}, {1})", r"{0} {1}^{\top}", "{0} {1}ᵀ", "numpy.multiply.outer({0}, {1})",
+                        infix=True)
 
     @property
     def shape(self):

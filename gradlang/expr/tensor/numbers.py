@@ -166,14 +166,19 @@ class Compiled:
         (float64 arrays and floats) in the order of the symbols. A float goes in as NumPy's float64, whose
         overflow is inf as an array's is: Python's `1e300**3` raises OverflowError (fuzz.py seed 5001)."""
         arguments = [np.float64(a) if type(a) is float else a for a in arguments]
-        if self.sizes:
-            arguments = arguments + self.sizes
+        return self.outputs(arguments + self.sizes if self.sizes else arguments)
+
+    def outputs(self, arguments: list) -> list:
+        """each() for arguments in the function's own form: float64 arrays and NumPy floats, then the sizes
+        (a plan makes its literals and sizes once, core/at_plan.py)."""
         try:
             outputs = self._specialized(arguments) if self.specializing else self.quiet(*arguments)
         except np.linalg.LinAlgError:  # section 6: a singular matrix under inv is a ValueError, as log(-1) is
             raise ValueError("a singular matrix has no inverse: inv (and logdet's gradient) need an invertible one") from None
         except IndexError:  # an index NumPy computes (x[argmax(u)]): no earlier check could see it
             raise ShapeError("an index is out of range for its vector or matrix at this point") from None
+        if len(outputs) == 1:
+            return [_owned(outputs[0], self.shapes[0], arguments, outputs)]
         return [_owned(output, shape, arguments, outputs) for output, shape in zip(outputs, self.shapes)]
 
     def _specialized(self, arguments: list) -> list:
@@ -185,12 +190,15 @@ class Compiled:
         return outputs
 
 
+_FLOAT64 = np.dtype(np.float64)  # NumPy's float64 arrays share it: `is` answers most results at once
+
+
 def _owned(output, shape: tuple, arguments: list, outputs):
     """The output as a float64 array of the formula's shape that nothing else holds (an argument, another
     output): one already new is kept, so a large result is not copied."""
-    if type(output) is not np.ndarray or output.dtype != np.float64:
+    if type(output) is not np.ndarray or output.dtype is not _FLOAT64 and output.dtype != np.float64:
         output = numeric._real(output)  # a float64 array
-    if output.shape == shape and output.flags.owndata and _new(output, arguments) \
+    if output.shape == shape and output.base is None and output.flags.owndata and _new(output, arguments) \
             and (len(outputs) == 1 or sum(output is o for o in outputs) == 1):
         return output
     return np.broadcast_to(output, shape).copy()
