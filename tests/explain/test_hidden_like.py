@@ -56,7 +56,6 @@ OPEN = {
                                     "its identity reads diff(unstopped(L), x) = g + r₁, not diff(…, x, 2)",
     ("vicreg", "fits"): "27 plain lines: 12 numbered lines, half of them a constant factor's product rule "
                         "(25/n, -25/n, 1/(2 sqrt(u2)), -12.5/(m n)) on the variance hinge's path",
-    ("vicreg_literal", "latex"): "",  # filled below
     ("batch_norm", "ledger"): "2 entries for 3 written stops: running's sg(mean(X, axis=0)), unnamed, has the "
                               "value of mu's and gets no entry (docs/decisions.md: 'sg(A) written twice "
                               "without names of their own is still one entry'; here one of the two has a name)",
@@ -64,11 +63,7 @@ OPEN = {
                              "and the user's target is gone from the title (0.99*c - r)",
     ("soft_q", "names"): "the user's L (the TD error) is a let beside the generated ∂L/∂: (1) reads "
                          "∂L/∂L = -r + u - …, the loss's L and the user's L in one line",
-    ("group_norm_literal", "latex"): "overfull by 46.7 pt: the LaTeX ledger head of var writes its stop "
-                                     "out (sg(expand(0.16666666666666666 ⊙ sum((X − 1·1.0 ⊙ broadcast(sg(…)))²))))"
-                                     ") where plain writes it with the lets (u3); one row too wide",
 }
-del OPEN[("vicreg_literal", "latex")]
 
 
 def _cases(prop: str) -> list:
@@ -279,3 +274,11 @@ def test_a_let_name_of_explains_in_the_value_is_latex(tmp_path):
     value = latex.rsplit("\\[", 1)[1]
     assert "δ" not in value and r"\delta" in value, value
     _compiles(latex, tmp_path)
+
+
+def test_a_long_formula_in_latex_is_broken_as_the_derivation_shows_it():
+    """Group norm's stop var = sg(expand_dims(sum(u3, …)/6, …)) was broken in LaTeX as the formula u3 stands for
+    (sg(expand(0.1666… ⊙ sum((X − broadcast(sg(…)))²)))), one row 46.7 pt wider than the page."""
+    latex = _cli_latex(FOLDER / "group_norm_literal.grad")
+    [head] = [row for row in latex.splitlines() if row.startswith(r"&\quad var = ")]
+    assert "u_{3}" in head and r"\operatorname{broadcast}" not in head, head
