@@ -52,6 +52,11 @@ def latex_chars(text: str) -> str:
     return "".join(_SPECIAL.get(c, c) if c.isascii() else _LATEX.get(c, "") for c in text)
 
 
+def text_box(word: str) -> str:
+    """A rule's name as LaTeX text: \\text{broadcast\\_to} (a bare _ in a \\text box is a LaTeX error)."""
+    return r"\text{" + word.replace("_", r"\_") + "}"
+
+
 def latex_math(text: str) -> str:
     """Unicode notation as LaTeX math: ∇ → \\nabla, e₀ → e_{0}, words of a rule → \\text{…}."""
     out: list = []

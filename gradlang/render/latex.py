@@ -108,6 +108,10 @@ class GradlangLatexPrinter(RecordPrinting, Summarising, TeacherOrder, InStoredOr
             base = super()._print_Symbol(sp.Symbol(numbered.group(1)), style)
             return f"{base}_{{{numbered.group(2).translate(_FROM_SUBSCRIPTS)}}}"
         parts = split_component(expr.name)
+        if parts is None and not expr.name.isascii():  # a let name of explain's (δ, δ₁): pdflatex knows no Unicode
+            from gradlang.explain.formula import latex_chars
+
+            return latex_chars(expr.name).strip()
         if parts is None:
             return super()._print_Symbol(expr, style)
         base = super()._print_Symbol(sp.Symbol(parts[0]), style)

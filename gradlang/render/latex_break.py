@@ -20,7 +20,12 @@ def pieces(expr, show, line: int = LATEX_LINE) -> list[str]:
     """An expression as LaTeX lines that fit the page (at most LATEX_LINE characters
     of plain text each, where the expression allows): a long sum is broken between
     its terms, a product between its factors, and a function or power of a long
-    argument inside \\Bigl( \\Bigr), which, unlike \\left( \\right), may span lines."""
+    argument inside \\Bigl( \\Bigr), which, unlike \\left( \\right), may span lines. The expression is
+    measured and broken as the derivation shows it (show.form: its lets and the user's names), so a stop that
+    plain text writes sg(mean(u3)) is not broken as the formula the name u3 stands for."""
+    form = getattr(show, "form", None)
+    if form is not None and isinstance(expr, sp.Basic):
+        expr = form(expr)
     if len(plain(expr)) <= line or not isinstance(expr, sp.Basic):
         return [show(expr)]
     if expr.is_Add or expr.is_Mul:

@@ -20,6 +20,15 @@ from gradlang.render import to_json, to_latex, to_plain, to_rich
 from tests.explain.every_program import every_program
 
 PROGRAMS = every_program()
+# programs whose ledger is still wrong, and why (strict: remove when fixed)
+_NO_HESSIAN_LEDGER = "a hessian has no stop ledger yet: no entry for the written sg(sum(x^2))"
+OPEN = {"hessian_stop_literal.grad": _NO_HESSIAN_LEDGER, "hessian_stop_symbolic.grad": _NO_HESSIAN_LEDGER}
+
+
+def _params(programs) -> list:
+    return [pytest.param(name, source, id=name,
+                         marks=[pytest.mark.xfail(strict=True, reason=OPEN[name])] if name in OPEN else [])
+            for name, source in programs]
 
 
 def _four_formats(result) -> list[str]:
@@ -30,7 +39,7 @@ def _four_formats(result) -> list[str]:
     return [to_plain(result), to_latex(result), console.export_text(), json.dumps(to_json(result))]
 
 
-@pytest.mark.parametrize("name, source", PROGRAMS, ids=[p[0] for p in PROGRAMS])
+@pytest.mark.parametrize("name, source", _params(PROGRAMS))
 def test_the_program_derives_in_every_format(name, source):
     explained = [r for r in Session().run(source) if r is not None and r.kind == "explain"]
     assert explained, source

@@ -23,7 +23,7 @@ from gradlang.expr.source import operation_name, to_source
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import Var, shape_of
-from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
+from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula, text_box
 from gradlang.explain.ledger.components import outside_stops, removed_value
 from gradlang.explain.ledger.jacobian import jacobian_ledger
 from gradlang.explain.ledger.words import phrase
@@ -84,8 +84,8 @@ def _rule(node) -> tuple:
     said = _SAID.get(type(node))
     if said is None and isinstance(node, sp.Function) and not isinstance(node, t.TensorOp):
         name = type(node).__name__.lower()
-        said = (f"{name}: ∂f(u) = diag(f′(u)) ∂u", rf"\text{{{name}}}: \partial f(u) = \operatorname{{diag}}(f'(u))\, \partial u")
-    plain, latex = said or (operation_name(node), rf"\text{{{operation_name(node)}}}")
+        said = (f"{name}: ∂f(u) = diag(f′(u)) ∂u", text_box(name) + r": \partial f(u) = \operatorname{diag}(f'(u))\, \partial u")
+    plain, latex = said or (operation_name(node), text_box(operation_name(node)))
     return (Math(plain, latex),)
 
 

@@ -25,7 +25,7 @@ from gradlang.expr import primitives
 from gradlang.expr.graph import build_dag
 from gradlang.expr.walk import dag_atoms, rebuild, rebuild_all, tree_size
 from gradlang.expr.tensor import nodes as t
-from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula
+from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, formula, text_box
 from gradlang.explain.layout import long_stop, shorten
 from gradlang.explain.ledger.components import outermost_stops, removed_value
 from gradlang.explain.tensor.constants import constant_lets, constant_names
@@ -68,7 +68,7 @@ def _rule(user, used=()) -> tuple:
     else:
         plain, latex = _ARITHMETIC.get(type(user), ("chain rule", ""))
     head = plain.split(":")[0]
-    latex = rf"\text{{{head}}}" + (f": {latex}" if latex and ":" in plain else "")
+    latex = text_box(head) + (f": {latex}" if latex and ":" in plain else "")
     if used:
         plain += "; then " + ", ".join(r.identity for r in used)
         latex += r"\); then " + ", ".join(_spoken(r) for r in used) + r" \("  # text between: the line can break
