@@ -80,6 +80,8 @@ def _explanation(request, depth, point, unfold: bool, names: tuple):
     request = _listed(request)
     if not unfold and _by_declared_scalars(request):
         return _by_rule_table(request, depth, point, unfold, lower=False)
+    if not unfold and _diff_as_grad(request):
+        return _diff_by_tensors(request, depth, point, names)
     tensor = _by_tensor_pass(request, unfold)
     if tensor and not (literal(request.wrt) and _picks(request.expr, request.wrt)):
         try:
@@ -177,6 +179,26 @@ def _by_declared_scalars(request) -> bool:
         return False
     variables = [v for v, _ in request.specs] if request.operation == "diff" else [request.wrt]
     return by_declared_scalars(request.expr, variables)
+
+
+def _diff_as_grad(request) -> bool:
+    """diff(L, a) once by one declared scalar that a tensor part of L holds (diff(sum(a^3*x), a)): grad by a
+    scalar, a tensor of rank 0, so it takes grad's reverse pass, at `R^3` as at `R^n`."""
+    if request.operation != "diff" or len(request.specs) != 1 or request.specs[0][1] != 1:
+        return False
+    variable = request.specs[0][0]
+    return _scalar_variable(variable) and is_tensor(request.expr) and t.rank(request.expr) == 0
+
+
+def _diff_by_tensors(request, depth, point, names):
+    """diff(L, a) by the reverse pass of grad(L, a) (the same derivative), shown as the call written."""
+    as_grad = replace(request, operation="grad", wrt=request.specs[0][0], specs=())
+    explanation = _tensor_checked(tensor_explanation(as_grad, depth, names), as_grad, point)
+    from gradlang.explain.ledger.closing import closing
+
+    check = explanation.check and replace(explanation.check, operation="diff")
+    explanation = replace(explanation, request=request, check=check)
+    return replace(explanation, identity=closing(explanation) if explanation.ledger else ())
 
 
 def _by_rule_table(request, depth, point, unfold: bool, lower: bool = True):

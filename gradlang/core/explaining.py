@@ -240,6 +240,13 @@ def by_declared_scalars(expr, variables) -> bool:
                    for node in dag_nodes([to_symbolic(expr)]))
 
 
+def declared_scalars(variables) -> bool:
+    """diff's variables are all declared scalars (`a: R`), not components or sizes."""
+    variables = [to_symbolic(v) for v in variables]
+    return bool(variables) and all(type(v) is sp.Symbol and v.is_real and not is_size(v) and "[" not in v.name
+                                   for v in variables)
+
+
 def named_values(env: dict) -> tuple:
     """(value, name) for each binding of the session to a tensor formula (z1 = W @ x1), in binding order:
     a derivation shows those subexpressions by the user's names (a tensor symbol of the value's shape, so
@@ -317,6 +324,8 @@ def recorded(name: str, args: list) -> bool:
     otherwise at literal sizes, by the rule table over its components."""
     if name in ("diff", "blocked") and len(args) > 1 and by_declared_scalars(args[0], args[1:]):
         return True
+    if name == "diff" and len(args) == 2 and declared_scalars(args[1:]) and t.rank(args[0]) == 0:
+        return True  # diff(sum(a^3*x), a): grad's reverse pass by a scalar (core/explain_views._diff_as_grad)
     if name == "blocked":
         by_tensor = len(args) == 2 and is_tensor(args[1]) and isinstance(args[1], Var) and bool(t.shape_of(args[1]))
         return by_tensor or not any(symbolic(a) for a in args)
