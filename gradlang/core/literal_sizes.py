@@ -20,7 +20,7 @@ from gradlang.errors import FreeIndex, LimitError, NeedsComponents, NeedsNumbers
 from gradlang.expr.graph import build_dag
 from gradlang.expr.engine import involves, literal, lower, lowered, nodes, shape_of, symbolic
 from gradlang.expr.values import elements
-from gradlang.expr.walk import dag_nodes, rebuild
+from gradlang.expr.walk import dag_nodes, rebuild, shaped_replace
 
 
 def mixed(*values) -> bool:
@@ -84,8 +84,8 @@ def picks_at(value, arrays: dict, pairs: list):
     if not given:
         return value
     nodes = dag_nodes(value)  # a DAG walk: one visit a node
-    picks = {n: n.xreplace(given) for n in nodes if isinstance(n, ArgExtreme)}
-    picks.update({n.args[1]: n.args[1].xreplace(given) for n in nodes if isinstance(n, (Take, ScatterAdd))})  # indices
+    picks = {n: shaped_replace(n, given) for n in nodes if isinstance(n, ArgExtreme)}  # argmax(b*y) at b = 0
+    picks.update({n.args[1]: shaped_replace(n.args[1], given) for n in nodes if isinstance(n, (Take, ScatterAdd))})
     return rebuild(value, picks) if picks else value
 
 

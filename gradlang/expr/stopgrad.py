@@ -17,8 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.function_bases import SpelledAsGradlang, ZeroDerivative
-from gradlang.expr.engine import kept_shape, shape_of
-from gradlang.expr.walk import build, dag_has, unwrap
+from gradlang.expr.walk import dag_has, shaped_build, unwrap
 
 
 class StopGradient(ZeroDerivative, SpelledAsGradlang, sp.Function):
@@ -63,16 +62,7 @@ def unstopped(expr: sp.Basic) -> sp.Basic:
     """`expr` with every stop_gradient removed: the function it computes.
 
     Each rebuilt part keeps its shape: unstopped(sg(v)/v) is v/v, which is ones(n), not SymPy's 1."""
-    return unwrap(expr, StopGradient, _shaped_build)
-
-
-def _shaped_build(node, args):
-    """node rebuilt from new arguments, with node's shape kept where SymPy's algebra dropped it."""
-    rebuilt = build(node, args)
-    try:
-        return kept_shape(rebuilt, shape_of(node))
-    except RecursionError:  # a formula too deep to walk for its shape is a scalar one in practice
-        return rebuilt
+    return unwrap(expr, StopGradient, shaped_build)
 
 
 def unstopped_symbols(exprs) -> set:
