@@ -123,3 +123,18 @@ def test_a_det_of_symbols_is_not_expanded():
     session.run("a, b, c, d, e: R")
     (result,) = session.run("det([[a + b, c], [d, e]])")
     assert result.text == "-c*d + e*(a + b)"  # as written, not a*e + b*e - c*d
+
+
+# seed 17364: argmax of a formula holding log_softmax(W, 1) (whose ones(n) is written with the size) at an exact W
+# was a ShapeError, "a 3×3 matrix and a 3×n matrix": the point's arrays went into argmax, its sizes did not
+@pytest.mark.parametrize("spelling", [0, 1])
+def test_argmax_of_a_formula_written_with_its_sizes_at_an_exact_point(spelling):
+    source = ("grad(sin(a / (1 + exp(x)))[argmax(transpose(log_softmax(W, 1)) @ sum(take(W, [0, 0], 1), 1))], x)"
+              " at x = [-2, -2, 0], W = [[2, 0, 0], [2, 2, 1], [-1, 0, -1]], a = -1")
+    got = _both(source, 3, 3)[spelling]
+
+    def loss(x, W, a):
+        pick = jnp.argmax(jnp.transpose(jax.nn.log_softmax(W, 1)) @ jnp.sum(jnp.take(W, jnp.array([0, 0]), 1), 1))
+        return jnp.sin(a / (1 + jnp.exp(x)))[pick]
+    W = jnp.array([[2.0, 0.0, 0.0], [2.0, 2.0, 1.0], [-1.0, 0.0, -1.0]])
+    np.testing.assert_allclose(got, jax.grad(loss)(jnp.array([-2.0, -2.0, 0.0]), W, -1.0), rtol=1e-12)
