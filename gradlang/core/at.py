@@ -163,7 +163,7 @@ def _result(value, result):
 
 def _lowered_point(value, arrays: dict, pairs: list, sizes: dict) -> tuple:
     """(the value as its components, the point as (component symbol, number) pairs)."""
-    value, pairs = indices_first(picks_at(value, arrays, pairs), pairs)
+    value, pairs = indices_first(picks_at(value, arrays, pairs, sizes), pairs)
     if _given_count(arrays) > REMEMBERED_COMPONENTS:  # a large lowering is not kept alive (remembered.py)
         converted = _each_component(value, sizes)
     else:

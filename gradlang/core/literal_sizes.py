@@ -20,7 +20,7 @@ from gradlang.errors import FreeIndex, LimitError, NeedsComponents, NeedsNumbers
 from gradlang.expr.graph import build_dag
 from gradlang.expr.engine import involves, literal, lower, lowered, nodes, shape_of, symbolic
 from gradlang.expr.values import elements
-from gradlang.expr.walk import dag_nodes, rebuild
+from gradlang.expr.walk import dag_nodes, rebuild, shaped_replace
 
 
 def mixed(*values) -> bool:
@@ -74,7 +74,7 @@ def as_constant(value):
 
 
 
-def picks_at(value, arrays: dict, pairs: list):
+def picks_at(value, arrays: dict, pairs: list, sizes: dict):
     """argmax(y), argmin(y) and take's indices with the point's exact arrays put in first: of component symbols they
     have no components (NeedsNumbers), of numbers they are an index (x[argmax(y)] at y = [1, 5, 2], x: R^3)."""
     from gradlang.expr.tensor.nodes import ArgExtreme, ScatterAdd, Take
@@ -83,10 +83,20 @@ def picks_at(value, arrays: dict, pairs: list):
     given.update({s: v for s, v in pairs if isinstance(v, sp.Number)})
     if not given:
         return value
+    given.update({s: sp.Integer(n) for s, n in sizes.items() if isinstance(s, sp.Symbol)})
     nodes = dag_nodes(value)  # a DAG walk: one visit a node
-    picks = {n: n.xreplace(given) for n in nodes if isinstance(n, ArgExtreme)}
-    picks.update({n.args[1]: n.args[1].xreplace(given) for n in nodes if isinstance(n, (Take, ScatterAdd))})  # indices
+    picks = {n: _given_in(n, given) for n in nodes if isinstance(n, ArgExtreme)}
+    picks.update({n.args[1]: _given_in(n.args[1], given) for n in nodes if isinstance(n, (Take, ScatterAdd))})
     return rebuild(value, picks) if picks else value
+
+
+def _given_in(pick, given: dict):
+    """The pick with the point put in when the point gives every tensor it reads, its sizes too (the ones(n) of
+    log_softmax(W, 1) meets W's 3×3 array as ones(3)), each part keeping its shape (argmax(b*y) at b = 0 reads
+    zeros(3), not SymPy's 0); else the pick as it is (it needs numbers the point does not give)."""
+    if any(var not in given for var in dag_nodes(pick) if isinstance(var, nodes.Var)):
+        return pick
+    return shaped_replace(pick, given)
 
 
 PROVED_ENTRIES, PROVED_NODES = 64, 400  # bounds by size, as render's choice of components (render/shown.py, shorter)

@@ -10,6 +10,7 @@ from gradlang.errors import ShapeError, ValueError
 from gradlang.remembered import remembered
 from gradlang.expr.graph import build_dag
 from gradlang.expr.source import to_source
+from gradlang.expr.walk import shaped_replace
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor import shapes
 
@@ -76,4 +77,4 @@ def indices_first(value, pairs: list):
     first = {s: v for s, v in pairs if s in indices and isinstance(v, sp.Integer)}
     if not first:
         return value, pairs
-    return value.xreplace(first), [(s, v) for s, v in pairs if s not in first]
+    return shaped_replace(value, first), [(s, v) for s, v in pairs if s not in first]  # onehot(k, n) - onehot(0, n)

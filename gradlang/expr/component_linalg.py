@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from sympy.matrices import dotprodsimp
 from sympy.polys.matrices import DomainMatrix
 
 from gradlang import limits
@@ -150,7 +151,8 @@ def det(value):
         domain_matrix = DomainMatrix.from_Matrix(matrix)  # fraction-free over ZZ or QQ: 80×80 in 0.3 s
         return domain_matrix.domain.to_sympy(domain_matrix.det())
     _check_symbolic_order(matrix, "det")
-    return matrix.det(method="berkowitz")  # a polynomial in the entries; never expanded (entries may be sums)
+    with dotprodsimp(False):  # SymPy expands a 2×2 or 3×3 det otherwise: det(inv(A)) took minutes at 2×2
+        return matrix.det(method="berkowitz")  # a polynomial in the entries; never expanded (entries may be sums)
 
 
 def logdet(value):
@@ -214,7 +216,8 @@ def inv(value):
     d = det(matrix)
     if d == 0:
         raise ValueError("inv of a matrix that is singular for every value of its symbols: its determinant is 0")
-    adjugate = matrix.adjugate(method="berkowitz")
+    with dotprodsimp(False):  # the cofactors are dets of minors: not expanded either (see det)
+        adjugate = matrix.adjugate(method="berkowitz")
     return sp.ImmutableMatrix(matrix.rows, matrix.cols, [e / d for e in adjugate])
 
 

@@ -29,10 +29,7 @@ def same(a, b) -> bool:
         return True
     if not isinstance(a, sp.Basic) or not isinstance(b, sp.Basic):
         return a == b
-    try:
-        return _same(a, b)
-    except RecursionError:
-        return a == b
+    return _same(a, b)
 
 
 _BASIC_EQ = sp.Basic.__eq__
@@ -41,33 +38,48 @@ _EQUAL: OrderedDict = OrderedDict()  # (id(a), id(b)) -> (a, b): held, so the id
 
 
 def _same(a, b) -> bool:
-    """Basic.__eq__ over the DAG: a pair of parts found equal once is remembered (the oldest go first)."""
-    if a is b:
-        return True
-    if not a.args or not b.args or type(a) is not type(b) or type(a).__eq__ is not _BASIC_EQ:
-        return a == b  # a symbol, a number, two kinds of node, or a class with its own equality (Tuple, arrays)
-    if hash(a) != hash(b):  # SymPy keeps a node's hash: equal nodes hash alike
-        return False
-    pair = (id(a), id(b))
-    if pair in _EQUAL:
-        return True
-    mine, theirs = a._hashable_content(), b._hashable_content()
-    if len(mine) != len(theirs) or not all(_same_part(x, y) for x, y in zip(mine, theirs)):
-        return False
-    _EQUAL[pair] = (a, b)
+    """Basic.__eq__ over the DAG, by a stack of pairs, not recursion: a formula deeper than Python's recursion
+    limit (30 nested softmaxes' gradient) is compared in linear time too (a RecursionError here once fell back
+    to `a == b`, which walks the tree: exponential in a shared formula). The pairs found equal are remembered
+    (the oldest go first)."""
+    stack, met, found = [(a, b)], set(), []
+    while stack:
+        x, y = stack.pop()
+        shallow = _shallow(x, y)
+        if shallow is False:
+            return False
+        if shallow is True or (id(x), id(y)) in met:
+            continue
+        met.add((id(x), id(y)))
+        found.append((x, y))
+        mine, theirs = x._hashable_content(), y._hashable_content()
+        if len(mine) != len(theirs):
+            return False
+        for p, q in zip(mine, theirs):
+            if not (isinstance(p, sp.Basic) and isinstance(q, sp.Basic)):
+                if p != q:  # plain data: a shape, a name
+                    return False
+            elif p.is_Number and type(p) is not type(q):  # x + 2 is not x + 2.0, as Basic.__eq__ has it
+                return False
+            else:
+                stack.append((p, q))
+    for x, y in found:
+        _EQUAL[(id(x), id(y))] = (x, y)
     while len(_EQUAL) > EQUAL_PAIRS:
         _drop_oldest(_EQUAL)
     return True
 
 
-def _same_part(x, y) -> bool:
-    """One entry of two nodes' contents: a part (a number in a formula only equal to one of its own
-    type, as Basic.__eq__ has it: x + 2 is not x + 2.0) or plain data (a shape, a name)."""
-    if isinstance(x, sp.Basic) and isinstance(y, sp.Basic):
-        if x.is_Number and type(x) is not type(y):
-            return False
-        return _same(x, y)
-    return x == y
+def _shallow(x, y):
+    """True or False where one look decides (the same object, a leaf, two kinds of node, a class with its own
+    equality such as Tuple and arrays, two hashes, a pair found equal before); None where the parts decide."""
+    if x is y:
+        return True
+    if not x.args or not y.args or type(x) is not type(y) or type(x).__eq__ is not _BASIC_EQ:
+        return x == y
+    if hash(x) != hash(y):  # SymPy keeps a node's hash: equal nodes hash alike
+        return False
+    return True if (id(x), id(y)) in _EQUAL else None
 
 
 class Key:

@@ -17,8 +17,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.expr.function_bases import SpelledAsGradlang, ZeroDerivative
-from gradlang.expr.engine import kept_shape, shape_of
-from gradlang.expr.walk import build, dag_has, rebuild, unwrap
+from gradlang.expr.walk import dag_has, rebuild, shaped_build, unwrap
 
 
 class StopGradient(ZeroDerivative, SpelledAsGradlang, sp.Function):
@@ -63,23 +62,14 @@ def unstopped(expr: sp.Basic) -> sp.Basic:
     """`expr` with every stop_gradient removed: the function it computes.
 
     Each rebuilt part keeps its shape: unstopped(sg(v)/v) is v/v, which is ones(n), not SymPy's 1."""
-    return unwrap(expr, StopGradient, _shaped_build)
+    return unwrap(expr, StopGradient, shaped_build)
 
 
 def transparent(expr: sp.Basic, stops) -> sp.Basic:
     """`expr` with the given stop nodes made transparent: each replaced by its argument unstopped (a stop
     inside it goes with it), every other stop kept. The ledger of a higher derivative removes the stops one
     after another this way (explain/ledger/higher.py)."""
-    return rebuild(expr, {stop: unstopped(stop.args[0]) for stop in stops}, _shaped_build) if stops else expr
-
-
-def _shaped_build(node, args):
-    """node rebuilt from new arguments, with node's shape kept where SymPy's algebra dropped it."""
-    rebuilt = build(node, args)
-    try:
-        return kept_shape(rebuilt, shape_of(node))
-    except RecursionError:  # a formula too deep to walk for its shape is a scalar one in practice
-        return rebuilt
+    return rebuild(expr, {stop: unstopped(stop.args[0]) for stop in stops}, shaped_build) if stops else expr
 
 
 def unstopped_symbols(exprs) -> set:

@@ -12,7 +12,7 @@ import sympy as sp
 
 from gradlang import limits
 from gradlang.expr.graph import build_dag, tree_sizes
-from gradlang.expr.engine import shape_of
+from gradlang.expr.engine import kept_shape, shape_of
 
 
 def dag_nodes(exprs) -> tuple:
@@ -83,6 +83,22 @@ def unwrap(expr, cls, combine=None):
         else:
             built.append((combine or build)(node, args))
     return built[dag.roots[0]]
+
+
+def shaped_replace(expr, mapping: dict):
+    """`rebuild(expr, mapping)` with each rebuilt part keeping its shape: a tensor formula given numbers
+    (`argmax(b*y) at b = 0`, `onehot(k, n) - onehot(0, n) at k = 0`) is not a scalar where SymPy's algebra
+    made it one (zeros(n), not 0)."""
+    return rebuild(expr, mapping, shaped_build)
+
+
+def shaped_build(node, args):
+    """node rebuilt from new arguments, with node's shape kept where SymPy's algebra dropped it."""
+    rebuilt = build(node, args)
+    try:
+        return kept_shape(rebuilt, shape_of(node))
+    except RecursionError:  # a formula too deep to walk for its shape is a scalar one in practice
+        return rebuilt
 
 
 def build(node, args):

@@ -149,17 +149,25 @@ def _tied_lines(node, floats: dict, sizes: dict, shape: tuple) -> np.ndarray:
 def _said(node, indices: list, floats: dict, sizes: dict, stopped: bool) -> list:
     """kinks.py's warnings for the node's components at these indices."""
     counted = sum(_count(v, sizes) for v in dag_atoms(node, t.Var))  # one visit a node of a shared DAG
-    if counted <= WORDED:
-        try:
-            items, mapping = _lowered(node, indices, floats, sizes)
-        except GradlangError:  # no components to read (an index left to NumPy): said by its entries
-            items, mapping = _entries(node, indices, floats, sizes)
-    elif isinstance(node, _REDUCTIONS):  # a max over many components: said without compiling them
+    if counted > WORDED:
+        return _said_by_entries(node, indices, floats, sizes, stopped)
+    try:
+        items, mapping = _lowered(node, indices, floats, sizes)
+    except GradlangError:  # no components to read (an index left to NumPy, `v[k] at k = 0`): said by its entries
+        return _said_by_entries(node, indices, floats, sizes, stopped)
+    return _warnings(items, mapping, stopped)
+
+
+def _said_by_entries(node, indices: list, floats: dict, sizes: dict, stopped: bool) -> list:
+    """The warnings with each tensor argument named by an entry of the formula; a max over a tensor (a
+    reduction, no scalar record to read its arguments by) names the tied entries of its argument."""
+    if isinstance(node, _REDUCTIONS):
         return _said_ties(node, indices, floats, sizes, stopped)
-    else:
-        items, mapping = _entries(node, indices, floats, sizes)
-    items = [StopGradient(i) if stopped else i for i in items]
-    return kinks.kink_warnings(items, mapping)
+    return _warnings(*_entries(node, indices, floats, sizes), stopped)
+
+
+def _warnings(items: list, mapping: dict, stopped: bool) -> list:
+    return kinks.kink_warnings([StopGradient(i) if stopped else i for i in items], mapping)
 
 
 def _count(var, sizes: dict) -> int:

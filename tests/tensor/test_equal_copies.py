@@ -20,6 +20,7 @@ from gradlang.expr.equal import same
 from gradlang.expr.tensor.nodes import Var
 
 X = sp.Symbol("x", real=True)
+F = sp.Function("f")  # one class: f built twice is two classes, which SymPy compares by name
 
 
 @pytest.fixture
@@ -70,6 +71,27 @@ def test_two_equal_formulas_built_apart_are_compared_once_per_part(reads):
     assert same(a, b)
     assert reads[0] <= 10 * 18  # SymPy's a == b reads 2^18 parts of each
     assert not same(a, chain(17)) and not same(a, sp.sin(chain(17)) + sp.cos(chain(17)) + 1)
+
+
+def deep_chain(depth: int):
+    """f(e)*(f(e) + x), nested `depth` times without SymPy's evaluation: deeper than Python's recursion limit
+    allows a recursive walk, 2^depth times as large as a tree."""
+    f, e = F, X
+    for _ in range(depth):
+        e = sp.Mul(f(e), sp.Add(f(e), X, evaluate=False), evaluate=False)
+        hash(e)  # as SymPy's cache hashes each part when it is built: a recursive hash of the whole would not end
+    return e
+
+
+def test_a_formula_deeper_than_the_recursion_limit_is_compared_over_its_dag_too(reads):
+    """Hostile seed 9535's 30 nested softmaxes: `same` hit RecursionError on a deep gradient and fell back to
+    SymPy's a == b, a walk of the tree, so a cache lookup that met an equal copy kept from an earlier program
+    ran into the 120 s limit."""
+    a, b = built_apart(lambda: deep_chain(3000))
+    reads[0] = 0
+    assert same(a, b)
+    assert reads[0] <= 10 * 3000
+    assert not same(a, deep_chain(2999)) and not same(a, b.func(*b.args[:-1], X, evaluate=False))
 
 
 def test_a_fact_of_a_formula_is_found_for_an_equal_copy_at_the_cost_of_its_dag(reads):
