@@ -20,9 +20,8 @@ from gradlang.render import to_json, to_latex, to_plain, to_rich
 from tests.explain.every_program import every_program
 
 PROGRAMS = every_program()
-# programs whose ledger is still wrong, and why (strict: remove when fixed)
-_NO_HESSIAN_LEDGER = "a hessian has no stop ledger yet: no entry for the written sg(sum(x^2))"
-OPEN = {"hessian_stop_literal.grad": _NO_HESSIAN_LEDGER, "hessian_stop_symbolic.grad": _NO_HESSIAN_LEDGER}
+# programs whose ledger is still wrong, and why (strict: remove when fixed); none since the hessian got its ledger
+OPEN: dict = {}
 
 
 def _params(programs) -> list:

@@ -33,6 +33,12 @@ def test_an_inverse_transposed_is_one_superscript():
     assert latex_math("A⁻ᵀ") == r"A^{-\top}"
 
 
+def test_a_power_under_a_transpose_mark_is_braced():
+    # outer(1, x^2) is 1 (x²)ᵀ: written x^{2}^{\top}, a double superscript pdflatex refuses (a hessian's ledger)
+    assert to_latex(Session().run("x: R^3\nouter(ones(3), x^2)")[-1]) == r"\mathbf 1 {x^{2}}^{\top}"
+    assert to_latex(Session().run("x: R^3\nouter(x, x)")[-1]) == r"x x^{\top}"
+
+
 def test_a_dollar_in_a_note_is_escaped_in_words_and_in_formulas():
     written = latex_note(note("costs $5 for ", Math("p$", "p$")), str)
     assert written == r"costs \$5 for $p\$$"

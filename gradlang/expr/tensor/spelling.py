@@ -136,6 +136,8 @@ class Spelling:
             return rf"\left({text}\right)" if form == "latex" else f"({text})"
         if form == "latex" and index == 0 and self.latex_template.startswith("{0}_") and "_" in text:
             return "{" + text + "}"  # s1[0] as {s_{1}}_{0}: s_{1}_{0} is a double subscript LaTeX refuses
+        if form == "latex" and f"{{{index}}}^" in self.latex_template and "^" in text:
+            return "{" + text + "}"  # outer(1, x^2) as 1 {x^{2}}^{\top}: x^{2}^{\top} is a double superscript
         return text
 
     def _needs_parens(self, index: int, arg) -> bool:
