@@ -304,7 +304,8 @@ def _explained(context: _Context, shown):
     lets = tuple(Let(name, formula(shorten(value, {v: n for v, n in display if n != name and v != value})))
                  for value, name in shown if (value, name) not in constants)
     derived, blocked = _gathered(context.derivation.result, removed, wrt)
-    derivation = replace(context.derivation, result=derived, display=display, lets=lets)
+    own = frozenset(str(name) for _, name in context.users)
+    derivation = replace(context.derivation, result=derived, display=display, lets=lets, own=own)
     explanation = read_lets(said(Explanation(request, summary, (), (), blocked, context.entries, depth=context.depth,
                                              derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)),
                                              vector=derivation)), context.users, wrt)
