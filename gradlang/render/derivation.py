@@ -38,6 +38,7 @@ def rule_label(step) -> str:
     return f"{step.rule} ({step.outer})" if step.outer else step.rule
 
 
+_UNBROKEN_TITLE = 80  # the same for a formula that is not a sum, which a title cannot break (100 columns less the call)
 _LONG_TITLE = 160  # characters of a formula the title writes out; past it, the user's name for it (loss), or its text
 
 
@@ -48,8 +49,11 @@ def call_text(request, show=plain) -> str:
     if whole is not None:
         return call_text(whole, show) + "[" + ", ".join(str(i) for i in request.indices) + "]"
     show = getattr(show, "title", show)
-    expr = show(to_symbolic(request.expr))
-    if len(expr) > _LONG_TITLE:  # SwAV's loss: four lines of formula; EM's Q(mu1, mu2) eight
+    formula = to_symbolic(request.expr)
+    expr = show(formula)
+    # SwAV's loss: four lines of formula; EM's Q(mu1, mu2) eight; I-JEPA's one line of 121 columns, not a sum
+    # (a title breaks only between the terms of a sum: render/plain_break.titled)
+    if len(expr) > _LONG_TITLE or len(expr) > _UNBROKEN_TITLE and not isinstance(formula, sp.Add):
         written = getattr(request, "text", "")
         if getattr(request, "named", ""):
             expr = show(sp.Symbol(request.named))

@@ -84,3 +84,13 @@ def test_a_title_too_long_in_the_users_names_writes_the_call_as_the_user_wrote_i
     lines = _explained(source + "\nexplain grad(Q(mu1, mu2), [mu1, mu2])\n")
     assert lines[0] == ("grad(Q(mu1, mu2), [mu1, mu2]): stopped weights (the weights held fixed); "
                         "two stops: two blocking")
+
+
+def test_a_title_that_cannot_break_writes_the_loss_by_its_name():
+    """I-JEPA's title, written in the user's names, was one line of 121 columns: a formula that is not a sum
+    has no place to break, so past 80 characters the title writes the loss by its name; a sum still breaks."""
+    smooth = "where(abs(W @ x - y) <= 1.0, 0.5*(W @ x - y)^2, abs(W @ x - y) - 0.5)"
+    source = f"n: size\nx: R^n\ny: R^n\nW: R^(n,n)\nloss = 0.03125*sum({smooth})\nexplain grad(loss, W)"
+    assert _explained(source)[0].startswith("grad(loss, W): tensor reverse pass")
+    short = _explained("n: size\nx: R^n\nW: R^(n,n)\nloss = sum(exp(W @ x))\nexplain grad(loss, W)")
+    assert short[0].startswith("grad(sum(exp(W @ x)), W):")
