@@ -59,7 +59,9 @@ class Services:
         if self.differentiated is not None:
             self.differentiated.append(call.args[0])
         if self.derivations is not None:
-            request = DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span, call.definitions)
+            text = self.source_text(call.nodes[0]) if call.nodes else None
+            request = DerivativeRequest(operation, call.args[0], wrt, specs, result, call.span, call.definitions,
+                                        text=" ".join((text or "").split()))
             self.derivations.append(request)
 
     def source_text(self, node) -> str | None:

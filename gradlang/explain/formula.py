@@ -127,6 +127,7 @@ class VectorDerivation:
     display: tuple = ()  # (value, Symbol): subexpressions shown by their let name (s[0], δ, u[1])
     values: tuple = ()   # (Symbol, value): what each let name stands for
     removes: tuple = ()  # (stop, formula): the term a blocking stop removes, as the identity states it (γ·δ·∇max)
+    own: frozenset = frozenset()  # the names of the display that are the user's bindings (h, loss), not made up
 
     def instantiated(self):
         """The result with every let name replaced by its value: equal to grad/jacobian."""

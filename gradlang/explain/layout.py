@@ -11,7 +11,7 @@ listed once.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
@@ -234,7 +234,9 @@ def named_forms(values: list, names: dict) -> tuple:
     too, so a product that holds them all (a node after them) is written with the product's name."""
     products = sorted(((value, name) for value, name in names.items() if isinstance(value, sp.Mul)),
                       key=lambda pair: -len(pair[0].args))  # the largest first: t13 = t12/sum(t12) before t12
-    dag = build_dag([*values, *(a for value, _ in products for a in value.args)])
+    factors = [a for value, _ in products for a in value.args]
+    dag = build_dag([*factors, *values])  # the factors first, so each is written before a product holds it
+    dag = replace(dag, roots=dag.roots[len(factors):] + dag.roots[:len(factors)])  # the values' roots first
     built: list = []
     for node, kids in zip(dag.nodes, dag.children):
         if node in names:
@@ -248,16 +250,41 @@ def named_forms(values: list, names: dict) -> tuple:
 
 def _factored(product, products: list, dag, built: list):
     """The product with the first named product whose factors (as the names write them) are some of its
-    own written by its name."""
-    factors = Counter(product.args)
+    own written by its name; a factor's power counts as that many factors (DiCE's magic = u/sum(exp(theta))
+    in R*u*exp(theta)/sum(exp(theta))^2 is R*magic*exp(theta)/sum(exp(theta)))."""
+    powers = _powers(product.args)
     for value, name in products:
         at = [dag.index[a] for a in value.args]
-        if len(at) >= len(product.args) or max(at) >= len(built):
+        if max(at) >= len(built):
             continue
-        part = Counter(built[k] for k in at)
-        if all(factors[f] >= n for f, n in part.items()):
-            return sp.Mul(*(factors - part).elements(), name)
+        left = _divided(powers, _powers(built[k] for k in at))
+        if left is not None and left:
+            rest = sp.Mul(*(base ** power for base, power in left.items()))
+            return sp.Mul(_factored(rest, products, dag, built) if isinstance(rest, sp.Mul) else rest, name)
     return product
+
+
+def _powers(factors) -> dict:
+    """A product's factors as {base: power}: a power's base and exponent, any other factor to the power 1
+    (exp(u) is not E^u: two exponentials stay two factors)."""
+    powers: dict = {}
+    for factor in factors:
+        base, power = factor.args if isinstance(factor, sp.Pow) else (factor, sp.S.One)
+        powers[base] = powers.get(base, 0) + power
+    return powers
+
+
+def _divided(powers: dict, part: dict):
+    """powers less part, when every power of part is in powers (a number's the same way up and no larger);
+    else None."""
+    left = dict(powers)
+    for base, power in part.items():
+        have = left.get(base)
+        if have is None or not (have == power or power.is_Number and have.is_Number and have * power > 0
+                                and abs(have) > abs(power)):
+            return None
+        left[base] = have - power
+    return {base: power for base, power in left.items() if power != 0}
 
 
 def named_sums(value, sums: dict, names: dict):
@@ -304,17 +331,46 @@ class Form:
         self.names = abbreviations(explanation)
         # a derivation by components writes a stop of the user's name by it (a tensor pass's lets name it)
         self.users = named_stops(explanation.request) if explanation.vector is None else {}
-        display = explanation.vector.display if explanation.vector is not None else ()
+        vector = explanation.vector
+        display = vector.display if vector is not None else ()
         self.display = {shorten(value, self.names): name for value, name in display}
-        self.sums = {shorten(value, self.names): name for value, name in flattened(explanation.request.expr, display)}
+        sums = flattened(explanation.request.expr, display)
+        self.sums = {shorten(value, self.names): name for value, name in sums}
+        own = vector.own if vector is not None else frozenset()
+        self.own = {value: name for value, name in display if str(name) in own}
+        self.own_sums = {value: name for value, name in sums if str(name) in own}
         self.whole = whole_vectors(explanation)
+        # a let's value holds its stops in the let names (q = h + sg(round(h) − h)): each named stop so spelled too
+        self.spelled = _spelled_stops(self.names, dict(display))
 
     def __call__(self, value, display: bool = True, stops: bool = True):
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
-        shortened = shorten(value, {**self.users, **self.names}) if stops else value  # sg(x_fgsm): the user's
+        shortened = shorten(value, {**self.users, **self.names, **self.spelled}) if stops else value  # sg(x_fgsm)
         shortened = named_sums(shorten(shortened, self.display) if display else shortened, self.sums, self.display)
         return in_builtins(plain_signs(shorten(shortened, self.whole)))
+
+    def titled(self, value):
+        """The value in the user's names alone, as a title writes it: the title stands above every let line
+        and legend, so it reads no letter they introduce (not grad(sum(c + x), x) before c = sg(round(x) − x),
+        nor jacobian(s, x) before s = softmax(x)); a stop is written out, a binding of the user's by its name."""
+        shortened = named_sums(shorten(shorten(value, self.users), self.own), self.own_sums, self.own)
+        return in_builtins(plain_signs(shorten(shortened, self.whole)))
+
+
+def _spelled_stops(names: dict, display: dict) -> dict:
+    """Each named stop as the let names spell it, where that differs (sg(round(h) − h) for sg(round(W x) − W x)),
+    so a let line that holds it writes the stop's letter, not the stop again beside the letter's own line."""
+    stops = [stop for stop in names if isinstance(stop, StopGradient)]
+    if not display or not stops:
+        return {}
+    dag, built = named_forms(stops, display)  # one walk: the stops share their parts
+    spelled = {}
+    for stop, root in zip(stops, dag.roots):
+        written = built[root]
+        if isinstance(written, StopGradient) and written != stop and written not in names:
+            spelled.setdefault(written, names[stop])
+    return spelled
 
 
 def flattened(expr, display) -> tuple:

@@ -38,17 +38,27 @@ def rule_label(step) -> str:
     return f"{step.rule} ({step.outer})" if step.outer else step.rule
 
 
-_LONG_TITLE = 160  # characters of a formula the title writes out; past it, the user's name for it (loss)
+_UNBROKEN_TITLE = 80  # the same for a formula that is not a sum, which a title cannot break (100 columns less the call)
+_LONG_TITLE = 160  # characters of a formula the title writes out; past it, the user's name for it (loss), or its text
 
 
 def call_text(request, show=plain) -> str:
-    """The derivative call in gradlang syntax, e.g. diff(x^2, x, 2), or grad(x*y, [x, y])[1] for a selection."""
+    """The derivative call in gradlang syntax, e.g. diff(x^2, x, 2), or grad(x*y, [x, y])[1] for a selection;
+    in the user's names alone (show.title), as it stands above the lines that introduce any other."""
     whole = getattr(request, "whole", None)
     if whole is not None:
         return call_text(whole, show) + "[" + ", ".join(str(i) for i in request.indices) + "]"
-    expr = show(to_symbolic(request.expr))
-    if getattr(request, "named", "") and len(expr) > _LONG_TITLE:  # SwAV's loss: four lines of formula
-        expr = show(sp.Symbol(request.named))
+    show = getattr(show, "title", show)
+    formula = to_symbolic(request.expr)
+    expr = show(formula)
+    # SwAV's loss: four lines of formula; EM's Q(mu1, mu2) eight; I-JEPA's one line of 121 columns, not a sum
+    # (a title breaks only between the terms of a sum: render/plain_break.titled)
+    if len(expr) > _LONG_TITLE or len(expr) > _UNBROKEN_TITLE and not isinstance(formula, sp.Add):
+        written = getattr(request, "text", "")
+        if getattr(request, "named", ""):
+            expr = show(sp.Symbol(request.named))
+        elif written and len(written) < len(expr):
+            expr = written
     if request.operation == "diff":
         specs = [show(s) if n == 1 else f"{show(s)}, {n}" for s, n in request.specs]
         return f"diff({expr}, {', '.join(specs)})"
@@ -80,6 +90,10 @@ class _Shown:
 
     def __call__(self, value) -> str:
         return self.printer(self.form(value))
+
+    def title(self, value) -> str:
+        """In the user's names alone (a title: no let or legend has introduced a letter yet)."""
+        return self.printer(self.form.titled(value))
 
     def bare(self, value) -> str:
         """Without the vector derivation's display names (a let's own value: δ = r − q, not δ = δ)."""

@@ -136,26 +136,32 @@ def shown_result(result, full: bool = False) -> Shown:
 
 def in_its_form(result):
     """The value under one derivation that names parts (the user's bindings, its letters, its stops' letters),
-    written with those names (p1, z1, c) as the derivation's own lines write it; None for any other result."""
-    from gradlang.explain.layout import Form
+    written with those names (p1, z1, c) as the derivation's own lines write it. Under several derivations, or
+    one whose result the value is not (`explain 2*grad(…)`), with the user's bindings alone, the names every
+    derivation above shares: the user's h = W @ x, never a letter of the value printer's own (z = W @ x).
+    None when nothing is named."""
+    from gradlang.explain.layout import Form, shorten
 
-    if len(result.steps) != 1 or getattr(result.steps[0], "vector", None) is None:
+    forms = [Form(step) for step in result.steps if getattr(step, "vector", None) is not None]
+    if not forms:
         return None
-    if getattr(result.steps[0], "derived", None) is not result.value:
+    if len(result.steps) == 1 and getattr(result.steps[0], "derived", None) is result.value:
+        form = forms[0]
+        return form(result.value) if form.display or form.names else None  # nothing named: the printer names
+    own = {value: name for form in forms for value, name in form.own.items()}
+    if not own or not isinstance(result.value, sp.Basic):
         return None
-    form = Form(result.steps[0])
-    if not form.display and not form.names:  # nothing named: the value printer names its parts itself
-        return None
-    return form(result.value)
+    written = shorten(result.value, own)
+    return None if written == result.value else written  # none of the user's parts in it: as any value
 
 
 def derivation_names(result) -> set:
-    """The names the one derivation of a result introduced (its let names, its stops' letters), which the
+    """The names the derivations of a result introduced (their let names, their stops' letters), which the
     value printer's own names must not take."""
     from gradlang.explain.layout import Form
 
-    form = Form(result.steps[0])
-    return {str(name) for name in (*form.display.values(), *form.names.values())}
+    forms = [Form(step) for step in result.steps if getattr(step, "vector", None) is not None]
+    return {str(name) for form in forms for name in (*form.display.values(), *form.names.values())}
 
 
 def _size(value) -> int:

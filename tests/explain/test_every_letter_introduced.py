@@ -47,19 +47,36 @@ def formulas(text: str) -> tuple[set, list]:
     return introduced, written
 
 
+def title(text: str) -> str:
+    """The derivative call a derivation's title writes (`grad(sum(q^2), W)`, `jacobian(s, x)[0, 2]`): the first
+    line's text up to the bracket that closes its call, and a selection after it."""
+    line, level = text.splitlines()[0].removeprefix("# "), 0
+    for i, char in enumerate(line):
+        level += (char in "([") - (char in ")]")
+        if char in ")]" and level == 0 and line[i + 1:i + 2] != "[":
+            return line[:i + 1]
+    return line
+
+
 def unexplained(source: str) -> list:
-    """(name, formula) for each name a derivation of the program writes without the reader knowing it."""
+    """(name, formula) for each name a derivation of the program writes without the reader knowing it. The
+    title comes before any line that introduces a name: it may write only the user's."""
     users = set(re.findall(r"[A-Za-z_]\w*", source)) | _NOTATION
     found = []
     for result in Session().iter_run(source):
         if result is None or result.kind != "explain":
             continue
-        introduced, written = formulas(to_plain(result))
-        for text in written:
-            for name in _NAME.findall(_STRING.sub('""', _DERIVATIVE.sub("", text))):
-                if name not in introduced and name not in users:
-                    found.append((name, text))
+        text = to_plain(result)
+        introduced, written = formulas(text)
+        called = title(text)
+        found += [(name, called) for name in _names_in(called) if name not in users]
+        for formula in written:
+            found += [(name, formula) for name in _names_in(formula) if name not in introduced and name not in users]
     return found
+
+
+def _names_in(formula: str) -> list:
+    return _NAME.findall(_STRING.sub('""', _DERIVATIVE.sub("", formula)))
 
 
 PROGRAMS = every_program()

@@ -235,11 +235,15 @@ def _short_source(value, display) -> str:
 
 
 def _in_names(value, display):
-    """The value with the derivation's names in it, where they can be put (else as it is)."""
+    """The value with the derivation's names in it, where they can be put (else as it is), as the printers put
+    them (explain/layout.shorten): a named product in a longer one too, so DiCE's invented term is measured as
+    R*magic*exp(theta)/sum(exp(theta)) − R*magic*x, the spelling it prints."""
+    from gradlang.explain.layout import shorten
+
     if not isinstance(value, sp.Basic):
         return value
     try:
-        return rebuild(value, dict(display))
+        return shorten(value, dict(display))
     except (TypeError, AttributeError, ValueError):
         return value
 

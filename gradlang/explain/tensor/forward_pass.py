@@ -158,7 +158,8 @@ def jacobian_explanation(request, depth=None, names=()):
     if request.operation == "hessian":
         return _hessian_explanation(request, depth, names)
     bound = set(getattr(names, "bound", ()))  # every name of the session (core/explain_views._Names)
-    shown = user_names(expr, names) or repeated_parts(expr, {n.name for _, n in names} | bound)
+    users = user_names(expr, names)
+    shown = users or repeated_parts(expr, {n.name for _, n in names} | bound)
     derivation = jacobian_derivation(expr, wrt, dict(shown))
     # the rules repeat what the formula says once (s in diag(s) − s sᵀ): named as a teacher names it
     taken = {n.name for _, n in (*names, *shown)} | _symbols(expr) | bound
@@ -171,7 +172,8 @@ def jacobian_explanation(request, depth=None, names=()):
     removed = [removed_value(e) for e in entries if e.verdict in ("blocking", "inventing")]
     blocked = tidy(sp.Add(*removed)) if removed else full(sp.S.Zero, shape_of(expr) + shape_of(wrt))
     lets = tuple(Let(name, formula(value.xreplace({v: n for v, n in shown if v != value}))) for value, name in shown)
-    derivation = VectorDerivation(IDENTITY, lets, derivation.lines, derivation.result, display=shown)
+    derivation = VectorDerivation(IDENTITY, lets, derivation.lines, derivation.result, display=shown,
+                                  own=frozenset(str(name) for _, name in users))
     return said(Explanation(request, summary, (), (), blocked, entries, depth=depth,
                             derived=derivation.result, vector=derivation))
 

@@ -179,6 +179,10 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
         names[value] = Var(name, shape_of(value)) if shape_of(value) else sp.Symbol(name, real=True)
         chosen.append((value, names[value]))
         lets.append(value)
+        # the same part held in another form the names print alike (SimSiam's 0.25*sum as a float's -1.0*…):
+        # one name for both, one let (its first), so no let repeats another's formula under a second letter
+        chosen += [(other, names[value]) for other in view.order if other != value and view.of[other] == part]
+        names.update((other, names[value]) for other, _ in chosen if other not in names)
     return tuple(chosen)
 
 

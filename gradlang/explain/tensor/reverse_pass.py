@@ -305,10 +305,14 @@ def _explained(context: _Context, shown):
     removed = [removed_value(e) for e in context.entries if e.verdict in ("blocking", "inventing")]
     aliases = context.aliases + forward_names(context.expr, shown, shown + context.aliases)
     display = shown + tuple((value, name) for value, name in aliases if value not in dict(shown))
+    first = {}  # a name given to two forms of one part (tensor/names.wall_names) has one let, its first
+    for value, name in shown:
+        first.setdefault(name, value)
     lets = tuple(Let(name, formula(shorten(value, {v: n for v, n in display if n != name and v != value})))
-                 for value, name in shown if (value, name) not in constants)
+                 for value, name in shown if (value, name) not in constants and first[name] == value)
     derived, blocked = _gathered(context.derivation.result, removed, wrt)
-    derivation = replace(context.derivation, result=derived, display=display, lets=lets)
+    own = frozenset(str(name) for _, name in context.users)
+    derivation = replace(context.derivation, result=derived, display=display, lets=lets, own=own)
     explanation = read_lets(said(Explanation(request, summary, (), (), blocked, context.entries, depth=context.depth,
                                              derived=derived if isinstance(wrt, tuple) else full(derived, shape_of(wrt)),
                                              vector=derivation)), context.users, wrt)
