@@ -294,12 +294,17 @@ def lines(explanation) -> tuple:
 
 def _split(head_note: Note, display=()) -> tuple:
     """A head too long for a line of _WIDTH columns (as gradlang source with the derivation's names, which a
-    printer never makes longer) as two: the stop and its path, then the adjoint arriving."""
+    printer never makes longer) as two: the stop and its path, then the adjoint arriving (or the stop, then
+    which stop it is the same as: the stable softmax's second stop_gradient(max(v)))."""
     parts = head_note.parts
-    at = next((k for k, p in enumerate(parts) if isinstance(p, str) and p.endswith("; adjoint arriving: ")), None)
+    at = next((k for k, p in enumerate(parts) if isinstance(p, str) and p.endswith(_BREAKS)), None)
     if at is None or len(head_note.spelled(lambda v: _short_source(v, display))) <= _WIDTH:
         return (head_note,)
-    return Note(parts[:at] + (parts[at][: -len("; adjoint arriving: ")],)), Note(("adjoint arriving: ",) + parts[at + 1:])
+    cut = next(b for b in _BREAKS if parts[at].endswith(b))
+    return Note(parts[:at] + (parts[at][: -len(cut)] + cut[:1].strip(';'),)), Note((cut[2:],) + parts[at + 1:])
+
+
+_BREAKS = ("; adjoint arriving: ", ": the same stop as ")  # where a long head breaks; a colon stays before
 
 
 def _compact(entry, request, name: str, expr, display, lets=frozenset()) -> tuple:
