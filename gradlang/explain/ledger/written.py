@@ -117,7 +117,7 @@ def regrouped(entries: tuple, written) -> tuple:
     return tuple(entry for site in written
                  for owners in [[owner[s] for s in of_site.get(site.key, ())]]
                  for entry in _site_entries(site, made, constants, owners)
-                 or (within(site, of_site[site.key]) if owners and (site.bound or owners[0] is site) else []))
+                 or (within(site, of_site[site.key]) if owners else []))
 
 
 class _Within:
