@@ -52,4 +52,4 @@ def test_a_stop_written_twice_unnamed_has_an_entry_each():
     """Every stop the user wrote gets one entry (LANGUAGE.md); the second points at where the first is written."""
     result, text = _last("x: R^3\nexplain grad(sum(sg(x^2)*x) + sum(sg(x^2)*x^2), x)")
     assert len(result.steps[-1].ledger) == 2, text
-    assert "# stop sg(x^2): the same stop as the one at line 2, column 18" in text, text
+    assert "# stop sg(u): the same stop as the one at line 2, column 18" in text, text  # u = x^2, as the first

@@ -1,8 +1,8 @@
 """Every stop the user wrote gets its own ledger entry, a stop written twice too (issue #40).
 
 Batch norm with a stopped running mean writes sg(mean(X, axis=0)) twice, once bound to mu: one formula
-node, three stops written. The second writing's entry says it is the same stop as the first's (by its
-name, else by where it is written), and the closing identity counts the node once.
+node, three stops written. The second writing's entry, sg(…) of its value, says it is the same stop as the
+first's (by its name, else by where it is written), and the closing identity counts the node once.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ def test_each_of_batch_norms_three_stops_has_an_entry_in_every_format(size, by):
     written = source.count("sg(")
     assert written == 3 and len(result.steps[-1].ledger) == written, text
     assert sum(line.startswith("# stop ") for line in text.splitlines()) == written, text
-    assert "# stop sg(mean(X, axis=0)): the same stop as mu (one value: that entry counts it)" in text, text
+    assert any(line.startswith("# stop sg(") and line.endswith(": the same stop as mu (one value: that entry "
+               "counts it)") for line in text.splitlines()), text
     assert len(to_json(result)["steps"][-1]["stops"]) == written
     assert to_latex(result).count("the same stop as") == 1
     assert "the same stop as" in _rich_text(result)
@@ -98,8 +99,8 @@ def test_a_stop_written_twice_unnamed_has_two_entries_the_second_pointing_at_the
     text = to_plain(result)
     column = source.splitlines()[-1].index("sg(") + 1
     assert len(result.steps[-1].ledger) == 2, text
-    assert f"# stop sg(x^2): the same stop as the one at line {source.count(chr(10)) + 1}, column {column} " \
-           "(one value: that entry counts it)" in text, text
+    said = f": the same stop as the one at line {source.count(chr(10)) + 1}, column {column} (one value: that entry counts it)"
+    assert any(line.startswith("# stop sg(") and line.endswith(said) for line in text.splitlines()), text
     assert "#    neutral: the same value as that stop's; what it removes is counted there, once" in text, text
     assert "r₂" not in text and "r₁" in text and "✓ equals" in text, text
     assert [s["verdict"] for s in to_json(result)["steps"][-1]["stops"]] == ["blocking", "neutral"]

@@ -120,6 +120,8 @@ def _same_names(entry, display) -> tuple:
     derivation names the formula node (its let), so a stop that is that name speaks of the first one written."""
     shown = dict(display).get(entry.stop)
     this, first = entry.written, entry.same[1]
+    if not this:  # unnamed (sg(x^2)*x + sg(x^2)*x^2): by what it stops, as mathematics in LaTeX too
+        this = note(Math("sg(", r"\operatorname{sg}("), entry.stop.args[0], Math(")", ")"))
     if shown is not None and str(shown) == this:
         this = first
     return (this, ": the same stop as ", shown if shown is not None else first)

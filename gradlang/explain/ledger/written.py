@@ -169,12 +169,12 @@ def _site_entries(site, made: dict, constants: list, owners: list) -> list:
 
 
 def _same(site, first, entry: StopEntry) -> StopEntry:
-    """A stop whose value another written stop (first) gave: named by its own name (else as written),
+    """A stop whose value another written stop (first) gave: named by its own name (else as sg(…) of its value),
     pointing at that stop's entry (by its name, else by where it is written); it removes nothing of its
     own, since the closing identity counts the one formula node once."""
     verdict = "neutral" if entry.verdict in ("blocking", "inventing") else entry.verdict
     return StopEntry(entry.stop, entry.reaching, entry.adjoint, ((sp.S.Zero,),), (), verdict, level="tensor",
-                     written=site.bound or site.text, same=(entry.verdict, first.bound or _where(first, site)))
+                     written=site.bound, same=(entry.verdict, first.bound or _where(first, site)))
 
 
 def _where(first, site) -> str:
