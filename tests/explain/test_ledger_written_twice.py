@@ -99,7 +99,8 @@ def test_a_stop_written_twice_unnamed_has_two_entries_the_second_pointing_at_the
     text = to_plain(result)
     column = source.splitlines()[-1].index("sg(") + 1
     assert len(result.steps[-1].ledger) == 2, text
-    said = f": the same stop as the one at line {source.count(chr(10)) + 1}, column {column} (one value: that entry counts it)"
+    line = source.count("\n") + 1
+    said = f": the same stop as the one at line {line}, column {column} (one value: that entry counts it)"
     assert any(line.startswith("# stop sg(") and line.endswith(said) for line in text.splitlines()), text
     assert "#    neutral: the same value as that stop's; what it removes is counted there, once" in text, text
     assert "r₂" not in text and "r₁" in text and "✓ equals" in text, text
