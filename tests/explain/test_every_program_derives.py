@@ -55,8 +55,8 @@ def test_the_program_derives_in_every_format(name, source):
 def _written_reaching(step) -> int:
     """The stops the user wrote that the derivative meets: sites giving a stop of the formula met outside
     every stop (as written, or in components at literal sizes) or inside one, sites of one stop counted once
-    (sg(x) written twice is one node) unless bound to names of their own (t17 = sg(m), t24 = sg(m)), each
-    stop written on a constant (sg(2)) once, and each stop in a case a fixed condition does not take."""
+    (sg(x) written twice, one node, is two entries: the second "the same stop"), each stop written on a
+    constant (sg(2)), and each stop in a case a fixed condition does not take."""
     from gradlang.explain.ledger.components import outermost_stops
     from gradlang.explain.ledger.written import _integral, _stops_of
     from gradlang.expr.walk import dag_nodes
@@ -67,19 +67,19 @@ def _written_reaching(step) -> int:
     met = set()
     for form in (expr, _lowered(expr, lowered)):
         met |= {_integral(s) for s in outermost_stops(elements(form) if not is_scalar(form) else [form])}
-    groups, constants, own, inside = [], set(), 0, []
+    groups, constants, own, inside = [], [], 0, []
     within = set(dag_nodes([stop.args[0] for stop in met]))  # what the stops met hold
     for site in step.request.written:
         stops = {_integral(s) for s in _stops_of(site.values)}  # a float formula's 1.0*mu is the stop written
         if site.untaken:  # in a case a fixed condition does not take: its own entry (never reached)
             own += 1
         elif not stops:
-            constants.add(site.text)
+            constants.append(site.text)
         elif stops & met and not any(stops & group for group in groups):
             groups.append(stops)
-        elif stops & met and site.bound:  # t24 = sg(…) of the same value as t17's: its own entry, "the same"
+        elif stops & met:  # sg(…) of the same value as another's (t24 and t17): its own entry, "the same"
             own += 1
-        elif stops & within and not stops & met and (site.bound or not any(stops & group for group in inside)):
+        elif stops & within and not stops & met:
             inside.append(stops)  # written inside another stop: its own entry, irrelevant (one per stop node)
     return len(groups) + len(constants) + own + len(inside)
 

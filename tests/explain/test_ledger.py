@@ -80,7 +80,8 @@ SMALL = [
 
 @pytest.mark.parametrize("source, verdict, removed", SMALL)
 def test_verdict_and_removed_term(source, verdict, removed):
-    (entry,) = Session().run(source)[-1].steps[0].ledger  # the ledger of the view shown
+    entry, *same = Session().run(source)[-1].steps[0].ledger  # the ledger of the view shown: one entry per
+    assert len(same) == source.count("sg(") - 1 and all(e.same for e in same)  # stop written, one node once
     assert entry.verdict == verdict
     if removed is not None:
         assert to_plain(entry.removed[0][0]) == removed

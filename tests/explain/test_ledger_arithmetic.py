@@ -50,7 +50,7 @@ LESSONS = {
     "ppo_clip": ("W: R^({n},{n})\ns: R^{n}\nA = 3/2\nold = -1\neps = 1/5\nlogp = log(softmax(W @ s)[0])\n"
                  "ratio = exp(logp - sg(old))\n"
                  "explain grad(-min(ratio * sg(A), max(min(ratio, 1 + eps), 1 - eps) * sg(A)), W)",
-                 ["irrelevant", "irrelevant"], "grad(unstopped(L), W) = g"),
+                 ["irrelevant"] * 3, "grad(unstopped(L), W) = g"),  # sg(A) written twice: two entries
     "ppo_ratio": ("W: R^({n},{n})\ns: R^{n}\nA: R\neps = 1/5\nlogp = log(softmax(W @ s)[0])\n"
                   "ratio = exp(logp - sg(logp))\n"
                   "explain grad(-min(ratio * A, max(min(ratio, 1 + eps), 1 - eps) * A), W)",

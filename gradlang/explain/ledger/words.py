@@ -120,6 +120,8 @@ def _same_names(entry, display) -> tuple:
     derivation names the formula node (its let), so a stop that is that name speaks of the first one written."""
     shown = dict(display).get(entry.stop)
     this, first = entry.written, entry.same[1]
+    if not this:  # unnamed (sg(x^2)*x + sg(x^2)*x^2): by what it stops, as mathematics in LaTeX too
+        this = note(Math("sg(", r"\operatorname{sg}("), entry.stop.args[0], Math(")", ")"))
     if shown is not None and str(shown) == this:
         this = first
     return (this, ": the same stop as ", shown if shown is not None else first)
@@ -298,12 +300,17 @@ def lines(explanation) -> tuple:
 
 def _split(head_note: Note, display=()) -> tuple:
     """A head too long for a line of _WIDTH columns (as gradlang source with the derivation's names, which a
-    printer never makes longer) as two: the stop and its path, then the adjoint arriving."""
+    printer never makes longer) as two: the stop and its path, then the adjoint arriving (or the stop, then
+    which stop it is the same as: the stable softmax's second stop_gradient(max(v)))."""
     parts = head_note.parts
-    at = next((k for k, p in enumerate(parts) if isinstance(p, str) and p.endswith("; adjoint arriving: ")), None)
+    at = next((k for k, p in enumerate(parts) if isinstance(p, str) and p.endswith(_BREAKS)), None)
     if at is None or len(head_note.spelled(lambda v: _short_source(v, display))) <= _WIDTH:
         return (head_note,)
-    return Note(parts[:at] + (parts[at][: -len("; adjoint arriving: ")],)), Note(("adjoint arriving: ",) + parts[at + 1:])
+    cut = next(b for b in _BREAKS if parts[at].endswith(b))
+    return Note(parts[:at] + (parts[at][: -len(cut)] + cut[:1].strip(';'),)), Note((cut[2:],) + parts[at + 1:])
+
+
+_BREAKS = ("; adjoint arriving: ", ": the same stop as ")  # where a long head breaks; a colon stays before
 
 
 def _compact(entry, request, name: str, expr, display, lets=frozenset()) -> tuple:

@@ -95,8 +95,8 @@ def regrouped(entries: tuple, written) -> tuple:
         if site.untaken:  # in a case a fixed condition does not take: its own entry, whatever its value
             continue
         stops = of_site[site.key] = _stops_of(site.values, lower)
-        if not stops and site.text not in {c.text for c in constants}:  # sg(A) written twice: one stop,
-            constants.append(site)                                        # as a variable's is one node
+        if not stops:  # sg(A) written twice: two stops written, each its entry (irrelevant)
+            constants.append(site)
         for k, stop in enumerate(stops):
             owner.setdefault(stop, site)
             place.setdefault(stop, k)
@@ -117,7 +117,7 @@ def regrouped(entries: tuple, written) -> tuple:
     return tuple(entry for site in written
                  for owners in [[owner[s] for s in of_site.get(site.key, ())]]
                  for entry in _site_entries(site, made, constants, owners)
-                 or (within(site, of_site[site.key]) if owners and (site.bound or owners[0] is site) else []))
+                 or (within(site, of_site[site.key]) if owners else []))
 
 
 class _Within:
@@ -154,9 +154,10 @@ def _inside(site, stop, outer: str) -> StopEntry:
 
 def _site_entries(site, made: dict, constants: list, owners: list) -> list:
     """The entry of one written stop: its own (from the formula's stops it gave), a constant's, an untaken
-    case's; or, for a stop bound to a name of its own whose value another written stop gave first (A2C's
-    t24 = sg(max(t23, axis=1)) beside t17's: one formula node), one that says so; else none (a stop found
-    only inside another stop is _Within's; sg(A) written twice unnamed: one stop, as a variable's is one node)."""
+    case's; or, for a stop whose value another written stop gave first (A2C's t24 = sg(max(t23, axis=1))
+    beside t17's, or sg(x^2)*x + sg(x^2)*x^2: one formula node), one that says so, since the ledger owes an
+    entry to every stop the user wrote (LANGUAGE.md); else none (a stop found only inside another stop is
+    _Within's)."""
     if site.untaken:
         return [_constant(site, site.untaken)]
     if site.key in made:
@@ -164,15 +165,26 @@ def _site_entries(site, made: dict, constants: list, owners: list) -> list:
     if site in constants:
         return [_constant(site)]
     first = next((o for o in owners if o.key in made), None)
-    return [_same(site, first, made[first.key])] if site.bound and first is not None else []
+    return [_same(site, first, made[first.key])] if first is not None and first.key != site.key else []
 
 
 def _same(site, first, entry: StopEntry) -> StopEntry:
-    """A stop whose value another written stop (first) gave: named by its own name, pointing at that stop's
-    entry; it removes nothing of its own, since the closing identity counts the one formula node once."""
+    """A stop whose value another written stop (first) gave: named by its own name (else as sg(…) of its value),
+    pointing at that stop's entry (by its name, else by where it is written); it removes nothing of its
+    own, since the closing identity counts the one formula node once."""
     verdict = "neutral" if entry.verdict in ("blocking", "inventing") else entry.verdict
     return StopEntry(entry.stop, entry.reaching, entry.adjoint, ((sp.S.Zero,),), (), verdict, level="tensor",
-                     written=site.bound, same=(entry.verdict, first.bound or first.text))
+                     written=site.bound, same=(entry.verdict, first.bound or _where(first, site)))
+
+
+def _where(first, site) -> str:
+    """'the one at line 3' for the first writing of a stop; its column too when both are on one line."""
+    at, here = getattr(first.node, "span", None), getattr(site.node, "span", None)
+    if at is None:
+        return first.text
+    if here is not None and here.line == at.line:
+        return f"the one at line {at.line}, column {at.column}"
+    return f"the one at line {at.line}"
 
 
 def _integral(stop):
