@@ -44,7 +44,8 @@ VERDICTS = {
     "soft_q": ["blocking"], "hinge_discriminator": ["irrelevant"], "focal": ["blocking"],
     "label_smoothing": ["irrelevant"], "gumbel_st": ["inventing"], "gmm_estep": ["blocking"],
     "gae_actor_critic": ["blocking", "blocking"], "dino": ["irrelevant", "irrelevant"],
-    "batch_norm": ["blocking", "blocking", "blocking"], "group_norm": ["blocking", "blocking"],
+    "batch_norm": ["blocking", "blocking", "neutral"],  # the running mean's sg: the same stop as mu's
+    "group_norm": ["blocking", "blocking"],
     "huber_td": ["irrelevant"], "feature_matching": ["irrelevant"], "soft_actor": ["irrelevant"],
     "hessian_stop": ["blocking"], "second_diff_stop": ["blocking"],
 }
@@ -52,9 +53,8 @@ VERDICTS = {
 OPEN = {
     ("vicreg_literal", "fits"): "27 plain lines: 12 numbered lines, half of them a constant factor's product rule "
                                 "(25/n, -25/n, 1/(2 sqrt(u2)), -12.5/(m n)) on the variance hinge's path",
-    ("batch_norm", "ledger"): "2 entries for 3 written stops: running's sg(mean(X, axis=0)), unnamed, has the "
-                              "value of mu's and gets no entry (docs/decisions.md: 'sg(A) written twice "
-                              "without names of their own is still one entry'; here one of the two has a name)",
+    ("batch_norm", "fits"): "26 plain lines (25 before every written stop had its entry): the running mean's "
+                            "second writing of sg(mean(X, axis=0)) is a two-line 'the same stop as mu' entry",
     ("double_dqn", "names"): "the stop of the user's target is a let called c (c = sg(dot(best, T @ s2))), "
                              "and the user's target is gone from the title (0.99*c - r)",
     ("soft_q", "names"): "the user's L (the TD error) is a let beside the generated ∂L/∂: (1) reads "
