@@ -69,7 +69,7 @@ LOSSES = [
     # Transcribed later, as a check of "others of the same kind" (#39): each stop the authors wrote, as written
     pytest.param("simsiam_torch", "model.predictor.3",
                  [(".detach()", "return p1, p2, z1.detach(), z2.detach()")] * 2, id="SimSiam"),
-    pytest.param("byol_torch", "learner.online_predictor.3",
+    pytest.param("byol_lucidrains", "learner.online_predictor.3",
                  [(".detach()", "target_projections = target_projections.detach()"),
                   *[("torch.no_grad() region", "with torch.no_grad():")] * 2,
                   (".detach()", "loss_one = loss_fn(online_pred_one, target_proj_two.detach())"),

@@ -42,6 +42,16 @@ def _literals(value) -> list:
             if isinstance(node, Literal) and len(node.entries) > MOST_ENTRIES and all(e.is_number for e in node.entries)]
 
 
+def holds_constant_array(value) -> bool:
+    """Does the value hold a constant array worth a name? One walk over its distinct nodes (a title's loss
+    may be a DAG far larger as a tree)."""
+    from gradlang.expr.walk import dag_nodes
+
+    return isinstance(value, sp.Basic) and any(
+        isinstance(node, Literal) and len(node.entries) > MOST_ENTRIES and all(e.is_number for e in node.entries)
+        for node in dag_nodes([value]))
+
+
 def constant_lets(named: tuple) -> tuple:
     """One let line per shape: the names of the constants of that shape, and the shape."""
     by_shape: dict = {}
