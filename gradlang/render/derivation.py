@@ -48,13 +48,15 @@ def call_text(request, show=plain) -> str:
     whole = getattr(request, "whole", None)
     if whole is not None:
         return call_text(whole, show) + "[" + ", ".join(str(i) for i in request.indices) + "]"
+    from gradlang.explain.tensor.constants import holds_constant_array  # its entries never print: a title names it
+
     show = getattr(show, "title", show)
     formula = to_symbolic(request.expr)
     expr = show(formula)
     # SwAV's loss: four lines of formula; EM's Q(mu1, mu2) eight; I-JEPA's one line of 121 columns, not a sum
     # (a title breaks only between the terms of a sum: render/plain_break.titled)
     if (len(expr) > _LONG_TITLE or len(expr) > _UNBROKEN_TITLE and not isinstance(formula, sp.Add)
-            or _holds_constant_array(formula)):
+            or holds_constant_array(formula)):
         written = getattr(request, "text", "")
         if getattr(request, "named", ""):
             expr = show(sp.Symbol(request.named))
@@ -64,14 +66,6 @@ def call_text(request, show=plain) -> str:
         specs = [show(s) if n == 1 else f"{show(s)}, {n}" for s, n in request.specs]
         return f"diff({expr}, {', '.join(specs)})"
     return f"{request.operation}({expr}, {_variables(to_symbolic(request.wrt), show)})"
-
-
-def _holds_constant_array(formula) -> bool:
-    """Does the formula hold an array of numbers the derivation names by its shape (explain/tensor/constants.py)?
-    Its entries never print, so a title writes the user's name for the loss, or its text, instead."""
-    from gradlang.explain.tensor.constants import holds_constant_array
-
-    return holds_constant_array(formula)
 
 
 def _variables(wrt, show) -> str:

@@ -38,8 +38,12 @@ def _literals(value) -> list:
     """The constant arrays of numbers inside a value worth a name, each once, in preorder."""
     if not isinstance(value, sp.Basic):
         return []
-    return [node for node in sp.preorder_traversal(value)
-            if isinstance(node, Literal) and len(node.entries) > MOST_ENTRIES and all(e.is_number for e in node.entries)]
+    return [node for node in sp.preorder_traversal(value) if _worth_a_name(node)]
+
+
+def _worth_a_name(node) -> bool:
+    """An array of numbers of more than MOST_ENTRIES entries: data to the derivation, shown by a name."""
+    return isinstance(node, Literal) and len(node.entries) > MOST_ENTRIES and all(e.is_number for e in node.entries)
 
 
 def holds_constant_array(value) -> bool:
@@ -47,9 +51,7 @@ def holds_constant_array(value) -> bool:
     may be a DAG far larger as a tree)."""
     from gradlang.expr.walk import dag_nodes
 
-    return isinstance(value, sp.Basic) and any(
-        isinstance(node, Literal) and len(node.entries) > MOST_ENTRIES and all(e.is_number for e in node.entries)
-        for node in dag_nodes([value]))
+    return isinstance(value, sp.Basic) and any(_worth_a_name(node) for node in dag_nodes([value]))
 
 
 def constant_lets(named: tuple) -> tuple:
