@@ -1,7 +1,10 @@
 """The time budget (gradlang/budget.py): what it borrows from the host, it gives back."""
 
 import sys
+import threading
+import time
 
+from gradlang import budget as budgets
 from gradlang.budget import OutOfTime, budget
 
 
@@ -9,6 +12,8 @@ def test_an_expiry_where_python_ignores_exceptions_prints_no_traceback():
     # An expiry landing in a __del__ or a gc callback is "ignored" by CPython, which prints
     # a traceback on stderr (seen in a fuzz run, inside hypothesis's gc callback); the
     # watchdog raises again, so gradlang's hook drops it and passes everything else on.
+    # The hook is borrowed when the watchdog first raises in a thread (here as it does, by
+    # hand: a budget of 60 s does not expire), until that thread's budgets have closed.
     seen = []
     host = sys.unraisablehook
     sys.unraisablehook = seen.append
@@ -22,24 +27,26 @@ def test_an_expiry_where_python_ignores_exceptions_prints_no_traceback():
                 raise KeyError("the host's own")
 
         with budget(60):
-            assert sys.unraisablehook is not seen.append
+            assert sys.unraisablehook == seen.append  # a budget that does not expire touches nothing
+            Fails()
+            with budgets._lock:
+                budgets._borrow_unraisable_hook()  # what the watchdog does as it raises, under its lock
+                budgets._fired[threading.get_ident()] = time.monotonic()
+            assert sys.unraisablehook != seen.append
             Expires()  # dropped at once: its __del__ raises inside the budget
             Fails()
-        assert [type(u.exc_value) for u in seen] == [KeyError]
+        assert [type(u.exc_value) for u in seen] == [KeyError, KeyError]
         assert sys.unraisablehook == seen.append  # the host's hook is back
+        assert not budgets._fired and not budgets._open
     finally:
         sys.unraisablehook = host
 
 
 # --- the budget is CPU time of the statement's thread (finding: a loaded machine failed the README's tests) ---
 
-import threading
-import time
-
 import pytest
 
 from gradlang import Session, budget_traced
-from gradlang import budget as budgets
 
 
 def _sleeping_first(monkeypatch, seconds: float) -> None:
@@ -127,6 +134,7 @@ def test_a_budget_opened_in_another_thread_reads_that_threads_clock():
     def opens():
         before = time.thread_time()
         with budget(60) as token:
+            budgets.remaining(token)  # the deadline is fixed when it is first looked at
             seen["start"], seen["before"], seen["after"] = token.at - 60, before, time.thread_time()
 
     worker = threading.Thread(target=opens)
