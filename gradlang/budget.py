@@ -151,34 +151,48 @@ def _watch() -> None:
 
 
 def _watch_forever() -> None:
+    """The watchdog's loop, under its lock but while it waits. Budgets open and close without the lock (each
+    thread adds and removes its own, and the GIL makes each step whole): the loop reads copies, and while it
+    reads `_wakes` is infinite, so a budget opening meanwhile tells it (_Budget.__enter__)."""
     idle = 0  # wakes in a row with no budget open
     with _lock:
         while True:
+            _wakes[0] = math.inf
             now = time.monotonic()
-            wake = _idle[0]  # wall seconds from now
-            for thread_id, deadlines in _open.items():
+            wake, shortest = _idle[0], math.inf  # wall seconds from now
+            for thread_id, deadlines in list(_open.items()):
+                deadlines = tuple(deadlines)
+                if not deadlines:
+                    continue
+                shortest = min(shortest, *(d.seconds * _SLACK / d.speed for d in deadlines))
                 left = min(deadline.left() / deadline.speed for deadline in deadlines)  # left() fixes a new one
                 if left <= 0:
                     if now - _fired.get(thread_id, -_RETRY) >= _RETRY:
-                        if thread_id not in _fired:
-                            _borrow_unraisable_hook()  # until the thread's budgets have closed (_remove)
-                        _raise_in(thread_id, OutOfTime)
-                        _fired[thread_id] = now
+                        _fire(thread_id, now)
                     left = _fired[thread_id] + _RETRY - now
                 wake = min(wake, left)
-            if _open:
-                idle = 0
-                _idle[0] = min(d.seconds * _SLACK / d.speed for ds in _open.values() for d in ds)
-                wake = min(wake, _idle[0])
+            if shortest < math.inf:
+                idle, _idle[0], wake = 0, shortest, min(wake, shortest)
             else:
                 idle += 1
-            if idle > _IDLE_WAKES:  # none open for a while: sleep until a budget opens (_Budget.__enter__)
-                _wakes[0] = math.inf
+            if idle > _IDLE_WAKES:  # none open for a while: sleep until a budget opens (_wakes stays infinite)
                 _lock.wait()
                 idle = 0
                 continue
-            _wakes[0] = now + max(wake, 0.001)
-            _lock.wait(max(wake, 0.001))
+            wake = max(wake, 0.001)
+            _wakes[0] = time.monotonic() + wake
+            _lock.wait(wake)
+
+
+def _fire(thread_id: int, now: float) -> None:
+    """Raise OutOfTime in the thread if a budget of it has expired. The thread is marked first (_fired): a
+    budget that closes after the mark sees it and cancels under the lock whatever was raised (__exit__,
+    _remove); one that closed before it is not read again here. The mark stays until _remove clears it."""
+    if thread_id not in _fired:
+        _borrow_unraisable_hook()  # until the thread's budgets have closed (_remove)
+    _fired[thread_id] = now
+    if any(deadline.left() <= 0 for deadline in tuple(_open.get(thread_id, ()))):
+        _raise_in(thread_id, OutOfTime)
 
 
 def _start_watchdog() -> bool:
@@ -253,18 +267,19 @@ class _Budget(Deadline):
         return Deadline.left(self)
 
     def __enter__(self) -> Deadline:
+        """Add the deadline to this thread's, without the lock: only this thread adds or removes its own."""
         thread_id = self.thread_id = threading.get_ident()
         self.clock, self.speed = getattr(_threads, "clock", None) or _own_clock(thread_id)
         try:
-            with _mutex:
-                deadlines = _open.get(thread_id)
-                if deadlines is None:
-                    _open[thread_id] = [self]
-                else:
-                    deadlines.append(self)
-                look = self.seconds * _SLACK / self.speed  # wall seconds within which the watchdog must look
-                if time.monotonic() + look < _wakes[0]:
-                    _idle[0] = look
+            deadlines = _open.get(thread_id)
+            if deadlines is None:
+                _open[thread_id] = [self]
+            else:
+                deadlines.append(self)
+            look = self.seconds * _SLACK / self.speed  # wall seconds within which the watchdog must look
+            if time.monotonic() + look < _wakes[0]:  # read after the deadline is added (_watch_forever)
+                with _mutex:
+                    _idle[0] = min(_idle[0], look)
                     _lock.notify()  # it would look later than that
         except BaseException:
             _close(thread_id, self)
@@ -272,15 +287,16 @@ class _Budget(Deadline):
         return self
 
     def __exit__(self, *exception) -> bool:
-        """_close, its usual case (the innermost budget, no expiry) written out: one call less per statement."""
+        """Remove the deadline without the lock when it is the innermost and the thread is not marked (_fire:
+        the mark is read after the removal); else _close, under the lock, which cancels a pending expiry."""
         thread_id = self.thread_id
         try:
-            with _mutex:
-                deadlines = _open.get(thread_id)
-                if deadlines and deadlines[-1] is self and thread_id not in _fired:
-                    deadlines.pop()
-                    if not deadlines:
-                        del _open[thread_id]
+            deadlines = _open.get(thread_id)
+            if deadlines and deadlines[-1] is self:
+                deadlines.pop()
+                if not deadlines:
+                    del _open[thread_id]
+                if thread_id not in _fired:
                     return False
         except OutOfTime:  # landed in the middle: _close is idempotent and retries
             pass
