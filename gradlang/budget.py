@@ -19,8 +19,9 @@ Opening a budget reads no clock: the deadline is fixed when the watchdog (or
 is_mine, remaining) first looks at it, reading the thread's CPU clock then,
 and the watchdog looks within _SLACK of the budget's length of its opening (it
 is woken for a budget that needs it sooner than it planned to wake). So a
-statement may compute up to 1 + _SLACK times its limit before it is stopped,
-never less than its limit; and a statement run again in a loop pays no system
+statement may compute up to 1 + _SLACK times its limit before it is stopped
+(beside the watchdog's own latency: it needs the GIL), never less than its limit;
+and a statement run again in a loop pays no system
 call for its budget (reading a thread's CPU clock is one, 0.5-1.5 us on a
 loaded machine: a tenth of a small gradient's arithmetic, issue #41).
 
@@ -33,9 +34,11 @@ exceptions (a `__del__`, a garbage-collector callback); from the first expiry in
 a thread until its budgets have closed, an unraisable-exception hook keeps such
 a landing from printing a traceback (_borrow_unraisable_hook: borrowed when the
 watchdog raises, not when a budget opens, so a budget that does not expire
-touches nothing of the host's). When a budget closes, it removes its deadline
-and cancels any exception still pending for it under the watchdog's lock, so
-no expiry can escape the `with` that set it.
+touches nothing of the host's). Budgets open and close without the watchdog's
+lock (each thread adds and removes its own deadlines, one GIL step each); the
+watchdog marks a thread before it raises there, and a budget that closes on a
+marked thread cancels any exception still pending for it under the lock, so
+no expiry can escape the `with` that set it (_fire, _Budget.__exit__).
 
 Like a signal, the exception cannot interrupt one long call into C; every such
 call gradlang makes is bounded by a size limit instead (docs/limits.md).
@@ -187,12 +190,17 @@ def _watch_forever() -> None:
 def _fire(thread_id: int, now: float) -> None:
     """Raise OutOfTime in the thread if a budget of it has expired. The thread is marked first (_fired): a
     budget that closes after the mark sees it and cancels under the lock whatever was raised (__exit__,
-    _remove); one that closed before it is not read again here. The mark stays until _remove clears it."""
-    if thread_id not in _fired:
+    _remove); one that closed before it is not read again here. A mark stays until _remove clears it, but for
+    a new one where nothing is raised."""
+    new = thread_id not in _fired
+    if new:
         _borrow_unraisable_hook()  # until the thread's budgets have closed (_remove)
     _fired[thread_id] = now
     if any(deadline.left() <= 0 for deadline in tuple(_open.get(thread_id, ()))):
         _raise_in(thread_id, OutOfTime)
+    elif new:  # its expired budget closed meanwhile, and nothing was raised there before: no mark is needed
+        del _fired[thread_id]
+        _return_unraisable_hook()
 
 
 def _start_watchdog() -> bool:

@@ -141,3 +141,42 @@ def test_a_budget_opened_in_another_thread_reads_that_threads_clock():
     worker.start()
     worker.join()
     assert seen["before"] <= seen["start"] <= seen["after"] < time.thread_time()
+
+
+def test_budgets_opened_and_closed_in_many_threads_let_no_expiry_escape():
+    # Budgets open and close without the watchdog's lock (issue #41); the watchdog marks a thread before
+    # it raises there. Nested budgets in five threads, some expiring: every expiry is caught by the `with`
+    # whose deadline passed, none lands outside them, and no deadline or mark is left. Bounded by steps.
+    escaped, caught = [], []
+
+    def work(seed: int) -> None:
+        for step in range(40):
+            try:
+                outer = None
+                try:
+                    with budget((0.02, 60)[(seed + step) % 2]) as outer:
+                        inner = None
+                        try:
+                            with budget((0.005, 60)[step % 2]) as inner:
+                                sum(range(50_000 * (1 + step % 7)))
+                        except OutOfTime as error:
+                            if not budgets.is_mine(error, inner):
+                                raise
+                            caught.append(1)
+                        sum(range(20_000 * (1 + seed)))
+                except OutOfTime as error:
+                    if not budgets.is_mine(error, outer):
+                        raise
+                    caught.append(1)
+                sum(range(1_000))  # outside every budget: no expiry may land here
+            except OutOfTime:
+                escaped.append((seed, step))
+
+    workers = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for worker in workers:
+        worker.start()
+    work(4)
+    for worker in workers:
+        worker.join()
+    assert escaped == []
+    assert not budgets._open
