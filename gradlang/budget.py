@@ -245,9 +245,15 @@ def _budget(seconds: float):
 
 
 def _forget_watchdog() -> None:
-    """In a child after fork(): the watchdog thread was not copied, so the next budget starts one."""
-    global _watchdog
+    """In a child after fork(): the watchdog thread was not copied, so the next budget starts one; its lock,
+    which the watchdog may have held at the fork, is made anew (the child has the forking thread alone); and
+    the thread's clock is found anew: the parent's was that thread's in the parent (a POSIX thread clock
+    names a kernel thread), which computes nothing while the child runs, so no budget of the child expired."""
+    global _watchdog, _mutex, _lock, _threads
     _watchdog = None
+    _mutex = threading.RLock()
+    _lock = threading.Condition(_mutex)
+    _threads = threading.local()
 
 
 if hasattr(os, "register_at_fork"):

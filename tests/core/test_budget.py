@@ -1,5 +1,6 @@
 """The time budget (gradlang/budget.py): what it borrows from the host, it gives back."""
 
+import os
 import sys
 import threading
 import time
@@ -180,3 +181,28 @@ def test_budgets_opened_and_closed_in_many_threads_let_no_expiry_escape():
         worker.join()
     assert escaped == []
     assert not budgets._open
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork() is POSIX")
+def test_a_budget_in_a_child_after_fork_reads_the_childs_clock():
+    # The thread's clock was found once and kept: in a child after fork() it read the parent's thread, which
+    # waits, so the child's runaway statement ran until it failed otherwise (27 s, "nests too deeply").
+    session = Session(time_limit=0.5)
+    session.run("a = 1")  # this thread's clock found, in the parent
+    doubling = "f(x) = sin(x) + cos(x)\ng0(x) = f(f(x))\n" + "".join(
+        f"g{i}(x) = g{i - 1}(g{i - 1}(x))\n" for i in range(1, 30)) + "expand(g29(y))"
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            session.run(doubling)
+            said = "finished"
+        except BaseException as error:  # noqa: BLE001 - anything but a LimitError fails the test
+            said = getattr(error, "kind", type(error).__name__) + " " + str(error)
+        os.write(writing, said.encode())
+        os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading) as pipe:
+        said = pipe.read()
+    os.waitpid(child, 0)
+    assert said.startswith("LimitError") and "0.5 s of CPU time" in said, said
