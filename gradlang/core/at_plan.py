@@ -29,6 +29,7 @@ numbers are the whole way's: the same function at the same arrays.
 from __future__ import annotations
 
 from collections import OrderedDict
+from operator import is_
 
 import sympy as sp
 
@@ -62,6 +63,8 @@ class Plan:
         # (target name, target's Var or symbol, kind, name or float, shape, place among the function's arguments)
         self.sources = tuple((*source, order.index(source[1])) for source in sources)
         self.targets = tuple((source[0], source[1]) for source in sources)  # each checked at a call
+        self.target_names = tuple(source[0] for source in sources)  # the same, for one C loop (_same_targets)
+        self.target_values = tuple(source[1] for source in sources)
         self.arrays = tuple((s[3], s[4], s[5]) for s in self.sources if s[2] == "array")  # (name, shape, place)
         self.numbers = tuple((s[3], s[5]) for s in self.sources if s[2] == "number")  # (name, place)
         # The function's arguments as a call gives them (numeric's NumPy floats), the literals' made once
@@ -97,10 +100,11 @@ def run(env: dict, node, notes: list | None):
 
 def _arguments(plan: Plan, env: dict) -> list | None:
     """The compiled function's arguments at the session's bindings `env`, or None where they miss the plan."""
-    for target, bound in plan.targets:
-        held = env.get(target)
-        if held is not bound and (type(held) is not type(bound) or held != bound):
-            return None  # equal: another session's tensor of the same name and shape (never an array's ==)
+    if not all(map(is_, map(env.get, plan.target_names), plan.target_values)):  # each the same object: one C loop
+        for target, bound in plan.targets:
+            held = env.get(target)
+            if held is not bound and (type(held) is not type(bound) or held != bound):
+                return None  # equal: another session's tensor of the same name and shape (never an array's ==)
     arguments = plan.arguments.copy()
     for origin, shape, place in plan.arrays:
         given = env.get(origin)

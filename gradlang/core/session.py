@@ -111,6 +111,7 @@ class Session:
         self.env: dict = {}
         self.seen: frozenset = frozenset()  # every name written in a statement that ran (not `at` targets)
         self._last_seen = None  # the last statement whose names are in `seen`
+        self._last_shown = (None, 0, 0, "")  # the last statement shown by a plan, its line, column and text
         self.stop_sites: dict = {}  # name -> the stops written into its value (core/written_stops.py)
 
     @property
@@ -255,10 +256,13 @@ class Session:
             notes: list = []
             planned = plans.run(self.env, statement.value, notes)
             if planned is not None:
-                value = planned if isinstance(planned, np.ndarray) else _settled(planned)  # an array is settled
-                place = statement.span
-                return Result(place.line, place.column, statement.text(source), "value", value,
-                              warnings=tuple(notes), bound=frozenset(self.env))
+                value = planned if type(planned) is np.ndarray else _settled(planned)  # an array is settled
+                shown = self._last_shown
+                if shown[0] is not statement:  # a node is of one text (lower.read): its place is found once
+                    place = statement.span
+                    shown = self._last_shown = (statement, place.line, place.column, statement.text(source))
+                return Result(shown[1], shown[2], shown[3], "value", value, warnings=tuple(notes),
+                              bound=frozenset(self.env))
         evaluator = self._evaluator(source=source)
         value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)

@@ -270,3 +270,25 @@ def test_two_sessions_of_one_program_keep_a_plan_each(monkeypatch, whole_ways):
         np.testing.assert_allclose(session.run(AT)[0].value, _by_hand(point["Wd"], point["bd"], point["xd"]),
                                    rtol=1e-12, atol=1e-15)
     assert len(whole_ways) == calls
+
+
+def test_a_planned_call_keeps_ieee_values_and_the_hosts_numpy_error_state(whole_ways):
+    # The plan's function runs with NumPy's errors ignored (inf, not a FloatingPointError or a warning),
+    # its error state made once per state of the caller's (expr/tensor/numbers.py _quietly), and the
+    # caller's own state is as it was afterwards.
+    session = Session()
+    session.run("x: R^3\ny = exp(x)")
+    session.bind("xd", np.array([1000.0, 0.0, -1000.0]))
+    before = np.geterr()
+    try:
+        np.seterr(all="raise")
+        values = [session.run("y at x = xd")[0].value for _ in range(3)]
+        assert np.geterr() == {key: "raise" for key in before}
+        with np.errstate(over="warn"):
+            values.append(session.run("y at x = xd")[0].value)
+            assert np.geterr()["over"] == "warn"
+    finally:
+        np.seterr(**before)
+    assert len(whole_ways) == 1  # the later calls were the plan's
+    for value in values:
+        assert value.tolist() == [np.inf, 1.0, np.exp(-1000.0)]
