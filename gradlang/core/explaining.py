@@ -231,20 +231,27 @@ def by_declared_scalars(expr, variables) -> bool:
     """A derivative (diff, blocked) of a formula holding tensors by declared scalars that no tensor part of it
     holds (diff(sum(x)*t^2, t)): each tensor part is a constant of the rule table, so it derives the formula
     as written, sum(x) as sum(x), the same words at `R^3` and `R^n` (issue 36)."""
-    from gradlang.expr.walk import dag_nodes
+    from gradlang.expr.walk import tensor_parts_hold
 
     variables = [to_symbolic(v) for v in variables if not isinstance(v, sp.Integer)]  # diff's orders aside
     if not variables or not all(type(v) is sp.Symbol for v in variables) or not involves(expr):
         return False
-    return not any(isinstance(node, t.TensorOp) and node.free_symbols & set(variables)
-                   for node in dag_nodes([to_symbolic(expr)]))
+    return not tensor_parts_hold(to_symbolic(expr), variables)
 
 
-def declared_scalars(variables) -> bool:
-    """diff's variables are all declared scalars (`a: R`), not components or sizes."""
-    variables = [to_symbolic(v) for v in variables]
-    return bool(variables) and all(type(v) is sp.Symbol and v.is_real and not is_size(v) and "[" not in v.name
-                                   for v in variables)
+def declared_scalar(value) -> bool:
+    """A declared scalar (`a: R`): a real symbol of rank 0, not a size (n) nor a component (x[0]). The
+    tensor passes take a derivative by one as by a tensor of rank 0 (core/explain_views.py)."""
+    value = to_symbolic(value)
+    return type(value) is sp.Symbol and bool(value.is_real) and not is_size(value) and "[" not in value.name
+
+
+def diff_by_declared_scalars(arguments) -> bool:
+    """diff's arguments after the formula are declared scalars, each perhaps followed by its order, from 1
+    (diff(L, a), diff(L, a, 2), diff(L, a, b)); the engine has checked where an order may stand."""
+    variables = [a for a in arguments if not isinstance(a, sp.Integer)]
+    orders = [a for a in arguments if isinstance(a, sp.Integer)]
+    return bool(variables) and all(declared_scalar(v) for v in variables) and all(n >= 1 for n in orders)
 
 
 def named_values(env: dict) -> tuple:
@@ -324,8 +331,8 @@ def recorded(name: str, args: list) -> bool:
     otherwise at literal sizes, by the rule table over its components."""
     if name in ("diff", "blocked") and len(args) > 1 and by_declared_scalars(args[0], args[1:]):
         return True
-    if name == "diff" and len(args) == 2 and declared_scalars(args[1:]) and t.rank(args[0]) == 0:
-        return True  # diff(sum(a^3*x), a): grad's reverse pass by a scalar (core/explain_views._diff_as_grad)
+    if name == "diff" and diff_by_declared_scalars(args[1:]) and t.rank(args[0]) == 0:
+        return True  # diff(sum(a^3*x), a, 2): grad's reverse passes by a scalar (core/explain_views._diff_as_grad)
     if name == "blocked":
         by_tensor = len(args) == 2 and is_tensor(args[1]) and isinstance(args[1], Var) and bool(t.shape_of(args[1]))
         return by_tensor or not any(symbolic(a) for a in args)

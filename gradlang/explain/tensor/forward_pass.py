@@ -183,7 +183,7 @@ def _hessian_explanation(request, depth, names):
     already (the reverse pass), so the forward pass's own ledger would misstate what it removes: each stop
     of e gets its entry, and what it removes from the hessian is found once the entries are in the order
     the ledger lists them (explain/ledger/higher.py); `blocked` is the whole hessian's (of unstopped e, less
-    this), their sum."""
+    this), their sum, a value (its stops removed, as `blocked` gives it)."""
     from dataclasses import replace
 
     from gradlang.explain.explanation import said
@@ -197,5 +197,5 @@ def _hessian_explanation(request, depth, names):
     summary = "; ".join(p for p in (f"{SUMMARY} over the gradient {to_source(gradient)}", phrase(entries)) if p)
     blocked = full(sp.S.Zero, shape_of(inner.derived))
     if entries:
-        blocked = tidy(forward.tangent(tidy(reverse.grad(unstopped(expr), wrt)), wrt) - inner.derived)
+        blocked = tidy(unstopped(forward.tangent(tidy(reverse.grad(unstopped(expr), wrt)), wrt) - inner.derived))
     return said(replace(inner, request=request, summary=summary, ledger=entries, blocked=blocked))
