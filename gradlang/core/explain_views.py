@@ -32,8 +32,8 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.core.explaining import (SelectedRequest, by_symbolic, check_printable, check_tree, declared_scalar,
-                                      named_as_in)
+from gradlang.core.explaining import (SelectedRequest, as_written, by_symbolic, check_printable, check_tree,
+                                      declared_scalar, named_as_in, of_gradients)
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
@@ -52,7 +52,8 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple, bo
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    return tuple(_explanation(request, depth, point, unfold, _Names(named_as_in(names, request.expr), bound))
+    derivations = derivations if unfold else of_gradients(derivations)
+    return tuple(as_written(_explanation(request, depth, point, unfold, _Names(named_as_in(names, request.expr), bound)))
                  for request in derivations)
 
 

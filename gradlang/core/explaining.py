@@ -6,7 +6,8 @@ its syntax (syntax/lower.py). `explain grad(e, x)[1]` and
 request is lowered to its components, then narrowed, before anything is
 derived); `explain … at x = v` gives the point at which the closing check
 (explain_check.py) shows numbers; the user's bindings to tensor formulas are
-the names a tensor pass shows (explain_views.py chooses each request's view).
+the names a tensor pass shows (explain_views.py chooses each request's view);
+`jacobian(grad(L, x), x)` is shown as the hessian it is (of_gradients).
 The session and the evaluator call these; nothing here evaluates the statement itself.
 """
 
@@ -219,6 +220,35 @@ def check_tree(request) -> None:
 
 
 # --- the tensor formulas ------------------------------------------------------
+
+
+def of_gradients(derivations: list) -> list:
+    """jacobian(grad(L, x), x), a Hessian written that way, as the hessian of L: the forward pass over the
+    gradient with the hessian's ledger, each stop of L's term what it removes from the second derivative
+    (explain/ledger/higher.py); the Jacobian's own first-order ledger would take the gradient's stops as
+    written in it, missing what they removed from the gradient. The grad's request, before it, stays."""
+    out = []
+    for request in derivations:
+        gradient = next((r for r in out if _gradient_of(r, request)), None)
+        if gradient is not None:
+            request = replace(request, operation="hessian", expr=gradient.expr, written=gradient.written,
+                              named=gradient.named, text=gradient.text, of_gradient=True)
+        out.append(request)
+    return out
+
+
+def _gradient_of(gradient, request) -> bool:
+    """Is `request` the Jacobian, by the same declared vector, of what the grad request `gradient` gave?"""
+    return (request.operation == "jacobian" and gradient.operation == "grad" and type(request) is type(gradient)
+            and isinstance(request.wrt, Var) and t.rank(request.wrt) == 1 and gradient.wrt == request.wrt
+            and is_tensor(gradient.expr) and t.rank(gradient.expr) == 0 and gradient.result == request.expr)
+
+
+def as_written(explanation):
+    """A hessian written jacobian(grad(L, x), x) checks against the jacobian written."""
+    if getattr(explanation.request, "of_gradient", False) and explanation.check is not None:
+        return replace(explanation, check=replace(explanation.check, operation="jacobian"))
+    return explanation
 
 
 def by_symbolic(request) -> bool:
