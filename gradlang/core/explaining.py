@@ -246,7 +246,7 @@ def _gradient_of(gradient, request) -> bool:
 
 def as_written(explanation):
     """A hessian written jacobian(grad(L, x), x) checks against the jacobian written."""
-    if getattr(explanation.request, "of_gradient", False) and explanation.check is not None:
+    if getattr(getattr(explanation, "request", None), "of_gradient", False) and explanation.check is not None:
         return replace(explanation, check=replace(explanation.check, operation="jacobian"))
     return explanation
 
