@@ -226,21 +226,24 @@ def of_gradients(derivations: list) -> list:
     """jacobian(grad(L, x), x), a Hessian written that way, as the hessian of L: the forward pass over the
     gradient with the hessian's ledger, each stop of L's term what it removes from the second derivative
     (explain/ledger/higher.py); the Jacobian's own first-order ledger would take the gradient's stops as
-    written in it, missing what they removed from the gradient. The grad's request, before it, stays."""
+    written in it, missing what they removed from the gradient. The grad's request, before it, stays; a
+    selection of the entries kept as formulas (jacobian(grad(L, x), x)[0, 1]) selects from the hessian."""
     out = []
     for request in derivations:
-        gradient = next((r for r in out if _gradient_of(r, request)), None)
-        if gradient is not None:
-            request = replace(request, operation="hessian", expr=gradient.expr, written=gradient.written,
-                              named=gradient.named, text=gradient.text, of_gradient=True)
+        whole = getattr(request, "whole", None)
+        gradient = next((r for r in out if _gradient_of(r, whole or request)), None)
+        if gradient is not None and (whole is None or request.expr == whole.expr):
+            changes = dict(operation="hessian", expr=gradient.expr, written=gradient.written, named=gradient.named,
+                           text=gradient.text, of_gradient=True)
+            request = replace(request, **changes, **({"whole": replace(whole, **changes)} if whole else {}))
         out.append(request)
     return out
 
 
 def _gradient_of(gradient, request) -> bool:
     """Is `request` the Jacobian, by the same declared vector, of what the grad request `gradient` gave?"""
-    return (request.operation == "jacobian" and gradient.operation == "grad" and type(request) is type(gradient)
-            and isinstance(request.wrt, Var) and t.rank(request.wrt) == 1 and gradient.wrt == request.wrt
+    return (request.operation == "jacobian" and gradient.operation == "grad"
+            and not isinstance(gradient, SelectedRequest) and isinstance(request.wrt, Var) and t.rank(request.wrt) == 1 and gradient.wrt == request.wrt
             and is_tensor(gradient.expr) and t.rank(gradient.expr) == 0 and gradient.result == request.expr)
 
 

@@ -107,3 +107,16 @@ def test_a_jacobian_of_another_formula_keeps_its_own_ledger():
     """jacobian(v, x) of a vector formula written as such (no grad) keeps the first-order Jacobian ledger."""
     text = to_plain(_result("x: R^3\nexplain jacobian(3*x^2*sg(sum(x)), x)"))
     assert "removes r₁ = 3*outer(x^2, ones(3))" in text and "jacobian(unstopped(L), x)" in text
+
+
+def test_a_selected_entry_selects_from_the_hessian():
+    """jacobian(grad(L, x), x)[0, 1]: the hessian's pass and ledger, then the entry; its value JAX's."""
+    loss, f, _ = CASES[0]
+    result = _result(f"x: R^n\nexplain jacobian(grad({loss}, x), x)[0, 1]")
+    lines = _jacobian_lines(to_plain(result))
+    assert lines[0] == "# jacobian(grad(sg(sum(x))*sum(x^3), x), x)[0, 1]:"
+    assert "[the entries asked for]" in "\n".join(lines) and lines[-2].startswith("# ✓ equals jacobian")
+    (term,) = _terms(result)
+    x = RNG.uniform(-1.2, 1.2, 4)
+    expected, _, _ = _telescoped(f, 1, x)
+    np.testing.assert_allclose(_at("n", term, x), expected[0], rtol=1e-9, atol=1e-9)
