@@ -156,3 +156,15 @@ def test_at_a_point_the_numbers_are_the_second_derivatives():
     f = HIGHER[0][1]
     _, kept, true = _telescoped(f, 2, 1, a, x)
     assert f"value 0.375, gradient {kept:g}, true gradient {true:g}" in text
+
+
+@pytest.mark.parametrize("formula", [f for f, *_ in HIGHER] + ["det(a*W)*sg(a)", "sum(inv(a*W + eye(2)))*sg(a)"])
+def test_every_format_renders_a_higher_order(formula):
+    """Plain, pretty, LaTeX and JSON of each; the pretty line printer wrote (a*W)⁻ᵀ by a string it could not
+    bracket (expr/tensor/spelling._pretty_special) and failed on det's second derivative."""
+    from gradlang.render import to_json, to_latex, to_rich
+
+    result = _explained(f"a: R\nx: R^n\nW: R^(2,2)\nexplain diff({formula}, a, 2)")
+    assert "# ✓ equals diff" in to_plain(result)
+    assert to_rich(result) is not None and "Check: equals" in to_latex(result)
+    assert to_json(result)["steps"][-1]["stops"][0]["order"] == 2
