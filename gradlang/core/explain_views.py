@@ -32,7 +32,8 @@ from dataclasses import replace
 
 import sympy as sp
 
-from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable, check_tree, named_as_in
+from gradlang.core.explaining import (SelectedRequest, as_written, by_symbolic, check_printable, check_tree,
+                                      declared_scalar, named_as_in, of_gradients)
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
@@ -51,7 +52,8 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple, bo
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    return tuple(_explanation(request, depth, point, unfold, _Names(named_as_in(names, request.expr), bound))
+    derivations = derivations if unfold else of_gradients(derivations)
+    return tuple(as_written(_explanation(request, depth, point, unfold, _Names(named_as_in(names, request.expr), bound)))
                  for request in derivations)
 
 
@@ -182,23 +184,85 @@ def _by_declared_scalars(request) -> bool:
 
 
 def _diff_as_grad(request) -> bool:
-    """diff(L, a) once by one declared scalar that a tensor part of L holds (diff(sum(a^3*x), a)): grad by a
-    scalar, a tensor of rank 0, so it takes grad's reverse pass, at `R^3` as at `R^n`."""
-    if request.operation != "diff" or len(request.specs) != 1 or request.specs[0][1] != 1:
+    """diff(L, a), diff(L, a, 2), diff(L, a, b) by declared scalars, one of which a tensor part of L holds
+    (diff(sum(a^3*x), a)): grad by a scalar, a tensor of rank 0, so each order takes grad's reverse pass, at
+    `R^3` as at `R^n`."""
+    if request.operation != "diff" or not request.specs or any(n < 1 for _, n in request.specs):
         return False
-    variable = request.specs[0][0]
-    return _scalar_variable(variable) and is_tensor(request.expr) and t.rank(request.expr) == 0
+    variables = [v for v, _ in request.specs]
+    return all(declared_scalar(v) for v in variables) and is_tensor(request.expr) and t.rank(request.expr) == 0
 
 
 def _diff_by_tensors(request, depth, point, names):
-    """diff(L, a) by the reverse pass of grad(L, a) (the same derivative), shown as the call written."""
-    as_grad = replace(request, operation="grad", wrt=request.specs[0][0], specs=())
-    explanation = _tensor_checked(tensor_explanation(as_grad, depth, names), as_grad, point)
+    """diff(L, a) by the reverse pass of grad(L, a) (the same derivative), shown as the call written. At order
+    two or more, the reverse pass of the order before's simplified form by the last variable, as a hessian is
+    the forward pass over the simplified gradient; the ledger has an entry per stop of L, its terms what each
+    removes from the derivative written (explain/ledger/higher.py)."""
+    from gradlang.derive.tensor import reverse
+    from gradlang.derive.tensor.rewrite import tidy
+
+    variables = _flat_variables(request)
+    before = request.expr
+    for variable in variables[:-1]:
+        before = tidy(reverse.grad(before, variable))
+    as_grad = replace(request, operation="grad", expr=before, wrt=variables[-1], specs=())
+    explanation = tensor_explanation(as_grad, depth, names)
+    if len(variables) == 1:
+        explanation = _tensor_checked(explanation, as_grad, point)
+    else:
+        explanation = _diff_checked(_of_higher_order(explanation, request, before), request, point)
     from gradlang.explain.ledger.closing import closing
 
     check = explanation.check and replace(explanation.check, operation="diff")
     explanation = replace(explanation, request=request, check=check)
     return replace(explanation, identity=closing(explanation) if explanation.ledger else ())
+
+
+def _of_higher_order(explanation, request, before):
+    """The reverse pass over the order before (`before`), under the diff's own request: one ledger entry per
+    stop of L, each term found in the ledger's order (explain/ledger/higher.py) by what D, the diff written,
+    gives with the stops made transparent one by one; `blocked` is their sum, D(unstopped L) less the kept, a
+    value (its stops removed, as `blocked` gives it)."""
+    from gradlang.derive.tensor.rewrite import tidy
+    from gradlang.explain.explanation import said
+    from gradlang.explain.ledger.components import outermost_stops, reached
+    from gradlang.explain.ledger.higher import derivative_taken
+    from gradlang.explain.ledger.words import phrase
+    from gradlang.explain.tensor.reverse_pass import SUMMARY
+    from gradlang.explain.text import plain
+    from gradlang.expr.stopgrad import unstopped
+
+    variables = tuple(dict.fromkeys(v for v, _ in request.specs))
+    entries = tuple(reached(stop, variables, "tensor") for stop in outermost_stops([request.expr]))
+    over = f"{SUMMARY} over {_ORDINALS.get(len(_flat_variables(request)) - 1, 'the derivative')} {plain(before)}"
+    summary = "; ".join(p for p in (over, phrase(entries)) if p)
+    blocked = sp.S.Zero
+    if entries:
+        blocked = tidy(unstopped(derivative_taken(request)(unstopped(request.expr)) - explanation.derived))
+    return said(replace(explanation, request=request, summary=summary, ledger=entries, blocked=blocked))
+
+
+_ORDINALS = {1: "the first derivative", 2: "the second derivative", 3: "the third derivative"}
+
+
+def _flat_variables(request) -> list:
+    """diff's variables in the order taken, each repeated by its order: diff(L, a, 2, b) is [a, a, b]."""
+    return [v for v, n in request.specs for _ in range(n)]
+
+
+def _diff_checked(explanation, request, point):
+    """The closing check of a diff by declared scalars against the engine's diff (a formula of rank 0, so
+    the same mechanism at every size, explain_sizes.py), or at the statement's point by its numbers."""
+    from gradlang.core.explain_check import checked
+    from gradlang.core.explain_sizes import size_check
+
+    if point is None:
+        check = size_check("diff", explanation.derived, request.result)
+        return replace(explanation, check=check) if check is not None else explanation
+    try:
+        return checked(_lowered_for_check(replace(explanation, request=request), request), point)
+    except GradlangError:
+        return explanation
 
 
 def _by_rule_table(request, depth, point, unfold: bool, lower: bool = True):
@@ -220,18 +284,11 @@ def _by_tensor_pass(request, unfold: bool) -> bool:
         return False
     if isinstance(request.wrt, Var):
         return is_tensor(request.expr) or by_symbolic(request)
-    if _scalar_variable(request.wrt) and request.operation == "grad":
+    if declared_scalar(request.wrt) and request.operation == "grad":
         return is_tensor(request.expr)
     if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
         return _symbolic(request) or by_tensors(request) or not _has_lesson(request)
     return False
-
-
-def _scalar_variable(wrt) -> bool:
-    """A declared scalar (`alpha: R`): a real symbol of rank 0, not a size or a component."""
-    from gradlang.expr.tensor.shapes import is_size
-
-    return type(wrt) is sp.Symbol and wrt.is_real and not is_size(wrt) and "[" not in wrt.name
 
 
 def _picks(expr, wrt) -> bool:

@@ -6,7 +6,8 @@ its syntax (syntax/lower.py). `explain grad(e, x)[1]` and
 request is lowered to its components, then narrowed, before anything is
 derived); `explain … at x = v` gives the point at which the closing check
 (explain_check.py) shows numbers; the user's bindings to tensor formulas are
-the names a tensor pass shows (explain_views.py chooses each request's view).
+the names a tensor pass shows (explain_views.py chooses each request's view);
+`jacobian(grad(L, x), x)` is shown as the hessian it is (of_gradients).
 The session and the evaluator call these; nothing here evaluates the statement itself.
 """
 
@@ -221,6 +222,38 @@ def check_tree(request) -> None:
 # --- the tensor formulas ------------------------------------------------------
 
 
+def of_gradients(derivations: list) -> list:
+    """jacobian(grad(L, x), x), a Hessian written that way, as the hessian of L: the forward pass over the
+    gradient with the hessian's ledger, each stop of L's term what it removes from the second derivative
+    (explain/ledger/higher.py); the Jacobian's own first-order ledger would take the gradient's stops as
+    written in it, missing what they removed from the gradient. The grad's request, before it, stays; a
+    selection of the entries kept as formulas (jacobian(grad(L, x), x)[0, 1]) selects from the hessian."""
+    out = []
+    for request in derivations:
+        whole = getattr(request, "whole", None)
+        gradient = next((r for r in out if _gradient_of(r, whole or request)), None)
+        if gradient is not None and (whole is None or request.expr == whole.expr):
+            changes = dict(operation="hessian", expr=gradient.expr, written=gradient.written, named=gradient.named,
+                           text=gradient.text, of_gradient=True)
+            request = replace(request, **changes, **({"whole": replace(whole, **changes)} if whole else {}))
+        out.append(request)
+    return out
+
+
+def _gradient_of(gradient, request) -> bool:
+    """Is `request` the Jacobian, by the same declared vector, of what the grad request `gradient` gave?"""
+    return (request.operation == "jacobian" and gradient.operation == "grad"
+            and not isinstance(gradient, SelectedRequest) and isinstance(request.wrt, Var) and t.rank(request.wrt) == 1 and gradient.wrt == request.wrt
+            and is_tensor(gradient.expr) and t.rank(gradient.expr) == 0 and gradient.result == request.expr)
+
+
+def as_written(explanation):
+    """A hessian written jacobian(grad(L, x), x) checks against the jacobian written."""
+    if getattr(getattr(explanation, "request", None), "of_gradient", False) and explanation.check is not None:
+        return replace(explanation, check=replace(explanation.check, operation="jacobian"))
+    return explanation
+
+
 def by_symbolic(request) -> bool:
     """A grad or jacobian by a tensor of symbolic size of a formula that holds none (grad(b, z), z: R^n):
     the tensor passes derive it (zeros(n)); the components have no size to take it by."""
@@ -231,20 +264,27 @@ def by_declared_scalars(expr, variables) -> bool:
     """A derivative (diff, blocked) of a formula holding tensors by declared scalars that no tensor part of it
     holds (diff(sum(x)*t^2, t)): each tensor part is a constant of the rule table, so it derives the formula
     as written, sum(x) as sum(x), the same words at `R^3` and `R^n` (issue 36)."""
-    from gradlang.expr.walk import dag_nodes
+    from gradlang.expr.walk import tensor_parts_hold
 
     variables = [to_symbolic(v) for v in variables if not isinstance(v, sp.Integer)]  # diff's orders aside
     if not variables or not all(type(v) is sp.Symbol for v in variables) or not involves(expr):
         return False
-    return not any(isinstance(node, t.TensorOp) and node.free_symbols & set(variables)
-                   for node in dag_nodes([to_symbolic(expr)]))
+    return not tensor_parts_hold(to_symbolic(expr), variables)
 
 
-def declared_scalars(variables) -> bool:
-    """diff's variables are all declared scalars (`a: R`), not components or sizes."""
-    variables = [to_symbolic(v) for v in variables]
-    return bool(variables) and all(type(v) is sp.Symbol and v.is_real and not is_size(v) and "[" not in v.name
-                                   for v in variables)
+def declared_scalar(value) -> bool:
+    """A declared scalar (`a: R`): a real symbol of rank 0, not a size (n) nor a component (x[0]). The
+    tensor passes take a derivative by one as by a tensor of rank 0 (core/explain_views.py)."""
+    value = to_symbolic(value)
+    return type(value) is sp.Symbol and bool(value.is_real) and not is_size(value) and "[" not in value.name
+
+
+def diff_by_declared_scalars(arguments) -> bool:
+    """diff's arguments after the formula are declared scalars, each perhaps followed by its order, from 1
+    (diff(L, a), diff(L, a, 2), diff(L, a, b)); the engine has checked where an order may stand."""
+    variables = [a for a in arguments if not isinstance(a, sp.Integer)]
+    orders = [a for a in arguments if isinstance(a, sp.Integer)]
+    return bool(variables) and all(declared_scalar(v) for v in variables) and all(n >= 1 for n in orders)
 
 
 def named_values(env: dict) -> tuple:
@@ -324,8 +364,8 @@ def recorded(name: str, args: list) -> bool:
     otherwise at literal sizes, by the rule table over its components."""
     if name in ("diff", "blocked") and len(args) > 1 and by_declared_scalars(args[0], args[1:]):
         return True
-    if name == "diff" and len(args) == 2 and declared_scalars(args[1:]) and t.rank(args[0]) == 0:
-        return True  # diff(sum(a^3*x), a): grad's reverse pass by a scalar (core/explain_views._diff_as_grad)
+    if name == "diff" and diff_by_declared_scalars(args[1:]) and t.rank(args[0]) == 0:
+        return True  # diff(sum(a^3*x), a, 2): grad's reverse passes by a scalar (core/explain_views._diff_as_grad)
     if name == "blocked":
         by_tensor = len(args) == 2 and is_tensor(args[1]) and isinstance(args[1], Var) and bool(t.shape_of(args[1]))
         return by_tensor or not any(symbolic(a) for a in args)

@@ -54,4 +54,5 @@ class DerivativeRequest:
     # ledger: () when the evaluator met none, None when no evaluator recorded them (a request built by hand)
     named: str = ""  # the user's own name for expr (loss = …), which a title too long to read writes instead
     text: str = ""  # expr as the user wrote it in the statement (Q(mu1, mu2)), for a title too long without a name
+    of_gradient: bool = False  # a hessian written jacobian(grad(e, x), x): its title writes it so
 

@@ -32,6 +32,15 @@ def dag_has(exprs, *targets) -> bool:
     return any((classes and isinstance(n, classes)) or n in values for n in dag_nodes(exprs))
 
 
+def tensor_parts_hold(expr, variables) -> bool:
+    """Does a tensor operation of the formula hold one of the scalar variables (sum(a^3*x) holds a)? The
+    component rules take a tensor part as a constant, so only the tensor engine derives such a formula by them."""
+    from gradlang.expr.tensor.nodes import TensorOp
+
+    held = set(variables)
+    return any(isinstance(node, TensorOp) and node.free_symbols & held for node in dag_nodes([expr]))
+
+
 def tree_size(exprs, cap: int = 10**18) -> int:
     """How many nodes one expression or a list of them has when printed as trees (at most `cap`)."""
     exprs = list(exprs) if isinstance(exprs, (list, tuple)) else [exprs]

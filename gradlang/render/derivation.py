@@ -65,7 +65,10 @@ def call_text(request, show=plain) -> str:
     if request.operation == "diff":
         specs = [show(s) if n == 1 else f"{show(s)}, {n}" for s, n in request.specs]
         return f"diff({expr}, {', '.join(specs)})"
-    return f"{request.operation}({expr}, {_variables(to_symbolic(request.wrt), show)})"
+    variables = _variables(to_symbolic(request.wrt), show)
+    if getattr(request, "of_gradient", False):  # a hessian, as written (core/explaining.of_gradients)
+        return f"jacobian(grad({expr}, {variables}), {variables})"
+    return f"{request.operation}({expr}, {variables})"
 
 
 def _variables(wrt, show) -> str:

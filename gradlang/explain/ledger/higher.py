@@ -34,7 +34,7 @@ def telescoped(explanation, phrase):
     request, entries = explanation.request, explanation.ledger
     if not entries or order_of(request) < 2:
         return explanation
-    take = _operator(request)
+    take = derivative_taken(request)
     expr = to_symbolic(request.expr)
     tensor, work = _by_tensors(request), Work(LEDGER_WORK)  # one budget of simplification for the ledger
     kept = before = take(expr)
@@ -54,13 +54,18 @@ def telescoped(explanation, phrase):
     return replace(explanation, ledger=tuple(out), summary=summary)
 
 
-def _operator(request):
+def derivative_taken(request):
     """D, the derivative the request takes, as a function of the expression: at the tensor level for a
-    hessian by a declared vector (the Jacobian of the gradient, as the engine takes it), else by components."""
-    if _by_tensors(request):
-        from gradlang.derive.tensor import forward, reverse
+    hessian by a declared vector (the Jacobian of the gradient, as the engine takes it) and for a diff by
+    declared scalars that a tensor part holds (each order a tangent, as the engine's diff), else by
+    components."""
+    from gradlang.derive.tensor import forward, reverse
 
+    if request.operation == "hessian" and _by_tensors(request):
         return lambda e: forward.tangent(reverse.grad(e, request.wrt), request.wrt)
+    if _by_tensors(request):
+        variables = [v for v, n in request.specs for _ in range(n)]
+        return lambda e: _tangents(e, variables)
     from gradlang.derive import derivatives as derive
 
     if request.operation == "diff":
@@ -68,10 +73,25 @@ def _operator(request):
     return lambda e: derive.hessian(e, to_symbolic(request.wrt))
 
 
-def _by_tensors(request) -> bool:
-    from gradlang.expr.tensor.nodes import Var
+def _tangents(expr, variables: list):
+    from gradlang.derive.tensor import forward
 
-    return request.operation == "hessian" and isinstance(request.wrt, Var)
+    for variable in variables:
+        expr = forward.tangent(expr, variable)
+    return expr
+
+
+def _by_tensors(request) -> bool:
+    """Is D taken at the tensor level: a hessian by a declared vector, or a diff of a tensor formula one of
+    whose tensor parts holds a variable (the component rules take those parts as constants)?"""
+    from gradlang.expr.tensor import is_tensor
+    from gradlang.expr.tensor.nodes import Var
+    from gradlang.expr.walk import tensor_parts_hold
+
+    if request.operation == "hessian":
+        return isinstance(request.wrt, Var)
+    variables = [v for v, _ in request.specs] if request.operation == "diff" else []
+    return bool(variables) and is_tensor(request.expr) and tensor_parts_hold(request.expr, variables)
 
 
 def _decided(entry, derivatives: tuple, tensor: bool, order: int, work):

@@ -19,7 +19,7 @@ import sympy as sp
 from gradlang.derive.tensor import forward, reverse
 from gradlang.derive.tensor.rewrite import Tidier, tidy
 from gradlang.expr.graph import build_dag
-from gradlang.expr.source import operation_name, to_source
+from gradlang.expr.source import operation_name
 from gradlang.expr.tensor import nodes as t
 from gradlang.expr.tensor.broadcast import full
 from gradlang.expr.tensor.nodes import Var, shape_of
@@ -28,6 +28,7 @@ from gradlang.explain.ledger.components import outside_stops, removed_value
 from gradlang.explain.ledger.jacobian import jacobian_ledger
 from gradlang.explain.ledger.words import phrase
 from gradlang.explain.tensor.names import lettered, repeated_parts, user_names
+from gradlang.explain.text import plain
 
 SUMMARY = "tensor forward pass"
 IDENTITY = "the forward pass at the tensor level, one tangent rule per operation"
@@ -183,7 +184,7 @@ def _hessian_explanation(request, depth, names):
     already (the reverse pass), so the forward pass's own ledger would misstate what it removes: each stop
     of e gets its entry, and what it removes from the hessian is found once the entries are in the order
     the ledger lists them (explain/ledger/higher.py); `blocked` is the whole hessian's (of unstopped e, less
-    this), their sum."""
+    this), their sum, a value (its stops removed, as `blocked` gives it)."""
     from dataclasses import replace
 
     from gradlang.explain.explanation import said
@@ -194,8 +195,8 @@ def _hessian_explanation(request, depth, names):
     gradient = tidy(reverse.grad(expr, wrt))
     inner = jacobian_explanation(replace(request, operation="jacobian", expr=gradient), depth, names)
     entries = tuple(reached(stop, (wrt,), "tensor") for stop in outermost_stops([expr]))
-    summary = "; ".join(p for p in (f"{SUMMARY} over the gradient {to_source(gradient)}", phrase(entries)) if p)
+    summary = "; ".join(p for p in (f"{SUMMARY} over the gradient {plain(gradient)}", phrase(entries)) if p)
     blocked = full(sp.S.Zero, shape_of(inner.derived))
     if entries:
-        blocked = tidy(forward.tangent(tidy(reverse.grad(unstopped(expr), wrt)), wrt) - inner.derived)
+        blocked = tidy(unstopped(forward.tangent(tidy(reverse.grad(unstopped(expr), wrt)), wrt) - inner.derived))
     return said(replace(inner, request=request, summary=summary, ledger=entries, blocked=blocked))

@@ -223,6 +223,7 @@ def _pretty_special(spelling: Spelling, node, printer):
     base = inverse_transposed(node)
     if base is not None:
         inner = printer._print(base)
+        inner = prettyForm(inner) if isinstance(inner, str) else inner  # a line printer's (render/pretty.to_line)
         if spelling._needs_parens(0, base):
             inner = prettyForm(*inner.parens())
         return prettyForm(*stringPict.next(inner, prettyForm("⁻ᵀ")))
