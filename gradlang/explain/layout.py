@@ -328,25 +328,41 @@ class Form:
     max or min in the language's builtins (ledger/arithmetic.in_builtins)."""
 
     def __init__(self, explanation):
-        self.names = abbreviations(explanation)
         # a derivation by components writes a stop of the user's name by it (a tensor pass's lets name it)
         self.users = named_stops(explanation.request) if explanation.vector is None else {}
         vector = explanation.vector
-        display = vector.display if vector is not None else ()
-        self.display = {shorten(value, self.names): name for value, name in display}
-        sums = flattened(explanation.request.expr, display)
-        self.sums = {shorten(value, self.names): name for value, name in sums}
+        self._display = vector.display if vector is not None else ()
+        self._sums = flattened(explanation.request.expr, self._display)
         own = vector.own if vector is not None else frozenset()
-        self.own = {value: name for value, name in display if str(name) in own}
-        self.own_sums = {value: name for value, name in sums if str(name) in own}
+        self.own = {value: name for value, name in self._display if str(name) in own}
+        self.own_sums = {value: name for value, name in self._sums if str(name) in own}
         self.whole = whole_vectors(explanation)
+        self.written: dict = {}  # a stop's tidied spelling: the stop as written, where no letter names it
+        self._named(abbreviations(explanation))
+        # a stop that only the lets of the user's own bindings read is written there as the user wrote it
+        # (double DQN's target = r + 0.99*sg(dot(best, T @ s2))), not by a letter of its own
+        unread = _said_in_own_lets(self, explanation)
+        if unread:
+            letters = {self.names[stop] for stop in unread}
+            dropped = {stop: name for stop, name in self.names.items() if name in letters}
+            # its other spellings (the ledger's adjoint holds the tidied one) are written as the user's let writes it
+            formula = set(outermost_stops([explanation.request.expr]))
+            said = {name: stop for stop, name in dropped.items() if stop in formula}
+            self.written = {stop: said[name] for stop, name in dropped.items() if stop not in formula and name in said}
+            self._named({stop: name for stop, name in self.names.items() if name not in letters})
+
+    def _named(self, names: dict) -> None:
+        """The stops' names, and the display names and sums as they read with them."""
+        self.names = names
+        self.display = {shorten(value, names): name for value, name in self._display}
+        self.sums = {shorten(value, names): name for value, name in self._sums}
         # a let's value holds its stops in the let names (q = h + sg(round(h) − h)): each named stop so spelled too
-        self.spelled = _spelled_stops(self.names, dict(display))
+        self.spelled = _spelled_stops(names, dict(self._display))
 
     def __call__(self, value, display: bool = True, stops: bool = True):
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
-        shortened = shorten(value, {**self.users, **self.names, **self.spelled}) if stops else value  # sg(x_fgsm)
+        shortened = shorten(value, {**self.written, **self.users, **self.names, **self.spelled}) if stops else value  # sg(x_fgsm)
         shortened = named_sums(shorten(shortened, self.display) if display else shortened, self.sums, self.display)
         return in_builtins(plain_signs(shorten(shortened, self.whole)))
 
@@ -356,6 +372,30 @@ class Form:
         nor jacobian(s, x) before s = softmax(x)); a stop is written out, a binding of the user's by its name."""
         shortened = named_sums(shorten(shorten(value, self.users), self.own), self.own_sums, self.own)
         return in_builtins(plain_signs(shorten(shortened, self.whole)))
+
+
+def _said_in_own_lets(form, explanation) -> set:
+    """The named stops inside the user's own bindings (a let writes each as the user did) that no other printed
+    formula reads by their letter: not a pass line, the value, the ledger, nor a let of a name the pass made up
+    (a line holds the binding's name, or a value its name absorbs: 2*(W @ s)[0] - 2.0*target). Such a stop
+    needs no letter: the let of the user's binding is where it is said. The STE's sg(round(h) - h) keeps its
+    letter: its adjoint line 2*c + 2*h reads it outside q = c + h."""
+    vector = explanation.vector
+    if vector is None or not vector.own or not form.names:
+        return set()
+    own = [value for value, name in vector.display if str(name) in vector.own]
+    inside = set(dag_nodes(own))
+    candidates = {stop: name for stop, name in form.names.items() if isinstance(stop, StopGradient) and stop in inside}
+    if not candidates:
+        return set()
+    printed = [p for line in vector.lines for p in (*line.lhs, *(part for side in line.rhs for part in side))]
+    printed += [explanation.derived, vector.result]
+    printed += [p for let in vector.lets if str(let.name) not in vector.own for p in let.value]
+    printed += [p for sentence in explanation.sentences for n in sentence for p in getattr(n, "parts", ())]
+    printed += [p for n in explanation.identity for p in getattr(n, "parts", ())]
+    letters = {name for name in candidates.values()}
+    read = {n for n in dag_nodes([form(p) for p in printed if isinstance(p, sp.Basic)]) if n in letters}
+    return {stop for stop, name in candidates.items() if name not in read}
 
 
 def _spelled_stops(names: dict, display: dict) -> dict:
@@ -382,9 +422,12 @@ def flattened(expr, display) -> tuple:
 
     if not display or not isinstance(expr, sp.Basic):
         return ()
+    from gradlang.expr.floated import Forms
+
     nodes = set(dag_nodes([expr]))
     flat = [node for node in nodes if isinstance(node, (sp.Add, sp.Mul))]
-    return tuple((value, name) for value, name in display if flattened_into(value, flat))
+    form = Forms() if dag_has(expr, sp.Float) else None  # the parts as a formula with a float holds them
+    return tuple((value, name) for value, name in display if flattened_into(value, flat, form))
 
 
 def plain_signs(value):
