@@ -21,6 +21,7 @@ from gradlang.expr.values import elements, is_scalar, to_symbolic
 from gradlang.explain.ledger.arithmetic import in_builtins
 from gradlang.explain.ledger.components import outermost_stops
 from gradlang.explain.ledger.written import named_stops
+from gradlang.explain.own_lets import said_in_own_lets
 from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
@@ -341,7 +342,7 @@ class Form:
         self._named(abbreviations(explanation))
         # a stop that only the lets of the user's own bindings read is written there as the user wrote it
         # (double DQN's target = r + 0.99*sg(dot(best, T @ s2))), not by a letter of its own
-        unread = _said_in_own_lets(self, explanation)
+        unread = said_in_own_lets(self, explanation)
         if unread:
             letters = {self.names[stop] for stop in unread}
             dropped = {stop: name for stop, name in self.names.items() if name in letters}
@@ -372,30 +373,6 @@ class Form:
         nor jacobian(s, x) before s = softmax(x)); a stop is written out, a binding of the user's by its name."""
         shortened = named_sums(shorten(shorten(value, self.users), self.own), self.own_sums, self.own)
         return in_builtins(plain_signs(shorten(shortened, self.whole)))
-
-
-def _said_in_own_lets(form, explanation) -> set:
-    """The named stops inside the user's own bindings (a let writes each as the user did) that no other printed
-    formula reads by their letter: not a pass line, the value, the ledger, nor a let of a name the pass made up
-    (a line holds the binding's name, or a value its name absorbs: 2*(W @ s)[0] - 2.0*target). Such a stop
-    needs no letter: the let of the user's binding is where it is said. The STE's sg(round(h) - h) keeps its
-    letter: its adjoint line 2*c + 2*h reads it outside q = c + h."""
-    vector = explanation.vector
-    if vector is None or not vector.own or not form.names:
-        return set()
-    own = [value for value, name in vector.display if str(name) in vector.own]
-    inside = set(dag_nodes(own))
-    candidates = {stop: name for stop, name in form.names.items() if isinstance(stop, StopGradient) and stop in inside}
-    if not candidates:
-        return set()
-    printed = [p for line in vector.lines for p in (*line.lhs, *(part for side in line.rhs for part in side))]
-    printed += [explanation.derived, vector.result]
-    printed += [p for let in vector.lets if str(let.name) not in vector.own for p in let.value]
-    printed += [p for sentence in explanation.sentences for n in sentence for p in getattr(n, "parts", ())]
-    printed += [p for n in explanation.identity for p in getattr(n, "parts", ())]
-    letters = {name for name in candidates.values()}
-    read = {n for n in dag_nodes([form(p) for p in printed if isinstance(p, sp.Basic)]) if n in letters}
-    return {stop for stop, name in candidates.items() if name not in read}
 
 
 def _spelled_stops(names: dict, display: dict) -> dict:
