@@ -32,6 +32,7 @@ from dataclasses import replace
 
 import sympy as sp
 
+from gradlang.derive.requests import DerivativeRequest
 from gradlang.core.explaining import SelectedRequest, by_symbolic, check_printable, check_tree, named_as_in
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
@@ -51,8 +52,23 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple, bo
     from gradlang.explain.explanation import DEFAULT_DEPTH
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
-    return tuple(_explanation(request, depth, point, unfold, _Names(named_as_in(names, request.expr), bound))
+    return tuple(_explanation(_lettered(request, bound), depth, point, unfold,
+                              _Names(named_as_in(names, request.expr), bound))
                  for request in derivations)
+
+
+def _lettered(request, bound):
+    """The request with the letter its derivation writes the loss by (explain/loss_letter.py), decided once here:
+    every line, the ledger and its identity read it; a selection's whole request has the same."""
+    from gradlang.explain.loss_letter import loss_letter
+
+    if not isinstance(request, DerivativeRequest):
+        return request
+    loss = loss_letter(getattr(request, "whole", None) or request, bound)
+    whole = getattr(request, "whole", None)
+    if isinstance(whole, DerivativeRequest):
+        request = replace(request, whole=replace(whole, loss=loss))
+    return replace(request, loss=loss)
 
 
 class _Names(tuple):

@@ -54,4 +54,5 @@ class DerivativeRequest:
     # ledger: () when the evaluator met none, None when no evaluator recorded them (a request built by hand)
     named: str = ""  # the user's own name for expr (loss = …), which a title too long to read writes instead
     text: str = ""  # expr as the user wrote it in the statement (Q(mu1, mu2)), for a title too long without a name
+    loss: str = "L"  # the letter the derivation writes expr by (∂L/∂u, unstopped(L)): explain/loss_letter.py
 
