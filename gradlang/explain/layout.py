@@ -10,7 +10,6 @@ listed once.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 
 import sympy as sp

@@ -96,7 +96,7 @@ def _lhs(node, wrt, names=None, loss: str = LETTER) -> tuple:
 def _said(text: str, loss: str) -> Math:
     """A sentence about the loss ({L}), its words as LaTeX text and the letter as math."""
     plain, after = text.split("{L}")
-    return Math(text.format(L=loss), rf"\text{{{plain}}}" + spelled(loss, "{L}").latex + rf"\text{{{after}}}")
+    return Math(text.format(L=loss), rf"\text{{{plain}}}" + spelled(loss, "{L}").latex + (rf"\text{{{after}}}" if after else ""))
 
 
 def tensor_derivation(expr, wrt, result, names=None, loss: str = LETTER) -> VectorDerivation:
