@@ -8,7 +8,8 @@ something else: soft Q-learning's program binds L to the TD error and its loss i
 the ledger read it from there:
 
 - L, unless the program binds L to something other than the function differentiated;
-- else the user's own name for that function when the call writes it by a short name (∂loss/∂W);
+- else the user's own name for that function when the call writes it by a name of at most OWN_CHARACTERS
+  (∂loss/∂W; VQ-VAE's ∂commit/∂W, where the example's L is its whole loss);
 - else the first of FALLBACK the program does not bind (∂E/∂W), then L1, L2, ….
 """
 
@@ -23,7 +24,7 @@ from gradlang.expr.tensor.nodes import Var
 
 LETTER = "L"
 FALLBACK = ("E", "C")  # never g, k, r, q (the ledger's kept and removed terms), J (a Jacobian's), c, m (a stop's)
-OWN_CHARACTERS = 5  # a user's name for the loss up to this long reads as a letter does (loss, cost); longer widens every line
+OWN_CHARACTERS = 8  # a user's name for the loss up to this long is written (loss, commit, codebook); longer would widen every line
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
