@@ -64,8 +64,8 @@ def _lettered(request, bound):
 
     if not isinstance(request, DerivativeRequest):
         return request
-    loss = loss_letter(getattr(request, "whole", None) or request, bound)
     whole = getattr(request, "whole", None)
+    loss = loss_letter(whole or request, bound)  # a selection's title is its whole call's
     if isinstance(whole, DerivativeRequest):
         request = replace(request, whole=replace(whole, loss=loss))
     return replace(request, loss=loss)

@@ -343,13 +343,17 @@ class Form:
         # (double DQN's target = r + 0.99*sg(dot(best, T @ s2))), not by a letter of its own
         unread = said_in_own_lets(self, explanation)
         if unread:
-            letters = {self.names[stop] for stop in unread}
-            dropped = {stop: name for stop, name in self.names.items() if name in letters}
-            # its other spellings (the ledger's adjoint holds the tidied one) are written as the user's let writes it
-            formula = set(outermost_stops([explanation.request.expr]))
-            said = {name: stop for stop, name in dropped.items() if stop in formula}
-            self.written = {stop: said[name] for stop, name in dropped.items() if stop not in formula and name in said}
-            self._named({stop: name for stop, name in self.names.items() if name not in letters})
+            self._unlettered(unread, explanation.request.expr)
+
+    def _unlettered(self, stops: set, expr) -> None:
+        """The names without the letters of these stops; each other spelling of such a stop (the ledger's adjoint
+        holds its tidied form) written as the formula writes the stop."""
+        letters = {self.names[stop] for stop in stops}
+        dropped = {stop: name for stop, name in self.names.items() if name in letters}
+        formula = set(outermost_stops([expr]))
+        said = {name: stop for stop, name in dropped.items() if stop in formula}
+        self.written = {stop: said[name] for stop, name in dropped.items() if stop not in formula and name in said}
+        self._named({stop: name for stop, name in self.names.items() if name not in letters})
 
     def _named(self, names: dict) -> None:
         """The stops' names, and the display names and sums as they read with them."""
