@@ -34,6 +34,7 @@ import sympy as sp
 
 from gradlang.core.explaining import (SelectedRequest, as_written, by_symbolic, check_printable, check_tree,
                                       declared_scalar, named_as_in, of_gradients)
+from gradlang.derive.requests import DerivativeRequest
 from gradlang.expr.tensor.lower import literal, lowered, symbolic
 from gradlang.errors import GradlangError, NeedsComponents, NeedsNumbers
 from gradlang.expr.tensor import is_tensor
@@ -53,8 +54,23 @@ def explanations(derivations: list, depth, point, unfold: bool, names: tuple, bo
 
     depth = DEFAULT_DEPTH if depth == "default" else depth
     derivations = derivations if unfold else of_gradients(derivations)
-    return tuple(as_written(_explanation(request, depth, point, unfold, _Names(named_as_in(names, request.expr), bound)))
+    return tuple(as_written(_explanation(_lettered(request, bound), depth, point, unfold,
+                                         _Names(named_as_in(names, request.expr), bound)))
                  for request in derivations)
+
+
+def _lettered(request, bound):
+    """The request with the letter its derivation writes the loss by (explain/loss_letter.py), decided once here:
+    every line, the ledger and its identity read it; a selection's whole request has the same."""
+    from gradlang.explain.loss_letter import loss_letter
+
+    if not isinstance(request, DerivativeRequest):
+        return request
+    whole = getattr(request, "whole", None)
+    loss = loss_letter(whole or request, bound)  # a selection's title is its whole call's
+    if isinstance(whole, DerivativeRequest):
+        request = replace(request, whole=replace(whole, loss=loss))
+    return replace(request, loss=loss)
 
 
 class _Names(tuple):

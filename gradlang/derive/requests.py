@@ -55,4 +55,5 @@ class DerivativeRequest:
     named: str = ""  # the user's own name for expr (loss = …), which a title too long to read writes instead
     text: str = ""  # expr as the user wrote it in the statement (Q(mu1, mu2)), for a title too long without a name
     of_gradient: bool = False  # a hessian written jacobian(grad(e, x), x): its title writes it so
+    loss: str = "L"  # the letter the derivation writes expr by (∂L/∂u, unstopped(L)): explain/loss_letter.py
 

@@ -10,7 +10,6 @@ listed once.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 
 import sympy as sp
@@ -21,6 +20,7 @@ from gradlang.expr.values import elements, is_scalar, to_symbolic
 from gradlang.explain.ledger.arithmetic import in_builtins
 from gradlang.explain.ledger.components import outermost_stops
 from gradlang.explain.ledger.written import named_stops
+from gradlang.explain.own_lets import said_in_own_lets
 from gradlang.explain.vector.lift import whole_name
 from gradlang.explain.scalar.steps import Step, is_trivial, walk
 from gradlang.explain.text import plain
@@ -328,25 +328,45 @@ class Form:
     max or min in the language's builtins (ledger/arithmetic.in_builtins)."""
 
     def __init__(self, explanation):
-        self.names = abbreviations(explanation)
         # a derivation by components writes a stop of the user's name by it (a tensor pass's lets name it)
         self.users = named_stops(explanation.request) if explanation.vector is None else {}
         vector = explanation.vector
-        display = vector.display if vector is not None else ()
-        self.display = {shorten(value, self.names): name for value, name in display}
-        sums = flattened(explanation.request.expr, display)
-        self.sums = {shorten(value, self.names): name for value, name in sums}
+        self._display = vector.display if vector is not None else ()
+        self._sums = flattened(explanation.request.expr, self._display)
         own = vector.own if vector is not None else frozenset()
-        self.own = {value: name for value, name in display if str(name) in own}
-        self.own_sums = {value: name for value, name in sums if str(name) in own}
+        self.own = {value: name for value, name in self._display if str(name) in own}
+        self.own_sums = {value: name for value, name in self._sums if str(name) in own}
         self.whole = whole_vectors(explanation)
+        self.written: dict = {}  # a stop's tidied spelling: the stop as written, where no letter names it
+        self._named(abbreviations(explanation))
+        # a stop that only the lets of the user's own bindings read is written there as the user wrote it
+        # (double DQN's target = r + 0.99*sg(dot(best, T @ s2))), not by a letter of its own
+        unread = said_in_own_lets(self, explanation)
+        if unread:
+            self._unlettered(unread, explanation.request.expr)
+
+    def _unlettered(self, stops: set, expr) -> None:
+        """The names without the letters of these stops; each other spelling of such a stop (the ledger's adjoint
+        holds its tidied form) written as the formula writes the stop."""
+        letters = {self.names[stop] for stop in stops}
+        dropped = {stop: name for stop, name in self.names.items() if name in letters}
+        formula = set(outermost_stops([expr]))
+        said = {name: stop for stop, name in dropped.items() if stop in formula}
+        self.written = {stop: said[name] for stop, name in dropped.items() if stop not in formula and name in said}
+        self._named({stop: name for stop, name in self.names.items() if name not in letters})
+
+    def _named(self, names: dict) -> None:
+        """The stops' names, and the display names and sums as they read with them."""
+        self.names = names
+        self.display = {shorten(value, names): name for value, name in self._display}
+        self.sums = {shorten(value, names): name for value, name in self._sums}
         # a let's value holds its stops in the let names (q = h + sg(round(h) − h)): each named stop so spelled too
-        self.spelled = _spelled_stops(self.names, dict(display))
+        self.spelled = _spelled_stops(names, dict(self._display))
 
     def __call__(self, value, display: bool = True, stops: bool = True):
         """The value in this form; without display, a let's own value (δ = r − q, not δ = δ);
         without stops, a named stop's own value (for the legend)."""
-        shortened = shorten(value, {**self.users, **self.names, **self.spelled}) if stops else value  # sg(x_fgsm)
+        shortened = shorten(value, {**self.written, **self.users, **self.names, **self.spelled}) if stops else value  # sg(x_fgsm)
         shortened = named_sums(shorten(shortened, self.display) if display else shortened, self.sums, self.display)
         return in_builtins(plain_signs(shorten(shortened, self.whole)))
 
@@ -382,9 +402,12 @@ def flattened(expr, display) -> tuple:
 
     if not display or not isinstance(expr, sp.Basic):
         return ()
+    from gradlang.expr.floated import Forms
+
     nodes = set(dag_nodes([expr]))
     flat = [node for node in nodes if isinstance(node, (sp.Add, sp.Mul))]
-    return tuple((value, name) for value, name in display if flattened_into(value, flat))
+    form = Forms() if dag_has(expr, sp.Float) else None  # the parts as a formula with a float holds them
+    return tuple((value, name) for value, name in display if flattened_into(value, flat, form))
 
 
 def plain_signs(value):

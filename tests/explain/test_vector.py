@@ -51,7 +51,8 @@ TABLE = [
      ["let  c = sg(max(W @ [0, 1]))", "∂L/∂(W @ [1, 0]) = ((W @ [1, 0])[0] - 9*c/10 - 1)*onehot(0, 2)",
       "adjoint arriving: 81*c/100 + 9/10 - 9*(W @ [1, 0])[0]/10", "blocking: removes"]),
     ("VQ-VAE commitment", "vq_vae", "grad(commit, W)", REVERSE,
-     ["let  z_e = W @ [1, 2]", "∂L/∂W = outer(∂L/∂z_e, [1, 2]) = outer(z_e - sg(e), [1, 2])/2", "one stop, irrelevant"]),
+     ["let  z_e = W @ [1, 2]", "∂commit/∂W = outer(∂commit/∂z_e, [1, 2]) = outer(z_e - sg(e), [1, 2])/2",
+      "one stop, irrelevant"]),  # the example's L is its whole loss: the commitment goes by its own name
     ("squared norm", "W: R^(2,2)", "grad(sum((W @ [1, 1])^2), W)", REVERSE, ["= 2*outer(W @ [1, 1], [1, 1])"]),
     ("half squared error", "W: R^(2,2)\nt: R^2", "grad(sum((W @ [3, -1] - sg(t))^2) / 2, W)", REVERSE,
      ["∂L/∂W = outer(W @ [3, -1] - sg(t), [3, -1])"]),
@@ -209,7 +210,8 @@ def test_the_commitment_names_its_adjoint_in_latex_and_pretty_names_w():
     from gradlang.render import to_rich
 
     explanation = _explained("vq_vae", "grad(commit, W)")
-    assert r"\frac{\partial L}{\partial z_{e}} \begin{bmatrix} 1 \\ 2 \end{bmatrix}^{\top}" in to_latex(explanation)
+    # the example binds L to its whole loss: the commitment's lines go by its own name (explain/loss_letter.py)
+    assert r"\frac{\partial commit}{\partial z_{e}} \begin{bmatrix} 1 \\ 2 \end{bmatrix}^{\top}" in to_latex(explanation)
     console = Console(width=WIDTH, color_system=None, record=True, file=io.StringIO())
     console.print(to_rich(explanation))
     assert "irrelevant: the stopped value does not depend on W\n" in console.export_text()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 
 from gradlang.explain.formula import Math, latex_math
+from gradlang.explain.loss_letter import latex_letter, loss_of
 from gradlang.explain.note import Note, note
 
 REMOVING = ("blocking", "inventing")
@@ -28,7 +29,7 @@ def letters(request, shown=()) -> tuple[str, str]:
 
     expr = to_symbolic(request.expr)
     taken = {s.name.split("[")[0] for s in dag_atoms(expr, sp.Symbol)} if isinstance(expr, sp.Basic) else set()
-    taken |= {str(name) for _, name in shown}
+    taken |= {str(name) for _, name in shown} | {loss_of(request)}
     kept = "J" if request.operation == "jacobian" else next(c for c in ("g", "k", "κ") if c not in taken)
     return kept, next(c for c in ("r", "q", "ρ") if c not in taken)
 
@@ -64,9 +65,11 @@ def closing(explanation) -> tuple:
     variable = _by(request)
     if ", " in variable.parts and request.operation != "diff":
         variable = note(Math("[", "["), variable, Math("]", "]"))  # grad(L, [mu1, mu2]), as written
-    identity = note("true = kept + removed: ", Math(f"{operation}(unstopped(L), ", rf"\operatorname{{{operation}}}(\operatorname{{unstopped}}(L),\ "),
+    loss, latex_loss = loss_of(request), latex_letter(loss_of(request))  # the letter the lines write it by
+    identity = note("true = kept + removed: ", Math(f"{operation}(unstopped({loss}), ",
+                                                    rf"\operatorname{{{operation}}}(\operatorname{{unstopped}}({latex_loss}),\ "),
                     variable, Math(f") = {kept}{terms}", latex_math(f") = {kept}{terms}")))
-    kept_is = note(Math(f"{kept} = {operation}(L, ", rf"{kept} = \operatorname{{{operation}}}(L,\ "),
+    kept_is = note(Math(f"{kept} = {operation}({loss}, ", rf"{kept} = \operatorname{{{operation}}}({latex_loss},\ "),
                    variable, Math(")", ")"))
     removed = ("; each ", Math(f"{letter}ᵢ", f"{letter}_i"), " is what its stop removes") if names else (
         "; the stops remove nothing",)

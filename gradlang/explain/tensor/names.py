@@ -45,7 +45,7 @@ def user_names(expr, names) -> tuple:
         if node is None:
             found = found or _Floated(dag, [v for v, _ in names])
             node = found(value)
-        if node is None and flattened_into(value, flat):
+        if node is None and flattened_into(value, flat, found.form if found else None):
             node = value
         if node is not None and node != expr:
             last[node] = name
@@ -85,16 +85,22 @@ class _Floated:
         return None
 
 
-def flattened_into(value, flat) -> bool:
+def flattened_into(value, flat, form=None) -> bool:
     """A sum (or product) of composite parts whose parts (a sum's, or their negatives) are some of the parts
     of a larger sum (product) of the expression: SymPy flattened it there (DiCE's magic = exp(u)/sum(exp(theta))
-    in -R*magic)."""
+    in -R*magic). With `form` (expr/floated.Forms, for a formula with a float in it) the parts are compared
+    by their forms: double DQN's target = r + 0.99*sg(…) is -1.0*r - 0.99*sg(…) inside x - target."""
     if not isinstance(value, (sp.Add, sp.Mul)) or all(part.is_Atom for part in value.args):
         return False
-    mine = _parts(value)
-    negated = set((-value).args) if isinstance(value, sp.Add) and isinstance(-value, sp.Add) else mine
-    return any(type(node) is type(value) and len(_parts(node)) > len(mine) and (mine <= _parts(node) or negated <= _parts(node))
-               for node in flat)
+    form = form or (lambda part: part)
+    mine = {form(part) for part in _parts(value)}
+    negated = {form(part) for part in (-value).args} if isinstance(value, sp.Add) and isinstance(-value, sp.Add) else mine
+    for node in flat:
+        if type(node) is type(value) and len(_parts(node)) > len(mine):
+            theirs = {form(part) for part in _parts(node)}
+            if mine <= theirs or negated <= theirs:
+                return True
+    return False
 
 
 def _parts(node) -> set:

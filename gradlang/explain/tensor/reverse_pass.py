@@ -35,11 +35,12 @@ from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import GROUPED, phrase
 from gradlang.explain.ledger.written import regrouped
 from gradlang.explain.ledger.tensor import tensor_ledger
+from gradlang.explain.loss_letter import LETTER, AdjointName, adjoint_of, loss_of, spelled
 
 SUMMARY = "tensor reverse pass"
 MAX_LINES = 16  # a derivation longer than this shows its last lines (the ones nearest the variable)
-_CUT = Math("every path from the variable to L passes through a stop", r"\text{every path from the variable to } L \text{ passes through a stop}")
-_ABSENT = Math("the variable does not appear in L", r"\text{the variable does not appear in } L")
+_CUT = r"every path from the variable to {L} passes through a stop"  # {L}: the loss's letter (loss_letter.py)
+_ABSENT = "the variable does not appear in {L}"
 _REWRITES = {r.identity: r for r in (*RULES, DISTRIBUTED)}
 NAMED_LINES = 6  # a pass through the user's named bindings longer than this shows the lines of tensors only
 LINE_CHARACTERS = 96  # an instantiated rule is shown before its tidied form when the line fits in this many
@@ -82,23 +83,29 @@ def _spoken(rewrite) -> str:
     return rf"\({rewrite.latex}\)"
 
 
-def _lhs(node, wrt, names=None) -> tuple:
-    """∂L/∂u, with u in brackets unless it is a name or a call."""
+def _lhs(node, wrt, names=None, loss: str = LETTER) -> tuple:
+    """∂L/∂u, with u in brackets unless it is a name or a call; L the loss's letter."""
     if node == wrt or isinstance(wrt, tuple) and node in wrt:
-        return (AdjointName(node.name, shape_of(node)),)  # each printer spells the name: delta, δ, \delta
+        return (AdjointName(node.name, shape_of(node), loss),)  # each printer spells the name: delta, δ, \delta
     if names and node in names:
-        return (AdjointName(names[node].name, shape_of(node)),)
+        return (AdjointName(names[node].name, shape_of(node), loss),)
     simple = isinstance(node, (sp.Symbol, sp.Function)) and not (isinstance(node, t.TensorOp) and node.spelling.infix)
-    return formula("∂L/∂", node) if simple else formula("∂L/∂(", node, ")")
+    return formula(adjoint_of(loss), node) if simple else formula(adjoint_of(loss), "(", node, ")")
 
 
-def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
+def _said(text: str, loss: str) -> Math:
+    """A sentence about the loss ({L}), its words as LaTeX text and the letter as math."""
+    plain, after = text.split("{L}")
+    return Math(text.format(L=loss), rf"\text{{{plain}}}" + spelled(loss, "{L}").latex + (rf"\text{{{after}}}" if after else ""))
+
+
+def tensor_derivation(expr, wrt, result, names=None, loss: str = LETTER) -> VectorDerivation:
     """The reverse pass of grad(expr, wrt) as numbered lines, output to variable.
 
     Each line is one node's adjoint: the rule of the node above it instantiated
     with that node's adjoint, then the tidied form and the identities of the
     rewrites that gave it. The adjoint of a node the user named (names: value →
-    Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it, so ∂L/∂W reads
+    Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it (L: the loss's letter), so ∂L/∂W reads
     outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that only passes its
     user's adjoint on unchanged (a sum), a reshape's (bookkeeping.py), or a reciprocal's
     (SymPy's 1/u), is left out, except the variable's own; a long pass keeps the named and tensor lines."""
@@ -112,7 +119,7 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
     for node, adjoint in trace(expr, wrt, tidier):
         tidied[node] = tidier(adjoint)
         if node in names:
-            bars[node] = AdjointName(names[node].name, shape_of(node))
+            bars[node] = AdjointName(names[node].name, shape_of(node), loss)
         if node == expr or not (node in variables or node.args):
             continue
         arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
@@ -121,10 +128,10 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
                 or _reciprocal(node))):
             continue
         above = ruler(arriving[-1][0], uses, tidied, names, variables)
-        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above)))
+        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above, loss)))
     lines = _within_budget(lines, variables, names)
-    lines += [(v, VectorLine(_lhs(v, v), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
-                             (_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT,)))
+    lines += [(v, VectorLine(_lhs(v, v, loss=loss), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
+                             (_said(_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT, loss),)))
               for v in variables if v not in tidied]
     lines = _closing(lines, variables)
     derived = tuple(full(tidied.get(v, sp.S.Zero), shape_of(v)) for v in variables)
@@ -134,7 +141,7 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
                             (), tuple(lines), derived)
 
 
-def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> VectorLine:
+def _line(node, wrt, arriving, tidied, bars, names, tidier, above, loss: str = LETTER) -> VectorLine:
     """One node's line: the users' rules with their adjoints (by name where named), then the tidied form, and
     the rule of `above` (the user above it, or the operation above an unshown reshape)."""
     raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
@@ -147,7 +154,7 @@ def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> VectorLine
         rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], names) and tidied[node] != shown else ())
     else:
         rhs = (raw, tidied[node]) if changed and _fit(node, raw, tidied[node], names) else (tidied[node],)
-    return VectorLine(_lhs(node, wrt, names), tuple(formula(r) for r in rhs), _rule(above, used))
+    return VectorLine(_lhs(node, wrt, names, loss), tuple(formula(r) for r in rhs), _rule(above, used))
 
 
 def _reciprocal(node) -> bool:
@@ -182,29 +189,6 @@ def _passes_on(arriving, tidied, adjoint) -> bool:
     return len(arriving) == 1 and isinstance(arriving[0][0], sp.Add) and tidied[arriving[0][0]] == adjoint
 
 
-class AdjointName(Var):
-    """∂L/∂z1: the adjoint of a node the user named, standing for it in the lines below (a tensor symbol
-    of the node's shape, so every rule takes it as it takes the adjoint itself)."""
-
-    def _sympystr(self, printer):
-        return f"∂L/∂{self.name}"
-
-    def _gradlang_line(self, printer):
-        from sympy.printing.pretty.pretty_symbology import pretty_symbol
-
-        return f"∂L/∂{pretty_symbol(self.name)}"  # as the let line writes the name: δ, π, z₁₂
-
-    def _pretty(self, printer):
-        from sympy.printing.pretty.stringpict import prettyForm
-
-        return prettyForm(self._gradlang_line(printer))
-
-    def _latex(self, printer, exp=None):
-        name = printer._print(sp.Symbol(self.name))
-        text = rf"\frac{{\partial L}}{{\partial {name}}}"
-        return text if exp is None else rf"\left({text}\right)^{{{exp}}}"
-
-
 def _fit(node, raw, tidied, named) -> bool:
     """The instantiated rule is worth a step of its own when the line, it and its tidied form, reads in one line."""
     return _width(node, named) + _width(raw, named) + _width(tidied, named) + 12 <= LINE_CHARACTERS
@@ -216,7 +200,7 @@ def _width(expr, named) -> int:
     print to tens of thousands of characters, and printing them took most of its 40 s)."""
     shown = rebuild(expr, named)
     stops = {s: _stand_in("c", s) for s in outermost_stops([shown]) if long_stop(s)}  # a letter, as layout names it
-    adjoints = {a: _stand_in(f"dLd{a.name}", a) for a in dag_atoms(shown, AdjointName)}  # ∂L/∂z as it prints
+    adjoints = {a: _stand_in(f"d{a._loss}d{a.name}", a) for a in dag_atoms(shown, AdjointName)}  # ∂L/∂z as it prints
     shown = rebuild(shown, {**stops, **adjoints})
     if tree_size(shown, cap=PRINTED_NODES + 1) > PRINTED_NODES:
         return LINE_CHARACTERS + 1
@@ -257,20 +241,21 @@ def tensor_explanation(request, depth=None, names=()):
     lines show by their names, each introduced by a let line; when none occurs,
     the tensor parts used more than once are named (explain/tensor/names.py)."""
     named: list = []
+    loss = loss_of(request)  # the loss's letter, chosen once for the request (explain/loss_letter.py)
     expr = normal_form(request.expr, named)
     users = user_names(expr, names)
-    shown = users or repeated_parts(expr, _taken(expr, names, ()))
+    shown = users or repeated_parts(expr, _taken(expr, names, (), loss))
     aliases = tidied_names(users)
-    derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
+    derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown), loss)
     if named:
-        derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
+        derivation = replace(derivation, lines=(_named(expr, named, loss), *derivation.lines))
     derivation = as_written(derivation, expr)
     entries = tensor_ledger(expr, request.wrt, derivation.result)
     compact = len(regrouped(entries, getattr(request, "written", None))) > GROUPED  # no adjoint arriving said
     measured = _measured(derivation, () if compact else entries, expr)
-    constants = constant_names([[expr], *measured], _taken(expr, names, shown))  # data: a name and a shape
+    constants = constant_names([[expr], *measured], _taken(expr, names, shown, loss))  # data: a name and a shape
     shown = shown + constants
-    walls = wall_names(measured, _taken(expr, names, shown), _adjoints(derivation), shown + aliases)
+    walls = wall_names(measured, _taken(expr, names, shown, loss), _adjoints(derivation), shown + aliases)
     whole = next((str(name) for value, name in names if value in (request.expr, expr)), "")
     request = replace(request, named=whole) if whole else request  # the title's loss by its name when long
     context = _Context(request, depth, derivation, entries, constants, users, aliases, expr)
@@ -411,11 +396,11 @@ def _adjoints(derivation) -> set:
     return {side[0] for line in derivation.lines for side in line.rhs[-1:] if len(side) == 1}
 
 
-def _taken(expr, names, shown) -> set:
+def _taken(expr, names, shown, loss: str = LETTER) -> set:
     """Every name a new one must not be: the session's (names.bound: all it has bound, a declared z not in
-    the formula too), the formula's, those already shown, a stop's letter."""
+    the formula too), the formula's, those already shown, a stop's letter, the loss's (L and the one chosen)."""
     return ({n.name for _, n in (*names, *shown)} | {s.name for s in dag_atoms(expr, sp.Symbol)}
-            | {"c", "m", "L"} | set(getattr(names, "bound", ())))
+            | {"c", "m", LETTER, loss} | set(getattr(names, "bound", ())))
 
 
 def _gathered(derived, removed: list, wrt) -> tuple:
@@ -429,7 +414,7 @@ def _gathered(derived, removed: list, wrt) -> tuple:
     return TensorList(*derived), TensorList(*(full(tidy(total), shape_of(v)) for total, v in zip(totals, wrt)))
 
 
-def _named(expr, used) -> VectorLine:
+def _named(expr, used, loss: str = LETTER) -> VectorLine:
     """The first line when the expression spells out a builtin: L = the expression with it named."""
     rule = Math("; ".join(r.identity for r in used), r",\ ".join(r.latex for r in used))
-    return VectorLine(formula("L"), (formula(expr),), (rule,))
+    return VectorLine((spelled(loss, "{L}"),), (formula(expr),), (rule,))
