@@ -205,7 +205,8 @@ class Session:
             ) from None
 
     def _run_statement(self, statement: lo.Node, source: str) -> Result | None:
-        forget_earlier_formulas()
+        if statement.kind != "show":  # a shown value forgets after its plan is tried (_show)
+            forget_earlier_formulas()
         saved = dict(self.env)
         span = statement.span
         token = None
@@ -263,6 +264,7 @@ class Session:
                 place = statement.span
                 return Result(place.line, place.column, statement.text(source), "value", value,
                               warnings=tuple(notes), bound=frozenset(self.env))
+        forget_earlier_formulas()
         evaluator = self._evaluator(source=source)
         value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)
@@ -369,10 +371,10 @@ def forget_earlier_formulas() -> None:
     statement left there, equal to a part of this statement's but built apart, is compared path by path,
     exponential in a shared formula (30 nested softmaxes, hostile seed 9535: 0.13 s alone, past the 120 s
     limit after 234 other programs in the process). Emptied before each statement that follows formula
-    work, a statement meets only its own formulas there, so its cost and its output depend on the
-    session's bindings, never on what the process ran before it. The test is a statement count, not a
-    clock; a statement that built no sum, product or power (a planned `g at …` run again with new
-    arrays) leaves the cache empty and pays one look at two counters."""
+    work, a statement meets only its own formulas there: its cost depends on the session's bindings, not on
+    what the process ran before it. The bound is by statement, never by clock. A planned `g at …` run again
+    with new arrays builds no formula and does not come here (Session._show); any other statement pays a
+    look at two counters, and the emptying when the one before it built formulas."""
     if AssocOp.__new__.cache_info().currsize or Pow.__new__.cache_info().currsize:
         clear_cache()
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
-from sympy.core.cache import clear_cache
+from sympy.core.cache import CACHE, clear_cache
 
-from gradlang import Session
+from gradlang import Session, remembered
 from gradlang.derive.tensor import work
 from gradlang.expr import equal
 from gradlang.expr.equal import same
@@ -125,3 +125,44 @@ def test_a_program_run_again_in_a_new_session_does_no_more_work_than_the_first(r
     assert reads[0] <= 2 * done_first
     for mine, theirs in zip(first, second):
         assert np.array_equal(mine, theirs)
+
+
+def nested(depth: int) -> str:
+    """f_k = sin(f_(k-1)) + cos(f_(k-1)): each level reads the one below twice, 2^depth times as large as a tree."""
+    return "x: R\nf0 = x\n" + "".join(f"f{k} = sin(f{k - 1}) + cos(f{k - 1})\n" for k in range(1, depth + 1))
+
+
+def jax_derivative(depth: int, at: float) -> float:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+
+    def h(x):
+        for _ in range(depth):
+            x = jax.numpy.sin(x) + jax.numpy.cos(x)
+        return 1 / x
+
+    return float(jax.grad(h)(at))
+
+
+def test_a_statement_meets_no_formula_an_earlier_program_left_in_sympys_cache(reads):
+    """Hostile seed 9535 after 234 other programs in one process: SymPy's cache (an LRU per function) still
+    held a power whose base equalled a part of the new gradient but was built apart (the sums it was built
+    from had left their own, busier, cache), and the lookup compared the two bases as trees: past the 120 s
+    limit, 0.13 s alone. core/session.py empties SymPy's cache before a statement that follows formula work.
+    Here the eviction is made by hand: every cache but the powers' is emptied between the two programs."""
+    depth = 16
+    program = nested(depth) + f"h = 1/f{depth}\ndiff(h, x) at x = 0.5\n"
+    clear_cache()
+    first = Session().run(program)[-1].value
+    done_first = reads[0]
+    for cached in CACHE:
+        if cached is not sp.Pow.__new__:
+            cached.cache_clear()
+    equal.forget()
+    remembered.forget()
+    reads[0] = 0
+    second = Session().run(program)[-1].value
+    assert reads[0] <= 2 * done_first  # the base f16 compared as a tree: 2^18 parts read (393,258)
+    assert float(second) == float(first)
+    assert float(first) == pytest.approx(jax_derivative(depth, 0.5), rel=1e-12)
