@@ -27,6 +27,7 @@ from gradlang.errors import (
     GradlangError, InternalError, Interrupted, LimitError, NameError, Span, without_internal_paths,
 )
 from gradlang.core.evaluate import Evaluator, FunctionDef, symbol
+from gradlang.core.sympy_cache import forget_earlier_formulas
 from gradlang.expr.exact import check_sizes
 from gradlang.syntax import lowered as lo
 from gradlang.syntax.lower import read, read_lately
@@ -203,6 +204,8 @@ class Session:
             ) from None
 
     def _run_statement(self, statement: lo.Node, source: str) -> Result | None:
+        if statement.kind != "show":  # a shown value forgets after its plan is tried (_show)
+            forget_earlier_formulas()
         saved = dict(self.env)
         span = statement.span
         token = None
@@ -263,6 +266,7 @@ class Session:
                     shown = self._last_shown = (statement, place.line, place.column, statement.text(source))
                 return Result(shown[1], shown[2], shown[3], "value", value, warnings=tuple(notes),
                               bound=frozenset(self.env))
+        forget_earlier_formulas()
         evaluator = self._evaluator(source=source)
         value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)

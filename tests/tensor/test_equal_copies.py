@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 from sympy.core.cache import clear_cache
 
-from gradlang import Session
+from gradlang import Session, remembered
 from gradlang.derive.tensor import work
 from gradlang.expr import equal
 from gradlang.expr.equal import same
@@ -125,3 +125,42 @@ def test_a_program_run_again_in_a_new_session_does_no_more_work_than_the_first(r
     assert reads[0] <= 2 * done_first
     for mine, theirs in zip(first, second):
         assert np.array_equal(mine, theirs)
+
+
+def nested(depth: int) -> str:
+    """f_k = sin(f_(k-1)) + cos(f_(k-1)): each level reads the one below twice, 2^depth times as large as a tree."""
+    return "x: R\nf0 = x\n" + "".join(f"f{k} = sin(f{k - 1}) + cos(f{k - 1})\n" for k in range(1, depth + 1))
+
+
+def jax_derivative(depth: int, at: float) -> float:
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+
+    def h(x):
+        for _ in range(depth):
+            x = jax.numpy.sin(x) + jax.numpy.cos(x)
+        return 1 / x
+
+    return float(jax.grad(h)(at))
+
+
+def test_a_statement_meets_no_formula_an_earlier_program_left_in_sympys_cache(reads):
+    """Hostile seed 9535 after 234 other programs in one process: SymPy's cache of sums (an LRU of 1,000) had
+    let the oldest go, its cache of powers still held a power of one of them, and the new gradient, building
+    that sum again apart, compared the two as trees: past the 120 s limit, 0.13 s alone. core/session.py
+    empties SymPy's cache between statements once a constructor's cache is half full. Here the other
+    programs are one list of 1,200 sums of sines, which fills the caches of sums and functions, not powers."""
+    depth = 16
+    program = nested(depth) + f"h = 1/f{depth}\ndiff(h, x) at x = 0.5\n"
+    clear_cache()
+    first = Session().run(program)[-1].value
+    done_first = reads[0]
+    Session().run("x: R\nv = [" + ", ".join(f"sin(x + {k}) + cos(x + {k})" for k in range(1, 1201)) + "]")
+    equal.forget()
+    remembered.forget()
+    reads[0] = 0
+    second = Session().run(program)[-1].value
+    assert reads[0] <= 2 * done_first  # without: f16 and its parts compared as trees, 7.7 million parts read
+    assert float(second) == float(first)
+    assert float(first) == pytest.approx(jax_derivative(depth, 0.5), rel=1e-12)

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from gradlang import Session
+from gradlang.render import to_plain
 from tests.conftest import as_floats
 
 jax.config.update("jax_enable_x64", True)
@@ -138,3 +139,35 @@ def test_argmax_of_a_formula_written_with_its_sizes_at_an_exact_point(spelling):
         return jnp.sin(a / (1 + jnp.exp(x)))[pick]
     W = jnp.array([[2.0, 0.0, 0.0], [2.0, 2.0, 1.0], [-1.0, 0.0, -1.0]])
     np.testing.assert_allclose(got, jax.grad(loss)(jnp.array([-2.0, -2.0, 0.0]), W, -1.0), rtol=1e-12)
+
+
+# mixed-size seed 18534 (fresh seeds of the second run, benchmarks/FUZZ.md): explain of a Jacobian through
+# sum(stack([y, sg(x)], 1), 1) at a symbolic n refused, "the derivative of stack([y, x], 1) by x would be a tensor of
+# rank three", where the plain statement gives zeros(n, n): the ledger derived the Jacobian without the stop, which
+# forward mode cannot write at that size; the entry now names its term (not written) and explain gives the value
+STACKED = "jacobian(sum(stack([y, sg(x)], 1), 1) + sg(x) * x, x)"
+STACKED_POINT = " at x = [0.2, -0.3, 0.12], y = [1.0, 2.0, -3.0]"
+
+
+@pytest.mark.parametrize("spelling", [0, 1])
+@pytest.mark.parametrize("explained", ["", "explain "])
+def test_explain_of_a_jacobian_whose_unstopped_form_needs_rank_three(spelling, explained):
+    got = _both(explained + STACKED + STACKED_POINT, 1, 3)[spelling]
+    x, y = jnp.array([0.2, -0.3, 0.12]), jnp.array([1.0, 2.0, -3.0])
+
+    def f(x):
+        stop = jax.lax.stop_gradient
+        return jnp.sum(jnp.stack([y, stop(x)], 1), 1) + stop(x) * x
+    np.testing.assert_allclose(got, jax.jacfwd(f)(x), rtol=1e-15)
+
+
+def test_the_ledger_names_a_removed_term_it_cannot_write_at_a_symbolic_size():
+    session = Session()
+    session.run(SYMBOLIC)
+    (result,) = session.run("explain jacobian(sum(stack([y, sg(x)], 1), 1), x)")
+    assert result.text == "zeros(n, n)"
+    (entry,) = result.steps[0].ledger
+    assert entry.verdict == "blocking"  # without the stop the Jacobian is I: the stop removes all of it
+    text = to_plain(result.steps[0])
+    assert "adjoint arriving: a tensor of rank three at this size (literal sizes derive it)" in text
+    assert "removes r₁, not written: it passes a tensor of rank three" in text and "nan" not in text

@@ -38,12 +38,23 @@ def _entry(stop, expr, wrt, kept) -> StopEntry:
         return StopEntry(stop, (), (), (), (), "irrelevant", level="tensor")
     raw = _arriving(stop, expr)
     arriving = tidy(raw) if raw is not sp.S.NaN else raw
-    removed = tidy(_no_zero_terms(unstopped(forward.tangent(expr.xreplace({stop: stop.args[0]}), wrt) - kept)))
+    removed = _removed(stop, expr, wrt, kept, tidy)
     arriving, removed = (sp.S.Zero if _zero(v) else v for v in (arriving, removed))  # zeros(n): 0, as words say it
     verdict, evidence = verdict_of(arriving, removed, kept)
     held = zero_form(_no_zero_terms(raw), rewrite.tidy) if arriving == 0 and raw is not sp.S.NaN else ()
     return StopEntry(stop, (wrt,), (arriving,), ((removed,),), ((kept,),), verdict, level="tensor", evidence=evidence,
                      zero_form=held)  # a 0 by an identity (Σₖ sₖ = 1) shown as the gradient's ledger shows it
+
+
+def _removed(stop, expr, wrt, kept, tidy):
+    """The Jacobian with this one stop taken away, less `kept`; NaN (the term named, not computed, as the
+    gradient's ledger has it) when forward mode cannot derive it: `jacobian(sum(stack([y, sg(x)], 1), 1), x)`
+    at a symbolic size is zeros(n, n), but without the stop the stack's derivative by x has rank three."""
+    try:
+        without = forward.tangent(expr.xreplace({stop: stop.args[0]}), wrt)
+    except GradlangError:
+        return sp.S.NaN
+    return tidy(_no_zero_terms(unstopped(without - kept)))
 
 
 def _arriving(stop, expr):

@@ -11,7 +11,7 @@ import sympy as sp
 
 from gradlang.expr.source import to_source
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.expr.walk import rebuild, tree_size
+from gradlang.expr.walk import tree_size
 from gradlang.explain.formula import Math, latex_math
 from gradlang.explain.ledger.arithmetic import in_builtins, in_names
 from gradlang.explain.ledger.closing import letters, removed_names
@@ -29,6 +29,9 @@ _WIDTH = 94       # characters of a ledger head above which the adjoint arriving
 _COMPACT = 98     # characters of a compact entry's one line (100 columns, less the "# " of a comment line)
 GROUPED = 8      # stops in a ledger above which each entry is compact: one line (two if wide) without the
                  # adjoint arriving (every written stop keeps its own entry: a ledger counts written stops)
+# a Jacobian's adjoint arriving or removed term that forward mode cannot write at symbolic size: NaN (ledger/jacobian.py)
+_RANK_THREE = "a tensor of rank three at this size (literal sizes derive it)"
+_THROUGH_RANK_THREE = "not written: it passes a tensor of rank three at this size (literal sizes derive it)"
 _NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
 
 
@@ -100,6 +103,8 @@ def head(entry, request, form=(), display=None) -> Note:
     zero = adjoint_is_zero(entry)
     value = sp.S.Zero if zero else in_builtins(adjoint_value(entry))
     cuts = note("stop ", name, ": cuts the path from ", _path(entry), "; adjoint arriving: ")
+    if value is sp.S.NaN:
+        return note(cuts, _RANK_THREE)
     if form and not zero and not hasattr(form[-1], "plain"):
         return note(cuts, *form)
     if form:
@@ -155,6 +160,8 @@ def verdict(entry, request, removes=(), name="", expr=None, display=()) -> Note:
     if entry.verdict == "neutral":
         return neutral(entry)
     removed = written_term(entry, expr, display)
+    if removed is sp.S.NaN:
+        return note("blocking: removes ", Math(name, latex_math(name)), ", " if name else "", _THROUGH_RANK_THREE)
     named = note(Math(name, latex_math(name)), equals()) if name else note()
     if entry.verdict == "inventing":
         invented = removed.applyfunc(lambda e: -e) if hasattr(removed, "applyfunc") else -removed
