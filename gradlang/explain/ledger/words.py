@@ -11,7 +11,7 @@ import sympy as sp
 
 from gradlang.expr.source import to_source
 from gradlang.expr.values import is_scalar, to_symbolic
-from gradlang.expr.walk import rebuild, tree_size
+from gradlang.expr.walk import tree_size
 from gradlang.explain.formula import Math, latex_math
 from gradlang.explain.ledger.arithmetic import in_builtins, in_names
 from gradlang.explain.ledger.closing import letters, removed_names
@@ -290,8 +290,9 @@ def lines(explanation) -> tuple:
     lets = {str(let.name) for let in getattr(vector, "lets", ()) or ()}
     if len(explanation.ledger) > GROUPED:
         return tuple(_compact(e, request, name, expr, display, lets) for e, name in named)
-    # a stop inside another has nothing of its own to say but where it is: one line, as a compact entry
-    said = tuple(_compact(e, request, name, expr, display, lets) if e.inside else
+    # a stop inside another has nothing of its own to say but where it is, and a stop written again (its value
+    # one node with an earlier stop's) nothing but which stop it repeats: one line each, as a compact entry
+    said = tuple(_compact(e, request, name, expr, display, lets) if e.inside or e.same else
                  (*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
                   verdict(e, request, () if e.parts else removes.get(e.stop, ()), name, expr, display))
                  for e, name in named)
@@ -344,7 +345,7 @@ def _compact(entry, request, name: str, expr, display, lets=frozenset()) -> tupl
 def _brief_verdict(entry, request, name: str, expr, display) -> Note:
     """The verdict of a compact entry: as a full entry says it, in fewer words."""
     if entry.same:
-        return note(f"{entry.verdict}: counted at that stop's entry, once")
+        return note(f"{entry.verdict}: counted at that entry, once")
     if entry.verdict == "irrelevant" and not (entry.constant or entry.untaken or entry.inside):
         return note("irrelevant: it does not depend on ", over(request))
     if entry.verdict == "neutral" and entry.evidence and not entry.same:
