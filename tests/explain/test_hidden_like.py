@@ -51,8 +51,6 @@ VERDICTS = {
 }
 # (program, property) -> exactly what fails; strict: remove the line when it passes
 OPEN = {
-    ("vicreg_literal", "fits"): "27 plain lines: 12 numbered lines, half of them a constant factor's product rule "
-                                "(25/n, -25/n, 1/(2 sqrt(u2)), -12.5/(m n)) on the variance hinge's path",
     ("double_dqn", "names"): "the stop of the user's target is a let called c (c = sg(dot(best, T @ s2))), "
                              "and the user's target is gone from the title (0.99*c - r)",
     ("soft_q", "names"): "the user's L (the TD error) is a let beside the generated ∂L/∂: (1) reads "
