@@ -101,33 +101,23 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
     with that node's adjoint, then the tidied form and the identities of the
     rewrites that gave it. The adjoint of a node the user named (names: value →
     Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it, so ∂L/∂W reads
-    outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that only passes its
-    user's adjoint on unchanged (a sum), a reshape's (bookkeeping.py), a reciprocal's
-    (SymPy's 1/u), a constant adjoint or a constant factor's (folds.py) is left out, except the variable's
-    own; a long pass keeps the named and tensor lines."""
+    outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that says nothing new is left out
+    (_silent, folds.py), except the variable's own; a long pass keeps the named and tensor lines."""
     names = names or {}
     variables = wrt if isinstance(wrt, tuple) else (wrt,)
-    tidied: dict = {}
-    bars: dict = {}
-    uses = _uses(expr)
-    lines = []
-    tidier = Tidier()
+    tidied, bars, uses, lines, tidier = {}, {}, _uses(expr), [], Tidier()
     traced = trace(expr, wrt, tidier)
     folds = FoldedAbove([node for node, _ in traced], uses, lambda n: n in variables or n in names)
     for node, adjoint in traced:
         tidied[node] = tidier(adjoint)
         if node in names:
             bars[node] = AdjointName(names[node].name, shape_of(node))
-        if node == expr or not (node in variables or node.args) or node in folds.folded:
-            continue
         arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
-        if node not in variables and (constant(tidied[node]) or node not in names and (
-                _passes_on(arriving, tidied, tidied[node]) or scaled(node, arriving)
-                or bookkeeping(node, arriving, names, variables) or _reciprocal(node))):
+        if node == expr or not (node in variables or node.args) or node in folds.folded or _silent(
+                node, arriving, tidied, names, variables):
             continue
         top, factor = folds.above.get(node, (node, sp.S.One))  # a line folded into this one: its rule, scaled
-        if top is not node:
-            arriving = [(user, k) for user, k in uses.get(top, ()) if user in tidied]
+        arriving = [(user, k) for user, k in uses.get(top, ()) if user in tidied]
         above = ruler(arriving[-1][0], uses, tidied, names, variables)
         lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor)))
     lines = _within_budget(lines, variables, names)
@@ -140,6 +130,15 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
         derived = derived[0] if wrt in tidied else result
     return VectorDerivation("the reverse pass at the tensor level, one adjoint rule per operation",
                             (), tuple(lines), derived)
+
+
+def _silent(node, arriving, tidied, names, variables) -> bool:
+    """A line left out: a constant adjoint, or one that says nothing the line below does not (a sum passing the
+    adjoint on, a constant factor, a reshape, a reciprocal); never the variable's, a named node's only when
+    constant."""
+    return node not in variables and (constant(tidied[node]) or node not in names and (
+        _passes_on(arriving, tidied, tidied[node]) or scaled(node, arriving)
+        or bookkeeping(node, arriving, names, variables) or _reciprocal(node)))
 
 
 def _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor=sp.S.One) -> VectorLine:
