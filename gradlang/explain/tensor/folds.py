@@ -23,8 +23,9 @@ from gradlang.expr.tensor.shapes import is_size
 
 
 def constant(value) -> bool:
-    """A number, or a formula of sizes only (a mean's 25/(m*n) at symbolic sizes, 25/6 at literal ones)."""
-    return value.is_number or bool(value.free_symbols) and all(is_size(s) for s in value.free_symbols)
+    """A formula of numbers and sizes only (a mean's 25/(m*n) at symbolic sizes, 25/6 at literal ones; ones(n)
+    as ones(3))."""
+    return all(is_size(s) for s in value.free_symbols)
 
 
 def scaled(node, arriving) -> bool:
@@ -36,8 +37,9 @@ def scaled(node, arriving) -> bool:
 
 
 def _scales(user, at: int) -> bool:
-    """Is the user's argument at `at` times a constant all the user does to it?"""
-    return isinstance(user, sp.Mul) and all(constant(factor) for k, factor in enumerate(user.args) if k != at)
+    """Is the user's argument at `at` times a scalar constant all the user does to it (not a data array's ⊙)?"""
+    return isinstance(user, sp.Mul) and all(constant(factor) and not shape_of(factor)
+                                            for k, factor in enumerate(user.args) if k != at)
 
 
 class FoldedAbove:
