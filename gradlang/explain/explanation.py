@@ -143,8 +143,9 @@ def said(explanation: Explanation) -> Explanation:
     explanation = telescoped(with_written(explanation, phrase), phrase)  # in the order listed: higher.py
     sentences = stop_sentences(explanation)
     compact = len(explanation.ledger) > GROUPED  # an entry's one line holds more than its verdict
-    verdicts = (tuple(verdict(e, explanation.request) for e in explanation.ledger) if compact
-                else tuple(sentence[-1] for sentence in sentences))  # JSON's words: the ledger's own verdicts
+    verdicts = tuple(verdict(e, explanation.request) if compact or e.same else sentence[-1]
+                     for e, sentence in zip(explanation.ledger, sentences))  # JSON's words: the ledger's verdicts,
+    # in full where a compact line says them briefly
     identity = closing(explanation) if explanation.ledger else ()
     return replace(explanation, sentences=sentences, verdicts=verdicts, identity=identity)
 

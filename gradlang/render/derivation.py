@@ -434,6 +434,8 @@ def _json_stop(entry, words, show) -> dict:
     """One ledger entry as data: the stop, its path, adjoint, removed term and verdict."""
     data = {"stop": show(entry.stop), "verdict": entry.verdict, "reaching": [show(v) for v in entry.reaching],
             "words": plain_note(words, show)}
+    if entry.same:  # a stop written again: which written stop's entry counts its value (by name, else by place)
+        data["same_as"] = str(entry.same[1])
     if entry.verdict != "irrelevant" and entry.order >= 2:  # no adjoint arrives (explain/ledger/higher.py)
         data.update(order=entry.order, removed=show(removed_value(entry)))
     elif entry.verdict != "irrelevant":

@@ -51,10 +51,6 @@ VERDICTS = {
 }
 # (program, property) -> exactly what fails; strict: remove the line when it passes
 OPEN = {
-    ("vicreg_literal", "fits"): "27 plain lines: 12 numbered lines, half of them a constant factor's product rule "
-                                "(25/n, -25/n, 1/(2 sqrt(u2)), -12.5/(m n)) on the variance hinge's path",
-    ("batch_norm", "fits"): "26 plain lines (25 before every written stop had its entry): the running mean's "
-                            "second writing of sg(mean(X, axis=0)) is a two-line 'the same stop as mu' entry",
 }
 
 

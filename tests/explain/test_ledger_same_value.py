@@ -31,8 +31,7 @@ def test_each_named_stop_has_an_entry_and_the_node_is_counted_once(size):
                          "explain grad(sum(a*x) + sum(b*x^2) + sum(c), x)")
     ledger = result.steps[-1].ledger
     assert len(ledger) == 3, text
-    assert "# stop a: the same stop as b (one value: that entry counts it)" in text, text
-    assert "#    neutral: the same value as that stop's; what it removes is counted there, once" in text, text
+    assert "# stop a: the same stop as b; neutral: counted at that entry, once" in text, text
     assert "= g + r₁ + r₂ (g = grad(L, x))" in text and "r₃" not in text, text  # the node's term once
     assert "three stops: two blocking, one neutral" in text, text
     assert "✓ equals grad" in text, text

@@ -63,9 +63,14 @@ def test_each_of_batch_norms_three_stops_has_an_entry_in_every_format(size, by):
     written = source.count("sg(")
     assert written == 3 and len(result.steps[-1].ledger) == written, text
     assert sum(line.startswith("# stop ") for line in text.splitlines()) == written, text
-    assert any(line.startswith("# stop sg(") and line.endswith(": the same stop as mu (one value: that entry "
-               "counts it)") for line in text.splitlines()), text
-    assert len(to_json(result)["steps"][-1]["stops"]) == written
+    same = [line for line in text.splitlines() if line.startswith("# stop sg(") and "the same stop as" in line]
+    first = "neutral" if by == "X" else "irrelevant"  # mu's stop removes a term from X's gradient, none from g's
+    said = f": the same stop as mu; {first}: counted at that entry, once"  # one line: which stop, its verdict
+    assert len(same) == 1 and same[0].endswith(said), text
+    assert len(to_json(result)["steps"][-1]["ledger"]) == written + 1  # each entry, then the identity
+    stops = to_json(result)["steps"][-1]["stops"]
+    assert len(stops) == written and [s.get("same_as") for s in stops].count("mu") == 1
+    assert "what it removes is counted there, once" in stops[[s.get("same_as") for s in stops].index("mu")]["words"]
     assert to_latex(result).count("the same stop as") == 1
     assert "the same stop as" in _rich_text(result)
     assert "r₂" not in text and "✓ equals grad" in text, text  # the one node's term counted once
@@ -100,9 +105,9 @@ def test_a_stop_written_twice_unnamed_has_two_entries_the_second_pointing_at_the
     column = source.splitlines()[-1].index("sg(") + 1
     assert len(result.steps[-1].ledger) == 2, text
     line = source.count("\n") + 1
-    said = f": the same stop as the one at line {line}, column {column} (one value: that entry counts it)"
+    said = f": the same stop as the one at line {line}, column {column}; neutral: counted at that entry, once"
     assert any(line.startswith("# stop sg(") and line.endswith(said) for line in text.splitlines()), text
-    assert "#    neutral: the same value as that stop's; what it removes is counted there, once" in text, text
+    assert "#    neutral:" not in text, text  # the entry is its one line
     assert "r₂" not in text and "r₁" in text and "✓ equals" in text, text
     assert [s["verdict"] for s in to_json(result)["steps"][-1]["stops"]] == ["blocking", "neutral"]
 

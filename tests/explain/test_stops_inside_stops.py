@@ -83,6 +83,6 @@ def test_a_value_of_stops_and_data_is_a_constant_to_the_pass():
 def test_a_stop_bound_twice_that_the_loss_does_not_read_has_its_entry():
     result, text = _last("x: R^3\nc = sg(max(x))\nd = sg(max(x))\nL = sum(exp(x - d))\nexplain grad(L, x)")
     assert len(re.findall(r"^# stop ", text, re.M)) == 2, text
-    assert "# stop c: the same stop as d (one value: that entry counts it)" in text, text
+    assert "# stop c: the same stop as d; neutral: counted at that entry, once" in text, text
     assert "= g + r₁ (g = grad(L, x))" in text and "r₂" not in text, text  # the node's term once
     assert "✓ equals grad" in text, text

@@ -61,7 +61,7 @@ TABLE = [
     ("REINFORCE", "reinforce", "grad(surrogate(2), theta)", REVERSE,
      ["∂L/∂theta = pi*(∂L/∂pi - dot(∂L/∂pi, pi))", "= onehot(2, 3)*sg(2 - b) - pi*sg(2 - b)"]),
     ("norm", "x: R^3", "grad(norm(x), x)", REVERSE, ["∂L/∂x = x/norm(x)"]),
-    ("sum of squares", "x: R^3", "grad(sum((x - 1)^2), x)", REVERSE, ["∂L/∂x = 2*(x - 1)"]),
+    ("sum of squares", "x: R^3", "grad(sum((x - 1)^2), x)", REVERSE, ["∂L/∂x = 2*x - 2 = 2*(x - 1)"]),
     ("dot", "w: R^3\nx: R^3", "grad(dot(w, x), x)", REVERSE, ["= w"]),
     ("elementwise Jacobian", "x: R^3", "jacobian(sigmoid(x), x)", FORWARD, ["diag("]),
     ("sigmoid cross-entropy", "y: R", "diff(-(y*log(sigmoid(z)) + (1-y)*log(1-sigmoid(z))), z)",

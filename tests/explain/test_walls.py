@@ -32,7 +32,7 @@ def test_a_stop_of_a_users_name_is_written_by_it_and_no_side_is_said_twice():
     """sg(x_norm), never a letter c; the sides a name makes equal (δ = δ once δ names the adjoint) are one."""
     lines = _derivation(ADVERSARIAL)
     text = "\n".join(lines)
-    assert "(3)  ∂L/∂w = -δ*tanh(sg(x_norm))  " in text and "δ = sigmoid(-dot(w, tanh(sg(x_norm))))" in text
+    assert "(2)  ∂L/∂w = -δ*tanh(sg(x_norm))  " in text and "δ = sigmoid(-dot(w, tanh(sg(x_norm))))" in text
     assert "= δ = δ" not in text and "= -δ*tanh(sg(x_norm)) = -δ*tanh(sg(x_norm))" not in text
     assert not any(line.startswith(("# let  c = ", "#      c = ")) for line in lines)
     assert max(len(line) for line in lines if "blocking: removes" not in line) <= 100  # the ledger's own term aside

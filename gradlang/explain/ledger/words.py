@@ -297,8 +297,9 @@ def lines(explanation) -> tuple:
     lets = {str(let.name) for let in getattr(vector, "lets", ()) or ()}
     if len(explanation.ledger) > GROUPED:
         return tuple(_compact(e, request, name, expr, display, lets) for e, name in named)
-    # a stop inside another has nothing of its own to say but where it is: one line, as a compact entry
-    said = tuple(_compact(e, request, name, expr, display, lets) if e.inside else
+    # a stop inside another has nothing of its own to say but where it is, and a stop written again (its value
+    # one node with an earlier stop's) nothing but which stop it repeats: one line each, as a compact entry
+    said = tuple(_compact(e, request, name, expr, display, lets) if e.inside or e.same else
                  (*_split(head(e, request, () if e.parts else forms.get(e.stop, ()), display), display),
                   verdict(e, request, () if e.parts else removes.get(e.stop, ()), name, expr, display))
                  for e, name in named)
@@ -351,7 +352,7 @@ def _compact(entry, request, name: str, expr, display, lets=frozenset()) -> tupl
 def _brief_verdict(entry, request, name: str, expr, display) -> Note:
     """The verdict of a compact entry: as a full entry says it, in fewer words."""
     if entry.same:
-        return note(f"{entry.verdict}: counted at that stop's entry, once")
+        return note(f"{entry.verdict}: counted at that entry, once")
     if entry.verdict == "irrelevant" and not (entry.constant or entry.untaken or entry.inside):
         return note("irrelevant: it does not depend on ", over(request))
     if entry.verdict == "neutral" and entry.evidence and not entry.same:

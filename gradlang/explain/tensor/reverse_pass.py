@@ -5,7 +5,8 @@ Each line is the adjoint of one subexpression the gradient flows through,
 that sent it (`matmul: Ā = Ȳ Bᵀ`, `softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)`, as the
 operation's record says it: record.TensorRule's `said`). Lines
 for plain arithmetic that only passes the adjoint on (a sum, a sign) are
-left out; the last line is the gradient itself. The records are explain's
+left out, and a constant factor is folded into the adjoint below it (folds.py);
+the last line is the gradient itself. The records are explain's
 own (formula.VectorDerivation), so every output form renders them.
 """
 
@@ -30,6 +31,7 @@ from gradlang.explain.layout import long_stop, shorten
 from gradlang.explain.ledger.components import outermost_stops, removed_value
 from gradlang.explain.tensor.constants import constant_lets, constant_names
 from gradlang.explain.tensor.bookkeeping import bookkeeping, ruler
+from gradlang.explain.tensor.folds import FoldedAbove, constant, scaled
 from gradlang.explain.tensor.lets import forward_names, read_lets, tidied_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
 from gradlang.explain.ledger.words import GROUPED, phrase
@@ -106,29 +108,25 @@ def tensor_derivation(expr, wrt, result, names=None, loss: str = LETTER) -> Vect
     with that node's adjoint, then the tidied form and the identities of the
     rewrites that gave it. The adjoint of a node the user named (names: value →
     Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it (L: the loss's letter), so ∂L/∂W reads
-    outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that only passes its
-    user's adjoint on unchanged (a sum), a reshape's (bookkeeping.py), or a reciprocal's
-    (SymPy's 1/u), is left out, except the variable's own; a long pass keeps the named and tensor lines."""
+    outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that says nothing new is left out
+    (_silent, folds.py), except the variable's own; a long pass keeps the named and tensor lines."""
     names = names or {}
     variables = wrt if isinstance(wrt, tuple) else (wrt,)
-    tidied: dict = {}
-    bars: dict = {}
-    uses = _uses(expr)
-    lines = []
-    tidier = Tidier()
-    for node, adjoint in trace(expr, wrt, tidier):
+    tidied, bars, uses, lines, tidier = {}, {}, _uses(expr), [], Tidier()
+    traced = trace(expr, wrt, tidier)
+    folds = FoldedAbove([node for node, _ in traced], uses, lambda n: n in variables or n in names)
+    for node, adjoint in traced:
         tidied[node] = tidier(adjoint)
         if node in names:
             bars[node] = AdjointName(names[node].name, shape_of(node), loss)
-        if node == expr or not (node in variables or node.args):
-            continue
         arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
-        if node not in variables and (tidied[node].is_number or node not in names and (
-                _passes_on(arriving, tidied, tidied[node]) or bookkeeping(node, arriving, names, variables)
-                or _reciprocal(node))):
+        if node == expr or not (node in variables or node.args) or node in folds.folded or _silent(
+                node, arriving, tidied, names, variables):
             continue
+        top, factor = folds.above.get(node, (node, sp.S.One))  # a line folded into this one: its rule, scaled
+        arriving = [(user, k) for user, k in uses.get(top, ()) if user in tidied]
         above = ruler(arriving[-1][0], uses, tidied, names, variables)
-        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above, loss)))
+        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor, loss)))
     lines = _within_budget(lines, variables, names)
     lines += [(v, VectorLine(_lhs(v, v, loss=loss), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
                              (_said(_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT, loss),)))
@@ -141,10 +139,21 @@ def tensor_derivation(expr, wrt, result, names=None, loss: str = LETTER) -> Vect
                             (), tuple(lines), derived)
 
 
-def _line(node, wrt, arriving, tidied, bars, names, tidier, above, loss: str = LETTER) -> VectorLine:
-    """One node's line: the users' rules with their adjoints (by name where named), then the tidied form, and
-    the rule of `above` (the user above it, or the operation above an unshown reshape)."""
-    raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
+def _silent(node, arriving, tidied, names, variables) -> bool:
+    """A line left out: a constant adjoint, or one that says nothing the line below does not (a sum passing the
+    adjoint on, a constant factor, a reshape, a reciprocal); never the variable's, a named node's only when
+    constant."""
+    return node not in variables and (constant(tidied[node]) or node not in names and (
+        _passes_on(arriving, tidied, tidied[node]) or scaled(node, arriving)
+        or bookkeeping(node, arriving, names, variables) or _reciprocal(node)))
+
+
+def _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor=sp.S.One,
+          loss: str = LETTER) -> VectorLine:
+    """One node's line: the users' rules with their adjoints (by name where named), times the constant factor
+    of a line folded into it (folds.py), then the tidied form, and the rule of `above` (the user above it, or
+    the operation above an unshown reshape)."""
+    raw = factor * sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
     shown = tidier(raw, used)
@@ -373,8 +382,8 @@ def _measured(derivation, entries, expr) -> list:
     """What a reader reads on one line each: a pass line's sides, a ledger entry's adjoint (after its words;
     none in a compact ledger, which leaves the adjoints to JSON),
     the form that shows an adjoint is 0 where the entry shows one (`s[0]*sum(s) - s[0] = 0  (Σₖ sₖ = 1)`)."""
-    lines = [[p for p in (*line.lhs, *(part for side in line.rhs for part in side)) if isinstance(p, sp.Basic)]
-             for line in derivation.lines]
+    lines = [[*(p.plain if isinstance(p, Math) else p for p in line.lhs),  # ∂L/∂( and ) take columns too
+              *(p for side in line.rhs for p in side if isinstance(p, sp.Basic))] for line in derivation.lines]
     back = _written_stops(expr)
     lines += [["stop c: cuts the path from x; adjoint arriving: ", rebuild(_arriving(e), back)]
               for e in entries if e.verdict != "irrelevant"]
