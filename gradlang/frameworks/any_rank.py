@@ -101,13 +101,15 @@ def onehot_of_extreme(y: Value, axis: int, n: int, shape: tuple, name: str) -> V
 
 def concatenated(parts: list, axis: int, shape: tuple) -> Value:
     """concat([a, b, …], k) along framework axis `axis`. A part of length 1 along it has no such axis in gradlang:
-    a run of them is stacked (`stack([s, t], k)`), and a lone one in a vector is the literal `[s]`."""
+    in a vector, one entry of a vector (rlax's `v_t[-1:]`) is its slice `v[i:i+1]`, a tensor of length 1, so the
+    join stays one node of the formula; other runs of them are stacked (`stack([s, t], k)`), and a lone one in
+    a vector is the literal `[s]` (a list of components, which takes the formula to its components)."""
     long = [i for i, d in enumerate(shape) if d != 1]
     if shape[axis] == 1 or len(parts) == 1:
         return Value(parts[0].text, shape, parts[0].prec, parts[0].scalar, number=parts[0].number)
     place, blocks, run = long.index(axis), [], []
     for part in [*parts, None]:
-        if part is not None and part.shape[axis] == 1:
+        if part is not None and part.shape[axis] == 1 and not (len(long) == 1 and part.entry is not None):
             run.append(fill(_stretched(part, shape, axis)).text)
             continue
         if len(run) > 1:
@@ -117,7 +119,10 @@ def concatenated(parts: list, axis: int, shape: tuple) -> Value:
         elif run:
             raise TranslateError(f"a concatenate of shape {tuple(shape)} with one part of length 1 along the axis")
         run = []
-        if part is not None:
+        if part is not None and part.shape[axis] == 1:
+            vector, i = part.entry
+            blocks.append(f"{wrap(vector, ATOM)}[{i}:{i + 1}]")
+        elif part is not None:
             blocks.append(fill(_stretched(part, shape, axis)).text)
     if len(blocks) == 1:  # every part of length 1 along the axis: their stack
         return Value(blocks[0], shape)
