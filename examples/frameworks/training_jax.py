@@ -45,12 +45,17 @@ def keyed():
     return (jnp.array([0.3, -0.2, 0.9]), jax.random.key(7))
 
 
-def unread_outputs(params, x):
-    """A network that returns more than the loss reads (Dopamine's C51 returns q-values and probabilities beside
-    the logits): the probabilities' softmax and a stop nothing reads are no part of the loss."""
+def _network(params, x):
     logits = x @ params
     probabilities = jax.nn.softmax(logits)
     baseline = jax.lax.stop_gradient(jnp.mean(logits))
+    return logits, probabilities, baseline
+
+
+def unread_outputs(params, x):
+    """A network that returns more than the loss reads (Dopamine's C51 returns q-values and probabilities beside
+    the logits): the probabilities' softmax and the stopped baseline are no part of the loss."""
+    logits, _, _ = _network(params, x)
     return -jax.nn.log_softmax(logits)[0]
 
 

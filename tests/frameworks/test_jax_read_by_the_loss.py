@@ -17,7 +17,7 @@ import pytest
 
 from gradlang import Session
 from gradlang.render.plain import to_plain
-from tests.frameworks.harness import point, run, translated, user_attribute, worst
+from tests.frameworks.harness import point, run, user_attribute, worst
 from tests.frameworks.test_training_patterns import line_of
 
 jax = pytest.importorskip("jax")
