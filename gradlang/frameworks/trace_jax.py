@@ -8,8 +8,10 @@ evaluated at the point (so a piecewise-constant integer result such as an
 argmax is written as its value there) and translated by its rule
 (jax_rules.py); jit / pjit bodies are inlined, and so are custom_jvp and
 custom_vjp bodies, whose custom rule gives way to the derivative of the
-primal (a comment says so). Every stop_gradient is kept, with the user's file
-and line from the equation's source_info.
+primal (a comment says so). What the loss never reads is left out first, as
+jit leaves it out; every stop_gradient the loss reads is kept, with the user's
+file and line from the equation's source_info, and one it never reads is named
+in a note with its line.
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ def _read_by_the_loss(jaxpr, writer: Writer):
     kept, _ = partial_eval.dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars), instantiate=True)
     dropped = _stop_places(jaxpr)
     for place in _stop_places(kept):
-        dropped.remove(place)
+        if place in dropped:
+            dropped.remove(place)
     if dropped:
         places = ", ".join(dict.fromkeys(str(where) for where in dropped))
         writer.note(f"the stop_gradient at {places} is left out: the loss never reads its value (what no "
