@@ -43,3 +43,36 @@ def drawn(x, key):
 
 def keyed():
     return (jnp.array([0.3, -0.2, 0.9]), jax.random.key(7))
+
+
+def _network(params, x):
+    logits = x @ params
+    probabilities = jax.nn.softmax(logits)
+    baseline = jax.lax.stop_gradient(jnp.mean(logits))
+    return logits, probabilities, baseline
+
+
+def unread_outputs(params, x):
+    """A network that returns more than the loss reads (Dopamine's C51 returns q-values and probabilities beside
+    the logits): the probabilities' softmax and the stopped baseline are no part of the loss."""
+    logits, _, _ = _network(params, x)
+    return -jax.nn.log_softmax(logits)[0]
+
+
+def joined(x):
+    """rlax's V-trace bootstrap joins a vector's last entry (`v[-1:]`) to a vector; a scalar and a number too."""
+    z = jnp.tanh(x)
+    y = jnp.concatenate([0.5 * z[:-1], z[-1:], jnp.sum(z)[None], jnp.array([1.5])])
+    return jnp.sum(y * y)
+
+
+def scanned(v, r):
+    """A reverse scan over rows of a formula (rlax's V-trace over its td_errors): each step reads one row."""
+    td = jnp.tanh(v) * r
+
+    def step(acc, x):
+        acc = x + 0.9 * acc
+        return acc, acc
+
+    _, out = jax.lax.scan(step, 0.0, td, reverse=True)
+    return jnp.sum(out ** 2)

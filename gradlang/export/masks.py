@@ -39,7 +39,8 @@ from gradlang.expr.functions import Where
 from gradlang.expr.stopgrad import StopGradient
 from gradlang.expr.tensor.nodes import TensorOp, shape_of as tensor_shape
 from gradlang.expr.tensor.shapes import is_size
-from gradlang.expr.walk import rebuilt
+from gradlang.expr.graph import build_dag
+from gradlang.expr.walk import dag_has, dag_nodes, rebuild, rebuilt
 from gradlang.export.ir import Graph, Node, resolved
 
 ELEMENTWISE = {"neg", "add", "mul", "pow", "prim", "mask"}  # "prim" nodes are elementwise (or where)
@@ -97,9 +98,24 @@ def masked_components(items: list) -> list:
 
     A component is a number, so every condition in it is a scalar: every
     symbol of a branch is masked (`Where(c, s, sg(s))`, made of the primitives
-    the printers already spell), inner wheres first.
+    the printers already spell), inner wheres first. The components are walked
+    as one DAG, each distinct subexpression once: they share their parts (an
+    unrolled scan's every step holds the one before, rlax's V-trace), and SymPy's
+    own replace, free_symbols and xreplace walk a tree, a shared part once per
+    path to it (that export took more than 60 s of CPU, and 340 s to finish).
     """
-    return [e.replace(lambda x: isinstance(x, Where), _masked_where) if e.has(Where) else e for e in items]
+    exprs = [e for e in items if isinstance(e, sp.Basic)]
+    if not dag_has(exprs, Where):
+        return list(items)
+    dag = build_dag(exprs)
+    built: list = []
+    for node, kids in zip(dag.nodes, dag.children):
+        args = [built[k] for k in kids]
+        if kids and any(a is not b for a, b in zip(args, node.args)):
+            node = node.func(*args)
+        built.append(_masked_where(node) if isinstance(node, Where) else node)
+    masked = iter(built[r] for r in dag.roots)
+    return [next(masked) if isinstance(e, sp.Basic) else e for e in items]
 
 
 def _masked_where(where):
@@ -109,10 +125,14 @@ def _masked_where(where):
 
 
 def _masked_symbols(branch, condition, taken: bool):
-    symbols = sorted(getattr(branch, "free_symbols", ()), key=str)
+    """The branch with each of its free symbols masked, found and replaced over its DAG (see above)."""
+    if not isinstance(branch, sp.Basic):
+        return branch
+    leaves = [node for node in dag_nodes(branch) if not node.args]
+    symbols = sorted(set().union(*(leaf.free_symbols for leaf in leaves)), key=str)
     masks = {s: Where(condition, *((s, StopGradient(s)) if taken else (StopGradient(s), s)), evaluate=False)
              for s in symbols}
-    return branch.xreplace(masks) if masks else branch
+    return rebuild(branch, masks, lambda node, args: node.func(*args)) if masks else branch
 
 
 def masked_formula(expr):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import string
 
-from gradlang.frameworks.program import ATOM, TranslateError, Value, fill, wrap
+from gradlang.frameworks.program import ATOM, PRODUCT, TranslateError, Value, fill, wrap
 
 
 def sizes_text(sizes: tuple) -> str:
@@ -101,27 +101,41 @@ def onehot_of_extreme(y: Value, axis: int, n: int, shape: tuple, name: str) -> V
 
 def concatenated(parts: list, axis: int, shape: tuple) -> Value:
     """concat([a, b, …], k) along framework axis `axis`. A part of length 1 along it has no such axis in gradlang:
-    a run of them is stacked (`stack([s, t], k)`), and a lone one in a vector is the literal `[s]`."""
+    beside a vector it is a tensor of length 1 (`_length_one`), so the join stays one node of the formula; a run
+    of them in a matrix is stacked (`stack([s, t], k)`), and a vector of them only is their stack."""
     long = [i for i, d in enumerate(shape) if d != 1]
     if shape[axis] == 1 or len(parts) == 1:
         return Value(parts[0].text, shape, parts[0].prec, parts[0].scalar, number=parts[0].number)
+    beside_a_vector = len(long) == 1 and any(part.shape[axis] != 1 for part in parts)
     place, blocks, run = long.index(axis), [], []
     for part in [*parts, None]:
-        if part is not None and part.shape[axis] == 1:
+        if part is not None and part.shape[axis] == 1 and not beside_a_vector:
             run.append(fill(_stretched(part, shape, axis)).text)
             continue
         if len(run) > 1:
             blocks.append(f"stack([{', '.join(run)}], {place})")
-        elif run and len(long) == 1:
-            blocks.append(f"[{run[0]}]")
         elif run:
             raise TranslateError(f"a concatenate of shape {tuple(shape)} with one part of length 1 along the axis")
         run = []
         if part is not None:
-            blocks.append(fill(_stretched(part, shape, axis)).text)
+            blocks.append(_length_one(part) if part.shape[axis] == 1 else fill(_stretched(part, shape, axis)).text)
     if len(blocks) == 1:  # every part of length 1 along the axis: their stack
         return Value(blocks[0], shape)
     return Value(f"concat([{', '.join(blocks)}], {place})", shape)
+
+
+def _length_one(part: Value) -> str:
+    """A scalar joined to a vector, as a tensor of length 1: an entry of a vector (rlax's `v_t[-1:]`) as its
+    slice `v[i:i+1]`, a number as the literal `[c]`, any other scalar as `s * onehot(0, 1)`. The literal `[s]`
+    of a formula is a list of components, and a join of one takes the whole loss to its components (rlax's
+    V-trace: more than 100 000 nodes as a tree for explain, over 60 s for export)."""
+    if part.entry is not None:
+        vector, i = part.entry
+        return f"{wrap(vector, ATOM)}[{i}:{i + 1}]"
+    scalar = fill(part)
+    if scalar.number is not None:
+        return f"[{scalar.text}]"
+    return f"{wrap(scalar, PRODUCT)} * onehot(0, 1)"
 
 
 def _stretched(part: Value, shape: tuple, axis: int) -> Value:

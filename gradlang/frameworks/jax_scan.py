@@ -26,6 +26,7 @@ def unrolled(walker, eqn, ins: list, where: Where) -> list:
     n_consts, n_carry, length = params["num_consts"], params["num_carry"], params["length"]
     steps = range(length - 1, -1, -1) if params["reverse"] else range(length)
     live = [walker.is_live(v) for v in eqn.invars]
+    ins = _named(walker.writer, body, ins, n_consts, n_carry, length)
     carry, carry_live = ins[n_consts:n_consts + n_carry], live[n_consts:n_consts + n_carry]
     walker.writer.body.append(Line("", f"lax.scan at {where} unrolled at its traced length: {length} step(s)"
                                        f"{' from the last' if params['reverse'] else ''}"))
@@ -42,6 +43,23 @@ def unrolled(walker, eqn, ins: list, where: Where) -> list:
         ys.reverse()
     stacked = [_stacked([step[k] for step in ys], walker.writer) for k in range(len(body.outvars) - n_carry)]
     return [*carry, *stacked], [*carry_live, *(any(flags) for flags in zip(*ys_live))]
+
+
+def _named(writer, body, ins: list, n_consts: int, n_carry: int, length: int) -> list:
+    """The constants and scanned arrays every step reads, each bound to a name when more than one step reads
+    it: rlax's V-trace scans its td_errors, a formula of the critic, and each step reads a row of it; written
+    inline, each row would repeat the whole formula (`(min(1.0, t16) * (…))[3]`, `(…)[2]`, …)."""
+    reads = {}
+    for eqn in body.eqns:
+        for var in eqn.invars:
+            reads[id(var)] = reads.get(id(var), 0) + 1
+    for var in body.outvars:
+        reads[id(var)] = reads.get(id(var), 0) + 1
+    named = list(ins)
+    for k in [*range(n_consts), *range(n_consts + n_carry, len(ins))]:
+        value, point = ins[k]
+        named[k] = (writer.bind(value, reads.get(id(body.invars[k]), 0) * length), point)
+    return named
 
 
 def _row(value: Value, point, t: int) -> tuple:

@@ -214,7 +214,7 @@ def index(a: Value, axis: int, i: int, shape: tuple) -> Value:
     x = fill(a)
     kept = [k for k, d in enumerate(a.shape) if d != 1]
     if len(kept) == 1:
-        return Value(f"{wrap(x, ATOM)}[{i}]", shape)
+        return Value(f"{wrap(x, ATOM)}[{i}]", shape, entry=(x, i))
     if len(kept) > 2:
         return any_rank.indexed(a, kept.index(axis), i, shape)
     return Value(f"{wrap(x, ATOM)}[{i}, :]" if kept.index(axis) == 0 else f"{wrap(x, ATOM)}[:, {i}]", shape)

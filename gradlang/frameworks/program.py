@@ -101,6 +101,7 @@ class Value:
     root: "Value | None" = None
     argmax: tuple | None = None  # an index fixed at the point that is argmax(source, axis): (source, axis)
     stopped: bool = False  # the name of a stop_gradient line (a case of rlax's select(c, sg(x), x))
+    entry: tuple | None = None  # one entry of a vector, v[i]: (v, i) (a join writes it as the slice v[i:i+1])
 
     @property
     def sizes(self) -> tuple:
@@ -232,7 +233,7 @@ class Writer:
         written(value)
         name = self.fresh()
         self.body.append(Line(f"{name} = {value.text}", comment, "assignment", name, origin))
-        return Value(name, value.shape, ATOM, condition=value.condition, argmax=value.argmax)
+        return Value(name, value.shape, ATOM, condition=value.condition, argmax=value.argmax, entry=value.entry)
 
     def bound(self, where: Where | None = None) -> None:
         """Count one more binding; past MAX_TRANSLATED_STATEMENTS, refuse before the program is written.

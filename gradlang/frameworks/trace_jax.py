@@ -8,8 +8,10 @@ evaluated at the point (so a piecewise-constant integer result such as an
 argmax is written as its value there) and translated by its rule
 (jax_rules.py); jit / pjit bodies are inlined, and so are custom_jvp and
 custom_vjp bodies, whose custom rule gives way to the derivative of the
-primal (a comment says so). Every stop_gradient is kept, with the user's file
-and line from the equation's source_info.
+primal (a comment says so). What the loss never reads is left out first, as
+jit leaves it out; every stop_gradient the loss reads is kept, with the user's
+file and line from the equation's source_info, and one it never reads is named
+in a note with its line.
 """
 
 from __future__ import annotations
@@ -54,15 +56,55 @@ def trace(function, args: tuple, names: list, writer: Writer, name: str) -> Trac
 
     points = [leaf.value for leaf in floats]
     closed = called(f"tracing {name} with jax.make_jaxpr", lambda: jax.make_jaxpr(flat)(*points))
-    env = {var: writer.declare(leaf.name, leaf.shape, leaf.comment) for var, leaf in zip(closed.jaxpr.invars, floats)}
-    at = dict(zip(closed.jaxpr.invars, points))
-    walker = _Walker(writer, _uses(closed.jaxpr), set(closed.jaxpr.invars))
-    walker.consts(closed.jaxpr.constvars, closed.consts, env, at)
-    outs = walker.run(closed.jaxpr, env, at, None)
+    jaxpr = _read_by_the_loss(closed.jaxpr, writer)
+    env = {var: writer.declare(leaf.name, leaf.shape, leaf.comment) for var, leaf in zip(jaxpr.invars, floats)}
+    at = dict(zip(jaxpr.invars, points))
+    walker = _Walker(writer, _uses(jaxpr), set(jaxpr.invars))
+    walker.consts(jaxpr.constvars, closed.consts, env, at)
+    outs = walker.run(jaxpr, env, at, None)
     if len(outs) != 1:
         raise TranslateError(f"{name} returns {len(outs)} values: gradlang translates a function returning one loss")
     value = scalar(outs[0][1], name)
     return Traced(outs[0][0], value, floats, _gradients(jax, closed, points, name))
+
+
+def _read_by_the_loss(jaxpr, writer: Writer):
+    """The jaxpr without the equations whose results the loss never reads (dead code, as jit leaves it out).
+
+    make_jaxpr records everything the function ran: Dopamine's network returns its probabilities beside the
+    logits the loss reads, and jax.nn.softmax's stop_gradient of the maximum comes with them. Written, such a
+    stop is one the ledger cannot place (no path of the loss meets it), and the program would compute what
+    nothing reads. JAX's own dead-code elimination (the one jit runs, through calls, scans and custom rules)
+    leaves them out; a stop left out is named in a note with its line, so no stop of the source goes unsaid.
+    Every input is kept (a leaf the loss does not read still has its gradient, zero)."""
+    from jax.interpreters import partial_eval
+
+    kept, _ = partial_eval.dce_jaxpr(jaxpr, [True] * len(jaxpr.outvars), instantiate=True)
+    dropped = _stop_places(jaxpr)
+    for place in _stop_places(kept):
+        if place in dropped:
+            dropped.remove(place)
+    if dropped:
+        places = ", ".join(dict.fromkeys(str(where) for where in dropped))
+        writer.note(f"the stop_gradient at {places} is left out: the loss never reads its value (what no "
+                    "result of the loss reads is not part of the program, as jit leaves it out)")
+    return kept
+
+
+def _stop_places(jaxpr, outer: Where | None = None) -> list:
+    """Where each stop_gradient equation of the jaxpr and of the bodies it calls is written, in order."""
+    from jax.extend.core import jaxprs_in_params
+
+    found = []
+    for eqn in jaxpr.eqns:
+        where = _where(eqn, outer)
+        if eqn.primitive.name == "stop_gradient":
+            found.append(where)
+        inside = replace(where, note=f"{where.note + ', ' if where.note else ''}inside "
+                                     f"{eqn.params.get('name') or eqn.primitive.name}")
+        for body in jaxprs_in_params(eqn.params):
+            found += _stop_places(body, inside)
+    return found
 
 
 def _gradients(jax, closed, points: list, name: str) -> list:

@@ -157,20 +157,7 @@ def test_translates_as_written_and_agrees_with_jax_grad(spec, example, wrt, stop
     assert all(f"at {file}:" in line for line in written), written
 
 
-# --explain-wrt on these does not yet meet #39's bar; each is the explain engine's (not the importer's: the
-# program translates, agrees and exports), reported to its owners with the case as the repro:
-EXPLAIN_OPEN = {
-    "jax_rlax_vtrace:loss_fn": "LimitError: explain derives an expression of at most 100000 nodes written out as a "
-                               "tree, and grad(loss_fn, params_value) passes it (the V-trace scan unrolled, its "
-                               "errors read by the critic, the advantages and the bootstrap)",
-    "jax_dopamine_c51:loss": "3 ledger entries for 4 written stops: the online network's softmax stop (its "
-                             "probabilities, which the loss never reads) gets no 'never reached' entry",
-}
-EXPLAINED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPLAIN_OPEN[case[0]]))
-             if case[0] in EXPLAIN_OPEN else case for case in CASES]
-
-
-@pytest.mark.parametrize("spec, example, wrt, stops", EXPLAINED, ids=IDS)
+@pytest.mark.parametrize("spec, example, wrt, stops", CASES, ids=IDS)
 def test_explain_wrt_finishes_in_60_lines_with_a_ledger_entry_per_stop(spec, example, wrt, stops):
     program = translated(spec, example, explain_wrt=(wrt,))
     explained = Session().run(program)[-1]
@@ -182,14 +169,7 @@ def test_explain_wrt_finishes_in_60_lines_with_a_ledger_entry_per_stop(spec, exa
 
 # Every export runs: a formula the array reader cannot read is printed as the session's formula, not unrolled
 # into components (A2C's nansum, DreamerV3's twohot critic, BYOL and SimSiam took one to four minutes of CPU so).
-EXPORT_OPEN = {
-    "jax_rlax_vtrace:loss_fn": "LimitError: cannot export t46: it took longer than 60 s of CPU time",
-}
-EXPORTED = [pytest.param(*case, marks=pytest.mark.xfail(strict=True, reason=EXPORT_OPEN[case[0]]))
-            if case[0] in EXPORT_OPEN else case for case in CASES]
-
-
-@pytest.mark.parametrize("spec, example, wrt, stops", EXPORTED, ids=IDS)
+@pytest.mark.parametrize("spec, example, wrt, stops", CASES, ids=IDS)
 def test_export_round_trips_the_gradient(spec, example, wrt, stops, tmp_path):
     from gradlang.export import export_program
 
