@@ -29,9 +29,10 @@ from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, fo
 from gradlang.explain.layout import long_stop, shorten
 from gradlang.explain.ledger.components import outermost_stops, removed_value
 from gradlang.explain.tensor.constants import constant_lets, constant_names
-from gradlang.explain.tensor.bookkeeping import bookkeeping, ruler
+from gradlang.explain.tensor.bookkeeping import bookkeeping, ruler, through_units
 from gradlang.explain.tensor.lets import forward_names, read_lets, tidied_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
+from gradlang.explain.tensor import normalisation
 from gradlang.explain.ledger.words import GROUPED, phrase
 from gradlang.explain.ledger.written import regrouped
 from gradlang.explain.ledger.tensor import tensor_ledger
@@ -92,7 +93,7 @@ def _lhs(node, wrt, names=None) -> tuple:
     return formula("∂L/∂", node) if simple else formula("∂L/∂(", node, ")")
 
 
-def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
+def tensor_derivation(expr, wrt, result, names=None, tidier=None) -> VectorDerivation:
     """The reverse pass of grad(expr, wrt) as numbered lines, output to variable.
 
     Each line is one node's adjoint: the rule of the node above it instantiated
@@ -108,20 +109,28 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
     bars: dict = {}
     uses = _uses(expr)
     lines = []
-    tidier = Tidier()
+    tidier = tidier or Tidier()
+    folded = _normalisations(expr, uses)
+    hidden = set().union(*(site.inside() for found in folded.values() for site in found))
     for node, adjoint in trace(expr, wrt, tidier):
         tidied[node] = tidier(adjoint)
         if node in names:
             bars[node] = AdjointName(names[node].name, shape_of(node))
-        if node == expr or not (node in variables or node.args):
+        if node == expr or not (node in variables or node.args) or node in hidden:
             continue
-        arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
+        arriving = through_units([(user, k) for user, k in uses.get(node, ()) if user in tidied], uses, tidied, names)
+        if node in folded:
+            lines.append((node, _folded(node, wrt, folded[node], arriving, tidied, bars, names, uses)))
+            continue
         if node not in variables and (tidied[node].is_number or node not in names and (
                 _passes_on(arriving, tidied, tidied[node]) or bookkeeping(node, arriving, names, variables)
                 or _reciprocal(node))):
             continue
         above = ruler(arriving[-1][0], uses, tidied, names, variables)
-        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above)))
+        line, shown = _line(node, wrt, arriving, tidied, bars, names, tidier, above)
+        lines.append((node, line))
+        if shown is not None and node not in bars:  # the lines below read this one as it was written
+            bars[node] = shown
     lines = _within_budget(lines, variables, names)
     lines += [(v, VectorLine(_lhs(v, v), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
                              (_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT,)))
@@ -134,9 +143,10 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
                             (), tuple(lines), derived)
 
 
-def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> VectorLine:
+def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> tuple:
     """One node's line: the users' rules with their adjoints (by name where named), then the tidied form, and
-    the rule of `above` (the user above it, or the operation above an unshown reshape)."""
+    the rule of `above` (the user above it, or the operation above an unshown reshape); with the adjoint as
+    the line writes it when it reads a name (else None), for the lines below to read in the same names."""
     raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
@@ -147,7 +157,38 @@ def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> VectorLine
         rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], names) and tidied[node] != shown else ())
     else:
         rhs = (raw, tidied[node]) if changed and _fit(node, raw, tidied[node], names) else (tidied[node],)
-    return VectorLine(_lhs(node, wrt, names), tuple(formula(r) for r in rhs), _rule(above, used))
+    line = VectorLine(_lhs(node, wrt, names), tuple(formula(r) for r in rhs), _rule(above, used))
+    return line, shown if by_name else None
+
+
+def _normalisations(expr, uses) -> dict:
+    """{x: its standardisations} whose inner nodes nothing else uses: each is shown as one step
+    (explain/tensor/normalisation.py)."""
+    found: dict = {}
+    for site in normalisation.sites(expr):
+        inside = site.inside()
+        if all(user in inside or user == site.node for node in inside for user, _ in uses.get(node, ())):
+            found.setdefault(site.x, []).append(site)
+    return found
+
+
+def _adjoint(node, tidied, bars, uses):
+    """A node's adjoint in the names of the lines above: its own name, or what its users send it by theirs."""
+    if node in bars:
+        return bars[node]
+    arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
+    if any(user in bars for user, _ in arriving):
+        return sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
+    return tidied.get(node, sp.S.Zero)
+
+
+def _folded(node, wrt, found, arriving, tidied, bars, names, uses) -> VectorLine:
+    """x's line when it is standardised: the normalisation's closed form from the adjoint of its product, plus
+    what x's other users send it."""
+    inside = set().union(*(site.inside() for site in found), (site.node for site in found))
+    others = [sent(user, bars.get(user, tidied[user]), k) for user, k in arriving if user not in inside]
+    closed = [site.closed_form(_adjoint(site.node, tidied, bars, uses)) for site in found]
+    return VectorLine(_lhs(node, wrt, names), (formula(sp.Add(*others, *closed)),), (found[0].rule(),))
 
 
 def _reciprocal(node) -> bool:
@@ -160,11 +201,43 @@ def _within_budget(lines: list, variables: tuple, names) -> list:
     more than MAX_LINES), only those of named and tensor-valued nodes; at most the last MAX_LINES."""
     if len(lines) > MAX_LINES or (names and len(lines) > NAMED_LINES):
         lines = [(node, line) for node, line in lines if node in variables or node in names or rank(node) > 0]
+        lines = _merged(lines, variables, names)
     if len(lines) <= MAX_LINES:
         return lines
     room = MAX_LINES - sum(node in variables for node, _ in lines)  # every listed variable keeps its line
     others = set([k for k, (node, _) in enumerate(lines) if node not in variables][-room:] if room > 0 else [])
     return [pair for k, pair in enumerate(lines) if pair[0] in variables or k in others]
+
+
+def _merged(lines: list, variables: tuple, names) -> list:
+    """The lines without a line of an unnamed node whose adjoint the next line writes out whole (∂L/∂relu(h) =
+    ∂L/∂z @ W above ∂L/∂h = (∂L/∂z @ W)*where(h > 0, 1, 0)): the next line says both rules, `[matmul, relu: …]`."""
+    kept: list = []
+    for k, (node, line) in enumerate(lines):
+        if kept and kept[-1][0] is not None:
+            above_node, above = kept[-1]
+            if above_node not in variables and above_node not in names and _writes_out(line, above):
+                kept[-1] = (None, above)  # merged into this line
+                line = replace(line, rule=(_joined(above.rule, line.rule),))
+        kept.append((node, line))
+    return [(node, line) for node, line in kept if node is not None]
+
+
+def _writes_out(line, above) -> bool:
+    """Does the line's first right side hold the line above's last right side whole?"""
+    from gradlang.expr.walk import dag_has
+
+    said = [p for p in above.rhs[-1] if isinstance(p, sp.Basic)]
+    holds = [p for p in line.rhs[0] if isinstance(p, sp.Basic)]
+    return len(said) == 1 and bool(holds) and dag_has(holds, said[0])
+
+
+def _joined(above: tuple, rule: tuple) -> Math:
+    """Two steps' rules as one: the name of the one above, then the line's own rule."""
+    first, second = above[0], rule[0]
+    head = first.plain.split(":")[0].split(";")[0]
+    latex_head = first.latex.split(":")[0].split(r"\);")[0]
+    return Math(f"{head}, {second.plain}", rf"{latex_head},\ {second.latex}")
 
 
 def _closing(lines: list, variables: tuple) -> list:
@@ -261,10 +334,11 @@ def tensor_explanation(request, depth=None, names=()):
     users = user_names(expr, names)
     shown = users or repeated_parts(expr, _taken(expr, names, ()))
     aliases = tidied_names(users)
-    derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
+    tidier = Tidier()
+    derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown), tidier)
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
-    derivation = as_written(derivation, expr)
+    derivation = as_written(derivation, expr, _tidied_stops(tidier))
     entries = tensor_ledger(expr, request.wrt, derivation.result)
     compact = len(regrouped(entries, getattr(request, "written", None))) > GROUPED  # no adjoint arriving said
     measured = _measured(derivation, () if compact else entries, expr)
@@ -365,10 +439,11 @@ def _named_inside(values: list) -> dict:
     return {node: inside[k] for k, node in enumerate(dag.nodes) if node in wanted}
 
 
-def as_written(derivation, expr):
+def as_written(derivation, expr, tidied=None):
     """The derivation with each stop as the formula writes it: the rewrites tidy inside a stop too
-    (sg(x - p w (1 − tanh²x)) as sg(p w (tanh²x − 1) + x)), which the stop's letter would not match."""
-    back = _written_stops(expr)
+    (sg(x - p w (1 − tanh²x)) as sg(p w (tanh²x − 1) + x)), which the stop's letter would not match.
+    tidied: {a stop as the derivation's tidier gave it: as written}, the forms its lines hold."""
+    back = {**(tidied or {}), **_written_stops(expr)}
     if not back:
         return derivation
     again = lambda part: rebuild(part, back) if isinstance(part, sp.Basic) else part  # noqa: E731
@@ -376,6 +451,20 @@ def as_written(derivation, expr):
                   for line in derivation.lines)
     result = tuple(map(again, derivation.result)) if isinstance(derivation.result, tuple) else again(derivation.result)
     return replace(derivation, lines=lines, result=result)
+
+
+def _tidied_stops(tidier) -> dict:
+    """{a stop as the tidier left it: the stop as it came}, for each stop it changed (a stop inside a forward part
+    an adjoint holds, as the logits inside the softmax of a cross-entropy's adjoint)."""
+    from gradlang.expr.stopgrad import StopGradient
+
+    back = {}
+    for raw, entry in list(tidier.memo.items()):
+        if isinstance(raw, StopGradient) and isinstance(entry, tuple):
+            tidied = entry[0]
+            distributed = tidier.done.get(tidied, (tidied,))[0]  # then products distributed, inside it too
+            back.update({form: raw for form in (tidied, distributed) if form != raw and form not in back})
+    return back
 
 
 def _written_stops(expr) -> dict:
