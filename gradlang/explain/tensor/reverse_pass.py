@@ -93,7 +93,7 @@ def _lhs(node, wrt, names=None) -> tuple:
     return formula("∂L/∂", node) if simple else formula("∂L/∂(", node, ")")
 
 
-def tensor_derivation(expr, wrt, result, names=None, tidier=None) -> VectorDerivation:
+def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
     """The reverse pass of grad(expr, wrt) as numbered lines, output to variable.
 
     Each line is one node's adjoint: the rule of the node above it instantiated
@@ -109,7 +109,7 @@ def tensor_derivation(expr, wrt, result, names=None, tidier=None) -> VectorDeriv
     bars: dict = {}
     uses = _uses(expr)
     lines = []
-    tidier = tidier or Tidier()
+    tidier = Tidier()
     folded = _normalisations(expr, uses)
     hidden = set().union(*(site.inside() for found in folded.values() for site in found))
     for node, adjoint in trace(expr, wrt, tidier):
@@ -119,7 +119,7 @@ def tensor_derivation(expr, wrt, result, names=None, tidier=None) -> VectorDeriv
         if node == expr or not (node in variables or node.args) or node in hidden:
             continue
         arriving = through_units([(user, k) for user, k in uses.get(node, ()) if user in tidied], uses, tidied, names)
-        if node in folded:
+        if any(site.node in tidied for site in folded.get(node, ())):
             lines.append((node, _folded(node, wrt, folded[node], arriving, tidied, bars, names, uses)))
             continue
         if node not in variables and (tidied[node].is_number or node not in names and (
@@ -185,6 +185,7 @@ def _adjoint(node, tidied, bars, uses):
 def _folded(node, wrt, found, arriving, tidied, bars, names, uses) -> VectorLine:
     """x's line when it is standardised: the normalisation's closed form from the adjoint of its product, plus
     what x's other users send it."""
+    found = [site for site in found if site.node in tidied]  # a normalisation the gradient flows through
     inside = set().union(*(site.inside() for site in found), (site.node for site in found))
     others = [sent(user, bars.get(user, tidied[user]), k) for user, k in arriving if user not in inside]
     closed = [site.closed_form(_adjoint(site.node, tidied, bars, uses)) for site in found]
@@ -213,7 +214,7 @@ def _merged(lines: list, variables: tuple, names) -> list:
     """The lines without a line of an unnamed node whose adjoint the next line writes out whole (∂L/∂relu(h) =
     ∂L/∂z @ W above ∂L/∂h = (∂L/∂z @ W)*where(h > 0, 1, 0)): the next line says both rules, `[matmul, relu: …]`."""
     kept: list = []
-    for k, (node, line) in enumerate(lines):
+    for node, line in lines:
         if kept and kept[-1][0] is not None:
             above_node, above = kept[-1]
             if above_node not in variables and above_node not in names and _writes_out(line, above):
@@ -334,11 +335,10 @@ def tensor_explanation(request, depth=None, names=()):
     users = user_names(expr, names)
     shown = users or repeated_parts(expr, _taken(expr, names, ()))
     aliases = tidied_names(users)
-    tidier = Tidier()
-    derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown), tidier)
+    derivation = tensor_derivation(expr, request.wrt, request.result, dict(shown))
     if named:
         derivation = replace(derivation, lines=(_named(expr, named), *derivation.lines))
-    derivation = as_written(derivation, expr, _tidied_stops(tidier))
+    derivation = as_written(derivation, expr)
     entries = tensor_ledger(expr, request.wrt, derivation.result)
     compact = len(regrouped(entries, getattr(request, "written", None))) > GROUPED  # no adjoint arriving said
     measured = _measured(derivation, () if compact else entries, expr)
@@ -439,11 +439,10 @@ def _named_inside(values: list) -> dict:
     return {node: inside[k] for k, node in enumerate(dag.nodes) if node in wanted}
 
 
-def as_written(derivation, expr, tidied=None):
+def as_written(derivation, expr):
     """The derivation with each stop as the formula writes it: the rewrites tidy inside a stop too
-    (sg(x - p w (1 − tanh²x)) as sg(p w (tanh²x − 1) + x)), which the stop's letter would not match.
-    tidied: {a stop as the derivation's tidier gave it: as written}, the forms its lines hold."""
-    back = {**(tidied or {}), **_written_stops(expr)}
+    (sg(x - p w (1 − tanh²x)) as sg(p w (tanh²x − 1) + x)), which the stop's letter would not match."""
+    back = _written_stops(expr)
     if not back:
         return derivation
     again = lambda part: rebuild(part, back) if isinstance(part, sp.Basic) else part  # noqa: E731
@@ -451,20 +450,6 @@ def as_written(derivation, expr, tidied=None):
                   for line in derivation.lines)
     result = tuple(map(again, derivation.result)) if isinstance(derivation.result, tuple) else again(derivation.result)
     return replace(derivation, lines=lines, result=result)
-
-
-def _tidied_stops(tidier) -> dict:
-    """{a stop as the tidier left it: the stop as it came}, for each stop it changed (a stop inside a forward part
-    an adjoint holds, as the logits inside the softmax of a cross-entropy's adjoint)."""
-    from gradlang.expr.stopgrad import StopGradient
-
-    back = {}
-    for raw, entry in list(tidier.memo.items()):
-        if isinstance(raw, StopGradient) and isinstance(entry, tuple):
-            tidied = entry[0]
-            distributed = tidier.done.get(tidied, (tidied,))[0]  # then products distributed, inside it too
-            back.update({form: raw for form in (tidied, distributed) if form != raw and form not in back})
-    return back
 
 
 def _written_stops(expr) -> dict:
