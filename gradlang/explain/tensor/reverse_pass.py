@@ -146,7 +146,10 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
 def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> tuple:
     """One node's line: the users' rules with their adjoints (by name where named), then the tidied form, and
     the rule of `above` (the user above it, or the operation above an unshown reshape); with the adjoint as
-    the line writes it when it reads a name (else None), for the lines below to read in the same names."""
+    the line writes it when it reads a name (else None), for the lines below to read in the same names. A line
+    whose tidied form fits reads the lines above in names only where the user named them (as it did)."""
+    if _fit(node, tidied[node], sp.S.Zero, names) and not any(isinstance(bars.get(u), AdjointName) for u, _ in arriving):
+        bars = {u: b for u, b in bars.items() if isinstance(b, AdjointName)}  # short enough said as it tidies
     raw = sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
