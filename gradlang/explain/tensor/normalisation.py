@@ -97,6 +97,42 @@ class Site:
         return {node for node, read in reads.items() if read and node != self.x}
 
 
+def shown_sites(expr, uses) -> tuple:
+    """({x: its normalisations} whose inner nodes nothing else uses (uses: node → its (user, position) pairs),
+    the inner nodes, whose lines the one step replaces)."""
+    found: dict = {}
+    for site in sites(expr):
+        inside = site.inside()
+        if all(user in inside or user == site.node for node in inside for user, _ in uses.get(node, ())):
+            found.setdefault(site.x, []).append(site)
+    return found, set().union(*(site.inside() for shown in found.values() for site in shown))
+
+
+def _adjoint(node, tidied, bars, uses):
+    """A node's adjoint in the names of the lines above: its own name, or what its users send it by theirs."""
+    from gradlang.derive.tensor.reverse import sent
+
+    if node in bars:
+        return bars[node]
+    arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
+    if any(user in bars for user, _ in arriving):
+        return sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
+    return tidied.get(node, sp.S.Zero)
+
+
+def folded_line(lhs, found, arriving, tidied, bars, uses):
+    """x's line (lhs: its left side) when it is normalised: the closed form from the adjoint of the product (in
+    the names of the lines above: bars), plus what x's other users send it."""
+    from gradlang.derive.tensor.reverse import sent
+    from gradlang.explain.formula import VectorLine, formula
+
+    found = [site for site in found if site.node in tidied]  # a normalisation the gradient flows through
+    inside = set().union(*(site.inside() for site in found), (site.node for site in found))
+    others = [sent(user, bars.get(user, tidied[user]), k) for user, k in arriving if user not in inside]
+    closed = [site.closed_form(_adjoint(site.node, tidied, bars, uses)) for site in found]
+    return VectorLine(lhs, (formula(sp.Add(*others, *closed)),), (found[0].rule(),))
+
+
 def sites(expr) -> list:
     """Every normalisation in the formula, by its product node."""
     found = []

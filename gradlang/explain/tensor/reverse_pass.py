@@ -1,12 +1,10 @@
 """explain of a gradient at symbolic size: the tensor-level reverse pass, one line per operation.
 
-Each line is the adjoint of one subexpression the gradient flows through,
-`∂L/∂u = …`, tidied by the bounded rewrites, with the rule of the operation
-that sent it (`matmul: Ā = Ȳ Bᵀ`, `softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)`, as the
-operation's record says it: record.TensorRule's `said`). Lines
-for plain arithmetic that only passes the adjoint on (a sum, a sign) are
-left out; the last line is the gradient itself. The records are explain's
-own (formula.VectorDerivation), so every output form renders them.
+Each line is the adjoint of one subexpression the gradient flows through, `∂L/∂u = …`, tidied by the
+bounded rewrites, with the rule of the operation that sent it (`matmul: Ā = Ȳ Bᵀ`, `softmax: z̄ = s ⊙ (s̄ −
+⟨s̄, s⟩)`, as the operation's record says it: record.TensorRule's `said`). Lines for plain arithmetic that
+only passes the adjoint on (a sum, a sign) are left out; the last line is the gradient itself. The records
+are explain's own (formula.VectorDerivation), so every output form renders them.
 """
 
 from __future__ import annotations
@@ -32,7 +30,8 @@ from gradlang.explain.tensor.constants import constant_lets, constant_names
 from gradlang.explain.tensor.bookkeeping import bookkeeping, ruler, through_units
 from gradlang.explain.tensor.lets import forward_names, read_lets, tidied_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
-from gradlang.explain.tensor import normalisation
+from gradlang.explain.tensor.merging import merged
+from gradlang.explain.tensor.normalisation import folded_line, shown_sites
 from gradlang.explain.ledger.words import GROUPED, phrase
 from gradlang.explain.ledger.written import regrouped
 from gradlang.explain.ledger.tensor import tensor_ledger
@@ -98,20 +97,15 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
 
     Each line is one node's adjoint: the rule of the node above it instantiated
     with that node's adjoint, then the tidied form and the identities of the
-    rewrites that gave it. The adjoint of a node the user named (names: value →
-    Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it, so ∂L/∂W reads
-    outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that only passes its
-    user's adjoint on unchanged (a sum), a reshape's (bookkeeping.py), or a reciprocal's
-    (SymPy's 1/u), is left out, except the variable's own; a long pass keeps the named and tensor lines."""
+    rewrites that gave it. The adjoint of a node the user named (names: value → Symbol, z1 = W @ x1) is written
+    ∂L/∂z1 in the lines below it, so ∂L/∂W reads outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. Lines left out:
+    _skipped's, those inside a normalisation (one step: normalisation.py); a long pass keeps the named and
+    tensor lines, and merges a step into the line below that writes it out (merging.py)."""
     names = names or {}
     variables = wrt if isinstance(wrt, tuple) else (wrt,)
-    tidied: dict = {}
-    bars: dict = {}
-    uses = _uses(expr)
-    lines = []
-    tidier = Tidier()
-    folded = _normalisations(expr, uses)
-    hidden = set().union(*(site.inside() for found in folded.values() for site in found))
+    tidied, bars, lines = {}, {}, []
+    uses, tidier = _uses(expr), Tidier()
+    folded, hidden = shown_sites(expr, uses)
     for node, adjoint in trace(expr, wrt, tidier):
         tidied[node] = tidier(adjoint)
         if node in names:
@@ -120,25 +114,16 @@ def tensor_derivation(expr, wrt, result, names=None) -> VectorDerivation:
             continue
         arriving = through_units([(user, k) for user, k in uses.get(node, ()) if user in tidied], uses, tidied, names)
         if any(site.node in tidied for site in folded.get(node, ())):
-            lines.append((node, _folded(node, wrt, folded[node], arriving, tidied, bars, names, uses)))
-            continue
-        if node not in variables and (tidied[node].is_number or node not in names and (
-                _passes_on(arriving, tidied, tidied[node]) or bookkeeping(node, arriving, names, variables)
-                or _reciprocal(node))):
-            continue
-        above = ruler(arriving[-1][0], uses, tidied, names, variables)
-        line, shown = _line(node, wrt, arriving, tidied, bars, names, tidier, above)
-        lines.append((node, line))
-        if shown is not None and node not in bars:  # the lines below read this one as it was written
-            bars[node] = shown
-    lines = _within_budget(lines, variables, names)
-    lines += [(v, VectorLine(_lhs(v, v), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
-                             (_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT,)))
-              for v in variables if v not in tidied]
-    lines = _closing(lines, variables)
+            lines.append((node, folded_line(_lhs(node, wrt, names), folded[node], arriving, tidied, bars, uses)))
+        elif not _skipped(node, arriving, tidied, names, variables):
+            above = ruler(arriving[-1][0], uses, tidied, names, variables)
+            line, shown = _line(node, wrt, arriving, tidied, bars, names, tidier, above)
+            lines.append((node, line))
+            if shown is not None and node not in bars:  # the lines below read this one as it was written
+                bars[node] = shown
+    lines = _closing(_within_budget(lines, variables, names) + _unreached(expr, variables, tidied, result), variables)
     derived = tuple(full(tidied.get(v, sp.S.Zero), shape_of(v)) for v in variables)
-    if not isinstance(wrt, tuple):
-        derived = derived[0] if wrt in tidied else result
+    derived = derived if isinstance(wrt, tuple) else derived[0] if wrt in tidied else result
     return VectorDerivation("the reverse pass at the tensor level, one adjoint rule per operation",
                             (), tuple(lines), derived)
 
@@ -164,35 +149,19 @@ def _line(node, wrt, arriving, tidied, bars, names, tidier, above) -> tuple:
     return line, shown if by_name else None
 
 
-def _normalisations(expr, uses) -> dict:
-    """{x: its standardisations} whose inner nodes nothing else uses: each is shown as one step
-    (explain/tensor/normalisation.py)."""
-    found: dict = {}
-    for site in normalisation.sites(expr):
-        inside = site.inside()
-        if all(user in inside or user == site.node for node in inside for user, _ in uses.get(node, ())):
-            found.setdefault(site.x, []).append(site)
-    return found
+def _skipped(node, arriving, tidied, names, variables) -> bool:
+    """A line left out (never the variable's): a number's, one that only passes its user's adjoint on unchanged
+    (a sum), a reshape's (bookkeeping.py), a reciprocal's (SymPy's 1/u)."""
+    return node not in variables and (tidied[node].is_number or node not in names and (
+        _passes_on(arriving, tidied, tidied[node]) or bookkeeping(node, arriving, names, variables)
+        or _reciprocal(node)))
 
 
-def _adjoint(node, tidied, bars, uses):
-    """A node's adjoint in the names of the lines above: its own name, or what its users send it by theirs."""
-    if node in bars:
-        return bars[node]
-    arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
-    if any(user in bars for user, _ in arriving):
-        return sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
-    return tidied.get(node, sp.S.Zero)
-
-
-def _folded(node, wrt, found, arriving, tidied, bars, names, uses) -> VectorLine:
-    """x's line when it is standardised: the normalisation's closed form from the adjoint of its product, plus
-    what x's other users send it."""
-    found = [site for site in found if site.node in tidied]  # a normalisation the gradient flows through
-    inside = set().union(*(site.inside() for site in found), (site.node for site in found))
-    others = [sent(user, bars.get(user, tidied[user]), k) for user, k in arriving if user not in inside]
-    closed = [site.closed_form(_adjoint(site.node, tidied, bars, uses)) for site in found]
-    return VectorLine(_lhs(node, wrt, names), (formula(sp.Add(*others, *closed)),), (found[0].rule(),))
+def _unreached(expr, variables, tidied, result) -> list:
+    """The line of each variable the pass never reached: cut by stops, or absent from L."""
+    return [(v, VectorLine(_lhs(v, v), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
+                           (_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT,)))
+            for v in variables if v not in tidied]
 
 
 def _reciprocal(node) -> bool:
@@ -205,43 +174,12 @@ def _within_budget(lines: list, variables: tuple, names) -> list:
     more than MAX_LINES), only those of named and tensor-valued nodes; at most the last MAX_LINES."""
     if len(lines) > MAX_LINES or (names and len(lines) > NAMED_LINES):
         lines = [(node, line) for node, line in lines if node in variables or node in names or rank(node) > 0]
-        lines = _merged(lines, variables, names)
+        lines = merged(lines, variables, names)
     if len(lines) <= MAX_LINES:
         return lines
     room = MAX_LINES - sum(node in variables for node, _ in lines)  # every listed variable keeps its line
     others = set([k for k, (node, _) in enumerate(lines) if node not in variables][-room:] if room > 0 else [])
     return [pair for k, pair in enumerate(lines) if pair[0] in variables or k in others]
-
-
-def _merged(lines: list, variables: tuple, names) -> list:
-    """The lines without a line of an unnamed node whose adjoint the next line writes out whole (∂L/∂relu(h) =
-    ∂L/∂z @ W above ∂L/∂h = (∂L/∂z @ W)*where(h > 0, 1, 0)): the next line says both rules, `[matmul, relu: …]`."""
-    kept: list = []
-    for node, line in lines:
-        if kept and kept[-1][0] is not None:
-            above_node, above = kept[-1]
-            if above_node not in variables and above_node not in names and _writes_out(line, above):
-                kept[-1] = (None, above)  # merged into this line
-                line = replace(line, rule=(_joined(above.rule, line.rule),))
-        kept.append((node, line))
-    return [(node, line) for node, line in kept if node is not None]
-
-
-def _writes_out(line, above) -> bool:
-    """Does the line's first right side hold the line above's last right side whole?"""
-    from gradlang.expr.walk import dag_has
-
-    said = [p for p in above.rhs[-1] if isinstance(p, sp.Basic)]
-    holds = [p for p in line.rhs[0] if isinstance(p, sp.Basic)]
-    return len(said) == 1 and bool(holds) and dag_has(holds, said[0])
-
-
-def _joined(above: tuple, rule: tuple) -> Math:
-    """Two steps' rules as one: the name of the one above, then the line's own rule."""
-    first, second = above[0], rule[0]
-    head = first.plain.split(":")[0].split(";")[0]
-    latex_head = first.latex.split(":")[0].split(r"\);")[0]
-    return Math(f"{head}, {second.plain}", rf"{latex_head},\ {second.latex}")
 
 
 def _closing(lines: list, variables: tuple) -> list:
