@@ -97,7 +97,7 @@ def _after_derivation(text: str, value) -> str:
     size = shape_text(shape).replace("×", ",")
     what = f"R^{size if len(shape) == 1 else '(' + size + ')'}" if shape else "scalar"
     note = f"  # {what}, {len(text)} characters, shortened: --full prints it whole"
-    return text[:max(40, EXPLAINED_WIDTH - len(note) - 1)] + "…" + note
+    return text[:max(24, EXPLAINED_WIDTH - len(note) - 1)] + "…" + note  # the line within the width
 
 
 def _in_its_form(result, printer) -> str | None:

@@ -99,8 +99,12 @@ def plain_lines(vector, show, legend=()) -> list[str]:
 def _ruled(head: str, rule: str) -> str:
     """A pass line with its rule beside it: the rule with its formula when it fits the width, else the rule's
     name (and the identities that tidied the line) when that fits (`[exp]`: the formula is the operation's,
-    said in full wherever it fits and in JSON), else the whole rule on the lines below."""
+    said in full wherever it fits and in JSON), else the whole rule on the lines below. A line already wider
+    than the page (a formula no name shortened) ends with the rule's name: a line of its own for the rule would
+    only add to a line the reader scrolls anyway."""
     name = rule.split(":", 1)[0] + ("; then " + rule.split("; then ", 1)[1] if "; then " in rule else "")
+    if len(head) > WIDTH:
+        return f"{head}  [{name}]"
     if len(head) + 2 + len(rule) + 2 > WIDTH and name != rule and len(head) + 2 + len(name) + 2 <= WIDTH:
         return _beside(head, f"[{name}]")
     return _beside(head, f"[{rule}]")

@@ -81,7 +81,9 @@ def test_a_rule_that_does_not_fit_beside_its_line_gives_its_name():
     head = "(1)  ∂L/∂u = " + "x" * 66
     assert _ruled(head, "exp: ū = ȳ ⊙ f′(u)") == head + "  [exp]"
     assert _ruled("(1)  ∂L/∂u = x", "exp: ū = ȳ ⊙ f′(u)").endswith("[exp: ū = ȳ ⊙ f′(u)]")
-    assert "\n" in _ruled("(1)  ∂L/∂u = " + "x" * 90, "exp: ū = ȳ ⊙ f′(u)")
+    assert "\n" in _ruled("(1)  ∂L/∂u = " + "x" * 80, "exp: ū = ȳ ⊙ f′(u)")
+    wide = "(1)  ∂L/∂u = " + "x" * 90  # already past the page: its rule's name at its end, not a line of its own
+    assert _ruled(wide, "exp: ū = ȳ ⊙ f′(u)") == wide + "  [exp]"
     tidied = "exp: ū = ȳ ⊙ f′(u); then exp(u) ⊘ Σ exp(u) = softmax(u)"  # the identities that tidied it stay
     line = _ruled("(1)  ∂L/∂x = " + "x" * 40, tidied)
     assert "\n" not in line and line.endswith("  [exp; then exp(u) ⊘ Σ exp(u) = softmax(u)]"), line

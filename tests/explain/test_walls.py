@@ -230,7 +230,8 @@ def test_a_wall_is_named_once_and_the_name_is_used():
     2*pi - 2*pi2, which no line holds, so the name never showed and the same part was named five times
     (u1 … u5, one value) while line (6) stayed 110 columns wide."""
     lines = _derivation(TWO_SOFTMAXES)
-    lets = [line[7:] for line in lines if line.startswith(("# let  ", "#      ")) and " = " in line]
+    lets = [line[7:] for line in lines if line.startswith(("# let  ", "#      ")) and " = " in line
+            and not line[7:].lstrip().startswith("[")]  # a rule on the line below its step is no let
     values = [let.split(" = ", 1)[1] for let in lets]
     assert len(values) == len(set(values)), lets
     steps = "\n".join(line for line in lines if line.startswith("# ("))

@@ -181,13 +181,7 @@ def test_translates_as_written_and_agrees_with_autograd(name, wrt, cited):
         program
 
 
-EXPLAIN_WALLS = {
-    "moco_v3": "explain grad(loss, predictor_0_weight): one ledger entry per written stop (26, compact: 24 inside "
-               "the stopped keys t61, t62), but 73 plain lines (76 before rule names stood beside wide lines): a "
-               "two-line title, 19 let lines (six of them walls named, z's 600 characters) and 21 of a batch norm's "
-               "backward written out (five heads past 98 columns, each rule on a line of its own); the 26 ledger "
-               "lines, 3 closing ones and the value leave 30 for the rest",
-}
+EXPLAIN_WALLS: dict = {}  # a loss whose explanation does not yet fit: the wall it meets
 
 
 @pytest.mark.parametrize("name, wrt, cited", LOSSES)

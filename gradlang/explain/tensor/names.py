@@ -179,10 +179,14 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
         if part is None:
             break
         value = view.raw(part, names)
-        letter = "δ" if value in adjoints else _letter(value)
-        name = _fresh(letter, used)
-        used.add(name)
-        names[value] = Var(name, shape_of(value)) if shape_of(value) else sp.Symbol(name, real=True)
+        twin = _twin(value, part, view, lets, names)
+        if twin is not None:  # a let's value in another form that reads alike: its name, no second let
+            names[value] = twin
+        else:
+            letter = "δ" if value in adjoints else _letter(value)
+            name = _fresh(letter, used)
+            used.add(name)
+            names[value] = Var(name, shape_of(value)) if shape_of(value) else sp.Symbol(name, real=True)
         chosen.append((value, names[value]))
         lets.append(value)
         # the same part held in another form the names print alike (SimSiam's 0.25*sum as a float's -1.0*…):
@@ -190,6 +194,18 @@ def wall_names(lines: list, taken: set, adjoints=(), known=(), width: int = WIDT
         chosen += [(other, names[value]) for other in view.order if other != value and view.of[other] == part]
         names.update((other, names[value]) for other, _ in chosen if other not in names)
     return tuple(chosen)
+
+
+def _twin(value, part, view, lets: list, names: dict):
+    """The name of a let's value that reads as `value` does once both are written with the names (part: the
+    value so written), else None: the logits inside a cross-entropy's adjoint are the user's t65 = einsum(…)
+    with their numbers tidied otherwise (0.25*outer(…) for 1.0*outer(…, 0.25*…)), and a line reads t65, not a
+    second letter for the same formula."""
+    for other in lets:
+        if other != value and other in names and other.args and shape_of(other) == shape_of(value):
+            if other.func(*[view.of.get(a, a) for a in other.args]) == part:
+                return names[other]
+    return None
 
 
 class _Shown:

@@ -1,13 +1,11 @@
 """explain of a gradient at symbolic size: the tensor-level reverse pass, one line per operation.
 
-Each line is the adjoint of one subexpression the gradient flows through,
-`∂L/∂u = …`, tidied by the bounded rewrites, with the rule of the operation
-that sent it (`matmul: Ā = Ȳ Bᵀ`, `softmax: z̄ = s ⊙ (s̄ − ⟨s̄, s⟩)`, as the
-operation's record says it: record.TensorRule's `said`). Lines
-for plain arithmetic that only passes the adjoint on (a sum, a sign) are
-left out, and a constant factor is folded into the adjoint below it (folds.py);
-the last line is the gradient itself. The records are explain's
-own (formula.VectorDerivation), so every output form renders them.
+Each line is the adjoint of one subexpression the gradient flows through, `∂L/∂u = …`, tidied by the
+bounded rewrites, with the rule of the operation that sent it (`matmul: Ā = Ȳ Bᵀ`, `softmax: z̄ = s ⊙ (s̄ −
+⟨s̄, s⟩)`, as the operation's record says it: record.TensorRule's `said`). Lines for plain arithmetic that
+only passes the adjoint on (a sum, a sign) are left out, and a constant factor is folded into the adjoint
+below it (folds.py); the last line is the gradient itself. The records are explain's own
+(formula.VectorDerivation), so every output form renders them.
 """
 
 from __future__ import annotations
@@ -30,10 +28,12 @@ from gradlang.explain.formula import Let, Math, VectorDerivation, VectorLine, fo
 from gradlang.explain.layout import long_stop, shorten
 from gradlang.explain.ledger.components import outermost_stops, removed_value
 from gradlang.explain.tensor.constants import constant_lets, constant_names
-from gradlang.explain.tensor.bookkeeping import bookkeeping, ruler
+from gradlang.explain.tensor.bookkeeping import bookkeeping, ruler, through_units
 from gradlang.explain.tensor.folds import FoldedAbove, constant, scaled
 from gradlang.explain.tensor.lets import forward_names, read_lets, tidied_names
 from gradlang.explain.tensor.names import repeated_parts, user_names, wall_names
+from gradlang.explain.tensor.merging import merged
+from gradlang.explain.tensor.normalisation import folded_line, shown_sites
 from gradlang.explain.ledger.words import GROUPED, phrase
 from gradlang.explain.ledger.written import regrouped
 from gradlang.explain.ledger.tensor import tensor_ledger
@@ -106,35 +106,39 @@ def tensor_derivation(expr, wrt, result, names=None, loss: str = LETTER) -> Vect
 
     Each line is one node's adjoint: the rule of the node above it instantiated
     with that node's adjoint, then the tidied form and the identities of the
-    rewrites that gave it. The adjoint of a node the user named (names: value →
-    Symbol, z1 = W @ x1) is written ∂L/∂z1 in the lines below it (L: the loss's letter), so ∂L/∂W reads
-    outer(∂L/∂z1, x1) as a teacher writes δ xᵀ. A line that says nothing new is left out
-    (_silent, folds.py), except the variable's own; a long pass keeps the named and tensor lines."""
+    rewrites that gave it. The adjoint of a node the user named (names: value → Symbol, z1 = W @ x1) is written
+    ∂L/∂z1 in the lines below it (L: the loss's letter), so ∂L/∂W reads outer(∂L/∂z1, x1) as a teacher writes
+    δ xᵀ. Lines left out: _silent's (a constant factor folded below: folds.py), those inside a normalisation
+    (one step: normalisation.py); a long pass keeps named and tensor lines, merging a step into the next (merging.py)."""
     names = names or {}
     variables = wrt if isinstance(wrt, tuple) else (wrt,)
-    tidied, bars, uses, lines, tidier = {}, {}, _uses(expr), [], Tidier()
+    tidied, bars, lines = {}, {}, []
+    uses, tidier = _uses(expr), Tidier()
+    folded, hidden = shown_sites(expr, uses)
     traced = trace(expr, wrt, tidier)
     folds = FoldedAbove([node for node, _ in traced], uses, lambda n: n in variables or n in names)
     for node, adjoint in traced:
         tidied[node] = tidier(adjoint)
         if node in names:
             bars[node] = AdjointName(names[node].name, shape_of(node), loss)
-        arriving = [(user, k) for user, k in uses.get(node, ()) if user in tidied]
-        if node == expr or not (node in variables or node.args) or node in folds.folded or _silent(
-                node, arriving, tidied, names, variables):
+        if node == expr or not (node in variables or node.args) or node in hidden or node in folds.folded:
             continue
-        top, factor = folds.above.get(node, (node, sp.S.One))  # a line folded into this one: its rule, scaled
-        arriving = [(user, k) for user, k in uses.get(top, ()) if user in tidied]
-        above = ruler(arriving[-1][0], uses, tidied, names, variables)
-        lines.append((node, _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor, loss)))
-    lines = _within_budget(lines, variables, names)
-    lines += [(v, VectorLine(_lhs(v, v, loss=loss), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
-                             (_said(_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT, loss),)))
-              for v in variables if v not in tidied]
-    lines = _closing(lines, variables)
+        arriving = through_units([(user, k) for user, k in uses.get(node, ()) if user in tidied], uses, tidied, names)
+        if any(site.node in tidied for site in folded.get(node, ())):
+            lines.append((node, folded_line(_lhs(node, wrt, names, loss), folded[node], arriving, tidied, bars, uses)))
+        elif not _silent(node, arriving, tidied, names, variables):
+            top, factor = folds.above.get(node, (node, sp.S.One))  # a line folded into this one: its rule, scaled
+            if top is not node:
+                arriving = through_units([(u, k) for u, k in uses.get(top, ()) if u in tidied], uses, tidied, names)
+            above = ruler(arriving[-1][0], uses, tidied, names, variables)
+            line, shown = _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor, loss)
+            lines.append((node, line))
+            if shown is not None and node not in bars:  # the lines below read this one as it was written
+                bars[node] = shown
+    lines = _closing(_within_budget(lines, variables, names) + _unreached(expr, variables, tidied, result, loss),
+                     variables)
     derived = tuple(full(tidied.get(v, sp.S.Zero), shape_of(v)) for v in variables)
-    if not isinstance(wrt, tuple):
-        derived = derived[0] if wrt in tidied else result
+    derived = derived if isinstance(wrt, tuple) else derived[0] if wrt in tidied else result
     return VectorDerivation("the reverse pass at the tensor level, one adjoint rule per operation",
                             (), tuple(lines), derived)
 
@@ -148,11 +152,14 @@ def _silent(node, arriving, tidied, names, variables) -> bool:
         or bookkeeping(node, arriving, names, variables) or _reciprocal(node)))
 
 
-def _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor=sp.S.One,
-          loss: str = LETTER) -> VectorLine:
+def _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor=sp.S.One, loss: str = LETTER) -> tuple:
     """One node's line: the users' rules with their adjoints (by name where named), times the constant factor
     of a line folded into it (folds.py), then the tidied form, and the rule of `above` (the user above it, or
-    the operation above an unshown reshape)."""
+    the operation above an unshown reshape); with the adjoint as the line writes it when it reads a name (else
+    None), for the lines below to read in the same names. A line whose tidied form fits reads the lines above
+    in names only where the user named them (as it did)."""
+    if _fit(node, tidied[node], sp.S.Zero, names) and not any(isinstance(bars.get(u), AdjointName) for u, _ in arriving):
+        bars = {u: b for u, b in bars.items() if isinstance(b, AdjointName)}  # short enough said as it tidies
     raw = factor * sp.Add(*[sent(user, bars.get(user, tidied[user]), k) for user, k in arriving])
     by_name = any(user in bars for user, _ in arriving)
     used: list = []
@@ -163,7 +170,15 @@ def _line(node, wrt, arriving, tidied, bars, names, tidier, above, factor=sp.S.O
         rhs = (shown,) + ((tidied[node],) if _fit(node, shown, tidied[node], names) and tidied[node] != shown else ())
     else:
         rhs = (raw, tidied[node]) if changed and _fit(node, raw, tidied[node], names) else (tidied[node],)
-    return VectorLine(_lhs(node, wrt, names, loss), tuple(formula(r) for r in rhs), _rule(above, used))
+    line = VectorLine(_lhs(node, wrt, names, loss), tuple(formula(r) for r in rhs), _rule(above, used))
+    return line, shown if by_name else None
+
+
+def _unreached(expr, variables, tidied, result, loss: str = LETTER) -> list:
+    """The line of each variable the pass never reached: cut by stops, or absent from L."""
+    return [(v, VectorLine(_lhs(v, v, loss=loss), (formula(full(sp.S.Zero, shape_of(v)) if len(variables) > 1 else result),),
+                           (_said(_CUT if v in dag_atoms(expr, sp.Symbol) else _ABSENT, loss),)))
+            for v in variables if v not in tidied]
 
 
 def _reciprocal(node) -> bool:
@@ -176,6 +191,7 @@ def _within_budget(lines: list, variables: tuple, names) -> list:
     more than MAX_LINES), only those of named and tensor-valued nodes; at most the last MAX_LINES."""
     if len(lines) > MAX_LINES or (names and len(lines) > NAMED_LINES):
         lines = [(node, line) for node, line in lines if node in variables or node in names or rank(node) > 0]
+        lines = merged(lines, variables, names)
     if len(lines) <= MAX_LINES:
         return lines
     room = MAX_LINES - sum(node in variables for node, _ in lines)  # every listed variable keeps its line
