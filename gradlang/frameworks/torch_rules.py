@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import norms, ops, torch_joins, torch_onehot
+from gradlang.frameworks import norms, ops, torch_joins, torch_losses, torch_onehot
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
@@ -227,34 +227,6 @@ def _cosine(step):
     return ops.binary("/", dot, ops.binary("*", *norms, step.shape), step.shape)
 
 
-def _cross_entropy(step):
-    logits, target = step.tensor(0), step.arg(1, "target", None)
-    if step.arg(2, "weight", None) is not None or step.arg(5, "label_smoothing", 0.0):
-        raise TranslateError("cross_entropy with class weights or label smoothing")
-    log_p = ops.along("log_softmax", logits, -1 if len(logits.shape) == 1 else 1)
-    picked = step.one_hot(1, logits.shape) if target.number is not None or step.is_index(1) else target
-    total = ops.negate(ops.reduce("sum", ops.binary("*", log_p, picked, logits.shape), tuple(range(len(logits.shape)))))
-    rows = logits.shape[0] if len(logits.shape) == 2 else 1
-    reduction = step.arg(3, "reduction", MEAN)
-    if reduction == MEAN and rows > 1:
-        return ops.binary("/", total, number(rows), ())
-    if reduction in (MEAN, SUM):
-        return total
-    raise TranslateError("cross_entropy with reduction='none'")
-
-
-def _nll(step):
-    log_p = step.tensor(0)
-    if step.arg(2, "weight", None) is not None:
-        raise TranslateError("nll_loss with class weights")
-    picked = step.one_hot(1, log_p.shape)
-    total = ops.negate(ops.reduce("sum", ops.binary("*", log_p, picked, log_p.shape), tuple(range(len(log_p.shape)))))
-    rows = log_p.shape[0] if len(log_p.shape) == 2 else 1
-    if step.arg(3, "reduction", MEAN) == MEAN and rows > 1:
-        return ops.binary("/", total, number(rows), ())
-    return total
-
-
 def _bce_logits(step):
     """binary_cross_entropy_with_logits: softplus(x) - x y, elementwise, then reduced."""
     if step.arg(2, "weight", None) is not None or step.arg(3, "pos_weight", None) is not None:
@@ -317,6 +289,42 @@ def _silu(step):
     return Value(f"{x.text} * sigmoid({x.text})", step.shape, ops.PRODUCT)
 
 
+def _leaky_relu(step):
+    """nn.LeakyReLU: where(x > 0, x, slope * x); PyTorch's gradient at 0 is the slope, as where's second branch."""
+    x = step.walker.writer.bind(step.tensor(0), 3)
+    slope = float(step.arg(1, "negative_slope", 0.01))
+    return Value(f"where({x.text} > 0, {x.text}, {slope!r} * {x.text})", step.shape)
+
+
+def _elu(step):
+    """nn.ELU (aten.elu(x, alpha, scale, input_scale)): where(x > 0, x, alpha (exp(x) - 1)), scaled (SELU)."""
+    x = step.walker.writer.bind(step.tensor(0), 3)
+    alpha, scale, inner = (float(step.arg(i, name, 1.0)) for i, name in ((1, "alpha"), (2, "scale"), (3, "input_scale")))
+    negative = f"{alpha!r} * (exp({x.text}{'' if inner == 1 else f' * {inner!r}'}) - 1)"
+    value = Value(f"where({x.text} > 0, {x.text}, {negative})", step.shape)
+    return value if scale == 1 else Value(f"{scale!r} * {value.text}", step.shape, ops.PRODUCT)
+
+
+def _log_sigmoid(step):
+    """F.logsigmoid (aten.log_sigmoid_forward gives (value, buffer)): -softplus(-x), the buffer unused."""
+    value = ops.negate(ops.call("softplus", ops.negate(step.tensor(0))))
+    return [value, step.constant(1)] if step.is_pair else value
+
+
+def _diag(step):
+    """torch.diag of a vector (its diagonal matrix) or of a matrix (its diagonal), and aten.diagonal of a matrix:
+    gradlang's diag(…), main diagonal only."""
+    a = step.tensor(0)
+    offset = step.arg(1, "offset" if _name_of(step) == "diagonal" else "diagonal", 0)
+    if offset or len(a.shape) > 2 or (_name_of(step) == "diagonal" and len(a.shape) != 2):
+        raise TranslateError("a diagonal other than the main diagonal of a vector or a matrix")
+    return Value(f"diag({fill(a).text})", step.shape)
+
+
+def _name_of(step) -> str:
+    return str(step.node.target).split(".")[1]
+
+
 def _spread_of(root: bool):
     """var / std (aten.var.correction, std.correction): the centred squares summed over the axes, divided by
     N - correction (Bessel's 1 unless given), the square root taken for std."""
@@ -365,8 +373,10 @@ RULES = {
     "lift_fresh_copy": _same, "copy": lambda step: _broadcast_to(step.tensor(1), step.shape), "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
     "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
-    "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
-    "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
+    "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
+    "leaky_relu": _leaky_relu, "elu": _elu, "log_sigmoid_forward": _log_sigmoid, "log_sigmoid": _log_sigmoid,
+    "diag": _diag, "diagonal": _diag, "kl_div": torch_losses.kl_div,
+    "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
     "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
     "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
@@ -376,5 +386,5 @@ RULES = {
     "cat": torch_joins.cat, "concat": torch_joins.cat, "concatenate": torch_joins.cat, "einsum": torch_joins.einsum,
     "chunk": torch_joins.pieces, "split": torch_joins.pieces, "split_with_sizes": torch_joins.pieces,
     "unbind": torch_joins.pieces,
-    "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
+    "cosine_similarity": _cosine, "cross_entropy_loss": torch_losses.cross_entropy, "linalg_vector_norm": _norm,
 }
