@@ -321,6 +321,20 @@ def _diag(step):
     return Value(f"diag({fill(a).text})", step.shape)
 
 
+def _solve_triangular(step):
+    """linalg_solve_triangular(A, B, upper, left, unitriangular) of one square A (a MultivariateNormal's
+    scale_tril, batched by axes of length 1 only): inv(A) @ B, or B @ inv(A) when left=False; the triangle is A's, as the caller guarantees."""
+    a, b = step.tensor(0), step.tensor(1)
+    batch = [*a.shape[:-2], *b.shape[:-2]]
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2] or any(d != 1 for d in batch) or \
+            step.node.kwargs.get("unitriangular", False):
+        raise TranslateError("a triangular solve other than of one square matrix with its own diagonal")
+    inverse = Value(f"inv({fill(a).text})", a.shape)
+    if step.node.kwargs.get("left", True):
+        return ops.contract(inverse, b, (len(a.shape) - 1,), (len(b.shape) - 2,), step.shape)
+    return ops.contract(b, inverse, (len(b.shape) - 1,), (len(a.shape) - 2,), step.shape)
+
+
 def _name_of(step) -> str:
     return str(step.node.target).split(".")[1]
 
@@ -375,7 +389,7 @@ RULES = {
     "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "leaky_relu": _leaky_relu, "elu": _elu, "log_sigmoid_forward": _log_sigmoid, "log_sigmoid": _log_sigmoid,
-    "diag": _diag, "diagonal": _diag, "kl_div": torch_losses.kl_div,
+    "diag": _diag, "linalg_solve_triangular": _solve_triangular, "diagonal": _diag, "kl_div": torch_losses.kl_div,
     "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
     "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
