@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from gradlang.frameworks import norms, ops, torch_joins, torch_losses, torch_onehot
-from gradlang.frameworks.program import TranslateError, Value, fill, number
+from gradlang.frameworks.program import TranslateError, Value, constant, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
 
@@ -335,6 +335,30 @@ def _solve_triangular(step):
     return ops.contract(b, inverse, (len(b.shape) - 1,), (len(a.shape) - 2,), step.shape)
 
 
+def _index_add(step):
+    """index_add(self, dim, index, source, alpha) with the index a constant of the point (Rainbow's projection
+    m.view(-1).index_add_(0, l + offset, …)): self + P source along dim, P[i, k] = 1 where index[k] = i — the
+    scatter-add as a product with a constant 0/1 matrix, so its adjoint is Pᵀ (the gather of the positions)."""
+    base, source = step.tensor(0), step.tensor(3)
+    dim = step.arg(1, "dim", 0) % max(len(step.shape), 1)
+    if step.node.args[2] in step.walker.traced:
+        raise TranslateError("an index_add whose positions depend on a parameter or an input")
+    index = np.asarray(step.walker.point(step.node.args[2], step.at)).reshape(-1).astype(np.int64)
+    alpha = step.arg(4, "alpha", 1)
+    spread = np.zeros((step.shape[dim], len(index)))
+    spread[index % step.shape[dim], np.arange(len(index))] += float(alpha)
+    matrix = constant(spread, spread.shape)
+    if dim == 0:
+        added = ops.contract(matrix, source, (1,), (0,), step.shape)
+    elif dim == len(step.shape) - 1:
+        added = ops.contract(source, Value(f"transpose({matrix.text})", spread.shape[::-1]), (dim,), (0,), step.shape)
+    else:
+        raise TranslateError("an index_add along an axis other than the first or the last")
+    zero = not np.any(np.asarray(step.walker.before if step.walker.before is not None else
+                                 step.walker.point(step.node.args[0], step.at), dtype=np.float64))
+    return added if zero and step.node.args[0] not in step.walker.traced else ops.binary("+", base, added, step.shape)
+
+
 def _name_of(step) -> str:
     return str(step.node.target).split(".")[1]
 
@@ -389,7 +413,7 @@ RULES = {
     "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "leaky_relu": _leaky_relu, "elu": _elu, "log_sigmoid_forward": _log_sigmoid, "log_sigmoid": _log_sigmoid,
-    "diag": _diag, "linalg_solve_triangular": _solve_triangular, "diagonal": _diag, "kl_div": torch_losses.kl_div,
+    "diag": _diag, "index_add": _index_add, "linalg_solve_triangular": _solve_triangular, "diagonal": _diag, "kl_div": torch_losses.kl_div,
     "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
     "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
