@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import ops
+from gradlang.frameworks import ops, torch_onehot
 from gradlang.frameworks.program import TranslateError, Value, array_text, number
 
 NONE, MEAN, SUM = 0, 1, 2  # torch's reduction codes
@@ -55,6 +55,10 @@ def _weighted(step, log_p: Value, axis: int, smoothing: float) -> Value:
         coefficients = Value(array_text(_squeezed(K)), shape) if K.size > 1 else number(float(K.reshape(())), shape)
         if smoothing == 0 and weight is None and kept.all():
             coefficients = step.one_hot(1, shape)  # the plain case as it was always written
+        picked = _picked(step, axis, len(shape))
+        if picked is not None and weight is None:  # a pseudo-label: the argmax of a traced value, kept as one
+            coefficients = picked if smoothing == 0 else ops.binary(
+                "+", ops.binary("*", picked, number(1 - smoothing), shape), number(smoothing / classes), shape)
     else:
         target = step.tensor(1)
         coefficients = target if smoothing == 0 else ops.binary(
@@ -71,6 +75,19 @@ def _weighted(step, log_p: Value, axis: int, smoothing: float) -> Value:
     if reduction != MEAN:
         raise TranslateError(f"a loss with the reduction code {reduction}")
     return ops.binary("/", total, number(int(divisor) if divisor.is_integer() else divisor), ())
+
+
+def _picked(step, axis: int, rank: int):
+    """The one-hot of the labels when they are argmax(y) (or y.max(dim)[1]) of a traced y along the class axis
+    — FixMatch's and DeiT's hard pseudo-labels, taken from a stopped teacher — written onehot(argmax(y), C):
+    the same numbers at the point, and the stop y comes from stays in the loss (piecewise constant: derivative
+    0), so explain's ledger has its entry."""
+    found = torch_onehot.arg_source(step.node.args[1], axis, rank)
+    if found is None or found[0] not in step.walker.traced:
+        return None
+    source, name = found
+    y = step.walker.writer.bind(step.walker.env[source], 2)
+    return ops.onehot_of_argmax(y, axis, step.shape_of(0), name)
 
 
 def _numbers(step, i: int):

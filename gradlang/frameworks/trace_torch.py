@@ -35,6 +35,8 @@ from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scal
 
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
 WRITERS = ("index_put", "index_put_", "scatter", "scatter_")  # a one-hot at an argmax: torch_onehot.py
+COMPARISONS = ("gt", "ge", "lt", "le", "eq", "ne")  # a bool of traced values: fixed, its condition kept aside
+CASTS = ("_to_copy", "to")
 SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
 
 
@@ -251,6 +253,7 @@ class _Walker:
         self.start = {}  # each input's value before the walk (an in-place write changes the walk's own copy)
         self.seeded = None  # the generator's state when the walk starts
         self.same = {}  # a parameter's second exported name -> the placeholder of its first
+        self.conditions = {}  # a comparison of traced values (a bool tensor, fixed) -> its condition as a Value
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
@@ -356,7 +359,11 @@ class _Walker:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values
         if not inputs and isinstance(result, (list, tuple)):  # broadcast_tensors of constants: a list of them
             return [_constant(part) for part in result]
+        if name in CASTS and node.args and node.args[0] in self.conditions and result.is_floating_point():
+            return self._mask(node, self.conditions[node.args[0]], where)
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
+            if inputs and name in COMPARISONS:  # kept beside its value, for a cast to float that reads it
+                self.conditions[node] = RULES[name](_Step(node, self, env, at))
             if inputs and name in ("argmax", "argmin"):
                 self.picked.add(node)  # a one-hot written at it is onehot(argmin(…)) (torch_onehot.py)
                 self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the "
@@ -375,6 +382,17 @@ class _Walker:
         if result.dtype == self.torch.float32:
             value = ops.in_float32(value, name)
         return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
+
+    def _mask(self, node, condition: Value, where: Where) -> Value:
+        """A comparison of traced values cast to float (FixMatch's max_probs.ge(threshold).float(), IQL's
+        (u < 0).float()): where(c, 1.0, 0.0), the same numbers as the mask fixed at the point, and what it
+        compares stays in the loss (derivative 0), so a stop it reads keeps its ledger entry."""
+        self.traced.add(node)
+        shape = tuple(self.at[node].shape)
+        value = ops.where(condition, number(1.0), number(0.0), shape)
+        if self.at[node].dtype == self.torch.float32:
+            value = ops.in_float32(value, "where")
+        return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(self.at[node])))
 
     def _custom_function(self, node, where: Where) -> None:
         """An autograd.Function is exported as its forward: say so once, since its own backward is not read."""

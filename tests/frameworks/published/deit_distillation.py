@@ -1,4 +1,5 @@
-"""DeiT's distillation loss (facebookresearch/deit, losses.py: DistillationLoss.forward, 'soft'), with timm's
+"""DeiT's distillation loss (facebookresearch/deit, losses.py: DistillationLoss.forward, 'soft'; 'hard' in
+HardLoss), with timm's
 LabelSmoothingCrossEntropy (timm/loss/cross_entropy.py) as its base criterion, transcribed small: the student's
 class and distillation heads, the teacher run under torch.no_grad(), F.kl_div of the two log-softmaxes at
 temperature tau with reduction='sum' and log_target=True scaled by T * T / numel, and the label-smoothed
@@ -106,6 +107,12 @@ class Loss(nn.Module):
     def forward(self, samples, targets):
         outputs = self.model(samples)
         return self.criterion(samples, outputs, targets)
+
+
+class HardLoss(Loss):
+    """DeiT's 'hard' distillation: cross-entropy against the teacher's argmax (a pseudo-label)."""
+    def __init__(self):
+        super().__init__('hard')
 
 
 def example():
