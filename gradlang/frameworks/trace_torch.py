@@ -27,6 +27,7 @@ from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
 from gradlang.frameworks.torch_inputs import float64, shared
+from gradlang.frameworks.torch_items import exported
 from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written, written_without_grad
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
@@ -94,7 +95,12 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     with float64(torch):
         with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch), \
                 data_traced(torch):
-            program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
+            reads = []
+            program = called("exporting with torch.export.export", lambda: exported(
+                torch, module, args, lambda: torch.export.export(module, args), reads))
+        for file, line, value in reads:
+            writer.note(f"an integer read out of a tensor at {file}:{line} is {value!r} at the traced point (fixed: "
+                        "torch.export cannot trace a position, count or branch read from a tensor)")
         walker = _Walker(torch, writer, program.graph_module)
         leaves = walker.inputs(program, args, names)
         walker.seeded = torch.random.get_rng_state()  # the autograd run draws the same numbers (_autograd)

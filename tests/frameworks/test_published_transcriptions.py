@@ -110,6 +110,12 @@ LOSSES = [
                  [("torch.no_grad() region", "with torch.no_grad():"), *[(".detach()", "h = h.detach()")] * 2,
                   (".detach()", "actor_loss = (self.alpha.detach() * log_pi"),
                   (".detach()", "(-log_pi - self.target_entropy).detach()")], id="CURL"),
+    # int(self.queue_ptr) in the enqueue: an integer read out of a buffer, fixed at its value (torch_items.py)
+    pytest.param("moco_v2", "model.encoder_q.2",
+                 [*[(".detach()", "param_k.data = param_k.data * self.m + param_q.data * (1.0 - self.m)")] * 12,
+                  *[("torch.no_grad() region", "@torch.no_grad()")] * 6,
+                  *[("an assignment to .data in a torch.no_grad() region", "@torch.no_grad()")] * 6,
+                  ("torch.no_grad() region", "with torch.no_grad():  # no gradient to keys")], id="MoCo-v2"),
     pytest.param("rainbow_c51", "online_net.fc_z_a", [("torch.no_grad() region", "with torch.no_grad():")],
                  id="Rainbow"),
 ]
