@@ -77,7 +77,5 @@ def _range(a: Value, axis: int, start: int, end: int, shape: tuple) -> Value:
     if end - start == 1:
         return ops.reshape(ops.index(a, axis, start, shape), shape)
     x = fill(a)
-    where = _gradlang_axis(a.shape, axis)
-    if where > 1:
-        raise TranslateError(f"a range of axis {axis} of shape {tuple(a.shape)}")
-    return Value(f"{wrap(x, ATOM)}[{start}:{end}]" if where == 0 else f"{wrap(x, ATOM)}[:, {start}:{end}]", shape)
+    where = _gradlang_axis(a.shape, axis)  # the axes after it are left out of the index (NumPy's X[:, :, 0:2])
+    return Value(f"{wrap(x, ATOM)}[{':, ' * where}{start}:{end}]", shape)

@@ -163,11 +163,17 @@ def _extremum(name: str):
 
 def _clamp(step):
     value, low, high = step.tensor(0), step.arg(1, "min", None), step.arg(2, "max", None)
+    low, high = (None if _unbounded(b, sign) else b for b, sign in ((low, -1), (high, 1)))
     if high is not None:
         value = _bounded(step, value, high, "min", 2)
     if low is not None:
         value = _bounded(step, value, low, "max", 1)
     return value
+
+
+def _unbounded(bound, sign: int) -> bool:
+    """A bound that bounds nothing: clamp(x, -inf, inf) (CQL's cql_clip_diff_min/max) is x on that side."""
+    return isinstance(bound, (int, float)) and bound == sign * float("inf")
 
 
 def _bounded(step, value: Value, bound, name: str, i: int) -> Value:
@@ -416,8 +422,10 @@ RULES = {
     "diag": _diag, "index_add": _index_add, "linalg_solve_triangular": _solve_triangular, "diagonal": _diag, "kl_div": torch_losses.kl_div,
     "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
-    "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
-    "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
+    "clamp_min": lambda step: step.tensor(0) if _unbounded(step.arg(1, "min", None), -1) else _bounded(
+        step, step.tensor(0), step.arg(1, "min", None), "max", 1),
+    "clamp_max": lambda step: step.tensor(0) if _unbounded(step.arg(1, "max", None), 1) else _bounded(
+        step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
     "scatter": torch_onehot.scatter, "index_put": torch_onehot.index_put, "batch_norm": _batch_norm, "layer_norm": _layer_norm, "group_norm": _group_norm,
     "std": _spread_of(True), "var": _spread_of(False), "gelu": _gelu, "silu": _silu, "erf": _call("erf"),

@@ -38,7 +38,8 @@ APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
 WRITERS = ("index_put", "index_put_", "scatter", "scatter_")  # a one-hot at an argmax: torch_onehot.py
 COMPARISONS = ("gt", "ge", "lt", "le", "eq", "ne")  # a bool of traced values: fixed, its condition kept aside
 CASTS = ("_to_copy", "to")
-SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
+SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "new_empty",
+              "new_empty_strided", "arange")
 
 
 def module_of(target, spec: str, writer: Writer):
