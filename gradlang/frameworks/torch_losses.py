@@ -53,7 +53,7 @@ def _weighted(step, log_p: Value, axis: int, smoothing: float) -> Value:
         K = K * np.expand_dims(kept, axis)
         divisor = float(np.sum(w[labels[kept]]))
         coefficients = Value(array_text(_squeezed(K)), shape) if K.size > 1 else number(float(K.reshape(())), shape)
-        if smoothing == 0 and weight is None and kept.all():
+        if smoothing == 0 and weight is None and kept.all() and len(shape) <= 2:
             coefficients = step.one_hot(1, shape)  # the plain case as it was always written
         picked = _picked(step, axis, len(shape))
         if picked is not None and weight is None:  # a pseudo-label: the argmax of a traced value, kept as one

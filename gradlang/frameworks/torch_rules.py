@@ -311,6 +311,39 @@ def _elu(step):
     return value if scale == 1 else Value(f"{scale!r} * {value.text}", step.shape, ops.PRODUCT)
 
 
+SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)  # PyTorch's alpha and scale
+
+
+def _selu(step):
+    """nn.SELU: scale * elu(x, alpha) with PyTorch's constants."""
+    x = step.walker.writer.bind(step.tensor(0), 3)
+    alpha, scale = SELU
+    return Value(f"{scale!r} * where({x.text} > 0, {x.text}, {alpha!r} * (exp({x.text}) - 1))", step.shape, ops.PRODUCT)
+
+
+def _hardtanh(step):
+    """nn.Hardtanh / ReLU6 (aten.hardtanh(x, min_val, max_val)): x between the bounds, the bound outside;
+    PyTorch's gradient is 0 at a bound itself, as where(x <= lo, lo, …) gives (clamp's would be 1 there)."""
+    x = step.walker.writer.bind(step.tensor(0), 3)
+    low, high = (0.0, 6.0) if _name_of(step) == "relu6" else (float(step.arg(1, "min_val", -1.0)),
+                                                              float(step.arg(2, "max_val", 1.0)))
+    return Value(f"where({x.text} <= {low!r}, {low!r}, where({x.text} >= {high!r}, {high!r}, {x.text}))", step.shape)
+
+
+def _softplus(step):
+    """F.softplus(x, beta, threshold): softplus(x) when beta is 1 and no entry passes the threshold at the
+    point; else PyTorch's where(beta x > threshold, x, softplus(beta x) / beta), its linear part included."""
+    a = step.tensor(0)
+    beta, threshold = float(step.arg(1, "beta", 1.0)), float(step.arg(2, "threshold", 20.0))
+    x = np.asarray(step.walker.point(step.node.args[0], step.at), dtype=np.float64)
+    if beta == 1 and not np.any(x * beta > threshold):
+        return ops.call("softplus", a)
+    a = step.walker.writer.bind(a, 3)
+    scaled = f"{a.text} * {beta!r}" if beta != 1 else a.text
+    soft = f"softplus({scaled}) / {beta!r}" if beta != 1 else f"softplus({scaled})"
+    return Value(f"where({scaled} > {threshold!r}, {a.text}, {soft})", step.shape)
+
+
 def _log_sigmoid(step):
     """F.logsigmoid (aten.log_sigmoid_forward gives (value, buffer)): -softplus(-x), the buffer unused."""
     value = ops.negate(ops.call("softplus", ops.negate(step.tensor(0))))
@@ -403,7 +436,7 @@ RULES = {
     "exp": _call("exp"), "log": _call("log"), "tanh": _call("tanh"), "sigmoid": _call("sigmoid"),
     "relu": _call("relu"), "sqrt": _call("sqrt"), "abs": _call("abs"), "sign": _call("sign"),
     "sin": _call("sin"), "cos": _call("cos"), "log1p": _call("log1p"), "expm1": _call("expm1"),
-    "round": _call("round"), "floor": _call("floor"), "ceil": _call("ceil"), "softplus": _call("softplus"),
+    "round": _call("round"), "floor": _call("floor"), "ceil": _call("ceil"), "softplus": _softplus,
     "rsqrt": lambda step: ops.binary("/", Value("1", ()), ops.call("sqrt", step.tensor(0)), step.shape),
     "square": lambda step: ops.power(step.tensor(0), Value("2", ()), step.shape), "pow": _pow,
     "sum": _reduce("sum"), "mean": _reduce("mean"), "amax": _reduce("max"), "amin": _reduce("min"),
@@ -418,7 +451,7 @@ RULES = {
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
     "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
-    "leaky_relu": _leaky_relu, "elu": _elu, "log_sigmoid_forward": _log_sigmoid, "log_sigmoid": _log_sigmoid,
+    "leaky_relu": _leaky_relu, "elu": _elu, "selu": _selu, "hardtanh": _hardtanh, "relu6": _hardtanh, "log_sigmoid_forward": _log_sigmoid, "log_sigmoid": _log_sigmoid,
     "diag": _diag, "index_add": _index_add, "linalg_solve_triangular": _solve_triangular, "diagonal": _diag, "kl_div": torch_losses.kl_div,
     "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,

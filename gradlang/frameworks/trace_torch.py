@@ -367,7 +367,7 @@ class _Walker:
         if not inputs and isinstance(result, (list, tuple)):  # broadcast_tensors of constants: a list of them
             return [_constant(part) for part in result]
         if name in CASTS and node.args and node.args[0] in self.conditions and result.is_floating_point():
-            return self._mask(node, self.conditions[node.args[0]], where)
+            return self._mask(node, self.conditions[node.args[0]], at[node], where)
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
             if inputs and name in COMPARISONS:  # kept beside its value, for a cast to float that reads it
                 self.conditions[node] = RULES[name](_Step(node, self, env, at))
@@ -390,16 +390,15 @@ class _Walker:
             value = ops.in_float32(value, name)
         return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
 
-    def _mask(self, node, condition: Value, where: Where) -> Value:
+    def _mask(self, node, condition: Value, result, where: Where) -> Value:
         """A comparison of traced values cast to float (FixMatch's max_probs.ge(threshold).float(), IQL's
         (u < 0).float()): where(c, 1.0, 0.0), the same numbers as the mask fixed at the point, and what it
         compares stays in the loss (derivative 0), so a stop it reads keeps its ledger entry."""
         self.traced.add(node)
-        shape = tuple(self.at[node].shape)
-        value = ops.where(condition, number(1.0), number(0.0), shape)
-        if self.at[node].dtype == self.torch.float32:
+        value = ops.where(condition, number(1.0), number(0.0), tuple(result.shape))
+        if result.dtype == self.torch.float32:
             value = ops.in_float32(value, "where")
-        return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(self.at[node])))
+        return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
 
     def _custom_function(self, node, where: Where) -> None:
         """An autograd.Function is exported as its forward: say so once, since its own backward is not read."""
