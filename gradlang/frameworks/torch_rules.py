@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import norms, ops, torch_joins, torch_losses, torch_onehot
+from gradlang.frameworks import norms, ops, torch_activations, torch_joins, torch_losses, torch_onehot
 from gradlang.frameworks.program import TranslateError, Value, constant, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
@@ -295,61 +295,6 @@ def _silu(step):
     return Value(f"{x.text} * sigmoid({x.text})", step.shape, ops.PRODUCT)
 
 
-def _leaky_relu(step):
-    """nn.LeakyReLU: where(x > 0, x, slope * x); PyTorch's gradient at 0 is the slope, as where's second branch."""
-    x = step.walker.writer.bind(step.tensor(0), 3)
-    slope = float(step.arg(1, "negative_slope", 0.01))
-    return Value(f"where({x.text} > 0, {x.text}, {slope!r} * {x.text})", step.shape)
-
-
-def _elu(step):
-    """nn.ELU (aten.elu(x, alpha, scale, input_scale)): where(x > 0, x, alpha (exp(x) - 1)), scaled (SELU)."""
-    x = step.walker.writer.bind(step.tensor(0), 3)
-    alpha, scale, inner = (float(step.arg(i, name, 1.0)) for i, name in ((1, "alpha"), (2, "scale"), (3, "input_scale")))
-    negative = f"{alpha!r} * (exp({x.text}{'' if inner == 1 else f' * {inner!r}'}) - 1)"
-    value = Value(f"where({x.text} > 0, {x.text}, {negative})", step.shape)
-    return value if scale == 1 else Value(f"{scale!r} * {value.text}", step.shape, ops.PRODUCT)
-
-
-SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)  # PyTorch's alpha and scale
-
-
-def _selu(step):
-    """nn.SELU: scale * elu(x, alpha) with PyTorch's constants."""
-    x = step.walker.writer.bind(step.tensor(0), 3)
-    alpha, scale = SELU
-    return Value(f"{scale!r} * where({x.text} > 0, {x.text}, {alpha!r} * (exp({x.text}) - 1))", step.shape, ops.PRODUCT)
-
-
-def _hardtanh(step):
-    """nn.Hardtanh / ReLU6 (aten.hardtanh(x, min_val, max_val)): x between the bounds, the bound outside;
-    PyTorch's gradient is 0 at a bound itself, as where(x <= lo, lo, …) gives (clamp's would be 1 there)."""
-    x = step.walker.writer.bind(step.tensor(0), 3)
-    low, high = (0.0, 6.0) if _name_of(step) == "relu6" else (float(step.arg(1, "min_val", -1.0)),
-                                                              float(step.arg(2, "max_val", 1.0)))
-    return Value(f"where({x.text} <= {low!r}, {low!r}, where({x.text} >= {high!r}, {high!r}, {x.text}))", step.shape)
-
-
-def _softplus(step):
-    """F.softplus(x, beta, threshold): softplus(x) when beta is 1 and no entry passes the threshold at the
-    point; else PyTorch's where(beta x > threshold, x, softplus(beta x) / beta), its linear part included."""
-    a = step.tensor(0)
-    beta, threshold = float(step.arg(1, "beta", 1.0)), float(step.arg(2, "threshold", 20.0))
-    x = np.asarray(step.walker.point(step.node.args[0], step.at), dtype=np.float64)
-    if beta == 1 and not np.any(x * beta > threshold):
-        return ops.call("softplus", a)
-    a = step.walker.writer.bind(a, 3)
-    scaled = f"{a.text} * {beta!r}" if beta != 1 else a.text
-    soft = f"softplus({scaled}) / {beta!r}" if beta != 1 else f"softplus({scaled})"
-    return Value(f"where({scaled} > {threshold!r}, {a.text}, {soft})", step.shape)
-
-
-def _log_sigmoid(step):
-    """F.logsigmoid (aten.log_sigmoid_forward gives (value, buffer)): -softplus(-x), the buffer unused."""
-    value = ops.negate(ops.call("softplus", ops.negate(step.tensor(0))))
-    return [value, step.constant(1)] if step.is_pair else value
-
-
 def _diag(step):
     """torch.diag of a vector (its diagonal matrix) or of a matrix (its diagonal), and aten.diagonal of a matrix:
     gradlang's diag(…), main diagonal only."""
@@ -362,7 +307,8 @@ def _diag(step):
 
 def _solve_triangular(step):
     """linalg_solve_triangular(A, B, upper, left, unitriangular) of one square A (a MultivariateNormal's
-    scale_tril, batched by axes of length 1 only): inv(A) @ B, or B @ inv(A) when left=False; the triangle is A's, as the caller guarantees."""
+    scale_tril, batched by axes of length 1 only): inv(A) @ B, or B @ inv(A) when left=False; the triangle is
+    A's, as the caller guarantees."""
     a, b = step.tensor(0), step.tensor(1)
     batch = [*a.shape[:-2], *b.shape[:-2]]
     if len(a.shape) < 2 or a.shape[-1] != a.shape[-2] or any(d != 1 for d in batch) or \
@@ -436,7 +382,8 @@ RULES = {
     "exp": _call("exp"), "log": _call("log"), "tanh": _call("tanh"), "sigmoid": _call("sigmoid"),
     "relu": _call("relu"), "sqrt": _call("sqrt"), "abs": _call("abs"), "sign": _call("sign"),
     "sin": _call("sin"), "cos": _call("cos"), "log1p": _call("log1p"), "expm1": _call("expm1"),
-    "round": _call("round"), "floor": _call("floor"), "ceil": _call("ceil"), "softplus": _softplus,
+    "round": _call("round"), "floor": _call("floor"), "ceil": _call("ceil"),
+    "softplus": torch_activations.softplus,
     "rsqrt": lambda step: ops.binary("/", Value("1", ()), ops.call("sqrt", step.tensor(0)), step.shape),
     "square": lambda step: ops.power(step.tensor(0), Value("2", ()), step.shape), "pow": _pow,
     "sum": _reduce("sum"), "mean": _reduce("mean"), "amax": _reduce("max"), "amin": _reduce("min"),
@@ -450,10 +397,15 @@ RULES = {
     "lift_fresh_copy": _same, "copy": lambda step: _broadcast_to(step.tensor(1), step.shape), "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
     "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
-    "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
-    "leaky_relu": _leaky_relu, "elu": _elu, "selu": _selu, "hardtanh": _hardtanh, "relu6": _hardtanh, "log_sigmoid_forward": _log_sigmoid, "log_sigmoid": _log_sigmoid,
-    "diag": _diag, "index_add": _index_add, "linalg_solve_triangular": _solve_triangular, "diagonal": _diag, "kl_div": torch_losses.kl_div,
-    "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
+    "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss,
+    "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
+    "leaky_relu": torch_activations.leaky_relu, "elu": torch_activations.elu, "selu": torch_activations.selu,
+    "hardtanh": torch_activations.hardtanh, "relu6": torch_activations.hardtanh,
+    "log_sigmoid_forward": torch_activations.log_sigmoid, "log_sigmoid": torch_activations.log_sigmoid,
+    "diag": _diag, "diagonal": _diag, "index_add": _index_add, "linalg_solve_triangular": _solve_triangular,
+    "kl_div": torch_losses.kl_div,
+    "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"),
+    "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
     "clamp_min": lambda step: step.tensor(0) if _unbounded(step.arg(1, "min", None), -1) else _bounded(
         step, step.tensor(0), step.arg(1, "min", None), "max", 1),

@@ -7,7 +7,6 @@ its tanh squashing with log_pi -= log(relu(1 - pi^2) + 1e-6), the min of the twi
 the actor loss and (-log_pi - target_entropy).detach() in the temperature loss. The encoder's convs are stubbed as
 one Linear; the actor's Gaussian noise torch.randn_like(mu) is drawn as written."""
 
-import math
 
 import numpy as np
 import torch
