@@ -17,7 +17,6 @@ from __future__ import annotations
 import inspect
 import operator
 import types
-from contextlib import contextmanager
 import re
 from dataclasses import dataclass
 
@@ -26,7 +25,7 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
-from gradlang.frameworks.torch_inputs import float64, shared
+from gradlang.frameworks.torch_inputs import float64, is_number, numbers_fixed, shared, unvalidated
 from gradlang.frameworks.torch_items import exported
 from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written, written_without_grad
 from gradlang.frameworks.torch_rules import RULES
@@ -88,13 +87,13 @@ def _as_forward(function):
 def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Traced:
     """Export `module` at the example arguments and translate its graph; declarations go to `writer`."""
     torch = framework("torch")
-    numbers = {i: a for i, a in enumerate(args) if _is_number(a)}
+    numbers = {i: a for i, a in enumerate(args) if is_number(a)}
     for i, a in numbers.items():
         writer.note(f"{names[i]} = {a!r} is a Python number: a constant of the program, as torch.export fixes it")
     names = [n for i, n in enumerate(names) if i not in numbers]
     args = tuple(_tensor(torch, a) for i, a in enumerate(args) if i not in numbers)
     with float64(torch):
-        with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch), \
+        with every_frame(torch), numbers_fixed(module, numbers, len(args) + len(numbers)), unvalidated(torch), \
                 data_traced(torch):
             reads = []
             program = called("exporting with torch.export.export", lambda: exported(
@@ -112,48 +111,6 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     value, point = loss
     number = scalar(point.detach().numpy() if hasattr(point, "detach") else point, label)
     return Traced(value, number, leaves, _autograd(torch, program, walker))
-
-
-@contextmanager
-def _unvalidated(torch):
-    """torch.distributions' argument checks off while exporting: they test values (`support.check(value).all()`),
-    which torch.export cannot trace, and they change no number of the loss."""
-    distribution = torch.distributions.Distribution
-    before = distribution._validate_args
-    distribution.set_default_validate_args(False)
-    try:
-        yield
-    finally:
-        distribution.set_default_validate_args(before)
-
-
-def _is_number(value) -> bool:
-    """A plain Python number (DINO's epoch, a temperature): fixed at its value, never a tensor input."""
-    return isinstance(value, (int, float))  # bool and NumPy's float64 are among them
-
-
-@contextmanager
-def _numbers_fixed(module, numbers: dict, count: int):
-    """While exporting, the module's forward takes only its tensors; the Python numbers are passed as given
-    (torch.export would make an int a symbolic size, which a NumPy array cannot be indexed by)."""
-    if not numbers:
-        yield
-        return
-    forward = module.forward
-
-    def with_numbers(*tensors):
-        given = iter(tensors)
-        return forward(*[numbers[i] if i in numbers else next(given) for i in range(count)])
-
-    own = module.__dict__.get("forward")  # a forward set on the instance itself, put back as it was
-    module.forward = with_numbers
-    try:
-        yield
-    finally:
-        if own is None:
-            del module.forward
-        else:
-            module.forward = own
 
 
 def _autograd(torch, program, walker: "_Walker") -> list:
