@@ -128,3 +128,21 @@ def kl_div(step):
         return value
     total = ops.reduce("sum" if reduction == SUM else "mean", value, tuple(range(len(shape))))
     return ops.reshape(total, step.shape)
+
+
+def binary_cross_entropy(step):
+    """F.binary_cross_entropy(p, y, weight, reduction) of probabilities: -(y log p + (1 - y) log(1 - p)), per
+    entry times the weight, then reduced (PyTorch clamps each log at -100, reached only at p = 0 or 1)."""
+    p, y = step.tensor(0), step.tensor(1)
+    shape = step.shape_of(0)
+    one_minus = ops.binary("-", number(1.0), p, shape)
+    terms = ops.binary("+", ops.binary("*", y, ops.call("log", p), shape),
+                       ops.binary("*", ops.binary("-", number(1.0), y, shape), ops.call("log", one_minus), shape), shape)
+    value = ops.negate(terms)
+    weight = step.arg(2, "weight", None)
+    if weight is not None:
+        value = ops.binary("*", value, weight, shape)
+    reduction = step.arg(3, "reduction", MEAN)
+    if reduction == NONE:
+        return value
+    return ops.reshape(ops.reduce("sum" if reduction == SUM else "mean", value, tuple(range(len(shape)))), step.shape)

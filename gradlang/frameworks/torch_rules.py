@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import norms, ops, torch_activations, torch_joins, torch_losses, torch_onehot
-from gradlang.frameworks.program import TranslateError, Value, constant, fill, number
+from gradlang.frameworks import norms, ops, torch_activations, torch_joins, torch_losses, torch_onehot, torch_tensors
+from gradlang.frameworks.program import TranslateError, Value, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
 
@@ -332,13 +332,7 @@ def _index_add(step):
     alpha = step.arg(4, "alpha", 1)
     spread = np.zeros((step.shape[dim], len(index)))
     spread[index % step.shape[dim], np.arange(len(index))] += float(alpha)
-    matrix = constant(spread, spread.shape)
-    if dim == 0:
-        added = ops.contract(matrix, source, (1,), (0,), step.shape)
-    elif dim == len(step.shape) - 1:
-        added = ops.contract(source, Value(f"transpose({matrix.text})", spread.shape[::-1]), (dim,), (0,), step.shape)
-    else:
-        raise TranslateError("an index_add along an axis other than the first or the last")
+    added = torch_tensors.along_matrix(source, spread, dim, step.shape)
     zero = not np.any(np.asarray(step.walker.before if step.walker.before is not None else
                                  step.walker.point(step.node.args[0], step.at), dtype=np.float64))
     return added if zero and step.node.args[0] not in step.walker.traced else ops.binary("+", base, added, step.shape)
@@ -396,12 +390,15 @@ RULES = {
     "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _to, "to": _to,
     "lift_fresh_copy": _same, "copy": lambda step: _broadcast_to(step.tensor(1), step.shape), "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
-    "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
+    "gather": _gather, "index_select": _gather, "flip": _gather, "roll": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
     "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss,
     "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
     "leaky_relu": torch_activations.leaky_relu, "elu": torch_activations.elu, "selu": torch_activations.selu,
     "hardtanh": torch_activations.hardtanh, "relu6": torch_activations.hardtanh,
     "log_sigmoid_forward": torch_activations.log_sigmoid, "log_sigmoid": torch_activations.log_sigmoid,
+    "stack": torch_tensors.stack, "masked_fill": torch_tensors.masked_fill, "bmm": torch_tensors.bmm,
+    "cumsum": torch_tensors.cumsum, "sort": torch_tensors.ordered, "topk": torch_tensors.ordered,
+    "binary_cross_entropy": torch_losses.binary_cross_entropy,
     "diag": _diag, "diagonal": _diag, "index_add": _index_add, "linalg_solve_triangular": _solve_triangular,
     "kl_div": torch_losses.kl_div,
     "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"),
