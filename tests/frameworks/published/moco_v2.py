@@ -2,7 +2,7 @@
 _dequeue_and_enqueue), transcribed small on one process (the DDP batch shuffle and concat_all_gather are the
 identity there): the key encoder updated by momentum and run under torch.no_grad(), F.normalize on queries and
 keys, l_pos and l_neg by einsum against self.queue.clone().detach(), logits /= self.T in place, cross-entropy
-against the zero labels, and the keys enqueued at int(self.queue_ptr) under @torch.no_grad() after the logits are
+against the zero labels, and the keys enqueued at int(self.queue_ptr) in a torch.no_grad() method after the logits are
 taken. The ResNet encoders are stubbed as an MLP with the v2 projection head (nn.Sequential(nn.Linear, nn.ReLU(),
 fc))."""
 
