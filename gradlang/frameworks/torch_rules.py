@@ -154,7 +154,9 @@ def _compare(op: str):
 
 
 def _where(step):
-    return ops.where(step.tensor(0), step.tensor(1), step.tensor(2), step.shape)
+    """torch.where(c, a, b); a condition comparing traced values is written as that comparison."""
+    condition = step.walker.conditions.get(step.node.args[0]) or step.tensor(0)
+    return ops.where(condition, step.tensor(1), step.tensor(2), step.shape)
 
 
 def _extremum(name: str):
