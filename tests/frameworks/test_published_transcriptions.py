@@ -271,7 +271,7 @@ def test_the_exported_torch_module_gives_the_same_gradient(name, wrt, cited, tmp
     spec.loader.exec_module(module)
     # grad_loss is the gradient by every input the loss reads (data too, in declaration order): each leaf of the
     # program's grad is compared by name, and a leaf the loss does not read must have the gradient zero.
-    names = list(inspect.signature(module.grad_loss).parameters)
+    names = [_program_name(program, name) for name in inspect.signature(module.grad_loss).parameters]
     point = [at_value(program, name) for name in names]
     by_name = dict(zip(names, module.grad_loss(*point)))
     leaves = re.search(r"^grad\(loss, \[(.*?)\]\)", program, re.M).group(1).split(", ")
@@ -279,3 +279,11 @@ def test_the_exported_torch_module_gives_the_same_gradient(name, wrt, cited, tmp
     exported = [np.asarray(by_name[leaf].detach().numpy() if hasattr(by_name[leaf], "detach") else by_name[leaf])
                 if leaf in by_name else np.zeros(np.shape(value)) for leaf, value in zip(leaves, ours)]
     agrees(exported, ours)
+
+
+def _program_name(program: str, exported: str) -> str:
+    """The program's name of an exported parameter: the exporter appends `_` to a name Python reserves (Mean
+    Teacher's `input` is `input_`)."""
+    if re.search(rf"^{exported}_at = ", program, re.M) or not exported.endswith("_"):
+        return exported
+    return exported[:-1]
