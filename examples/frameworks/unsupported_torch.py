@@ -1,6 +1,6 @@
-"""A PyTorch loss gradlang cannot translate: a cumulative sum has no gradlang spelling.
+"""A PyTorch loss gradlang cannot translate: a cumulative product has no gradlang spelling.
 
-    gradlang --from-torch unsupported_torch:Running --shapes 'x=3'   # TranslateError at the cumsum's line
+    gradlang --from-torch unsupported_torch:Running --shapes 'x=3'   # TranslateError at the cumprod's line
 """
 
 import torch
@@ -10,4 +10,4 @@ from torch import nn
 class Running(nn.Module):
     def forward(self, x):
         # the error points at the next line
-        return torch.cumsum(torch.tanh(x), 0).sum()
+        return torch.cumprod(torch.tanh(x), 0).sum()

@@ -291,7 +291,8 @@ def picked(a: Value, picks, shape: tuple) -> Value:
         return Value(f"sum(({chosen}) * {_one_hot_rows(cols, source[1])}, 1)", shape)
     if rows is not None and picks.ndim == 2 and out[1] == source[1] and (cols == np.arange(source[1])).all():
         return Value(f"{_one_hot_rows(rows[:, 0], source[0])} @ {wrap(x, PRODUCT + 1)}", shape, PRODUCT)
-    if rows is not None and picks.ndim == 2 and out[0] == source[0] and (rows.T == np.arange(source[0])).all():
+    if rows is not None and picks.ndim == 2 and out[0] == source[0] and (rows.T == np.arange(source[0])).all() and (
+            cols == cols[0]).all():  # every row reads the same columns (a row-wise topk reads its own)
         return Value(f"{wrap(x, PRODUCT)} @ transpose({_one_hot_rows(cols[0], source[1])})", shape, PRODUCT)
     return any_rank.taken(a, picks, shape)
 

@@ -12,7 +12,7 @@ from gradlang.frameworks import ops
 from gradlang.frameworks.program import ATOM, TranslateError, Value, fill, wrap
 
 
-def _gradlang_axis(shape: tuple, axis: int) -> int:
+def gradlang_axis(shape: tuple, axis: int) -> int:
     """The position of the framework's `axis` among the axes gradlang keeps (those longer than 1)."""
     return sum(1 for d in shape[:axis] if d != 1)
 
@@ -24,7 +24,7 @@ def cat(step):
     if shape[axis] == 1:  # one part of length 1 along the axis: the part itself
         parts = [p for p in step.arg(0, "tensors", []) if isinstance(p, Value)]
         return Value(fill(parts[0]).text, shape, parts[0].prec)
-    where = _gradlang_axis(shape, axis)
+    where = gradlang_axis(shape, axis)
     texts = []
     for i, part in enumerate(step.arg(0, "tensors", [])):
         if not isinstance(part, Value):
@@ -42,14 +42,19 @@ def einsum(step):
     operands = step.arg(1, "tensors", [])
     if "..." in equation or "->" not in equation:
         raise TranslateError(f"einsum {equation!r}: only explicit subscripts with '->' are written")
+    return einsum_text(equation, operands, step.shape)
+
+
+def einsum_text(equation: str, operands: list, shape: tuple) -> Value:
+    """einsum of explicit subscripts, the letters of axes of length 1 left out (torch.bmm's "bij,bjk->bik")."""
     inputs, output = equation.split("->")
     terms = inputs.split(",")
     if len(terms) != len(operands) or not all(isinstance(o, Value) for o in operands):
         raise TranslateError(f"einsum {equation!r} of {len(operands)} operand(s)")
     kept = [_kept(term, operand.shape) for term, operand in zip(terms, operands)]
-    out = _kept(output, step.shape)
+    out = _kept(output, shape)
     texts = ", ".join(fill(o).text for o in operands)
-    return Value(f'einsum("{",".join(kept)}->{out}", {texts})', step.shape)
+    return Value(f'einsum("{",".join(kept)}->{out}", {texts})', shape)
 
 
 def _kept(term: str, shape: tuple) -> str:
@@ -77,7 +82,5 @@ def _range(a: Value, axis: int, start: int, end: int, shape: tuple) -> Value:
     if end - start == 1:
         return ops.reshape(ops.index(a, axis, start, shape), shape)
     x = fill(a)
-    where = _gradlang_axis(a.shape, axis)
-    if where > 1:
-        raise TranslateError(f"a range of axis {axis} of shape {tuple(a.shape)}")
-    return Value(f"{wrap(x, ATOM)}[{start}:{end}]" if where == 0 else f"{wrap(x, ATOM)}[:, {start}:{end}]", shape)
+    where = gradlang_axis(a.shape, axis)  # the axes after it are left out of the index (NumPy's X[:, :, 0:2])
+    return Value(f"{wrap(x, ATOM)}[{':, ' * where}{start}:{end}]", shape)

@@ -27,7 +27,7 @@ REFUSED = ("a {op} that is not ones written into zeros at an argmax or argmin al
 def scatter(step):
     """scatter(self, dim, index, value or src), also scatter_: ones at an argmax along dim."""
     dim = step.arg(1, "dim", 0) % max(len(step.shape), 1)
-    found = _arg_source(step.node.args[2], dim, len(step.shape))
+    found = arg_source(step.node.args[2], dim, len(step.shape))
     values = step.node.kwargs.get("value", step.node.args[3] if len(step.node.args) > 3 else None)
     if found is None or not _zeros(step) or not _ones(step, values):
         raise TranslateError(REFUSED.format(op="scatter"))
@@ -41,7 +41,7 @@ def index_put(step):
     if _selects_nothing(step, indices):
         return step.walker.env[step.node.args[0]]
     rank = len(step.shape)
-    found = _arg_source(indices[-1], rank - 1, rank) if indices and len(indices) == rank else None
+    found = arg_source(indices[-1], rank - 1, rank) if indices and len(indices) == rank else None
     rows = [np.asarray(step.walker.point(i, step.at)).reshape(-1) for i in indices[:-1]]
     if rows and not (rank == 2 and np.array_equal(rows[0], np.arange(step.shape[0]))):
         found = None
@@ -80,7 +80,7 @@ def _ones(step, values) -> bool:
     return bool(np.all(np.asarray(step.walker.point(values, step.at), dtype=np.float64) == 1))
 
 
-def _arg_source(index, dim: int, rank: int):
+def arg_source(index, dim: int, rank: int):
     """(y, 'argmax' or 'argmin') when the index is y's argmax/argmin along `dim` (y.max(dim)[1], y.argmax(dim))."""
     node = index
     if getattr(node, "target", None) is operator.getitem and node.args[1] == 1:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gradlang.frameworks import norms, ops, torch_joins, torch_onehot
+from gradlang.frameworks import norms, ops, torch_activations, torch_joins, torch_losses, torch_onehot, torch_tensors
 from gradlang.frameworks.program import TranslateError, Value, fill, number
 
 MEAN, SUM = 1, 2  # torch's reduction codes (0 is none)
@@ -154,7 +154,9 @@ def _compare(op: str):
 
 
 def _where(step):
-    return ops.where(step.tensor(0), step.tensor(1), step.tensor(2), step.shape)
+    """torch.where(c, a, b); a condition comparing traced values is written as that comparison."""
+    condition = step.walker.conditions.get(step.node.args[0]) or step.tensor(0)
+    return ops.where(condition, step.tensor(1), step.tensor(2), step.shape)
 
 
 def _extremum(name: str):
@@ -163,11 +165,17 @@ def _extremum(name: str):
 
 def _clamp(step):
     value, low, high = step.tensor(0), step.arg(1, "min", None), step.arg(2, "max", None)
+    low, high = (None if _unbounded(b, sign) else b for b, sign in ((low, -1), (high, 1)))
     if high is not None:
         value = _bounded(step, value, high, "min", 2)
     if low is not None:
         value = _bounded(step, value, low, "max", 1)
     return value
+
+
+def _unbounded(bound, sign: int) -> bool:
+    """A bound that bounds nothing: clamp(x, -inf, inf) (CQL's cql_clip_diff_min/max) is x on that side."""
+    return isinstance(bound, (int, float)) and bound == sign * float("inf")
 
 
 def _bounded(step, value: Value, bound, name: str, i: int) -> Value:
@@ -225,34 +233,6 @@ def _cosine(step):
     dot = ops.reduce("sum", ops.binary("*", a, b, a.shape), (axis,))
     norms = [ops.call("sqrt", ops.reduce("sum", ops.binary("*", v, v, v.shape), (axis,))) for v in (a, b)]
     return ops.binary("/", dot, ops.binary("*", *norms, step.shape), step.shape)
-
-
-def _cross_entropy(step):
-    logits, target = step.tensor(0), step.arg(1, "target", None)
-    if step.arg(2, "weight", None) is not None or step.arg(5, "label_smoothing", 0.0):
-        raise TranslateError("cross_entropy with class weights or label smoothing")
-    log_p = ops.along("log_softmax", logits, -1 if len(logits.shape) == 1 else 1)
-    picked = step.one_hot(1, logits.shape) if target.number is not None or step.is_index(1) else target
-    total = ops.negate(ops.reduce("sum", ops.binary("*", log_p, picked, logits.shape), tuple(range(len(logits.shape)))))
-    rows = logits.shape[0] if len(logits.shape) == 2 else 1
-    reduction = step.arg(3, "reduction", MEAN)
-    if reduction == MEAN and rows > 1:
-        return ops.binary("/", total, number(rows), ())
-    if reduction in (MEAN, SUM):
-        return total
-    raise TranslateError("cross_entropy with reduction='none'")
-
-
-def _nll(step):
-    log_p = step.tensor(0)
-    if step.arg(2, "weight", None) is not None:
-        raise TranslateError("nll_loss with class weights")
-    picked = step.one_hot(1, log_p.shape)
-    total = ops.negate(ops.reduce("sum", ops.binary("*", log_p, picked, log_p.shape), tuple(range(len(log_p.shape)))))
-    rows = log_p.shape[0] if len(log_p.shape) == 2 else 1
-    if step.arg(3, "reduction", MEAN) == MEAN and rows > 1:
-        return ops.binary("/", total, number(rows), ())
-    return total
 
 
 def _bce_logits(step):
@@ -317,6 +297,53 @@ def _silu(step):
     return Value(f"{x.text} * sigmoid({x.text})", step.shape, ops.PRODUCT)
 
 
+def _diag(step):
+    """torch.diag of a vector (its diagonal matrix) or of a matrix (its diagonal), and aten.diagonal of a matrix:
+    gradlang's diag(…), main diagonal only."""
+    a = step.tensor(0)
+    offset = step.arg(1, "offset" if _name_of(step) == "diagonal" else "diagonal", 0)
+    if offset or len(a.shape) > 2 or (_name_of(step) == "diagonal" and len(a.shape) != 2):
+        raise TranslateError("a diagonal other than the main diagonal of a vector or a matrix")
+    return Value(f"diag({fill(a).text})", step.shape)
+
+
+def _solve_triangular(step):
+    """linalg_solve_triangular(A, B, upper, left, unitriangular) of one square A (a MultivariateNormal's
+    scale_tril, batched by axes of length 1 only): inv(A) @ B, or B @ inv(A) when left=False; the triangle is
+    A's, as the caller guarantees."""
+    a, b = step.tensor(0), step.tensor(1)
+    batch = [*a.shape[:-2], *b.shape[:-2]]
+    if len(a.shape) < 2 or a.shape[-1] != a.shape[-2] or any(d != 1 for d in batch) or \
+            step.node.kwargs.get("unitriangular", False):
+        raise TranslateError("a triangular solve other than of one square matrix with its own diagonal")
+    inverse = Value(f"inv({fill(a).text})", a.shape)
+    if step.node.kwargs.get("left", True):
+        return ops.contract(inverse, b, (len(a.shape) - 1,), (len(b.shape) - 2,), step.shape)
+    return ops.contract(b, inverse, (len(b.shape) - 1,), (len(a.shape) - 2,), step.shape)
+
+
+def _index_add(step):
+    """index_add(self, dim, index, source, alpha) with the index a constant of the point (Rainbow's projection
+    m.view(-1).index_add_(0, l + offset, …)): self + P source along dim, P[i, k] = 1 where index[k] = i — the
+    scatter-add as a product with a constant 0/1 matrix, so its adjoint is Pᵀ (the gather of the positions)."""
+    base, source = step.tensor(0), step.tensor(3)
+    dim = step.arg(1, "dim", 0) % max(len(step.shape), 1)
+    if step.node.args[2] in step.walker.traced:
+        raise TranslateError("an index_add whose positions depend on a parameter or an input")
+    index = np.asarray(step.walker.point(step.node.args[2], step.at)).reshape(-1).astype(np.int64)
+    alpha = step.arg(4, "alpha", 1)
+    spread = np.zeros((step.shape[dim], len(index)))
+    spread[index % step.shape[dim], np.arange(len(index))] += float(alpha)
+    added = torch_tensors.along_matrix(source, spread, dim, step.shape)
+    zero = not np.any(np.asarray(step.walker.before if step.walker.before is not None else
+                                 step.walker.point(step.node.args[0], step.at), dtype=np.float64))
+    return added if zero and step.node.args[0] not in step.walker.traced else ops.binary("+", base, added, step.shape)
+
+
+def _name_of(step) -> str:
+    return str(step.node.target).split(".")[1]
+
+
 def _spread_of(root: bool):
     """var / std (aten.var.correction, std.correction): the centred squares summed over the axes, divided by
     N - correction (Bessel's 1 unless given), the square root taken for std."""
@@ -351,7 +378,8 @@ RULES = {
     "exp": _call("exp"), "log": _call("log"), "tanh": _call("tanh"), "sigmoid": _call("sigmoid"),
     "relu": _call("relu"), "sqrt": _call("sqrt"), "abs": _call("abs"), "sign": _call("sign"),
     "sin": _call("sin"), "cos": _call("cos"), "log1p": _call("log1p"), "expm1": _call("expm1"),
-    "round": _call("round"), "floor": _call("floor"), "ceil": _call("ceil"), "softplus": _call("softplus"),
+    "round": _call("round"), "floor": _call("floor"), "ceil": _call("ceil"),
+    "softplus": torch_activations.softplus,
     "rsqrt": lambda step: ops.binary("/", Value("1", ()), ops.call("sqrt", step.tensor(0)), step.shape),
     "square": lambda step: ops.power(step.tensor(0), Value("2", ()), step.shape), "pow": _pow,
     "sum": _reduce("sum"), "mean": _reduce("mean"), "amax": _reduce("max"), "amin": _reduce("min"),
@@ -364,17 +392,29 @@ RULES = {
     "flatten": _same, "contiguous": _same, "clone": _same, "alias": _same, "_to_copy": _to, "to": _to,
     "lift_fresh_copy": _same, "copy": lambda step: _broadcast_to(step.tensor(1), step.shape), "expand": _expand, "expand_as": _expand, "broadcast_to": _expand,
     "broadcast_tensors": _broadcast_tensors, "select": _select, "slice": _slice, "index": _gather,
-    "gather": _gather, "index_select": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
-    "nll_loss_nd": _nll, "nll_loss": _nll, "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
-    "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"), "le": _compare("<="),
+    "gather": _gather, "index_select": _gather, "flip": _gather, "roll": _gather, "repeat": _gather, "embedding": _gather, "take": _gather,
+    "nll_loss_nd": torch_losses.nll_loss, "nll_loss": torch_losses.nll_loss, "nll_loss_forward": torch_losses.nll_loss,
+    "binary_cross_entropy_with_logits": _bce_logits, "l1_loss": _l1,
+    "leaky_relu": torch_activations.leaky_relu, "elu": torch_activations.elu, "selu": torch_activations.selu,
+    "hardtanh": torch_activations.hardtanh, "relu6": torch_activations.hardtanh,
+    "log_sigmoid_forward": torch_activations.log_sigmoid, "log_sigmoid": torch_activations.log_sigmoid,
+    "stack": torch_tensors.stack, "masked_fill": torch_tensors.masked_fill, "bmm": torch_tensors.bmm,
+    "cumsum": torch_tensors.cumsum, "sort": torch_tensors.ordered, "topk": torch_tensors.ordered,
+    "binary_cross_entropy": torch_losses.binary_cross_entropy,
+    "diag": _diag, "diagonal": _diag, "index_add": _index_add, "linalg_solve_triangular": _solve_triangular,
+    "kl_div": torch_losses.kl_div,
+    "eq": _compare("=="), "ne": _compare("!="), "gt": _compare(">"), "ge": _compare(">="), "lt": _compare("<"),
+    "le": _compare("<="),
     "where": _where, "maximum": _extremum("max"), "minimum": _extremum("min"), "clamp": _clamp,
-    "clamp_min": lambda step: _bounded(step, step.tensor(0), step.arg(1, "min", None), "max", 1),
-    "clamp_max": lambda step: _bounded(step, step.tensor(0), step.arg(1, "max", None), "min", 1),
+    "clamp_min": lambda step: step.tensor(0) if _unbounded(step.arg(1, "min", None), -1) else _bounded(
+        step, step.tensor(0), step.arg(1, "min", None), "max", 1),
+    "clamp_max": lambda step: step.tensor(0) if _unbounded(step.arg(1, "max", None), 1) else _bounded(
+        step, step.tensor(0), step.arg(1, "max", None), "min", 1),
     "mse_loss": _mse, "smooth_l1_loss": _huber("beta", True), "huber_loss": _huber("delta", False),
     "scatter": torch_onehot.scatter, "index_put": torch_onehot.index_put, "batch_norm": _batch_norm, "layer_norm": _layer_norm, "group_norm": _group_norm,
     "std": _spread_of(True), "var": _spread_of(False), "gelu": _gelu, "silu": _silu, "erf": _call("erf"),
     "cat": torch_joins.cat, "concat": torch_joins.cat, "concatenate": torch_joins.cat, "einsum": torch_joins.einsum,
     "chunk": torch_joins.pieces, "split": torch_joins.pieces, "split_with_sizes": torch_joins.pieces,
     "unbind": torch_joins.pieces,
-    "cosine_similarity": _cosine, "cross_entropy_loss": _cross_entropy, "linalg_vector_norm": _norm,
+    "cosine_similarity": _cosine, "cross_entropy_loss": torch_losses.cross_entropy, "linalg_vector_norm": _norm,
 }

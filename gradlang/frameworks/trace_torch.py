@@ -17,7 +17,6 @@ from __future__ import annotations
 import inspect
 import operator
 import types
-from contextlib import contextmanager
 import re
 from dataclasses import dataclass
 
@@ -26,7 +25,8 @@ import numpy as np
 from gradlang.frameworks import ops
 from gradlang.frameworks.loading import called, framework
 from gradlang.frameworks.program import Origin, TranslateError, Value, Where, Writer, array_text, constant, number, placed
-from gradlang.frameworks.torch_inputs import float64, shared
+from gradlang.frameworks.torch_inputs import float64, is_number, numbers_fixed, shared, unvalidated
+from gradlang.frameworks.torch_items import exported
 from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, written, written_without_grad
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
@@ -35,7 +35,10 @@ from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scal
 
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
 WRITERS = ("index_put", "index_put_", "scatter", "scatter_")  # a one-hot at an argmax: torch_onehot.py
-SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "arange")
+COMPARISONS = ("gt", "ge", "lt", "le", "eq", "ne")  # a bool of traced values: fixed, its condition kept aside
+CASTS = ("_to_copy", "to")
+SHAPE_ONLY = ("zeros_like", "ones_like", "full_like", "empty_like", "new_zeros", "new_ones", "new_full", "new_empty",
+              "new_empty_strided", "arange")
 
 
 def module_of(target, spec: str, writer: Writer):
@@ -84,15 +87,20 @@ def _as_forward(function):
 def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Traced:
     """Export `module` at the example arguments and translate its graph; declarations go to `writer`."""
     torch = framework("torch")
-    numbers = {i: a for i, a in enumerate(args) if _is_number(a)}
+    numbers = {i: a for i, a in enumerate(args) if is_number(a)}
     for i, a in numbers.items():
         writer.note(f"{names[i]} = {a!r} is a Python number: a constant of the program, as torch.export fixes it")
     names = [n for i, n in enumerate(names) if i not in numbers]
     args = tuple(_tensor(torch, a) for i, a in enumerate(args) if i not in numbers)
     with float64(torch):
-        with every_frame(torch), _numbers_fixed(module, numbers, len(args) + len(numbers)), _unvalidated(torch), \
+        with every_frame(torch), numbers_fixed(module, numbers, len(args) + len(numbers)), unvalidated(torch), \
                 data_traced(torch):
-            program = called("exporting with torch.export.export", lambda: torch.export.export(module, args))
+            reads = []
+            program = called("exporting with torch.export.export", lambda: exported(
+                torch, module, args, lambda: torch.export.export(module, args), reads))
+        for file, line, value in reads:
+            writer.note(f"an integer read out of a tensor at {file}:{line} is {value!r} at the traced point (fixed: "
+                        "torch.export cannot trace a position, count or branch read from a tensor)")
         walker = _Walker(torch, writer, program.graph_module)
         leaves = walker.inputs(program, args, names)
         walker.seeded = torch.random.get_rng_state()  # the autograd run draws the same numbers (_autograd)
@@ -103,48 +111,6 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
     value, point = loss
     number = scalar(point.detach().numpy() if hasattr(point, "detach") else point, label)
     return Traced(value, number, leaves, _autograd(torch, program, walker))
-
-
-@contextmanager
-def _unvalidated(torch):
-    """torch.distributions' argument checks off while exporting: they test values (`support.check(value).all()`),
-    which torch.export cannot trace, and they change no number of the loss."""
-    distribution = torch.distributions.Distribution
-    before = distribution._validate_args
-    distribution.set_default_validate_args(False)
-    try:
-        yield
-    finally:
-        distribution.set_default_validate_args(before)
-
-
-def _is_number(value) -> bool:
-    """A plain Python number (DINO's epoch, a temperature): fixed at its value, never a tensor input."""
-    return isinstance(value, (int, float))  # bool and NumPy's float64 are among them
-
-
-@contextmanager
-def _numbers_fixed(module, numbers: dict, count: int):
-    """While exporting, the module's forward takes only its tensors; the Python numbers are passed as given
-    (torch.export would make an int a symbolic size, which a NumPy array cannot be indexed by)."""
-    if not numbers:
-        yield
-        return
-    forward = module.forward
-
-    def with_numbers(*tensors):
-        given = iter(tensors)
-        return forward(*[numbers[i] if i in numbers else next(given) for i in range(count)])
-
-    own = module.__dict__.get("forward")  # a forward set on the instance itself, put back as it was
-    module.forward = with_numbers
-    try:
-        yield
-    finally:
-        if own is None:
-            del module.forward
-        else:
-            module.forward = own
 
 
 def _autograd(torch, program, walker: "_Walker") -> list:
@@ -251,6 +217,7 @@ class _Walker:
         self.start = {}  # each input's value before the walk (an in-place write changes the walk's own copy)
         self.seeded = None  # the generator's state when the walk starts
         self.same = {}  # a parameter's second exported name -> the placeholder of its first
+        self.conditions = {}  # a comparison of traced values (a bool tensor, fixed) -> its condition as a Value
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
@@ -356,7 +323,11 @@ class _Walker:
             return _constant(result)  # ones_like(x) and friends read x's shape, not its values
         if not inputs and isinstance(result, (list, tuple)):  # broadcast_tensors of constants: a list of them
             return [_constant(part) for part in result]
+        if name in CASTS and node.args and node.args[0] in self.conditions and result.is_floating_point():
+            return self._mask(node, self.conditions[node.args[0]], at[node], where)
         if not inputs or (hasattr(result, "is_floating_point") and not result.is_floating_point()):
+            if inputs and name in COMPARISONS:  # kept beside its value, for a cast to float that reads it
+                self.conditions[node] = RULES[name](_Step(node, self, env, at))
             if inputs and name in ("argmax", "argmin"):
                 self.picked.add(node)  # a one-hot written at it is onehot(argmin(…)) (torch_onehot.py)
                 self.writer.fixed(name, where, f"{name} at {where} is {result.tolist()} at the "
@@ -374,6 +345,16 @@ class _Walker:
             return value
         if result.dtype == self.torch.float32:
             value = ops.in_float32(value, name)
+        return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
+
+    def _mask(self, node, condition: Value, result, where: Where) -> Value:
+        """A comparison of traced values cast to float (FixMatch's max_probs.ge(threshold).float(), IQL's
+        (u < 0).float()): where(c, 1.0, 0.0), the same numbers as the mask fixed at the point, and what it
+        compares stays in the loss (derivative 0), so a stop it reads keeps its ledger entry."""
+        self.traced.add(node)
+        value = ops.where(condition, number(1.0), number(0.0), tuple(result.shape))
+        if result.dtype == self.torch.float32:
+            value = ops.in_float32(value, "where")
         return self.writer.bind(value, len(node.users), origin=Origin(str(node.target), where, _array(result)))
 
     def _custom_function(self, node, where: Where) -> None:

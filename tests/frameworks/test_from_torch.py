@@ -75,9 +75,9 @@ def test_an_operation_without_translation_is_placed_at_the_users_line():
     with pytest.raises(TranslateError) as caught:
         run("torch", "unsupported_torch:Running", shapes="x=3")
     error = caught.value
-    assert error.message == "no translation for the PyTorch operation aten.cumsum.default"
+    assert error.message == "no translation for the PyTorch operation aten.cumprod.default"
     assert (error.filename, error.line) == ("unsupported_torch.py", 13)
-    assert error.source_line.strip() == "return torch.cumsum(torch.tanh(x), 0).sum()"
+    assert error.source_line.strip() == "return torch.cumprod(torch.tanh(x), 0).sum()"
 
 
 def test_the_default_dtype_is_left_as_it_was():
