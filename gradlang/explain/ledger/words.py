@@ -210,8 +210,10 @@ def _long_term(value, display, after: int = 0) -> bool:
     a DreamerV3 twohot term (hundreds of thousands of columns as a tree) is given by its rule."""
     if _long(value, display, _TERM + (_TERM_LINES - 1) * _CONTINUED):
         return True
-    lines = term_lines(_short_source(value, display) + "x" * after, _TERM, _CONTINUED)
-    return len(lines) > _TERM_LINES or any(len(line) > (_CONTINUED if k else _TERM) for k, line in enumerate(lines))
+    words = "w" * (_COMPACT - _TERM - len(" = "))  # the entry's words and the term's name, as ledger_lines has them
+    text = f"{words} = {_short_source(value, display)}"
+    lines = term_lines(text + "x" * after, _COMPACT, _CONTINUED, [(len(words), len(text))])
+    return len(lines) > _TERM_LINES or any(len(line) > (_CONTINUED if k else _COMPACT) for k, line in enumerate(lines))
 
 
 def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
@@ -226,6 +228,8 @@ def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
         inside = allowed is None or any(start <= i < end for start, end in allowed)
         if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and inside:
             breaks.append(i)
+        elif level == 0 and text[i:i + 3] == " = " and inside:  # after a name's `=`: its formula on the next line
+            breaks.append(i + 2)
         elif level == 1 and text[i - 1:i + 3] == "], [" and inside:  # between a matrix's rows: a row a line
             breaks.append(i + 1)
     lines, start = [], 0
