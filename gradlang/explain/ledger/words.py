@@ -210,8 +210,8 @@ def _long_term(value, display, after: int = 0) -> bool:
     a DreamerV3 twohot term (hundreds of thousands of columns as a tree) is given by its rule."""
     if _long(value, display, _TERM + (_TERM_LINES - 1) * _CONTINUED):
         return True
-    words = "w" * (_COMPACT - _TERM - len(" = "))  # the entry's words and the term's name, as ledger_lines has them
-    text = f"{words} = {_short_source(value, display)}"
+    words = "w" * (_COMPACT - _TERM - len("r₁ = "))  # the entry's words and the term's name, as ledger_lines has them
+    text = f"{words}r₁ = {_short_source(value, display)}"
     lines = term_lines(text + "x" * after, _COMPACT, _CONTINUED, [(len(words), len(text))])
     return len(lines) > _TERM_LINES or any(len(line) > (_CONTINUED if k else _COMPACT) for k, line in enumerate(lines))
 
@@ -228,8 +228,8 @@ def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
         inside = allowed is None or any(start <= i < end for start, end in allowed)
         if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and inside:
             breaks.append(i)
-        elif level == 0 and text[i:i + 3] == " = " and inside:  # after a name's `=`: its formula on the next line
-            breaks.append(i + 2)
+        elif level == 0 and text[i:i + 3] == " = " and _after_a_name(text, i, allowed):
+            breaks.append(i + 2)  # r₁ = …: the name's formula on the next line
         elif level == 1 and text[i - 1:i + 3] == "], [" and inside:  # between a matrix's rows: a row a line
             breaks.append(i + 1)
     lines, start = [], 0
@@ -239,6 +239,13 @@ def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
         lines.append(text[start:cut])
         start, breaks = cut + 1, [b for b in breaks if b > cut]
     return lines + [text[start:]]
+
+
+def _after_a_name(text: str, at: int, allowed) -> bool:
+    """The ` = ` at `at` follows a formula's first word, a name (r₁ =), not a call (grad(unstopped(L), x) =,
+    whose right side is short and belongs beside it)."""
+    start = next((start for start, end in allowed or () if start <= at < end), None)
+    return start is not None and start < at and not any(c in text[start:at] for c in " ([")
 
 
 def _short_source(value, display) -> str:
