@@ -106,5 +106,6 @@ def test_the_mixtures_removed_term_is_written_below_its_words(name):
     lines = to_plain([r for r in Session().run((HERE / "hidden_like" / f"{name}.grad").read_text())
                       if r is not None and r.kind == "explain"][-1]).splitlines()
     at = lines.index("#    blocking: removes r₁ =")
-    assert lines[at + 1] == "#       -resp*(x - mu)*(2*logits + dot((x - mu)^2, resp) - (x - mu)^2 - 2*dot(logits, resp))/2"
+    term = "-resp*(x - mu)*(2*logits + dot((x - mu)^2, resp) - (x - mu)^2 - 2*dot(logits, resp))/2"
+    assert lines[at + 1] == f"#       {term}"
     assert not any("ā" in line for line in lines) and max(map(len, lines)) <= PAGE

@@ -205,9 +205,9 @@ def _long(value, display, room: int = _TERM) -> bool:
 
 def _long_term(value, display, after: int = 0) -> bool:
     """Too long to write out as a removed term: more than _TERM_LINES lines when broken between its outermost
-    terms as the printers break it (the first line after the entry's words, `after` columns of words after the
-    last), or a term alone wider than a line. TD3's and DiCE's terms (120–150 columns) are written out;
-    a DreamerV3 twohot term (hundreds of thousands of columns as a tree) is given by its rule."""
+    terms or after its name as the printers break it (the first line after the entry's words, `after` columns
+    of words after the last), or a term alone wider than a line. TD3's and DiCE's terms (120–150 columns) are
+    written out; a DreamerV3 twohot term (hundreds of thousands of columns as a tree) is given by its rule."""
     if _long(value, display, _TERM + (_TERM_LINES - 1) * _CONTINUED):
         return True
     words = "w" * (_COMPACT - _TERM - len("r₁ = "))  # the entry's words and the term's name, as ledger_lines has them
@@ -218,7 +218,9 @@ def _long_term(value, display, after: int = 0) -> bool:
 
 def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
     """The text in lines (the first of `first` columns, each further one of `rest`), broken before a ` + `
-    or ` - ` (pretty's ` − `) outside every bracket, or between a matrix's rows, where a line would pass its width, as
+    or ` - ` (pretty's ` − `) outside every bracket, between a matrix's rows, or after a name's ` = ` (a removed
+    term wider than its entry's line, the M-step's product of 86 columns, whole on the line below `r₁ =`),
+    where a line would pass its width, as
     render/plain_break.terms_broken breaks a derivation's line; a term wider than a line stands alone, wider.
     allowed, when given: the (start, end) spans of the text where it may break (a note's formulas, never
     its words: "true = kept + removed")."""
