@@ -41,8 +41,8 @@ def test_main_called_in_a_process_that_goes_on_freezes_nothing():
 def test_the_installed_command_and_python_m_gradlang_go_through_command():
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     assert scripts["gradlang"] == "gradlang.shell.cli:command"
-    done = subprocess.run([sys.executable, "-c", "import runpy, gc, sys\nsys.argv = ['gradlang', '--plain', '-e', '1 + 1']\n"
-                           "try:\n    runpy.run_module('gradlang', run_name='__main__')\nexcept SystemExit as e:\n"
-                           "    print(e.code, gc.get_freeze_count() > 0)"],
-                          capture_output=True, text=True, timeout=SAFETY_NET, cwd=ROOT)
+    probe = ("import runpy, gc, sys\nsys.argv = ['gradlang', '--plain', '-e', '1 + 1']\ntry:\n"
+             "    runpy.run_module('gradlang', run_name='__main__')\n"
+             "except SystemExit as e:\n    print(e.code, gc.get_freeze_count() > 0)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=SAFETY_NET, cwd=ROOT)
     assert done.stdout.strip().splitlines() == ["2", "0 True"], done.stderr
