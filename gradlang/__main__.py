@@ -2,6 +2,6 @@
 
 import sys
 
-from gradlang.shell.cli import command
+from gradlang.shell.command import command
 
 sys.exit(command())

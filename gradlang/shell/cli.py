@@ -11,7 +11,6 @@ an error (or, with --strict, when a gradcheck disagrees), 2 for a usage error
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import os
 import sys
@@ -249,16 +248,6 @@ def export(session, source: str, filename: str, target: str, emitter: Emitter) -
     )
     if status == EXIT_OK:
         guarded_streams()[0].write(modules[0])
-    return status
-
-
-def command() -> int:
-    """The `gradlang` command and `python -m gradlang`: `main`, then the process ends without the interpreter's
-    last garbage collection, which walks every object SymPy made at import (about 0.1 s of CPU, a quarter of
-    `python -c "import sympy"`'s whole process; issue #41). The objects alive now are frozen, out of the
-    collector's reach, and the process exits; `main` itself, called in a process that goes on, freezes nothing."""
-    status = main()
-    gc.freeze()
     return status
 
 
