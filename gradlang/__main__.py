@@ -2,6 +2,6 @@
 
 import sys
 
-from gradlang.shell.cli import main
+from gradlang.shell.command import command
 
-sys.exit(main())
+sys.exit(command())

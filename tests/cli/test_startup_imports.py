@@ -119,7 +119,8 @@ def test_a_kink_check_and_a_tensor_max_still_find_their_records():
 
 ENGINE_EXPLAIN_EXPORT_RICH = ("gradlang.core.at", "gradlang.core.tensor_values", "gradlang.expr.tensor.lower",
                               "gradlang.expr.tensor.nodes", "gradlang.explain", "gradlang.export",
-                              "gradlang.render.implicit", "gradlang.tools.tensor_kinks", "prompt_toolkit", "rich")
+                              "gradlang.frameworks", "gradlang.render.implicit", "gradlang.tools.tensor_kinks",
+                              "prompt_toolkit", "rich")
 # On a builtin's first call: the primitive records (the builtin table is made from core/primitive_entries.py)
 # and explain's helpers (core/explaining.py); core/spelling.py's notes on a first name or `at`; the JSON and
 # LaTeX printers on the first such result.
@@ -142,8 +143,8 @@ def _imported_by_the_command(program: str, modules: tuple) -> tuple:
 
 def test_one_plus_one_imports_no_tensor_engine_explain_export_or_rich():
     """Issue #41: a scalar statement imports what it needs; the tensor engine (expr/tensor/nodes.py's classes,
-    core/tensor_values.py, core/at.py), the primitive records, explain, export, rich and prompt_toolkit come on
-    first use."""
+    core/tensor_values.py, core/at.py), the primitive records, explain (loss_letter.py too), export, the
+    framework importers (torch, JAX), rich and prompt_toolkit come on first use."""
     value, modules = _imported("1 + 1", ENGINE_EXPLAIN_EXPORT_RICH + FIRST_CALL)
     assert value == "2" and modules == "[]"
     printed, modules = _imported_by_the_command("1 + 1", ENGINE_EXPLAIN_EXPORT_RICH + FIRST_CALL)

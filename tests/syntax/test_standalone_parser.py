@@ -121,3 +121,29 @@ def test_the_shipped_parser_fails_where_lark_fails_and_expects_the_same(lark_par
 
     shipped = failure(PARSER, standalone_parser.UnexpectedInput)
     assert shipped is not None and shipped == failure(lark_parser, UnexpectedInput)
+
+
+def _contextual_lexer(parser):
+    """The contextual lexer under the post-lexer's connector."""
+    return parser.parser.lexer.lexer
+
+
+def test_the_contextual_lexers_are_built_on_first_use_and_are_larks(lark_parser):
+    """grammar/build_parser.py builds each parser state's lexer on the state's first token (1.4 ms of every
+    start, issue #41): a new parser holds none, `1 + 1` builds a few, states accepting the same terminals share
+    one, and every state's lexer accepts the terminals lark's own (built eagerly) accepts in that state."""
+    fresh = standalone_parser.Lark_StandAlone(postlex=_BracketNewlines())
+    lexers = _contextual_lexer(fresh).lexers
+    assert len(lexers) == 0
+    fresh.parse("1 + 1\n")
+    assert 0 < len(lexers) < len(lexers._states)
+    shipped_states = fresh.parser.parser.parser.parse_table.states
+    larks_states = lark_parser.parser.parser.parser.parse_table.states
+    larks_lexers = _contextual_lexer(lark_parser).lexers
+    by_tokens = {}
+    for state in shipped_states:
+        by_tokens.setdefault(frozenset(lexers._states[state]), set()).add(id(lexers[state]))
+    assert all(len(ids) == 1 for ids in by_tokens.values())
+    shipped = sorted(sorted(t.name for t in lexers[state].terminals) for state in shipped_states)
+    larks = sorted(sorted(t.name for t in larks_lexers[state].terminals) for state in larks_states)
+    assert shipped == larks
