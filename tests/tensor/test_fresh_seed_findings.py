@@ -171,3 +171,29 @@ def test_the_ledger_names_a_removed_term_it_cannot_write_at_a_symbolic_size():
     text = to_plain(result.steps[0])
     assert "adjoint arriving: a tensor of rank three at this size (literal sizes derive it)" in text
     assert "removes r₁, not written: it passes a tensor of rank three" in text and "nan" not in text
+
+
+def test_json_gives_null_for_a_ledger_term_it_cannot_write_at_a_symbolic_size():
+    """The same entry as JSON (known open after seed 18534): its adjoint, removed term and the step's blocked
+    part were the string "nan", a number, for a term the words say is not written; now null, and the entry
+    lists which of its terms are not written."""
+    import json
+
+    from gradlang.render import to_json
+
+    session = Session()
+    session.run(SYMBOLIC)
+    (result,) = session.run("explain " + STACKED + STACKED_POINT)
+    data = to_json(result)
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+    assert '"nan"' not in text
+    (step,) = data["steps"]
+    stops = [s for s in step["stops"] if s["stop"] == "sg(x)"]
+    assert any(s["removed"] is None and s["not_written"] for s in stops)
+    assert step["blocked"] is None
+    x, y = jnp.array([0.2, -0.3, 0.12]), jnp.array([1.0, 2.0, -3.0])
+
+    def f(x):
+        stop = jax.lax.stop_gradient
+        return jnp.sum(jnp.stack([y, stop(x)], 1), 1) + stop(x) * x
+    np.testing.assert_allclose(as_floats(result.value), jax.jacfwd(f)(x), rtol=1e-15)
