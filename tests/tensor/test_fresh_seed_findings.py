@@ -197,3 +197,21 @@ def test_json_gives_null_for_a_ledger_term_it_cannot_write_at_a_symbolic_size():
         stop = jax.lax.stop_gradient
         return jnp.sum(jnp.stack([y, stop(x)], 1), 1) + stop(x) * x
     np.testing.assert_allclose(as_floats(result.value), jax.jacfwd(f)(x), rtol=1e-15)
+
+
+# explain fuzzer seeds 21001, 21002 (benchmarks/explain_fuzz.py): `explain hessian(b, x)` of a formula that holds
+# no tensor, by x: R^n, closed with "✗ differs from hessian": it went to the component rule table, which has no
+# size to take x apart by (a scalar 0 against zeros(n, n)); grad and jacobian already took the tensor pass
+@pytest.mark.parametrize("point", ["", " at x = [1.5, 0.5, -1.5], b = -0.33"])
+@pytest.mark.parametrize("formula", ["b", "2.0", "sg(b)^2"])
+def test_explain_of_a_hessian_of_a_formula_without_x_checks_at_a_symbolic_size(formula, point):
+    session = Session()
+    session.run("n: size\nx: R^n\nb: R")
+    (result,) = session.run(f"explain hessian({formula}, x){point}")
+    text = to_plain(result)
+    assert "✓ equals hessian" in text and "✗" not in text
+    if point:
+        expected = jax.hessian(lambda x: jnp.sum(x) * 0.0 + 0.5)(jnp.array([1.5, 0.5, -1.5]))
+        np.testing.assert_allclose(as_floats(result.value), expected, rtol=0, atol=0)
+    else:
+        assert result.text == "zeros(n, n)"
