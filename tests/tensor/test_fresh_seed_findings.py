@@ -215,3 +215,25 @@ def test_explain_of_a_hessian_of_a_formula_without_x_checks_at_a_symbolic_size(f
         np.testing.assert_allclose(as_floats(result.value), expected, rtol=0, atol=0)
     else:
         assert result.text == "zeros(n, n)"
+
+
+# explain fuzzer seeds 21011, 21012: `explain diff(sqrt(1 + (a*mean(A))^2), a, a)` at R^(n,n) closed with
+# "✗ differs from diff": the rule table's check gives only the scalar a a number (0.37), so sum(A) and n stayed
+# symbols and two equal formulas written apart were compared as expressions; it now evaluates them at random
+# sizes and points (explain_sizes, as a tensor derivation's check does)
+@pytest.mark.parametrize("point", ["", " at a = -0.2, A = [[1.95, -0.35], [-1.97, 0.14]], u = [-0.44, -1.27], W = [[1.27, -1.74], [-0.37, -1.47]], x = [-1.7, -0.31]"])
+@pytest.mark.parametrize("formula, of", [
+    ("sqrt(1 + (a * mean(A))^2)", lambda a, A, u, W, x: jnp.sqrt(1 + (a * jnp.mean(A)) ** 2)),
+    ('sigmoid(a * a + einsum("i,ij,j->", u, W, x))', lambda a, A, u, W, x: jax.nn.sigmoid(a * a + u @ W @ x)),
+])
+def test_explain_of_a_second_diff_holding_a_mean_checks_at_random_sizes(formula, of, point):
+    session = Session()
+    session.run("n: size\nA: R^(n,n)\nu: R^n\nW: R^(n,n)\nx: R^n\na: R")
+    (result,) = session.run(f"explain diff({formula}, a, a){point}")
+    text = to_plain(result)
+    assert "✓ equals diff" in text and "✗" not in text
+    if point:
+        A = jnp.array([[1.95, -0.35], [-1.97, 0.14]])
+        u, W, x = jnp.array([-0.44, -1.27]), jnp.array([[1.27, -1.74], [-0.37, -1.47]]), jnp.array([-1.7, -0.31])
+        expected = jax.grad(jax.grad(lambda a: of(a, A, u, W, x)))(-0.2)
+        np.testing.assert_allclose(as_floats(result.value), expected, rtol=1e-12)
