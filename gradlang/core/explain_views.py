@@ -206,7 +206,12 @@ def _diff_as_grad(request) -> bool:
     if request.operation != "diff" or not request.specs or any(n < 1 for _, n in request.specs):
         return False
     variables = [v for v, _ in request.specs]
-    return all(declared_scalar(v) for v in variables) and is_tensor(request.expr) and t.rank(request.expr) == 0
+    return all(declared_scalar(v) for v in variables) and _tensor_formula(request.expr) and t.rank(request.expr) == 0
+
+
+def _tensor_formula(expr) -> bool:
+    """Over a declared tensor, or a size alone (sum(a*ones(n)): the rule table left its derivative a Subs)."""
+    return is_tensor(expr) or symbolic(expr)
 
 
 def _diff_by_tensors(request, depth, point, names):
@@ -301,7 +306,7 @@ def _by_tensor_pass(request, unfold: bool) -> bool:
     if isinstance(request.wrt, Var):
         return is_tensor(request.expr) or by_symbolic(request)
     if declared_scalar(request.wrt) and request.operation == "grad":
-        return is_tensor(request.expr)
+        return _tensor_formula(request.expr)
     if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
         return _symbolic(request) or by_tensors(request) or not _has_lesson(request)
     return False

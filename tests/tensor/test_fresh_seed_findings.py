@@ -237,3 +237,24 @@ def test_explain_of_a_second_diff_holding_a_mean_checks_at_random_sizes(formula,
         u, W, x = jnp.array([-0.44, -1.27]), jnp.array([[1.27, -1.74], [-0.37, -1.47]]), jnp.array([-1.7, -0.31])
         expected = jax.grad(jax.grad(lambda a: of(a, A, u, W, x)))(-0.2)
         np.testing.assert_allclose(as_floats(result.value), expected, rtol=1e-12)
+
+
+# explain fuzzer seed 21003: `explain grad(sum(a*ones(n)), a)` (and diff, and a*onehot(0, n)) was an InternalError
+# (SymPy's "Can't calculate derivative wrt 0.66"): a formula over a size but no declared tensor took the component
+# rule table, which left the sum's derivative an unevaluated Subs that the check's test point could not take; such a
+# formula now takes the tensor pass, as one over a declared tensor does (core/explain_views.py _tensor_formula)
+@pytest.mark.parametrize("call, of", [
+    ("grad(sum(a * ones(n)), a)", lambda a: jnp.sum(a * jnp.ones(3))),
+    ("diff(sum(a * onehot(0, n)), a)", lambda a: jnp.sum(a * jax.nn.one_hot(0, 3))),
+    ("diff(sum(a^3 * ones(n)), a, a)", lambda a: jax.grad(lambda b: jnp.sum(b ** 3 * jnp.ones(3)))(a)),
+    ("grad(logsumexp(take(max(a * onehot(0, n), a * ones(n)), [0, 0], 0)), a)",
+     lambda a: jax.nn.logsumexp(jnp.take(jnp.maximum(a * jax.nn.one_hot(0, 3), a * jnp.ones(3)), jnp.array([0, 0]), 0))),
+])
+def test_explain_of_a_formula_over_a_size_alone_by_a_scalar(call, of):
+    session = Session()
+    session.run("n: size\na: R")
+    (result,) = session.run(f"explain {call} at a = 1.5, n = 3")
+    assert "✓ equals" in to_plain(result) and "✗" not in to_plain(result)
+    np.testing.assert_allclose(as_floats(result.value), jax.grad(of)(1.5), rtol=1e-12)
+    (plain,) = session.run(f"explain {call}")
+    assert "✓ equals" in to_plain(plain)
