@@ -289,12 +289,12 @@ def _diff_checked(explanation, request, point):
 def _by_rule_table(request, depth, point, unfold: bool, lower: bool = True):
     """The rule table over the request lowered to its components (or as written, its tensor parts
     constants), with its closing check."""
-    from gradlang.core.explain_check import checked
+    from gradlang.core.explain_check import checked; from gradlang.core.explain_sizes import resized  # noqa: E702
     from gradlang.explain import explain
 
     entries = _stops_written(request) if not unfold else None
     request = _within_tree(lowered_request(request) if lower else request)
-    return checked(explain(request, depth, unfold, entries), point)
+    return resized(checked(explain(request, depth, unfold, entries), point))  # explain_sizes: at sizes
 
 
 def _by_tensor_pass(request, unfold: bool) -> bool:
