@@ -101,6 +101,7 @@ def _without_point(operation: str, derived, engine) -> Check:
     return Check(operation, False, tuple((str(s), v) for s, v in test), derived_at, engine_at)
 
 
+
 def _same(a, b) -> bool:
     pairs = list(zip(_elements(a), _elements(b)))
     return all(x == y for x, y in pairs) and len(pairs) == len(_elements(a))

@@ -206,7 +206,12 @@ def _diff_as_grad(request) -> bool:
     if request.operation != "diff" or not request.specs or any(n < 1 for _, n in request.specs):
         return False
     variables = [v for v, _ in request.specs]
-    return all(declared_scalar(v) for v in variables) and is_tensor(request.expr) and t.rank(request.expr) == 0
+    return all(declared_scalar(v) for v in variables) and _tensor_formula(request.expr) and t.rank(request.expr) == 0
+
+
+def _tensor_formula(expr) -> bool:
+    """Over a declared tensor, or a size alone (sum(a*ones(n)): the rule table left its derivative a Subs)."""
+    return is_tensor(expr) or symbolic(expr)
 
 
 def _diff_by_tensors(request, depth, point, names):
@@ -284,12 +289,12 @@ def _diff_checked(explanation, request, point):
 def _by_rule_table(request, depth, point, unfold: bool, lower: bool = True):
     """The rule table over the request lowered to its components (or as written, its tensor parts
     constants), with its closing check."""
-    from gradlang.core.explain_check import checked
+    from gradlang.core.explain_check import checked; from gradlang.core.explain_sizes import resized  # noqa: E702
     from gradlang.explain import explain
 
     entries = _stops_written(request) if not unfold else None
     request = _within_tree(lowered_request(request) if lower else request)
-    return checked(explain(request, depth, unfold, entries), point)
+    return resized(checked(explain(request, depth, unfold, entries), point))  # explain_sizes: at sizes
 
 
 def _by_tensor_pass(request, unfold: bool) -> bool:
@@ -301,7 +306,7 @@ def _by_tensor_pass(request, unfold: bool) -> bool:
     if isinstance(request.wrt, Var):
         return is_tensor(request.expr) or by_symbolic(request)
     if declared_scalar(request.wrt) and request.operation == "grad":
-        return is_tensor(request.expr)
+        return _tensor_formula(request.expr)
     if isinstance(request.wrt, tuple) and request.operation == "grad" and is_tensor(request.expr):
         return _symbolic(request) or by_tensors(request) or not _has_lesson(request)
     return False

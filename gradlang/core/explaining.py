@@ -255,9 +255,9 @@ def as_written(explanation):
 
 
 def by_symbolic(request) -> bool:
-    """A grad or jacobian by a tensor of symbolic size of a formula that holds none (grad(b, z), z: R^n):
+    """A grad, jacobian or hessian by a tensor of symbolic size of a formula that holds none (grad(b, z), z: R^n):
     the tensor passes derive it (zeros(n)); the components have no size to take it by."""
-    return request.operation in ("grad", "jacobian") and isinstance(request.wrt, Var) and symbolic(request.wrt)
+    return request.operation in ("grad", "jacobian", "hessian") and isinstance(request.wrt, Var) and symbolic(request.wrt)
 
 
 def by_declared_scalars(expr, variables) -> bool:

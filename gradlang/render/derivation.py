@@ -14,7 +14,7 @@ import sympy as sp
 from gradlang.expr.values import elements, shape_of, to_symbolic
 from gradlang.explain.scalar.components import step_operator
 from gradlang.explain.ledger.arithmetic import in_builtins
-from gradlang.explain.ledger.components import adjoint_value, removed_value
+from gradlang.explain.ledger.components import adjoint_value, removed_value, written
 from gradlang.explain.ledger.words import term_lines
 from gradlang.explain.layout import Form, Node, layout, more_line, walk_nodes
 from gradlang.render import checked
@@ -415,7 +415,7 @@ def json_data(printer, explanation) -> dict:
                          **(simpler[0] if simpler else {})})
     return {"rule": request.operation, "expr": show(to_symbolic(request.expr)), "call": call_text(request, show),
             "result": show(request.result), "summary": explanation.summary, "substeps": substeps,
-            "blocked": show(explanation.blocked), "stops": [_json_stop(e, w, show) for e, w in zip(explanation.ledger, explanation.verdicts)],
+            "blocked": written(explanation.blocked, show, explanation.ledger), "stops": [_json_stop(e, w, show) for e, w in zip(explanation.ledger, explanation.verdicts)],
             "ledger": [[plain_note(said, show) for said in sentence] for sentence in _ledger(explanation)],
             "definitions": _definitions(explanation), **({"more": more} if (more := more_line(explanation)) else {}),
             **({"vector": vector_lines.json_data(explanation.vector, show)} if explanation.vector is not None else {}),
@@ -437,10 +437,12 @@ def _json_stop(entry, words, show) -> dict:
     if entry.same:  # a stop written again: which written stop's entry counts its value (by name, else by place)
         data["same_as"] = str(entry.same[1])
     if entry.verdict != "irrelevant" and entry.order >= 2:  # no adjoint arrives (explain/ledger/higher.py)
-        data.update(order=entry.order, removed=show(removed_value(entry)))
+        data.update(order=entry.order, removed=written(removed_value(entry), show, (entry,)))
     elif entry.verdict != "irrelevant":
-        data.update(adjoint=show(adjoint_value(entry)), removed=show(removed_value(entry)))
+        data.update(adjoint=written(adjoint_value(entry), show, (entry,)),  # null: not written, as words say
+                    removed=written(removed_value(entry), show, (entry,)))
     return data
+
 
 
 def _definitions(explanation) -> list[str]:

@@ -171,3 +171,90 @@ def test_the_ledger_names_a_removed_term_it_cannot_write_at_a_symbolic_size():
     text = to_plain(result.steps[0])
     assert "adjoint arriving: a tensor of rank three at this size (literal sizes derive it)" in text
     assert "removes r₁, not written: it passes a tensor of rank three" in text and "nan" not in text
+
+
+def test_json_gives_null_for_a_ledger_term_it_cannot_write_at_a_symbolic_size():
+    """The same entry as JSON (known open after seed 18534): its adjoint, removed term and the step's blocked
+    part were the string "nan", a number, for a term the words say is not written; now null (the entry's words say
+    why)."""
+    import json
+
+    from gradlang.render import to_json
+
+    session = Session()
+    session.run(SYMBOLIC)
+    (result,) = session.run("explain " + STACKED + STACKED_POINT)
+    data = to_json(result)
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+    assert '"nan"' not in text
+    (step,) = data["steps"]
+    stops = [s for s in step["stops"] if s["stop"] == "sg(x)"]
+    assert any(s["removed"] is None and s["adjoint"] is None for s in stops)
+    assert step["blocked"] is None
+    x, y = jnp.array([0.2, -0.3, 0.12]), jnp.array([1.0, 2.0, -3.0])
+
+    def f(x):
+        stop = jax.lax.stop_gradient
+        return jnp.sum(jnp.stack([y, stop(x)], 1), 1) + stop(x) * x
+    np.testing.assert_allclose(as_floats(result.value), jax.jacfwd(f)(x), rtol=1e-15)
+
+
+# explain fuzzer seeds 21001, 21002 (benchmarks/explain_fuzz.py): `explain hessian(b, x)` of a formula that holds
+# no tensor, by x: R^n, closed with "✗ differs from hessian": it went to the component rule table, which has no
+# size to take x apart by (a scalar 0 against zeros(n, n)); grad and jacobian already took the tensor pass
+@pytest.mark.parametrize("point", ["", " at x = [1.5, 0.5, -1.5], b = -0.33"])
+@pytest.mark.parametrize("formula", ["b", "2.0", "sg(b)^2"])
+def test_explain_of_a_hessian_of_a_formula_without_x_checks_at_a_symbolic_size(formula, point):
+    session = Session()
+    session.run("n: size\nx: R^n\nb: R")
+    (result,) = session.run(f"explain hessian({formula}, x){point}")
+    text = to_plain(result)
+    assert "✓ equals hessian" in text and "✗" not in text
+    if point:
+        expected = jax.hessian(lambda x: jnp.sum(x) * 0.0 + 0.5)(jnp.array([1.5, 0.5, -1.5]))
+        np.testing.assert_allclose(as_floats(result.value), expected, rtol=0, atol=0)
+    else:
+        assert result.text == "zeros(n, n)"
+
+
+# explain fuzzer seeds 21011, 21012: `explain diff(sqrt(1 + (a*mean(A))^2), a, a)` at R^(n,n) closed with
+# "✗ differs from diff": the rule table's check gives only the scalar a a number (0.37), so sum(A) and n stayed
+# symbols and two equal formulas written apart were compared as expressions; it now evaluates them at random
+# sizes and points (explain_sizes, as a tensor derivation's check does)
+@pytest.mark.parametrize("point", ["", " at a = -0.2, A = [[1.95, -0.35], [-1.97, 0.14]], u = [-0.44, -1.27], W = [[1.27, -1.74], [-0.37, -1.47]], x = [-1.7, -0.31]"])
+@pytest.mark.parametrize("formula, of", [
+    ("sqrt(1 + (a * mean(A))^2)", lambda a, A, u, W, x: jnp.sqrt(1 + (a * jnp.mean(A)) ** 2)),
+    ('sigmoid(a * a + einsum("i,ij,j->", u, W, x))', lambda a, A, u, W, x: jax.nn.sigmoid(a * a + u @ W @ x)),
+])
+def test_explain_of_a_second_diff_holding_a_mean_checks_at_random_sizes(formula, of, point):
+    session = Session()
+    session.run("n: size\nA: R^(n,n)\nu: R^n\nW: R^(n,n)\nx: R^n\na: R")
+    (result,) = session.run(f"explain diff({formula}, a, a){point}")
+    text = to_plain(result)
+    assert "✓ equals diff" in text and "✗" not in text
+    if point:
+        A = jnp.array([[1.95, -0.35], [-1.97, 0.14]])
+        u, W, x = jnp.array([-0.44, -1.27]), jnp.array([[1.27, -1.74], [-0.37, -1.47]]), jnp.array([-1.7, -0.31])
+        expected = jax.grad(jax.grad(lambda a: of(a, A, u, W, x)))(-0.2)
+        np.testing.assert_allclose(as_floats(result.value), expected, rtol=1e-12)
+
+
+# explain fuzzer seed 21003: `explain grad(sum(a*ones(n)), a)` (and diff, and a*onehot(0, n)) was an InternalError
+# (SymPy's "Can't calculate derivative wrt 0.66"): a formula over a size but no declared tensor took the component
+# rule table, which left the sum's derivative an unevaluated Subs that the check's test point could not take; such a
+# formula now takes the tensor pass, as one over a declared tensor does (core/explain_views.py _tensor_formula)
+@pytest.mark.parametrize("call, of", [
+    ("grad(sum(a * ones(n)), a)", lambda a: jnp.sum(a * jnp.ones(3))),
+    ("diff(sum(a * onehot(0, n)), a)", lambda a: jnp.sum(a * jax.nn.one_hot(0, 3))),
+    ("diff(sum(a^3 * ones(n)), a, a)", lambda a: jax.grad(lambda b: jnp.sum(b ** 3 * jnp.ones(3)))(a)),
+    ("grad(logsumexp(take(max(a * onehot(0, n), a * ones(n)), [0, 0], 0)), a)",
+     lambda a: jax.nn.logsumexp(jnp.take(jnp.maximum(a * jax.nn.one_hot(0, 3), a * jnp.ones(3)), jnp.array([0, 0]), 0))),
+])
+def test_explain_of_a_formula_over_a_size_alone_by_a_scalar(call, of):
+    session = Session()
+    session.run("n: size\na: R")
+    (result,) = session.run(f"explain {call} at a = 1.5, n = 3")
+    assert "✓ equals" in to_plain(result) and "✗" not in to_plain(result)
+    np.testing.assert_allclose(as_floats(result.value), jax.grad(of)(1.5), rtol=1e-12)
+    (plain,) = session.run(f"explain {call}")
+    assert "✓ equals" in to_plain(plain)

@@ -277,3 +277,15 @@ def removed_value(entry):
     if entry.level == "tensor":
         return entry.removed[0][0]
     return from_elements(entry.shape, [r for row in entry.removed for r in row])
+
+
+def unwritten(value, entries) -> bool:
+    """A term of the tensor-level ledger that is named, not computed: ledger/jacobian.py and ledger/tensor.py
+    hold it as NaN (a rank-three tensor at a symbolic size, a form with no tensor-level rule), which JSON
+    must not print as the number nan."""
+    return value is sp.S.NaN and any(e.level == "tensor" for e in entries)
+
+
+def written(value, show, entries):
+    """A ledger value as `show` writes it, or None (JSON's null) for a term that is not written (unwritten)."""
+    return None if unwritten(value, entries) else show(value)
