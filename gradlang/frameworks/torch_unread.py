@@ -12,6 +12,7 @@ walk runs each node at the example point, and a skipped draw would shift the gen
 from __future__ import annotations
 
 from gradlang.frameworks.torch_inplace import written
+from gradlang.frameworks.torch_lines import region_where, where
 
 
 def read_by_the_outputs(graph, root, outputs_read: set | None = None) -> set:
@@ -60,3 +61,23 @@ def reaches(node, traced: set, memo: dict) -> bool:
     elif node.op == "call_function" and not (hasattr(value, "is_floating_point") and not value.is_floating_point()):
         memo[node] = any(reaches(a, traced, memo) for a in node.all_input_nodes)
     return memo[node]
+
+
+def name_unread_stops(writer, unread: list, stops: list, traced: set, root) -> None:
+    """A header note naming each .detach(), .item() and no_grad region the loss never reads, with its line
+    (`stops`: the (Where, what) of unread outputs of regions the walk ran): every stop of the source is in the
+    program, with its ledger entry, or named here."""
+    memo, places = {}, list(stops)
+    for node in unread:
+        name = str(node.target).split(".")[1] if str(node.target).startswith("aten.") else str(node.target)
+        if name in ("detach", "item") and reaches(node.args[0], traced, memo):
+            places.append((where(node), f".{name}()"))
+        elif "wrap_with_set_grad_enabled" in str(node.target) and not node.args[0] and \
+                any(reaches(a, traced, memo) for a in node.args[2:] if hasattr(a, "op")):
+            body = getattr(root, node.args[1].target)
+            outs = [o for o in body.graph.find_nodes(op="output")[0].args[0] if hasattr(o, "op")]
+            places.append((region_where(outs[0]) if outs else where(node), "torch.no_grad() region"))
+    if places:
+        named = ", ".join(dict.fromkeys(f"{at} ({what})" for at, what in places))
+        writer.note(f"the stop_gradient at {named} is left out: the loss never reads its value (what no result "
+                    "of the loss reads is not part of the program, as the JAX importer leaves it out)")

@@ -31,7 +31,7 @@ from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, w
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
 from gradlang.frameworks.torch_lines import where as _where
-from gradlang.frameworks.torch_unread import outputs_read, reaches, read_by_the_outputs
+from gradlang.frameworks.torch_unread import name_unread_stops, outputs_read, reaches, read_by_the_outputs
 from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scalar
 
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
@@ -108,7 +108,7 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
         graph = program.graph_module.graph
         outs = walker.run(graph, walker.env, walker.at, stopped=False,
                           live=read_by_the_outputs(graph, program.graph_module))
-        walker.name_unread_stops()
+        name_unread_stops(walker.writer, walker.unread, walker.unread_stops, walker.traced, walker.root)
     loss = outs[0] if isinstance(outs, (list, tuple)) else outs
     if isinstance(outs, (list, tuple)) and len(outs) != 1:
         raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
@@ -281,24 +281,6 @@ class _Walker:
             elif node.op == "call_function":
                 self._placed(node, env, at, live)
         raise TranslateError("the exported graph has no output")
-
-    def name_unread_stops(self) -> None:
-        """A header note naming each .detach(), .item() and no_grad region the loss never reads, with its line:
-        every stop of the source is in the program, with its ledger entry, or named here."""
-        memo, places = {}, list(self.unread_stops)
-        for node in self.unread:
-            name = _name(node)
-            if name in ("detach", "item") and reaches(node.args[0], self.traced, memo):
-                places.append((_where(node), f".{name}()"))
-            elif "wrap_with_set_grad_enabled" in str(node.target) and not node.args[0] and \
-                    any(reaches(a, self.traced, memo) for a in node.args[2:] if hasattr(a, "op")):
-                body = getattr(self.root, node.args[1].target)
-                outs = [o for o in body.graph.find_nodes(op="output")[0].args[0] if hasattr(o, "op")]
-                places.append((region_where(outs[0]) if outs else _where(node), "torch.no_grad() region"))
-        if places:
-            named = ", ".join(dict.fromkeys(f"{where} ({what})" for where, what in places))
-            self.writer.note(f"the stop_gradient at {named} is left out: the loss never reads its value (what no "
-                             "result of the loss reads is not part of the program, as the JAX importer leaves it out)")
 
     def _placed(self, node, env: dict, at: dict, live: set) -> None:
         """One node translated; an error without a place gets the node's line."""
