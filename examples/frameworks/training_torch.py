@@ -206,3 +206,21 @@ class SharedBackbone(nn.Module):
 
     def forward(self, x):
         return self.wrapper(x).sum()
+
+
+class UnreadDetach(nn.Module):
+    """A forward computing values the loss never reads (an actor-critic's logged probabilities and a detached
+    copy kept for a metric) beside a detached baseline it does read."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = torch.tanh(self.net(x))
+        logged = F.softmax(h.detach(), dim=0)  # for a metric: never read by the loss
+        with torch.no_grad():
+            peak = h.max()
+        shown = peak * 2  # for a log line: never read by the loss
+        baseline = h.detach().mean()
+        return ((h - baseline) ** 2).sum()

@@ -63,7 +63,7 @@ def _visit(root, index, nodes, children, by_id) -> None:
     `by_id` maps the id of every object met to its node: a shared node is
     usually the same object, found without hashing (SymPy recomputes a
     Float's hash through mpmath at every lookup); an equal copy is then found
-    by equality in `index`, a Float by its mpf value. The objects stay alive in `nodes` or in the
+    in `index` by its key (`_key`), a Float by its mpf value. The objects stay alive in `nodes` or in the
     expressions walked, so their ids stay theirs.
     """
     stack = [(root, False)]
@@ -72,17 +72,29 @@ def _visit(root, index, nodes, children, by_id) -> None:
         if id(node) in by_id:
             continue
         if expanded:
-            key = (_FLOAT, node._mpf_) if node.is_Float else node  # a tuple hashes without mpmath
-            found = index.get(key)
+            kids = tuple(by_id[id(a)] for a in node.args)
+            found = index.get(_key(node, kids))
             if found is None:
-                found = index[key] = len(nodes)
+                found = index[_key(node, kids)] = len(nodes)
                 index[node] = found
                 nodes.append(node)
-                children.append(tuple(by_id[id(a)] for a in node.args))
+                children.append(kids)
             by_id[id(node)] = found
             continue
         stack.append((node, True))
         stack.extend((a, False) for a in reversed(node.args) if id(a) not in by_id)
+
+
+def _key(node, kids: tuple):
+    """The key an equal copy of `node` is found by: a Float by its mpf value (a tuple hashes without mpmath);
+    a node that is its type over its args by its type and its children's nodes, so an equal copy is found
+    without SymPy's __eq__, which walks the whole of both copies (CQL's explain spent a third of its time
+    there, comparing the copies of one pass's parts at each of their levels); any other node by itself."""
+    if node.is_Float:
+        return (_FLOAT, node._mpf_)
+    if kids and node._hashable_content() is node._args:
+        return (type(node), kids)
+    return node
 
 
 def rebuilt(node, args):

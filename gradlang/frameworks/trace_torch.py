@@ -31,6 +31,7 @@ from gradlang.frameworks.torch_inplace import data_traced, functional, rebind, w
 from gradlang.frameworks.torch_rules import RULES
 from gradlang.frameworks.torch_lines import every_frame, region_where
 from gradlang.frameworks.torch_lines import where as _where
+from gradlang.frameworks.torch_unread import name_unread_stops, outputs_read, reaches, read_by_the_outputs
 from gradlang.frameworks.tracing import Leaf, Traced, key_name, positional, scalar
 
 APPLY = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\.apply\(")
@@ -104,7 +105,10 @@ def trace(module, args: tuple, names: list, writer: Writer, label: str) -> Trace
         walker = _Walker(torch, writer, program.graph_module)
         leaves = walker.inputs(program, args, names)
         walker.seeded = torch.random.get_rng_state()  # the autograd run draws the same numbers (_autograd)
-        outs = walker.run(program.graph_module.graph, walker.env, walker.at, stopped=False)
+        graph = program.graph_module.graph
+        outs = walker.run(graph, walker.env, walker.at, stopped=False,
+                          live=read_by_the_outputs(graph, program.graph_module))
+        name_unread_stops(walker.writer, walker.unread, walker.unread_stops, walker.traced, walker.root)
     loss = outs[0] if isinstance(outs, (list, tuple)) else outs
     if isinstance(outs, (list, tuple)) and len(outs) != 1:
         raise TranslateError(f"the module returns {len(outs)} values: gradlang translates a module returning one loss")
@@ -218,6 +222,8 @@ class _Walker:
         self.seeded = None  # the generator's state when the walk starts
         self.same = {}  # a parameter's second exported name -> the placeholder of its first
         self.conditions = {}  # a comparison of traced values (a bool tensor, fixed) -> its condition as a Value
+        self.unread = []  # nodes the loss never reads, not translated (torch_unread.py), in the walk's order
+        self.unread_stops = []  # (Where, what): a stop the loss never reads, named in a note
 
     def inputs(self, program, args: tuple, names: list) -> list:
         """Declare the parameters and float inputs; fix everything else at its value."""
@@ -262,26 +268,30 @@ class _Walker:
             return [self.value(g, env, at) for g in given]
         return given
 
-    def run(self, graph, env: dict, at: dict, stopped: bool):
+    def run(self, graph, env: dict, at: dict, stopped: bool, live: set):
+        """Translate the nodes of `graph` in `live` (those the outputs read); an output not read is None."""
         for node in graph.nodes:
             if node.op == "output":
-                return [(self.value(o, env, at), self.point(o, at)) for o in node.args[0]]
+                return [(self.value(o, env, at), self.point(o, at)) if not hasattr(o, "op") or o in env
+                        else (None, None) for o in node.args[0]]
             if node.op == "get_attr":
                 env[node] = at[node] = getattr(self.root, node.target)
+            elif node.op == "call_function" and node not in live:
+                self.unread.append(node)
             elif node.op == "call_function":
-                self._placed(node, env, at)
+                self._placed(node, env, at, live)
         raise TranslateError("the exported graph has no output")
 
-    def _placed(self, node, env: dict, at: dict) -> None:
+    def _placed(self, node, env: dict, at: dict, live: set) -> None:
         """One node translated; an error without a place gets the node's line."""
         try:
-            self._node(node, env, at)
+            self._node(node, env, at, live)
         except TranslateError as error:
             where = _where(node)
             raise error if error.span is not None or where.line is None else placed(
                 f"{node.target}: {error.message}", where) from None
 
-    def _node(self, node, env: dict, at: dict) -> None:
+    def _node(self, node, env: dict, at: dict, live: set) -> None:
         where = _where(node)
         self.writer.places.append((where.file, where.line, where.column, str(node.target)))
         self._custom_function(node, where)
@@ -292,7 +302,7 @@ class _Walker:
                 self.traced.add(node)
             return
         if "wrap_with_set_grad_enabled" in str(node.target):
-            self._region(node, env, at, where)
+            self._region(node, env, at, live)
             return
         args = [self.point(a, at) for a in node.args]
         kwargs = {k: self.point(v, at) for k, v in node.kwargs.items()}
@@ -366,22 +376,29 @@ class _Walker:
                 self.writer.note(f"{name}.apply (at {where}) is a torch.autograd.Function: its backward is not read, "
                                  "the program differentiates its forward")
 
-    def _region(self, node, env: dict, at: dict, where: Where) -> None:
-        """A wrap_with_set_grad_enabled region inlined; with grad disabled, each output is stopped."""
+    def _region(self, node, env: dict, at: dict, live: set) -> None:
+        """A wrap_with_set_grad_enabled region inlined; with grad disabled, each output read is stopped."""
         enabled, submodule, *args = node.args
         body = env[submodule]
+        read = outputs_read(node, live)
         inner_env, inner_at = {}, {}
         placeholders = [n for n in body.graph.nodes if n.op == "placeholder"]
         for inner, outer in zip(placeholders, args):
             inner_env[inner], inner_at[inner] = env[outer], at[outer]
             if outer in self.traced:
                 self.traced.add(inner)
-        outs = self.run(body.graph, inner_env, inner_at, stopped=not enabled)
+        outs = self.run(body.graph, inner_env, inner_at, stopped=not enabled,
+                        live=read_by_the_outputs(body.graph, body, read))
         pairs = list(zip(placeholders, args))
         kept_leaves = {} if enabled else written_without_grad(self.writer, pairs, body.graph, inner_env, env,
                                                                    self.traced)
         results = []
-        for (value, point), out_node in zip(outs, body.graph.find_nodes(op="output")[0].args[0]):
+        for i, ((value, point), out_node) in enumerate(zip(outs, body.graph.find_nodes(op="output")[0].args[0])):
+            if read is not None and i not in read:
+                if not enabled and reaches(out_node, self.traced, {}):  # an output only unread nodes read
+                    self.unread_stops.append((region_where(out_node), "torch.no_grad() region"))
+                results.append(None)
+                continue
             kept = next((through for outer, through in kept_leaves.items() if at[outer] is point), None)
             if kept is not None:
                 value = kept
