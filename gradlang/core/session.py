@@ -114,6 +114,7 @@ class Session:
         self._last_seen = None  # the last statement whose names are in `seen`
         self._last_shown = (None, 0, 0, "")  # the last statement shown by a plan, its line, column and text
         self.stop_sites: dict = {}  # name -> the stops written into its value (core/written_stops.py)
+        forget_earlier_formulas()  # an earlier session's formulas, once SymPy's cache is half full (sympy_cache.py)
 
     @property
     def time_limit(self) -> float | None:
@@ -204,8 +205,6 @@ class Session:
             ) from None
 
     def _run_statement(self, statement: lo.Node, source: str) -> Result | None:
-        if statement.kind != "show":  # a shown value forgets after its plan is tried (_show)
-            forget_earlier_formulas()
         saved = dict(self.env)
         span = statement.span
         token = None
@@ -266,7 +265,6 @@ class Session:
                     shown = self._last_shown = (statement, place.line, place.column, statement.text(source))
                 return Result(shown[1], shown[2], shown[3], "value", value, warnings=tuple(notes),
                               bound=frozenset(self.env))
-        forget_earlier_formulas()
         evaluator = self._evaluator(source=source)
         value = _settled(evaluator.evaluate(statement.value))  # at literal sizes, printers show the shorter form
         return self._result(statement, source, "value", value, evaluator)

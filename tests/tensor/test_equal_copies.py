@@ -149,7 +149,7 @@ def test_a_statement_meets_no_formula_an_earlier_program_left_in_sympys_cache(re
     """Hostile seed 9535 after 234 other programs in one process: SymPy's cache of sums (an LRU of 1,000) had
     let the oldest go, its cache of powers still held a power of one of them, and the new gradient, building
     that sum again apart, compared the two as trees: past the 120 s limit, 0.13 s alone. core/session.py
-    empties SymPy's cache between statements once a constructor's cache is half full. Here the other
+    empties SymPy's cache when a session starts once a constructor's cache is half full. Here the other
     programs are one list of 1,200 sums of sines, which fills the caches of sums and functions, not powers."""
     depth = 16
     program = nested(depth) + f"h = 1/f{depth}\ndiff(h, x) at x = 0.5\n"

@@ -35,10 +35,18 @@ def constant_names(lines: list, taken: set) -> tuple:
 
 
 def _literals(value) -> list:
-    """The constant arrays of numbers inside a value worth a name, each once, in preorder."""
+    """The constant arrays of numbers inside a value worth a name, each once, in preorder. A part met again is
+    not walked again: a traced loss shares its parts, and written out as a tree it can be exponentially larger."""
     if not isinstance(value, sp.Basic):
         return []
-    return [node for node in sp.preorder_traversal(value) if _worth_a_name(node)]
+    found, seen, stack = [], set(), [value]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            found += [node] if _worth_a_name(node) else []
+            stack.extend(reversed(node.args))
+    return found
 
 
 def _worth_a_name(node) -> bool:
