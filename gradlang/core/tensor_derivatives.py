@@ -80,6 +80,8 @@ def _jacobian_by_list(v, listed: list):
 
 def _hessian(args):
     e, x = args
+    if rank(e) != 0:  # the pass's own error would name grad, which the user did not write
+        raise ShapeError(f"hessian needs a scalar expression, got {shapes.describe(shape_of(e))}")
     listed = _scalars(x, "hessian")
     if listed is not None:
         rows = [_reverse().grad(e, a) for a in listed]

@@ -96,3 +96,13 @@ def test_subclasses_are_catchable_by_kind():
                          ("diff(x, 2)", DiffError), ("1/0", ValueError), ("diff(x, x, 999)", LimitError)]:
         with pytest.raises(cls):
             Session().run(program)
+
+
+@pytest.mark.parametrize("size", ["3", "n"])
+def test_a_hessian_of_a_vector_names_hessian_not_the_grad_inside_it(size):
+    """The tensor engine takes a hessian as a reverse pass; its refusal still speaks of what the user wrote."""
+    with pytest.raises(GradlangError) as caught:
+        Session().run(f"x: R^{size}\nhessian(x^2, x)")
+    error = caught.value
+    assert (error.kind, error.line, error.column) == ("ShapeError", 2, 1), error.format()
+    assert error.message.startswith("hessian needs a scalar expression"), error.format()
