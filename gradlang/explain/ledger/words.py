@@ -205,22 +205,18 @@ def _long(value, display, room: int = _TERM) -> bool:
 
 def _long_term(value, display, after: int = 0) -> bool:
     """Too long to write out as a removed term: more than _TERM_LINES lines when broken between its outermost
-    terms or after its name as the printers break it (the first line after the entry's words, `after` columns
-    of words after the last), or a term alone wider than a line. TD3's and DiCE's terms (120–150 columns) are
-    written out; a DreamerV3 twohot term (hundreds of thousands of columns as a tree) is given by its rule."""
+    terms as the printers break it (the first line after the entry's words, `after` columns of words after the
+    last), or a term alone wider than a line. TD3's and DiCE's terms (120–150 columns) are written out;
+    a DreamerV3 twohot term (hundreds of thousands of columns as a tree) is given by its rule."""
     if _long(value, display, _TERM + (_TERM_LINES - 1) * _CONTINUED):
         return True
-    words = "w" * (_COMPACT - _TERM - len("r₁ = "))  # the entry's words and the term's name, as ledger_lines has them
-    text = f"{words}r₁ = {_short_source(value, display)}"
-    lines = term_lines(text + "x" * after, _COMPACT, _CONTINUED, [(len(words), len(text))])
-    return len(lines) > _TERM_LINES or any(len(line) > (_CONTINUED if k else _COMPACT) for k, line in enumerate(lines))
+    lines = term_lines(_short_source(value, display) + "x" * after, _TERM, _CONTINUED)
+    return len(lines) > _TERM_LINES or any(len(line) > (_CONTINUED if k else _TERM) for k, line in enumerate(lines))
 
 
 def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
     """The text in lines (the first of `first` columns, each further one of `rest`), broken before a ` + `
-    or ` - ` (pretty's ` − `) outside every bracket, between a matrix's rows, or after a name's ` = ` (a removed
-    term wider than its entry's line, the M-step's product of 86 columns, whole on the line below `r₁ =`),
-    where a line would pass its width, as
+    or ` - ` (pretty's ` − `) outside every bracket, or between a matrix's rows, where a line would pass its width, as
     render/plain_break.terms_broken breaks a derivation's line; a term wider than a line stands alone, wider.
     allowed, when given: the (start, end) spans of the text where it may break (a note's formulas, never
     its words: "true = kept + removed")."""
@@ -230,8 +226,6 @@ def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
         inside = allowed is None or any(start <= i < end for start, end in allowed)
         if level == 0 and text[i:i + 3] in (" + ", " - ", " − ") and inside:
             breaks.append(i)
-        elif level == 0 and text[i:i + 3] == " = " and _after_a_name(text, i, allowed):
-            breaks.append(i + 2)  # r₁ = …: the name's formula on the next line
         elif level == 1 and text[i - 1:i + 3] == "], [" and inside:  # between a matrix's rows: a row a line
             breaks.append(i + 1)
     lines, start = [], 0
@@ -241,13 +235,6 @@ def term_lines(text: str, first: int, rest: int, allowed=None) -> list:
         lines.append(text[start:cut])
         start, breaks = cut + 1, [b for b in breaks if b > cut]
     return lines + [text[start:]]
-
-
-def _after_a_name(text: str, at: int, allowed) -> bool:
-    """The ` = ` at `at` follows a formula's first word, a name (r₁ =), not a call (grad(unstopped(L), x) =,
-    whose right side is short and belongs beside it)."""
-    start = next((start for start, end in allowed or () if start <= at < end), None)
-    return start is not None and start < at and not any(c in text[start:at] for c in " ([")
 
 
 def _short_source(value, display) -> str:
